@@ -1,0 +1,202 @@
+"""One attrs tree of settings with defaults and docstrings.
+
+Keys are snake_case in TOML and accepted in camelCase on the wire. Unknown or invalid keys
+are reported (the server shows them with window/showMessage) and the default is used; the
+server never refuses to start over configuration.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Literal, get_args
+
+import attrs
+
+
+@attrs.define
+class Limits:
+    max_output_chars: int = 30_000
+    """Characters of text a result shows before the head/tail snip."""
+    max_line_chars: int = 2_000
+    """A longer line is cut with a visible marker."""
+    read_default_lines: int = 2_000
+    """Lines read_file returns when no limit is given."""
+    max_file_bytes: int = 16 * 1024 * 1024
+    """Files larger than this are refused by readers and writers (FS_TOO_LARGE)."""
+    hash_limit_bytes: int = 64 * 1024 * 1024
+    """Up to this size a file version includes the sha256 of its bytes."""
+    stored_results: int = 64
+    """Full results kept per session for paging (oldest evicted first)."""
+    stored_result_bytes: int = 64 * 1024 * 1024
+    """Bytes of full results kept in memory per session before spilling to the state folder."""
+    call_timeout_seconds: float = 900.0
+    """Hard bound on any one call at the dispatch boundary."""
+
+
+@attrs.define
+class PolicyConfig:
+    mode: Literal["default", "acceptEdits", "readOnly", "bypass"] = "default"
+    """default | acceptEdits | readOnly | bypass (deny rules always win)."""
+    allow: list[str] = attrs.Factory(list)
+    """Rules that allow a call without asking, e.g. "bash(git status)", "Edit(docs/**)"."""
+    ask: list[str] = attrs.Factory(list)
+    """Rules that always ask."""
+    deny: list[str] = attrs.Factory(list)
+    """Rules that always refuse."""
+    unattended: Literal["deny", "allow"] = "deny"
+    """What "ask" becomes when no client can be asked."""
+    approval_timeout_seconds: float = 300.0
+    """No answer within this time counts as deny."""
+    trusted_roots: list[str] = attrs.Factory(list)
+    """Workspace roots whose .toolhost.toml may loosen policy (user config only)."""
+    read_only_commands: list[str] = attrs.Factory(list)
+    """Extra shell commands the classifier treats as plain reads."""
+
+
+@attrs.define
+class WorkspaceConfig:
+    extra_roots: list[str] = attrs.Factory(list)
+    """More folders that tools may read and write."""
+    readable_roots: list[str] = attrs.Factory(list)
+    """Folders outside the roots that readers may read."""
+    secret_patterns: list[str] = attrs.Factory(list)
+    """More gitignore-style patterns of secret files readers refuse."""
+    allowed_secrets: list[str] = attrs.Factory(list)
+    """Secret-looking paths (gitignore-style) that readers may read anyway."""
+
+
+@attrs.define
+class ShellConfig:
+    default_timeout_ms: int = 120_000
+    max_timeout_ms: int = 600_000
+    kill_grace_seconds: float = 2.0
+    """Between SIGTERM and SIGKILL of a process group."""
+    pipe_wait_seconds: float = 2.0
+    """After the main process exits, how long grandchildren may hold the pipes."""
+    capture_bytes: int = 8 * 1024 * 1024
+    """Output kept per command (head and tail); the rest is counted, not stored."""
+    kill_daemons: bool = True
+    """Kill leftover group members even when the command plainly daemonised."""
+
+
+@attrs.define
+class SearchConfig:
+    engine: Literal["auto", "ripgrep", "python"] = "auto"
+    """auto uses ripgrep when it can be found, else the pure-Python engine."""
+    max_results: int = 200
+
+
+@attrs.define
+class LspConfig:
+    provider: Literal["auto", "spawn", "editor"] = "auto"
+    servers: dict[str, list[str]] = attrs.Factory(dict)
+    """Command per language, e.g. {python = ["pyright-langserver", "--stdio"]}."""
+    idle_seconds: float = 600.0
+    ready_timeout_seconds: float = 30.0
+    request_timeout_seconds: float = 30.0
+
+
+@attrs.define
+class EditsConfig:
+    via: Literal["auto", "disk", "editor"] = "auto"
+    """auto: files open in the editor are edited through workspace/applyEdit."""
+
+
+@attrs.define
+class WebConfig:
+    allow_loopback: bool = False
+    """Let web_fetch reach 127.0.0.1/::1 (tests do)."""
+    timeout_seconds: float = 15.0
+    max_bytes: int = 1024 * 1024
+
+
+@attrs.define
+class Config:
+    limits: Limits = attrs.Factory(Limits)
+    policy: PolicyConfig = attrs.Factory(PolicyConfig)
+    workspace: WorkspaceConfig = attrs.Factory(WorkspaceConfig)
+    shell: ShellConfig = attrs.Factory(ShellConfig)
+    search: SearchConfig = attrs.Factory(SearchConfig)
+    lsp: LspConfig = attrs.Factory(LspConfig)
+    edits: EditsConfig = attrs.Factory(EditsConfig)
+    web: WebConfig = attrs.Factory(WebConfig)
+
+
+_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def snake_case(key: str) -> str:
+    return _CAMEL.sub("_", key).lower()
+
+
+def _check_value(value: Any, annotation: Any) -> Any:
+    """Return the value when it fits the annotation, else raise ValueError."""
+    text = str(annotation)
+    if text == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError("expected an integer")
+        return value
+    if text == "float":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError("expected a number")
+        return float(value)
+    if text == "bool":
+        if not isinstance(value, bool):
+            raise ValueError("expected true or false")
+        return value
+    if text == "str":
+        if not isinstance(value, str):
+            raise ValueError("expected a string")
+        return value
+    if text.startswith("list[str]"):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError("expected a list of strings")
+        return list(value)
+    if text.startswith("dict[str, list[str]]"):
+        if not isinstance(value, dict) or not all(
+            isinstance(v, list) and all(isinstance(x, str) for x in v) for v in value.values()
+        ):
+            raise ValueError("expected a table of command lists")
+        return {str(k): list(v) for k, v in value.items()}
+    if text.startswith("Literal["):
+        choices = get_args(_literal_of(text))
+        if value not in choices:
+            raise ValueError("expected one of " + ", ".join(repr(c) for c in choices))
+        return value
+    raise ValueError(f"unsupported setting type {text}")
+
+
+def _literal_of(text: str) -> Any:
+    # Annotations are strings here (from __future__); evaluate the Literal safely.
+    return eval(text, {"Literal": Literal})  # noqa: S307 - only our own annotations
+
+
+def structure_config(data: Mapping[str, Any], problems: list[str], base: Config | None = None) -> Config:
+    """Build a Config from plain data over `base`; each bad key becomes a problem."""
+    config = base if base is not None else Config()
+    for raw_section, section_value in data.items():
+        section = snake_case(raw_section)
+        if section not in attrs.fields_dict(Config):
+            problems.append(f"unknown setting section {raw_section!r}")
+            continue
+        if not isinstance(section_value, Mapping):
+            problems.append(f"setting {raw_section!r} should be a table")
+            continue
+        target = getattr(config, section)
+        fields = attrs.fields_dict(type(target))
+        for raw_key, value in section_value.items():
+            key = snake_case(raw_key)
+            field = fields.get(key)
+            if field is None:
+                problems.append(f"unknown setting {raw_section}.{raw_key}")
+                continue
+            try:
+                setattr(target, key, _check_value(value, field.type))
+            except ValueError as exc:
+                problems.append(f"invalid setting {raw_section}.{raw_key}: {exc}; default kept")
+    return config
+
+
+def config_to_dict(config: Config) -> dict[str, Any]:
+    return attrs.asdict(config)

@@ -1,0 +1,64 @@
+"""The context a tool's run(ctx, args) receives: the only door to the runtime."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import attrs
+
+if TYPE_CHECKING:
+    from lsp_server.config import Config
+    from lsp_server.runtime.client import ClientBridge
+    from lsp_server.runtime.contract import ContractEntry, Registry
+    from lsp_server.runtime.files import FileService
+    from lsp_server.runtime.progress import Progress
+    from lsp_server.runtime.sessions import Session
+    from lsp_server.runtime.workspace import Workspace
+
+T = TypeVar("T")
+
+
+class Services:
+    """Long-lived helpers owned by the server (job manager, symbol index, language servers),
+    looked up by type so that the runtime never imports the modules that define them."""
+
+    def __init__(self) -> None:
+        self._by_type: dict[type[Any], Any] = {}
+        self._factories: dict[type[Any], Callable[[], Any]] = {}
+
+    def register(self, kind: type[T], instance: T) -> None:
+        self._by_type[kind] = instance
+
+    def register_factory(self, kind: type[T], factory: Callable[[], T]) -> None:
+        """Created on first use (so a server that never greps never starts rg lookups)."""
+        self._factories[kind] = factory
+
+    def get(self, kind: type[T]) -> T:
+        if kind not in self._by_type:
+            factory = self._factories.get(kind)
+            if factory is None:
+                raise LookupError(f"no service of type {kind.__name__} registered")
+            self._by_type[kind] = factory()
+        instance: T = self._by_type[kind]
+        return instance
+
+    def all(self) -> list[Any]:
+        return list(self._by_type.values())
+
+
+@attrs.define
+class ToolContext:
+    tool: ContractEntry
+    call_id: str
+    session: Session
+    workspace: Workspace
+    config: Config
+    files: FileService
+    progress: Progress
+    services: Services
+    client: ClientBridge
+    registry: Registry
+    # Path arguments of the contract, resolved to real paths and confined.
+    paths: dict[str, Path] = attrs.Factory(dict)

@@ -1,0 +1,62 @@
+"""Errors as values: every refusal is a ToolError with a stable code and a recovery hint."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Stable error codes (docs/ERRORS.md lists each with its meaning and a test).
+SCHEMA_MISMATCH = "schema_mismatch"
+UNKNOWN_TOOL = "unknown_tool"
+PERMISSION_USER_DENIED = "permission.user_denied"
+PERMISSION_RULE_DENIED = "permission.rule_denied"
+PERMISSION_UNATTENDED = "permission.unattended"
+OUTSIDE_SCOPE = "workspace.outside_scope"
+SECRET_FILE = "workspace.secret_file"
+FS_NOT_OBSERVED = "FS_NOT_OBSERVED"
+FS_STALE_VERSION = "FS_STALE_VERSION"
+FS_NOT_FOUND = "FS_NOT_FOUND"
+FS_ALREADY_EXISTS = "FS_ALREADY_EXISTS"
+FS_IS_DIRECTORY = "FS_IS_DIRECTORY"
+FS_BINARY = "FS_BINARY"
+FS_TOO_LARGE = "FS_TOO_LARGE"
+FS_NOT_A_FILE = "FS_NOT_A_FILE"
+EDIT_NOT_FOUND = "edit.not_found"
+EDIT_NOT_UNIQUE = "edit.not_unique"
+EDIT_NO_CHANGE = "edit.no_change"
+EDIT_INVALID = "edit.invalid"
+INVALID_ARGUMENT = "invalid_argument"
+TIMEOUT = "timeout"
+CANCELLED = "cancelled"
+LSP_UNAVAILABLE = "lsp.unavailable"
+LSP_NOT_READY = "lsp.not_ready"
+LSP_CRASHED = "lsp.crashed"
+INTERNAL_ERROR = "internal_error"
+
+
+class ToolError(Exception):
+    """A refusal or failure that goes back to the model as a result, never a crash.
+
+    `cause` says what happened, `recovery` what the model can do about it.
+    `details` carries structured extras (violations, candidates) for `error`.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        cause: str,
+        recovery: str,
+        *,
+        details: dict[str, Any] | None = None,
+        partial_text: str | None = None,
+    ) -> None:
+        super().__init__(f"{code}: {cause}; {recovery}")
+        self.code = code
+        self.cause = cause
+        self.recovery = recovery
+        self.details = details or {}
+        # Output produced before the failure (a timed-out command's output).
+        self.partial_text = partial_text
+
+    @property
+    def message(self) -> str:
+        return f"{self.code}: {self.cause}; {self.recovery}"
