@@ -1,0 +1,59 @@
+"""The parity cases: (pattern, grep arguments) and the rg flags that mean the same."""
+
+from __future__ import annotations
+
+from typing import Any
+
+CASES: list[tuple[str, dict[str, Any]]] = [
+    ("hello", {}),
+    ("TODO", {}),
+    ("foo_bar", {}),
+    ("[0-9]{2,}", {}),
+    ("foo[a-z]+", {}),
+    (r"\bfoo\w*", {}),
+    ("^def ", {}),
+    (r"value\)$", {}),
+    ("^$", {}),
+    ("alpha|gamma", {}),
+    ("(hello|HELLO) ", {}),
+    ("café", {}),
+    ("straße", {"ignore_case": True}),
+    ("[α-ω]+", {}),
+    ("日本", {}),
+    (r"\d+", {"include": "*.py"}),
+    ("hello", {"include": "src/**/*.py"}),
+    ("hello", {"include": "*.{ts,css}"}),
+    ("hello", {"ignore_case": True}),
+    ("return", {"context": 1}),
+    ("alpha", {"context": 2}),
+    ("hello", {"mode": "files_with_matches"}),
+    ("hello", {"mode": "count"}),
+    ("o", {"mode": "count", "include": "*.py"}),
+    ("foo\nbar", {"multiline": True}),
+    (r"start[\s\S]*?end", {"multiline": True}),
+    (r"(?i)omega", {}),
+    ("[[:upper:]]{4,}", {}),
+    ("no-such-text-anywhere", {}),
+    ("hello", {"include": "!*.py"}),
+    ("hello", {"include": "*.txt"}),
+    ("hello", {"include": "src/**"}),
+    ("hello", {"include": "docs/"}),
+]
+
+
+def rg_flags(args: dict[str, Any]) -> list[str]:
+    flags: list[str] = []
+    if args.get("ignore_case"):
+        flags.append("-i")
+    if args.get("include"):
+        flags.append(f"--glob={args['include']}")
+    if args.get("context"):
+        flags.append(f"-C{args['context']}")
+    if args.get("multiline"):
+        flags.append("-U")
+    mode = args.get("mode", "content")
+    if mode == "files_with_matches":
+        flags.append("-l")
+    elif mode == "count":
+        flags.append("-c")
+    return flags
