@@ -25,7 +25,7 @@ NOISE_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__"})
 
 
 @attrs.frozen
-class _Layer:
+class IgnoreLayer:
     base: Path
     spec: pathspec.GitIgnoreSpec
 
@@ -37,7 +37,7 @@ def _read_lines(path: Path) -> list[str]:
         return []
 
 
-def _layer_for(directory: Path) -> _Layer | None:
+def _layer_for(directory: Path) -> IgnoreLayer | None:
     lines: list[str] = []
     if (directory / ".git").is_dir():
         lines += _read_lines(directory / ".git" / "info" / "exclude")
@@ -45,7 +45,7 @@ def _layer_for(directory: Path) -> _Layer | None:
         lines += _read_lines(directory / name)
     if not lines:
         return None
-    return _Layer(directory, pathspec.GitIgnoreSpec.from_lines(lines))
+    return IgnoreLayer(directory, pathspec.GitIgnoreSpec.from_lines(lines))
 
 
 def _relative(path: Path, base: Path) -> str:
@@ -71,18 +71,18 @@ class Walker:
         self.use_ignore_files = use_ignore_files
         self.skip_dirs = frozenset(skip_dirs)
         self._excluded = pathspec.GitIgnoreSpec.from_lines(list(excluded)) if excluded else None
-        self._layer_cache: dict[Path, _Layer | None] = {}
+        self._layer_cache: dict[Path, IgnoreLayer | None] = {}
         # `rg --glob` rules, relative to the searched folder; they beat hidden and ignores.
         self.overrides = overrides if overrides else None
         self.overrides_base = overrides_base or ignore_base
 
     # -- rules ---------------------------------------------------------------------------
-    def _layer(self, directory: Path) -> _Layer | None:
+    def _layer(self, directory: Path) -> IgnoreLayer | None:
         if directory not in self._layer_cache:
             self._layer_cache[directory] = _layer_for(directory) if self.use_ignore_files else None
         return self._layer_cache[directory]
 
-    def layers_for(self, directory: Path) -> list[_Layer]:
+    def layers_for(self, directory: Path) -> list[IgnoreLayer]:
         """Ignore layers that apply inside `directory`, outermost first."""
         chain = [directory]
         if directory.is_relative_to(self.ignore_base):
@@ -101,7 +101,7 @@ class Walker:
         rel = _relative(path, base) + ("/" if is_dir else "")
         return self._excluded.match_file(rel)
 
-    def is_skipped(self, path: Path, is_dir: bool, layers: Sequence[_Layer]) -> bool:
+    def is_skipped(self, path: Path, is_dir: bool, layers: Sequence[IgnoreLayer]) -> bool:
         if self.is_excluded(path, is_dir):
             return True
         if self.overrides is not None:
@@ -121,7 +121,7 @@ class Walker:
         return False
 
     # -- walking -------------------------------------------------------------------------
-    def children(self, directory: Path, layers: Sequence[_Layer]) -> list[os.DirEntry[str]]:
+    def children(self, directory: Path, layers: Sequence[IgnoreLayer]) -> list[os.DirEntry[str]]:
         """Entries of one folder that pass the rules, sorted by name."""
         try:
             with os.scandir(directory) as it:
@@ -138,7 +138,7 @@ class Walker:
 
     def files(self, start: Path) -> Iterator[Path]:
         """Regular files under `start` (not symlinks), depth first in name order."""
-        stack: list[tuple[Path, list[_Layer]]] = [(start, self.layers_for(start))]
+        stack: list[tuple[Path, list[IgnoreLayer]]] = [(start, self.layers_for(start))]
         while stack:
             directory, layers = stack.pop()
             subdirs: list[Path] = []
@@ -150,8 +150,12 @@ class Walker:
                 elif entry.is_file():
                     yield Path(entry.path)
             for sub in reversed(subdirs):
-                layer = self._layer(sub)
-                stack.append((sub, [*layers, layer] if layer is not None else layers))
+                stack.append((sub, self.descend(sub, layers)))
+
+    def descend(self, sub: Path, layers: list[IgnoreLayer]) -> list[IgnoreLayer]:
+        """The layers inside `sub`, a child folder of the one `layers` belong to."""
+        layer = self._layer(sub)
+        return [*layers, layer] if layer is not None else layers
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
