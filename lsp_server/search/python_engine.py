@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 from pathlib import Path
 
@@ -100,7 +101,8 @@ def _file_hits(rel: str, text: str, numbers: list[int], query: SearchQuery) -> F
     return hits
 
 
-def search(query: SearchQuery) -> SearchOutcome:
+def search(query: SearchQuery, stop: threading.Event | None = None) -> SearchOutcome:
+    """`stop` set: give up now (the caller no longer waits for the answer)."""
     regex = compile_pattern(query.pattern, ignore_case=query.ignore_case, multiline=query.multiline)
     deadline = time.monotonic() + query.timeout_seconds
     outcome = SearchOutcome(engine="python")
@@ -120,7 +122,7 @@ def search(query: SearchQuery) -> SearchOutcome:
         candidates = iter([query.target])
         base = query.target.parent
     for path in candidates:
-        if time.monotonic() > deadline:
+        if time.monotonic() > deadline or (stop is not None and stop.is_set()):
             outcome.timed_out = True
             break
         rel = os.path.relpath(path, base).replace(os.sep, "/")

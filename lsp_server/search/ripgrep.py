@@ -125,7 +125,17 @@ def _read_listing(raw: bytes, query: SearchQuery, outcome: SearchOutcome) -> Non
             outcome.files.append(FileHits(_path({"text": os.fsdecode(name)}), int(count)))
 
 
-def search(rg: Path, query: SearchQuery) -> SearchOutcome:
+def _watch(
+    proc: subprocess.Popen[bytes], stop: threading.Event, seconds: float, timed_out: threading.Event
+) -> None:
+    """Kill rg at the deadline, or as soon as `stop` is set (the call was cancelled)."""
+    if not stop.wait(seconds):
+        timed_out.set()
+    if proc.poll() is None:
+        proc.kill()
+
+
+def search(rg: Path, query: SearchQuery, stop: threading.Event | None = None) -> SearchOutcome:
     cwd = query.target if query.target.is_dir() else query.target.parent
     outcome = SearchOutcome(engine="ripgrep")
     proc = subprocess.Popen(
@@ -135,14 +145,12 @@ def search(rg: Path, query: SearchQuery) -> SearchOutcome:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
+    stop = stop or threading.Event()
     timed_out = threading.Event()
-
-    def stop() -> None:
-        timed_out.set()
-        proc.kill()
-
-    timer = threading.Timer(query.timeout_seconds, stop)
-    timer.start()
+    watcher = threading.Thread(
+        target=_watch, args=(proc, stop, query.timeout_seconds, timed_out), daemon=True
+    )
+    watcher.start()
     errors: list[bytes] = []
     drain = threading.Thread(target=lambda: errors.append(proc.stderr.read()))  # type: ignore[union-attr]
     drain.start()
@@ -156,12 +164,15 @@ def search(rg: Path, query: SearchQuery) -> SearchOutcome:
             _read_listing(proc.stdout.read(), query, outcome)
         code = proc.wait()
     finally:
-        timer.cancel()
+        finished_in_time = not timed_out.is_set()
+        if finished_in_time:
+            stop.set()
+        watcher.join()
         if proc.poll() is None:
             proc.kill()
             proc.wait()
         drain.join()
-    outcome.timed_out = timed_out.is_set()
+    outcome.timed_out = not finished_in_time
     stderr = b"".join(errors).decode("utf-8", errors="replace").strip()
     if code == 2 and not outcome.files and not outcome.timed_out:
         if "regex" in stderr or "not allowed" in stderr:
