@@ -14,7 +14,7 @@ from lsp_server.runtime.errors import INVALID_ARGUMENT, ToolError
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.search.listing import glob_files
 from lsp_server.search.render import NO_MATCHES
-from lsp_server.tools.grep import excluded_patterns, ignore_base_for
+from lsp_server.tools.grep import excluded_patterns
 from lsp_server.tools.schema_parts import object_schema, string
 
 MAX_GLOB_RESULTS = 1000
@@ -50,9 +50,12 @@ CONTRACT = ContractEntry(
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     base = ctx.paths["path"]
     pattern: str = args["pattern"]
-    if not base.is_dir():
-        raise ToolError(INVALID_ARGUMENT, f"{ctx.workspace.relative(base)} is not a folder",
-                        "pass a folder as path")
+    if not await anyio.Path(base).is_dir():
+        raise ToolError(
+            INVALID_ARGUMENT,
+            f"{ctx.workspace.relative(base)} is not a folder",
+            "pass a folder as path",
+        )
     if pattern.startswith("/") or ".." in pattern.split("/"):
         raise ToolError(
             INVALID_ARGUMENT,
@@ -65,7 +68,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             glob_files,
             base,
             pattern,
-            ignore_base=ignore_base_for(ctx, base),
+            ignore_base=ctx.workspace.root_of(base) or base,
             excluded=excluded_patterns(ctx),
             timeout_seconds=timeout,
         ),

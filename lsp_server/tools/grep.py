@@ -95,11 +95,24 @@ def excluded_patterns(ctx: ToolContext) -> tuple[str, ...]:
     return tuple(ctx.workspace.secret_patterns)
 
 
+def engines_of(ctx: ToolContext) -> SearchEngines:
+    """The server-wide engines (rg looked up once). A runtime whose owner did not register
+    them gets them here, on first use: they are created lazily either way."""
+    try:
+        return ctx.services.get(SearchEngines)
+    except LookupError:
+        ctx.services.register_factory(SearchEngines, SearchEngines.discover)
+        return ctx.services.get(SearchEngines)
+
+
+def folder_of(target: Path) -> Path:
+    """The folder a search of `target` runs in (displayed paths are relative to it)."""
+    return target if target.is_dir() else target.parent
+
+
 def ignore_base_for(ctx: ToolContext, target: Path) -> Path:
     root = ctx.workspace.root_of(target)
-    if root is not None:
-        return root
-    return target if target.is_dir() else target.parent
+    return root if root is not None else folder_of(target)
 
 
 async def search(
@@ -113,12 +126,14 @@ async def search(
     context: int = 0,
     multiline: bool = False,
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
-) -> SearchOutcome:
-    """Run one search in a worker thread; secret files are dropped from the outcome."""
+) -> tuple[SearchOutcome, Path]:
+    """Run one search in a worker thread; secret files are dropped from the outcome.
+    Returns the outcome and the folder its paths are relative to."""
+    base = await anyio.to_thread.run_sync(folder_of, target)
     query = SearchQuery(
         pattern,
         target=target,
-        ignore_base=ignore_base_for(ctx, target),
+        ignore_base=ctx.workspace.root_of(target) or base,
         include=include,
         ignore_case=ignore_case,
         mode=mode,
@@ -127,7 +142,7 @@ async def search(
         timeout_seconds=timeout_seconds,
         excluded=excluded_patterns(ctx),
     )
-    engines = ctx.services.get(SearchEngines)
+    engines = engines_of(ctx)
     stop = threading.Event()
     try:
         outcome = await anyio.to_thread.run_sync(
@@ -147,11 +162,10 @@ async def search(
         ) from exc
     finally:
         stop.set()  # ends rg if the call was cancelled while it ran
-    base = target if target.is_dir() else target.parent
     outcome.files = [
         hits for hits in outcome.files if not ctx.workspace.is_secret(base / hits.path)
     ]
-    return outcome
+    return outcome, base
 
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
@@ -159,7 +173,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     mode: OutputMode = args.get("output_mode", "content")
     context = args.get("context", 0) if mode == "content" else 0
     timeout = float(args.get("timeout_seconds", DEFAULT_TIMEOUT_SECONDS))
-    outcome = await search(
+    outcome, base = await search(
         ctx,
         target,
         args["pattern"],
@@ -170,7 +184,6 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         multiline=args.get("multiline", False),
         timeout_seconds=timeout,
     )
-    base = target if target.is_dir() else target.parent
     text = render(
         outcome,
         mode=mode,

@@ -34,8 +34,7 @@ CONTRACT = ContractEntry(
             "path": string("Folder to list (default: the workspace root)."),
             "recursive": boolean("List subfolders too (default false)."),
             "depth": integer(
-                "How many levels to list (1: only the folder's own entries); implies "
-                "recursive.",
+                "How many levels to list (1: only the folder's own entries); implies recursive.",
                 minimum=1,
                 maximum=100,
             ),
@@ -47,10 +46,14 @@ CONTRACT = ContractEntry(
 
 
 def _listing(ctx: ToolContext, folder: Path, depth: int) -> tuple[list[str], int]:
+    if not folder.is_dir():
+        return [f"{ctx.workspace.relative(folder)}\t{folder.stat().st_size}"], 0
     rows: list[str] = []
     left_out = 0
     entries = list_entries(
-        folder, depth=depth, ignore_base=ignore_base_for(ctx, folder),
+        folder,
+        depth=depth,
+        ignore_base=ignore_base_for(ctx, folder),
         excluded=excluded_patterns(ctx),
     )
     for entry in entries:
@@ -65,9 +68,6 @@ def _listing(ctx: ToolContext, folder: Path, depth: int) -> tuple[list[str], int
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     folder = ctx.paths["path"]
-    if not folder.is_dir():
-        size = folder.stat().st_size
-        return ToolOutput(f"{ctx.workspace.relative(folder)}\t{size}", paths=[folder])
     depth = args.get("depth") or (DEFAULT_RECURSIVE_DEPTH if args.get("recursive") else 1)
     rows, left_out = await anyio.to_thread.run_sync(
         partial(_listing, ctx, folder, depth), abandon_on_cancel=True

@@ -48,7 +48,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             "pass the absolute path of the file or folder to search",
         )
     target = ctx.paths["path"]
-    outcome = await search(
+    outcome, base = await search(
         ctx,
         target,
         args["pattern"],
@@ -56,7 +56,6 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         ignore_case=args.get("ignore_case", False),
     )
     cap = ctx.config.search.max_results
-    base = target if target.is_dir() else target.parent
     rows: list[str] = []
     for hits in outcome.files:
         for line in hits.lines:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import warnings
 from pathlib import Path
 from typing import Any
@@ -69,8 +70,7 @@ def _kind_or_refuse(head: bytes, shown: str) -> tuple[str, str]:
     if kind is None:
         raise ToolError(
             IMAGE_UNSUPPORTED,
-            f"{shown} is not a PNG, JPEG, GIF or WebP image (judged by its content, not "
-            "its name)",
+            f"{shown} is not a PNG, JPEG, GIF or WebP image (judged by its content, not its name)",
             "read it with read_file if it is text; other image formats are not supported",
         )
     return kind
@@ -110,19 +110,24 @@ def inspect_image(data: bytes, shown: str) -> ImageInfo:
     return ImageInfo(mime, width, height)
 
 
+def load_image(path: Path, shown: str) -> tuple[ImageInfo, bytes]:
+    if path.is_dir():
+        raise ToolError(FS_IS_DIRECTORY, f"{shown} is a folder", "use ls to list it")
+    with path.open("rb") as handle:
+        head = handle.read(16)
+        size = os.fstat(handle.fileno()).st_size
+        if size > MAX_IMAGE_BYTES:
+            # Say what the file is (or is not) without reading all of it.
+            _kind_or_refuse(head, shown)
+            raise _too_large(shown, f"is {size} bytes; the limit is {MAX_IMAGE_BYTES} (3 MiB)")
+        data = head + handle.read()
+    return inspect_image(data, shown), data
+
+
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     path: Path = ctx.paths["path"]
     shown = ctx.workspace.relative(path)
-    if path.is_dir():
-        raise ToolError(FS_IS_DIRECTORY, f"{shown} is a folder", "use ls to list it")
-    size = path.stat().st_size
-    if size > MAX_IMAGE_BYTES:
-        # Say what the file is without reading all of it.
-        with path.open("rb") as handle:
-            _kind_or_refuse(handle.read(16), shown)
-        raise _too_large(shown, f"is {size} bytes; the limit is {MAX_IMAGE_BYTES} (3 MiB)")
-    data = await anyio.Path(path).read_bytes()
-    info = await anyio.to_thread.run_sync(inspect_image, data, shown)
+    info, data = await anyio.to_thread.run_sync(load_image, path, shown)
     return ToolOutput(
         f"[image: {info.mime}, {info.width}x{info.height}] {shown}",
         images=[ImagePart(info.mime, data)],

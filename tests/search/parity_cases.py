@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
 from typing import Any
+
+from lsp_server.search.render import NO_MATCHES
+from tests.search.conftest import SECRET_GLOBS
 
 CASES: list[tuple[str, dict[str, Any]]] = [
     ("hello", {}),
@@ -57,3 +62,29 @@ def rg_flags(args: dict[str, Any]) -> list[str]:
     elif mode == "count":
         flags.append("-c")
     return flags
+
+
+CASE_IDS = [f"{i}:{case[0]!r}" for i, case in enumerate(CASES)]
+
+
+def rg_direct(rg: Path, root: Path, pattern: str, args: dict[str, Any]) -> str:
+    command = [
+        str(rg),
+        "--sort=path",
+        "-n",
+        "--no-heading",
+        "--color=never",
+        "--no-config",
+        "--no-require-git",
+        "--no-ignore-global",
+        *rg_flags(args),
+        *[f"--glob=!{glob}" for glob in SECRET_GLOBS],
+        "-e",
+        pattern,
+    ]
+    done = subprocess.run(
+        command, cwd=root, stdin=subprocess.DEVNULL, capture_output=True, check=False
+    )
+    nothing_searched = b"No files were searched" in done.stderr
+    assert done.returncode in (0, 1) or nothing_searched, done.stderr
+    return done.stdout.decode().rstrip("\n") or NO_MATCHES

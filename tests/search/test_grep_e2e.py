@@ -35,7 +35,10 @@ async def test_megabytes_of_matches_are_bounded_and_pageable(tmp_path: Path, rg_
     root = tmp_path / "ws"
     minified_tree(root)
     raw = subprocess.run(
-        [str(rg_path), "-n", "needle"], cwd=root, capture_output=True, check=True,
+        [str(rg_path), "-n", "needle"],
+        cwd=root,
+        capture_output=True,
+        check=True,
         stdin=subprocess.DEVNULL,
     ).stdout
     assert len(raw) > 5_000_000  # what plain rg would pour into the conversation

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from lsp_server.runtime.workspace import Workspace
 from tests.helpers import call_tool, make_runtime, text_of
-from tests.search.parity_cases import CASES
-from tests.search.test_engine_parity import CASE_IDS, rg_direct
+from tests.search.parity_cases import CASE_IDS, CASES, rg_direct
 
 
 def grep_args(pattern: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -59,6 +59,8 @@ async def test_secret_files_never_listed(tree: Path, rg_path: Path, engine: str)
 
 async def test_allowed_secret_is_searchable(tree: Path, rg_path: Path) -> None:
     runtime = make_runtime(tree, {"workspace": {"allowedSecrets": ["secrets/api.key"]}})
+    # make_runtime builds a plain Workspace; the server builds it from the same config.
+    runtime.workspace = Workspace([tree], allowed_secrets=["secrets/api.key"])
     text = text_of(await call_tool(runtime, "grep", {"pattern": "hello secret"}))
     assert text == "secrets/api.key:1:hello secret key"
 
