@@ -13,6 +13,7 @@ import attrs
 from wcmatch import glob
 
 from lsp_server.search.ignore import NOISE_DIRS, IgnoreLayer, Walker
+from lsp_server.search.render import printable_path
 
 GLOB_FLAGS = glob.GLOBSTAR | glob.BRACE
 _MAGIC = frozenset("*?[]{}!")
@@ -85,11 +86,12 @@ class Entry:
     link_target: str | None = None
 
     def row(self) -> str:
+        name = printable_path(self.relative)
         if self.link_target is not None:
-            return f"{self.relative} -> {self.link_target}"
+            return f"{name} -> {printable_path(self.link_target)}"
         if self.is_dir:
-            return f"{self.relative}/"
-        return f"{self.relative}\t{self.size}"
+            return f"{name}/"
+        return f"{name}\t{self.size}"
 
 
 def list_entries(

@@ -13,6 +13,14 @@ from collections.abc import Callable
 from lsp_server.search.query import OutputMode, SearchOutcome
 
 NO_MATCHES = "(no matches)"
+_CONTROL = str.maketrans({"\n": "\\n", "\r": "\\r", "\t": "\\t"})
+
+
+def printable_path(path: str) -> str:
+    """A path that fits on one row and encodes as UTF-8: bytes that are not UTF-8 (kept by
+    os.fsdecode as surrogates) become \\xNN, newlines and tabs become \\n, \\t."""
+    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return text.translate(_CONTROL)
 
 
 def _content_rows(
@@ -23,7 +31,7 @@ def _content_rows(
     for hits in outcome.files:
         if shown >= max_results:
             break
-        name = display(hits.path)
+        name = printable_path(display(hits.path))
         previous: int | None = None
         last_match = 0
         for line in hits.lines:
@@ -60,9 +68,9 @@ def render(
     else:
         listed = outcome.files[:max_results]
         if mode == "files_with_matches":
-            rows = [display(hits.path) for hits in listed]
+            rows = [printable_path(display(hits.path)) for hits in listed]
         else:
-            rows = [f"{display(hits.path)}:{hits.matched_lines}" for hits in listed]
+            rows = [f"{printable_path(display(h.path))}:{h.matched_lines}" for h in listed]
         cut = len(listed) < files
         summary = f"[showing {len(listed)} of {files} files"
         if mode == "count":

@@ -119,10 +119,13 @@ def _read_listing(raw: bytes, query: SearchQuery, outcome: SearchOutcome) -> Non
             if name:
                 outcome.files.append(FileHits(_path({"text": os.fsdecode(name)}), 1))
         return
-    for row in raw.split(b"\n"):
-        name, sep, count = row.rpartition(b"\0")
-        if sep:
-            outcome.files.append(FileHits(_path({"text": os.fsdecode(name)}), int(count)))
+    # Names may hold newlines; counts never do: split at NULs, then at the first newline.
+    tokens = raw.split(b"\0")
+    name = tokens[0]
+    for token in tokens[1:]:
+        count, _, following = token.partition(b"\n")
+        outcome.files.append(FileHits(_path({"text": os.fsdecode(name)}), int(count)))
+        name = following
 
 
 def _watch(

@@ -13,7 +13,7 @@ from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
 from lsp_server.runtime.errors import INVALID_ARGUMENT, ToolError
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.search.listing import glob_files
-from lsp_server.search.render import NO_MATCHES
+from lsp_server.search.render import NO_MATCHES, printable_path
 from lsp_server.tools.grep import excluded_patterns
 from lsp_server.tools.schema_parts import object_schema, string
 
@@ -49,6 +49,7 @@ CONTRACT = ContractEntry(
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     base = ctx.paths["path"]
+    ctx.workspace.require_not_secret(base)
     pattern: str = args["pattern"]
     if not await anyio.Path(base).is_dir():
         raise ToolError(
@@ -75,7 +76,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         abandon_on_cancel=True,
     )
     paths = [path for path in result.paths if not ctx.workspace.is_secret(path)]
-    rows = [ctx.workspace.relative(path) for path in paths[:MAX_GLOB_RESULTS]]
+    rows = [printable_path(ctx.workspace.relative(path)) for path in paths[:MAX_GLOB_RESULTS]]
     if len(paths) > MAX_GLOB_RESULTS:
         rows.append(
             f"[showing the {MAX_GLOB_RESULTS} newest of {len(paths)} matching files; "

@@ -129,6 +129,7 @@ async def search(
 ) -> tuple[SearchOutcome, Path]:
     """Run one search in a worker thread; secret files are dropped from the outcome.
     Returns the outcome and the folder its paths are relative to."""
+    ctx.workspace.require_not_secret(target)
     base = await anyio.to_thread.run_sync(folder_of, target)
     query = SearchQuery(
         pattern,

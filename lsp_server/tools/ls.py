@@ -12,6 +12,7 @@ from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.search.listing import list_entries
+from lsp_server.search.render import printable_path
 from lsp_server.tools.grep import excluded_patterns, ignore_base_for
 from lsp_server.tools.schema_parts import boolean, integer, object_schema, string
 
@@ -47,7 +48,7 @@ CONTRACT = ContractEntry(
 
 def _listing(ctx: ToolContext, folder: Path, depth: int) -> tuple[list[str], int]:
     if not folder.is_dir():
-        return [f"{ctx.workspace.relative(folder)}\t{folder.stat().st_size}"], 0
+        return [f"{printable_path(ctx.workspace.relative(folder))}\t{folder.stat().st_size}"], 0
     rows: list[str] = []
     left_out = 0
     entries = list_entries(
@@ -68,6 +69,7 @@ def _listing(ctx: ToolContext, folder: Path, depth: int) -> tuple[list[str], int
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     folder = ctx.paths["path"]
+    ctx.workspace.require_not_secret(folder)
     depth = args.get("depth") or (DEFAULT_RECURSIVE_DEPTH if args.get("recursive") else 1)
     rows, left_out = await anyio.to_thread.run_sync(
         partial(_listing, ctx, folder, depth), abandon_on_cancel=True

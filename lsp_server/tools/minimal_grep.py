@@ -14,7 +14,7 @@ from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
 from lsp_server.runtime.errors import INVALID_ARGUMENT, ToolError
 from lsp_server.runtime.results import ToolOutput
-from lsp_server.search.render import NO_MATCHES
+from lsp_server.search.render import NO_MATCHES, printable_path
 from lsp_server.tools.grep import search
 from lsp_server.tools.schema_parts import boolean, object_schema, string
 
@@ -60,7 +60,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     for hits in outcome.files:
         for line in hits.lines:
             if line.is_match and len(rows) < cap:
-                rows.append(f"{base / hits.path}:{line.number}: {line.text}")
+                rows.append(f"{printable_path(str(base / hits.path))}:{line.number}: {line.text}")
     if outcome.total_matched_lines > len(rows):
         rows.append(f"(truncated at {len(rows)} matches)")
     if outcome.timed_out:

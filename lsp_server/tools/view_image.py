@@ -126,6 +126,7 @@ def load_image(path: Path, shown: str) -> tuple[ImageInfo, bytes]:
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     path: Path = ctx.paths["path"]
+    ctx.workspace.require_not_secret(path)
     shown = ctx.workspace.relative(path)
     info, data = await anyio.to_thread.run_sync(load_image, path, shown)
     return ToolOutput(
