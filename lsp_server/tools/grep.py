@@ -11,7 +11,12 @@ import anyio
 
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
-from lsp_server.runtime.errors import GREP_INVALID_REGEX, INTERNAL_ERROR, ToolError
+from lsp_server.runtime.errors import (
+    FS_NOT_A_FILE,
+    GREP_INVALID_REGEX,
+    INTERNAL_ERROR,
+    ToolError,
+)
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.search.engine import SearchEngines
 from lsp_server.search.query import (
@@ -106,8 +111,18 @@ def engines_of(ctx: ToolContext) -> SearchEngines:
 
 
 def folder_of(target: Path) -> Path:
-    """The folder a search of `target` runs in (displayed paths are relative to it)."""
-    return target if target.is_dir() else target.parent
+    """The folder a search of `target` runs in (displayed paths are relative to it).
+    A target that is neither a folder nor a regular file (a FIFO would block the engine
+    forever) is refused."""
+    if target.is_dir():
+        return target
+    if not target.is_file():
+        raise ToolError(
+            FS_NOT_A_FILE,
+            f"{target} is neither a regular file nor a folder",
+            "search a folder or a regular file",
+        )
+    return target.parent
 
 
 def ignore_base_for(ctx: ToolContext, target: Path) -> Path:

@@ -3,12 +3,15 @@ directly, secrets, errors, truncation totals and the engine choice."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from lsp_server.runtime.workspace import Workspace
+from lsp_server.search import ripgrep
+from lsp_server.search.query import SearchQuery
 from tests.helpers import call_tool, make_runtime, text_of
 from tests.search.parity_cases import CASE_IDS, CASES, rg_direct
 
@@ -161,3 +164,28 @@ async def test_minimal_grep(tree: Path, rg_path: Path) -> None:
     )
     assert relative.is_error
     assert relative.error is not None and relative.error.code == "invalid_argument"
+
+
+async def test_a_fifo_is_refused_not_waited_for(tmp_path: Path, rg_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    os.mkfifo(root / "pipe")
+    (root / "a.txt").write_text("hello\n")
+    runtime = make_runtime(root)
+    result = await call_tool(runtime, "grep", {"pattern": "hello", "path": "pipe"})
+    assert result.is_error and result.error is not None
+    assert result.error.code == "FS_NOT_A_FILE"
+    # In a folder walk both engines skip it (only regular files are searched).
+    for engine in ("ripgrep", "python"):
+        runtime = make_runtime(root, {"search": {"engine": engine}})
+        text = text_of(await call_tool(runtime, "grep", {"pattern": "hello"}))
+        assert text == "a.txt:1:hello"
+
+
+def test_ripgrep_engine_timeout_keeps_what_it_found(tmp_path: Path, rg_path: Path) -> None:
+    # rg blocks reading a FIFO nobody writes to: the deadline must end it.
+    os.mkfifo(tmp_path / "pipe")
+    query = SearchQuery("x", target=tmp_path / "pipe", ignore_base=tmp_path, timeout_seconds=0.5)
+    outcome = ripgrep.search(rg_path, query)
+    assert outcome.timed_out
+    assert outcome.files == []
