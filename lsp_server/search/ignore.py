@@ -29,6 +29,22 @@ class IgnoreLayer:
     base: Path
     spec: pathspec.GitIgnoreSpec
 
+    @property
+    def prefix(self) -> str:
+        return _prefix(str(self.base))
+
+
+def _prefix(base: str) -> str:
+    return base.rstrip("/") + "/"
+
+
+def relative_to(path: str, prefix: str) -> str:
+    """`path` relative to the folder whose `_prefix` is `prefix` (plain string work: this
+    runs for every entry of every walk)."""
+    if path.startswith(prefix):
+        return path[len(prefix) :]
+    return os.path.relpath(path, prefix).replace(os.sep, "/")
+
 
 def _read_lines(path: Path) -> list[str]:
     try:
@@ -37,19 +53,23 @@ def _read_lines(path: Path) -> list[str]:
         return []
 
 
-def _layer_for(directory: Path) -> IgnoreLayer | None:
+def _layer_for(directory: Path, names: Iterable[str] | None = None) -> IgnoreLayer | None:
+    """The folder's own ignore rules; `names` (the folder's entries, when known) spares
+    the failed opens of files that are not there."""
+    present = set(names) if names is not None else None
+
+    def has(name: str) -> bool:
+        return present is None or name in present
+
     lines: list[str] = []
-    if (directory / ".git").is_dir():
+    if has(".git") and (directory / ".git").is_dir():
         lines += _read_lines(directory / ".git" / "info" / "exclude")
     for name in IGNORE_FILE_NAMES:
-        lines += _read_lines(directory / name)
+        if has(name):
+            lines += _read_lines(directory / name)
     if not lines:
         return None
     return IgnoreLayer(directory, pathspec.GitIgnoreSpec.from_lines(lines))
-
-
-def _relative(path: Path, base: Path) -> str:
-    return os.path.relpath(path, base).replace(os.sep, "/")
 
 
 class Walker:
@@ -71,91 +91,93 @@ class Walker:
         self.use_ignore_files = use_ignore_files
         self.skip_dirs = frozenset(skip_dirs)
         self._excluded = pathspec.GitIgnoreSpec.from_lines(list(excluded)) if excluded else None
-        self._layer_cache: dict[Path, IgnoreLayer | None] = {}
         # `rg --glob` rules, relative to the searched folder; they beat hidden and ignores.
         self.overrides = overrides if overrides else None
-        self.overrides_base = overrides_base or ignore_base
+        self._base_prefix = _prefix(str(ignore_base))
+        self._overrides_prefix = _prefix(str(overrides_base or ignore_base))
 
     # -- rules ---------------------------------------------------------------------------
-    def _layer(self, directory: Path) -> IgnoreLayer | None:
-        if directory not in self._layer_cache:
-            self._layer_cache[directory] = _layer_for(directory) if self.use_ignore_files else None
-        return self._layer_cache[directory]
-
-    def layers_for(self, directory: Path) -> list[IgnoreLayer]:
-        """Ignore layers that apply inside `directory`, outermost first."""
-        chain = [directory]
-        if directory.is_relative_to(self.ignore_base):
-            chain = [self.ignore_base, *self._between(directory)]
-        layers = [self._layer(d) for d in chain]
+    def outer_layers(self, directory: Path) -> list[IgnoreLayer]:
+        """Ignore layers of the folders above `directory` (from the ignore base down),
+        outermost first; `children` adds the folder's own."""
+        if not self.use_ignore_files or not directory.is_relative_to(self.ignore_base):
+            return []
+        parts = directory.relative_to(self.ignore_base).parts
+        chain = [self.ignore_base.joinpath(*parts[:i]) for i in range(len(parts))]
+        layers = [_layer_for(folder) for folder in chain]
         return [layer for layer in layers if layer is not None]
 
-    def _between(self, directory: Path) -> list[Path]:
-        parts = directory.relative_to(self.ignore_base).parts
-        return [self.ignore_base.joinpath(*parts[: i + 1]) for i in range(len(parts))]
-
-    def is_excluded(self, path: Path, is_dir: bool) -> bool:
+    def _is_excluded(self, path: str, is_dir: bool) -> bool:
         if self._excluded is None:
             return False
-        base = self.ignore_base if path.is_relative_to(self.ignore_base) else path.parent
-        rel = _relative(path, base) + ("/" if is_dir else "")
-        return self._excluded.match_file(rel)
+        if path.startswith(self._base_prefix):
+            rel = path[len(self._base_prefix) :]
+        else:
+            rel = path.rsplit("/", 1)[-1]
+        return self._excluded.match_file(rel + "/" if is_dir else rel)
 
-    def is_skipped(self, path: Path, is_dir: bool, layers: Sequence[IgnoreLayer]) -> bool:
-        if self.is_excluded(path, is_dir):
+    def _is_skipped(
+        self, path: str, name: str, is_dir: bool, layers: Sequence[tuple[str, IgnoreLayer]]
+    ) -> bool:
+        if self._is_excluded(path, is_dir):
             return True
         if self.overrides is not None:
-            decision = self.overrides.decide(_relative(path, self.overrides_base), is_dir)
+            decision = self.overrides.decide(relative_to(path, self._overrides_prefix), is_dir)
             if decision is not None:
                 return not decision
-        name = path.name
         if not self.hidden and name.startswith("."):
             return True
         if is_dir and name in self.skip_dirs:
             return True
         suffix = "/" if is_dir else ""
-        for layer in reversed(layers):
-            decision = layer.spec.check_file(_relative(path, layer.base) + suffix).include
+        for prefix, layer in reversed(layers):
+            decision = layer.spec.check_file(relative_to(path, prefix) + suffix).include
             if decision is not None:
                 return decision
         return False
 
     # -- walking -------------------------------------------------------------------------
-    def children(self, directory: Path, layers: Sequence[IgnoreLayer]) -> list[os.DirEntry[str]]:
-        """Entries of one folder that pass the rules, sorted by name."""
+    def children(
+        self, directory: Path | str, outer: list[IgnoreLayer]
+    ) -> tuple[list[os.DirEntry[str]], list[IgnoreLayer]]:
+        """Entries of one folder that pass the rules, sorted by name, and the layers that
+        apply inside it (pass those to `children` of its subfolders)."""
         try:
             with os.scandir(directory) as it:
                 entries = list(it)
         except OSError:
-            return []
+            return [], outer
+        layers = outer
+        if self.use_ignore_files:
+            own = _layer_for(Path(directory), (entry.name for entry in entries))
+            if own is not None:
+                layers = [*outer, own]
+        prefixed = [(layer.prefix, layer) for layer in layers]
         kept = [
             entry
             for entry in entries
-            if not self.is_skipped(Path(entry.path), _is_dir(entry), layers)
+            if not self._is_skipped(entry.path, entry.name, _is_dir(entry), prefixed)
         ]
         kept.sort(key=lambda entry: entry.name)
-        return kept
+        return kept, layers
 
-    def files(self, start: Path) -> Iterator[Path]:
-        """Regular files under `start` (not symlinks), depth first in name order."""
-        stack: list[tuple[Path, list[IgnoreLayer]]] = [(start, self.layers_for(start))]
+    def files(self, start: Path) -> Iterator[str]:
+        """Paths of the regular files under `start` (not symlinks), depth first in name
+        order (strings: a walk of a big tree should not build a Path per file)."""
+        stack: list[tuple[Path | str, list[IgnoreLayer]]] = [(start, self.outer_layers(start))]
         while stack:
-            directory, layers = stack.pop()
-            subdirs: list[Path] = []
-            for entry in self.children(directory, layers):
+            directory, outer = stack.pop()
+            subdirs: list[str] = []
+            entries, layers = self.children(directory, outer)
+            for entry in entries:
                 if entry.is_symlink():
                     continue
                 if entry.is_dir():
-                    subdirs.append(Path(entry.path))
+                    subdirs.append(entry.path)
                 elif entry.is_file():
-                    yield Path(entry.path)
+                    yield entry.path
             for sub in reversed(subdirs):
-                stack.append((sub, self.descend(sub, layers)))
-
-    def descend(self, sub: Path, layers: list[IgnoreLayer]) -> list[IgnoreLayer]:
-        """The layers inside `sub`, a child folder of the one `layers` belong to."""
-        layer = self._layer(sub)
-        return [*layers, layer] if layer is not None else layers
+                stack.append((sub, layers))
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

@@ -4,7 +4,6 @@ and `**` skip names that start with "." unless the pattern spells the dot."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -12,7 +11,7 @@ from pathlib import Path
 import attrs
 from wcmatch import glob
 
-from lsp_server.search.ignore import NOISE_DIRS, IgnoreLayer, Walker
+from lsp_server.search.ignore import NOISE_DIRS, IgnoreLayer, Walker, relative_to
 from lsp_server.search.render import printable_path
 
 GLOB_FLAGS = glob.GLOBSTAR | glob.BRACE
@@ -62,17 +61,19 @@ def glob_files(
     deadline = time.monotonic() + timeout_seconds
     found: list[tuple[float, str, Path]] = []
     timed_out = False
+    start_prefix = str(start).rstrip("/") + "/"
     for path in walker.files(start):
         if time.monotonic() > deadline:
             timed_out = True
             break
-        rel = os.path.relpath(path, start).replace(os.sep, "/")
+        rel = relative_to(path, start_prefix)
         if glob.globmatch(rel, rest, flags=GLOB_FLAGS):
+            matched = Path(path)
             try:
-                mtime = path.stat().st_mtime
+                mtime = matched.stat().st_mtime
             except OSError:
                 continue
-            found.append((-mtime, rel, path))
+            found.append((-mtime, rel, matched))
     found.sort(key=lambda item: (item[0], item[1].split("/")))
     return GlobResult([path for _, _, path in found], timed_out)
 
@@ -105,7 +106,8 @@ def list_entries(
     def visit(
         directory: Path, prefix: str, level: int, layers: list[IgnoreLayer]
     ) -> Iterator[Entry]:
-        for entry in walker.children(directory, layers):
+        entries, inner = walker.children(directory, layers)
+        for entry in entries:
             rel = prefix + entry.name
             if entry.is_symlink():
                 yield Entry(rel, False, None, link_target=_readlink(entry.path))
@@ -114,7 +116,7 @@ def list_entries(
                 yield Entry(rel, True, None)
                 if level < depth:
                     sub = Path(entry.path)
-                    yield from visit(sub, rel + "/", level + 1, walker.descend(sub, layers))
+                    yield from visit(sub, rel + "/", level + 1, inner)
                 continue
             try:
                 size = entry.stat(follow_symlinks=False).st_size
@@ -122,7 +124,7 @@ def list_entries(
                 size = None
             yield Entry(rel, False, size)
 
-    yield from visit(folder, "", 1, walker.layers_for(folder))
+    yield from visit(folder, "", 1, walker.outer_layers(folder))
 
 
 def _readlink(path: str) -> str:

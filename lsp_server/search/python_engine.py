@@ -9,13 +9,12 @@ are refused (see pyregex).
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 import time
 from pathlib import Path
 
-from lsp_server.search.ignore import Walker
+from lsp_server.search.ignore import Walker, relative_to
 from lsp_server.search.overrides import Overrides
 from lsp_server.search.pyregex import compile_pattern
 from lsp_server.search.query import (
@@ -30,9 +29,10 @@ from lsp_server.search.query import (
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
-def read_searchable_text(path: Path) -> str | None:
+def read_searchable_text(path: Path | str) -> str | None:
     """The text ripgrep would search, or None for a binary file (NUL in the first buffer)."""
-    data = path.read_bytes()
+    with open(path, "rb") as handle:  # noqa: PTH123 - str paths: no Path per file in a walk
+        data = handle.read()
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16", errors="replace")
     nul = data.find(b"\0")
@@ -119,13 +119,14 @@ def search(query: SearchQuery, stop: threading.Event | None = None) -> SearchOut
     else:
         # An explicitly named file is searched whatever the ignore rules and the include
         # glob say (as rg does); the caller has already refused secret files.
-        candidates = iter([query.target])
+        candidates = iter([str(query.target)])
         base = query.target.parent
+    base_prefix = str(base).rstrip("/") + "/"
     for path in candidates:
         if time.monotonic() > deadline or (stop is not None and stop.is_set()):
             outcome.timed_out = True
             break
-        rel = os.path.relpath(path, base).replace(os.sep, "/")
+        rel = relative_to(path, base_prefix)
         try:
             text = read_searchable_text(path)
         except OSError as exc:
