@@ -46,7 +46,9 @@ def glob_files(
     excluded: Iterable[str],
     timeout_seconds: float,
 ) -> GlobResult:
-    prefix, rest = literal_prefix(pattern.lstrip("/") if pattern.startswith("./") else pattern)
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    prefix, rest = literal_prefix(pattern)
     start = base / prefix if prefix else base
     if not start.is_dir():
         return GlobResult([])

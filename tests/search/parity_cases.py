@@ -43,6 +43,10 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("hello", {"include": "*.txt"}),
     ("hello", {"include": "src/**"}),
     ("hello", {"include": "docs/"}),
+    ("foo\nbar", {"multiline": True, "context": 1}),
+    ("HELLO", {"ignore_case": True, "include": "*.{py,md}", "mode": "count"}),
+    (r"^\s+return", {"context": 3}),
+    ("café|straße", {"ignore_case": True, "mode": "files_with_matches"}),
 ]
 
 

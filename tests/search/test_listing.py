@@ -72,3 +72,8 @@ def test_ls_rows_depth_and_rules(tree: Path) -> None:
     assert "src/nested/generated.py" not in "\n".join(deep)
     assert not [r for r in deep if r.startswith("secrets/") and r != "secrets/"]
     assert deep.index("src/") < deep.index(row("src/app.py")) < deep.index("src/nested/")
+
+
+def test_glob_accepts_a_leading_dot_slash(tree: Path) -> None:
+    found = glob_files(tree, "./web/*.ts", ignore_base=tree, excluded=(), timeout_seconds=30)
+    assert rel(found.paths, tree) == ["web/index.ts"]

@@ -68,3 +68,17 @@ async def test_naming_a_secret_is_refused(
     result = await call_tool(make_runtime(odd_tree), tool, args)
     assert result.is_error and result.error is not None
     assert result.error.code == "workspace.secret_file"
+
+
+async def test_a_secret_folder_shows_nothing(odd_tree: Path, rg_path: Path) -> None:
+    (odd_tree / ".ssh").mkdir()
+    (odd_tree / ".ssh" / "config").write_text("hello host\n")
+    for engine in ("ripgrep", "python"):
+        runtime = make_runtime(odd_tree, {"search": {"engine": engine}})
+        for tool, args in [
+            ("grep", {"pattern": "hello", "path": ".ssh"}),
+            ("ls", {"path": ".ssh"}),
+            ("glob", {"pattern": "*", "path": ".ssh"}),
+        ]:
+            result = await call_tool(runtime, tool, args)
+            assert "config" not in text_of(result), (engine, tool)
