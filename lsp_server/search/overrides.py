@@ -16,6 +16,8 @@ from collections.abc import Sequence
 import attrs
 from wcmatch import glob
 
+from lsp_server.search.query import InvalidInclude
+
 _FLAGS = glob.GLOBSTAR | glob.BRACE | glob.DOTGLOB
 
 
@@ -42,8 +44,31 @@ class _Glob:
         return bool(glob.globmatch(subject, self.pattern, flags=_FLAGS))
 
 
+def check_glob(text: str) -> None:
+    """Refuse what `rg --glob` refuses: unbalanced `{}` or an unclosed `[`."""
+    depth = 0
+    in_class = False
+    for char in text:
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth < 0:
+                raise InvalidInclude(f"error parsing glob {text!r}: unopened alternate group")
+    if in_class:
+        raise InvalidInclude(f"error parsing glob {text!r}: unclosed character class")
+    if depth:
+        raise InvalidInclude(f"error parsing glob {text!r}: unclosed alternate group")
+
+
 class Overrides:
     def __init__(self, globs: Sequence[str]) -> None:
+        for text in globs:
+            check_glob(text)
         self._globs = [_Glob.parse(text) for text in globs if text.strip("!/")]
         self._has_include = any(g.include for g in self._globs)
 

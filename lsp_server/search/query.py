@@ -20,6 +20,10 @@ class InvalidPattern(Exception):
     """The regex does not compile; the message names the problem and its position."""
 
 
+class InvalidInclude(Exception):
+    """The include glob does not parse (unbalanced braces or brackets)."""
+
+
 class EngineFailure(Exception):
     """The engine could not run at all (not a per-file problem)."""
 

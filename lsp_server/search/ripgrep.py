@@ -21,6 +21,7 @@ from typing import Any
 from lsp_server.search.query import (
     EngineFailure,
     FileHits,
+    InvalidInclude,
     InvalidPattern,
     Line,
     SearchOutcome,
@@ -178,8 +179,10 @@ def search(rg: Path, query: SearchQuery, stop: threading.Event | None = None) ->
     outcome.timed_out = not finished_in_time
     stderr = b"".join(errors).decode("utf-8", errors="replace").strip()
     if code == 2 and not outcome.files and not outcome.timed_out:
-        if "regex" in stderr or "not allowed" in stderr:
+        if stderr.startswith(_BAD_REGEX):
             raise InvalidPattern(_regex_message(stderr))
+        if stderr.startswith(_BAD_GLOB):
+            raise InvalidInclude(_regex_message(stderr))
         if stderr and not _only_file_warnings(stderr):
             raise EngineFailure(stderr)
     outcome.warnings += [
@@ -191,6 +194,8 @@ def search(rg: Path, query: SearchQuery, stop: threading.Event | None = None) ->
 
 # rg's complaint when the globs left no file to search: for us that is just no match.
 _NOTHING = "rg: No files were searched"
+_BAD_REGEX = ("rg: regex parse error", "rg: the literal")
+_BAD_GLOB = "rg: error parsing glob"
 
 
 def _only_file_warnings(stderr: str) -> bool:

@@ -15,12 +15,14 @@ from lsp_server.runtime.errors import (
     FS_NOT_A_FILE,
     GREP_INVALID_REGEX,
     INTERNAL_ERROR,
+    INVALID_ARGUMENT,
     ToolError,
 )
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.search.engine import SearchEngines
 from lsp_server.search.query import (
     EngineFailure,
+    InvalidInclude,
     InvalidPattern,
     OutputMode,
     SearchOutcome,
@@ -171,6 +173,12 @@ async def search(
             str(exc),
             "fix the pattern: the syntax is Rust regex (ripgrep); escape ( ) [ ] { } . * + ? "
             "| \\ with a backslash to match them literally",
+        ) from exc
+    except InvalidInclude as exc:
+        raise ToolError(
+            INVALID_ARGUMENT,
+            f"include: {exc}",
+            "fix the glob: balance { } and [ ], or escape them as [{] [}] [[]",
         ) from exc
     except EngineFailure as exc:
         raise ToolError(

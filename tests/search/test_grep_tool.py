@@ -189,3 +189,15 @@ def test_ripgrep_engine_timeout_keeps_what_it_found(tmp_path: Path, rg_path: Pat
     outcome = ripgrep.search(rg_path, query)
     assert outcome.timed_out
     assert outcome.files == []
+
+
+@pytest.mark.parametrize("engine", ["ripgrep", "python"])
+@pytest.mark.parametrize("include", ["a{b", "a[b", "a}b"])
+async def test_a_bad_include_glob_is_invalid_argument(
+    tree: Path, rg_path: Path, engine: str, include: str
+) -> None:
+    runtime = make_runtime(tree, {"search": {"engine": engine}})
+    result = await call_tool(runtime, "grep", {"pattern": "hello", "include": include})
+    assert result.is_error and result.error is not None
+    assert result.error.code == "invalid_argument"
+    assert f"error parsing glob '{include}'" in result.error.message
