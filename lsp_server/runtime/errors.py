@@ -33,6 +33,9 @@ LSP_UNAVAILABLE = "lsp.unavailable"
 LSP_NOT_READY = "lsp.not_ready"
 LSP_CRASHED = "lsp.crashed"
 INTERNAL_ERROR = "internal_error"
+GREP_INVALID_REGEX = "grep.invalid_regex"
+IMAGE_UNSUPPORTED = "image.unsupported"
+IMAGE_TOO_LARGE = "image.too_large"
 
 
 class ToolError(Exception):

@@ -11,6 +11,11 @@ TOOL_MODULES: tuple[str, ...] = (
     "delete_range",
     "move_file",
     "minimal_files",
+    "grep",
+    "glob_tool",
+    "ls",
+    "view_image",
+    "minimal_grep",
 )
 
 

@@ -1,0 +1,187 @@
+"""The ignore rules ripgrep applies, for the Python engine, glob and ls.
+
+A file is skipped when it is hidden (its name, or a folder's on the way, starts with "."),
+when the nearest ignore file with an opinion ignores it (`.gitignore`, `.ignore`,
+`.rgignore`, and `.git/info/exclude` next to a `.git` folder; deeper files win, later
+lines win, `!` re-includes), or when it matches the excluded (secret) patterns. Like git,
+an ignored folder is not entered, so nothing below it can be re-included. Symbolic links
+are not followed (ripgrep's default). The gitignore dialect is pathspec's GitIgnoreSpec.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+import attrs
+import pathspec
+
+from lsp_server.search.overrides import Overrides
+
+IGNORE_FILE_NAMES = (".gitignore", ".ignore", ".rgignore")
+# Folders ls and glob never show: version control and dependency caches.
+NOISE_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__"})
+
+
+@attrs.frozen
+class IgnoreLayer:
+    base: Path
+    spec: pathspec.GitIgnoreSpec
+
+    @property
+    def prefix(self) -> str:
+        return _prefix(str(self.base))
+
+
+def _prefix(base: str) -> str:
+    return base.rstrip("/") + "/"
+
+
+def relative_to(path: str, prefix: str) -> str:
+    """`path` relative to the folder whose `_prefix` is `prefix` (plain string work: this
+    runs for every entry of every walk)."""
+    if path.startswith(prefix):
+        return path[len(prefix) :]
+    return os.path.relpath(path, prefix).replace(os.sep, "/")
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+def _layer_for(directory: Path, names: Iterable[str] | None = None) -> IgnoreLayer | None:
+    """The folder's own ignore rules; `names` (the folder's entries, when known) spares
+    the failed opens of files that are not there."""
+    present = set(names) if names is not None else None
+
+    def has(name: str) -> bool:
+        return present is None or name in present
+
+    lines: list[str] = []
+    if has(".git") and (directory / ".git").is_dir():
+        lines += _read_lines(directory / ".git" / "info" / "exclude")
+    for name in IGNORE_FILE_NAMES:
+        if has(name):
+            lines += _read_lines(directory / name)
+    if not lines:
+        return None
+    return IgnoreLayer(directory, pathspec.GitIgnoreSpec.from_lines(lines))
+
+
+class Walker:
+    """Walks folders applying hidden, ignore-file and excluded-pattern rules."""
+
+    def __init__(
+        self,
+        ignore_base: Path,
+        *,
+        hidden: bool = False,
+        use_ignore_files: bool = True,
+        excluded: Sequence[str] = (),
+        skip_dirs: Iterable[str] = (),
+        overrides: Overrides | None = None,
+        overrides_base: Path | None = None,
+    ) -> None:
+        self.ignore_base = ignore_base
+        self.hidden = hidden
+        self.use_ignore_files = use_ignore_files
+        self.skip_dirs = frozenset(skip_dirs)
+        self._excluded = pathspec.GitIgnoreSpec.from_lines(list(excluded)) if excluded else None
+        # `rg --glob` rules, relative to the searched folder; they beat hidden and ignores.
+        self.overrides = overrides if overrides else None
+        self._base_prefix = _prefix(str(ignore_base))
+        self._overrides_prefix = _prefix(str(overrides_base or ignore_base))
+
+    # -- rules ---------------------------------------------------------------------------
+    def outer_layers(self, directory: Path) -> list[IgnoreLayer]:
+        """Ignore layers of the folders above `directory` (from the ignore base down),
+        outermost first; `children` adds the folder's own."""
+        if not self.use_ignore_files or not directory.is_relative_to(self.ignore_base):
+            return []
+        parts = directory.relative_to(self.ignore_base).parts
+        chain = [self.ignore_base.joinpath(*parts[:i]) for i in range(len(parts))]
+        layers = [_layer_for(folder) for folder in chain]
+        return [layer for layer in layers if layer is not None]
+
+    def _is_excluded(self, path: str, is_dir: bool) -> bool:
+        if self._excluded is None:
+            return False
+        if path.startswith(self._base_prefix):
+            rel = path[len(self._base_prefix) :]
+        else:
+            rel = path.rsplit("/", 1)[-1]
+        return self._excluded.match_file(rel + "/" if is_dir else rel)
+
+    def _is_skipped(
+        self, path: str, name: str, is_dir: bool, layers: Sequence[tuple[str, IgnoreLayer]]
+    ) -> bool:
+        if self._is_excluded(path, is_dir):
+            return True
+        if self.overrides is not None:
+            decision = self.overrides.decide(relative_to(path, self._overrides_prefix), is_dir)
+            if decision is not None:
+                return not decision
+        if not self.hidden and name.startswith("."):
+            return True
+        if is_dir and name in self.skip_dirs:
+            return True
+        suffix = "/" if is_dir else ""
+        for prefix, layer in reversed(layers):
+            decision = layer.spec.check_file(relative_to(path, prefix) + suffix).include
+            if decision is not None:
+                return decision
+        return False
+
+    # -- walking -------------------------------------------------------------------------
+    def children(
+        self, directory: Path | str, outer: list[IgnoreLayer]
+    ) -> tuple[list[os.DirEntry[str]], list[IgnoreLayer]]:
+        """Entries of one folder that pass the rules, sorted by name, and the layers that
+        apply inside it (pass those to `children` of its subfolders)."""
+        try:
+            with os.scandir(directory) as it:
+                entries = list(it)
+        except OSError:
+            return [], outer
+        layers = outer
+        if self.use_ignore_files:
+            own = _layer_for(Path(directory), (entry.name for entry in entries))
+            if own is not None:
+                layers = [*outer, own]
+        prefixed = [(layer.prefix, layer) for layer in layers]
+        kept = [
+            entry
+            for entry in entries
+            if not self._is_skipped(entry.path, entry.name, _is_dir(entry), prefixed)
+        ]
+        kept.sort(key=lambda entry: entry.name)
+        return kept, layers
+
+    def files(self, start: Path) -> Iterator[str]:
+        """Paths of the regular files under `start` (not symlinks), depth first in name
+        order (strings: a walk of a big tree should not build a Path per file)."""
+        stack: list[tuple[Path | str, list[IgnoreLayer]]] = [(start, self.outer_layers(start))]
+        while stack:
+            directory, outer = stack.pop()
+            subdirs: list[str] = []
+            entries, layers = self.children(directory, outer)
+            for entry in entries:
+                if entry.is_symlink():
+                    continue
+                if entry.is_dir():
+                    subdirs.append(entry.path)
+                elif entry.is_file():
+                    yield entry.path
+            for sub in reversed(subdirs):
+                stack.append((sub, layers))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False

@@ -1,0 +1,136 @@
+"""glob and ls over the ignore-aware walker (pure functions; the tools add paths and
+limits). Glob patterns are wcmatch globs: `**` crosses folders, `{a,b}` expands, `*`
+and `**` skip names that start with "." unless the pattern spells the dot."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import attrs
+from wcmatch import glob
+
+from lsp_server.search.ignore import NOISE_DIRS, IgnoreLayer, Walker, relative_to
+from lsp_server.search.render import printable_path
+
+GLOB_FLAGS = glob.GLOBSTAR | glob.BRACE
+_MAGIC = frozenset("*?[]{}!")
+
+
+@attrs.define
+class GlobResult:
+    # Newest modified first; ties in path order.
+    paths: list[Path]
+    timed_out: bool = False
+
+
+def literal_prefix(pattern: str) -> tuple[str, str]:
+    """Split `src/app/**/*.py` into ("src/app", "**/*.py") so the walk starts lower."""
+    parts = pattern.split("/")
+    literal: list[str] = []
+    while len(parts) > 1 and parts[0] and not (_MAGIC & set(parts[0])):
+        literal.append(parts.pop(0))
+    return "/".join(literal), "/".join(parts)
+
+
+def _names_in(pattern: str) -> set[str]:
+    return {part for part in pattern.replace("{", "/").replace("}", "/").split("/") if part}
+
+
+def glob_files(
+    base: Path,
+    pattern: str,
+    *,
+    ignore_base: Path,
+    excluded: Iterable[str],
+    timeout_seconds: float,
+) -> GlobResult:
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    prefix, rest = literal_prefix(pattern)
+    start = base / prefix if prefix else base
+    if not start.is_dir():
+        return GlobResult([])
+    mentioned = _names_in(pattern)
+    walker = Walker(
+        ignore_base,
+        # Dot folders are entered only when the pattern names a dot-name.
+        hidden=any(name.startswith(".") for name in mentioned) or "/." in "/" + pattern,
+        excluded=tuple(excluded),
+        skip_dirs=NOISE_DIRS - mentioned,
+    )
+    deadline = time.monotonic() + timeout_seconds
+    found: list[tuple[float, str, Path]] = []
+    timed_out = False
+    start_prefix = str(start).rstrip("/") + "/"
+    for path in walker.files(start):
+        if time.monotonic() > deadline:
+            timed_out = True
+            break
+        rel = relative_to(path, start_prefix)
+        if glob.globmatch(rel, rest, flags=GLOB_FLAGS):
+            matched = Path(path)
+            try:
+                mtime = matched.stat().st_mtime
+            except OSError:
+                continue
+            found.append((-mtime, rel, matched))
+    found.sort(key=lambda item: (item[0], item[1].split("/")))
+    return GlobResult([path for _, _, path in found], timed_out)
+
+
+@attrs.frozen
+class Entry:
+    # Path relative to the listed folder, "/"-separated.
+    relative: str
+    is_dir: bool
+    size: int | None
+    link_target: str | None = None
+
+    def row(self) -> str:
+        name = printable_path(self.relative)
+        if self.link_target is not None:
+            return f"{name} -> {printable_path(self.link_target)}"
+        if self.is_dir:
+            return f"{name}/"
+        return f"{name}\t{self.size}"
+
+
+def list_entries(
+    folder: Path, *, depth: int, ignore_base: Path, excluded: Iterable[str]
+) -> Iterator[Entry]:
+    """Entries of `folder` down to `depth` levels (1: direct children), each folder's
+    children right after it, in name order. Hidden files are shown; VCS and dependency
+    folders, ignored and secret files are not."""
+    walker = Walker(ignore_base, hidden=True, excluded=tuple(excluded), skip_dirs=NOISE_DIRS)
+
+    def visit(
+        directory: Path, prefix: str, level: int, layers: list[IgnoreLayer]
+    ) -> Iterator[Entry]:
+        entries, inner = walker.children(directory, layers)
+        for entry in entries:
+            rel = prefix + entry.name
+            if entry.is_symlink():
+                yield Entry(rel, False, None, link_target=_readlink(entry.path))
+                continue
+            if entry.is_dir():
+                yield Entry(rel, True, None)
+                if level < depth:
+                    sub = Path(entry.path)
+                    yield from visit(sub, rel + "/", level + 1, inner)
+                continue
+            try:
+                size = entry.stat(follow_symlinks=False).st_size
+            except OSError:
+                size = None
+            yield Entry(rel, False, size)
+
+    yield from visit(folder, "", 1, walker.outer_layers(folder))
+
+
+def _readlink(path: str) -> str:
+    try:
+        return str(Path(path).readlink())
+    except OSError:
+        return "?"

@@ -1,0 +1,88 @@
+"""An engine's outcome as the text the model reads.
+
+Content rows follow ripgrep's own layout (`rg -n --no-heading`): `path:N:text` for a
+matching line, `path-N-text` for a context line, `--` between groups that are not
+adjacent. `files_with_matches` prints one path a line, `count` prints `path:N`. When
+`max_results` cuts the listing, a last line gives the true totals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lsp_server.search.query import OutputMode, SearchOutcome
+
+NO_MATCHES = "(no matches)"
+_CONTROL = str.maketrans({"\n": "\\n", "\r": "\\r", "\t": "\\t"})
+
+
+def printable_path(path: str) -> str:
+    """A path that fits on one row and encodes as UTF-8: bytes that are not UTF-8 (kept by
+    os.fsdecode as surrogates) become \\xNN, newlines and tabs become \\n, \\t."""
+    text = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return text.translate(_CONTROL)
+
+
+def _content_rows(
+    outcome: SearchOutcome, max_results: int, context: int, display: Callable[[str], str]
+) -> tuple[list[str], int]:
+    rows: list[str] = []
+    shown = 0
+    for hits in outcome.files:
+        if shown >= max_results:
+            break
+        name = printable_path(display(hits.path))
+        previous: int | None = None
+        last_match = 0
+        for line in hits.lines:
+            if line.is_match:
+                if shown >= max_results:
+                    break
+                shown += 1
+                last_match = line.number
+            elif shown >= max_results and line.number > last_match + context:
+                break
+            if context and rows and (previous is None or line.number != previous + 1):
+                rows.append("--")
+            separator = ":" if line.is_match else "-"
+            rows.append(f"{name}{separator}{line.number}{separator}{line.text}")
+            previous = line.number
+    return rows, shown
+
+
+def render(
+    outcome: SearchOutcome,
+    *,
+    mode: OutputMode,
+    max_results: int,
+    context: int,
+    display: Callable[[str], str],
+    timeout_seconds: float,
+) -> str:
+    files = len(outcome.files)
+    total = outcome.total_matched_lines
+    if mode == "content":
+        rows, shown = _content_rows(outcome, max_results, context, display)
+        cut = shown < total
+        summary = f"[showing {shown} of {total} matching lines in {files} files"
+    else:
+        listed = outcome.files[:max_results]
+        if mode == "files_with_matches":
+            rows = [printable_path(display(hits.path)) for hits in listed]
+        else:
+            rows = [f"{printable_path(display(h.path))}:{h.matched_lines}" for h in listed]
+        cut = len(listed) < files
+        summary = f"[showing {len(listed)} of {files} files"
+        if mode == "count":
+            summary += f" ({total} matching lines in all)"
+    notes: list[str] = []
+    if cut:
+        notes.append(summary + "; narrow the pattern or path, add include, or raise max_results]")
+    if outcome.timed_out:
+        notes.append(
+            f"[search timed out after {timeout_seconds:g}s: these results are partial and the"
+            " totals are lower bounds; narrow the path or raise timeout_seconds]"
+        )
+    if not rows:
+        rows = [NO_MATCHES]
+    return "\n".join(rows + notes)

