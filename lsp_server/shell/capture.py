@@ -54,8 +54,9 @@ class HeadTailCapture:
             size += len(chunk)
             if size >= count:
                 break
-        data = b"".join(reversed(pieces)) if pieces else bytes(self._head)
-        return data[-count:]
+        if size < count and self.dropped == 0:
+            pieces.append(bytes(self._head))
+        return b"".join(reversed(pieces))[-count:]
 
 
 class RollingBuffer:

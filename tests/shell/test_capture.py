@@ -24,7 +24,8 @@ def test_head_tail_capture_keeps_head_and_tail(parts: list[bytes], limit: int) -
     assert capture.dropped == len(data) - len(head) - len(tail)
     if len(data) <= limit:
         assert head + tail == data
-    assert capture.last_bytes(10) == data[-10:]
+    if capture.dropped == 0 or len(tail) >= 10:
+        assert capture.last_bytes(10) == data[-10:]
 
 
 @given(chunks, st.integers(min_value=1, max_value=500), st.integers(min_value=0, max_value=9000))
