@@ -30,6 +30,8 @@ CANCELLED = "cancelled"
 LSP_UNAVAILABLE = "lsp.unavailable"
 LSP_NOT_READY = "lsp.not_ready"
 LSP_CRASHED = "lsp.crashed"
+JOB_NOT_FOUND = "job.not_found"
+JOB_LIMIT = "job.limit"
 INTERNAL_ERROR = "internal_error"
 
 
