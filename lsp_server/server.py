@@ -38,6 +38,7 @@ from lsp_server.runtime.contract import SURFACES, Registry
 from lsp_server.runtime.dispatch import CallRecord, Runtime
 from lsp_server.runtime.errors import ToolError
 from lsp_server.runtime.workspace import Workspace
+from lsp_server.shell.jobs import JobManager
 from lsp_server.state import state_dir
 from lsp_server.tools import build_registry
 
@@ -180,6 +181,10 @@ class ToolhostServer(LanguageServer):
         )
         runtime.progress_sender = self._send_progress
         runtime.listeners.append(self._did_call)
+        jobs = JobManager(self.config.shell.max_background_jobs)
+        runtime.services.register(JobManager, jobs)
+        self.shutdown_hooks.append(jobs.shutdown)
+        self.status_providers["jobs"] = jobs.status
         return runtime
 
     def _send_progress(self, token: str | int, value: dict[str, Any]) -> None:

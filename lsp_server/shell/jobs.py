@@ -273,13 +273,24 @@ class JobManager:
 
     async def close_session(self, session: str) -> None:
         """Kill every running job of `session` (its client went away)."""
-        jobs = [job for job in self._jobs.values() if job.session == session and job.running]
-        await asyncio.gather(*(self.kill(job, "session closed") for job in jobs))
+        await self._stop_all([job for job in self._jobs.values() if job.session == session])
 
     async def shutdown(self) -> None:
         """Kill every running job (server exit)."""
-        jobs = [job for job in self._jobs.values() if job.running]
-        await asyncio.gather(*(self.kill(job, "server shutting down") for job in jobs))
+        await self._stop_all(list(self._jobs.values()))
+
+    async def _stop_all(self, jobs: list[Job]) -> None:
+        """Terminate jobs without touching their watcher tasks: at server exit this runs on
+        a fresh event loop, after the one the watchers belonged to has gone."""
+        running = [job for job in jobs if job.running]
+        for job in running:
+            job.kill_reason = "stopped with its session or the server"
+        grace = max((job.limits.kill_grace_seconds for job in running), default=0.0)
+        await asyncio.gather(*(processes.terminate(job.pid, job.marker, grace) for job in running))
+        for job in running:
+            if job.running:
+                job.status = "killed"
+                job.finished_at = time.time()
 
     def kill_all_now(self) -> None:
         """SIGKILL every running job without waiting (last resort at interpreter exit)."""

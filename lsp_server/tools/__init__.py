@@ -11,6 +11,9 @@ TOOL_MODULES: tuple[str, ...] = (
     "delete_range",
     "move_file",
     "minimal_files",
+    "bash",
+    "jobs",
+    "minimal_bash",
 )
 
 

@@ -187,7 +187,8 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     command: str = args["command"]
     if args.get("run_in_background", False):
         return await start_background(ctx, command)
-    timeout_ms: int = args.get("timeout_ms", ctx.config.shell.default_timeout_ms)
+    shell = ctx.config.shell
+    timeout_ms: int = args.get("timeout_ms", min(shell.default_timeout_ms, shell.max_timeout_ms))
     return await execute(ctx, command, timeout_ms)
 
 

@@ -140,7 +140,8 @@ async def test_background_child_is_killed_after_the_command(tmp_path: Path) -> N
 async def test_subshell_daemon_is_reported_and_killed(tmp_path: Path) -> None:
     result = await run_command("(sleep 100 > /dev/null 2>&1 &) ; echo hi", tmp_path, LIMITS)
     assert result.output == "hi\n"
-    assert [p.command for p in result.leftovers] == ["sleep 100"]
+    # The subshell itself may still be on its way out when the scan runs.
+    assert "sleep 100" in [p.command for p in result.leftovers]
     assert result.leftovers_killed
     assert await wait_gone([p.pid for p in result.leftovers]) == []
 
