@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from lsp_server.protocol import JobUpdateParams
 from lsp_server.runtime import errors
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
@@ -165,7 +166,14 @@ async def start_background(ctx: ToolContext, command: str) -> ToolOutput:
     limits = run_limits(ctx, ctx.config.shell.max_timeout_ms)
 
     async def notify(params: dict[str, Any]) -> None:
-        ctx.client.notify("toolhost/jobUpdate", params)
+        update = JobUpdateParams(
+            job_id=params["jobId"],
+            session=params["session"],
+            status=params["status"],
+            exit_code=params.get("exitCode"),
+            new_bytes=params["newBytes"],
+        )
+        ctx.client.notify("toolhost/jobUpdate", update)
 
     try:
         job = await manager.start(command, cwd, ctx.session.id, limits, notify)

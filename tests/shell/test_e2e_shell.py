@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -103,11 +104,24 @@ async def test_progress_reports_output_lines(workspace: Path) -> None:
     assert all(message.startswith("line ") for message in reports)
 
 
+def job_update_recording_client() -> LanguageClient:
+    client = make_test_client()
+    client.job_updates = []  # type: ignore[attr-defined]
+
+    @client.feature("toolhost/jobUpdate")
+    def _job_update(params: Any) -> None:
+        client.job_updates.append(params)  # type: ignore[attr-defined]
+
+    return client
+
+
 @asynccontextmanager
 async def raw_server(workspace: Path) -> AsyncIterator[LanguageClient]:
     """A server this test disconnects from by closing its stdin (no shutdown request)."""
     config = ClientServerConfig(
-        server_command=SERVER_COMMAND, client_factory=make_test_client, server_env=dict(os.environ)
+        server_command=SERVER_COMMAND,
+        client_factory=job_update_recording_client,
+        server_env=dict(os.environ),
     )
     client: LanguageClient = await config.start()  # type: ignore[assignment]
     await client.initialize_session(
@@ -164,6 +178,9 @@ async def test_dev_server_job_and_nothing_left_after_disconnect(workspace: Path)
         killed = await lsp_call(client, "job_kill", {"job_id": "bash-2"})
         assert text_of(killed).startswith("Killed job bash-2")
 
+        updates = [(u["jobId"], u["status"]) for u in client.job_updates]  # type: ignore[attr-defined]
+        assert updates == [("bash-1", "running"), ("bash-2", "running"), ("bash-2", "killed")]
+
         children = await asyncio.to_thread(server_job_processes, server.pid)
         assert len(children) >= 2  # the http server and the setsid sleeper
         # The client goes away without a shutdown request.
@@ -172,3 +189,22 @@ async def test_dev_server_job_and_nothing_left_after_disconnect(workspace: Path)
         await server.wait()
         assert await wait_gone(children) == []
         assert await asyncio.to_thread(server_job_processes, server.pid) == []
+
+
+async def test_sigterm_to_the_server_stops_its_jobs(workspace: Path) -> None:
+    async with raw_server(workspace) as client:
+        server = client._server
+        assert server is not None
+        started = await lsp_call(
+            client,
+            "bash",
+            {"command": "setsid sleep 300 & sleep 300", "run_in_background": True},
+        )
+        assert not started["isError"]
+        children: list[int] = []
+        while len(children) < 3:  # bash, its sleep, the setsid sleep
+            children = await asyncio.to_thread(server_job_processes, server.pid)
+            await asyncio.sleep(0.05)
+        server.send_signal(signal.SIGTERM)
+        await server.wait()
+        assert await wait_gone(children) == []

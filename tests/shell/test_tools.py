@@ -149,7 +149,7 @@ async def test_background_job_through_the_tools(runtime: Runtime) -> None:
     client = runtime.client
     assert isinstance(client, NoClient)
     updates = [params for method, params in client.notifications if method == "toolhost/jobUpdate"]
-    assert [u["status"] for u in updates] == ["running", "killed"]
+    assert [(u.job_id, u.status) for u in updates] == [("bash-1", "running"), ("bash-1", "killed")]
 
 
 async def test_job_limit_is_a_clear_error(root: Path) -> None:
