@@ -78,6 +78,10 @@ class ShellConfig:
     """Output kept per command (head and tail); the rest is counted, not stored."""
     kill_daemons: bool = True
     """Kill leftover group members even when the command plainly daemonised."""
+    max_background_jobs: int = 16
+    """Background jobs that may run at once; bash refuses more (job.limit)."""
+    minimal_timeout_ms: int = 60_000
+    """Timeout of the minimal surface's bash, which has no timeout argument."""
 
 
 @attrs.define

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import logging
 import os
 import secrets
+import signal
 from collections.abc import Awaitable, Callable, Generator
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,7 @@ from lsp_server.runtime.contract import SURFACES, Registry
 from lsp_server.runtime.dispatch import CallRecord, Runtime
 from lsp_server.runtime.errors import ToolError
 from lsp_server.runtime.workspace import Workspace
+from lsp_server.shell.jobs import JobManager
 from lsp_server.state import state_dir
 from lsp_server.tools import build_registry
 
@@ -129,6 +132,8 @@ class ToolhostServer(LanguageServer):
         self.features = ClientFeatures()
         self.runtime: Runtime | None = None
         self.shutdown_hooks: list[ShutdownHook] = []
+        # Synchronous last-resort stops (SIGTERM, interpreter exit): kill, never wait.
+        self.kill_hooks: list[Callable[[], None]] = []
         self.status_providers: dict[str, StatusProvider] = {}
         self._closed = False
 
@@ -184,6 +189,13 @@ class ToolhostServer(LanguageServer):
         )
         runtime.progress_sender = self._send_progress
         runtime.listeners.append(self._did_call)
+        jobs = JobManager(self.config.shell.max_background_jobs)
+        runtime.services.register(JobManager, jobs)
+        self.shutdown_hooks.append(jobs.shutdown)
+        self.status_providers["jobs"] = jobs.status
+        self.kill_hooks.append(jobs.kill_all_now)
+        # Last resort when the interpreter exits some other way: no orphaned job processes.
+        atexit.register(jobs.kill_all_now)
         return runtime
 
     def _send_progress(self, token: str | int, value: dict[str, Any]) -> None:
@@ -374,9 +386,26 @@ def create_server(root: Path | None = None, tcp_token: str | None = None) -> Too
     return server
 
 
+def _stop_children_on_sigterm(server: ToolhostServer) -> None:
+    """An editor stopping the server with SIGTERM must not orphan its children: the kill
+    hooks (synchronous, no waiting) run first, then the default action ends the process."""
+
+    def handler(signum: int, frame: object) -> None:
+        for hook in server.kill_hooks:
+            try:
+                hook()
+            except Exception:
+                log.exception("kill hook failed")
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, handler)
+
+
 def serve_stdio(root: Path | None = None) -> None:
     server = create_server(root)
     _setup_logging(server)
+    _stop_children_on_sigterm(server)
 
     async def main() -> None:
         try:
@@ -399,6 +428,7 @@ def serve_tcp(port: int, root: Path | None = None) -> None:
         handle.write(token + "\n")
     server = create_server(root, tcp_token=token)
     _setup_logging(server)
+    _stop_children_on_sigterm(server)
     print(
         f"toolhost: listening on 127.0.0.1:{port}; token in {token_file}",
         flush=True,

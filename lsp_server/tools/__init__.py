@@ -16,6 +16,9 @@ TOOL_MODULES: tuple[str, ...] = (
     "ls",
     "view_image",
     "minimal_grep",
+    "bash",
+    "jobs",
+    "minimal_bash",
 )
 
 

@@ -1,0 +1,100 @@
+"""Bounded output buffers: memory stays flat even for hundreds of megabytes of output."""
+
+from __future__ import annotations
+
+from collections import deque
+
+
+class HeadTailCapture:
+    """Keeps the first and the last `limit // 2` bytes of a stream and counts the rest.
+
+    The tail is a deque of chunks trimmed from the left, so feeding costs O(chunk) and
+    memory stays under `limit` plus one chunk however much arrives.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self._head_limit = max(limit // 2, 1)
+        self._tail_limit = max(limit - self._head_limit, 1)
+        self._head = bytearray()
+        self._tail: deque[bytes] = deque()
+        self._tail_size = 0
+        self.total = 0
+
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self._head_limit - len(self._head)
+        if room > 0:
+            self._head += chunk[:room]
+            chunk = chunk[room:]
+        if not chunk:
+            return
+        self._tail.append(chunk)
+        self._tail_size += len(chunk)
+        while self._tail and self._tail_size - len(self._tail[0]) >= self._tail_limit:
+            self._tail_size -= len(self._tail.popleft())
+
+    @property
+    def dropped(self) -> int:
+        """Bytes that arrived but are no longer kept (between head and tail)."""
+        return self.total - len(self._head) - min(self._tail_size, self._tail_limit)
+
+    def head(self) -> bytes:
+        return bytes(self._head)
+
+    def tail(self) -> bytes:
+        data = b"".join(self._tail)
+        return data[-self._tail_limit :] if len(data) > self._tail_limit else data
+
+    def last_bytes(self, count: int) -> bytes:
+        """The most recent `count` bytes (for progress lines), cheap to call often."""
+        pieces: list[bytes] = []
+        size = 0
+        for chunk in reversed(self._tail):
+            pieces.append(chunk)
+            size += len(chunk)
+            if size >= count:
+                break
+        if size < count and self.dropped == 0:
+            pieces.append(bytes(self._head))
+        return b"".join(reversed(pieces))[-count:]
+
+
+class RollingBuffer:
+    """The last `limit` bytes of a long-running job's output, addressed by absolute offset.
+
+    Readers keep a cursor (an absolute offset); output older than the buffer is counted
+    as dropped when a reader asks for it.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self._limit = max(limit, 1)
+        self._chunks: deque[bytes] = deque()
+        self._size = 0
+        # Absolute offset of the first byte still kept.
+        self.start = 0
+
+    @property
+    def end(self) -> int:
+        return self.start + self._size
+
+    def append(self, chunk: bytes) -> None:
+        if not chunk:
+            return
+        self._chunks.append(chunk)
+        self._size += len(chunk)
+        while self._size - len(self._chunks[0]) >= self._limit:
+            dropped = self._chunks.popleft()
+            self._size -= len(dropped)
+            self.start += len(dropped)
+        excess = self._size - self._limit
+        if excess > 0:
+            self._chunks[0] = self._chunks[0][excess:]
+            self._size -= excess
+            self.start += excess
+
+    def read_from(self, offset: int) -> tuple[bytes, int]:
+        """Bytes from `offset` to the end, and how many bytes before them were dropped."""
+        data = b"".join(self._chunks)
+        if offset < self.start:
+            return data, self.start - offset
+        return data[offset - self.start :], 0

@@ -1,0 +1,304 @@
+"""Background jobs: commands that keep running while the agent does other things.
+
+A job's output goes into a rolling buffer addressed by absolute byte offsets; each
+session keeps its own cursor, so `job_output` returns what that session has not seen
+yet. When the main process ends, leftovers are handled as for a foreground command.
+Every job dies with its session or the server (`close_session`, `shutdown`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+import attrs
+
+from lsp_server.shell import processes
+from lsp_server.shell.capture import RollingBuffer
+from lsp_server.shell.environment import command_environment, shell_program
+from lsp_server.shell.pipes import OutputPipe, start_process
+from lsp_server.shell.runner import RunLimits, looks_daemonising, new_marker, shell_script
+
+log = logging.getLogger(__name__)
+
+JobStatus = Literal["running", "exited", "killed", "failed"]
+Notify = Callable[[dict[str, Any]], Awaitable[None]]
+
+_KEEP_FINISHED = 50
+
+
+@attrs.define(eq=False)
+class Job:
+    id: str
+    session: str
+    command: str
+    cwd: Path
+    marker: str
+    limits: RunLimits
+    output: RollingBuffer
+    notify: Notify | None = None
+    started_at: float = attrs.Factory(time.time)
+    status: JobStatus = "running"
+    exit_code: int | None = None
+    finished_at: float | None = None
+    kill_reason: str | None = None
+    note: str = ""
+    """What happened to processes left behind when the job ended."""
+    pid: int | None = None
+    cursors: dict[str, int] = attrs.Factory(dict)
+    _changed: asyncio.Event = attrs.Factory(asyncio.Event)
+    _watcher: asyncio.Task[None] | None = None
+
+    def feed(self, chunk: bytes) -> None:
+        self.output.append(chunk)
+        self._signal_change()
+
+    def _signal_change(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def wait_change(self, seconds: float) -> bool:
+        """True when output or status changed within `seconds`."""
+        if seconds <= 0:
+            return False
+        try:
+            await asyncio.wait_for(self._changed.wait(), seconds)
+        except TimeoutError:
+            return False
+        return True
+
+    @property
+    def running(self) -> bool:
+        return self.status == "running"
+
+    def status_line(self) -> str:
+        if self.status == "exited":
+            return f"[status: exited {self.exit_code}]"
+        return f"[status: {self.status}]"
+
+    def unread_bytes(self, session: str) -> int:
+        return self.output.end - self.cursors.get(session, 0)
+
+    def public(self) -> dict[str, Any]:
+        """The job as listed by toolhost/status."""
+        return {
+            "jobId": self.id,
+            "session": self.session,
+            "command": self.command,
+            "status": self.status,
+            "exitCode": self.exit_code,
+            "pid": self.pid,
+            "startedAt": self.started_at,
+            "finishedAt": self.finished_at,
+            "outputBytes": self.output.end,
+        }
+
+
+@attrs.frozen
+class JobRead:
+    text: str
+    dropped_bytes: int
+    matched_lines: int | None
+    """With a filter: how many of the new lines matched."""
+    total_lines: int | None
+
+
+def _complete_lines(data: bytes, keep_partial: bool) -> tuple[bytes, int]:
+    """The part of `data` to consume: up to the last newline when a partial line should
+    wait for its end (a filtered read of a running job)."""
+    if not keep_partial:
+        return data, len(data)
+    cut = data.rfind(b"\n") + 1
+    return data[:cut], cut
+
+
+class JobManager:
+    """All background jobs of the server (a service: one instance, owned by the server)."""
+
+    def __init__(self, max_running: int = 16) -> None:
+        self._jobs: dict[str, Job] = {}
+        self._counter = 0
+        self._max_running = max_running
+
+    def get(self, job_id: str) -> Job | None:
+        return self._jobs.get(job_id)
+
+    def jobs(self) -> list[Job]:
+        return list(self._jobs.values())
+
+    def running_count(self) -> int:
+        return sum(1 for job in self._jobs.values() if job.running)
+
+    @property
+    def max_running(self) -> int:
+        return self._max_running
+
+    async def start(
+        self,
+        command: str,
+        cwd: Path,
+        session: str,
+        limits: RunLimits,
+        notify: Notify | None = None,
+    ) -> Job:
+        """Start `command`; raises OSError when it cannot be started."""
+        self._counter += 1
+        marker = new_marker()
+        job = Job(
+            id=f"bash-{self._counter}",
+            session=session,
+            command=command,
+            cwd=cwd,
+            marker=marker,
+            limits=limits,
+            output=RollingBuffer(limits.capture_bytes),
+            notify=notify,
+        )
+        env = command_environment(marker)
+        argv = [*shell_program(env), shell_script(None), "bash", command]
+        process, pipe = await start_process(argv, cwd, env, job.feed)
+        job.pid = process.pid
+        self._jobs[job.id] = job
+        self._prune_finished()
+        job._watcher = asyncio.create_task(self._watch(job, process, pipe))
+        await self._notify(job)
+        return job
+
+    async def _watch(self, job: Job, process: asyncio.subprocess.Process, pipe: OutputPipe) -> None:
+        pgid = process.pid
+        try:
+            await process.wait()
+            pipe_held = not await pipe.wait_closed(job.limits.pipe_wait_seconds)
+            leftovers = await anyio.to_thread.run_sync(processes.find_processes, pgid, job.marker)
+            if leftovers:
+                names = ", ".join(p.describe() for p in leftovers)
+                if job.limits.kill_daemons or not looks_daemonising(job.command):
+                    await processes.terminate(pgid, job.marker, job.limits.kill_grace_seconds)
+                    job.note = f"killed {len(leftovers)} process(es) left when it ended: {names}"
+                else:
+                    job.note = f"left running (the command daemonised them): {names}"
+            elif pipe_held:
+                job.note = "processes outside the job still held its output pipe"
+            await pipe.wait_closed(1.0)
+            job.exit_code = process.returncode
+            job.status = "killed" if job.kill_reason is not None else "exited"
+        except asyncio.CancelledError:
+            processes.kill_now(pgid, job.marker)
+            job.status = "killed"
+            raise
+        except Exception:
+            log.exception("background job %s failed", job.id)
+            processes.kill_now(pgid, job.marker)
+            job.status = "failed"
+        finally:
+            pipe.close()
+            job.finished_at = time.time()
+            job._signal_change()
+        await self._notify(job)
+
+    async def _notify(self, job: Job) -> None:
+        if job.notify is None:
+            return
+        params: dict[str, Any] = {
+            "jobId": job.id,
+            "session": job.session,
+            "status": job.status,
+            "newBytes": job.unread_bytes(job.session),
+        }
+        if job.exit_code is not None:
+            params["exitCode"] = job.exit_code
+        try:
+            await job.notify(params)
+        except Exception:
+            # The client may be gone; the job's state is still right.
+            log.debug("toolhost/jobUpdate for %s not delivered", job.id, exc_info=True)
+
+    def _prune_finished(self) -> None:
+        finished = [job for job in self._jobs.values() if not job.running]
+        for job in finished[: max(len(finished) - _KEEP_FINISHED, 0)]:
+            del self._jobs[job.id]
+
+    def read(self, job: Job, session: str, pattern: re.Pattern[str] | None = None) -> JobRead:
+        """New output since `session` last read, advancing its cursor."""
+        cursor = job.cursors.get(session, 0)
+        data, dropped = job.output.read_from(cursor)
+        consumed, size = _complete_lines(data, keep_partial=pattern is not None and job.running)
+        job.cursors[session] = max(cursor, job.output.start) + size
+        text = consumed.decode("utf-8", "replace")
+        if pattern is None:
+            return JobRead(text, dropped, None, None)
+        lines = text.splitlines()
+        matched = [line for line in lines if pattern.search(line)]
+        return JobRead("\n".join(matched), dropped, len(matched), len(lines))
+
+    def has_match(self, job: Job, session: str, pattern: re.Pattern[str]) -> bool:
+        """Whether unread complete lines match, without moving the cursor."""
+        data, _ = job.output.read_from(job.cursors.get(session, 0))
+        consumed, _ = _complete_lines(data, keep_partial=job.running)
+        text = consumed.decode("utf-8", "replace")
+        return any(pattern.search(line) for line in text.splitlines())
+
+    async def wait(
+        self, job: Job, session: str, seconds: float, pattern: re.Pattern[str] | None
+    ) -> bool:
+        """Until the job ends, or (with a pattern) a new line matches, or time runs out.
+        True when the wait ended for a reason other than the timeout."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while True:
+            if not job.running:
+                return True
+            if pattern is not None and self.has_match(job, session, pattern):
+                return True
+            if not await job.wait_change(deadline - loop.time()):
+                return False
+
+    async def kill(self, job: Job, reason: str) -> bool:
+        """Kill the job's processes; False when it had already finished."""
+        if not job.running:
+            return False
+        job.kill_reason = reason
+        await processes.terminate(job.pid, job.marker, job.limits.kill_grace_seconds)
+        if job._watcher is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(job._watcher), 5.0)
+        return True
+
+    async def close_session(self, session: str) -> None:
+        """Kill every running job of `session` (its client went away)."""
+        await self._stop_all([job for job in self._jobs.values() if job.session == session])
+
+    async def shutdown(self) -> None:
+        """Kill every running job (server exit)."""
+        await self._stop_all(list(self._jobs.values()))
+
+    async def _stop_all(self, jobs: list[Job]) -> None:
+        """Terminate jobs without touching their watcher tasks: at server exit this runs on
+        a fresh event loop, after the one the watchers belonged to has gone."""
+        running = [job for job in jobs if job.running]
+        for job in running:
+            job.kill_reason = "stopped with its session or the server"
+        grace = max((job.limits.kill_grace_seconds for job in running), default=0.0)
+        await asyncio.gather(*(processes.terminate(job.pid, job.marker, grace) for job in running))
+        for job in running:
+            if job.running:
+                job.status = "killed"
+                job.finished_at = time.time()
+
+    def kill_all_now(self) -> None:
+        """SIGKILL every running job without waiting (last resort at interpreter exit)."""
+        for job in self._jobs.values():
+            if job.running:
+                processes.kill_now(job.pid, job.marker)
+
+    def status(self) -> list[dict[str, Any]]:
+        """Jobs for toolhost/status, running first."""
+        jobs = sorted(self._jobs.values(), key=lambda j: (not j.running, j.started_at))
+        return [job.public() for job in jobs]

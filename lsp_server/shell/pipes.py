@@ -1,0 +1,81 @@
+"""Starting a command with one pipe for stdout and stderr, read without back-pressure.
+
+Both streams share a single pipe, so output keeps its arrival order. The read end is
+ours (not an asyncio StreamReader): we decide when to stop waiting for processes that
+still hold it, and closing it never waits for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+Sink = Callable[[bytes], None]
+
+
+class _PipeProtocol(asyncio.Protocol):
+    def __init__(self, sink: Sink, closed: asyncio.Future[None]) -> None:
+        self._sink = sink
+        self._closed = closed
+
+    def data_received(self, data: bytes) -> None:
+        self._sink(data)
+
+    def eof_received(self) -> bool:
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self._closed.done():
+            self._closed.set_result(None)
+
+
+class OutputPipe:
+    """The read end of a command's output pipe; `closed` resolves at end of file."""
+
+    def __init__(self, transport: asyncio.ReadTransport, closed: asyncio.Future[None]) -> None:
+        self._transport = transport
+        self.closed = closed
+
+    async def wait_closed(self, seconds: float) -> bool:
+        """True when every writer closed the pipe within `seconds`."""
+        if self.closed.done():
+            return True
+        try:
+            await asyncio.wait_for(asyncio.shield(self.closed), seconds)
+        except TimeoutError:
+            return False
+        return True
+
+    def close(self) -> None:
+        """Stop reading; writers that remain get SIGPIPE/EPIPE on their next write."""
+        self._transport.close()
+
+
+async def start_process(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str], sink: Sink
+) -> tuple[asyncio.subprocess.Process, OutputPipe]:
+    """Start `argv` in a new session (no controlling terminal), stdin from /dev/null."""
+    loop = asyncio.get_running_loop()
+    read_fd, write_fd = os.pipe()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=write_fd,
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,
+        )
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+    closed: asyncio.Future[None] = loop.create_future()
+    reader = os.fdopen(read_fd, "rb", buffering=0)
+    transport, _ = await loop.connect_read_pipe(lambda: _PipeProtocol(sink, closed), reader)
+    return process, OutputPipe(transport, closed)

@@ -1,0 +1,209 @@
+"""Running one shell command to completion without ever hanging the caller.
+
+The command runs as `bash -c` in a session of its own with stdin from /dev/null and the
+non-interactive environment. The caller gets the combined output (bounded: head and tail
+kept, the rest counted), the exit code, the folder the command ended in, and a list of
+what it left behind. On timeout the whole group is terminated; on cancellation it is
+killed at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shlex
+import signal
+import tempfile
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import anyio
+import attrs
+
+from lsp_server.shell import processes
+from lsp_server.shell.capture import HeadTailCapture
+from lsp_server.shell.environment import command_environment, shell_program
+from lsp_server.shell.pipes import start_process
+from lsp_server.shell.processes import ProcessInfo
+
+# Words that say the command meant to leave something running.
+_DAEMONISING = re.compile(r"(?<![\w-])(nohup|setsid|disown)(?![\w-])")
+_PROGRESS_SECONDS = 0.5
+_DRAIN_SECONDS = 1.0
+
+ProgressCallback = Callable[[str], Awaitable[None]]
+
+
+@attrs.frozen
+class RunLimits:
+    timeout_seconds: float
+    kill_grace_seconds: float = 2.0
+    pipe_wait_seconds: float = 2.0
+    capture_bytes: int = 8 * 1024 * 1024
+    kill_daemons: bool = True
+
+
+@attrs.define
+class CommandResult:
+    output: str
+    """Decoded output; where bytes were dropped it says so in place."""
+    exit_code: int | None
+    """None after a timeout; negative: killed by that signal."""
+    timed_out: bool
+    total_bytes: int
+    dropped_bytes: int
+    final_cwd: Path | None
+    """The folder the shell ended in (None when it could not tell)."""
+    leftovers: list[ProcessInfo]
+    """Processes still running after the command ended (or at the timeout)."""
+    leftovers_killed: bool
+    daemonised: bool
+    """The command plainly meant to leave processes behind (nohup, setsid, disown)."""
+    pipe_held: bool
+    """Processes still held the output pipe when we stopped waiting for them."""
+
+
+def looks_daemonising(command: str) -> bool:
+    return _DAEMONISING.search(command) is not None
+
+
+def new_marker() -> str:
+    return f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+
+
+def decode_capture(capture: HeadTailCapture) -> str:
+    """The kept head and tail, with the dropped middle named in place."""
+    if capture.dropped == 0:
+        return (capture.head() + capture.tail()).decode("utf-8", "replace")
+    head = capture.head().decode("utf-8", "replace")
+    tail = capture.tail().decode("utf-8", "replace")
+    gap = (
+        f"\n[... {capture.dropped} bytes of output dropped here: the command printed "
+        f"{capture.total} bytes, the first {len(capture.head())} and the last "
+        f"{len(capture.tail())} are kept ...]\n"
+    )
+    return head + gap + tail
+
+
+def shell_script(cwd_file: Path | None) -> str:
+    """The script `bash -c` runs; the command itself is its first argument.
+
+    An EXIT trap records the final folder even when the command ends with `exit N`.
+    `eval` of the argument keeps the command's own line numbers in error messages and
+    keeps our wrapper out of them.
+    """
+    trap = ""
+    if cwd_file is not None:
+        action = "pwd -P > " + shlex.quote(str(cwd_file))
+        trap = f"trap {shlex.quote(action)} EXIT; "
+    return trap + '__toolhost_command=$1; shift; eval "$__toolhost_command"'
+
+
+def _read_cwd(cwd_file: Path) -> Path | None:
+    try:
+        text = cwd_file.read_text(errors="replace").strip()
+    except OSError:
+        return None
+    return Path(text) if text.startswith("/") else None
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
+
+
+async def _report_progress(capture: HeadTailCapture, report: ProgressCallback) -> None:
+    """Every half second, the last complete line printed since the previous report."""
+    seen = 0
+    while True:
+        await asyncio.sleep(_PROGRESS_SECONDS)
+        if capture.total == seen:
+            continue
+        seen = capture.total
+        lines = capture.last_bytes(400).decode("utf-8", "replace").splitlines()
+        line = next((text.strip() for text in reversed(lines) if text.strip()), "")
+        if line:
+            await report(line[:200])
+
+
+async def run_command(
+    command: str,
+    cwd: Path,
+    limits: RunLimits,
+    *,
+    on_progress: ProgressCallback | None = None,
+    marker: str | None = None,
+) -> CommandResult:
+    """Run `command` in `cwd`; raises only on a failure to start (OSError) or when the
+    caller is cancelled, in which case every process of the command is killed first."""
+    marker = marker or new_marker()
+    capture = HeadTailCapture(limits.capture_bytes)
+    fd, cwd_name = tempfile.mkstemp(prefix="toolhost-cwd-")
+    os.close(fd)
+    cwd_file = Path(cwd_name)
+    env = command_environment(marker)
+    argv = [*shell_program(env), shell_script(cwd_file), "bash", command]
+    ticker: asyncio.Task[None] | None = None
+    process = None
+    pipe = None
+    try:
+        process, pipe = await start_process(argv, cwd, env, capture.feed)
+        pgid = process.pid
+        if on_progress is not None:
+            ticker = asyncio.create_task(_report_progress(capture, on_progress))
+        timed_out = False
+        try:
+            await asyncio.wait_for(process.wait(), limits.timeout_seconds)
+        except TimeoutError:
+            timed_out = True
+        if timed_out:
+            leftovers = await processes.terminate(pgid, marker, limits.kill_grace_seconds)
+            await pipe.wait_closed(_DRAIN_SECONDS)
+            pipe_held = False
+            killed = True
+        else:
+            # Grandchildren may still hold the pipe (`sleep 100 &`): wait a bounded time.
+            pipe_held = not await pipe.wait_closed(limits.pipe_wait_seconds)
+            leftovers = await anyio.to_thread.run_sync(processes.find_processes, pgid, marker)
+            killed = bool(leftovers) and (limits.kill_daemons or not looks_daemonising(command))
+            if killed:
+                await processes.terminate(pgid, marker, limits.kill_grace_seconds)
+                await pipe.wait_closed(_DRAIN_SECONDS)
+        return CommandResult(
+            output=decode_capture(capture),
+            exit_code=None if timed_out else process.returncode,
+            timed_out=timed_out,
+            total_bytes=capture.total,
+            dropped_bytes=capture.dropped,
+            final_cwd=None if timed_out else _read_cwd(cwd_file),
+            leftovers=leftovers,
+            leftovers_killed=killed,
+            daemonised=looks_daemonising(command),
+            pipe_held=pipe_held,
+        )
+    except BaseException:
+        # Cancellation ($/cancelRequest) or an internal error: nothing may survive it.
+        if process is not None:
+            processes.kill_now(process.pid, marker)
+        raise
+    finally:
+        if ticker is not None:
+            ticker.cancel()
+        if pipe is not None:
+            pipe.close()
+        _remove(cwd_file)
+
+
+def describe_exit(exit_code: int | None) -> str:
+    if exit_code is None:
+        return "no exit code"
+    if exit_code < 0:
+        try:
+            name = signal.Signals(-exit_code).name
+        except ValueError:
+            name = f"signal {-exit_code}"
+        return f"killed by {name}"
+    return f"exit code {exit_code}"
