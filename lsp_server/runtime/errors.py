@@ -31,6 +31,13 @@ LSP_UNAVAILABLE = "lsp.unavailable"
 LSP_NOT_READY = "lsp.not_ready"
 LSP_CRASHED = "lsp.crashed"
 INTERNAL_ERROR = "internal_error"
+WEB_INVALID_URL = "web.invalid_url"
+WEB_BLOCKED_ADDRESS = "web.blocked_address"
+WEB_FETCH_FAILED = "web.fetch_failed"
+WEB_HTTP_STATUS = "web.http_status"
+GOAL_CONFLICT = "goal.revision_conflict"
+GOAL_EXISTS = "goal.unfinished_exists"
+GOAL_NOT_FOUND = "goal.not_found"
 
 
 class ToolError(Exception):
