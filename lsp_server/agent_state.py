@@ -83,9 +83,11 @@ class TodoList:
 
     def status(self) -> dict[str, Any]:
         return {
-            "items": [{"content": item.content, "status": item.status} for item in self.items],
-            "counts": self.counts(),
-            "revision": self.revision,
+            "todos": {
+                "items": [{"content": i.content, "status": i.status} for i in self.items],
+                "counts": self.counts(),
+                "revision": self.revision,
+            }
         }
 
 
@@ -244,6 +246,8 @@ class PresentedFiles:
 
     def status(self) -> dict[str, Any]:
         return {
-            "files": [attrs.asdict(item) for item in self.files],
-            "declarations": self.declarations,
+            "presented": {
+                "files": [attrs.asdict(item) for item in self.files],
+                "declarations": self.declarations,
+            }
         }

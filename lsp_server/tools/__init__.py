@@ -11,6 +11,10 @@ TOOL_MODULES: tuple[str, ...] = (
     "delete_range",
     "move_file",
     "minimal_files",
+    "notebook_edit",
+    "web_fetch",
+    "agent_state",
+    "present",
 )
 
 

@@ -81,14 +81,14 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> WritePlan:
     )
     # nbformat validation of a large notebook is CPU work: keep it off the event loop.
     result = await anyio.to_thread.run_sync(apply_cell_edit, current.text, edit)
-    encoding = "utf-8-sig" if current.bom else "utf-8"
     return WritePlan(
         changes=[
             FileChange(
                 path=path,
                 before=current,
                 after=result.text,
-                raw_after=result.text.encode(encoding),
+                # Verbatim: the spliced JSON already has the file's own newlines.
+                raw_after=current.bom + result.text.encode("utf-8"),
             )
         ],
         message=(

@@ -86,7 +86,7 @@ def _check_regular_file(shown: str, literal: Path, real: Path) -> None:
 
 def _checked(ctx: ToolContext, text: str) -> Path:
     """The file's real path after confinement and the regular-file/no-symlink checks."""
-    real = ctx.workspace.resolve(text, access="read")
+    real = ctx.workspace.resolve(text, access="read", base=ctx.session.cwd)
     literal = Path(text).expanduser()
     if not literal.is_absolute():
         literal = Path(ctx.session.cwd) / literal

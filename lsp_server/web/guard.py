@@ -157,7 +157,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         self,
         host: str,
         port: int,
-        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
+        timeout: float | None = None,
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.AsyncNetworkStream:
@@ -194,7 +194,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
     async def connect_unix_socket(
         self,
         path: str,
-        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's interface
+        timeout: float | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         raise BlockedAddress(path, None, "a Unix socket, which web_fetch never uses")

@@ -9,9 +9,11 @@ from a table for test names and refuses to look up anything else on the real net
 
 from __future__ import annotations
 
+import http.server
 import ipaddress
 import socket
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -84,3 +86,63 @@ def fence(monkeypatch: pytest.MonkeyPatch) -> Any:
     network = NetworkFence(monkeypatch)
     yield network
     network.assert_clean()
+
+
+PAGE = """<!doctype html>
+<html><head><title>Release notes</title><style>body { color: red }</style>
+<script>document.write("tracking")</script></head>
+<body><h1>Release 2.0</h1><p>Faster <b>startup</b> and a <a href="/docs/new.html">new guide</a>.</p>
+<ul><li>fixed crash</li><li>new API</li></ul></body></html>"""
+
+REDIRECTS = {
+    "/to-metadata": "http://169.254.169.254/latest/meta-data/",
+    "/to-private": "http://10.0.0.1/admin",
+    "/to-mapped": "http://[::ffff:10.0.0.1]/",
+    "/to-ula": "http://[fd00::1]/",
+    "/to-internal-name": "http://intranet.test/",
+    "/to-page": "/page.html",
+}
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+        pass
+
+    def _send(self, status: int, content_type: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        if self.path in REDIRECTS:
+            self.send_response(302)
+            self.send_header("Location", REDIRECTS[self.path])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif self.path == "/page.html":
+            self._send(200, "text/html; charset=utf-8", PAGE.encode())
+        elif self.path == "/host":
+            self._send(200, "text/plain", f"host={self.headers['Host']}".encode())
+        elif self.path == "/big":
+            self._send(200, "text/plain", b"0123456789abcdef\n" * 200_000)
+        elif self.path == "/latin1":
+            self._send(200, "text/html; charset=iso-8859-1", "<p>café crème</p>".encode("latin-1"))
+        elif self.path == "/image":
+            self._send(200, "image/png", b"\x89PNG\r\n\x1a\n" + b"\0" * 64)
+        else:
+            self._send(404, "text/html", b"<h1>Not here</h1>")
+
+
+@pytest.fixture
+def site() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+    thread.join()

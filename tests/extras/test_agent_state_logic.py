@@ -30,7 +30,7 @@ def test_todo_list_replaces_counts_and_rejects_duplicates() -> None:
     assert [item.content for item in todos.items] == ["write tests", "fix bug"]  # unchanged
     todos.replace([])
     assert todos.render() == "Todo list cleared (0 items)."
-    assert todos.status()["revision"] == 2
+    assert todos.status()["todos"]["revision"] == 2
 
 
 def test_goal_lifecycle_with_exact_revisions() -> None:
