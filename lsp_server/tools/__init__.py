@@ -15,6 +15,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "web_fetch",
     "agent_state",
     "present",
+    "use_capability",
 )
 
 
