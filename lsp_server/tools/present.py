@@ -10,6 +10,7 @@ from typing import Any
 import anyio
 
 from lsp_server.agent_state import PresentedFile, PresentedFiles
+from lsp_server.protocol import PresentedFileInfo, PresentParams
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
 from lsp_server.runtime.errors import FS_NOT_A_FILE, FS_NOT_FOUND, INVALID_ARGUMENT, ToolError
@@ -107,13 +108,8 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             PresentedFile(ctx.workspace.relative(real), real.as_uri(), item.get("description"))
         )
     ctx.session.extension(PresentedFiles).declare(chosen)
-    ctx.client.notify(
-        NOTIFICATION,
-        {
-            "sessionId": ctx.session.id,
-            "files": [{"path": f.path, "uri": f.uri, "description": f.description} for f in chosen],
-        },
-    )
+    infos = [PresentedFileInfo(f.path, f.uri, f.description) for f in chosen]
+    ctx.client.notify(NOTIFICATION, PresentParams(session=ctx.session.id, files=infos))
     lines = [f"presented {len(chosen)} file(s):"]
     lines += [f"- {f.path}" + (f" — {f.description}" if f.description else "") for f in chosen]
     return ToolOutput("\n".join(lines), paths=reals)

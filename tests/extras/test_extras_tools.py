@@ -8,6 +8,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from lsp_server.runtime.client import NoClient
 from lsp_server.runtime.dispatch import Runtime
 from tests.extras.test_notebook_engine import FIXTURE, assert_only_cell_changed
@@ -148,10 +150,20 @@ async def test_present_checks_files_and_notifies_the_client(tmp_path: Path) -> N
     assert isinstance(runtime.client, NoClient)
     method, params = runtime.client.notifications[-1]
     assert method == "toolhost/present"
-    assert params["files"][0] == {
-        "path": "out/report.md",
-        "uri": (root / "out" / "report.md").resolve().as_uri(),
-        "description": "the report",
+    assert attrs.asdict(params) == {
+        "session": "default",
+        "files": [
+            {
+                "path": "out/report.md",
+                "uri": (root / "out" / "report.md").resolve().as_uri(),
+                "description": "the report",
+            },
+            {
+                "path": "out/data.csv",
+                "uri": (root / "out" / "data.csv").resolve().as_uri(),
+                "description": None,
+            },
+        ],
     }
     assert runtime.sessions.get("default").status()["presented"]["declarations"] == 1
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import shutil
@@ -17,7 +18,14 @@ from lsp_server.runtime.storm import StormBreaker, convergence_sentence
 from lsp_server.tools import all_tools, build_registry
 from lsp_server.tools.use_capability import COMPRESS_EXPLANATION
 from tests.extras.test_notebook_engine import FIXTURE
-from tests.helpers import call_tool, make_runtime, text_of
+from tests.helpers import (
+    call_tool,
+    lsp_call,
+    lsp_session,
+    make_runtime,
+    make_test_client,
+    text_of,
+)
 
 Call = tuple[str, dict[str, Any]]
 
@@ -309,17 +317,28 @@ async def test_three_identical_failing_batches_get_the_convergence_sentence_once
     assert again.error is not None and again.error.details["convergence"].startswith("Convergence")
 
 
-async def test_status_and_core_hash_over_the_protocol(tmp_path: Path) -> None:
-    from tests.helpers import lsp_call, lsp_session
+def client_seeing_present() -> Any:
+    client = make_test_client()
+    client.presented = asyncio.Queue()
 
+    @client.feature("toolhost/present")
+    def _present(params: Any) -> None:
+        client.presented.put_nowait(params)
+
+    return client
+
+
+async def test_status_present_and_core_hash_over_the_protocol(tmp_path: Path) -> None:
     root = make_workspace(tmp_path)
-    async with lsp_session(root) as client:
+    async with lsp_session(root, client_factory=client_seeing_present) as client:
         before = await client.protocol.send_request_async("toolhost/tools", {})
         full = await client.protocol.send_request_async("toolhost/tools", {"surface": "full"})
         await lsp_call(client, "todo_write", {"todos": [{"content": "a", "status": "pending"}]})
         await lsp_call(
             client, "use_capability", via_capability("create_goal", {"objective": "ship"})
         )
+        await lsp_call(client, "present", {"files": [{"path": "a.txt", "description": "A"}]})
+        presented = await asyncio.wait_for(client.presented.get(), 30)
         after = await client.protocol.send_request_async("toolhost/tools", {})
         status = await client.protocol.send_request_async("toolhost/status", {})
     assert before["surfaceHash"] == after["surfaceHash"]
@@ -331,7 +350,12 @@ async def test_status_and_core_hash_over_the_protocol(tmp_path: Path) -> None:
     session = next(s for s in status["sessions"] if s["id"] == "default")
     assert session["goal"]["objective"] == "ship"
     assert session["todos"]["counts"]["pending"] == 1
+    assert session["presented"]["files"][0]["path"] == "a.txt"
     assert json.dumps(session)  # plain JSON all the way
+    assert presented == {
+        "session": "default",
+        "files": [{"path": "a.txt", "uri": (root / "a.txt").as_uri(), "description": "A"}],
+    }
 
 
 def test_runtime_is_reachable_as_a_service(tmp_path: Path) -> None:
