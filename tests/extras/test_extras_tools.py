@@ -91,6 +91,9 @@ async def test_web_fetch_through_the_runtime(fence: Any, site: str, tmp_path: Pa
     missing = await call_tool(allowed, "web_fetch", {"url": f"{site}/nothing"})
     assert error_code(missing) == "web.http_status"
     assert "HTTP 404" in text_of(missing) and "Not here" in text_of(missing)
+    capped = make_runtime(tmp_path, {"web": {"allowLoopback": True, "maxBytes": 1000}})
+    big = await call_tool(capped, "web_fetch", {"url": f"{site}/big", "max_bytes": 5000})
+    assert "first 1000 bytes, truncated" in text_of(big)
     default = make_runtime(tmp_path)
     refused = await call_tool(default, "web_fetch", {"url": f"{site}/page.html"})
     assert error_code(refused) == "web.blocked_address"

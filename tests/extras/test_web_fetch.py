@@ -14,7 +14,7 @@ import pytest
 from lsp_server.runtime.errors import WEB_BLOCKED_ADDRESS, WEB_INVALID_URL, ToolError
 from lsp_server.tools.web_fetch import _render
 from lsp_server.web.fetch import fetch
-from lsp_server.web.guard import AddressGuard, blocked_reason
+from lsp_server.web.guard import AddressGuard, BlockedAddress, GuardedBackend, blocked_reason
 from tests.extras.conftest import REDIRECTS
 
 LOOPBACK_OK = AddressGuard(allow_loopback=True)
@@ -168,3 +168,18 @@ def test_blocked_reason_table(address: str, allowed: bool) -> None:
     assert (blocked_reason(ip, allow_loopback=False) is None) is allowed
     if ip.is_loopback:
         assert blocked_reason(ip, allow_loopback=True) is None
+
+
+class ResolverThatLies(AddressGuard):
+    """A resolver bug stand-in: hands back loopback unchecked, so only the peer check is left."""
+
+    async def resolve(self, host: str, port: int) -> list[Any]:
+        return [ipaddress.ip_address("127.0.0.1")]
+
+
+async def test_the_connected_peer_is_checked_again(fence: Any, site: str) -> None:
+    port = int(site.rsplit(":", 1)[1])
+    backend = GuardedBackend(ResolverThatLies(allow_loopback=False))
+    with pytest.raises(BlockedAddress, match="loopback"):
+        await backend.connect_tcp("app.test", port)
+    assert fence.connects == [("127.0.0.1", port)]  # it connected, then refused the peer
