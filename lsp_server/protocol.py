@@ -173,6 +173,22 @@ class JobUpdateParams:
     new_bytes: int = 0
 
 
+@attrs.define
+class PresentedFileInfo:
+    path: str
+    """Workspace-relative display path."""
+    uri: str
+    description: str | None = None
+
+
+@attrs.define
+class PresentParams:
+    """The agent declared deliverables (the `present` tool); the editor may show them."""
+
+    session: str
+    files: list[PresentedFileInfo]
+
+
 Direction = Literal["client->server", "server->client"]
 
 
@@ -193,6 +209,7 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec("toolhost/saveDocument", SaveDocumentParams, SaveDocumentResult, "server->client"),
     MethodSpec("toolhost/didCall", DidCallParams, None, "server->client"),
     MethodSpec("toolhost/jobUpdate", JobUpdateParams, None, "server->client"),
+    MethodSpec("toolhost/present", PresentParams, None, "server->client"),
 )
 METHOD_TABLE = {spec.method: spec for spec in METHODS}
 EXECUTE_COMMAND_CALL = "toolhost.call"
@@ -215,6 +232,8 @@ MESSAGE_TYPES: tuple[type[Any], ...] = (
     SaveDocumentResult,
     DidCallParams,
     JobUpdateParams,
+    PresentedFileInfo,
+    PresentParams,
 )
 
 

@@ -37,6 +37,7 @@ from lsp_server.runtime.output import bound_text
 from lsp_server.runtime.progress import Progress, ProgressSender
 from lsp_server.runtime.results import ToolOutput, WritePlan
 from lsp_server.runtime.sessions import Session, SessionStore
+from lsp_server.runtime.storm import StormBreaker
 from lsp_server.runtime.validation import Placement, Validators
 from lsp_server.runtime.workspace import Workspace
 
@@ -84,6 +85,8 @@ class Runtime:
             config.policy.mode, config.policy.unattended
         )
         self.services = services or Services()
+        # Tools that call other tools (use_capability) reach this entry point as a service.
+        self.services.register(Runtime, self)
         self.state_dir = state_dir
         self.validators = Validators()
         self.locks = FileLocks()
@@ -107,7 +110,9 @@ class Runtime:
         surface: Surface = params.surface or "full"
         tool = self.registry.get(params.name, surface)
         if tool is None:
-            return self._unknown_tool(params, call_id, surface, started)
+            unknown = self._unknown_tool(params, call_id, surface, started)
+            self._break_storm(session, params, call_id, unknown, f"unknown_tool:{params.name}")
+            return unknown
         state = _CallState(call_id=call_id, tool=tool, session=session)
         try:
             output = await self._run(params, state, placement)
@@ -120,6 +125,8 @@ class Runtime:
                 ToolError(errors.CANCELLED, "the call was cancelled", "run it again if needed"),
                 started,
             )
+            self._notify(state, params, result)
+            return result  # a cancellation is nobody's repeated mistake: no storm bookkeeping
         except Exception as exc:  # the one boundary that turns bugs into values
             incident = uuid.uuid4().hex[:8]
             log.exception("internal error %s in %s", incident, tool.name)
@@ -133,8 +140,67 @@ class Runtime:
                 ),
                 started,
             )
+        if result.error is not None:
+            fallback = f"{result.error.code}:{tool.name}:{_digest(state.arguments)}"
+            self._break_storm(session, params, call_id, result, fallback)
+        else:
+            self._break_storm(session, params, call_id, result, None)
         self._notify(state, params, result)
         return result
+
+    async def call_nested(self, params: CallParams, parent_call_id: str) -> ToolOutput:
+        """A call made by another tool (use_capability) on the target's behalf.
+
+        The same path as `call`: validation (feedback placed inside `arguments`),
+        confinement, approval by the TARGET's own contract, locks, publishing; the target's
+        record goes to the listeners (audit, didCall). The caller bounds the output once,
+        so the full text is returned here, and failures are raised as ToolError."""
+        started = time.monotonic()
+        session = self.sessions.get(params.session or "default")
+        tool = self.registry.get(params.name, "full")
+        if tool is None:
+            raise ToolError(
+                errors.UNKNOWN_TOOL,
+                f"no tool named {params.name!r}",
+                "list the capabilities with use_capability action=list",
+            )
+        call_id = params.call_id or f"{parent_call_id}/{tool.name}"
+        state = _CallState(call_id=call_id, tool=tool, session=session)
+        try:
+            output = await self._run(params, state, "arguments")
+        except ToolError as exc:
+            self._notify(state, params, self._failure(state, exc, started))
+            raise
+        record_only = CallResult(
+            call_id=call_id,
+            is_error=False,
+            content=[],
+            meta=self._meta(state, started, shown=len(output.text), total=len(output.text)),
+        )
+        self._notify(state, params, record_only)
+        for path in state.paths:
+            if path not in output.paths:
+                output.paths.append(path)
+        return output
+
+    def _break_storm(
+        self,
+        session: Session,
+        params: CallParams,
+        call_id: str,
+        result: CallResult,
+        signature: str | None,
+    ) -> None:
+        """Add the convergence sentence when the same failure ends a third batch in a row."""
+        if result.error is not None and result.error.signature:
+            signature = result.error.signature
+        batch = f"batch:{params.batch}" if params.batch else f"call:{call_id}"
+        sentence = session.extension(StormBreaker).record(batch, signature)
+        if sentence is None or result.error is None:
+            return
+        result.content[0]["text"] += "\n" + sentence
+        details = result.error.details if isinstance(result.error.details, dict) else {}
+        result.error.details = {**details, "convergence": sentence}
 
     async def _run(self, params: CallParams, state: _CallState, placement: Placement) -> ToolOutput:
         entry = state.tool.contract
@@ -149,6 +215,7 @@ class Runtime:
                     "violations": [v.as_dict() for v in failure.violations],
                 },
             )
+        state.arguments = args  # before path checks: their failures need the digest too
         ctx = self._context(state, params)
         write_paths: list[Path] = []
         for path_arg in entry.path_args:
@@ -163,7 +230,6 @@ class Runtime:
             state.paths.append(path)
             if path_arg.access == "write":
                 write_paths.append(path)
-        state.arguments = args
         if entry.kind != "edit":
             await self._approve(state, args, diff=None, pre_approved=params.pre_approved)
         async with self.locks.hold(write_paths):
@@ -344,9 +410,7 @@ class Runtime:
         )
 
     def _notify(self, state: _CallState, params: CallParams, result: CallResult) -> None:
-        digest = hashlib.sha256(
-            json.dumps(state.arguments, sort_keys=True, default=str).encode()
-        ).hexdigest()[:16]
+        digest = _digest(state.arguments)
         record = CallRecord(
             call_id=state.call_id,
             session=state.session.id,
@@ -377,3 +441,8 @@ class _CallState:
     paths: list[Path] = attrs.Factory(list)
     written: list[Path] = attrs.Factory(list)
     decision: Decision | None = None
+
+
+def _digest(arguments: Any) -> str:
+    encoded = json.dumps(arguments, sort_keys=True, default=str).encode()
+    return hashlib.sha256(encoded).hexdigest()[:16]

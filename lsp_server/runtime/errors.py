@@ -38,6 +38,13 @@ INTERNAL_ERROR = "internal_error"
 GREP_INVALID_REGEX = "grep.invalid_regex"
 IMAGE_UNSUPPORTED = "image.unsupported"
 IMAGE_TOO_LARGE = "image.too_large"
+WEB_INVALID_URL = "web.invalid_url"
+WEB_BLOCKED_ADDRESS = "web.blocked_address"
+WEB_FETCH_FAILED = "web.fetch_failed"
+WEB_HTTP_STATUS = "web.http_status"
+GOAL_CONFLICT = "goal.revision_conflict"
+GOAL_EXISTS = "goal.unfinished_exists"
+GOAL_NOT_FOUND = "goal.not_found"
 
 
 class ToolError(Exception):

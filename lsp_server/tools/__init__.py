@@ -19,6 +19,11 @@ TOOL_MODULES: tuple[str, ...] = (
     "bash",
     "jobs",
     "minimal_bash",
+    "notebook_edit",
+    "web_fetch",
+    "agent_state",
+    "present",
+    "use_capability",
 )
 
 

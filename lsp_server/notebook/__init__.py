@@ -1,0 +1,1 @@
+"""Notebook editing that changes only the edited cell's bytes."""
