@@ -11,7 +11,7 @@ from typing import TextIO
 
 import anyio
 
-from lsp_server.policy.approval import ApprovalAnswer, ApprovalRequest
+from lsp_server.policy.approval import Answer, ApprovalAnswer, ApprovalRequest
 
 PROMPT = "Allow? [y] once  [s N] session  [a N] always  [n reason] deny: "
 
@@ -41,7 +41,7 @@ def parse_answer(text: str, suggestions: tuple[str, ...]) -> ApprovalAnswer:
         number = int(number_text) if number_text.isdigit() else 1
         if not 1 <= number <= len(suggestions):
             return ApprovalAnswer("deny", reason=f"no suggested rule number {number}")
-        decision = "allow_session" if choice == "s" else "allow_always"
+        decision: Answer = "allow_session" if choice == "s" else "allow_always"
         return ApprovalAnswer(decision, rule=suggestions[number - 1])
     return ApprovalAnswer("deny", reason=f"unrecognised answer {text!r}")
 
@@ -64,7 +64,7 @@ class TerminalAsker:
     async def __call__(self, request: ApprovalRequest) -> dict[str, str]:
         async with self._lock:
             answer = await anyio.to_thread.run_sync(self._prompt, request, abandon_on_cancel=True)
-        result = {"decision": answer.decision}
+        result: dict[str, str] = {"decision": answer.decision}
         if answer.rule:
             result["rule"] = answer.rule
         if answer.reason:
