@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from lsp_server.policy.engine import CallFacts, PathFact, PolicyEngine, RuleSet
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
@@ -173,3 +175,23 @@ def test_split_command_marks_hidden_code_opaque() -> None:
     for command in ["cat <<EOF\nx\nEOF", "diff <(ls) <(ls x)", "echo 'unclosed", "a `b`"]:
         assert split_command(command).opaque, command
     assert not split_command("ls -la | wc -l && echo '$(not run)'").opaque
+
+
+WORDS = st.sampled_from(
+    ["git", "status", "rm", "-rf", "x", "npm", "run", "test:unit", "'a b'", "ls"]
+)
+SEPARATORS = st.sampled_from([" && ", " || ", "; ", " | ", "\n", " & "])
+
+
+@given(
+    first=st.lists(WORDS, min_size=1, max_size=4),
+    rest=st.lists(st.tuples(SEPARATORS, st.lists(WORDS, min_size=1, max_size=4)), min_size=1),
+)
+def test_a_rule_for_one_part_never_approves_a_chain_with_another(first, rest) -> None:
+    command = " ".join(first) + "".join(sep + " ".join(words) for sep, words in rest)
+    parts = split_command(command).segments
+    rule_text = f"bash({' '.join(first)})"
+    policy = engine(allow=[rule_text])
+    covered = all(p.words == parts[0].words or policy.classifier.segment_is_read(p) for p in parts)
+    decision = policy.decide(bash(command))
+    assert (decision.action == "allow") == covered
