@@ -54,7 +54,9 @@ class ApprovalAnswer:
     @classmethod
     def from_result(cls, result: Any) -> ApprovalAnswer:
         """Read the client's result leniently: anything unreadable is a deny that says why."""
-        if hasattr(result, "_asdict"):  # pygls may hand back a namedtuple
+        if attrs.has(type(result)):  # the typed protocol.ApproveResult
+            result = attrs.asdict(result)
+        elif hasattr(result, "_asdict"):  # an untyped pygls namedtuple
             result = result._asdict()
         if not isinstance(result, Mapping):
             return cls("deny", reason="the editor's answer was not an object")
