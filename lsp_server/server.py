@@ -20,7 +20,8 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
 
 from lsp_server import __version__, protocol
-from lsp_server.config import Config, structure_config
+from lsp_server.config import Config
+from lsp_server.policy.wiring import attach_policy, load_layers, reconfigure
 from lsp_server.protocol import (
     PROTOCOL_VERSION,
     CallParams,
@@ -115,6 +116,9 @@ class ToolhostServer(LanguageServer):
         self.registry: Registry = build_registry()
         self.config = Config()
         self.config_problems: list[str] = []
+        self.config_notices: list[str] = []
+        self.init_options: dict[str, Any] = {}
+        self.supports_configuration = False
         self.policy_sources: list[str] = []
         self.features = ClientFeatures()
         self.runtime: Runtime | None = None
@@ -141,12 +145,17 @@ class ToolhostServer(LanguageServer):
         ):
             asyncio.get_running_loop().call_later(0.1, self._drop_connection)
             raise JsonRpcInvalidRequest("toolhost: wrong or missing token for a TCP connection")
-        settings = {k: v for k, v in toolhost_options.items() if k not in _NON_CONFIG_KEYS}
-        self.config = structure_config(settings, self.config_problems)
-        if settings:
-            self.policy_sources.append("initializationOptions")
+        self.init_options = toolhost_options if isinstance(toolhost_options, dict) else {}
+        roots = self._roots(params)
+        loaded = load_layers(self.init_options, roots)
+        self.config = loaded.config
+        self.config_problems += loaded.problems
+        self.config_notices = loaded.notices
+        self.policy_sources = loaded.sources
         self.features = _client_features(params.capabilities)
-        self.runtime = self.build_runtime(self._roots(params))
+        workspace_caps = params.capabilities.workspace
+        self.supports_configuration = bool(workspace_caps and workspace_caps.configuration)
+        self.runtime = self.build_runtime(roots)
         for problem in self.config_problems:
             log.warning("configuration: %s", problem)
 
@@ -180,7 +189,38 @@ class ToolhostServer(LanguageServer):
         )
         runtime.progress_sender = self._send_progress
         runtime.listeners.append(self._did_call)
+        attach_policy(runtime, bridge, problems=self.config_problems)
         return runtime
+
+    async def fetch_client_settings(self) -> None:
+        """workspace/configuration section `toolhost` (between initializationOptions and the
+        workspace file in precedence); asked after `initialized` and on every change."""
+        runtime = self.runtime
+        if runtime is None or not self.supports_configuration:
+            return
+        try:
+            answer = await asyncio.wait_for(
+                self.workspace_configuration_async(
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section="toolhost")])
+                ),
+                timeout=10,
+            )
+        except Exception as exc:  # an editor that fails here must not stop the server
+            log.warning("workspace/configuration failed: %r", exc)
+            return
+        section = answer[0] if answer else None
+        if not isinstance(section, dict):
+            return
+        loaded = load_layers(self.init_options, runtime.workspace.roots, section)
+        reconfigure(runtime, loaded)
+        self.policy_sources = loaded.sources
+        for problem in loaded.problems + loaded.notices:
+            if problem not in self.config_problems and problem not in self.config_notices:
+                self.window_show_message(
+                    types.ShowMessageParams(
+                        type=types.MessageType.Warning, message=f"toolhost: {problem}"
+                    )
+                )
 
     def _send_progress(self, token: str | int, value: dict[str, Any]) -> None:
         self.protocol.notify(types.PROGRESS, types.ProgressParams(token=token, value=value))
@@ -248,9 +288,6 @@ class ToolhostServer(LanguageServer):
                 await asyncio.wait_for(hook(), timeout=10)
             except Exception:
                 log.exception("shutdown hook failed")
-
-
-_NON_CONFIG_KEYS = frozenset({"token", "workspaceTrusted"})
 
 
 def _client_features(capabilities: types.ClientCapabilities) -> ClientFeatures:
@@ -330,13 +367,20 @@ def create_server(root: Path | None = None, tcp_token: str | None = None) -> Too
         ls.setup(params)
 
     @server.feature(types.INITIALIZED)
-    def on_initialized(ls: ToolhostServer, params: types.InitializedParams) -> None:
-        for problem in ls.config_problems:
+    async def on_initialized(ls: ToolhostServer, params: types.InitializedParams) -> None:
+        for problem in ls.config_problems + ls.config_notices:
             ls.window_show_message(
                 types.ShowMessageParams(
                     type=types.MessageType.Warning, message=f"toolhost: {problem}"
                 )
             )
+        await ls.fetch_client_settings()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def on_configuration_changed(
+        ls: ToolhostServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        await ls.fetch_client_settings()
 
     @server.feature("toolhost/tools")
     async def on_tools(ls: ToolhostServer, params: ToolsParams) -> ToolsResult:

@@ -53,16 +53,16 @@ class ApprovalAnswer:
 
     @classmethod
     def from_result(cls, result: Any) -> ApprovalAnswer:
-        """Read the client's result leniently: anything unreadable is a deny that says why."""
+        """Read the client's answer; ValueError says why an unreadable one is refused."""
         if attrs.has(type(result)):  # the typed protocol.ApproveResult
             result = attrs.asdict(result)
         elif hasattr(result, "_asdict"):  # an untyped pygls namedtuple
             result = result._asdict()
         if not isinstance(result, Mapping):
-            return cls("deny", reason="the editor's answer was not an object")
+            raise ValueError("the editor's answer was not an object")
         decision = result.get("decision")
         if decision not in ANSWERS:
-            return cls("deny", reason=f"the editor answered an unknown decision {decision!r}")
+            raise ValueError(f"the editor answered an unknown decision {decision!r}")
         rule = result.get("rule")
         reason = result.get("reason")
         return cls(

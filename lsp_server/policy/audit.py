@@ -7,25 +7,15 @@ Never in the workspace by default (a repository must not be able to read or rewr
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import anyio
 import attrs
-
-from lsp_server.runtime.contract import canonical_json
-
-
-def arguments_digest(arguments: Mapping[str, Any]) -> str:
-    """sha256 of the canonical JSON of the validated arguments (16 hex characters):
-    enough to correlate calls without copying file contents or secrets into the log."""
-    return hashlib.sha256(canonical_json(dict(arguments)).encode()).hexdigest()[:16]
 
 
 @attrs.frozen
@@ -34,6 +24,8 @@ class AuditRecord:
     session: str
     tool: str
     arguments_digest: str
+    """sha256 of the validated arguments (16 hex): correlates calls without copying file
+    contents or secrets into the log."""
     paths: tuple[str, ...]
     decision: str
     """allow | allow_once | allow_session | allow_always | deny | unattended ..."""

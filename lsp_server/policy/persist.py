@@ -8,7 +8,7 @@ from typing import Any
 
 import tomlkit
 
-from lsp_server.policy.state import write_atomically
+from lsp_server.policy.atomic_write import write_atomically
 from lsp_server.policy.trust import TrustStore
 
 WORKSPACE_CONFIG_NAME = ".toolhost.toml"

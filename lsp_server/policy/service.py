@@ -27,13 +27,22 @@ from lsp_server.runtime.errors import (
     PERMISSION_RULE_DENIED,
     PERMISSION_UNATTENDED,
     PERMISSION_USER_DENIED,
-    ToolError,
 )
 
 log = logging.getLogger(__name__)
 
 # Sends a request to whoever can answer (the editor, a terminal); None: nobody can be asked.
 Asker = Callable[[ApprovalRequest], Awaitable[Any]]
+
+
+class PolicyRefusal(Exception):
+    """The call may not run. `reason` completes "<tool> was not allowed: ..."."""
+
+    def __init__(self, code: str, reason: str, rule: str | None = None) -> None:
+        super().__init__(f"{code}: {reason}")
+        self.code = code
+        self.reason = reason
+        self.rule = rule
 
 
 @attrs.frozen
@@ -155,17 +164,12 @@ class PolicyService:
         diff: str | None,
         ask: Asker | None,
     ) -> Authorization:
-        """Allowed -> Authorization; refused -> ToolError(permission.*)."""
+        """Allowed -> Authorization; refused -> PolicyRefusal(permission.*)."""
         decision = self.decide(facts, session)
         if decision.action == "allow":
             return Authorization("allow", decision.rule)
         if decision.action == "deny":
-            raise ToolError(
-                PERMISSION_RULE_DENIED,
-                f"{facts.tool} was not run: {decision.reason}",
-                "do not retry this call; choose another way or ask the user to change the policy",
-                details={"rule": decision.rule},
-            )
+            raise PolicyRefusal(PERMISSION_RULE_DENIED, decision.reason, decision.rule)
         request = self.request(
             facts, call_id=call_id, session=session, arguments=arguments, diff=diff
         )
@@ -177,32 +181,41 @@ class PolicyService:
     def _unattended(self, facts: CallFacts, decision: Decision) -> Authorization:
         if self.policy.unattended == "allow":
             return Authorization("unattended_allow", decision.rule)
-        raise ToolError(
+        raise PolicyRefusal(
             PERMISSION_UNATTENDED,
-            f"{facts.tool} needs the user's approval ({decision.reason}) and no one can be asked",
-            "use a client that answers toolhost/approve, add an allow rule, or ask the user",
-            details={"rule": decision.rule},
+            f"it needs the user's approval ({decision.reason}) and no one can be asked "
+            "(the client did not declare the approvals capability); add an allow rule or "
+            "ask the user",
+            decision.rule,
         )
 
     async def _ask(self, ask: Asker, request: ApprovalRequest) -> ApprovalAnswer:
         timeout = self.policy.approval_timeout_seconds
-        with anyio.move_on_after(timeout) as scope:
-            result = await ask(request)
-        if scope.cancelled_caught:
-            return ApprovalAnswer("deny", reason=f"no answer within {timeout:g} seconds")
-        return ApprovalAnswer.from_result(result)
+        try:
+            with anyio.move_on_after(timeout) as scope:
+                result = await ask(request)
+        except TimeoutError:
+            result, scope = None, None
+        except Exception as exc:  # the editor answered with an error: nobody approved
+            log.warning("toolhost/approve failed: %r", exc)
+            raise PolicyRefusal(
+                PERMISSION_USER_DENIED, f"the editor could not show the approval ({exc})"
+            ) from exc
+        if scope is None or scope.cancelled_caught:
+            raise PolicyRefusal(
+                PERMISSION_USER_DENIED, f"no answer within {timeout:g} seconds counts as a denial"
+            )
+        try:
+            return ApprovalAnswer.from_result(result)
+        except ValueError as exc:
+            raise PolicyRefusal(PERMISSION_USER_DENIED, str(exc)) from exc
 
     async def _apply(
         self, answer: ApprovalAnswer, request: ApprovalRequest, session: str
     ) -> Authorization:
         if answer.decision == "deny":
-            reason = answer.reason or "no reason given"
-            raise ToolError(
-                PERMISSION_USER_DENIED,
-                f"the user denied {request.tool}: {reason}",
-                "do not repeat the call as it was; follow the user's reason or ask what to do",
-                details={"reason": answer.reason},
-            )
+            said = f"the user said: {answer.reason}" if answer.reason else "no reason given"
+            raise PolicyRefusal(PERMISSION_USER_DENIED, f"the user denied it ({said})")
         if answer.decision == "allow_once":
             return Authorization("allow_once", None)
         text = answer.rule or (request.suggested_rules[0] if request.suggested_rules else None)

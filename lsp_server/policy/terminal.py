@@ -70,3 +70,8 @@ class TerminalAsker:
         if answer.reason:
             result["reason"] = answer.reason
         return result
+
+
+async def allow_everything(request: ApprovalRequest) -> dict[str, str]:
+    """`toolhost call --yes`: every "ask" is answered allow_once (deny rules still win)."""
+    return {"decision": "allow_once"}

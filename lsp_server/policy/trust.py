@@ -13,7 +13,7 @@ import json
 import threading
 from pathlib import Path
 
-from lsp_server.policy.state import write_atomically
+from lsp_server.policy.atomic_write import write_atomically
 
 
 def rule_hash(root: Path, rule_text: str) -> str:

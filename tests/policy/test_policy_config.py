@@ -7,7 +7,7 @@ import json
 import tomllib
 from pathlib import Path
 
-from lsp_server.policy.audit import AuditLog, AuditRecord, arguments_digest
+from lsp_server.policy.audit import AuditLog, AuditRecord
 from lsp_server.policy.layers import load_config
 from lsp_server.policy.persist import persist_allow_rule
 from lsp_server.policy.trust import TrustStore
@@ -133,7 +133,7 @@ def test_audit_lines_and_rotation(tmp_path: Path) -> None:
                 call_id=f"c-{index}",
                 session="s",
                 tool="edit_file",
-                arguments_digest=arguments_digest({"path": "a", "n": index}),
+                arguments_digest=f"{index:016x}",
                 paths=("/ws/a",),
                 decision="allow_once",
                 rule=None,

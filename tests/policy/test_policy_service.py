@@ -11,13 +11,12 @@ import pytest
 
 from lsp_server.config import PolicyConfig
 from lsp_server.policy.approval import ApprovalRequest
-from lsp_server.policy.service import PolicyService
+from lsp_server.policy.service import PolicyRefusal, PolicyService
 from lsp_server.policy.trust import TrustStore
 from lsp_server.runtime.errors import (
     PERMISSION_RULE_DENIED,
     PERMISSION_UNATTENDED,
     PERMISSION_USER_DENIED,
-    ToolError,
 )
 
 
@@ -76,10 +75,10 @@ async def test_request_carries_params_as_in_the_protocol(tmp_path: Path) -> None
 async def test_deny_answer_carries_the_users_reason(tmp_path: Path) -> None:
     svc = service(tmp_path)
     ask, _ = answering({"decision": "deny", "reason": "use the helper instead"})
-    with pytest.raises(ToolError) as caught:
+    with pytest.raises(PolicyRefusal) as caught:
         await authorize(svc, edit_facts(svc, "a.py"), ask)
     assert caught.value.code == PERMISSION_USER_DENIED
-    assert "use the helper instead" in caught.value.message
+    assert "use the helper instead" in caught.value.reason
 
 
 async def test_allow_session_is_remembered_for_that_session_only(tmp_path: Path) -> None:
@@ -112,18 +111,18 @@ async def test_timeout_is_deny(tmp_path: Path) -> None:
     async def never(request):  # stub editor that never answers
         await anyio.sleep_forever()
 
-    with pytest.raises(ToolError) as caught:
+    with pytest.raises(PolicyRefusal) as caught:
         await authorize(svc, edit_facts(svc, "a.py"), never)
     assert caught.value.code == PERMISSION_USER_DENIED
-    assert "no answer within" in caught.value.message
+    assert "no answer within" in caught.value.reason
 
 
 async def test_unattended_and_rule_denials(tmp_path: Path) -> None:
     svc = service(tmp_path, deny=["Edit(secret/**)"])
-    with pytest.raises(ToolError) as caught:
+    with pytest.raises(PolicyRefusal) as caught:
         await authorize(svc, edit_facts(svc, "a.py"), None)
     assert caught.value.code == PERMISSION_UNATTENDED
-    with pytest.raises(ToolError) as caught:
+    with pytest.raises(PolicyRefusal) as caught:
         await authorize(svc, edit_facts(svc, "secret/k"), None)
     assert caught.value.code == PERMISSION_RULE_DENIED
     lenient = service(tmp_path, unattended="allow")
@@ -136,7 +135,7 @@ async def test_garbage_answers_are_denials(tmp_path: Path) -> None:
     svc = service(tmp_path)
     for garbage in [None, "yes", {"decision": "sure"}]:
         ask, _ = answering(garbage)
-        with pytest.raises(ToolError) as caught:
+        with pytest.raises(PolicyRefusal) as caught:
             await authorize(svc, edit_facts(svc, "a.py"), ask)
         assert caught.value.code == PERMISSION_USER_DENIED
 
