@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import secrets
@@ -119,6 +120,9 @@ class ToolhostServer(LanguageServer):
         self.config_notices: list[str] = []
         self.init_options: dict[str, Any] = {}
         self.supports_configuration = False
+        # Calls wait until the client's workspace/configuration answer is in (or failed), so
+        # that no call runs under a policy that is about to change.
+        self.settings_ready = asyncio.Event()
         self.policy_sources: list[str] = []
         self.features = ClientFeatures()
         self.runtime: Runtime | None = None
@@ -155,6 +159,8 @@ class ToolhostServer(LanguageServer):
         self.features = _client_features(params.capabilities)
         workspace_caps = params.capabilities.workspace
         self.supports_configuration = bool(workspace_caps and workspace_caps.configuration)
+        if not self.supports_configuration:
+            self.settings_ready.set()
         self.runtime = self.build_runtime(roots)
         for problem in self.config_problems:
             log.warning("configuration: %s", problem)
@@ -192,9 +198,20 @@ class ToolhostServer(LanguageServer):
         attach_policy(runtime, bridge, problems=self.config_problems)
         return runtime
 
+    async def wait_for_settings(self) -> None:
+        # Bounded: a client that never sends `initialized` still gets its calls run.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.settings_ready.wait(), timeout=15)
+
     async def fetch_client_settings(self) -> None:
         """workspace/configuration section `toolhost` (between initializationOptions and the
         workspace file in precedence); asked after `initialized` and on every change."""
+        try:
+            await self._fetch_client_settings()
+        finally:
+            self.settings_ready.set()
+
+    async def _fetch_client_settings(self) -> None:
         runtime = self.runtime
         if runtime is None or not self.supports_configuration:
             return
@@ -221,6 +238,8 @@ class ToolhostServer(LanguageServer):
                         type=types.MessageType.Warning, message=f"toolhost: {problem}"
                     )
                 )
+        self.config_problems[:] = loaded.problems
+        self.config_notices[:] = loaded.notices
 
     def _send_progress(self, token: str | int, value: dict[str, Any]) -> None:
         self.protocol.notify(types.PROGRESS, types.ProgressParams(token=token, value=value))
@@ -388,7 +407,9 @@ def create_server(root: Path | None = None, tcp_token: str | None = None) -> Too
 
     @server.feature("toolhost/call")
     async def on_call(ls: ToolhostServer, params: CallParams) -> CallResult:
-        return await ls.require_runtime().call(params)
+        runtime = ls.require_runtime()
+        await ls.wait_for_settings()
+        return await runtime.call(params)
 
     @server.feature("toolhost/result")
     async def on_result(ls: ToolhostServer, params: ResultParams) -> ResultPage:
@@ -404,7 +425,9 @@ def create_server(root: Path | None = None, tcp_token: str | None = None) -> Too
     async def on_execute_call(ls: ToolhostServer, *args: Any) -> Any:
         raw = args[0] if args else {}
         params = ls.protocol._converter.structure(raw, CallParams)
-        result = await ls.require_runtime().call(params)
+        runtime = ls.require_runtime()
+        await ls.wait_for_settings()
+        result = await runtime.call(params)
         return ls.protocol._converter.unstructure(result)
 
     @server.feature(types.SHUTDOWN)

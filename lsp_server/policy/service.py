@@ -91,10 +91,11 @@ class PolicyService:
         self._session_rules: dict[str, list[Rule]] = {}
         self._always_rules: list[Rule] = []
 
-    def reconfigure(self, policy: PolicyConfig) -> None:
-        """New configuration (workspace/didChangeConfiguration); session rules survive."""
+    def reconfigure(self, policy: PolicyConfig, problems: list[str] | None = None) -> None:
+        """New configuration (workspace/didChangeConfiguration); session rules survive.
+        Rules that do not parse go to `problems` (default: the list given at start)."""
         self.policy = policy
-        self.engine = build_engine(policy, self.problems)
+        self.engine = build_engine(policy, self.problems if problems is None else problems)
 
     # -- facts ------------------------------------------------------------------------------
     def facts(

@@ -59,4 +59,4 @@ def reconfigure(runtime: Runtime, loaded: LoadedConfig) -> None:
     runtime.config.policy = loaded.config.policy
     runtime.config.limits = loaded.config.limits
     service = runtime.services.get(PolicyService)
-    service.reconfigure(loaded.config.policy)
+    service.reconfigure(loaded.config.policy, loaded.problems)

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.helpers import make_test_client
@@ -20,6 +21,10 @@ class Editor:
         self.prompts: list[dict[str, Any]] = []
         self.prompted = asyncio.Condition()
         self.script: Script = self.answer({"decision": "allow_once"})
+        self.settings: dict[str, Any] | None = None
+        """What workspace/configuration answers for the section `toolhost`."""
+        self.messages: list[str] = []
+        """window/showMessage texts."""
 
     @staticmethod
     def answer(result: Answer) -> Script:
@@ -42,6 +47,14 @@ class Editor:
                     self.prompts.append(params)
                     self.prompted.notify_all()
                 return await self.script(params)
+
+            @client.feature("workspace/configuration")
+            def configuration(params: types.ConfigurationParams) -> list[Any]:
+                return [self.settings for _ in params.items]
+
+            @client.feature("window/showMessage")
+            def show_message(params: types.ShowMessageParams) -> None:
+                self.messages.append(params.message)
 
             return client
 

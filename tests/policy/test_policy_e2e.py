@@ -10,6 +10,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from lsprotocol import types
+
 from lsp_server.runtime.diffs import unified_diff
 from tests.helpers import lsp_call, lsp_session, text_of
 from tests.policy.editor import APPROVALS, Editor
@@ -280,3 +282,32 @@ async def test_audit_log_has_one_line_per_call_matching_did_call(
         assert line["rule"] == note["rule"]
         assert line["outcome"] == (note.get("code") or "ok")
         assert len(line["argumentsDigest"]) == 16 and line["session"] == note["session"]
+
+
+async def test_client_settings_apply_and_untrusted_workspace_entries_are_reported(
+    workspace: Path,
+) -> None:
+    (workspace / ".toolhost.toml").write_text('[policy]\nmode = "bypass"\nallow = ["Edit"]\n')
+    editor = Editor()
+    editor.settings = {"policy": {"allow": ["write_file(cfg/**)"]}}
+    capabilities = types.ClientCapabilities(
+        workspace=types.WorkspaceClientCapabilities(configuration=True)
+    )
+    async with editor_session(workspace, editor, capabilities=capabilities) as client:
+        by_settings = await lsp_call(client, "write_file", {"path": "cfg/a.txt", "content": "a"})
+        asked = await lsp_call(client, "write_file", {"path": "other.txt", "content": "o"})
+    assert by_settings["meta"]["approval"] == {"decision": "allow", "rule": "write_file(cfg/**)"}
+    assert asked["meta"]["approval"]["decision"] == "allow_once"
+    assert [p["arguments"]["path"] for p in editor.prompts] == ["other.txt"]
+    shown = "\n".join(editor.messages)
+    assert "policy.mode = 'bypass' ignored (workspace not trusted)" in shown
+    assert "allow rule 'Edit' ignored" in shown
+
+
+async def test_trusted_workspace_file_applies(workspace: Path) -> None:
+    (workspace / ".toolhost.toml").write_text('[policy]\nallow = ["Edit(src/**)"]\n')
+    editor = Editor()
+    async with editor_session(workspace, editor, {"workspaceTrusted": True}) as client:
+        result = await edit_inventory(client)
+    assert result["meta"]["approval"] == {"decision": "allow", "rule": "Edit(src/**)"}
+    assert editor.prompts == []
