@@ -103,13 +103,7 @@ async def _call(args: argparse.Namespace) -> int:
     config = loaded.config
     runtime = Runtime(
         build_registry(),
-        Workspace(
-            roots,
-            extra_roots=config.workspace.extra_roots,
-            readable_roots=config.workspace.readable_roots,
-            secret_patterns=config.workspace.secret_patterns,
-            allowed_secrets=config.workspace.allowed_secrets,
-        ),
+        Workspace.from_config(roots, config.workspace),
         config,
         state_dir=state_dir(),
     )
