@@ -10,6 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 
 from lsp_server.runtime.diffs import unified_diff
@@ -311,3 +312,30 @@ async def test_trusted_workspace_file_applies(workspace: Path) -> None:
         result = await edit_inventory(client)
     assert result["meta"]["approval"] == {"decision": "allow", "rule": "Edit(src/**)"}
     assert editor.prompts == []
+
+
+async def test_bash_rules_over_the_wire(workspace: Path) -> None:
+    from lsp_server.tools import build_registry
+
+    if build_registry().get("bash") is None:
+        pytest.skip("the bash tool is not registered on this branch yet")
+    (workspace / "x").mkdir()
+    editor = Editor()
+    editor.script = editor.answer({"decision": "deny", "reason": "not that"})
+    options = {"policy": {"allow": ["bash(git status)", "bash(npm run test:*)"]}}
+    async with editor_session(workspace, editor, options) as client:
+        plain = await lsp_call(client, "bash", {"command": "git status"})
+        chained = await lsp_call(client, "bash", {"command": "git status && rm -rf x"})
+        unit = await lsp_call(client, "bash", {"command": "npm run test:unit"})
+        other = await lsp_call(client, "bash", {"command": "npm run testx"})
+    assert plain["meta"]["approval"] == {"decision": "allow", "rule": "bash(git status)"}
+    assert unit["meta"]["approval"] == {"decision": "allow", "rule": "bash(npm run test:*)"}
+    assert chained["error"]["code"] == "permission.user_denied"
+    assert other["error"]["code"] == "permission.user_denied"
+    assert (workspace / "x").is_dir()
+    assert [p["arguments"]["command"] for p in editor.prompts] == [
+        "git status && rm -rf x",
+        "npm run testx",
+    ]
+    assert editor.prompts[0]["risk"] == "high"
+    assert editor.prompts[0]["title"] == "Run: git status && rm -rf x"
