@@ -192,17 +192,19 @@ class PolicyService:
 
     async def _ask(self, ask: Asker, request: ApprovalRequest) -> ApprovalAnswer:
         timeout = self.policy.approval_timeout_seconds
+        result: Any = None
         try:
             with anyio.move_on_after(timeout) as scope:
                 result = await ask(request)
-        except TimeoutError:
-            result, scope = None, None
+            timed_out = scope.cancelled_caught
+        except TimeoutError:  # the bridge's own deadline
+            timed_out = True
         except Exception as exc:  # the editor answered with an error: nobody approved
             log.warning("toolhost/approve failed: %r", exc)
             raise PolicyRefusal(
                 PERMISSION_USER_DENIED, f"the editor could not show the approval ({exc})"
             ) from exc
-        if scope is None or scope.cancelled_caught:
+        if timed_out:
             raise PolicyRefusal(
                 PERMISSION_USER_DENIED, f"no answer within {timeout:g} seconds counts as a denial"
             )

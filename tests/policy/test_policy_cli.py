@@ -42,3 +42,36 @@ def test_cli_call_without_a_terminal(workspace: Path, tmp_path: Path) -> None:
     assert not (workspace / "locked").exists()
     audit = (Path(env["TOOLHOST_STATE_DIR"]) / "audit.jsonl").read_text().splitlines()
     assert len(audit) == 3
+
+
+def test_cli_call_asks_on_a_terminal(workspace: Path) -> None:
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        # Typed ahead: the terminal keeps the line until the prompt reads it.
+        os.write(master, b"n rather not\n")
+        child = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "lsp_server",
+                "call",
+                "write_file",
+                '{"path": "t.txt", "content": "t"}',
+                "--root",
+                str(workspace),
+            ],
+            stdin=slave,
+            capture_output=True,
+            text=True,
+            timeout=240,
+            check=False,
+        )
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert "Write t.txt" in child.stderr and "Allow?" in child.stderr
+    assert child.returncode == 1 and "permission.user_denied" in child.stdout
+    assert "rather not" in child.stdout
+    assert not (workspace / "t.txt").exists()
