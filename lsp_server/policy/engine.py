@@ -8,6 +8,7 @@ Modes: `acceptEdits` allows file writers whose paths are all inside the workspac
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
@@ -20,47 +21,6 @@ from lsp_server.policy.shell_words import ParsedCommand, Segment, split_command
 
 Action = Literal["allow", "ask", "deny"]
 Mode = Literal["default", "acceptEdits", "readOnly", "bypass"]
-
-
-@attrs.frozen
-class PathFact:
-    real: Path
-    """Resolved real path (every symlink followed)."""
-    relative: str | None
-    """Workspace-relative posix path of `real`, None when outside every root."""
-    access: Literal["read", "write"] = "read"
-
-
-@attrs.frozen
-class CallFacts:
-    """What policy needs to know about a call, gathered by dispatch after validation."""
-
-    tool: str
-    kind: str
-    read_only: bool
-    paths: tuple[PathFact, ...] = ()
-    command: str | None = None
-    """The shell command line, for shell tools."""
-
-    @property
-    def parsed(self) -> ParsedCommand | None:
-        return split_command(self.command) if self.command is not None else None
-
-
-@attrs.frozen
-class Decision:
-    action: Action
-    rule: str | None
-    """The rule that decided, as written; None for mode and fallback decisions."""
-    reason: str
-    """One sentence for the audit log and the error text."""
-
-
-@attrs.frozen
-class RuleSet:
-    allow: tuple[Rule, ...] = ()
-    ask: tuple[Rule, ...] = ()
-    deny: tuple[Rule, ...] = ()
 
 
 def _expanded_words(segment: Segment) -> list[tuple[str, ...]]:
@@ -107,6 +67,56 @@ def _all_segments(parsed: ParsedCommand) -> list[Segment]:
     return found
 
 
+@attrs.frozen
+class PathFact:
+    real: Path
+    """Resolved real path (every symlink followed)."""
+    relative: str | None
+    """Workspace-relative posix path of `real`, None when outside every root."""
+    access: Literal["read", "write"] = "read"
+
+
+@attrs.frozen
+class CallFacts:
+    """What policy needs to know about a call, gathered by dispatch after validation."""
+
+    tool: str
+    kind: str
+    read_only: bool
+    paths: tuple[PathFact, ...] = ()
+    command: str | None = None
+    """The shell command line, for shell tools."""
+
+    @functools.cached_property
+    def parsed(self) -> ParsedCommand:
+        """The command line split once per call (empty for tools without a command)."""
+        return split_command(self.command or "")
+
+    @functools.cached_property
+    def word_variants(self) -> tuple[tuple[str, ...], ...]:
+        """Every simple command deny and ask rules look at: nested ones, inline scripts,
+        and each with its wrappers (`sudo`, `env`, `VAR=x` ...) peeled off."""
+        return tuple(
+            words for segment in _all_segments(self.parsed) for words in _expanded_words(segment)
+        )
+
+
+@attrs.frozen
+class Decision:
+    action: Action
+    rule: str | None
+    """The rule that decided, as written; None for mode and fallback decisions."""
+    reason: str
+    """One sentence for the audit log and the error text."""
+
+
+@attrs.frozen
+class RuleSet:
+    allow: tuple[Rule, ...] = ()
+    ask: tuple[Rule, ...] = ()
+    deny: tuple[Rule, ...] = ()
+
+
 class PolicyEngine:
     def __init__(self, rules: RuleSet, mode: Mode, classifier: ReadOnlyClassifier) -> None:
         self.rules = rules
@@ -121,12 +131,7 @@ class PolicyEngine:
         if rule.spec is None:
             return True
         if facts.command is not None:
-            parsed = split_command(facts.command)
-            return any(
-                rule.matches_words(words)
-                for segment in _all_segments(parsed)
-                for words in _expanded_words(segment)
-            )
+            return any(rule.matches_words(words) for words in facts.word_variants)
         return any(rule.matches_path(p.relative) for p in self._rule_paths(rule, facts))
 
     def _rule_paths(self, rule: Rule, facts: CallFacts) -> Sequence[PathFact]:
@@ -169,7 +174,7 @@ class PolicyEngine:
         )
         if bare is not None:
             return bare
-        parsed = split_command(facts.command)
+        parsed = facts.parsed
         if parsed.opaque or not parsed.segments:
             return None
         # Every simple command must be covered by a rule or be a plain read; the chain
@@ -186,7 +191,7 @@ class PolicyEngine:
         if facts.read_only:
             return True
         if facts.command is not None:
-            return self.classifier.is_read(split_command(facts.command))
+            return self.classifier.is_read(facts.parsed)
         return False
 
     # -- the decision ---------------------------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Literal
 
 from lsp_server.policy.engine import CallFacts, PolicyEngine
 from lsp_server.policy.rules import escape_path_pattern, quote_words
-from lsp_server.policy.shell_words import Segment, split_command
+from lsp_server.policy.shell_words import Segment
 
 Risk = Literal["low", "medium", "high"]
 
@@ -65,8 +65,7 @@ def suggested_rules(facts: CallFacts, engine: PolicyEngine) -> list[str]:
 
 
 def _bash_suggestions(facts: CallFacts, engine: PolicyEngine) -> list[str]:
-    assert facts.command is not None
-    parsed = split_command(facts.command)
+    parsed = facts.parsed
     if parsed.opaque:
         return []
     # Suggest only for the one simple command that nothing covers yet; a rule for a whole
@@ -113,7 +112,7 @@ def risk_level(facts: CallFacts, engine: PolicyEngine) -> Risk:
     if engine.is_plain_read(facts):
         return "low"
     if facts.command is not None:
-        parsed = split_command(facts.command)
+        parsed = facts.parsed
         if parsed.opaque:
             return "high"
         levels = [_segment_risk(s) for s in parsed.segments]
