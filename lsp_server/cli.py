@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 from lsp_server import __version__
-from lsp_server.config import Config
+from lsp_server.policy.terminal import TerminalAsker, allow_everything
+from lsp_server.policy.wiring import attach_policy, load_layers
 from lsp_server.protocol import CallParams, message_converter
-from lsp_server.runtime.approvals import ModeApprover
 from lsp_server.runtime.contract import SURFACES, Surface
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.runtime.workspace import Workspace
@@ -39,7 +39,11 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("--root", type=Path, default=Path.cwd())
     call.add_argument("--session", default="cli")
     call.add_argument("--surface", choices=SURFACES, default="full")
-    call.add_argument("--yes", action="store_true", help="allow calls that would need approval")
+    call.add_argument(
+        "--yes",
+        action="store_true",
+        help="allow calls that would need approval (deny rules still apply)",
+    )
     call.add_argument("--json", action="store_true", help="print the whole result as JSON")
 
     schemas = commands.add_parser("schemas", help="generate or check the generated contract")
@@ -94,15 +98,26 @@ async def _call(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as exc:
         print(f"toolhost: the arguments are not JSON ({exc})", file=sys.stderr)
         return 2
-    config = Config()
-    approver = ModeApprover("bypass" if args.yes else "default", "deny")
+    roots = [args.root.resolve()]
+    loaded = load_layers(None, roots)
+    config = loaded.config
     runtime = Runtime(
         build_registry(),
-        Workspace.from_config([args.root.resolve()], config.workspace),
+        Workspace.from_config(roots, config.workspace),
         config,
-        approver=approver,
         state_dir=state_dir(),
     )
+    # Who answers "ask": --yes allows, a person at a terminal is asked, otherwise nobody
+    # (the unattended decision). Deny rules and readOnly mode apply in every case.
+    asker = None
+    if args.yes:
+        asker = allow_everything
+    elif sys.stdin.isatty():
+        asker = TerminalAsker(sys.stdin, sys.stderr)
+    problems = loaded.problems + loaded.notices
+    attach_policy(runtime, None, asker, problems)
+    for problem in problems:
+        print(f"toolhost: {problem}", file=sys.stderr)
     params = CallParams(
         name=args.name, arguments=arguments, session=args.session, surface=args.surface
     )

@@ -23,7 +23,8 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
 
 from lsp_server import __version__, protocol, stdio
-from lsp_server.config import Config, structure_config
+from lsp_server.config import Config
+from lsp_server.policy.wiring import attach_policy, load_layers, reconfigure
 from lsp_server.protocol import (
     PROTOCOL_VERSION,
     CallParams,
@@ -128,6 +129,12 @@ class ToolhostServer(LanguageServer):
         self.registry: Registry = build_registry()
         self.config = Config()
         self.config_problems: list[str] = []
+        self.config_notices: list[str] = []
+        self.init_options: dict[str, Any] = {}
+        self.supports_configuration = False
+        # Calls wait until the client's workspace/configuration answer is in (or failed), so
+        # that no call runs under a policy that is about to change.
+        self.settings_ready = asyncio.Event()
         self.policy_sources: list[str] = []
         self.features = ClientFeatures()
         self.runtime: Runtime | None = None
@@ -156,12 +163,19 @@ class ToolhostServer(LanguageServer):
         ):
             asyncio.get_running_loop().call_later(0.1, self._drop_connection)
             raise JsonRpcInvalidRequest("toolhost: wrong or missing token for a TCP connection")
-        settings = {k: v for k, v in toolhost_options.items() if k not in _NON_CONFIG_KEYS}
-        self.config = structure_config(settings, self.config_problems)
-        if settings:
-            self.policy_sources.append("initializationOptions")
+        self.init_options = toolhost_options if isinstance(toolhost_options, dict) else {}
+        roots = self._roots(params)
+        loaded = load_layers(self.init_options, roots)
+        self.config = loaded.config
+        self.config_problems += loaded.problems
+        self.config_notices = loaded.notices
+        self.policy_sources = loaded.sources
         self.features = _client_features(params.capabilities)
-        self.runtime = self.build_runtime(self._roots(params))
+        workspace_caps = params.capabilities.workspace
+        self.supports_configuration = bool(workspace_caps and workspace_caps.configuration)
+        if not self.supports_configuration:
+            self.settings_ready.set()
+        self.runtime = self.build_runtime(roots)
         for problem in self.config_problems:
             log.warning("configuration: %s", problem)
 
@@ -189,6 +203,7 @@ class ToolhostServer(LanguageServer):
         )
         runtime.progress_sender = self._send_progress
         runtime.listeners.append(self._did_call)
+        attach_policy(runtime, bridge, problems=self.config_problems)
         jobs = JobManager(self.config.shell.max_background_jobs)
         runtime.services.register(JobManager, jobs)
         self.shutdown_hooks.append(jobs.shutdown)
@@ -197,6 +212,49 @@ class ToolhostServer(LanguageServer):
         # Last resort when the interpreter exits some other way: no orphaned job processes.
         atexit.register(jobs.kill_all_now)
         return runtime
+
+    async def wait_for_settings(self) -> None:
+        # Bounded: a client that never sends `initialized` still gets its calls run.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.settings_ready.wait(), timeout=15)
+
+    async def fetch_client_settings(self) -> None:
+        """workspace/configuration section `toolhost` (between initializationOptions and the
+        workspace file in precedence); asked after `initialized` and on every change."""
+        try:
+            await self._fetch_client_settings()
+        finally:
+            self.settings_ready.set()
+
+    async def _fetch_client_settings(self) -> None:
+        runtime = self.runtime
+        if runtime is None or not self.supports_configuration:
+            return
+        try:
+            answer = await asyncio.wait_for(
+                self.workspace_configuration_async(
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section="toolhost")])
+                ),
+                timeout=10,
+            )
+        except Exception as exc:  # an editor that fails here must not stop the server
+            log.warning("workspace/configuration failed: %r", exc)
+            return
+        section = answer[0] if answer else None
+        if not isinstance(section, dict):
+            return
+        loaded = load_layers(self.init_options, runtime.workspace.roots, section)
+        reconfigure(runtime, loaded)
+        self.policy_sources = loaded.sources
+        for problem in loaded.problems + loaded.notices:
+            if problem not in self.config_problems and problem not in self.config_notices:
+                self.window_show_message(
+                    types.ShowMessageParams(
+                        type=types.MessageType.Warning, message=f"toolhost: {problem}"
+                    )
+                )
+        self.config_problems[:] = loaded.problems
+        self.config_notices[:] = loaded.notices
 
     def _send_progress(self, token: str | int, value: dict[str, Any]) -> None:
         self.protocol.notify(types.PROGRESS, types.ProgressParams(token=token, value=value))
@@ -264,9 +322,6 @@ class ToolhostServer(LanguageServer):
                 await asyncio.wait_for(hook(), timeout=10)
             except Exception:
                 log.exception("shutdown hook failed")
-
-
-_NON_CONFIG_KEYS = frozenset({"token", "workspaceTrusted"})
 
 
 def _client_features(capabilities: types.ClientCapabilities) -> ClientFeatures:
@@ -346,13 +401,20 @@ def create_server(root: Path | None = None, tcp_token: str | None = None) -> Too
         ls.setup(params)
 
     @server.feature(types.INITIALIZED)
-    def on_initialized(ls: ToolhostServer, params: types.InitializedParams) -> None:
-        for problem in ls.config_problems:
+    async def on_initialized(ls: ToolhostServer, params: types.InitializedParams) -> None:
+        for problem in ls.config_problems + ls.config_notices:
             ls.window_show_message(
                 types.ShowMessageParams(
                     type=types.MessageType.Warning, message=f"toolhost: {problem}"
                 )
             )
+        await ls.fetch_client_settings()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def on_configuration_changed(
+        ls: ToolhostServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        await ls.fetch_client_settings()
 
     @server.feature("toolhost/tools")
     async def on_tools(ls: ToolhostServer, params: ToolsParams) -> ToolsResult:
@@ -360,7 +422,9 @@ def create_server(root: Path | None = None, tcp_token: str | None = None) -> Too
 
     @server.feature("toolhost/call")
     async def on_call(ls: ToolhostServer, params: CallParams) -> CallResult:
-        return await ls.require_runtime().call(params)
+        runtime = ls.require_runtime()
+        await ls.wait_for_settings()
+        return await runtime.call(params)
 
     @server.feature("toolhost/result")
     async def on_result(ls: ToolhostServer, params: ResultParams) -> ResultPage:
@@ -376,7 +440,9 @@ def create_server(root: Path | None = None, tcp_token: str | None = None) -> Too
     async def on_execute_call(ls: ToolhostServer, *args: Any) -> Any:
         raw = args[0] if args else {}
         params = ls.protocol._converter.structure(raw, CallParams)
-        result = await ls.require_runtime().call(params)
+        runtime = ls.require_runtime()
+        await ls.wait_for_settings()
+        result = await runtime.call(params)
         return ls.protocol._converter.unstructure(result)
 
     @server.feature(types.SHUTDOWN)

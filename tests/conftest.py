@@ -43,3 +43,5 @@ def _isolated_state(
 ) -> None:
     """Keep toolhost's state folder (audit log, index, results) out of the real home."""
     monkeypatch.setenv("TOOLHOST_STATE_DIR", str(tmp_path_factory.mktemp("state")))
+    # ... and the user's own config file (~/.config/toolhost/config.toml) out of the tests.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))

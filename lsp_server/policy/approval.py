@@ -1,0 +1,112 @@
+"""`toolhost/approve`: the request the editor shows, and the answer it gives back."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import attrs
+
+from lsp_server.policy.engine import CallFacts
+from lsp_server.policy.suggest import Risk
+
+Answer = Literal["allow_once", "allow_session", "allow_always", "deny"]
+ANSWERS: tuple[Answer, ...] = ("allow_once", "allow_session", "allow_always", "deny")
+
+
+@attrs.frozen
+class ApprovalRequest:
+    call_id: str
+    session: str
+    tool: str
+    read_only: bool
+    title: str
+    summary: str
+    arguments: Mapping[str, Any]
+    paths: tuple[str, ...]
+    diff: str | None
+    risk: Risk
+    suggested_rules: tuple[str, ...]
+
+    def to_params(self) -> dict[str, Any]:
+        """The params exactly as protocol.md spells them."""
+        return {
+            "callId": self.call_id,
+            "session": self.session,
+            "tool": self.tool,
+            "readOnly": self.read_only,
+            "title": self.title,
+            "summary": self.summary,
+            "arguments": dict(self.arguments),
+            "paths": list(self.paths),
+            "diff": self.diff,
+            "risk": self.risk,
+            "suggestedRules": list(self.suggested_rules),
+        }
+
+
+@attrs.frozen
+class ApprovalAnswer:
+    decision: Answer
+    rule: str | None = None
+    reason: str | None = None
+
+    @classmethod
+    def from_result(cls, result: Any) -> ApprovalAnswer:
+        """Read the client's answer; ValueError says why an unreadable one is refused."""
+        if attrs.has(type(result)):  # the typed protocol.ApproveResult
+            result = attrs.asdict(result)
+        elif hasattr(result, "_asdict"):  # an untyped pygls namedtuple
+            result = result._asdict()
+        if not isinstance(result, Mapping):
+            raise ValueError("the editor's answer was not an object")
+        decision = result.get("decision")
+        if decision not in ANSWERS:
+            raise ValueError(f"the editor answered an unknown decision {decision!r}")
+        rule = result.get("rule")
+        reason = result.get("reason")
+        return cls(
+            decision,
+            rule=rule if isinstance(rule, str) and rule.strip() else None,
+            reason=reason if isinstance(reason, str) and reason.strip() else None,
+        )
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_VERBS = {
+    "write_file": "Write",
+    "edit_file": "Edit",
+    "multi_edit": "Edit",
+    "delete_range": "Delete lines in",
+    "delete_symbol": "Delete a symbol in",
+    "notebook_edit": "Edit notebook",
+    "move_file": "Move",
+    "job_kill": "Stop job",
+}
+
+
+def describe(
+    facts: CallFacts, arguments: Mapping[str, Any], relative: list[str]
+) -> tuple[str, str]:
+    """A short human title and a one-sentence summary of what the call will do."""
+    if facts.command is not None:
+        title = f"Run: {_clip(facts.command)}"
+        purpose = arguments.get("description")
+        summary = (
+            f"{purpose.rstrip('.')}."
+            if isinstance(purpose, str) and purpose.strip()
+            else f"Run the shell command `{_clip(facts.command, 200)}` in the workspace."
+        )
+        return title, summary
+    verb = _VERBS.get(facts.tool, facts.tool)
+    if facts.tool == "move_file" and len(relative) == 2:
+        return f"Move {relative[0]} → {relative[1]}", f"Rename {relative[0]} to {relative[1]}."
+    if facts.tool == "job_kill":
+        job = arguments.get("job_id", "?")
+        return f"Stop job {job}", f"Kill the process group of background job {job}."
+    target = ", ".join(relative) if relative else "(no file)"
+    return f"{verb} {target}", f"{verb} {target} with the change shown below."

@@ -1,0 +1,149 @@
+"""Config layering, workspace trust, allow_always persistence and the audit log, on real
+files in tmp_path."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+from lsp_server.policy.audit import AuditLog, AuditRecord
+from lsp_server.policy.layers import load_config
+from lsp_server.policy.persist import persist_allow_rule
+from lsp_server.policy.trust import TrustStore
+
+WORKSPACE_TOML = """\
+# team policy -- keep this comment
+[policy]
+mode = "bypass"          # loosening: needs trust
+allow = ["Edit(src/**)"] # loosening: needs trust
+deny = ["bash(rm:*)"]
+unattended = "allow"
+read_only_commands = ["make"]
+
+[lsp.servers]
+python = ["sh", "-c", "evil"]
+"""
+
+
+def setup(tmp_path: Path, user: str = "") -> tuple[Path, Path, TrustStore]:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / ".toolhost.toml").write_text(WORKSPACE_TOML)
+    user_file = tmp_path / "config" / "toolhost" / "config.toml"
+    user_file.parent.mkdir(parents=True)
+    user_file.write_text(user)
+    return root, user_file, TrustStore(tmp_path / "state")
+
+
+def load(root: Path, user_file: Path, trust: TrustStore, init=None, section=None):
+    return load_config(
+        init_options=init, client_section=section, roots=[root], user_config=user_file, trust=trust
+    )
+
+
+def test_untrusted_workspace_can_only_tighten(tmp_path: Path) -> None:
+    root, user_file, trust = setup(tmp_path)
+    loaded = load(root, user_file, trust)
+    policy = loaded.config.policy
+    assert not loaded.workspace_trusted
+    assert policy.mode == "default"
+    assert policy.allow == []
+    assert policy.deny == ["bash(rm:*)"]
+    assert policy.unattended == "deny"
+    assert policy.read_only_commands == []
+    assert loaded.config.lsp.servers == {}
+    joined = "\n".join(loaded.notices)
+    for entry in ["policy.mode", "Edit(src/**)", "unattended", "read_only_commands", "[lsp]"]:
+        assert entry in joined
+
+
+def test_trust_from_client_or_user_config(tmp_path: Path) -> None:
+    root, user_file, trust = setup(tmp_path)
+    by_client = load(root, user_file, trust, init={"workspaceTrusted": True})
+    assert by_client.config.policy.mode == "bypass"
+    assert by_client.config.policy.allow == ["Edit(src/**)"]
+    user_file.write_text(f'[policy]\ntrusted_roots = ["{root}"]\n')
+    by_user = load(root, user_file, trust)
+    assert by_user.workspace_trusted and by_user.config.policy.mode == "bypass"
+
+
+def test_rules_written_by_allow_always_are_trusted(tmp_path: Path) -> None:
+    root, user_file, trust = setup(tmp_path)
+    persist_allow_rule(root, "write_file(docs/**)", trust)
+    text = (root / ".toolhost.toml").read_text()
+    assert "# team policy -- keep this comment" in text
+    assert "# loosening: needs trust" in text
+    assert tomllib.loads(text)["policy"]["allow"] == ["Edit(src/**)", "write_file(docs/**)"]
+    loaded = load(root, user_file, trust)
+    assert loaded.config.policy.allow == ["write_file(docs/**)"]
+    # A rule the repository added by itself stays ignored.
+    assert any("Edit(src/**)" in notice for notice in loaded.notices)
+
+
+def test_persist_creates_the_file_and_does_not_duplicate(tmp_path: Path) -> None:
+    trust = TrustStore(tmp_path / "state")
+    persist_allow_rule(tmp_path, "bash(npm test)", trust)
+    persist_allow_rule(tmp_path, "bash(npm test)", trust)
+    assert tomllib.loads((tmp_path / ".toolhost.toml").read_text()) == {
+        "policy": {"allow": ["bash(npm test)"]}
+    }
+    assert trust.is_recorded(tmp_path, "bash(npm test)")
+    assert not trust.is_recorded(tmp_path / "other", "bash(npm test)")
+
+
+def test_precedence_and_rule_accumulation(tmp_path: Path) -> None:
+    root, user_file, trust = setup(
+        tmp_path, '[policy]\nallow = ["bash(ls)"]\napproval_timeout_seconds = 9\n'
+    )
+    loaded = load(
+        root,
+        user_file,
+        trust,
+        init={"policy": {"approvalTimeoutSeconds": 7, "deny": ["Edit(secret/**)"]}},
+        section={"policy": {"approvalTimeoutSeconds": 8, "mode": "acceptEdits"}},
+    )
+    policy = loaded.config.policy
+    assert policy.approval_timeout_seconds == 7
+    assert policy.mode == "acceptEdits"
+    assert policy.allow == ["bash(ls)"]
+    assert policy.deny == ["bash(rm:*)", "Edit(secret/**)"]
+    assert loaded.sources[0] == "initializationOptions"
+
+
+def test_invalid_entries_become_problems_never_crashes(tmp_path: Path) -> None:
+    root, user_file, trust = setup(tmp_path, "this is = = not toml")
+    loaded = load(
+        root,
+        user_file,
+        trust,
+        init={"policy": {"mode": "yolo", "allow": "Edit"}, "nonsense": {}},
+    )
+    joined = "\n".join(loaded.problems)
+    assert "invalid TOML" in joined
+    assert "policy.mode" in joined and "policy.allow" in joined and "nonsense" in joined
+    assert loaded.config.policy.mode == "default"
+
+
+def test_audit_lines_and_rotation(tmp_path: Path) -> None:
+    audit = AuditLog(tmp_path / "state", max_bytes=600, keep=2)
+    for index in range(12):
+        audit.write(
+            AuditRecord(
+                call_id=f"c-{index}",
+                session="s",
+                tool="edit_file",
+                arguments_digest=f"{index:016x}",
+                paths=("/ws/a",),
+                decision="allow_once",
+                rule=None,
+                outcome="ok",
+                duration_ms=1.5,
+            )
+        )
+    files = sorted(p.name for p in (tmp_path / "state").iterdir())
+    assert files == ["audit.jsonl", "audit.jsonl.1", "audit.jsonl.2"]
+    for name in files:
+        assert (tmp_path / "state" / name).stat().st_size <= 600
+    last = json.loads((tmp_path / "state" / "audit.jsonl").read_text().splitlines()[-1])
+    assert last["callId"] == "c-11" and last["paths"] == ["/ws/a"] and last["outcome"] == "ok"
