@@ -224,11 +224,10 @@ def _tidy_blank_lines(
         after += 1
     previous = lines[first - before - 1] if first - before - 1 >= 0 else None
     following = lines[last + after + 1] if last + after + 1 < len(lines) else None
-    if previous is None or following is None or not following.strip():
-        keep = 0
-    elif before == 0 and _BLOCK_OPENER.search(previous.rstrip()):
-        keep = 0
-    elif after == 0 and _BLOCK_CLOSER.match(following):
+    at_edge = previous is None or following is None or not following.strip()
+    opens_block = previous is not None and before == 0 and _BLOCK_OPENER.search(previous.rstrip())
+    closes_block = following is not None and after == 0 and _BLOCK_CLOSER.match(following)
+    if at_edge or opens_block or closes_block:
         keep = 0
     else:
         keep = max(before, after)
