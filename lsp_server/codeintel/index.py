@@ -35,11 +35,14 @@ PARALLEL_MIN_FILES = 200
 """Fewer changed files than this are parsed inline: a worker pool costs ~0.3 s to start."""
 
 
-def default_index_path(root: Path) -> Path:
-    """$XDG_STATE_HOME/toolhost/index/<hash of the root's real path>.sqlite"""
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+def default_index_path(root: Path, state_folder: Path | None = None) -> Path:
+    """<state folder>/index/<hash of the root's real path>.sqlite; the state folder defaults
+    to $XDG_STATE_HOME/toolhost."""
+    if state_folder is None:
+        base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+        state_folder = Path(base) / "toolhost"
     key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:24]
-    return Path(state) / "toolhost" / "index" / f"{key}.sqlite"
+    return state_folder / "index" / f"{key}.sqlite"
 
 
 @attrs.define
@@ -67,6 +70,8 @@ class SymbolIndex:
         """Files this instance parsed (tests check that a restart parses nothing)."""
         self._last_sweep = float("-inf")
         self._refresh_lock = threading.Lock()
+        self._pending: set[Path] = set()
+        self._pending_lock = threading.Lock()
 
     def close(self) -> None:
         self.store.close()
@@ -88,15 +93,22 @@ class SymbolIndex:
 
     # -- building -------------------------------------------------------------------
 
-    def refresh(self, progress: Progress | None = None) -> RefreshStats:
-        """Stat sweep of the whole tree; parse what changed; drop what is gone."""
+    def refresh(self, progress: Progress | None = None, folder: str = "") -> RefreshStats:
+        """Stat sweep of the tree (or of one folder, relative, `/`-separated); parse what
+        changed; drop what is gone."""
+        prefix = folder.strip("/") + "/" if folder.strip("/") else ""
         with self._refresh_lock:
             started = time.monotonic()
             stats = RefreshStats()
-            known = self.store.file_states()
+            known = {
+                path: state
+                for path, state in self.store.file_states().items()
+                if path.startswith(prefix)
+            }
             seen: set[str] = set()
             todo: list[tuple[str, str | None]] = []
-            for entry in walk(self.root, self.excludes):
+            for found in walk(self.root / prefix, self.excludes):
+                entry = attrs.evolve(found, path=prefix + found.path)
                 seen.add(entry.path)
                 state = known.get(entry.path)
                 if state is None or (state[0], state[1]) != (entry.size, entry.mtime_ns):
@@ -106,15 +118,28 @@ class SymbolIndex:
             stats.files, stats.removed = len(seen), len(gone)
             for batch in self._parse(todo, progress):
                 self._record(batch, stats)
-            self.store.set_meta("complete", "1")
-            self._last_sweep = started
+            if not prefix:
+                self.store.set_meta("complete", "1")
+                self._last_sweep = started
             return stats
 
     def ensure_fresh(self) -> RefreshStats | None:
-        """Sweep when the last one is older than `sweep_interval` (and none is running)."""
+        """Apply noted changes; sweep when the last sweep is older than `sweep_interval`
+        (and none is running). Returns the sweep's figures, None when it did not sweep."""
+        self.apply_changes()
         if time.monotonic() - self._last_sweep < self.sweep_interval or self.is_refreshing:
             return None
         return self.refresh()
+
+    def note_changes(self, paths: Iterable[Path]) -> None:
+        """Remember changed paths (cheap, any thread); the next query re-checks them."""
+        with self._pending_lock:
+            self._pending.update(paths)
+
+    def apply_changes(self) -> RefreshStats:
+        with self._pending_lock:
+            pending, self._pending = self._pending, set()
+        return self.update_paths(sorted(pending)) if pending else RefreshStats()
 
     def update_paths(self, paths: Iterable[Path]) -> RefreshStats:
         """Re-check the given files now (created, changed or deleted)."""
@@ -177,14 +202,15 @@ class SymbolIndex:
     # -- queries ----------------------------------------------------------------------
 
     def search(
-        self, query: str, kind: str | None = None, limit: int = 100
+        self, query: str, kind: str | None = None, limit: int = 100, folder: str = ""
     ) -> list[tuple[str, Symbol]]:
-        return self.store.search(query, kind, limit)
+        return self.store.search(query, kind, limit, folder=folder)
 
     def cold_search(
-        self, query: str, kind: str | None = None, limit: int = 100
+        self, query: str, kind: str | None = None, limit: int = 100, folder: str = ""
     ) -> list[tuple[str, Symbol]]:
         """Search without a full index: parse only the files that mention the name."""
+        self.apply_changes()
         paths = candidates.files_mentioning(self.root, query, self.excludes)
         todo = []
         for rel in paths:
@@ -199,7 +225,7 @@ class SymbolIndex:
             return []
         # A name in thousands of files: the rows are fresh for all of them anyway.
         restrict = paths if len(paths) <= MAX_PATHS_IN_QUERY else None
-        return self.store.search(query, kind, limit, paths=restrict)
+        return self.store.search(query, kind, limit, paths=restrict, folder=folder)
 
     def symbols_under(self, rel: str, limit: int = 10_000) -> list[tuple[str, Symbol]]:
         return self.store.symbols_under(rel, limit)

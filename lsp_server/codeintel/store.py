@@ -154,12 +154,17 @@ class IndexStore:
                 db.execute("DELETE FROM symbols WHERE path = ?", (path,))
 
     def search(
-        self, query: str, kind: str | None, limit: int, paths: list[str] | None = None
-    ) -> list[tuple[str, Symbol]]:
-        """Exact, case-insensitive exact, prefix, substring; ties by kind, path, line."""
+        self, query: str, kind: str | None, limit: int, paths: list[str] | None = None,
+        folder: str = "",
+    ) -> list[tuple[str, Symbol]]:  # fmt: skip
+        """Exact, case-insensitive exact, prefix, substring; ties by kind, path, line.
+        `folder` (relative, ending in `/`) keeps results under it."""
         lower = query.lower()
         where = ["name_lower LIKE ? ESCAPE '\\'"]
         args: list[object] = [f"%{_like_escape(lower)}%"]
+        if folder:
+            where.append("path LIKE ? ESCAPE '\\'")
+            args.append(f"{_like_escape(folder)}%")
         if kind is not None:
             where.append("kind = ?")
             args.append(kind)

@@ -11,6 +11,8 @@ TOOL_MODULES: tuple[str, ...] = (
     "delete_range",
     "move_file",
     "minimal_files",
+    "code_index",
+    "delete_symbol",
 )
 
 

@@ -177,7 +177,19 @@ def test_default_index_path_uses_the_state_folder(
     path = default_index_path(tmp_path)
     assert path.parent == tmp_path / "state" / "toolhost" / "index"
     assert path.suffix == ".sqlite"
-    assert default_index_path(tmp_path / ".") == path
+    assert default_index_path(tmp_path / "sub" / "..") == path
+    assert default_index_path(tmp_path, tmp_path / "th").parent == tmp_path / "th" / "index"
+
+
+def test_refresh_of_one_folder(workspace: Path, tmp_path: Path) -> None:
+    index = open_index(workspace, tmp_path)
+    stats = index.refresh(folder="src")
+    assert stats.parsed == len(list(FIXTURES.iterdir()))
+    assert not index.is_complete
+    assert index.search("handle_request") == []
+    assert {path for path, _ in index.symbols_under("src/")} == {
+        f"src/{p.name}" for p in FIXTURES.iterdir()
+    }
 
 
 def test_update_paths_ignores_gitignored_files(workspace: Path, tmp_path: Path) -> None:
