@@ -19,7 +19,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
 
-from lsp_server import __version__, protocol
+from lsp_server import __version__, index_wiring, protocol
 from lsp_server.config import Config, structure_config
 from lsp_server.protocol import (
     PROTOCOL_VERSION,
@@ -180,6 +180,9 @@ class ToolhostServer(LanguageServer):
         )
         runtime.progress_sender = self._send_progress
         runtime.listeners.append(self._did_call)
+        index_service = index_wiring.install(runtime)
+        self.status_providers["index"] = index_service.status
+        self.shutdown_hooks.append(lambda: asyncio.to_thread(index_service.close))
         return runtime
 
     def _send_progress(self, token: str | int, value: dict[str, Any]) -> None:
@@ -331,12 +334,21 @@ def create_server(root: Path | None = None, tcp_token: str | None = None) -> Too
 
     @server.feature(types.INITIALIZED)
     def on_initialized(ls: ToolhostServer, params: types.InitializedParams) -> None:
+        if ls.features.watched_files_dynamic:
+            ls.client_register_capability(index_wiring.watched_files_registration())
         for problem in ls.config_problems:
             ls.window_show_message(
                 types.ShowMessageParams(
                     type=types.MessageType.Warning, message=f"toolhost: {problem}"
                 )
             )
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def on_watched_files(
+        ls: ToolhostServer, params: types.DidChangeWatchedFilesParams
+    ) -> None:
+        if ls.runtime is not None:
+            index_wiring.note_watched_changes(ls.runtime, params)
 
     @server.feature("toolhost/tools")
     async def on_tools(ls: ToolhostServer, params: ToolsParams) -> ToolsResult:

@@ -133,8 +133,11 @@ class SymbolIndex:
 
     def note_changes(self, paths: Iterable[Path]) -> None:
         """Remember changed paths (cheap, any thread); the next query re-checks them."""
+        paths = list(paths)
         with self._pending_lock:
             self._pending.update(paths)
+        if any(path.name == ".gitignore" for path in paths):
+            self._last_sweep = float("-inf")  # what is ignored changed: sweep next time
 
     def apply_changes(self) -> RefreshStats:
         with self._pending_lock:

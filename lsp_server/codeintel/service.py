@@ -119,6 +119,7 @@ class CodeIndexService:
                     "files": files,
                     "symbols": symbols,
                     "complete": index.is_complete,
+                    "parsedThisRun": index.parse_count,
                     "building": build.running,
                     "progress": [build.done, build.total],
                     "error": build.error,

@@ -17,7 +17,6 @@ from lsp_server.codeintel.outline import Symbol, outline
 from lsp_server.codeintel.service import CodeIndexService
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
-from lsp_server.runtime.dispatch import CallRecord, Runtime
 from lsp_server.runtime.errors import INVALID_ARGUMENT, ToolError
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.state import state_dir
@@ -69,19 +68,6 @@ def index_service(ctx: ToolContext) -> CodeIndexService:
         service = CodeIndexService(state_dir())
         ctx.services.register(CodeIndexService, service)
         return service
-
-
-def install(runtime: Runtime) -> CodeIndexService:
-    """Give a runtime its index service, refreshed after every file toolhost writes."""
-    service = CodeIndexService(runtime.state_dir or state_dir())
-    runtime.services.register(CodeIndexService, service)
-
-    def on_call(record: CallRecord) -> None:
-        if record.written:
-            service.files_changed(record.written)
-
-    runtime.listeners.append(on_call)
-    return service
 
 
 def _root_of(ctx: ToolContext, path: Path) -> Path:

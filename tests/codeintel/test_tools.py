@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from lsp_server.codeintel.service import CodeIndexService
+from lsp_server.index_wiring import install
 from lsp_server.runtime.dispatch import Runtime
-from lsp_server.tools.code_index import install
 from tests.codeintel.conftest import FIXTURES
 from tests.helpers import call_tool, make_runtime, text_of
 
