@@ -95,33 +95,39 @@ class SymbolIndex:
 
     def refresh(self, progress: Progress | None = None, folder: str = "") -> RefreshStats:
         """Stat sweep of the tree (or of one folder, relative, `/`-separated); parse what
-        changed; drop what is gone."""
+        changed; drop what is gone. A folder refresh does not wait for a full one running
+        in another thread: both only write whole files' rows, in transactions."""
         prefix = folder.strip("/") + "/" if folder.strip("/") else ""
+        if prefix:
+            return self._sweep(progress, prefix)
         with self._refresh_lock:
             started = time.monotonic()
-            stats = RefreshStats()
-            known = {
-                path: state
-                for path, state in self.store.file_states().items()
-                if path.startswith(prefix)
-            }
-            seen: set[str] = set()
-            todo: list[tuple[str, str | None]] = []
-            for found in walk(self.root / prefix, self.excludes):
-                entry = attrs.evolve(found, path=prefix + found.path)
-                seen.add(entry.path)
-                state = known.get(entry.path)
-                if state is None or (state[0], state[1]) != (entry.size, entry.mtime_ns):
-                    todo.append((entry.path, state[2] if state else None))
-            gone = [path for path in known if path not in seen]
-            self.store.remove(gone)
-            stats.files, stats.removed = len(seen), len(gone)
-            for batch in self._parse(todo, progress):
-                self._record(batch, stats)
-            if not prefix:
-                self.store.set_meta("complete", "1")
-                self._last_sweep = started
+            stats = self._sweep(progress, "")
+            self.store.set_meta("complete", "1")
+            self._last_sweep = started
             return stats
+
+    def _sweep(self, progress: Progress | None, prefix: str) -> RefreshStats:
+        stats = RefreshStats()
+        known = {
+            path: state
+            for path, state in self.store.file_states().items()
+            if path.startswith(prefix)
+        }
+        seen: set[str] = set()
+        todo: list[tuple[str, str | None]] = []
+        for found in walk(self.root / prefix, self.excludes):
+            entry = attrs.evolve(found, path=prefix + found.path)
+            seen.add(entry.path)
+            state = known.get(entry.path)
+            if state is None or (state[0], state[1]) != (entry.size, entry.mtime_ns):
+                todo.append((entry.path, state[2] if state else None))
+        gone = [path for path in known if path not in seen]
+        self.store.remove(gone)
+        stats.files, stats.removed = len(seen), len(gone)
+        for batch in self._parse(todo, progress):
+            self._record(batch, stats)
+        return stats
 
     def ensure_fresh(self) -> RefreshStats | None:
         """Apply noted changes; sweep when the last sweep is older than `sweep_interval`

@@ -96,9 +96,10 @@ def _contains(outer: tree_sitter.Node, inner: tree_sitter.Node) -> bool:
     return not same and outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
 
 
-def _signature(source_lines: list[bytes], name_node: tree_sitter.Node) -> str:
-    row = name_node.start_point[0]
-    line = source_lines[row] if row < len(source_lines) else b""
+def _signature(source: bytes, name_node: tree_sitter.Node) -> str:
+    at = name_node.start_byte
+    end = source.find(b"\n", at)
+    line = source[source.rfind(b"\n", 0, at) + 1 : end if end >= 0 else len(source)]
     text = line.decode("utf-8", errors="replace").strip()
     if len(text) > SIGNATURE_MAX_CHARS:
         text = text[: SIGNATURE_MAX_CHARS - 1] + "…"
@@ -107,7 +108,6 @@ def _signature(source_lines: list[bytes], name_node: tree_sitter.Node) -> str:
 
 def definitions(spec_name: str, tree: tree_sitter.Tree, source: bytes) -> list[Definition]:
     """Every definition of the tree in source order, parents resolved."""
-    source_lines = source.split(b"\n")
     stack: list[tuple[_Match, str]] = []  # (container, its qualified name)
     result: list[Definition] = []
     for match in _matches(spec_name, tree):
@@ -132,7 +132,7 @@ def definitions(spec_name: str, tree: tree_sitter.Tree, source: bytes) -> list[D
             end_line=end_line_of(match.node),
             start_byte=match.node.start_byte,
             end_byte=match.node.end_byte,
-            signature=_signature(source_lines, match.name_node),
+            signature=_signature(source, match.name_node),
             language=spec_name,
         )
         result.append(Definition(symbol, match.node, match.name_node))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import sqlite3
@@ -37,6 +38,7 @@ _SYMBOL_COLUMNS = (
 )
 
 
+@functools.cache
 def index_fingerprint() -> str:
     """Changes when the schema, a query or a grammar changes: the old rows are then void."""
     digest = hashlib.sha256(SCHEMA_VERSION.encode())

@@ -10,7 +10,6 @@ from typing import Any
 import anyio
 import anyio.from_thread
 
-from lsp_server.codeintel.index import SymbolIndex
 from lsp_server.codeintel.kinds import KINDS, normalise_kind
 from lsp_server.codeintel.languages import language_for_path
 from lsp_server.codeintel.outline import Symbol, outline
@@ -140,11 +139,15 @@ async def _outline_file(ctx: ToolContext, path: Path, kind: str | None, limit: i
 
 async def _outline_folder(ctx: ToolContext, folder: Path, kind: str | None, limit: int) -> str:
     root = _root_of(ctx, folder)
-    index = index_service(ctx).index_for(root)
+    index = await anyio.to_thread.run_sync(index_service(ctx).index_for, root)
     rel = "" if folder == root else folder.relative_to(root).as_posix()
     progress = _ProgressBridge(ctx, "indexing")
-    await anyio.to_thread.run_sync(index.apply_changes)
-    await anyio.to_thread.run_sync(lambda: index.refresh(progress, folder=rel))
+
+    def sync_folder() -> None:
+        index.apply_changes()
+        index.refresh(progress, folder=rel)
+
+    await anyio.to_thread.run_sync(sync_folder)
     rows = await anyio.to_thread.run_sync(index.symbols_under, rel + "/" if rel else "")
     rows = [(p, s) for p, s in rows if kind is None or s.kind == kind]
     label = ctx.workspace.relative(folder)
@@ -155,11 +158,12 @@ async def _outline_folder(ctx: ToolContext, folder: Path, kind: str | None, limi
 
 
 def _search_index(
-    service: CodeIndexService, index: SymbolIndex, query: str, kind: str | None, limit: int,
+    service: CodeIndexService, root: Path, query: str, kind: str | None, limit: int,
     folder: str,
 ) -> tuple[list[tuple[str, Symbol]], bool]:  # fmt: skip
     """(rows, cold): a complete index is swept and queried; otherwise the files that
     mention the name are parsed now while the full build runs in the background."""
+    index = service.index_for(root)  # opening the SQLite file blocks: a worker thread
     if index.is_complete:
         index.ensure_fresh()
         return index.search(query, kind, limit, folder=folder), False
@@ -178,9 +182,8 @@ async def _search(
     root = _root_of(ctx, path)
     folder = "" if path == root else path.relative_to(root).as_posix()
     folder = folder + "/" if folder and is_dir else folder
-    index = service.index_for(root)
     rows, cold = await anyio.to_thread.run_sync(
-        _search_index, service, index, query, kind, limit, folder
+        _search_index, service, root, query, kind, limit, folder
     )
     where = ctx.workspace.relative(path)
     if not rows:
