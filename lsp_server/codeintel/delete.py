@@ -117,11 +117,15 @@ def _outer_node(definition: Definition, spec: LanguageSpec) -> tree_sitter.Node:
     return node
 
 
-def _check_single_name(target: Definition, defs: list[Definition], node: tree_sitter.Node) -> None:
+def _check_single_name(
+    target: Definition, defs: list[Definition], node: tree_sitter.Node, spec: LanguageSpec
+) -> None:
     span = (target.node.start_byte, target.node.end_byte)
     twins = [d for d in defs if d is not target and (d.node.start_byte, d.node.end_byte) == span]
     siblings = []
-    if node.parent is not None:
+    # Declarators of one declaration (`const a = 1, b = 2`); separate statements that
+    # share a line are the shared-line check's business.
+    if node.parent is not None and node.parent.type in spec.wrappers:
         rows = range(node.start_point[0], node.end_point[0] + 1)
         siblings = [
             c
@@ -166,12 +170,7 @@ def _first_row(
     spec: LanguageSpec,
 ) -> int:  # fmt: skip
     """Extend upwards over attached attributes and the comment block directly above."""
-    row = node.start_point[0]
-    previous = node.prev_named_sibling
-    # Attributes on the same line as the definition (`#[inline] fn f()`).
-    while previous is not None and previous.end_point[0] == row and _is_attached(previous, spec):
-        row = previous.start_point[0]
-        previous = previous.prev_named_sibling
+    row = _same_line_head(node, spec).start_point[0]
     while row > 0:
         above_start, above_end = starts[row - 1], starts[row] - 1
         text = source[above_start:above_end]
@@ -190,11 +189,24 @@ def _first_row(
     return row
 
 
+def _same_line_head(node: tree_sitter.Node, spec: LanguageSpec) -> tree_sitter.Node:
+    """The first of the attributes on the definition's own line (`#[inline] fn f()`)."""
+    head, previous = node, node.prev_named_sibling
+    while (
+        previous is not None
+        and previous.end_point[0] == node.start_point[0]
+        and _is_attached(previous, spec)
+    ):
+        head, previous = previous, previous.prev_named_sibling
+    return head
+
+
 def _check_shared_lines(
     source: bytes, starts: list[int], node: tree_sitter.Node, first_row: int, spec: LanguageSpec
 ) -> int:
     """Refuse when code shares the definition's lines; return the last row to delete."""
-    if first_row == node.start_point[0] and not _starts_its_line(source, starts, node):
+    head = _same_line_head(node, spec)
+    if first_row == node.start_point[0] and not _starts_its_line(source, starts, head):
         raise DeleteError(
             "shared_line",
             f"line {node.start_point[0] + 1} holds other code before the definition; use edit_file",
@@ -237,6 +249,19 @@ def _tidy_blank_lines(
     return lines[: first - before] + blanks[:keep] + lines[last + 1 + after :]
 
 
+def _check_body_left(node: tree_sitter.Node, spec: LanguageSpec) -> None:
+    body = node.parent
+    if body is None or body.type not in spec.non_empty_blocks:
+        return
+    others = [c for c in body.named_children if c != node and "comment" not in c.type]
+    if not others:
+        raise DeleteError(
+            "syntax_error",
+            f"removing it would leave an empty body at line {body.start_point[0] + 1}; "
+            "nothing was written: use edit_file (e.g. to put `pass` in its place)",
+        )
+
+
 def _error_count(node: tree_sitter.Node) -> int:
     if not node.has_error:
         return 0
@@ -253,7 +278,8 @@ def delete_symbol(
     defs = definitions(spec.name, tree, source)
     target = find_definition(defs, name, kind, parent, line)
     node = _outer_node(target, spec)
-    _check_single_name(target, defs, node)
+    _check_single_name(target, defs, node, spec)
+    _check_body_left(node, spec)
     starts = _line_starts(source)
     first_row = _first_row(source, starts, tree.root_node, node, spec)
     last_row = _check_shared_lines(source, starts, node, first_row, spec)

@@ -46,6 +46,9 @@ class LanguageSpec:
     """Blank lines around top-level definitions when the style fixes it (PEP 8: 2)."""
     aliases: tuple[str, ...] = ()
     """Other names users give the language (`py`, `ts`)."""
+    non_empty_blocks: frozenset[str] = frozenset()
+    """Body node types that may not be left empty (a Python block: the grammar accepts
+    `class A:` with nothing after it, Python does not)."""
 
 
 _C_LIKE_WRAPPERS = frozenset({"declaration", "template_declaration"})
@@ -59,6 +62,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         comment_prefixes=("#",),
         top_level_blank_lines=2,
         aliases=("py",),
+        non_empty_blocks=frozenset({"block"}),
     ),
     LanguageSpec(
         name="javascript",
