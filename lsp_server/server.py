@@ -147,6 +147,7 @@ class ToolhostServer(LanguageServer):
             self.policy_sources.append("initializationOptions")
         self.features = _client_features(params.capabilities)
         self.runtime = self.build_runtime(self._roots(params))
+        index_wiring.forward_build_progress(self, self.runtime, self.features.work_done_progress)
         for problem in self.config_problems:
             log.warning("configuration: %s", problem)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,9 @@ import attrs
 from lsp_server.codeintel.index import SymbolIndex, default_index_path
 
 log = logging.getLogger(__name__)
+
+BuildListener = Callable[[Path, "BuildState"], None]
+"""Told (from the build thread) when a background build starts, progresses and ends."""
 
 
 @attrs.define
@@ -39,6 +42,7 @@ class CodeIndexService:
         self._builds: dict[Path, BuildState] = {}
         self._threads: dict[Path, threading.Thread] = {}
         self._lock = threading.Lock()
+        self.build_listeners: list[BuildListener] = []
 
     def index_for(self, root: Path) -> SymbolIndex:
         key = root.resolve()
@@ -77,6 +81,7 @@ class CodeIndexService:
     def _build(self, index: SymbolIndex, state: BuildState) -> None:
         def progress(done: int, total: int) -> None:
             state.done, state.total = done, total
+            self._tell(index.root, state)
 
         try:
             index.refresh(progress)
@@ -85,6 +90,14 @@ class CodeIndexService:
             state.error = f"{type(exc).__name__}: {exc}"
         finally:
             state.running = False
+            self._tell(index.root, state)
+
+    def _tell(self, root: Path, state: BuildState) -> None:
+        for listener in self.build_listeners:
+            try:
+                listener(root, attrs.evolve(state))
+            except Exception:  # a listener's failure must not stop the build
+                log.exception("index build listener failed")
 
     def wait_for_build(self, root: Path, timeout: float | None = None) -> None:
         with self._lock:

@@ -33,6 +33,23 @@ def recording_client() -> LanguageClient:
     return client
 
 
+def progress_client() -> LanguageClient:
+    client = make_test_client()
+    client.progress_values = {}  # type: ignore[attr-defined]
+
+    @client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
+    def _create(params: Any) -> None:
+        client.progress_values[params.token] = []  # type: ignore[attr-defined]
+
+    @client.feature(types.PROGRESS)
+    def _progress(params: Any) -> None:
+        value = params.value
+        kind = value["kind"] if isinstance(value, dict) else value.kind
+        client.progress_values[params.token].append(kind)  # type: ignore[attr-defined]
+
+    return client
+
+
 async def index_status(client: LanguageClient) -> dict[str, Any]:
     status = await client.protocol.send_request_async("toolhost/status", {})
     roots: list[dict[str, Any]] = status["index"]["roots"]
@@ -99,3 +116,25 @@ async def test_restart_reuses_the_index(tmp_path: Path) -> None:
         assert "pkg/m3.go:3: function Handler3" in await search(client, "Handler3")
         again = await index_status(client)
         assert again["complete"] and again["parsedThisRun"] == 0
+
+
+async def test_background_build_reports_work_done_progress(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.rs").write_text("fn alpha() {}\n", encoding="utf-8")
+    capabilities = types.ClientCapabilities(
+        window=types.WindowClientCapabilities(work_done_progress=True)
+    )
+    async with lsp_session(
+        root, capabilities=capabilities, client_factory=progress_client
+    ) as client:
+        assert "a.rs:1: function alpha" in await search(client, "alpha")
+        await wait_for_complete_index(client)
+        values: dict[str, list[str]] = client.progress_values  # type: ignore[attr-defined]
+        for _ in range(200):  # the end notification may trail the status
+            if values and next(iter(values.values()))[-1:] == ["end"]:
+                break
+            await asyncio.sleep(0.05)
+        kinds = [v for token, v in values.items() if token.startswith("toolhost-index-")]
+        assert len(kinds) == 1
+        assert kinds[0][0] == "begin" and kinds[0][-1] == "end"
