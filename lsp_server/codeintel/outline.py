@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import attrs
 import tree_sitter
 
@@ -42,12 +44,14 @@ class Definition:
     name_node: tree_sitter.Node
 
 
-@attrs.frozen
-class _Match:
+class _Match(NamedTuple):
+    start: int
+    end: int
     pattern: int
     kind: str  # a KINDS value or "impl" for @scope
     node: tree_sitter.Node
     name_node: tree_sitter.Node
+    name: str
     explicit_parent: str
     is_scope: bool
 
@@ -66,7 +70,8 @@ def end_line_of(node: tree_sitter.Node) -> int:
 
 def _matches(spec_name: str, tree: tree_sitter.Tree) -> list[_Match]:
     query = languages.tags_query(spec_name)
-    found: dict[tuple[int, int, str, str], _Match] = {}
+    found: dict[tuple[int, int, str], _Match] = {}
+    # Hot loop of the cold build: node properties are C calls, so each is read once.
     for pattern, captures in tree_sitter.QueryCursor(query).matches(tree.root_node):
         names = captures.get("name")
         if not names:
@@ -77,23 +82,29 @@ def _matches(spec_name: str, tree: tree_sitter.Tree) -> list[_Match]:
             if capture == "scope":
                 kind, is_scope = "impl", True
             elif capture.startswith("definition."):
-                kind, is_scope = capture.removeprefix("definition."), False
+                kind, is_scope = capture[11:], False
                 if kind not in KINDS:
                     continue
             else:
                 continue
             node = nodes[0]
+            start, end = node.start_byte, node.end_byte
             for name_node in names:
-                match = _Match(pattern, kind, node, name_node, explicit_parent, is_scope)
-                key = (node.start_byte, node.end_byte, node.type, node_text(name_node))
-                if key not in found or found[key].pattern > pattern:
-                    found[key] = match
-    return sorted(found.values(), key=lambda m: (m.node.start_byte, -m.node.end_byte))
+                name = node_text(name_node)
+                key = (start, end, name)
+                known = found.get(key)
+                if known is None or known.pattern > pattern:
+                    found[key] = _Match(
+                        start, end, pattern, kind, node, name_node, name, explicit_parent,
+                        is_scope,
+                    )  # fmt: skip
+    return sorted(found.values(), key=lambda m: (m.start, -m.end))
 
 
-def _contains(outer: tree_sitter.Node, inner: tree_sitter.Node) -> bool:
-    same = outer.start_byte == inner.start_byte and outer.end_byte == inner.end_byte
-    return not same and outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
+def _contains(outer: _Match, inner: _Match) -> bool:
+    if outer.start == inner.start and outer.end == inner.end:
+        return False
+    return outer.start <= inner.start and inner.end <= outer.end
 
 
 def _signature(source: bytes, name_node: tree_sitter.Node) -> str:
@@ -111,10 +122,10 @@ def definitions(spec_name: str, tree: tree_sitter.Tree, source: bytes) -> list[D
     stack: list[tuple[_Match, str]] = []  # (container, its qualified name)
     result: list[Definition] = []
     for match in _matches(spec_name, tree):
-        while stack and not _contains(stack[-1][0].node, match.node):
+        while stack and not _contains(stack[-1][0], match):
             stack.pop()
         chain = stack[-1][1] if stack else ""
-        name = node_text(match.name_node)
+        name = match.name
         if match.explicit_parent:
             chain = f"{chain}.{match.explicit_parent}" if chain else match.explicit_parent
         if match.is_scope:
@@ -130,8 +141,8 @@ def definitions(spec_name: str, tree: tree_sitter.Tree, source: bytes) -> list[D
             parent=chain,
             start_line=match.node.start_point[0] + 1,
             end_line=end_line_of(match.node),
-            start_byte=match.node.start_byte,
-            end_byte=match.node.end_byte,
+            start_byte=match.start,
+            end_byte=match.end,
             signature=_signature(source, match.name_node),
             language=spec_name,
         )

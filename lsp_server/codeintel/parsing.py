@@ -11,10 +11,13 @@ from pathlib import Path
 import attrs
 
 from lsp_server.codeintel import languages
-from lsp_server.codeintel.outline import Symbol, outline
+from lsp_server.codeintel.outline import outline
 from lsp_server.codeintel.walk import MAX_FILE_BYTES
 
 BINARY_SNIFF_BYTES = 8192
+
+SymbolRow = tuple[str, str, str, int, int, int, int, str, str]
+"""name, kind, parent, start_line, end_line, start_byte, end_byte, signature, language"""
 
 
 @attrs.frozen
@@ -24,8 +27,9 @@ class FileResult:
     mtime_ns: int
     content_hash: str
     language: str
-    symbols: tuple[Symbol, ...] | None
-    """None when the content hash matched the known one and nothing was parsed."""
+    symbols: tuple[SymbolRow, ...] | None
+    """The symbols as plain rows (cheap to pickle between processes); None when the
+    content hash matched the known one and nothing was parsed."""
     skipped: bool = False
     """Binary, too large or unreadable: recorded so the stat sweep does not retry it."""
     gone: bool = False
@@ -55,7 +59,11 @@ def index_file(root: str, rel: str, known_hash: str | None) -> FileResult:
     digest = content_hash(data)
     if digest == known_hash:
         return FileResult(rel, stat.st_size, stat.st_mtime_ns, digest, name, None)
-    symbols = tuple(outline(spec.name, data))
+    symbols = tuple(
+        (s.name, s.kind, s.parent, s.start_line, s.end_line, s.start_byte, s.end_byte,
+         s.signature, s.language)
+        for s in outline(spec.name, data)
+    )  # fmt: skip
     return FileResult(rel, stat.st_size, stat.st_mtime_ns, digest, name, symbols)
 
 

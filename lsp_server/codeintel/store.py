@@ -142,10 +142,9 @@ class IndexStore:
                 db.executemany(
                     "INSERT INTO symbols VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
-                        (result.path, s.name, s.name.lower(), s.kind, KIND_RANK[s.kind],
-                         s.parent, s.start_line, s.end_line, s.start_byte, s.end_byte,
-                         s.signature, s.language)
-                        for s in result.symbols
+                        (result.path, row[0], row[0].lower(), row[1], KIND_RANK[row[1]],
+                         *row[2:])
+                        for row in result.symbols
                     ],
                 )  # fmt: skip
 
