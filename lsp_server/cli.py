@@ -1,4 +1,4 @@
-"""The `toolhost` command: serve, tools, call, schemas, demo."""
+"""The `toolhost` command: serve, tools, call, schemas, index, demo."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import json
 import sys
 from pathlib import Path
 
-from lsp_server import __version__
+from lsp_server import __version__, index_cli
+from lsp_server.config import Config
 from lsp_server.policy.terminal import TerminalAsker, allow_everything
 from lsp_server.policy.wiring import attach_policy, load_layers
 from lsp_server.protocol import CallParams, message_converter
@@ -49,6 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     schemas = commands.add_parser("schemas", help="generate or check the generated contract")
     schemas.add_argument("action", choices=["generate", "check"])
 
+    index_cli.add_parser(commands)
+
     demo = commands.add_parser("demo", help="a scripted agent session over real LSP")
     demo.add_argument("--keep", action="store_true", help="keep the temporary workspace")
     return parser
@@ -71,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(_call(args))
     if args.command == "schemas":
         return _schemas(args.action)
+    if args.command == "index":
+        return index_cli.run_index(args.root, args.exclude)
     if args.command == "demo":
         from lsp_server import demo
 

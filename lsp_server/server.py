@@ -22,7 +22,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
 
-from lsp_server import __version__, protocol, stdio
+from lsp_server import __version__, index_wiring, protocol, stdio
 from lsp_server.config import Config
 from lsp_server.policy.wiring import attach_policy, load_layers, reconfigure
 from lsp_server.protocol import (
@@ -176,6 +176,7 @@ class ToolhostServer(LanguageServer):
         if not self.supports_configuration:
             self.settings_ready.set()
         self.runtime = self.build_runtime(roots)
+        index_wiring.forward_build_progress(self, self.runtime, self.features.work_done_progress)
         for problem in self.config_problems:
             log.warning("configuration: %s", problem)
 
@@ -211,6 +212,9 @@ class ToolhostServer(LanguageServer):
         self.kill_hooks.append(jobs.kill_all_now)
         # Last resort when the interpreter exits some other way: no orphaned job processes.
         atexit.register(jobs.kill_all_now)
+        index_service = index_wiring.install(runtime)
+        self.status_providers["index"] = index_service.status
+        self.shutdown_hooks.append(lambda: asyncio.to_thread(index_service.close))
         return runtime
 
     async def wait_for_settings(self) -> None:
@@ -402,6 +406,8 @@ def create_server(root: Path | None = None, tcp_token: str | None = None) -> Too
 
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: ToolhostServer, params: types.InitializedParams) -> None:
+        if ls.features.watched_files_dynamic:
+            ls.client_register_capability(index_wiring.watched_files_registration())
         for problem in ls.config_problems + ls.config_notices:
             ls.window_show_message(
                 types.ShowMessageParams(
@@ -415,6 +421,13 @@ def create_server(root: Path | None = None, tcp_token: str | None = None) -> Too
         ls: ToolhostServer, params: types.DidChangeConfigurationParams
     ) -> None:
         await ls.fetch_client_settings()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def on_watched_files(
+        ls: ToolhostServer, params: types.DidChangeWatchedFilesParams
+    ) -> None:
+        if ls.runtime is not None:
+            index_wiring.note_watched_changes(ls.runtime, params)
 
     @server.feature("toolhost/tools")
     async def on_tools(ls: ToolhostServer, params: ToolsParams) -> ToolsResult:

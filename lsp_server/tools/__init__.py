@@ -24,6 +24,8 @@ TOOL_MODULES: tuple[str, ...] = (
     "agent_state",
     "present",
     "use_capability",
+    "code_index",
+    "delete_symbol",
 )
 
 

@@ -1,0 +1,240 @@
+"""The persistent, incremental symbol index of one workspace root.
+
+A file is re-parsed only when its (size, mtime_ns) changed and then its content hash
+changed. A full refresh is a stat sweep (walk.py) plus the parse of what changed, in
+worker processes when there is a lot. Change signals (watched files, toolhost's own
+writes) go through `update_paths`; `ensure_fresh` sweeps when the last sweep is older
+than a few seconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+import attrs
+
+from lsp_server.codeintel import candidates
+from lsp_server.codeintel.outline import Symbol
+from lsp_server.codeintel.parsing import FileResult, index_batch, index_file
+from lsp_server.codeintel.store import IndexStore
+from lsp_server.codeintel.walk import is_indexable, stat_file, walk
+
+Progress = Callable[[int, int], None]
+"""Called with (files done, files to do)."""
+
+BATCH_FILES = 48
+MAX_PATHS_IN_QUERY = 5000
+PARALLEL_MIN_FILES = 200
+"""Fewer changed files than this are parsed inline: a worker pool costs ~0.3 s to start."""
+
+
+def default_index_path(root: Path, state_folder: Path | None = None) -> Path:
+    """<state folder>/index/<hash of the root's real path>.sqlite; the state folder defaults
+    to $XDG_STATE_HOME/toolhost."""
+    if state_folder is None:
+        base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+        state_folder = Path(base) / "toolhost"
+    key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:24]
+    return state_folder / "index" / f"{key}.sqlite"
+
+
+@attrs.define
+class RefreshStats:
+    files: int = 0
+    """Files the walk found."""
+    parsed: int = 0
+    """Files parsed (new content)."""
+    rehashed: int = 0
+    """Files whose stat changed but content did not."""
+    removed: int = 0
+
+
+class SymbolIndex:
+    def __init__(
+        self, root: Path, db_path: Path | None = None, *, excludes: Sequence[str] = (),
+        workers: int = 2, sweep_interval: float = 3.0,
+    ) -> None:  # fmt: skip
+        self.root = root.resolve()
+        self.excludes = tuple(excludes)
+        self.workers = max(1, min(workers, os.cpu_count() or 1))
+        self.sweep_interval = sweep_interval
+        self.store = IndexStore(db_path or default_index_path(self.root))
+        self.parse_count = 0
+        """Files this instance parsed (tests check that a restart parses nothing)."""
+        self._last_sweep = float("-inf")
+        self._refresh_lock = threading.Lock()
+        self._pending: set[Path] = set()
+        self._pending_lock = threading.Lock()
+
+    def close(self) -> None:
+        self.store.close()
+
+    @property
+    def is_complete(self) -> bool:
+        """A full build finished once (the rows cover the whole tree, maybe stale)."""
+        return self.store.get_meta("complete") == "1"
+
+    @property
+    def is_refreshing(self) -> bool:
+        return self._refresh_lock.locked()
+
+    def relative(self, path: Path) -> str | None:
+        try:
+            return path.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+
+    # -- building -------------------------------------------------------------------
+
+    def refresh(self, progress: Progress | None = None, folder: str = "") -> RefreshStats:
+        """Stat sweep of the tree (or of one folder, relative, `/`-separated); parse what
+        changed; drop what is gone. A folder refresh does not wait for a full one running
+        in another thread: both only write whole files' rows, in transactions."""
+        prefix = folder.strip("/") + "/" if folder.strip("/") else ""
+        if prefix:
+            return self._sweep(progress, prefix)
+        with self._refresh_lock:
+            started = time.monotonic()
+            stats = self._sweep(progress, "")
+            self.store.set_meta("complete", "1")
+            self._last_sweep = started
+            return stats
+
+    def _sweep(self, progress: Progress | None, prefix: str) -> RefreshStats:
+        stats = RefreshStats()
+        known = {
+            path: state
+            for path, state in self.store.file_states().items()
+            if path.startswith(prefix)
+        }
+        seen: set[str] = set()
+        todo: list[tuple[str, str | None]] = []
+        for found in walk(self.root / prefix, self.excludes):
+            entry = attrs.evolve(found, path=prefix + found.path)
+            seen.add(entry.path)
+            state = known.get(entry.path)
+            if state is None or (state[0], state[1]) != (entry.size, entry.mtime_ns):
+                todo.append((entry.path, state[2] if state else None))
+        gone = [path for path in known if path not in seen]
+        self.store.remove(gone)
+        stats.files, stats.removed = len(seen), len(gone)
+        for batch in self._parse(todo, progress):
+            self._record(batch, stats)
+        return stats
+
+    def ensure_fresh(self) -> RefreshStats | None:
+        """Apply noted changes; sweep when the last sweep is older than `sweep_interval`
+        (and none is running). Returns the sweep's figures, None when it did not sweep."""
+        self.apply_changes()
+        if time.monotonic() - self._last_sweep < self.sweep_interval or self.is_refreshing:
+            return None
+        return self.refresh()
+
+    def note_changes(self, paths: Iterable[Path]) -> None:
+        """Remember changed paths (cheap, any thread); the next query re-checks them."""
+        paths = list(paths)
+        with self._pending_lock:
+            self._pending.update(paths)
+        if any(path.name == ".gitignore" for path in paths):
+            self._last_sweep = float("-inf")  # what is ignored changed: sweep next time
+
+    def apply_changes(self) -> RefreshStats:
+        with self._pending_lock:
+            pending, self._pending = self._pending, set()
+        return self.update_paths(sorted(pending)) if pending else RefreshStats()
+
+    def update_paths(self, paths: Iterable[Path]) -> RefreshStats:
+        """Re-check the given files now (created, changed or deleted)."""
+        stats = RefreshStats()
+        todo = []
+        for path in paths:
+            rel = self.relative(path)
+            if rel is None:
+                continue
+            state = self.store.file_state(rel)
+            if is_indexable(self.root, rel, self.excludes):
+                todo.append((rel, state[2] if state else None))
+            elif state is not None:  # now ignored, or no longer a file
+                self.store.remove([rel])
+                stats.removed += 1
+        self._record([index_file(str(self.root), rel, h) for rel, h in todo], stats)
+        return stats
+
+    def _record(self, batch: list[FileResult], stats: RefreshStats) -> None:
+        kept = []
+        for result in batch:
+            if result.gone:
+                stats.removed += 1 if self.store.file_state(result.path) else 0
+            elif result.symbols is None:
+                stats.rehashed += 1
+            elif not result.skipped:
+                stats.parsed += 1
+                self.parse_count += 1
+            # A file no grammar covers (a watched-file event for README.md) is not stored.
+            if result.language or result.gone:
+                kept.append(result)
+        self.store.store(kept)
+
+    def _parse(
+        self, todo: list[tuple[str, str | None]], progress: Progress | None
+    ) -> Iterator[list[FileResult]]:
+        total, done = len(todo), 0
+        if progress:
+            progress(0, total)
+        batches = [todo[i : i + BATCH_FILES] for i in range(0, total, BATCH_FILES)]
+        if total < PARALLEL_MIN_FILES or self.workers < 2:
+            for batch in batches:
+                results = index_batch(str(self.root), batch)
+                done += len(batch)
+                if progress:
+                    progress(done, total)
+                yield results
+            return
+        # forkserver: forking a process that runs threads (the server) can deadlock.
+        context = multiprocessing.get_context("forkserver")
+        with ProcessPoolExecutor(self.workers, mp_context=context) as pool:
+            futures = [pool.submit(index_batch, str(self.root), batch) for batch in batches]
+            for future in as_completed(futures):
+                results = future.result()
+                done += len(results)
+                if progress:
+                    progress(done, total)
+                yield results
+
+    # -- queries ----------------------------------------------------------------------
+
+    def search(
+        self, query: str, kind: str | None = None, limit: int = 100, folder: str = ""
+    ) -> list[tuple[str, Symbol]]:
+        return self.store.search(query, kind, limit, folder=folder)
+
+    def cold_search(
+        self, query: str, kind: str | None = None, limit: int = 100, folder: str = ""
+    ) -> list[tuple[str, Symbol]]:
+        """Search without a full index: parse only the files that mention the name."""
+        self.apply_changes()
+        paths = candidates.files_mentioning(self.root, query, self.excludes)
+        todo = []
+        for rel in paths:
+            state = self.store.file_state(rel)
+            stat = stat_file(self.root, rel)
+            if stat is None or state is None or (state[0], state[1]) != (stat.size, stat.mtime_ns):
+                todo.append((rel, state[2] if state else None))
+        stats = RefreshStats()
+        for batch in self._parse(todo, None):
+            self._record(batch, stats)
+        if not paths:
+            return []
+        # A name in thousands of files: the rows are fresh for all of them anyway.
+        restrict = paths if len(paths) <= MAX_PATHS_IN_QUERY else None
+        return self.store.search(query, kind, limit, paths=restrict, folder=folder)
+
+    def symbols_under(self, rel: str, limit: int = 10_000) -> list[tuple[str, Symbol]]:
+        return self.store.symbols_under(rel, limit)

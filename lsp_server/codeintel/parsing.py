@@ -1,0 +1,72 @@
+"""Reading and parsing files for the index; runs in worker processes as well as inline.
+
+Only plain data crosses the process boundary: paths in, FileResult rows out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import attrs
+
+from lsp_server.codeintel import languages
+from lsp_server.codeintel.outline import outline
+from lsp_server.codeintel.walk import MAX_FILE_BYTES
+
+BINARY_SNIFF_BYTES = 8192
+
+SymbolRow = tuple[str, str, str, int, int, int, int, str, str]
+"""name, kind, parent, start_line, end_line, start_byte, end_byte, signature, language"""
+
+
+@attrs.frozen
+class FileResult:
+    path: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    language: str
+    symbols: tuple[SymbolRow, ...] | None
+    """The symbols as plain rows (cheap to pickle between processes); None when the
+    content hash matched the known one and nothing was parsed."""
+    skipped: bool = False
+    """Binary, too large or unreadable: recorded so the stat sweep does not retry it."""
+    gone: bool = False
+    """The file vanished between the walk and the read: its rows are dropped."""
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def is_binary(data: bytes) -> bool:
+    return b"\0" in data[:BINARY_SNIFF_BYTES]
+
+
+def index_file(root: str, rel: str, known_hash: str | None) -> FileResult:
+    """Parse one file unless its content hash is `known_hash`."""
+    spec = languages.language_for_path(rel)
+    path = Path(root) / rel
+    try:
+        stat = path.stat()
+        data = path.read_bytes() if stat.st_size <= MAX_FILE_BYTES else b""
+    except OSError:
+        return FileResult(rel, 0, 0, "", "", (), gone=True)
+    name = spec.name if spec else ""
+    if spec is None or stat.st_size > MAX_FILE_BYTES or is_binary(data):
+        return FileResult(rel, stat.st_size, stat.st_mtime_ns, "", name, (), skipped=True)
+    digest = content_hash(data)
+    if digest == known_hash:
+        return FileResult(rel, stat.st_size, stat.st_mtime_ns, digest, name, None)
+    symbols = tuple(
+        (s.name, s.kind, s.parent, s.start_line, s.end_line, s.start_byte, s.end_byte,
+         s.signature, s.language)
+        for s in outline(spec.name, data)
+    )  # fmt: skip
+    return FileResult(rel, stat.st_size, stat.st_mtime_ns, digest, name, symbols)
+
+
+def index_batch(root: str, batch: list[tuple[str, str | None]]) -> list[FileResult]:
+    """A worker task: several files, so that process hops stay cheap."""
+    return [index_file(root, rel, known_hash) for rel, known_hash in batch]
