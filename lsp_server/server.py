@@ -21,6 +21,7 @@ from pygls.uris import to_fs_path
 
 from lsp_server import __version__, protocol
 from lsp_server.config import Config, structure_config
+from lsp_server.langservers import service as language_servers
 from lsp_server.protocol import (
     PROTOCOL_VERSION,
     CallParams,
@@ -180,6 +181,9 @@ class ToolhostServer(LanguageServer):
         )
         runtime.progress_sender = self._send_progress
         runtime.listeners.append(self._did_call)
+        language_servers.install(
+            runtime.services, self.config.lsp, self.shutdown_hooks, self.status_providers
+        )
         return runtime
 
     def _send_progress(self, token: str | int, value: dict[str, Any]) -> None:

@@ -63,6 +63,7 @@ class LanguageServerManager:
         self._slots: dict[tuple[Path, str], _Slot] = {}
         self._reaper: asyncio.Task[None] | None = None
         self._closed = False
+        self._loop: asyncio.AbstractEventLoop | None = None
         # Children must not outlive toolhost even if the loop never runs shutdown().
         atexit.register(_kill_all_at_exit, weakref.ref(self))
 
@@ -145,6 +146,7 @@ class LanguageServerManager:
                         "check the installation (`toolhost doctor`)",
                     ) from exc
                 slot.client = client
+                self._loop = asyncio.get_running_loop()
                 self._start_reaper()
                 log.info("started %s for %s (pid %s)", client.name, root, client.process.pid)
                 return client
@@ -206,9 +208,28 @@ class LanguageServerManager:
     def clients(self) -> list[LanguageServerClient]:
         return [s.client for s in self._slots.values() if s.client is not None]
 
+    def status(self) -> list[dict[str, object]]:
+        return [
+            {
+                "language": client.server.row.name,
+                "root": str(client.root),
+                "command": list(client.server.command),
+                "pid": client.process.pid,
+                "positionEncoding": client.encoding,
+                "indexing": client.busy,
+                "openDocuments": len(client.documents),
+            }
+            for client in self.clients()
+        ]
+
     async def shutdown(self) -> None:
         """shutdown request, exit, then kill, for every child (concurrently)."""
         self._closed = True
+        if self._loop is not None and self._loop is not _running_loop():
+            # Called from another event loop (a last-chance close after the server's
+            # loop ended): the children's pipes belong to the old loop, so just kill.
+            self.kill_all()
+            return
         if self._reaper is not None:
             self._reaper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -221,6 +242,13 @@ class LanguageServerManager:
     def kill_all(self) -> None:
         for client in self.clients():
             client.process.kill_group()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _kill_all_at_exit(manager_ref: weakref.ref[LanguageServerManager]) -> None:

@@ -11,6 +11,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "delete_range",
     "move_file",
     "minimal_files",
+    "lsp_tools",
 )
 
 
