@@ -108,6 +108,7 @@ class LanguageServerClient:
         self._diagnostics_changed = asyncio.Event()
         self._registrations: dict[str, str] = {}
         """Dynamic registrations: id -> method."""
+        self._pull_failed = False
         self._sync_lock = asyncio.Lock()
         # Set by the manager once it has counted this client's death.
         self.crash_counted = False
@@ -208,6 +209,7 @@ class LanguageServerClient:
         if method == "client/registerCapability":
             for registration in _dicts((params or {}).get("registrations")):
                 self._registrations[str(registration.get("id"))] = str(registration.get("method"))
+            self._diagnostics_changed.set()  # a waiter for pushed diagnostics may pull now
             return None
         if method == "client/unregisterCapability":
             # The field's name is misspelled in the LSP specification itself.
@@ -327,6 +329,8 @@ class LanguageServerClient:
     # --- diagnostics --------------------------------------------------------------
     @property
     def pulls_diagnostics(self) -> bool:
+        if self._pull_failed:
+            return False
         return bool(self.capabilities.get("diagnosticProvider")) or (
             "textDocument/diagnostic" in self._registrations.values()
         )
@@ -334,21 +338,31 @@ class LanguageServerClient:
     async def diagnostics(
         self, document: OpenDocument, wait_seconds: float, settle: float
     ) -> list[Json] | None:
-        """Diagnostics for the document's current version; None if none came in time."""
-        if self.pulls_diagnostics:
+        """Diagnostics for the document's current version; None if none came in time.
+
+        Pull when the server offers it; otherwise wait for pushed ones -- switching to pull
+        if the server registers it meanwhile (pyright does so only after its settings)."""
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            if self.pulls_diagnostics:
+                try:
+                    report = await self.request(
+                        "textDocument/diagnostic",
+                        {"textDocument": {"uri": document.uri}},
+                        max(1.0, deadline - time.monotonic()),
+                    )
+                    items = report.get("items") if isinstance(report, dict) else None
+                    return list(items) if isinstance(items, list) else []
+                except ResponseError as exc:
+                    if exc.code != METHOD_NOT_FOUND:
+                        raise
+                    self._pull_failed = True
             try:
-                report = await self.request(
-                    "textDocument/diagnostic",
-                    {"textDocument": {"uri": document.uri}},
-                    wait_seconds,
+                return await self._pushed_diagnostics(
+                    document, max(0.0, deadline - time.monotonic()), settle
                 )
-                if isinstance(report, dict) and isinstance(report.get("items"), list):
-                    return list(report["items"])
-                return []
-            except ResponseError as exc:
-                if exc.code != METHOD_NOT_FOUND:
-                    raise
-        return await self._pushed_diagnostics(document, wait_seconds, settle)
+            except _PullOffered:
+                continue
 
     async def _pushed_diagnostics(
         self, document: OpenDocument, wait_seconds: float, settle: float
@@ -367,6 +381,8 @@ class LanguageServerClient:
                 or (published.version is None and published.sequence > document.sync_sequence)
             )
             now = time.monotonic()
+            if not current and self.pulls_diagnostics:
+                raise _PullOffered
             if current and published is not None:
                 if published.sequence != last_sequence:
                     last_sequence = published.sequence
@@ -380,6 +396,10 @@ class LanguageServerClient:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._diagnostics_changed.wait(), max(0.0, wait_until - now))
         return None
+
+
+class _PullOffered(Exception):
+    """The server registered pull diagnostics while we waited for pushed ones."""
 
 
 def _dicts(value: Json) -> list[dict[str, Any]]:

@@ -48,6 +48,10 @@ class ConnectionClosed(Exception):
         self.reason = reason
         self.stderr_tail = stderr_tail
 
+    def fresh(self) -> ConnectionClosed:
+        """A new instance to raise (re-raising one instance keeps growing its traceback)."""
+        return ConnectionClosed(self.reason, self.stderr_tail)
+
 
 class StderrTail:
     """The last `limit` bytes a child wrote to stderr (it is read continuously, so the
@@ -129,7 +133,7 @@ class JsonRpcProcess:
     # --- outgoing -----------------------------------------------------------------
     async def request(self, method: str, params: Json, wait_seconds: float | None = None) -> Json:
         if self._closed is not None:
-            raise self._closed
+            raise self._closed.fresh()
         self._next_id += 1
         request_id = self._next_id
         future: asyncio.Future[Json] = asyncio.get_running_loop().create_future()
@@ -147,10 +151,12 @@ class JsonRpcProcess:
             raise
         finally:
             self._pending.pop(request_id, None)
+            if future.done() and not future.cancelled():
+                future.exception()  # retrieved: the error travels as the raised exception
 
     async def notify(self, method: str, params: Json) -> None:
         if self._closed is not None:
-            raise self._closed
+            raise self._closed.fresh()
         await self._send({"jsonrpc": "2.0", "method": method, "params": params})
 
     async def _send(self, message: Json) -> None:
@@ -162,8 +168,14 @@ class JsonRpcProcess:
             try:
                 stdin.write(header + body)
                 await stdin.drain()
+                return
             except (ConnectionError, RuntimeError) as exc:
-                raise self._close(f"writing to the server failed: {exc}") from exc
+                write_error = str(exc)
+        # The child is gone: let the reader record its exit status and last stderr words.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.exited.wait(), 2.0)
+        closed = self._closed or self._close(f"writing to the server failed: {write_error}")
+        raise closed.fresh()
 
     # --- incoming -----------------------------------------------------------------
     async def _read_stderr(self) -> None:
@@ -256,11 +268,12 @@ class JsonRpcProcess:
             await self._send(reply)
 
     def _close(self, reason: str) -> ConnectionClosed:
+        """Record why the connection ended (first reason wins) and fail what waits."""
         if self._closed is None:
             self._closed = ConnectionClosed(reason, self.stderr.text())
             for future in self._pending.values():
                 if not future.done():
-                    future.set_exception(self._closed)
+                    future.set_exception(self._closed.fresh())
             self.exited.set()
         return self._closed
 

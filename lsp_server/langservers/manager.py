@@ -127,7 +127,7 @@ class LanguageServerManager:
                 server = self.resolve(row, root)
                 client = LanguageServerClient(server, root)
                 try:
-                    await client.start(self.config.ready_timeout_seconds)
+                    await client.start(self.config.start_timeout_seconds)
                 except ConnectionClosed as exc:
                     await self._record_crash(slot, client, exc)
                     continue

@@ -72,6 +72,9 @@ SERVER_TABLE: tuple[ServerRow, ...] = (
             ),
         ),
         settings={"python": {}, "python.analysis": {}, "basedpyright": {}},
+        # pyright answers references before it has listed the workspace's files (only the
+        # open ones are searched then) and reports that listing only in its log.
+        ready_log_pattern=r"Found \d+ source file|No source files found",
     ),
     ServerRow(
         name="typescript",

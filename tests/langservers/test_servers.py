@@ -27,7 +27,9 @@ CASES: dict[str, dict[str, Any]] = {
         "use": ("src/main.ts", 7, "makeCircle"),
         "bad": "src/bad.ts",
         "unicode": ("src/unicode.ts", 3, "makeCircle"),
-        "unicode_expected": "src/shapes.ts:11: export function makeCircle(radius: number): Circle {",
+        "unicode_expected": (
+            "src/shapes.ts:11: export function makeCircle(radius: number): Circle {"
+        ),
     },
     "c": {
         "use": ("main.c", 6, "make_circle"),
