@@ -1,4 +1,4 @@
-"""The `toolhost` command: serve, tools, call, schemas, demo."""
+"""The `toolhost` command: serve, tools, call, schemas, doctor, demo."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from lsp_server import __version__
 from lsp_server.config import Config
+from lsp_server.langservers import service as language_servers
 from lsp_server.protocol import CallParams, message_converter
 from lsp_server.runtime.approvals import ModeApprover
 from lsp_server.runtime.contract import SURFACES, Surface
@@ -45,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     schemas = commands.add_parser("schemas", help="generate or check the generated contract")
     schemas.add_argument("action", choices=["generate", "check"])
 
+    doctor = commands.add_parser("doctor", help="which language server serves each language")
+    doctor.add_argument("--root", type=Path, default=Path.cwd(), help="project to check")
+
     demo = commands.add_parser("demo", help="a scripted agent session over real LSP")
     demo.add_argument("--keep", action="store_true", help="keep the temporary workspace")
     return parser
@@ -67,6 +72,12 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(_call(args))
     if args.command == "schemas":
         return _schemas(args.action)
+    if args.command == "doctor":
+        from lsp_server.langservers import doctor
+
+        report = doctor.diagnose(args.root.resolve(), Config().lsp.servers)
+        print(doctor.render(report))
+        return 0
     if args.command == "demo":
         from lsp_server import demo
 
@@ -103,10 +114,16 @@ async def _call(args: argparse.Namespace) -> int:
         approver=approver,
         state_dir=state_dir(),
     )
+    shutdown_hooks: list[Callable[[], Awaitable[None]]] = []
+    language_servers.install(runtime.services, config.lsp, shutdown_hooks, {})
     params = CallParams(
         name=args.name, arguments=arguments, session=args.session, surface=args.surface
     )
-    result = await runtime.call(params)
+    try:
+        result = await runtime.call(params)
+    finally:
+        for hook in shutdown_hooks:
+            await hook()
     if args.json:
         print(json.dumps(message_converter().unstructure(result), indent=2, ensure_ascii=False))
     else:
