@@ -1,4 +1,4 @@
-"""The `toolhost` command: serve, tools, call, schemas, index, demo."""
+"""The `toolhost` command: serve, tools, call, schemas, index, doctor, demo."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from lsp_server import __version__, index_cli
 from lsp_server.config import Config
+from lsp_server.langservers import service as language_servers
 from lsp_server.policy.terminal import TerminalAsker, allow_everything
 from lsp_server.policy.wiring import attach_policy, load_layers
 from lsp_server.protocol import CallParams, message_converter
@@ -51,6 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     schemas.add_argument("action", choices=["generate", "check"])
 
     index_cli.add_parser(commands)
+    doctor = commands.add_parser("doctor", help="which language server serves each language")
+    doctor.add_argument("--root", type=Path, default=Path.cwd(), help="project to check")
 
     demo = commands.add_parser("demo", help="a scripted agent session over real LSP")
     demo.add_argument("--keep", action="store_true", help="keep the temporary workspace")
@@ -76,6 +80,12 @@ def main(argv: list[str] | None = None) -> int:
         return _schemas(args.action)
     if args.command == "index":
         return index_cli.run_index(args.root, args.exclude)
+    if args.command == "doctor":
+        from lsp_server.langservers import doctor
+
+        report = doctor.diagnose(args.root.resolve(), Config().lsp.servers)
+        print(doctor.render(report))
+        return 0
     if args.command == "demo":
         from lsp_server import demo
 
@@ -123,10 +133,16 @@ async def _call(args: argparse.Namespace) -> int:
     attach_policy(runtime, None, asker, problems)
     for problem in problems:
         print(f"toolhost: {problem}", file=sys.stderr)
+    shutdown_hooks: list[Callable[[], Awaitable[None]]] = []
+    language_servers.install(runtime.services, config.lsp, shutdown_hooks, {})
     params = CallParams(
         name=args.name, arguments=arguments, session=args.session, surface=args.surface
     )
-    result = await runtime.call(params)
+    try:
+        result = await runtime.call(params)
+    finally:
+        for hook in shutdown_hooks:
+            await hook()
     if args.json:
         print(json.dumps(message_converter().unstructure(result), indent=2, ensure_ascii=False))
     else:

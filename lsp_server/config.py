@@ -97,8 +97,20 @@ class LspConfig:
     servers: dict[str, list[str]] = attrs.Factory(dict)
     """Command per language, e.g. {python = ["pyright-langserver", "--stdio"]}."""
     idle_seconds: float = 600.0
+    """A language server unused this long is stopped (started again on the next call)."""
+    document_idle_seconds: float = 120.0
+    """A document no call touched this long is closed (didClose) on its server."""
+    start_timeout_seconds: float = 60.0
+    """Bound on a server's answer to initialize (a server that does not answer counts as
+    crashed)."""
     ready_timeout_seconds: float = 30.0
+    """Bound on waiting for a server to finish indexing (then lsp.not_ready)."""
     request_timeout_seconds: float = 30.0
+    """Bound on one request to a language server."""
+    diagnostics_settle_seconds: float = 0.3
+    """After pushed diagnostics for the current version arrive, wait this long for more."""
+    restart_backoff_seconds: float = 0.5
+    """Pause before restarting a crashed server (times the number of crashes)."""
 
 
 @attrs.define

@@ -24,6 +24,7 @@ from pygls.uris import to_fs_path
 
 from lsp_server import __version__, index_wiring, protocol, stdio
 from lsp_server.config import Config
+from lsp_server.langservers import service as language_servers
 from lsp_server.policy.wiring import attach_policy, load_layers, reconfigure
 from lsp_server.protocol import (
     PROTOCOL_VERSION,
@@ -215,6 +216,9 @@ class ToolhostServer(LanguageServer):
         index_service = index_wiring.install(runtime)
         self.status_providers["index"] = index_service.status
         self.shutdown_hooks.append(lambda: asyncio.to_thread(index_service.close))
+        language_servers.install(
+            runtime.services, self.config.lsp, self.shutdown_hooks, self.status_providers
+        )
         return runtime
 
     async def wait_for_settings(self) -> None:

@@ -26,6 +26,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "use_capability",
     "code_index",
     "delete_symbol",
+    "lsp_tools",
 )
 
 

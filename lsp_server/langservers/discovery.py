@@ -1,0 +1,125 @@
+"""Which command serves a language for a workspace root.
+
+First hit wins, in this order (codeintel.md, "Language servers"):
+1. the command configured in `lsp.servers` for the row (or one of its languageIds);
+2. the project's own environment: `<root>/node_modules/.bin`, `<root>/.venv/bin`;
+3. PATH;
+4. toolhost's own install folders: the `.tools/` folder of the toolhost checkout
+   (scripts/setup/30-langservers.sh installs there) and the bin folder of the Python
+   environment toolhost runs in.
+Within each place the row's candidates are tried in table order, so a server the project
+installed itself beats a different one that happens to be on PATH.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import attrs
+
+from lsp_server.langservers.table import Candidate, ServerRow
+
+# lsp_server/langservers/discovery.py -> the checkout root (only meaningful for a
+# source checkout; a missing folder is simply skipped).
+_CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def toolhost_dirs(checkout: Path = _CHECKOUT) -> list[Path]:
+    tools = checkout / ".tools"
+    return [
+        tools / "pyservers" / "bin",
+        tools / "npm" / "node_modules" / ".bin",
+        Path(sys.executable).parent,
+    ]
+
+
+def project_dirs(root: Path) -> list[Path]:
+    return [root / "node_modules" / ".bin", root / ".venv" / "bin"]
+
+
+@attrs.frozen
+class ResolvedServer:
+    row: ServerRow
+    command: tuple[str, ...]
+    """argv with argv[0] an absolute path."""
+    source: str
+    """Where it was found: config, project, PATH, toolhost."""
+    candidate: Candidate | None
+    """The table candidate (None for a configured command)."""
+
+    @property
+    def program(self) -> Path:
+        return Path(self.command[0])
+
+    def child_env(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The environment for the child: its own folder and toolhost's install folders
+        go on PATH (pyright finds its node, bash-language-server finds shellcheck)."""
+        env = dict(os.environ if base is None else base)
+        extra = [str(self.program.parent), *(str(d) for d in toolhost_dirs() if d.is_dir())]
+        env["PATH"] = os.pathsep.join([*extra, env.get("PATH", "")])
+        if self.candidate is not None:
+            env.update(self.candidate.env)
+        return env
+
+
+class ServerNotFound(LookupError):
+    def __init__(self, row: ServerRow, detail: str) -> None:
+        super().__init__(detail)
+        self.row = row
+        self.detail = detail
+
+
+def _in_dir(program: str, folder: Path) -> Path | None:
+    path = folder / program
+    return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def _which(program: str, search_path: str | None) -> Path | None:
+    found = shutil.which(program, path=search_path)
+    return Path(found) if found else None
+
+
+def resolve_server(
+    row: ServerRow,
+    root: Path,
+    configured: Mapping[str, Sequence[str]],
+    *,
+    search_path: str | None = None,
+    extra_dirs: Sequence[Path] | None = None,
+) -> ResolvedServer:
+    """The server for `row` in `root`, or ServerNotFound saying what was tried."""
+    for key in (row.name, *sorted(set(row.extensions.values()))):
+        command = configured.get(key)
+        if command:
+            program = command[0]
+            found = Path(program) if Path(program).is_absolute() else None
+            if found is None:
+                for folder in project_dirs(root):
+                    found = found or _in_dir(program, folder)
+                found = found or _which(program, search_path)
+            if found is None or not os.access(found, os.X_OK):
+                raise ServerNotFound(
+                    row, f"the command configured in lsp.servers.{key} ({program}) was not found"
+                )
+            return ResolvedServer(row, (str(found), *command[1:]), "config", None)
+
+    for source, folders in (
+        ("project", project_dirs(root)),
+        ("PATH", None),
+        ("toolhost", list(extra_dirs) if extra_dirs is not None else toolhost_dirs()),
+    ):
+        for candidate in row.candidates:
+            if folders is None:
+                found = _which(candidate.program, search_path)
+            else:
+                found = next(
+                    (p for p in (_in_dir(candidate.program, f) for f in folders) if p), None
+                )
+            if found is not None:
+                return ResolvedServer(row, (str(found), *candidate.command[1:]), source, candidate)
+    tried = ", ".join(c.program for c in row.candidates)
+    raise ServerNotFound(row, f"no language server for {row.name} was found (tried {tried})")

@@ -1,0 +1,165 @@
+"""Server lifecycle with real servers: restart after a kill, lsp.crashed for a server that
+dies at every start, re-sync after edit_file, answers during indexing, no orphans."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import stat
+from pathlib import Path
+
+import pytest
+
+from lsp_server.langservers.manager import LanguageServerManager
+from lsp_server.runtime.dispatch import Runtime
+from tests.helpers import call_tool, lsp_call, lsp_session, text_of
+from tests.langservers.conftest import copy_fixture, lsp_runtime, require_server, stop_servers
+
+pytestmark = pytest.mark.langserver
+
+DEFINITION = {"file": "main.py", "line": 8, "symbol": "make_circle"}
+EXPECTED = "shapes.py:15: def make_circle(radius: float) -> Circle:"
+
+
+def manager_of(runtime: Runtime) -> LanguageServerManager:
+    return runtime.services.get(LanguageServerManager)
+
+
+def process_group_members(pgid: int) -> list[int]:
+    """Live processes (not zombies) whose process group is `pgid`."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        state, group = fields[0], int(fields[2])
+        if group == pgid and state != "Z":
+            members.append(int(entry.name))
+    return members
+
+
+@pytest.mark.parametrize("project", ["python"], indirect=True)
+async def test_killed_server_is_restarted_on_the_next_call(project: Runtime) -> None:
+    first = await call_tool(project, "lsp_definition", DEFINITION)
+    assert text_of(first) == EXPECTED
+    (client,) = manager_of(project).clients()
+    old_pid = client.process.pid
+    assert old_pid is not None
+    os.killpg(old_pid, signal.SIGKILL)
+    await client.process.exited.wait()
+    again = await call_tool(project, "lsp_definition", DEFINITION)
+    assert not again.is_error, text_of(again)
+    assert text_of(again) == EXPECTED
+    (restarted,) = manager_of(project).clients()
+    assert restarted.process.pid != old_pid
+
+
+async def test_server_crashing_at_every_start_gives_lsp_crashed_with_stderr(
+    tmp_path: Path,
+) -> None:
+    root = copy_fixture("python", tmp_path)
+    # A FAKE server (named as such): it writes a last word to stderr and exits at start.
+    fake = tmp_path / "fake-crashing-language-server"
+    fake.write_text(
+        "#!/bin/sh\necho 'fake crashing server: cannot load the project (on purpose)' >&2\nexit 3\n"
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    runtime = lsp_runtime(
+        root, {"lsp": {"servers": {"python": [str(fake)]}, "restartBackoffSeconds": 0.05}}
+    )
+    try:
+        result = await call_tool(runtime, "lsp_definition", DEFINITION)
+        assert result.is_error
+        assert result.error is not None and result.error.code == "lsp.crashed"
+        assert "cannot load the project (on purpose)" in text_of(result)
+        assert "exit status 3" in text_of(result)
+        # The next call fails fast with the same diagnosis instead of respawning forever.
+        again = await call_tool(runtime, "lsp_definition", DEFINITION)
+        assert again.error is not None and again.error.code == "lsp.crashed"
+    finally:
+        await stop_servers(runtime)
+
+
+@pytest.mark.parametrize("project", ["python"], indirect=True)
+async def test_edit_file_is_resynced_to_the_server(project: Runtime) -> None:
+    before = await call_tool(project, "lsp_diagnostics", {"file": "bad_types.py"})
+    assert text_of(before).startswith("1 diagnostic(s) in bad_types.py:"), text_of(before)
+    await call_tool(project, "read_file", {"path": "bad_types.py"})
+    edited = await call_tool(
+        project,
+        "edit_file",
+        {"path": "bad_types.py", "old_string": '"forty-two"', "new_string": "42"},
+    )
+    assert not edited.is_error, text_of(edited)
+    after = await call_tool(project, "lsp_diagnostics", {"file": "bad_types.py"})
+    assert text_of(after) == "0 diagnostic(s) in bad_types.py."
+    (client,) = manager_of(project).clients()
+    (document,) = [d for d in client.documents.values() if d.uri.endswith("bad_types.py")]
+    assert document.version == 2
+
+
+def write_large_python_project(root: Path, modules: int = 400) -> None:
+    root.mkdir()
+    (root / "core.py").write_text("def shared_helper(value: int) -> int:\n    return value + 1\n")
+    for number in range(modules):
+        (root / f"module_{number:03}.py").write_text(
+            "from core import shared_helper\n\n\n"
+            + "".join(
+                f"def function_{number}_{k}(x: int) -> int:\n"
+                f"    return shared_helper(x) * {k}\n\n\n"
+                for k in range(20)
+            )
+        )
+
+
+async def test_request_during_indexing_is_right_or_not_ready(tmp_path: Path) -> None:
+    root = (tmp_path / "large").resolve()
+    write_large_python_project(root)
+    require_server("python", root)
+    runtime = lsp_runtime(root, {"lsp": {"readyTimeoutSeconds": 2.0}})
+    try:
+        arguments = {"file": "module_000.py", "line": 5, "symbol": "shared_helper"}
+        # Fired at once on a cold server: each answer is complete or an honest refusal.
+        results = await asyncio.gather(
+            call_tool(runtime, "lsp_references", arguments),
+            call_tool(runtime, "lsp_definition", arguments),
+        )
+        references, definition = results
+        for result in results:
+            if result.is_error:
+                assert result.error is not None and result.error.code == "lsp.not_ready"
+        if not definition.is_error:
+            assert text_of(definition) == "core.py:1: def shared_helper(value: int) -> int:"
+        # Asked again until ready (bounded by attempts, not by time): the full answer.
+        for _ in range(30):
+            if not references.is_error:
+                break
+            references = await call_tool(runtime, "lsp_references", arguments)
+        rows = text_of(references).splitlines()
+        # 400 modules x (1 import + 20 calls) + the definition = 8401 rows, capped at 200.
+        assert rows[-1] == "(8201 more not shown; pass a larger limit)", rows[-3:]
+        assert len(rows) == 201
+    finally:
+        await stop_servers(runtime)
+
+
+async def test_no_language_server_survives_toolhost_shutdown(tmp_path: Path) -> None:
+    root = copy_fixture("python", tmp_path)
+    require_server("python", root)
+    async with lsp_session(root) as client:
+        result = await lsp_call(client, "lsp_definition", DEFINITION)
+        assert text_of(result) == EXPECTED
+        status = await client.protocol.send_request_async("toolhost/status", {})
+        (server,) = status["languageServers"]
+        pgid = server["pid"]
+        assert process_group_members(pgid)
+    # shutdown + exit happened when the session closed; the group must be empty.
+    for _ in range(50):
+        if not process_group_members(pgid):
+            break
+        await asyncio.sleep(0.1)
+    assert process_group_members(pgid) == []
