@@ -63,4 +63,3 @@ def text_edits(before: str, after: str, units: Callable[[str], int]) -> list[lsp
             )
         )
     return edits
-

@@ -17,8 +17,12 @@ def apply_like_an_editor(text: str, edits: list[lsp.TextEdit], encoding: str) ->
     """Apply edits the way pygls applies an incremental didChange (last edit first)."""
     codec = PositionCodec(encoding)
     document = TextDocument("file:///x", text, version=1, position_codec=codec)
-    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
-        document.apply_change(lsp.TextDocumentContentChangePartial(range=edit.range, text=edit.new_text))
+    for edit in sorted(
+        edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True
+    ):
+        document.apply_change(
+            lsp.TextDocumentContentChangePartial(range=edit.range, text=edit.new_text)
+        )
     return document.source
 
 
