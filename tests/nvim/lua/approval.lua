@@ -1,6 +1,6 @@
--- toolhost/approve answered through a stubbed vim.ui.select: first "Show diff" (opens the
--- diff in a scratch split and asks again), then "Allow once"; a second edit is denied
--- with a reason typed into a stubbed vim.ui.input.
+-- toolhost/approve sent by the real server, answered through a stubbed vim.ui.select:
+-- first "Show diff" (opens the diff in a scratch split and asks again), then "Allow once";
+-- a second edit is denied with a reason typed into a stubbed vim.ui.input.
 local H = dofile(assert(os.getenv("TOOLHOST_TEST_HARNESS")))
 
 H.run(function()
@@ -15,7 +15,7 @@ H.run(function()
     path = "hello.txt",
     old_string = "hello",
     new_string = "goodbye",
-  }))
+  }, 60000))
   H.out.allowed = allowed
   H.out.disk_after_allow = H.read("hello.txt")
   local diff_buf = vim.fn.bufnr("toolhost://diff/" .. tostring(allowed.callId))
@@ -25,8 +25,7 @@ H.run(function()
     path = "hello.txt",
     old_string = "goodbye",
     new_string = "farewell",
-  }))
+  }, 60000))
   H.out.denied = denied
   H.out.disk_after_deny = H.read("hello.txt")
-  H.out.activity = toolhost.state.activity
 end)

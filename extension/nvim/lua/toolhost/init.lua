@@ -117,6 +117,9 @@ local function client_config(root)
   if cfg.policy then
     options.policy = vim.deepcopy(cfg.policy)
   end
+  if vim.tbl_isempty(options) then
+    options = vim.empty_dict() -- an empty Lua table would be sent as a JSON array
+  end
   return {
     name = cfg.name,
     cmd = cfg.cmd,
