@@ -21,7 +21,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 PLUGIN_DIR = REPO / "extension" / "nvim"
 LUA_DIR = Path(__file__).resolve().parent / "lua"
-NVIM_TIMEOUT_SECONDS = 90
+NVIM_TIMEOUT_SECONDS = 240
 
 
 def _version_ok(program: str) -> bool:
@@ -93,6 +93,7 @@ class Neovim:
             "XDG_STATE_HOME": str(self.home / "state"),
             "XDG_DATA_HOME": str(self.home / "data"),
             "XDG_CACHE_HOME": str(self.home / "cache"),
+            "TOOLHOST_STATE_DIR": str(self.home / "state" / "toolhost"),
             "TOOLHOST_TEST_OUT": str(out_file),
             "TOOLHOST_TEST_PLUGIN": str(PLUGIN_DIR),
             "TOOLHOST_TEST_WORKSPACE": str(self.workspace),
@@ -122,6 +123,11 @@ class Neovim:
 
 @pytest.fixture
 def neovim(nvim_program: str, tmp_path: Path) -> Neovim:
+    return make_neovim(nvim_program, tmp_path)
+
+
+def make_neovim(nvim_program: str, tmp_path: Path) -> Neovim:
+    """A fixture workspace (a .git root marker, two text files) and a private home."""
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     (workspace / ".git").mkdir()  # a root marker, as in a real checkout

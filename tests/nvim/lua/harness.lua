@@ -22,7 +22,7 @@ function H.start(opts)
   H.wait(function()
     local client = toolhost.client()
     return client ~= nil and client.initialized == true
-  end, "the toolhost server to initialize")
+  end, "the toolhost server to initialize", 90000)
   return toolhost
 end
 
