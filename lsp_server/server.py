@@ -169,13 +169,7 @@ class ToolhostServer(LanguageServer):
         return roots or [Path.cwd()]
 
     def build_runtime(self, roots: list[Path]) -> Runtime:
-        workspace = Workspace(
-            roots,
-            extra_roots=self.config.workspace.extra_roots,
-            readable_roots=self.config.workspace.readable_roots,
-            secret_patterns=self.config.workspace.secret_patterns,
-            allowed_secrets=self.config.workspace.allowed_secrets,
-        )
+        workspace = Workspace.from_config(roots, self.config.workspace)
         bridge = LspClientBridge(self)
         runtime = Runtime(
             self.registry, workspace, self.config, client=bridge, state_dir=state_dir()

@@ -156,6 +156,7 @@ class Runtime:
                 continue
             path = self.workspace.resolve(str(raw), path_arg.access, base=state.session.cwd)
             ctx.paths[path_arg.name] = path
+            ctx.existed[path_arg.name] = await anyio.Path(path).exists()
             state.paths.append(path)
             if path_arg.access == "write":
                 write_paths.append(path)

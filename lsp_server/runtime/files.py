@@ -15,12 +15,14 @@ import anyio
 
 from lsp_server.runtime import textio
 from lsp_server.runtime.errors import (
+    EDIT_UNENCODABLE,
     FS_ALREADY_EXISTS,
     FS_BINARY,
     FS_IS_DIRECTORY,
     FS_NOT_A_FILE,
     FS_NOT_FOUND,
     FS_NOT_OBSERVED,
+    FS_PERMISSION,
     FS_STALE_VERSION,
     FS_TOO_LARGE,
     ToolError,
@@ -209,14 +211,14 @@ class FileService:
                 data = textio.encode_like(change.after or "", before.encoding, before.bom)
             except textio.DecodeError as exc:
                 raise ToolError(
-                    "edit.unencodable", f"{rel}: {exc}", "use characters the file's encoding has"
+                    EDIT_UNENCODABLE, f"{rel}: {exc}", "use characters the file's encoding has"
                 ) from None
         try:
             textio.atomic_replace(path, data)
         except OSError as exc:
             if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
                 raise ToolError(
-                    "FS_PERMISSION",
+                    FS_PERMISSION,
                     f"{rel} cannot be written ({exc.strerror})",
                     "check its permissions",
                 ) from None
