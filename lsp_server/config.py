@@ -116,7 +116,11 @@ class LspConfig:
 @attrs.define
 class EditsConfig:
     via: Literal["auto", "disk", "editor"] = "auto"
-    """auto: files open in the editor are edited through workspace/applyEdit."""
+    """auto: files open in the editor are read from its buffers and edited through
+    workspace/applyEdit when the client declared applyEdit; editor: always so; disk: buffers
+    are ignored (reads and writes use the disk)."""
+    editor_timeout_seconds: float = 10.0
+    """How long to wait for the editor to apply an edit, report the new text, or save."""
 
 
 @attrs.define

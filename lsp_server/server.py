@@ -41,6 +41,7 @@ from lsp_server.protocol import (
 from lsp_server.runtime.client import ClientFeatures
 from lsp_server.runtime.contract import SURFACES, Registry
 from lsp_server.runtime.dispatch import CallRecord, Runtime
+from lsp_server.runtime.documents import EditorDocuments
 from lsp_server.runtime.errors import ToolError
 from lsp_server.runtime.workspace import Workspace
 from lsp_server.shell.jobs import JobManager
@@ -139,6 +140,7 @@ class ToolhostServer(LanguageServer):
         self.policy_sources: list[str] = []
         self.features = ClientFeatures()
         self.runtime: Runtime | None = None
+        self.documents: EditorDocuments | None = None
         self.shutdown_hooks: list[ShutdownHook] = []
         # Synchronous last-resort stops (SIGTERM, interpreter exit): kill, never wait.
         self.kill_hooks: list[Callable[[], None]] = []
@@ -204,6 +206,9 @@ class ToolhostServer(LanguageServer):
             self.registry, workspace, self.config, client=bridge, state_dir=state_dir()
         )
         runtime.progress_sender = self._send_progress
+        runtime.documents = self.documents = EditorDocuments(
+            self.workspace, bridge, self.config.edits, workspace
+        )
         runtime.listeners.append(self._did_call)
         attach_policy(runtime, bridge, problems=self.config_problems)
         jobs = JobManager(self.config.shell.max_background_jobs)
@@ -432,6 +437,23 @@ def create_server(root: Path | None = None, tcp_token: str | None = None) -> Too
     ) -> None:
         if ls.runtime is not None:
             index_wiring.note_watched_changes(ls.runtime, params)
+
+    # Registering these makes pygls announce open/close sync (it keeps the text itself);
+    # the handlers only tell the document source, which waits for edits to arrive.
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def on_did_open(ls: ToolhostServer, params: types.DidOpenTextDocumentParams) -> None:
+        if ls.documents is not None:
+            ls.documents.opened(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def on_did_change(ls: ToolhostServer, params: types.DidChangeTextDocumentParams) -> None:
+        if ls.documents is not None:
+            ls.documents.changed(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def on_did_close(ls: ToolhostServer, params: types.DidCloseTextDocumentParams) -> None:
+        if ls.documents is not None:
+            ls.documents.closed(params.text_document.uri)
 
     @server.feature("toolhost/tools")
     async def on_tools(ls: ToolhostServer, params: ToolsParams) -> ToolsResult:

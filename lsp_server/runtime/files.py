@@ -44,9 +44,14 @@ class DocumentSource(Protocol):
 
     def open_document(self, path: Path) -> TextFile | None: ...
 
-    async def publish(self, change: FileChange) -> str | None:
-        """Apply a change to an open document; return a note for the result, or None when the
-        path is not open (the disk publisher then handles it)."""
+    async def publish(
+        self, change: FileChange, observations: Observations
+    ) -> str | FileChange | None:
+        """Offer a change to the editor. Returns a note for the result when it was applied to
+        an open buffer (the session's observation then holds the new buffer version); a
+        FileChange for the disk publisher when the change must happen on disk although the
+        file was read from a buffer (a move or delete of a buffer equal to the disk, re-based
+        on the disk's version); None when the path is not open in the editor."""
         ...
 
 
@@ -164,10 +169,12 @@ class FileService:
 
     async def publish(self, change: FileChange) -> str | None:
         """Apply one change after re-checking that the file is still what was observed."""
-        if self.documents is not None and change.before is not None:
-            note = await self.documents.publish(change)
-            if note is not None:
-                return note
+        if self.documents is not None:
+            outcome = await self.documents.publish(change, self.observations)
+            if isinstance(outcome, str):
+                return outcome
+            if outcome is not None:
+                change = outcome
         return await anyio.to_thread.run_sync(self._publish_disk, change)
 
     def _publish_disk(self, change: FileChange) -> str | None:

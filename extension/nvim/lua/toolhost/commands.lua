@@ -1,0 +1,126 @@
+-- :Toolhost tools | call {name} {json} | jobs | status | start | stop
+-- Output goes to one scratch split (toolhost://output) that each command reuses.
+local M = {}
+
+local function toolhost()
+  return require("toolhost")
+end
+
+local function show(lines)
+  local flat = {}
+  for _, line in ipairs(lines) do
+    for _, piece in ipairs(vim.split(tostring(line), "\n", { plain = true })) do
+      table.insert(flat, piece)
+    end
+  end
+  return require("toolhost.approve").scratch("toolhost://output", flat, "markdown")
+end
+
+local function fail(message)
+  vim.notify("toolhost: " .. message, vim.log.levels.ERROR)
+end
+
+function M.tools()
+  local tools, err = toolhost().tools("full")
+  if not tools then
+    return fail((err and err.message) or "no answer")
+  end
+  local lines = {}
+  for _, tool in ipairs(tools) do
+    local flag = tool.readOnly and "read " or "write"
+    local first = vim.split(tool.description or "", "\n", { plain = true })[1]
+    table.insert(lines, string.format("%-22s %s  %s", tool.name, flag, first))
+  end
+  M.tool_names = vim.tbl_map(function(t)
+    return t.name
+  end, tools)
+  show(lines)
+end
+
+function M.call(name, json)
+  if not name or name == "" then
+    return fail("usage: :Toolhost call {name} {json arguments}")
+  end
+  local args = vim.empty_dict()
+  if json and json:match("%S") then
+    local ok, decoded = pcall(vim.json.decode, json)
+    if not ok or type(decoded) ~= "table" then
+      return fail("the arguments must be a JSON object: " .. tostring(decoded))
+    end
+    args = decoded
+  end
+  toolhost().call(name, args, function(result, err)
+    toolhost().state.last_result = result
+    if err then
+      return fail(err.message or vim.inspect(err))
+    end
+    local lines = {}
+    if result.isError and result.error then
+      table.insert(lines, "ERROR " .. tostring(result.error.code))
+    end
+    table.insert(lines, toolhost().result_text(result))
+    show(lines)
+  end)
+end
+
+function M.jobs()
+  local lines = {}
+  for id, job in pairs(toolhost().state.jobs) do
+    local code = job.exitCode ~= nil and job.exitCode ~= vim.NIL and (" exit " .. job.exitCode) or ""
+    table.insert(lines, string.format("%s  %s  %s%s", id, job.session or "", job.status, code))
+  end
+  table.sort(lines)
+  if #lines == 0 then
+    lines = { "no background jobs" }
+  end
+  show(lines)
+end
+
+function M.status()
+  local status, err = toolhost().status()
+  if not status then
+    return fail((err and err.message) or "toolhost is not running")
+  end
+  local lines = { "root: " .. tostring(toolhost().state.root_dir) }
+  vim.list_extend(lines, vim.split(vim.inspect(status), "\n", { plain = true }))
+  show(lines)
+end
+
+M.subcommands = { "call", "jobs", "start", "status", "stop", "tools" }
+
+--- Entry point of :Toolhost (the whole argument string).
+function M.run(args)
+  local sub, rest = (args or ""):match("^%s*(%S+)%s*(.-)%s*$")
+  if sub == "tools" then
+    M.tools()
+  elseif sub == "call" then
+    local name, json = rest:match("^(%S+)%s*(.*)$")
+    M.call(name, json)
+  elseif sub == "jobs" then
+    M.jobs()
+  elseif sub == "status" then
+    M.status()
+  elseif sub == "start" then
+    toolhost().start()
+  elseif sub == "stop" then
+    toolhost().stop()
+  else
+    fail("usage: :Toolhost " .. table.concat(M.subcommands, "|"))
+  end
+end
+
+function M.complete(arglead, cmdline)
+  local words = vim.split(cmdline, "%s+", { trimempty = true })
+  local position = #words + (cmdline:match("%s$") and 1 or 0)
+  local candidates = {}
+  if position <= 2 then
+    candidates = M.subcommands
+  elseif position == 3 and words[2] == "call" then
+    candidates = M.tool_names or {}
+  end
+  return vim.tbl_filter(function(c)
+    return c:sub(1, #arglead) == arglead
+  end, candidates)
+end
+
+return M

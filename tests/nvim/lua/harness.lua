@@ -1,0 +1,81 @@
+-- Shared by the Lua test scripts: starts the plugin against the real server and writes
+-- what the script observed as JSON to $TOOLHOST_TEST_OUT.
+local H = { out = {} }
+
+H.workspace = assert(os.getenv("TOOLHOST_TEST_WORKSPACE"))
+
+function H.wait(condition, what, timeout_ms)
+  if not vim.wait(timeout_ms or 20000, condition, 10) then
+    error("timed out waiting for " .. what)
+  end
+end
+
+--- Load the plugin from the repository and start the server; returns require("toolhost").
+function H.start(opts)
+  vim.opt.rtp:prepend(assert(os.getenv("TOOLHOST_TEST_PLUGIN")))
+  vim.cmd("runtime plugin/toolhost.lua")
+  local toolhost = require("toolhost")
+  toolhost.setup(vim.tbl_deep_extend("force", {
+    cmd = vim.json.decode(assert(os.getenv("TOOLHOST_TEST_CMD"))),
+    root_dir = H.workspace,
+  }, opts or {}))
+  H.wait(function()
+    local client = toolhost.client()
+    return client ~= nil and client.initialized == true
+  end, "the toolhost server to initialize", 90000)
+  return toolhost
+end
+
+--- Replace vim.ui.select / vim.ui.input with scripted answers, recording each prompt.
+--- `answers` is a list of choices (item labels) taken in order; `inputs` likewise.
+function H.stub_ui(answers, inputs)
+  H.out.prompts, H.out.items = {}, {}
+  vim.ui.select = function(items, opts, on_choice)
+    table.insert(H.out.prompts, opts.prompt)
+    table.insert(H.out.items, items)
+    local answer = table.remove(answers, 1)
+    -- Answer from the event loop, as a real picker does.
+    vim.schedule(function()
+      on_choice(answer)
+    end)
+  end
+  vim.ui.input = function(opts, on_confirm)
+    local answer = table.remove(inputs or {}, 1)
+    vim.schedule(function()
+      on_confirm(answer)
+    end)
+  end
+end
+
+function H.read(path)
+  local file = assert(io.open(H.workspace .. "/" .. path, "rb"))
+  local text = file:read("*a")
+  file:close()
+  return text
+end
+
+function H.lines(bufnr)
+  return vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+end
+
+local function write_out()
+  local file = assert(io.open(assert(os.getenv("TOOLHOST_TEST_OUT")), "w"))
+  file:write(vim.json.encode(H.out))
+  file:close()
+end
+
+--- Run the test body; record an error with its traceback; always write the output.
+function H.run(body)
+  local ok, err = xpcall(body, debug.traceback)
+  if not ok then
+    H.out.error = tostring(err)
+  end
+  write_out()
+  local toolhost = package.loaded["toolhost"]
+  if toolhost then
+    toolhost.stop()
+  end
+  vim.cmd(ok and "qall!" or "cquit!")
+end
+
+return H
