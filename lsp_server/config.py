@@ -169,10 +169,12 @@ def _check_value(value: Any, annotation: Any) -> Any:
 
 def _literal_of(text: str) -> Any:
     # Annotations are strings here (from __future__); evaluate the Literal safely.
-    return eval(text, {"Literal": Literal})  # noqa: S307 - only our own annotations
+    return eval(text, {"Literal": Literal})
 
 
-def structure_config(data: Mapping[str, Any], problems: list[str], base: Config | None = None) -> Config:
+def structure_config(
+    data: Mapping[str, Any], problems: list[str], base: Config | None = None
+) -> Config:
     """Build a Config from plain data over `base`; each bad key becomes a problem."""
     config = base if base is not None else Config()
     for raw_section, section_value in data.items():

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from lsp_server.runtime.contract import Registry, Tool
 
-TOOL_MODULES: tuple[str, ...] = ()
+TOOL_MODULES: tuple[str, ...] = (
+    "read_file",
+    "write_file",
+    "edit_file",
+    "delete_range",
+    "move_file",
+    "minimal_files",
+)
 
 
 def all_tools() -> list[Tool]:

@@ -1,0 +1,242 @@
+"""The custom toolhost/* messages, typed once, and the table method -> (params, result).
+
+Field names are snake_case in Python and camelCase on the wire. `arguments` and other
+free-form JSON stay plain JSON: keys such as `$schema`, `from` or `_x` arrive intact.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import attrs
+import cattrs
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+PROTOCOL_VERSION = 1
+
+JSON = Any
+
+
+@attrs.define
+class ToolsParams:
+    surface: Literal["core", "full", "minimal"] = "core"
+    session: str | None = None
+
+
+@attrs.define
+class ToolInfo:
+    name: str
+    read_only: bool
+    description: str
+    input_schema: JSON
+
+
+@attrs.define
+class ToolsResult:
+    surface: str
+    surface_hash: str
+    tools: list[ToolInfo]
+
+
+@attrs.define
+class CallParams:
+    name: str
+    arguments: JSON = None
+    session: str = "default"
+    call_id: str | None = None
+    batch: str | None = None
+    work_done_token: str | int | None = None
+    surface: Literal["core", "full", "minimal"] | None = None
+    # Set by a client that already asked the user itself (VS Code's LM tool confirmation).
+    pre_approved: bool = False
+
+
+@attrs.define
+class ErrorInfo:
+    code: str
+    message: str
+    recovery: str
+    signature: str | None = None
+    violations: list[dict[str, str]] | None = None
+    details: JSON = None
+
+
+@attrs.define
+class CallMeta:
+    tool: str
+    read_only: bool
+    duration_ms: float
+    truncated: bool
+    shown_chars: int
+    total_chars: int
+    result_ref: str | None
+    approval: JSON
+    paths: list[str]
+
+
+@attrs.define
+class CallResult:
+    call_id: str
+    is_error: bool
+    content: list[JSON]
+    meta: CallMeta
+    error: ErrorInfo | None = None
+
+
+@attrs.define
+class ResultParams:
+    result_ref: str
+    offset: int = 0
+    limit: int = 16384
+    session: str = "default"
+
+
+@attrs.define
+class ResultPage:
+    result_ref: str
+    offset: int
+    next_offset: int | None
+    total_bytes: int
+    sha256: str
+    complete: bool
+    text: str
+
+
+@attrs.define
+class StatusParams:
+    session: str | None = None
+
+
+@attrs.define
+class StatusResult:
+    version: str
+    roots: list[str]
+    sessions: list[JSON]
+    jobs: list[JSON]
+    language_servers: list[JSON]
+    index: JSON
+    policy_sources: list[str]
+    config_problems: list[str]
+
+
+@attrs.define
+class ApproveParams:
+    call_id: str
+    session: str
+    tool: str
+    read_only: bool
+    title: str
+    summary: str
+    arguments: JSON
+    paths: list[str]
+    diff: str | None
+    risk: Literal["low", "medium", "high"]
+    suggested_rules: list[str]
+
+
+@attrs.define
+class ApproveResult:
+    decision: Literal["allow_once", "allow_session", "allow_always", "deny"]
+    rule: str | None = None
+    reason: str | None = None
+
+
+@attrs.define
+class SaveDocumentParams:
+    uri: str
+
+
+@attrs.define
+class SaveDocumentResult:
+    saved: bool
+
+
+@attrs.define
+class DidCallParams:
+    call_id: str
+    session: str
+    tool: str
+    decision: str | None
+    rule: str | None
+    is_error: bool
+    code: str | None
+    duration_ms: float
+    paths: list[str]
+
+
+@attrs.define
+class JobUpdateParams:
+    job_id: str
+    session: str
+    status: str
+    exit_code: int | None = None
+    new_bytes: int = 0
+
+
+Direction = Literal["client->server", "server->client"]
+
+
+@attrs.frozen
+class MethodSpec:
+    method: str
+    params: type[Any]
+    result: type[Any] | None  # None: a notification
+    direction: Direction
+
+
+METHODS: tuple[MethodSpec, ...] = (
+    MethodSpec("toolhost/tools", ToolsParams, ToolsResult, "client->server"),
+    MethodSpec("toolhost/call", CallParams, CallResult, "client->server"),
+    MethodSpec("toolhost/result", ResultParams, ResultPage, "client->server"),
+    MethodSpec("toolhost/status", StatusParams, StatusResult, "client->server"),
+    MethodSpec("toolhost/approve", ApproveParams, ApproveResult, "server->client"),
+    MethodSpec("toolhost/saveDocument", SaveDocumentParams, SaveDocumentResult, "server->client"),
+    MethodSpec("toolhost/didCall", DidCallParams, None, "server->client"),
+    MethodSpec("toolhost/jobUpdate", JobUpdateParams, None, "server->client"),
+)
+METHOD_TABLE = {spec.method: spec for spec in METHODS}
+EXECUTE_COMMAND_CALL = "toolhost.call"
+
+MESSAGE_TYPES: tuple[type[Any], ...] = (
+    ToolsParams,
+    ToolInfo,
+    ToolsResult,
+    CallParams,
+    ErrorInfo,
+    CallMeta,
+    CallResult,
+    ResultParams,
+    ResultPage,
+    StatusParams,
+    StatusResult,
+    ApproveParams,
+    ApproveResult,
+    SaveDocumentParams,
+    SaveDocumentResult,
+    DidCallParams,
+    JobUpdateParams,
+)
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def register_message_hooks(converter: cattrs.Converter) -> cattrs.Converter:
+    """camelCase keys on the wire for every toolhost message type."""
+    for cls in MESSAGE_TYPES:
+        renames = {f.name: override(rename=camel(f.name)) for f in attrs.fields(cls)}
+        converter.register_structure_hook(
+            cls,
+            make_dict_structure_fn(cls, converter, **renames),  # type: ignore[arg-type]
+        )
+        converter.register_unstructure_hook(
+            cls,
+            make_dict_unstructure_fn(cls, converter, **renames),  # type: ignore[arg-type]
+        )
+    return converter
+
+
+def message_converter() -> cattrs.Converter:
+    return register_message_hooks(cattrs.Converter())

@@ -1,0 +1,77 @@
+"""The approval seam dispatch calls for every call: allow, or refuse with a code.
+
+This default approver decides by mode and the unattended setting only; the policy package
+(rules, prompts in the editor, audit) plugs in through the same `Approver` protocol.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+import attrs
+
+from lsp_server.runtime.contract import ContractEntry
+from lsp_server.runtime.errors import PERMISSION_RULE_DENIED, PERMISSION_UNATTENDED
+
+
+@attrs.frozen
+class ApprovalRequest:
+    call_id: str
+    session: str
+    tool: ContractEntry
+    arguments: dict[str, Any]
+    paths: tuple[Path, ...]
+    write_paths: tuple[Path, ...]
+    diff: str | None = None
+    # Set when the client already confirmed this call itself (VS Code's LM tool dialog).
+    pre_approved: bool = False
+
+
+@attrs.frozen
+class Decision:
+    allowed: bool
+    decision: str  # allow | allow_once | allow_session | allow_always | deny
+    rule: str | None = None
+    code: str | None = None
+    reason: str | None = None
+
+    def as_meta(self) -> dict[str, Any]:
+        return {"decision": self.decision, "rule": self.rule}
+
+
+ALLOW = Decision(True, "allow")
+
+
+class Approver(Protocol):
+    async def decide(self, request: ApprovalRequest) -> Decision: ...
+
+
+class ModeApprover:
+    """Read-only tools are allowed; others follow the mode, then the unattended setting."""
+
+    def __init__(self, mode: str = "default", unattended: str = "deny") -> None:
+        self.mode = mode
+        self.unattended = unattended
+
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        tool = request.tool
+        if tool.read_only:
+            return ALLOW
+        if self.mode == "readOnly":
+            return Decision(
+                False,
+                "deny",
+                "mode readOnly",
+                PERMISSION_RULE_DENIED,
+                "the policy mode is readOnly",
+            )
+        if self.mode == "bypass" or request.pre_approved:
+            return ALLOW
+        if self.mode == "acceptEdits" and tool.kind == "edit":
+            return ALLOW
+        if self.unattended == "allow":
+            return Decision(True, "allow", "unattended")
+        return Decision(
+            False, "deny", None, PERMISSION_UNATTENDED, "no one could be asked to approve this call"
+        )

@@ -1,0 +1,49 @@
+"""The editor as the runtime sees it: what it can do, and how to reach it."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import attrs
+
+
+@attrs.define
+class ClientFeatures:
+    """What the client declared in capabilities.experimental.toolhost (and LSP basics)."""
+
+    approvals: bool = False
+    save_document: bool = False
+    lsp_proxy: bool = False
+    apply_edit: bool = False
+    work_done_progress: bool = False
+    watched_files_dynamic: bool = False
+
+
+class ClientBridge(Protocol):
+    @property
+    def features(self) -> ClientFeatures: ...
+
+    def notify(self, method: str, params: Any) -> None: ...
+
+    async def request(self, method: str, params: Any, timeout: float) -> Any:
+        """Send a request to the client; raise TimeoutError when it does not answer."""
+        ...
+
+    def show_message(self, text: str, level: str = "warning") -> None: ...
+
+
+class NoClient:
+    """Used by the CLI and unit tests: nobody to ask, notifications go nowhere."""
+
+    def __init__(self) -> None:
+        self.features = ClientFeatures()
+        self.notifications: list[tuple[str, Any]] = []
+
+    def notify(self, method: str, params: Any) -> None:
+        self.notifications.append((method, params))
+
+    async def request(self, method: str, params: Any, timeout: float) -> Any:
+        raise TimeoutError(f"no client to answer {method}")
+
+    def show_message(self, text: str, level: str = "warning") -> None:
+        self.notifications.append(("window/showMessage", {"message": text, "level": level}))

@@ -1,0 +1,375 @@
+"""THE choke point: every tool call, from any client, passes through Runtime.call.
+
+resolve tool -> validate -> resolve and confine paths -> lock written files -> run ->
+approve (writers: with the diff of their plan) -> publish -> bound output -> audit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import difflib
+import hashlib
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import attrs
+
+from lsp_server.config import Config
+from lsp_server.protocol import CallMeta, CallParams, CallResult, ErrorInfo
+from lsp_server.runtime import errors
+from lsp_server.runtime.approvals import ApprovalRequest, Approver, Decision, ModeApprover
+from lsp_server.runtime.client import ClientBridge, NoClient
+from lsp_server.runtime.context import Services, ToolContext
+from lsp_server.runtime.contract import Registry, Surface, Tool
+from lsp_server.runtime.diffs import unified_diff
+from lsp_server.runtime.errors import ToolError
+from lsp_server.runtime.files import FileService
+from lsp_server.runtime.observations import FileLocks
+from lsp_server.runtime.output import bound_text
+from lsp_server.runtime.progress import Progress, ProgressSender
+from lsp_server.runtime.results import ToolOutput, WritePlan
+from lsp_server.runtime.sessions import Session, SessionStore
+from lsp_server.runtime.validation import Placement, Validators
+from lsp_server.runtime.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+
+@attrs.frozen
+class CallRecord:
+    """What listeners (didCall, audit log, index refresh) learn about each finished call."""
+
+    call_id: str
+    session: str
+    tool: str
+    read_only: bool
+    arguments_digest: str
+    paths: tuple[str, ...]
+    written: tuple[Path, ...]
+    decision: str | None
+    rule: str | None
+    is_error: bool
+    code: str | None
+    duration_ms: float
+
+
+CallListener = Callable[[CallRecord], None]
+
+
+class Runtime:
+    def __init__(
+        self,
+        registry: Registry,
+        workspace: Workspace,
+        config: Config,
+        *,
+        client: ClientBridge | None = None,
+        approver: Approver | None = None,
+        services: Services | None = None,
+        state_dir: Path | None = None,
+    ) -> None:
+        self.registry = registry
+        self.workspace = workspace
+        self.config = config
+        self.client: ClientBridge = client or NoClient()
+        self.approver: Approver = approver or ModeApprover(
+            config.policy.mode, config.policy.unattended
+        )
+        self.services = services or Services()
+        self.state_dir = state_dir
+        self.validators = Validators()
+        self.locks = FileLocks()
+        cwd = workspace.roots[0] if workspace.roots else Path.cwd()
+        spill = state_dir / "results" if state_dir else None
+        self.sessions = SessionStore(cwd, config.limits.stored_results, spill)
+        self.listeners: list[CallListener] = []
+        self.documents: Any = None  # a files.DocumentSource once the server tracks buffers
+        self.progress_sender: ProgressSender | None = None
+
+    def files_for(self, session: Session) -> FileService:
+        return FileService(self.workspace, session.observations, self.config.limits, self.documents)
+
+    # -- the call ------------------------------------------------------------------
+
+    async def call(self, params: CallParams, placement: Placement = "root") -> CallResult:
+        started = time.monotonic()
+        call_id = params.call_id or f"c-{uuid.uuid4().hex[:12]}"
+        session = self.sessions.get(params.session or "default")
+        session.call_count += 1
+        surface: Surface = params.surface or "full"
+        tool = self.registry.get(params.name, surface)
+        if tool is None:
+            return self._unknown_tool(params, call_id, surface, started)
+        state = _CallState(call_id=call_id, tool=tool, session=session)
+        try:
+            output = await self._run(params, state, placement)
+            result = self._success(state, output, started)
+        except ToolError as exc:
+            result = self._failure(state, exc, started)
+        except asyncio.CancelledError:
+            result = self._failure(
+                state,
+                ToolError(errors.CANCELLED, "the call was cancelled", "run it again if needed"),
+                started,
+            )
+        except Exception as exc:  # the one boundary that turns bugs into values
+            incident = uuid.uuid4().hex[:8]
+            log.exception("internal error %s in %s", incident, tool.name)
+            result = self._failure(
+                state,
+                ToolError(
+                    errors.INTERNAL_ERROR,
+                    f"toolhost hit a bug ({type(exc).__name__}, incident {incident})",
+                    "the server keeps running; report the incident id from the log, "
+                    "or try another way",
+                ),
+                started,
+            )
+        self._notify(state, params, result)
+        return result
+
+    async def _run(self, params: CallParams, state: _CallState, placement: Placement) -> ToolOutput:
+        entry = state.tool.contract
+        args, failure = self.validators.validate(entry, params.arguments, placement)
+        if failure is not None:
+            raise ToolError(
+                errors.SCHEMA_MISMATCH,
+                failure.feedback,
+                "",
+                details={
+                    "signature": failure.signature,
+                    "violations": [v.as_dict() for v in failure.violations],
+                },
+            )
+        ctx = self._context(state, params)
+        write_paths: list[Path] = []
+        for path_arg in entry.path_args:
+            raw = args.get(path_arg.name, path_arg.default)
+            if raw is None:
+                continue
+            path = self.workspace.resolve(str(raw), path_arg.access, base=state.session.cwd)
+            ctx.paths[path_arg.name] = path
+            state.paths.append(path)
+            if path_arg.access == "write":
+                write_paths.append(path)
+        state.arguments = args
+        if entry.kind != "edit":
+            await self._approve(state, args, diff=None, pre_approved=params.pre_approved)
+        async with self.locks.hold(write_paths):
+            with anyio.fail_after(self.config.limits.call_timeout_seconds):
+                produced = await state.tool.run(ctx, args)
+            if isinstance(produced, WritePlan):
+                return await self._publish(state, ctx, produced, params.pre_approved)
+            for path in produced.paths:
+                if path not in state.paths:
+                    state.paths.append(path)
+            return produced
+
+    async def _publish(
+        self, state: _CallState, ctx: ToolContext, plan: WritePlan, pre_approved: bool
+    ) -> ToolOutput:
+        diff = "".join(
+            unified_diff(
+                change.before.text if change.before else "",
+                change.after if change.after is not None else "",
+                self.workspace.relative(change.path),
+            )
+            for change in plan.changes
+            if change.destination is None
+        )
+        for change in plan.changes:
+            for path in (change.path, change.destination):
+                if path is not None and path not in state.paths:
+                    state.paths.append(path)
+        await self._approve(state, state.arguments, diff=diff, pre_approved=pre_approved)
+        notes = []
+        for change in plan.changes:
+            note = await ctx.files.publish(change)
+            state.written.append(change.destination or change.path)
+            if note:
+                notes.append(note)
+        text = plan.message + "".join(f"\n{note}" for note in notes)
+        return ToolOutput(text)
+
+    async def _approve(
+        self, state: _CallState, args: dict[str, Any], diff: str | None, pre_approved: bool
+    ) -> None:
+        entry = state.tool.contract
+        request = ApprovalRequest(
+            call_id=state.call_id,
+            session=state.session.id,
+            tool=entry,
+            arguments=args,
+            paths=tuple(state.paths),
+            write_paths=tuple(p for p in state.paths if not entry.read_only),
+            diff=diff,
+            pre_approved=pre_approved,
+        )
+        decision = await self.approver.decide(request)
+        state.decision = decision
+        if not decision.allowed:
+            code = decision.code or errors.PERMISSION_USER_DENIED
+            reason = decision.reason or "the call was not approved"
+            raise ToolError(
+                code,
+                f"{entry.name} was not allowed: {reason}",
+                "do not retry the same call; ask the user or choose another approach",
+            )
+
+    def _context(self, state: _CallState, params: CallParams) -> ToolContext:
+        token = params.work_done_token
+        return ToolContext(
+            tool=state.tool.contract,
+            call_id=state.call_id,
+            session=state.session,
+            workspace=self.workspace,
+            config=self.config,
+            files=self.files_for(state.session),
+            progress=Progress(token, self.progress_sender, state.tool.name),
+            services=self.services,
+            client=self.client,
+            registry=self.registry,
+        )
+
+    # -- results -------------------------------------------------------------------
+
+    def _meta(self, state: _CallState, started: float, **fields: Any) -> CallMeta:
+        entry = state.tool.contract
+        return CallMeta(
+            tool=entry.name,
+            read_only=entry.read_only,
+            duration_ms=round((time.monotonic() - started) * 1000, 3),
+            truncated=fields.get("truncated", False),
+            shown_chars=fields.get("shown", 0),
+            total_chars=fields.get("total", 0),
+            result_ref=fields.get("ref"),
+            approval=state.decision.as_meta() if state.decision else None,
+            paths=[str(p) for p in state.paths],
+        )
+
+    def _success(self, state: _CallState, output: ToolOutput, started: float) -> CallResult:
+        bounded = bound_text(output.text, self.config.limits.max_output_chars)
+        ref = state.session.results.store(output.text) if bounded.truncated else None
+        content: list[Any] = [{"type": "text", "text": bounded.text}]
+        for image in output.images:
+            content.append(
+                {
+                    "type": "image",
+                    "mimeType": image.mime_type,
+                    "data": base64.b64encode(image.data).decode("ascii"),
+                }
+            )
+        meta = self._meta(
+            state,
+            started,
+            truncated=bounded.truncated,
+            shown=bounded.shown_chars,
+            total=bounded.total_chars,
+            ref=ref,
+        )
+        return CallResult(call_id=state.call_id, is_error=False, content=content, meta=meta)
+
+    def _failure(self, state: _CallState, exc: ToolError, started: float) -> CallResult:
+        message = exc.cause if exc.code == errors.SCHEMA_MISMATCH else exc.message
+        text = message
+        ref = None
+        if exc.partial_text:
+            bounded = bound_text(exc.partial_text, self.config.limits.max_output_chars)
+            if bounded.truncated:
+                ref = state.session.results.store(exc.partial_text)
+            text = f"{bounded.text}\n{message}"
+        details = dict(exc.details)
+        signature = details.pop("signature", None)
+        violations = details.pop("violations", None)
+        error = ErrorInfo(
+            code=exc.code,
+            message=message,
+            recovery=exc.recovery,
+            signature=signature,
+            violations=violations,
+            details=details or None,
+        )
+        meta = self._meta(state, started, shown=len(text), total=len(text), ref=ref)
+        return CallResult(
+            call_id=state.call_id,
+            is_error=True,
+            content=[{"type": "text", "text": text}],
+            meta=meta,
+            error=error,
+        )
+
+    def _unknown_tool(
+        self, params: CallParams, call_id: str, surface: Surface, started: float
+    ) -> CallResult:
+        names = self.registry.names(surface)
+        close = difflib.get_close_matches(params.name, names, n=3, cutoff=0.4)
+        hint = f"did you mean {', '.join(close)}?" if close else "no similar name"
+        message = (
+            f"{errors.UNKNOWN_TOOL}: no tool named {params.name!r} on the {surface} surface "
+            f"({hint}); call one of: {', '.join(names)}"
+        )
+        meta = CallMeta(
+            tool=params.name,
+            read_only=True,
+            duration_ms=round((time.monotonic() - started) * 1000, 3),
+            truncated=False,
+            shown_chars=len(message),
+            total_chars=len(message),
+            result_ref=None,
+            approval=None,
+            paths=[],
+        )
+        return CallResult(
+            call_id=call_id,
+            is_error=True,
+            content=[{"type": "text", "text": message}],
+            meta=meta,
+            error=ErrorInfo(
+                code=errors.UNKNOWN_TOOL,
+                message=message,
+                recovery="use one of the listed tool names",
+                details={"closest": close},
+            ),
+        )
+
+    def _notify(self, state: _CallState, params: CallParams, result: CallResult) -> None:
+        digest = hashlib.sha256(
+            json.dumps(state.arguments, sort_keys=True, default=str).encode()
+        ).hexdigest()[:16]
+        record = CallRecord(
+            call_id=state.call_id,
+            session=state.session.id,
+            tool=state.tool.name,
+            read_only=state.tool.contract.read_only,
+            arguments_digest=digest,
+            paths=tuple(str(p) for p in state.paths),
+            written=tuple(state.written),
+            decision=state.decision.decision if state.decision else None,
+            rule=state.decision.rule if state.decision else None,
+            is_error=result.is_error,
+            code=result.error.code if result.error else None,
+            duration_ms=result.meta.duration_ms,
+        )
+        for listener in self.listeners:
+            try:
+                listener(record)
+            except Exception:
+                log.exception("call listener failed")
+
+
+@attrs.define
+class _CallState:
+    call_id: str
+    tool: Tool
+    session: Session
+    arguments: dict[str, Any] = attrs.Factory(dict)
+    paths: list[Path] = attrs.Factory(list)
+    written: list[Path] = attrs.Factory(list)
+    decision: Decision | None = None

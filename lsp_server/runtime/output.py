@@ -1,0 +1,157 @@
+"""The output contract: bounded text with a truthful snip, full results kept for paging."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections import OrderedDict
+from pathlib import Path
+
+import attrs
+
+from lsp_server.runtime.errors import INVALID_ARGUMENT, ToolError
+
+MAX_PAGE_BYTES = 24_576
+DEFAULT_PAGE_BYTES = 16_384
+# Results larger than this are spilled to the state folder instead of kept in memory.
+SPILL_BYTES = 1024 * 1024
+
+
+@attrs.frozen
+class Bounded:
+    text: str
+    truncated: bool
+    shown_chars: int
+    total_chars: int
+
+
+def cut_line(line: str, max_chars: int) -> str:
+    if len(line) <= max_chars:
+        return line
+    return line[:max_chars] + f" [... line cut: {len(line) - max_chars} more chars]"
+
+
+def bound_text(text: str, max_chars: int) -> Bounded:
+    """Keep whole lines from the head (~60%) and the tail (~40%), say exactly what is left out."""
+    total = len(text)
+    if total <= max_chars:
+        return Bounded(text, False, total, total)
+    lines = text.splitlines(keepends=True)
+    budget = max_chars - 80
+    head: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) > budget * 0.6:
+            break
+        head.append(line)
+        used += len(line)
+    tail: list[str] = []
+    for line in reversed(lines[len(head) :]):
+        if used + len(line) > budget:
+            break
+        tail.append(line)
+        used += len(line)
+    tail.reverse()
+    if not head and not tail:
+        # One enormous line: cut by characters.
+        head_text = text[: int(budget * 0.6)]
+        tail_text = text[total - int(budget * 0.4) :]
+        omitted_chars = total - len(head_text) - len(tail_text)
+        marker = f"\n[... {omitted_chars} chars omitted ...]\n"
+        shown = head_text + marker + tail_text
+        return Bounded(shown, True, len(shown), total)
+    omitted = lines[len(head) : len(lines) - len(tail)]
+    omitted_chars = sum(len(line) for line in omitted)
+    marker = f"[... {len(omitted)} lines ({omitted_chars} chars) omitted ...]\n"
+    if head and not head[-1].endswith("\n"):
+        marker = "\n" + marker
+    shown = "".join(head) + marker + "".join(tail)
+    return Bounded(shown, True, len(shown), total)
+
+
+@attrs.define
+class StoredResult:
+    ref: str
+    size: int
+    sha256: str
+    data: bytes | None = None
+    spill_path: Path | None = None
+
+    def read(self) -> bytes:
+        if self.data is not None:
+            return self.data
+        assert self.spill_path is not None
+        return self.spill_path.read_bytes()
+
+
+@attrs.frozen
+class Page:
+    result_ref: str
+    offset: int
+    next_offset: int | None
+    total_bytes: int
+    sha256: str
+    complete: bool
+    text: str
+
+
+class ResultStore:
+    """Full texts of bounded results, per session; evicted oldest first."""
+
+    def __init__(self, session_id: str, max_results: int, spill_dir: Path | None) -> None:
+        self._session_id = session_id
+        self._max_results = max_results
+        self._spill_dir = spill_dir
+        self._items: OrderedDict[str, StoredResult] = OrderedDict()
+        self._counter = itertools.count(1)
+
+    def store(self, text: str) -> str:
+        data = text.encode("utf-8", errors="surrogateescape")
+        ref = f"r-{self._session_id}-{next(self._counter)}"
+        item = StoredResult(ref, len(data), hashlib.sha256(data).hexdigest())
+        if len(data) > SPILL_BYTES and self._spill_dir is not None:
+            self._spill_dir.mkdir(parents=True, exist_ok=True)
+            item.spill_path = self._spill_dir / f"{hashlib.sha256(ref.encode()).hexdigest()}.txt"
+            item.spill_path.write_bytes(data)
+        else:
+            item.data = data
+        self._items[ref] = item
+        while len(self._items) > self._max_results:
+            _, old = self._items.popitem(last=False)
+            if old.spill_path is not None:
+                old.spill_path.unlink(missing_ok=True)
+        return ref
+
+    def page(self, ref: str, offset: int = 0, limit: int = DEFAULT_PAGE_BYTES) -> Page:
+        item = self._items.get(ref)
+        if item is None:
+            raise ToolError(
+                "result.not_found",
+                f"no stored result {ref!r} in this session (evicted or never stored)",
+                "re-run the call that produced it",
+            )
+        if offset < 0 or offset > item.size:
+            raise ToolError(
+                INVALID_ARGUMENT,
+                f"offset {offset} is outside 0..{item.size}",
+                "pass the nextOffset of the previous page",
+            )
+        limit = max(1, min(limit, MAX_PAGE_BYTES))
+        data = item.read()
+        start = offset
+        while 0 < start < item.size and (data[start] & 0xC0) == 0x80:
+            start -= 1  # never start inside a character
+        end = min(start + limit, item.size)
+        while start < end < item.size and (data[end] & 0xC0) == 0x80:
+            end -= 1  # never end inside a character
+        if end == start and end < item.size:
+            end = min(item.size, start + 4)  # a limit smaller than one character
+        text = data[start:end].decode("utf-8", errors="surrogateescape")
+        complete = end >= item.size
+        return Page(ref, start, None if complete else end, item.size, item.sha256, complete, text)
+
+    def clear(self) -> None:
+        for item in self._items.values():
+            if item.spill_path is not None:
+                item.spill_path.unlink(missing_ok=True)
+        self._items.clear()

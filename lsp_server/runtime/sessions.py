@@ -1,0 +1,68 @@
+"""Per-session state: observations, stored results, working folder, tools' own state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lsp_server.runtime.observations import Observations
+from lsp_server.runtime.output import ResultStore
+
+T = TypeVar("T")
+
+
+class Session:
+    def __init__(self, session_id: str, cwd: Path, results: ResultStore) -> None:
+        self.id = session_id
+        self.cwd = cwd
+        self.observations = Observations()
+        self.results = results
+        self.call_count = 0
+        self._extensions: dict[type[Any], Any] = {}
+
+    def extension(self, kind: type[T]) -> T:
+        """Per-session state owned by a tool module, created on first use with kind()."""
+        if kind not in self._extensions:
+            self._extensions[kind] = kind()
+        value: T = self._extensions[kind]
+        return value
+
+    def extensions(self) -> list[Any]:
+        return list(self._extensions.values())
+
+    def status(self) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "id": self.id,
+            "cwd": str(self.cwd),
+            "calls": self.call_count,
+            "observedFiles": len(self.observations),
+        }
+        for ext in self._extensions.values():
+            status = getattr(ext, "status", None)
+            if callable(status):
+                info.update(status())
+        return info
+
+
+class SessionStore:
+    def __init__(self, default_cwd: Path, max_results: int, spill_dir: Path | None) -> None:
+        self._default_cwd = default_cwd
+        self._max_results = max_results
+        self._spill_dir = spill_dir
+        self._sessions: dict[str, Session] = {}
+
+    def get(self, session_id: str) -> Session:
+        session = self._sessions.get(session_id)
+        if session is None:
+            spill = self._spill_dir / session_id if self._spill_dir else None
+            results = ResultStore(session_id, self._max_results, spill)
+            session = self._sessions[session_id] = Session(session_id, self._default_cwd, results)
+        return session
+
+    def all(self) -> list[Session]:
+        return list(self._sessions.values())
+
+    def set_default_cwd(self, cwd: Path) -> None:
+        self._default_cwd = cwd
+        for session in self._sessions.values():
+            session.cwd = cwd

@@ -1,0 +1,258 @@
+"""Text files as bytes on disk: versions, decoding that round-trips, atomic writes.
+
+Every writer goes through `encode_like` and `atomic_replace`/`atomic_create`, so encoding,
+BOM, line endings, the final newline and the mode of a file survive any edit, and a crash
+at any instant leaves either the old or the new file.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import hashlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+import attrs
+import charset_normalizer
+
+BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+BINARY_SNIFF_BYTES = 8192
+
+
+@attrs.frozen
+class FileVersion:
+    """What identifies a file's content: metadata plus, when affordable, the bytes' hash."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    sha256: str | None
+
+    def same_metadata(self, other: FileVersion) -> bool:
+        return (self.device, self.inode, self.size, self.mtime_ns, self.ctime_ns) == (
+            other.device,
+            other.inode,
+            other.size,
+            other.mtime_ns,
+            other.ctime_ns,
+        )
+
+    def same_content(self, other: FileVersion) -> bool:
+        if self.same_metadata(other):
+            return True
+        return self.sha256 is not None and self.sha256 == other.sha256
+
+
+@attrs.frozen
+class BufferVersion:
+    """An editor buffer's version: the client's document version plus the text's hash."""
+
+    uri: str
+    version: int
+    sha256: str
+
+    def same_content(self, other: BufferVersion) -> bool:
+        return (
+            self.uri == other.uri
+            and self.version == other.version
+            and (self.sha256 == other.sha256)
+        )
+
+
+Version = FileVersion | BufferVersion
+
+
+@attrs.frozen
+class TextFile:
+    """A decoded text file. `text` keeps the original line endings exactly."""
+
+    path: Path
+    text: str
+    encoding: str
+    bom: bytes
+    version: Version
+    mode: int | None = None
+    source: str = "disk"
+
+    @property
+    def reported_encoding(self) -> str:
+        name = self.encoding + (" with BOM" if self.bom else "")
+        return name
+
+    @property
+    def newline(self) -> str:
+        return dominant_newline(self.text)
+
+
+class DecodeError(Exception):
+    """The bytes are not text we can round-trip (binary or undecodable)."""
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def version_from_stat(st: os.stat_result, data: bytes | None) -> FileVersion:
+    return FileVersion(
+        device=st.st_dev,
+        inode=st.st_ino,
+        size=st.st_size,
+        mtime_ns=st.st_mtime_ns,
+        ctime_ns=st.st_ctime_ns,
+        sha256=sha256_hex(data) if data is not None else None,
+    )
+
+
+def current_version(path: Path, hash_limit: int) -> FileVersion | None:
+    """The file's version now, or None when it does not exist. Blocking."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    data = path.read_bytes() if st.st_size <= hash_limit else None
+    return version_from_stat(st, data)
+
+
+def looks_binary(data: bytes) -> bool:
+    if any(data.startswith(bom) for bom, _ in BOMS):
+        return False
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
+def decode(data: bytes) -> tuple[str, str, bytes]:
+    """Decode to (text, encoding, bom) such that encoding back gives the same bytes."""
+    for bom, encoding in BOMS:
+        if data.startswith(bom):
+            try:
+                return data[len(bom) :].decode(encoding), encoding, bom
+            except UnicodeDecodeError as exc:
+                raise DecodeError(f"invalid {encoding} after its BOM") from exc
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        raise DecodeError("the file contains NUL bytes")
+    try:
+        return data.decode("utf-8"), "utf-8", b""
+    except UnicodeDecodeError:
+        pass
+    for encoding in _legacy_candidates(data):
+        try:
+            text = data.decode(encoding)
+        except (UnicodeDecodeError, LookupError):
+            continue
+        if text.encode(encoding) == data:
+            return text, encoding, b""
+    # Latin-1 maps every byte to one character and back: always a faithful round trip.
+    return data.decode("latin-1"), "latin-1", b""
+
+
+def _legacy_candidates(data: bytes) -> list[str]:
+    best = charset_normalizer.from_bytes(data[:65536]).best()
+    candidates: list[str] = []
+    if best is not None and best.encoding:
+        candidates.append(best.encoding)
+    for common in ("gb18030", "shift_jis", "cp1252"):
+        if common not in candidates:
+            candidates.append(common)
+    return candidates
+
+
+def encode_like(text: str, encoding: str, bom: bytes) -> bytes:
+    try:
+        return bom + text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        raise DecodeError(
+            f"the new text has characters that {encoding} cannot represent (position {exc.start})"
+        ) from exc
+
+
+def dominant_newline(text: str) -> str:
+    crlf = text.count("\r\n")
+    lf = text.count("\n") - crlf
+    return "\r\n" if crlf > lf else "\n"
+
+
+def adapt_newlines(new_text: str, newline: str) -> str:
+    """Give text written by a model (usually LF) the file's line ending."""
+    if newline == "\r\n":
+        return new_text.replace("\r\n", "\n").replace("\n", "\r\n")
+    return new_text
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _write_temp(folder: Path, name: str, data: bytes, mode: int | None) -> Path:
+    fd, temp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".toolhost-tmp", dir=folder)
+    temp = Path(temp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            temp.chmod(stat.S_IMODE(mode))
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return temp
+
+
+def atomic_replace(path: Path, data: bytes) -> None:
+    """Replace `path` with `data`: temp file in the same folder, fsync, mode, rename."""
+    st = path.stat()
+    temp = _write_temp(path.parent, path.name, data, st.st_mode)
+    try:
+        with contextlib.suppress(PermissionError):
+            os.chown(temp, st.st_uid, st.st_gid)
+        temp.replace(path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def atomic_create(path: Path, data: bytes) -> None:
+    """Create `path` with all of `data` at once; FileExistsError if something is there."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    umask = os.umask(0)
+    os.umask(umask)
+    temp = _write_temp(path.parent, path.name, data, 0o666 & ~umask)
+    try:
+        # link() never replaces: a concurrent creator makes this fail with EEXIST.
+        os.link(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+    _fsync_dir(path.parent)
+
+
+def atomic_move(source: Path, destination: Path) -> None:
+    """Rename without replacing; across devices copy, verify, then remove the source."""
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, destination)
+    except OSError as exc:
+        if isinstance(exc, FileExistsError):
+            raise
+        data = source.read_bytes()
+        atomic_create(destination, data)
+        destination.chmod(stat.S_IMODE(source.stat().st_mode))
+        if destination.read_bytes() != data:
+            destination.unlink()
+            raise OSError("copy verification failed") from exc
+    source.unlink()
+    _fsync_dir(source.parent)
+    _fsync_dir(destination.parent)

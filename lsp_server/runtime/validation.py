@@ -1,0 +1,202 @@
+"""Argument validation before anything else happens: violations, signature, feedback."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import attrs
+import jsonschema
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from lsp_server.runtime.contract import ContractEntry
+
+MAX_VIOLATIONS = 8
+MAX_FEEDBACK_BYTES = 4096
+
+Placement = Literal["root", "arguments"]
+
+
+@attrs.frozen
+class Violation:
+    path: str
+    keyword: str
+    expected: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"path": self.path, "keyword": self.keyword, "expected": self.expected}
+
+
+@attrs.frozen
+class ValidationFailure:
+    tool: str
+    fingerprint: str
+    violations: tuple[Violation, ...]
+    signature: str
+    feedback: str
+
+
+def _pointer(parts: Any) -> str:
+    items = [str(p).replace("~", "~0").replace("/", "~1") for p in parts]
+    return "/" + "/".join(items) if items else "/"
+
+
+def _expected(error: ValidationError) -> tuple[str, str]:
+    """(extra path segment, description of the constraint) without echoing the value."""
+    keyword = str(error.validator)
+    schema_value: Any = error.validator_value
+    schema: Any = error.schema
+    instance: Any = error.instance
+    if keyword == "required":
+        missing = [name for name in schema_value if name not in (instance or {})]
+        name = missing[0] if missing else "?"
+        return name, f'property "{name}" is required'
+    if keyword == "additionalProperties":
+        allowed = sorted((schema.get("properties") or {}).keys())
+        extra = sorted(k for k in (instance or {}) if k not in (schema.get("properties") or {}))
+        return (extra[0] if extra else ""), "no such property; allowed: " + ", ".join(allowed)
+    if keyword == "type":
+        return (
+            "",
+            f"type {schema_value if isinstance(schema_value, str) else '/'.join(schema_value)}",
+        )
+    if keyword == "enum":
+        return "", "one of " + ", ".join(json.dumps(v) for v in schema_value)
+    if keyword == "const":
+        return "", f"exactly {json.dumps(schema_value)}"
+    if keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        words = {
+            "minimum": ">=",
+            "maximum": "<=",
+            "exclusiveMinimum": ">",
+            "exclusiveMaximum": "<",
+        }
+        return "", f"a number {words[keyword]} {schema_value}"
+    if keyword in ("minLength", "maxLength", "minItems", "maxItems"):
+        what = "characters" if "Length" in keyword else "items"
+        bound = "at least" if keyword.startswith("min") else "at most"
+        return "", f"{bound} {schema_value} {what}"
+    if keyword == "pattern":
+        return "", f"a string matching {schema_value}"
+    if keyword == "format":
+        return "", f"a string in {schema_value} format"
+    if keyword in ("oneOf", "anyOf"):
+        return "", f"a value matching {keyword} of the schema"
+    return "", f"a value satisfying {keyword}"
+
+
+class Validators:
+    """Compiled once per schema fingerprint."""
+
+    def __init__(self) -> None:
+        self._compiled: dict[str, Draft202012Validator] = {}
+
+    def validator(self, entry: ContractEntry) -> Draft202012Validator:
+        fp = entry.fingerprint
+        compiled = self._compiled.get(fp)
+        if compiled is None:
+            compiled = Draft202012Validator(
+                dict(entry.schema), format_checker=Draft202012Validator.FORMAT_CHECKER
+            )
+            self._compiled[fp] = compiled
+        return compiled
+
+    def validate(
+        self, entry: ContractEntry, arguments: Any, placement: Placement = "root"
+    ) -> tuple[dict[str, Any], ValidationFailure | None]:
+        """Return (arguments as an object, failure or None). Null/empty means {}."""
+        if arguments is None or arguments == "":
+            arguments = {}
+        if not isinstance(arguments, Mapping):
+            kind = type(arguments).__name__
+            violation = Violation("/", "json", f"a JSON object (got a {_json_kind(kind)})")
+            return {}, self._failure(entry, [violation], placement, None)
+        args = dict(arguments)
+        errors = sorted(
+            self.validator(entry).iter_errors(args),
+            key=lambda e: (list(map(str, e.absolute_path)), str(e.validator)),
+        )
+        if not errors:
+            return args, None
+        violations: list[Violation] = []
+        for error in errors[:MAX_VIOLATIONS]:
+            extra, expected = _expected(error)
+            parts = list(error.absolute_path) + ([extra] if extra else [])
+            violations.append(Violation(_pointer(parts), str(error.validator), expected))
+        return args, self._failure(entry, violations, placement, args)
+
+    def _failure(
+        self,
+        entry: ContractEntry,
+        violations: list[Violation],
+        placement: Placement,
+        args: dict[str, Any] | None,
+    ) -> ValidationFailure:
+        fp16 = entry.fingerprint[:16]
+        category = violations[0].keyword
+        signature = f"argument_validation:{entry.name}:{fp16}:{category}"
+        lines = [
+            f"schema_mismatch: the arguments for {entry.name} do not match its schema "
+            f"(fingerprint {fp16}); the call was NOT executed.",
+            "Violations:",
+        ]
+        lines += [f"- {v.path} [{v.keyword}]: expected {v.expected}" for v in violations]
+        if placement == "root":
+            lines.append(f"Put {entry.name}'s parameters at the root of the tool call's input.")
+        else:
+            lines.append(
+                f"Put {entry.name}'s parameters inside `arguments` of the use_capability call "
+                f"(target schema fingerprint {fp16})."
+            )
+        hint = self._wrapper_hint(entry, args)
+        if hint:
+            lines.append(hint)
+        lines.append("Fix the listed parameters and call again.")
+        return ValidationFailure(
+            entry.name, entry.fingerprint, tuple(violations), signature, _clip("\n".join(lines))
+        )
+
+    def _wrapper_hint(self, entry: ContractEntry, args: dict[str, Any] | None) -> str | None:
+        """Advise (never perform) removing a lone `arguments` wrapper that would validate."""
+        if not args or list(args) != ["arguments"]:
+            return None
+        if "arguments" in (entry.schema.get("properties") or {}):
+            return None
+        inner = args["arguments"]
+        if not isinstance(inner, Mapping):
+            return None
+        if not self.validator(entry).is_valid(dict(inner)):
+            return None
+        return (
+            "Hint: the parameters are wrapped in an `arguments` object; remove that wrapper "
+            "and pass them directly."
+        )
+
+
+def _json_kind(python_kind: str) -> str:
+    return {
+        "list": "array",
+        "str": "string",
+        "int": "number",
+        "float": "number",
+        "bool": "boolean",
+    }.get(python_kind, python_kind)
+
+
+def _clip(text: str) -> str:
+    data = text.encode("utf-8")
+    if len(data) <= MAX_FEEDBACK_BYTES:
+        return text
+    marker = "\n[truncated]"
+    cut = data[: MAX_FEEDBACK_BYTES - len(marker)].decode("utf-8", errors="ignore")
+    return cut + marker
+
+
+def check_schema(schema: Mapping[str, Any]) -> None:
+    """Raise when a schema is not a valid 2020-12 schema (used by contract tests)."""
+    Draft202012Validator.check_schema(dict(schema))
+
+
+__all__ = ["ValidationFailure", "Validators", "Violation", "check_schema", "jsonschema"]

@@ -1,0 +1,412 @@
+"""ToolhostServer: the pygls language server that exposes the tool runtime."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import secrets
+from collections.abc import Awaitable, Callable, Generator
+from pathlib import Path
+from typing import Any
+
+import attrs
+import cattrs
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+from pygls.exceptions import JsonRpcInvalidRequest
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.uris import to_fs_path
+
+from lsp_server import __version__, protocol
+from lsp_server.config import Config, structure_config
+from lsp_server.protocol import (
+    PROTOCOL_VERSION,
+    CallParams,
+    CallResult,
+    ResultPage,
+    ResultParams,
+    StatusParams,
+    StatusResult,
+    ToolInfo,
+    ToolsParams,
+    ToolsResult,
+)
+from lsp_server.runtime.client import ClientFeatures
+from lsp_server.runtime.contract import SURFACES, Registry
+from lsp_server.runtime.dispatch import CallRecord, Runtime
+from lsp_server.runtime.errors import ToolError
+from lsp_server.runtime.workspace import Workspace
+from lsp_server.state import state_dir
+from lsp_server.tools import build_registry
+
+log = logging.getLogger(__name__)
+
+ShutdownHook = Callable[[], Awaitable[None]]
+StatusProvider = Callable[[], Any]
+
+
+def _message_type(spec: protocol.MethodSpec) -> type[Any]:
+    fields = {
+        "params": attrs.field(type=spec.params),
+        "method": attrs.field(type=str),
+        "jsonrpc": attrs.field(type=str),
+    }
+    if spec.result is not None:
+        fields = {"id": attrs.field(type=Any), **fields}
+    return attrs.make_class(spec.params.__name__ + "Message", fields)
+
+
+def _response_type(spec: protocol.MethodSpec) -> type[Any]:
+    assert spec.result is not None
+    fields = {
+        "id": attrs.field(type=Any),
+        "result": attrs.field(type=spec.result | None, default=None),  # type: ignore[arg-type]
+        "jsonrpc": attrs.field(type=str, default="2.0"),
+    }
+    return attrs.make_class(spec.result.__name__ + "Response", fields)
+
+
+MESSAGE_TYPES = {spec.method: _message_type(spec) for spec in protocol.METHODS}
+RESPONSE_TYPES = {
+    spec.method: _response_type(spec) for spec in protocol.METHODS if spec.result is not None
+}
+
+
+def toolhost_converter() -> cattrs.Converter:
+    return protocol.register_message_hooks(get_converter())
+
+
+class ToolhostProtocol(LanguageServerProtocol):
+    """Types the toolhost/* messages from one table; adds the experimental capability."""
+
+    _server: ToolhostServer
+
+    def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
+        if method in MESSAGE_TYPES:
+            return MESSAGE_TYPES[method]
+        return super().get_message_type(method)
+
+    def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
+        if method in RESPONSE_TYPES:
+            return RESPONSE_TYPES[method]
+        return super().get_result_type(method)
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = {"toolhost": self._server.advertised()}
+        return result
+
+
+class ToolhostServer(LanguageServer):
+    def __init__(self, root_override: Path | None = None, tcp_token: str | None = None) -> None:
+        super().__init__(
+            "toolhost",
+            __version__,
+            protocol_cls=ToolhostProtocol,
+            converter_factory=toolhost_converter,
+        )
+        self.root_override = root_override
+        self.tcp_token = tcp_token
+        self.registry: Registry = build_registry()
+        self.config = Config()
+        self.config_problems: list[str] = []
+        self.policy_sources: list[str] = []
+        self.features = ClientFeatures()
+        self.runtime: Runtime | None = None
+        self.shutdown_hooks: list[ShutdownHook] = []
+        self.status_providers: dict[str, StatusProvider] = {}
+        self._closed = False
+
+    def advertised(self) -> dict[str, Any]:
+        return {
+            "protocolVersion": PROTOCOL_VERSION,
+            "surfaceHash": self.registry.hash("core"),
+            "fullHash": self.registry.hash("full"),
+            "surfaces": list(SURFACES),
+            "toolCount": len(self.registry.surface("full")),
+        }
+
+    # -- set-up ---------------------------------------------------------------------
+
+    def setup(self, params: types.InitializeParams) -> None:
+        options = params.initialization_options or {}
+        toolhost_options = options.get("toolhost", {}) if isinstance(options, dict) else {}
+        if self.tcp_token is not None and not secrets.compare_digest(
+            str(toolhost_options.get("token", "")), self.tcp_token
+        ):
+            asyncio.get_running_loop().call_later(0.1, self._drop_connection)
+            raise JsonRpcInvalidRequest("toolhost: wrong or missing token for a TCP connection")
+        settings = {k: v for k, v in toolhost_options.items() if k not in _NON_CONFIG_KEYS}
+        self.config = structure_config(settings, self.config_problems)
+        if settings:
+            self.policy_sources.append("initializationOptions")
+        self.features = _client_features(params.capabilities)
+        self.runtime = self.build_runtime(self._roots(params))
+        for problem in self.config_problems:
+            log.warning("configuration: %s", problem)
+
+    def _drop_connection(self) -> None:
+        writer = self.protocol.writer
+        close = getattr(writer, "close", None)
+        if callable(close):
+            close()
+
+    def _roots(self, params: types.InitializeParams) -> list[Path]:
+        if self.root_override is not None:
+            return [self.root_override]
+        roots = [Path(to_fs_path(f.uri) or f.uri) for f in params.workspace_folders or []]
+        if not roots and params.root_uri:
+            roots = [Path(to_fs_path(params.root_uri) or params.root_uri)]
+        if not roots and params.root_path:
+            roots = [Path(params.root_path)]
+        return roots or [Path.cwd()]
+
+    def build_runtime(self, roots: list[Path]) -> Runtime:
+        workspace = Workspace(
+            roots,
+            extra_roots=self.config.workspace.extra_roots,
+            readable_roots=self.config.workspace.readable_roots,
+            secret_patterns=self.config.workspace.secret_patterns,
+            allowed_secrets=self.config.workspace.allowed_secrets,
+        )
+        bridge = LspClientBridge(self)
+        runtime = Runtime(
+            self.registry, workspace, self.config, client=bridge, state_dir=state_dir()
+        )
+        runtime.progress_sender = self._send_progress
+        runtime.listeners.append(self._did_call)
+        return runtime
+
+    def _send_progress(self, token: str | int, value: dict[str, Any]) -> None:
+        self.protocol.notify(types.PROGRESS, types.ProgressParams(token=token, value=value))
+
+    def _did_call(self, record: CallRecord) -> None:
+        self.protocol.notify(
+            "toolhost/didCall",
+            protocol.DidCallParams(
+                call_id=record.call_id,
+                session=record.session,
+                tool=record.tool,
+                decision=record.decision,
+                rule=record.rule,
+                is_error=record.is_error,
+                code=record.code,
+                duration_ms=record.duration_ms,
+                paths=list(record.paths),
+            ),
+        )
+
+    def require_runtime(self) -> Runtime:
+        if self.runtime is None:
+            raise ToolError(
+                "server.not_initialized", "the server is not initialized", "send initialize first"
+            )
+        return self.runtime
+
+    # -- requests -------------------------------------------------------------------
+
+    def list_tools(self, params: ToolsParams) -> ToolsResult:
+        surface = params.surface or "core"
+        infos = [
+            ToolInfo(
+                name=tool.name,
+                read_only=tool.contract.read_only,
+                description=tool.contract.description,
+                input_schema=tool.contract.public()["inputSchema"],
+            )
+            for tool in self.registry.surface(surface)
+        ]
+        return ToolsResult(surface=surface, surface_hash=self.registry.hash(surface), tools=infos)
+
+    def status(self, params: StatusParams) -> StatusResult:
+        runtime = self.runtime
+        sessions = [s.status() for s in runtime.sessions.all()] if runtime else []
+        extra = {name: provider() for name, provider in self.status_providers.items()}
+        return StatusResult(
+            version=__version__,
+            roots=[str(r) for r in runtime.workspace.roots] if runtime else [],
+            sessions=sessions,
+            jobs=list(extra.pop("jobs", [])),
+            language_servers=list(extra.pop("languageServers", [])),
+            index=extra.pop("index", None),
+            policy_sources=self.policy_sources,
+            config_problems=self.config_problems,
+        )
+
+    async def close(self) -> None:
+        """Stop every child (jobs, language servers): on shutdown, exit or disconnect."""
+        if self._closed:
+            return
+        self._closed = True
+        for hook in self.shutdown_hooks:
+            try:
+                await asyncio.wait_for(hook(), timeout=10)
+            except Exception:
+                log.exception("shutdown hook failed")
+
+
+_NON_CONFIG_KEYS = frozenset({"token", "workspaceTrusted"})
+
+
+def _client_features(capabilities: types.ClientCapabilities) -> ClientFeatures:
+    experimental = capabilities.experimental if isinstance(capabilities.experimental, dict) else {}
+    declared = experimental.get("toolhost") or {}
+    if not isinstance(declared, dict):
+        declared = {}
+    workspace = capabilities.workspace
+    window = capabilities.window
+    watched = workspace.did_change_watched_files if workspace else None
+    return ClientFeatures(
+        approvals=bool(declared.get("approvals")),
+        save_document=bool(declared.get("saveDocument")),
+        lsp_proxy=bool(declared.get("lspProxy")),
+        apply_edit=bool(workspace and workspace.apply_edit),
+        work_done_progress=bool(window and window.work_done_progress),
+        watched_files_dynamic=bool(watched and watched.dynamic_registration),
+    )
+
+
+class LspClientBridge:
+    def __init__(self, server: ToolhostServer) -> None:
+        self._server = server
+
+    @property
+    def features(self) -> ClientFeatures:
+        return self._server.features
+
+    def notify(self, method: str, params: Any) -> None:
+        self._server.protocol.notify(method, params)
+
+    async def request(self, method: str, params: Any, timeout: float) -> Any:
+        future = self._server.protocol.send_request_async(method, params)
+        return await asyncio.wait_for(future, timeout)
+
+    def show_message(self, text: str, level: str = "warning") -> None:
+        kind = {
+            "error": types.MessageType.Error,
+            "warning": types.MessageType.Warning,
+            "info": types.MessageType.Info,
+        }.get(level, types.MessageType.Warning)
+        self._server.window_show_message(types.ShowMessageParams(type=kind, message=text))
+
+
+class LogForwarder(logging.Handler):
+    """Forwards log records to the client's window/logMessage (stdout belongs to JSON-RPC)."""
+
+    def __init__(self, server: ToolhostServer) -> None:
+        super().__init__(logging.INFO)
+        self._server = server
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self._server.runtime is None:
+            return
+        kind = (
+            types.MessageType.Error
+            if record.levelno >= logging.ERROR
+            else (
+                types.MessageType.Warning
+                if record.levelno >= logging.WARNING
+                else types.MessageType.Log
+            )
+        )
+        try:
+            self._server.window_log_message(
+                types.LogMessageParams(type=kind, message=self.format(record))
+            )
+        except Exception:  # never let logging break the server
+            self.handleError(record)
+
+
+def create_server(root: Path | None = None, tcp_token: str | None = None) -> ToolhostServer:
+    server = ToolhostServer(root, tcp_token)
+
+    @server.feature(types.INITIALIZE)
+    def on_initialize(ls: ToolhostServer, params: types.InitializeParams) -> None:
+        ls.setup(params)
+
+    @server.feature(types.INITIALIZED)
+    def on_initialized(ls: ToolhostServer, params: types.InitializedParams) -> None:
+        for problem in ls.config_problems:
+            ls.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning, message=f"toolhost: {problem}"
+                )
+            )
+
+    @server.feature("toolhost/tools")
+    async def on_tools(ls: ToolhostServer, params: ToolsParams) -> ToolsResult:
+        return ls.list_tools(params)
+
+    @server.feature("toolhost/call")
+    async def on_call(ls: ToolhostServer, params: CallParams) -> CallResult:
+        return await ls.require_runtime().call(params)
+
+    @server.feature("toolhost/result")
+    async def on_result(ls: ToolhostServer, params: ResultParams) -> ResultPage:
+        session = ls.require_runtime().sessions.get(params.session or "default")
+        page = session.results.page(params.result_ref, params.offset, params.limit)
+        return ResultPage(**attrs.asdict(page))
+
+    @server.feature("toolhost/status")
+    async def on_status(ls: ToolhostServer, params: StatusParams) -> StatusResult:
+        return ls.status(params)
+
+    @server.command(protocol.EXECUTE_COMMAND_CALL)
+    async def on_execute_call(ls: ToolhostServer, *args: Any) -> Any:
+        raw = args[0] if args else {}
+        params = ls.protocol._converter.structure(raw, CallParams)
+        result = await ls.require_runtime().call(params)
+        return ls.protocol._converter.unstructure(result)
+
+    @server.feature(types.SHUTDOWN)
+    async def on_shutdown(ls: ToolhostServer, params: None) -> None:
+        await ls.close()
+
+    return server
+
+
+def serve_stdio(root: Path | None = None) -> None:
+    server = create_server(root)
+    _setup_logging(server)
+    try:
+        server.start_io()
+    finally:
+        asyncio.run(server.close())
+
+
+def serve_tcp(port: int, root: Path | None = None) -> None:
+    token = secrets.token_urlsafe(24)
+    token_file = state_dir() / f"tcp-{port}.token"
+    token_file.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(token + "\n")
+    server = create_server(root, tcp_token=token)
+    _setup_logging(server)
+    print(
+        f"toolhost: listening on 127.0.0.1:{port}; token in {token_file}",
+        flush=True,
+        file=__import__("sys").stderr,
+    )
+    try:
+        server.start_tcp("127.0.0.1", port)
+    finally:
+        asyncio.run(server.close())
+
+
+def _setup_logging(server: ToolhostServer) -> None:
+    root_logger = logging.getLogger()
+    level = os.environ.get("TOOLHOST_LOG", "INFO").upper()
+    root_logger.setLevel(level)
+    stderr = logging.StreamHandler()
+    stderr.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root_logger.addHandler(stderr)
+    forward = LogForwarder(server)
+    forward.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logging.getLogger("lsp_server").addHandler(forward)
+    logging.getLogger("pygls").setLevel(logging.WARNING)

@@ -1,0 +1,45 @@
+"""Fixtures shared by every test layer."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+EXAMPLE_WORKSPACE = Path(__file__).resolve().parent.parent / "examples" / "workspace"
+
+
+def clients_required() -> bool:
+    """In CI (TOOLHOST_REQUIRE_CLIENTS=1) a missing real client or server is a failure."""
+    return os.environ.get("TOOLHOST_REQUIRE_CLIENTS") == "1"
+
+
+def require_program(name_or_path: str, why: str) -> str:
+    """The program's path; skip (or fail in CI) with a clear reason when it is missing."""
+    found = shutil.which(name_or_path) or (
+        name_or_path if Path(name_or_path).is_file() and os.access(name_or_path, os.X_OK) else None
+    )
+    if found:
+        return found
+    message = f"{name_or_path} is not installed ({why}); `./run setup` installs it"
+    if clients_required():
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A fresh copy of examples/workspace."""
+    root = tmp_path / "workspace"
+    shutil.copytree(EXAMPLE_WORKSPACE, root)
+    return root
+
+
+@pytest.fixture(autouse=True)
+def _isolated_state(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keep toolhost's state folder (audit log, index, results) out of the real home."""
+    monkeypatch.setenv("TOOLHOST_STATE_DIR", str(tmp_path_factory.mktemp("state")))

@@ -1,0 +1,109 @@
+"""Shared test helpers: an in-process runtime, and a real `toolhost serve` over pytest-lsp."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import attrs
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from lsp_server.config import Config, structure_config
+from lsp_server.lsp_json_client import plain_json_converter
+from lsp_server.protocol import CallParams, CallResult, message_converter
+from lsp_server.runtime.approvals import ModeApprover
+from lsp_server.runtime.dispatch import Runtime
+from lsp_server.runtime.workspace import Workspace
+from lsp_server.tools import build_registry
+
+SERVER_COMMAND = [sys.executable, "-m", "lsp_server", "serve"]
+
+
+def make_runtime(
+    root: Path, settings: dict[str, Any] | None = None, mode: str = "bypass"
+) -> Runtime:
+    """An in-process runtime over `root` whose approver allows writers (mode bypass)."""
+    problems: list[str] = []
+    config = structure_config(settings or {}, problems, Config())
+    assert not problems, problems
+    return Runtime(
+        build_registry(),
+        Workspace([root]),
+        config,
+        approver=ModeApprover(mode, "deny"),
+        state_dir=root.parent / f".{root.name}-state",
+    )
+
+
+async def call_tool(
+    runtime: Runtime, name: str, arguments: Any, session: str = "default", **extra: Any
+) -> CallResult:
+    return await runtime.call(CallParams(name=name, arguments=arguments, session=session, **extra))
+
+
+def text_of(result: CallResult | dict[str, Any]) -> str:
+    content = result["content"] if isinstance(result, dict) else result.content
+    return "\n".join(part["text"] for part in content if part.get("type") == "text")
+
+
+def as_json(result: CallResult) -> dict[str, Any]:
+    data: dict[str, Any] = message_converter().unstructure(result)
+    return data
+
+
+def make_test_client() -> LanguageClient:
+    client = LanguageClient(converter_factory=plain_json_converter)
+
+    @client.feature("toolhost/didCall")
+    def _did_call(params: Any) -> None:
+        client.did_calls.append(params)  # type: ignore[attr-defined]
+
+    client.did_calls = []  # type: ignore[attr-defined]
+    return client
+
+
+@asynccontextmanager
+async def lsp_session(
+    root: Path,
+    options: dict[str, Any] | None = None,
+    experimental: dict[str, Any] | None = None,
+    state_dir: Path | None = None,
+    client_factory: Any = make_test_client,
+    capabilities: types.ClientCapabilities | None = None,
+) -> AsyncIterator[LanguageClient]:
+    """A real `toolhost serve` subprocess, initialized with `root` as its workspace folder."""
+    env = dict(os.environ)
+    env["TOOLHOST_STATE_DIR"] = str(state_dir or root.parent / f".{root.name}-state")
+    config = ClientServerConfig(
+        server_command=SERVER_COMMAND, client_factory=client_factory, server_env=env
+    )
+    client: LanguageClient = await config.start()  # type: ignore[assignment]
+    caps = capabilities or types.ClientCapabilities()
+    if experimental is not None:
+        caps = attrs.evolve(caps, experimental={"toolhost": experimental})
+    client.init_result = await client.initialize_session(  # type: ignore[attr-defined]
+        types.InitializeParams(
+            capabilities=caps,
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+            initialization_options={"toolhost": options or {}},
+        )
+    )
+    try:
+        yield client
+    finally:
+        await client.shutdown_session()
+        await client.stop()  # type: ignore[no-untyped-call]
+
+
+async def lsp_call(
+    client: LanguageClient, name: str, arguments: Any, session: str = "default", **extra: Any
+) -> dict[str, Any]:
+    params = {"name": name, "arguments": arguments, "session": session, **extra}
+    result: dict[str, Any] = await client.protocol.send_request_async("toolhost/call", params)
+    return result
