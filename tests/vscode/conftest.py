@@ -6,7 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from vscode_env import EXTENSION_DIR, find_program, missing, vsce_package
+
+from tests.vscode.vscode_env import EXTENSION_DIR, find_program, missing, vsce_package
 
 
 @pytest.fixture(scope="session")

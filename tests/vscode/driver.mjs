@@ -45,10 +45,24 @@ async function waitFor(what, predicate, timeout = STEP_TIMEOUT) {
   }
 }
 
-async function runCommand(page, title) {
-  await page.keyboard.press("F1");
+async function openPalette(page) {
   const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible" });
+  for (let attempt = 0; attempt < 5; attempt++) {
+    // F1 is swallowed while a previous quick input is still closing or focus is in transit.
+    await page.locator(".quick-input-widget").waitFor({ state: "hidden", timeout: 5_000 }).catch(() => {});
+    await page.keyboard.press("F1");
+    try {
+      await input.waitFor({ state: "visible", timeout: 3_000 });
+      return input;
+    } catch {
+      await page.keyboard.press("Escape");
+    }
+  }
+  throw new Error("the command palette did not open (F1)");
+}
+
+async function runCommand(page, title) {
+  const input = await openPalette(page);
   await input.fill(`>${title}`);
   const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
   await row.waitFor({ state: "visible" });
@@ -103,10 +117,12 @@ async function main() {
     await page.locator(".monaco-workbench").waitFor({ state: "visible" });
     note("workbench loaded");
 
-    const activated = await waitFor("the toolhost extension to activate", (o) => o.kind === "toolhostActivated");
-    note("extension activated", { serverState: activated.serverState });
-    if (activated.serverState !== "running") {
-      throw new Error(`server state after activation: ${activated.serverState}`);
+    await waitFor("the toolhost extension to activate", (o) => o.kind === "toolhostActivated");
+    // The server's first start imports its dependencies: slow on a loaded machine.
+    const started = await waitFor("the toolhost server to start", (o) => o.kind === "toolhostStarted", 120_000);
+    note("extension activated", { serverState: started.serverState });
+    if (started.serverState !== "running") {
+      throw new Error(`server state after the first start: ${started.serverState}`);
     }
 
     // 1. A read-only call from the command palette round-trips.

@@ -13,9 +13,9 @@ from typing import Any
 
 import attrs
 import pytest
-from vscode_env import EXTENSION_DIR
 
 from lsp_server.config import Config, snake_case, structure_config
+from tests.vscode.vscode_env import EXTENSION_DIR
 
 CLIENT_ONLY_PREFIXES = ("toolhost.server.", "toolhost.trace.")
 
@@ -121,3 +121,26 @@ def test_wrong_values_are_reported_not_accepted() -> None:
     problems: list[str] = []
     structure_config({"policy": {"mode": "yolo"}, "shell": {"defaultTimeoutMs": "1"}}, problems)
     assert len(problems) == 2
+
+
+def test_server_accepts_what_the_extension_sends() -> None:
+    """The initializationOptions the extension builds (every setting at its default, untrusted)."""
+    from lsprotocol import types
+
+    from lsp_server.server import ToolhostServer
+
+    toolhost: dict[str, Any] = {"workspaceTrusted": False}
+    for setting, spec in declared_settings().items():
+        _, section, key = setting.split(".")
+        toolhost.setdefault(section, {})[key] = spec["default"]
+    toolhost["policy"]["mode"] = "readOnly"
+    server = ToolhostServer()
+    server.setup(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            root_uri=None,
+            initialization_options={"toolhost": toolhost},
+        )
+    )
+    assert server.config_problems == []
+    assert server.config.policy.mode == "readOnly"

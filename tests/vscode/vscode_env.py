@@ -7,12 +7,12 @@ and skips it with the reason elsewhere.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import clients_required, require_program
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION_DIR = REPO / "extension" / "vscode"
@@ -24,17 +24,15 @@ ARTIFACTS = REPO / "test-artifacts" / "vscode"
 
 
 def missing(what: str, why: str) -> None:
-    message = f"{what} is missing: {why} (run ./run setup, scripts/setup/50-vscode.sh)"
-    if os.environ.get("TOOLHOST_REQUIRE_CLIENTS") == "1":
+    """Skip with the reason, or fail in CI (TOOLHOST_REQUIRE_CLIENTS=1)."""
+    message = f"{what} is missing: {why} (./run setup runs scripts/setup/50-vscode.sh)"
+    if clients_required():
         pytest.fail(message)
     pytest.skip(message)
 
 
 def find_program(name_or_path: str | Path, why: str) -> Path:
-    found = shutil.which(str(name_or_path))
-    if found is None:
-        missing(str(name_or_path), why)
-    return Path(str(found))
+    return Path(require_program(str(name_or_path), why))
 
 
 def vsce_package(source: Path, out: Path) -> Path:

@@ -17,20 +17,23 @@ function option(argv, name, fallback) {
   return index >= 0 && index + 1 < argv.length ? argv[index + 1] : fallback;
 }
 
-/** The full-surface tool list out of schemas/tools.json, whichever of its documented shapes. */
+/**
+ * The full-surface tool entries out of schemas/tools.json: `surfaces.full.tools` names the
+ * tools, `tools` holds their entries ({name, readOnly, description, inputSchema}).
+ */
 export function fullSurfaceTools(document) {
-  if (Array.isArray(document)) {
-    return document;
+  const names = document.surfaces?.full?.tools;
+  if (!Array.isArray(names) || !Array.isArray(document.tools)) {
+    throw new Error("schemas/tools.json: expected surfaces.full.tools (names) and tools (entries)");
   }
-  const surfaces = document.surfaces ?? document;
-  const full = surfaces.full ?? document.tools;
-  if (Array.isArray(full)) {
-    return full;
-  }
-  if (full && Array.isArray(full.tools)) {
-    return full.tools;
-  }
-  throw new Error("schemas/tools.json: no full-surface tool list found (expected surfaces.full, full or tools)");
+  const byName = new Map(document.tools.map((tool) => [tool.name, tool]));
+  return names.map((name) => {
+    const tool = byName.get(name);
+    if (tool === undefined) {
+      throw new Error(`schemas/tools.json: surfaces.full names ${name}, which tools does not list`);
+    }
+    return tool;
+  });
 }
 
 function firstSentence(text) {

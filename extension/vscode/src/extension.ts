@@ -7,7 +7,7 @@ import * as vscode from "vscode";
 
 import { isRunning } from "./common/activity";
 import { invokeLmTool, prepareInvocation, toolFromLmName } from "./common/lmTools";
-import type { CallParams, CallResult, ToolInfo, ToolsResult } from "./common/protocol";
+import { type CallParams, type CallResult, contentParts, type ToolInfo, type ToolsResult } from "./common/protocol";
 import { argumentSkeleton, formatCallResult, parseArguments } from "./common/runTool";
 import { ServerController, type ToolhostEvent } from "./serverController";
 import { PREVIEW_SCHEME, PreviewDocuments, VsCodeHost } from "./vscodeHost";
@@ -21,6 +21,8 @@ export interface ToolhostApi {
   tools(surface?: "core" | "full" | "minimal"): Promise<ToolsResult>;
   onEvent(listener: (event: ToolhostEvent) => void): vscode.Disposable;
   readonly serverState: string;
+  /** Resolves once the first server start finished (running or failed). */
+  whenStarted(): Promise<string>;
 }
 
 interface ContributedTool {
@@ -130,7 +132,7 @@ async function showJobs(controller: ServerController): Promise<void> {
     return;
   }
   const result = await controller.call({ name: "job_kill", arguments: { job_id: picked.job.jobId }, session: picked.job.session });
-  const text = result.content.map((part) => part.text ?? "").join("\n");
+  const text = contentParts(result.content).map((part) => part.text ?? "").join("\n");
   void vscode.window.showInformationMessage(`Toolhost: job_kill ${picked.job.jobId}: ${result.isError ? (result.error?.message ?? text) : text}`);
 }
 
@@ -154,7 +156,7 @@ async function openPolicy(): Promise<void> {
   }
 }
 
-export async function activate(context: vscode.ExtensionContext): Promise<ToolhostApi> {
+export function activate(context: vscode.ExtensionContext): ToolhostApi {
   const output = vscode.window.createOutputChannel("Toolhost", { log: true });
   const activity = vscode.window.createOutputChannel("Toolhost Activity");
   const previews = new PreviewDocuments();
@@ -184,8 +186,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Toolho
     }),
   );
   registerLmTools(context, controller, output);
-  await controller.start();
+  // Activation does not wait for the server (its first start can take seconds).
+  const started = controller.start().then(() => controller.serverState);
   return {
+    whenStarted: () => started,
     call: (name, args, session = COMMAND_SESSION) => controller.call({ name, arguments: args, session }),
     tools: (surface = "full") => controller.tools(surface),
     onEvent: (listener) => controller.onEvent(listener),

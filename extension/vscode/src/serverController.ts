@@ -36,7 +36,7 @@ import { NodeProbe } from "./vscodeHost";
 class ToolhostCapabilities implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
     const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-    experimental.toolhost = { approvals: true, saveDocument: true, lspProxy: false, clientApproval: true };
+    experimental.toolhost = { approvals: true, saveDocument: true, lspProxy: false, preApproved: true };
     capabilities.experimental = experimental;
   }
   initialize(): void {}
@@ -250,16 +250,25 @@ export class ServerController implements vscode.Disposable {
     return this.client;
   }
 
+  /**
+   * One request with its params sent by name. vscode-jsonrpc sends every extra argument as a
+   * positional param, so an `undefined` token would turn the params into an array.
+   */
+  private request<R>(method: string, params: object, token?: vscode.CancellationToken): Promise<R> {
+    const client = this.requireClient();
+    return token === undefined ? client.sendRequest<R>(method, params) : client.sendRequest<R>(method, params, token);
+  }
+
   async call(params: CallParams, token?: vscode.CancellationToken): Promise<CallResult> {
-    return this.requireClient().sendRequest<CallResult>(METHODS.call, params, token);
+    return this.request<CallResult>(METHODS.call, params, token);
   }
 
   async tools(surface: "core" | "full" | "minimal" = "full"): Promise<ToolsResult> {
-    return this.requireClient().sendRequest<ToolsResult>(METHODS.tools, { surface });
+    return this.request<ToolsResult>(METHODS.tools, { surface });
   }
 
   async status(): Promise<unknown> {
-    return this.requireClient().sendRequest<unknown>(METHODS.status, {});
+    return this.request<unknown>(METHODS.status, {});
   }
 
   private scheduleStatusRefresh(): void {

@@ -30,6 +30,7 @@ async function activate(context) {
   const api = await toolhost.activate();
   context.subscriptions.push(api.onEvent((event) => record({ kind: "toolhost", event })));
   record({ kind: "toolhostActivated", serverState: api.serverState });
+  record({ kind: "toolhostStarted", serverState: await api.whenStarted() });
   context.subscriptions.push(
     vscode.commands.registerCommand("toolhostE2E.lmCheck", async () => {
       const names = vscode.lm.tools.map((tool) => tool.name).filter((name) => name.startsWith("toolhost_"));

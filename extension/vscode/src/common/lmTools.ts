@@ -1,10 +1,11 @@
 // Forwarding of VS Code language-model tools to toolhost/call. The tools are
 // contributed in package.json (generated from schemas/tools.json) under the
 // name toolhost_<tool>; prepareInvocation gives VS Code's confirmation for
-// writers, and the call then carries clientApproval so the server does not ask
-// a second time (deny rules and readOnly mode still apply on the server).
+// writers, and the call then carries preApproved so the server does not ask a
+// second time (deny rules and readOnly mode still apply on the server). Only
+// this path sets preApproved: Run Tool... and other callers get the server's prompt.
 
-import type { CallParams, CallResult, ToolInfo } from "./protocol";
+import { type CallParams, type CallResult, contentParts, type ToolInfo } from "./protocol";
 
 export const LM_TOOL_PREFIX = "toolhost_";
 export const LM_SESSION = "vscode-lm";
@@ -67,7 +68,7 @@ export function callParams(tool: ToolInfo, input: Record<string, unknown>): Call
   };
   if (!tool.readOnly) {
     // The user just confirmed in VS Code's own dialog (prepareInvocation).
-    params.clientApproval = { via: "vscode.lm", decision: "allow_once" };
+    params.preApproved = true;
   }
   return params;
 }
@@ -78,7 +79,7 @@ export function resultParts(result: CallResult): string[] {
   if (result.isError && result.error) {
     parts.push(`${result.error.message}`);
   }
-  for (const part of result.content) {
+  for (const part of contentParts(result.content)) {
     if (part.type === "text" && part.text !== undefined) {
       if (!(result.isError && result.error && part.text === result.error.message)) {
         parts.push(part.text);

@@ -1,7 +1,7 @@
 // "Toolhost: Run Tool...": a starting JSON for the picked tool, parsing what the
 // user typed, and the result as a readable document.
 
-import type { CallResult, ToolInfo } from "./protocol";
+import { type CallResult, contentParts, type ToolInfo } from "./protocol";
 
 interface SchemaProperty {
   type?: string | string[];
@@ -66,7 +66,7 @@ export function formatCallResult(tool: string, args: Record<string, unknown>, re
       lines.push(`recovery: ${result.error.recovery}`);
     }
   }
-  for (const part of result.content) {
+  for (const part of contentParts(result.content)) {
     if (part.type === "text" && part.text !== undefined) {
       if (!(result.isError && part.text === result.error?.message)) {
         lines.push(part.text);

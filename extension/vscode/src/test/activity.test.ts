@@ -3,10 +3,11 @@ import { test } from "node:test";
 
 import { formatDidCall, JobTable, languageServersOf, statusBarText } from "../common/activity";
 import { argumentSkeleton, formatCallResult, parseArguments } from "../common/runTool";
+import { meta } from "./scriptedHost";
 
 test("activity line names tool, decision, outcome and paths", () => {
   const line = formatDidCall(
-    { callId: "c-1", session: "default", tool: "edit_file", decision: "allow_once", rule: null, isError: false, durationMs: 3.14, paths: ["/w/a.py"] },
+    { callId: "c-1", session: "default", tool: "edit_file", decision: "allow_once", rule: null, code: null, isError: false, durationMs: 3.14, paths: ["/w/a.py"] },
     new Date("2026-01-02T03:04:05Z"),
   );
   assert.equal(line, "03:04:05 default/c-1 edit_file [allow_once] ok 3.1ms /w/a.py");
@@ -46,6 +47,6 @@ test("run tool: skeleton of required arguments, JSON parsing, readable result", 
   assert.deepEqual(parseArguments(""), { ok: true, value: {} });
   assert.equal(parseArguments("[1]").ok, false);
   assert.equal(parseArguments("{").ok, false);
-  const text = formatCallResult("read_file", { path: "a" }, { callId: "c-9", isError: false, content: [{ type: "text", text: "1\thi" }] });
+  const text = formatCallResult("read_file", { path: "a" }, { callId: "c-9", isError: false, content: [{ type: "text", text: "1\thi" }], meta: meta() });
   assert.match(text, /callId c-9: ok\n1\thi/);
 });

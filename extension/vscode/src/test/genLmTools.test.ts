@@ -24,7 +24,7 @@ test("every full-surface tool becomes a language-model tool with its schema", as
   assert.equal(read.modelDescription, "Read a text file of the workspace. Returns numbered lines.");
   assert.equal(read.userDescription, "Read a text file of the workspace.");
   assert.deepEqual(read.tags, ["toolhost", "readOnly"]);
-  assert.deepEqual(read.inputSchema, JSON.parse(fixture).surfaces.full[0].inputSchema);
+  assert.deepEqual(read.inputSchema, JSON.parse(fixture).tools[0].inputSchema);
   // VS Code rejects canBeReferencedInPrompt without toolReferenceName.
   assert.equal(read.toolReferenceName, "toolhost_read_file");
   for (const tool of tools) {

@@ -3,12 +3,13 @@ import { test } from "node:test";
 
 import { invokeLmTool, lmToolName, prepareInvocation, resultParts, toolFromLmName } from "../common/lmTools";
 import type { CallParams, CallResult, ToolInfo } from "../common/protocol";
+import { meta } from "./scriptedHost";
 
 const reader: ToolInfo = { name: "read_file", description: "Read.", readOnly: true, inputSchema: {} };
 const writer: ToolInfo = { name: "edit_file", description: "Edit.", readOnly: false, inputSchema: {} };
 
 function ok(text: string): CallResult {
-  return { callId: "c", isError: false, content: [{ type: "text", text }] };
+  return { callId: "c", isError: false, content: [{ type: "text", text }], meta: meta() };
 }
 
 test("names map both ways", () => {
@@ -32,13 +33,13 @@ test("a reader is forwarded to toolhost/call without a client approval", async (
   assert.equal(sent[0].name, "read_file");
   assert.deepEqual(sent[0].arguments, { path: "a.py" });
   assert.equal(sent[0].session, "vscode-lm");
-  assert.equal(sent[0].clientApproval, undefined);
+  assert.equal(sent[0].preApproved, undefined);
 });
 
-test("a writer carries clientApproval so the server does not prompt twice", async () => {
+test("a writer carries preApproved so the server does not prompt twice", async () => {
   const sent: CallParams[] = [];
   await invokeLmTool(async (p) => (sent.push(p), ok("edited")), writer, { path: "a.py" });
-  assert.deepEqual(sent[0].clientApproval, { via: "vscode.lm", decision: "allow_once" });
+  assert.equal(sent[0].preApproved, true);
   assert.notEqual(sent[0].callId, undefined);
 });
 
@@ -47,10 +48,11 @@ test("errors and images become text the model can act on", () => {
     callId: "c",
     isError: true,
     content: [{ type: "text", text: "FS_STALE_VERSION: changed; read it again" }],
-    error: { code: "FS_STALE_VERSION", message: "FS_STALE_VERSION: changed; read it again" },
+    error: { code: "FS_STALE_VERSION", message: "FS_STALE_VERSION: changed; read it again", recovery: "read it again" },
+    meta: meta(),
   };
   assert.deepEqual(resultParts(error), ["FS_STALE_VERSION: changed; read it again"]);
-  const image: CallResult = { callId: "c", isError: false, content: [{ type: "image", mimeType: "image/png", data: "AAAA" }] };
+  const image: CallResult = { callId: "c", isError: false, content: [{ type: "image", mimeType: "image/png", data: "AAAA" }], meta: meta() };
   assert.deepEqual(resultParts(image), ["[image image/png, 3 bytes]"]);
-  assert.deepEqual(resultParts({ callId: "c", isError: false, content: [] }), ["(no output)"]);
+  assert.deepEqual(resultParts({ callId: "c", isError: false, content: [], meta: meta() }), ["(no output)"]);
 });

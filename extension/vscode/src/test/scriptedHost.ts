@@ -2,6 +2,12 @@
 // replays the answers a user would give and records what was shown.
 
 import type { Host, InputBoxRequest, QuickPickEntry, SystemProbe } from "../common/host";
+import type { CallMeta } from "../common/protocol";
+
+/** The meta of a CallResult, as the server fills it. */
+export function meta(tool = "read_file"): CallMeta {
+  return { tool, readOnly: true, durationMs: 1, truncated: false, shownChars: 0, totalChars: 0, resultRef: null, approval: null, paths: [] };
+}
 
 export class ScriptedHost implements Host {
   readonly modals: { message: string; detail: string; items: readonly string[] }[] = [];
