@@ -94,6 +94,31 @@ async function dialog(page) {
   return box;
 }
 
+const failures = [];
+
+/** One part of the scenario; a failure is recorded (with a screenshot) and the next part runs. */
+async function section(page, name, body) {
+  try {
+    await body();
+  } catch (error) {
+    failures.push({ section: name, error: String(error && error.stack ? error.stack : error) });
+    process.stderr.write(`driver: FAILED ${name}: ${error}\n`);
+    await page.screenshot({ path: join(config.artifacts, `failure-${name}.png`) }).catch(() => {});
+    // Leave no dialog or quick input open for the next part.
+    for (let i = 0; i < 3; i++) {
+      await page.keyboard.press("Escape").catch(() => {});
+    }
+  }
+}
+
+function onDisk() {
+  return readFileSync(join(config.workspace, "hello.txt"), "utf8");
+}
+
+function runToolResult(tool, predicate = () => true) {
+  return (o) => o.kind === "toolhost" && o.event.kind === "runTool" && o.event.tool === tool && predicate(o.event);
+}
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: config.chromium,
@@ -116,7 +141,6 @@ async function main() {
     await page.goto(config.url);
     await page.locator(".monaco-workbench").waitFor({ state: "visible" });
     note("workbench loaded");
-
     await waitFor("the toolhost extension to activate", (o) => o.kind === "toolhostActivated");
     // The server's first start imports its dependencies: slow on a loaded machine.
     const started = await waitFor("the toolhost server to start", (o) => o.kind === "toolhostStarted", 120_000);
@@ -126,58 +150,61 @@ async function main() {
     }
 
     // 1. A read-only call from the command palette round-trips.
-    await runTool(page, "read_file", { path: "hello.txt" });
-    const read = await waitFor("read_file result", (o) => o.kind === "toolhost" && o.event.kind === "runTool" && o.event.tool === "read_file");
-    note("run tool read_file", { result: read.event.result });
+    await section(page, "read", async () => {
+      await runTool(page, "read_file", { path: "hello.txt" });
+      const read = await waitFor("read_file result", runToolResult("read_file"));
+      note("run tool read_file", { result: read.event.result });
+    });
 
     // 2. An edit needing approval: the modal appears, "Allow once" is clicked.
-    await runTool(page, "edit_file", { path: "hello.txt", old_string: "hello", new_string: "HELLO" });
-    let box = await dialog(page);
-    const message = await box.locator(".dialog-message-text").innerText();
-    const detail = await box.locator(".dialog-message-detail").innerText();
-    const buttons = await box.locator(".monaco-button").allInnerTexts();
-    await page.screenshot({ path: join(config.artifacts, "approval-modal.png") });
-    note("approval modal shown", { message, detail, buttons });
-    await box.getByRole("button", { name: "Allow once", exact: true }).click();
-    const allowed = await waitFor("edit_file allowed", (o) => o.kind === "toolhost" && o.event.kind === "runTool" && o.event.tool === "edit_file");
-    note("allow once", { result: allowed.event.result, onDisk: readFileSync(join(config.workspace, "hello.txt"), "utf8") });
+    await section(page, "allow", async () => {
+      await runTool(page, "edit_file", { path: "hello.txt", old_string: "hello", new_string: "HELLO" });
+      const box = await dialog(page);
+      const message = await box.locator(".dialog-message-text").innerText();
+      const detail = await box.locator(".dialog-message-detail").innerText();
+      const buttons = await box.locator(".monaco-button").allInnerTexts();
+      await page.screenshot({ path: join(config.artifacts, "approval-modal.png") });
+      note("approval modal shown", { message, detail, buttons });
+      await box.getByRole("button", { name: "Allow once", exact: true }).click();
+      const allowed = await waitFor("edit_file allowed", runToolResult("edit_file", (e) => e.arguments.new_string === "HELLO"));
+      note("allow once", { result: allowed.event.result, onDisk: onDisk() });
+    });
 
     // 3. The same again, denied with a reason.
-    await runTool(page, "edit_file", { path: "hello.txt", old_string: "HELLO", new_string: "DENIED" });
-    box = await dialog(page);
-    await page.screenshot({ path: join(config.artifacts, "approval-modal-deny.png") });
-    await box.getByRole("button", { name: "Deny", exact: true }).click();
-    const reason = page.locator(".quick-input-widget input");
-    await page.locator(".quick-input-widget .quick-input-title", { hasText: "Deny" }).waitFor({ state: "visible" });
-    await reason.fill("not in this test");
-    await page.keyboard.press("Enter");
-    const denied = await waitFor(
-      "edit_file denied",
-      (o) => o.kind === "toolhost" && o.event.kind === "runTool" && o.event.tool === "edit_file" && o.event.arguments.new_string === "DENIED",
-    );
-    note("deny", { result: denied.event.result, onDisk: readFileSync(join(config.workspace, "hello.txt"), "utf8") });
+    await section(page, "deny", async () => {
+      await runTool(page, "edit_file", { path: "hello.txt", old_string: "HELLO", new_string: "DENIED" });
+      const box = await dialog(page);
+      await page.screenshot({ path: join(config.artifacts, "approval-modal-deny.png") });
+      await box.getByRole("button", { name: "Deny", exact: true }).click();
+      await page.locator(".quick-input-widget .quick-input-title", { hasText: "Deny" }).waitFor({ state: "visible" });
+      await page.locator(".quick-input-widget input").fill("not in this test");
+      await page.keyboard.press("Enter");
+      const denied = await waitFor("edit_file denied", runToolResult("edit_file", (e) => e.arguments.new_string === "DENIED"));
+      note("deny", { result: denied.event.result, onDisk: onDisk() });
+    });
 
     // 4. Language-model tools: listed by vscode.lm.tools, invoked with vscode.lm.invokeTool.
-    await runCommand(page, "Toolhost E2E: LM Check");
-    const listed = await waitFor("vscode.lm.tools", (o) => o.kind === "lmTools");
-    const lmRead = await waitFor("invokeTool read_file", (o) => o.kind === "lmInvoke" && o.tool === "toolhost_read_file");
-    note("lm tools", { names: listed.names, read: lmRead });
+    await section(page, "lm-tools", async () => {
+      await runCommand(page, "Toolhost E2E: LM Check");
+      const listed = await waitFor("vscode.lm.tools", (o) => o.kind === "lmTools");
+      const lmRead = await waitFor("invokeTool read_file", (o) => o.kind === "lmInvoke" && o.tool === "toolhost_read_file");
+      note("lm tools", { names: listed.names, read: lmRead });
+    });
 
     // 5. A writer through invokeTool: VS Code's own confirmation, then no second (toolhost) prompt.
-    await runCommand(page, "Toolhost E2E: LM Edit");
-    box = await dialog(page);
-    const confirmation = {
-      message: await box.locator(".dialog-message-text").innerText(),
-      buttons: await box.locator(".monaco-button").allInnerTexts(),
-    };
-    await page.screenshot({ path: join(config.artifacts, "lm-tool-confirmation.png") });
-    const yes = confirmation.buttons.find((b) => /^(Yes|Continue|Allow)$/.test(b.trim())) ?? "Yes";
-    await box.getByRole("button", { name: yes.trim(), exact: true }).click();
-    const lmEdit = await waitFor("invokeTool edit_file", (o) => o.kind === "lmInvoke" && o.tool === "toolhost_edit_file");
-    note("lm edit", { confirmation, result: lmEdit });
-  } catch (error) {
-    await page.screenshot({ path: join(config.artifacts, "failure.png") }).catch(() => {});
-    throw error;
+    await section(page, "lm-edit", async () => {
+      await runCommand(page, "Toolhost E2E: LM Edit");
+      const box = await dialog(page);
+      const confirmation = {
+        message: await box.locator(".dialog-message-text").innerText(),
+        buttons: await box.locator(".monaco-button").allInnerTexts(),
+      };
+      await page.screenshot({ path: join(config.artifacts, "lm-tool-confirmation.png") });
+      const yes = confirmation.buttons.map((b) => b.trim()).find((b) => /^(Yes|Continue|Allow)$/.test(b)) ?? "Yes";
+      await box.getByRole("button", { name: yes, exact: true }).click();
+      const lmEdit = await waitFor("invokeTool edit_file", (o) => o.kind === "lmInvoke" && o.tool === "toolhost_edit_file");
+      note("lm edit", { confirmation, result: lmEdit, onDisk: onDisk() });
+    });
   } finally {
     await browser.close();
   }
@@ -185,10 +212,11 @@ async function main() {
 
 main().then(
   () => {
-    process.stdout.write(JSON.stringify({ steps, observations: observations() }) + "\n");
+    process.stdout.write(JSON.stringify({ steps, failures, observations: observations() }) + "\n");
   },
   (error) => {
-    process.stdout.write(JSON.stringify({ steps, observations: observations(), error: String(error && error.stack ? error.stack : error) }) + "\n");
+    const fatal = String(error && error.stack ? error.stack : error);
+    process.stdout.write(JSON.stringify({ steps, failures, observations: observations(), error: fatal }) + "\n");
     process.exitCode = 1;
   },
 );

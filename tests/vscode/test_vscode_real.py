@@ -184,40 +184,68 @@ def test_packaged_extension_in_real_vscode(
     (ARTIFACTS / "driver-report.json").write_text(json.dumps(report, indent=2))
     assert "error" not in report, report["error"] + "\n" + run.stderr[-3000:]
     steps = {step["name"]: step for step in report["steps"]}
-
-    # The extension activated and started the server.
-    assert steps["extension activated"]["serverState"] == "running"
-    # A tool call from the command palette round-tripped.
-    read = steps["run tool read_file"]["result"]
-    assert read["isError"] is False
-    assert "hello world" in read["content"][0]["text"]
-    # The approval modal: title, real path, risk; Allow once changed the file on disk...
-    modal = steps["approval modal shown"]
-    assert str(workspace / "hello.txt") in modal["detail"]
-    assert "Risk:" in modal["detail"]
-    for button in ("Allow once", "Allow for session", "Always allow...", "Show diff", "Deny"):
-        assert button in modal["buttons"]
-    assert steps["allow once"]["result"]["isError"] is False
-    assert steps["allow once"]["onDisk"] == "HELLO world\n"
-    # ... and Deny left it unchanged (the LM edit below changes HELLO only after that).
-    denied = steps["deny"]["result"]
-    assert denied["isError"] is True
-    assert denied["error"]["code"] == "permission.user_denied"
-    assert "not in this test" in denied["error"]["message"]
-    assert steps["deny"]["onDisk"] == "HELLO world\n"
     approvals = [
         o["event"]
         for o in report["observations"]
         if o["kind"] == "toolhost" and o["event"]["kind"] == "approval"
     ]
-    assert [a["result"]["decision"] for a in approvals] == ["allow_once", "deny"]
+    check_scenario(steps, approvals, workspace)
+    # Each part of the scenario ran without a driver failure (listed with their screenshots).
+    assert report["failures"] == [], json.dumps(report["failures"], indent=2)
+
+
+def check_scenario(steps: dict[str, Any], approvals: list[Any], workspace: Path) -> None:
+    problems: list[str] = []
+
+    def expect(condition: bool, what: str) -> None:
+        if not condition:
+            problems.append(what)
+
+    # The extension activated and started the server.
+    expect(steps["extension activated"]["serverState"] == "running", "server running")
+    # A tool call from the command palette round-tripped.
+    read = steps.get("run tool read_file", {}).get("result")
+    expect(read is not None and read["isError"] is False, f"Run Tool read_file: {read}")
+    expect(read is not None and "hello world" in read["content"][0]["text"], "read text")
+    # The approval modal: title, real path, risk, every button; Allow once changed the file.
+    modal = steps.get("approval modal shown")
+    expect(modal is not None, "approval modal shown for edit_file")
+    if modal is not None:
+        expect(str(workspace / "hello.txt") in modal["detail"], f"real path in {modal['detail']}")
+        expect("Risk:" in modal["detail"], "risk in the modal")
+        for button in ("Allow once", "Allow for session", "Always allow...", "Show diff", "Deny"):
+            expect(button in modal["buttons"], f"button {button} in {modal['buttons']}")
+    allowed = steps.get("allow once")
+    expect(allowed is not None and allowed["result"]["isError"] is False, f"allow once: {allowed}")
+    expect(allowed is not None and allowed["onDisk"] == "HELLO world\n", "file edited on disk")
+    # Deny left it unchanged and the reason reached the result.
+    denied = steps.get("deny")
+    expect(denied is not None and denied["onDisk"] == "HELLO world\n", "deny left the file")
+    if denied is not None:
+        error = denied["result"]["error"] or {}
+        expect(error.get("code") == "permission.user_denied", f"deny code: {error}")
+        expect("not in this test" in error.get("message", ""), "deny reason in the result")
+    expect(
+        [a["result"]["decision"] for a in approvals] == ["allow_once", "deny"],
+        f"approvals answered through the extension: {approvals}",
+    )
     # Language-model tools: registered and invocable.
-    names = steps["lm tools"]["names"]
-    assert {"toolhost_read_file", "toolhost_edit_file", "toolhost_write_file"} <= set(names)
-    assert "HELLO world" in "".join(steps["lm tools"]["read"]["texts"])
+    lm = steps.get("lm tools")
+    expect(lm is not None, "vscode.lm.tools listed")
+    if lm is not None:
+        wanted = {"toolhost_read_file", "toolhost_edit_file", "toolhost_write_file"}
+        expect(wanted <= set(lm["names"]), f"LM tools {lm['names']}")
+        expect("world" in "".join(lm["read"].get("texts", [])), f"LM read_file: {lm['read']}")
     # A writer through invokeTool: VS Code's confirmation only, no second toolhost prompt.
-    lm_edit = steps["lm edit"]
-    assert "error" not in lm_edit["result"], lm_edit
-    assert (workspace / "hello.txt").read_text() == "LM-EDITED world\n"
-    assert len(approvals) == 2
-    assert (ARTIFACTS / "approval-modal.png").stat().st_size > 0
+    lm_edit = steps.get("lm edit")
+    expect(lm_edit is not None and "error" not in lm_edit["result"], f"LM edit: {lm_edit}")
+    expect(
+        lm_edit is not None and lm_edit["onDisk"].endswith("from the LM tool\n"),
+        "LM edit on disk",
+    )
+    expect(
+        not any(a["params"]["session"] == "vscode-lm" for a in approvals),
+        "no toolhost prompt for a call VS Code already confirmed",
+    )
+    expect((ARTIFACTS / "approval-modal.png").exists(), "approval modal screenshot")
+    assert not problems, "real VS Code scenario:\n- " + "\n- ".join(problems)

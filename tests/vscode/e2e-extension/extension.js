@@ -38,7 +38,7 @@ async function activate(context) {
       await invoke("toolhost_read_file", { path: "hello.txt" });
     }),
     vscode.commands.registerCommand("toolhostE2E.lmEdit", async () => {
-      await invoke("toolhost_edit_file", { path: "hello.txt", old_string: "HELLO", new_string: "LM-EDITED" });
+      await invoke("toolhost_edit_file", { path: "hello.txt", old_string: "world", new_string: "from the LM tool" });
     }),
   );
 }
