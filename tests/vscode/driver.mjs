@@ -165,7 +165,14 @@ async function main() {
       const buttons = await box.locator(".monaco-button").allInnerTexts();
       await page.screenshot({ path: join(config.artifacts, "approval-modal.png") });
       note("approval modal shown", { message, detail, buttons });
-      await box.getByRole("button", { name: "Allow once", exact: true }).click();
+      // "Show diff" opens VS Code's diff editor on the proposed change, then asks again.
+      await box.getByRole("button", { name: "Show diff", exact: true }).click();
+      const diffEditor = page.locator(".monaco-diff-editor");
+      await diffEditor.first().waitFor({ state: "visible" });
+      const again = await dialog(page);
+      await page.screenshot({ path: join(config.artifacts, "approval-diff.png") });
+      note("diff shown", { tab: await page.locator(".tab.active").first().innerText() });
+      await again.getByRole("button", { name: "Allow once", exact: true }).click();
       const allowed = await waitFor("edit_file allowed", runToolResult("edit_file", (e) => e.arguments.new_string === "HELLO"));
       note("allow once", { result: allowed.event.result, onDisk: onDisk() });
     });

@@ -215,6 +215,10 @@ def check_scenario(steps: dict[str, Any], approvals: list[Any], workspace: Path)
         expect("Risk:" in modal["detail"], "risk in the modal")
         for button in ("Allow once", "Allow for session", "Always allow...", "Show diff", "Deny"):
             expect(button in modal["buttons"], f"button {button} in {modal['buttons']}")
+    diff = steps.get("diff shown")
+    expect(
+        diff is not None and "hello.txt" in diff["tab"], f"Show diff opened the diff editor: {diff}"
+    )
     allowed = steps.get("allow once")
     expect(allowed is not None and allowed["result"]["isError"] is False, f"allow once: {allowed}")
     expect(allowed is not None and allowed["onDisk"] == "HELLO world\n", "file edited on disk")
