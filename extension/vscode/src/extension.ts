@@ -114,6 +114,12 @@ async function runToolCommand(controller: ServerController, host: VsCodeHost, pr
 }
 
 async function showJobs(controller: ServerController): Promise<void> {
+  try {
+    await controller.refreshStatus();
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Toolhost: ${(error as Error).message}`);
+    return;
+  }
   const jobs = controller.jobs.all();
   if (jobs.length === 0) {
     void vscode.window.showInformationMessage("Toolhost: no background jobs.");
@@ -122,8 +128,8 @@ async function showJobs(controller: ServerController): Promise<void> {
   const picked = await vscode.window.showQuickPick(
     jobs.map((job) => ({
       label: `${isRunning(job) ? "$(sync~spin)" : "$(check)"} ${job.jobId}`,
-      description: `${job.session} · ${job.status}${job.exitCode != null ? ` · exit ${job.exitCode}` : ""}`,
-      detail: isRunning(job) ? "Select to kill this job" : `${job.bytes} bytes of output`,
+      description: `${job.session} · ${job.status}${job.exitCode != null ? ` · exit ${job.exitCode}` : ""}${job.command ? ` · ${job.command}` : ""}`,
+      detail: isRunning(job) ? "Select to kill this job (job_kill)" : `${job.unreadBytes} bytes not read yet`,
       job,
     })),
     { placeHolder: "Background jobs (select a running one to kill it)" },

@@ -200,6 +200,7 @@ export class ServerController implements vscode.Disposable {
       this.activity.appendLine(`job ${job.jobId} (${job.session}): ${job.status}${job.exitCode != null ? ` exit ${job.exitCode}` : ""}`);
       this.emit({ kind: "jobUpdate", params });
       this.updateStatusBar();
+      this.scheduleStatusRefresh();
     });
     client.onDidChangeState((change) => {
       // vscode-languageclient State: 1 Stopped, 2 Running, 3 Starting.
@@ -271,6 +272,14 @@ export class ServerController implements vscode.Disposable {
     return this.request<unknown>(METHODS.status, {});
   }
 
+  /** Syncs jobs and language servers from toolhost/status now (Show Jobs uses it). */
+  async refreshStatus(): Promise<void> {
+    const status = await this.status();
+    this.languageServers = languageServersOf(status);
+    this.jobs.syncFromStatus(status);
+    this.updateStatusBar();
+  }
+
   private scheduleStatusRefresh(): void {
     if (this.statusRefresh !== undefined) {
       return;
@@ -283,6 +292,7 @@ export class ServerController implements vscode.Disposable {
       this.status().then(
         (status) => {
           this.languageServers = languageServersOf(status);
+          this.jobs.syncFromStatus(status);
           this.updateStatusBar();
         },
         (error: unknown) => this.output.appendLine(`toolhost/status failed: ${String(error)}`),

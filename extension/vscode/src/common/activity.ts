@@ -15,10 +15,12 @@ export interface JobEntry {
   session: string;
   status: string;
   exitCode?: number | null;
-  bytes: number;
+  /** Output the job's session has not read yet (jobUpdate's newBytes). */
+  unreadBytes: number;
+  command?: string;
 }
 
-const FINISHED = new Set(["exited", "killed", "failed", "done", "finished", "timeout", "cancelled"]);
+const FINISHED = new Set(["exited", "killed", "failed"]);
 
 export function isRunning(job: JobEntry): boolean {
   return !FINISHED.has(job.status) && (job.exitCode === undefined || job.exitCode === null);
@@ -34,11 +36,35 @@ export class JobTable {
       jobId: params.jobId,
       session: params.session,
       status: params.status,
-      exitCode: params.exitCode,
-      bytes: (previous?.bytes ?? 0) + (params.newBytes ?? 0),
+      exitCode: params.exitCode ?? previous?.exitCode,
+      unreadBytes: params.newBytes ?? previous?.unreadBytes ?? 0,
+      command: previous?.command,
     };
     this.jobs.set(params.jobId, entry);
     return entry;
+  }
+
+  /** Replaces the table with the jobs of a toolhost/status result (the server's truth). */
+  syncFromStatus(status: unknown): void {
+    const rows = (status as { jobs?: unknown } | null)?.jobs;
+    if (!Array.isArray(rows)) {
+      return;
+    }
+    const previous = new Map(this.jobs);
+    this.jobs.clear();
+    for (const row of rows as Record<string, unknown>[]) {
+      if (typeof row.jobId !== "string") {
+        continue;
+      }
+      this.jobs.set(row.jobId, {
+        jobId: row.jobId,
+        session: String(row.session ?? "default"),
+        status: String(row.status ?? "running"),
+        exitCode: typeof row.exitCode === "number" ? row.exitCode : null,
+        unreadBytes: previous.get(row.jobId)?.unreadBytes ?? 0,
+        command: typeof row.command === "string" ? row.command : undefined,
+      });
+    }
   }
 
   all(): JobEntry[] {
@@ -77,7 +103,7 @@ export function statusBarText(summary: StatusSummary): string {
   if (summary.runningJobs > 0) {
     parts.push(`$(terminal) ${summary.runningJobs}`);
   }
-  const ready = summary.languageServers.filter((s) => s.state === "ready" || s.state === "running").length;
+  const ready = summary.languageServers.filter((s) => s.state === "ready").length;
   if (summary.languageServers.length > 0) {
     parts.push(`$(symbol-class) ${ready}/${summary.languageServers.length}`);
   }
@@ -101,7 +127,8 @@ export function languageServersOf(status: unknown): { name: string; state: strin
   const raw = (status as { languageServers?: unknown } | null)?.languageServers;
   const list = Array.isArray(raw) ? raw : raw && typeof raw === "object" ? Object.entries(raw).map(([k, v]) => ({ name: k, ...(v as object) })) : [];
   return list.map((item: Record<string, unknown>) => ({
-    name: String(item.name ?? item.language ?? item.command ?? "?"),
-    state: String(item.state ?? "?"),
+    name: String(item.language ?? item.name ?? item.command ?? "?"),
+    // Rows carry `indexing` (busy) rather than a state name.
+    state: String(item.state ?? (item.indexing === true ? "indexing" : "ready")),
   }));
 }

@@ -13,14 +13,16 @@ test("activity line names tool, decision, outcome and paths", () => {
   assert.equal(line, "03:04:05 default/c-1 edit_file [allow_once] ok 3.1ms /w/a.py");
 });
 
-test("job table tracks running jobs and output bytes", () => {
+test("job table tracks running jobs and their unread output", () => {
   const jobs = new JobTable();
   jobs.update({ jobId: "j1", session: "s", status: "running", newBytes: 10 });
-  jobs.update({ jobId: "j1", session: "s", status: "running", newBytes: 5 });
+  jobs.update({ jobId: "j1", session: "s", status: "running", newBytes: 15 });
   jobs.update({ jobId: "j2", session: "s", status: "exited", exitCode: 0 });
-  assert.deepEqual(jobs.running().map((j) => [j.jobId, j.bytes]), [["j1", 15]]);
+  assert.deepEqual(jobs.running().map((j) => [j.jobId, j.unreadBytes]), [["j1", 15]]);
   jobs.update({ jobId: "j1", session: "s", status: "killed", exitCode: -9 });
   assert.equal(jobs.running().length, 0);
+  jobs.syncFromStatus({ jobs: [{ jobId: "j3", session: "t", command: "sleep 9", status: "running", exitCode: null }] });
+  assert.deepEqual(jobs.all().map((j) => [j.jobId, j.command, j.status]), [["j3", "sleep 9", "running"]]);
 });
 
 test("status bar shows state, jobs and language servers", () => {
@@ -30,7 +32,8 @@ test("status bar shows state, jobs and language servers", () => {
     "$(tools) Toolhost $(terminal) 2 $(symbol-class) 1/2",
   );
   assert.match(statusBarText({ state: "failed", runningJobs: 0, languageServers: [] }), /failed/);
-  assert.deepEqual(languageServersOf({ languageServers: [{ language: "python", state: "ready" }] }), [{ name: "python", state: "ready" }]);
+  assert.deepEqual(languageServersOf({ languageServers: [{ language: "python", pid: 7, indexing: false }] }), [{ name: "python", state: "ready" }]);
+  assert.deepEqual(languageServersOf({ languageServers: [{ language: "go", indexing: true }] }), [{ name: "go", state: "indexing" }]);
   assert.deepEqual(languageServersOf({ languageServers: { go: { state: "off" } } }), [{ name: "go", state: "off" }]);
   assert.deepEqual(languageServersOf(null), []);
 });
