@@ -349,6 +349,7 @@ def _client_features(capabilities: types.ClientCapabilities) -> ClientFeatures:
         approvals=bool(declared.get("approvals")),
         save_document=bool(declared.get("saveDocument")),
         lsp_proxy=bool(declared.get("lspProxy")),
+        pre_approved=bool(declared.get("preApproved")),
         apply_edit=bool(workspace and workspace.apply_edit),
         work_done_progress=bool(window and window.work_done_progress),
         watched_files_dynamic=bool(watched and watched.dynamic_registration),

@@ -14,6 +14,9 @@ class ClientFeatures:
     approvals: bool = False
     save_document: bool = False
     lsp_proxy: bool = False
+    pre_approved: bool = False
+    """The client confirms some calls itself (VS Code's language-model tool dialog) and marks
+    them `preApproved`; the mark counts only from a client that declared this."""
     apply_edit: bool = False
     work_done_progress: bool = False
     watched_files_dynamic: bool = False

@@ -230,13 +230,16 @@ class Runtime:
             state.paths.append(path)
             if path_arg.access == "write":
                 write_paths.append(path)
+        # The client's own confirmation replaces the prompt only when it declared that it
+        # confirms calls itself; deny rules and readOnly mode still refuse.
+        pre_approved = params.pre_approved and self.client.features.pre_approved
         if entry.kind != "edit":
-            await self._approve(state, args, diff=None, pre_approved=params.pre_approved)
+            await self._approve(state, args, diff=None, pre_approved=pre_approved)
         async with self.locks.hold(write_paths):
             with anyio.fail_after(self.config.limits.call_timeout_seconds):
                 produced = await state.tool.run(ctx, args)
             if isinstance(produced, WritePlan):
-                return await self._publish(state, ctx, produced, params.pre_approved)
+                return await self._publish(state, ctx, produced, pre_approved)
             for path in produced.paths:
                 if path not in state.paths:
                     state.paths.append(path)

@@ -1,0 +1,43 @@
+// The thin wrapper over the `vscode` API that the logic in src/common uses.
+// src/common never imports the `vscode` module itself: the extension passes a
+// real Host (src/vscodeHost.ts) and the unit tests pass a scripted one, so
+// approval decisions, rule editing, server resolution and LM-tool forwarding
+// run under node's test runner without VS Code.
+
+export interface InputBoxRequest {
+  title?: string;
+  prompt: string;
+  value?: string;
+  placeHolder?: string;
+}
+
+export interface QuickPickEntry {
+  label: string;
+  description?: string;
+  detail?: string;
+}
+
+export interface Host {
+  /** A modal warning dialog; resolves to the clicked item or undefined (Cancel/Escape). */
+  showModal(message: string, detail: string, items: readonly string[]): Promise<string | undefined>;
+  showInputBox(request: InputBoxRequest): Promise<string | undefined>;
+  showQuickPick<T extends QuickPickEntry>(items: readonly T[], placeHolder: string): Promise<T | undefined>;
+  showError(message: string, ...actions: string[]): Promise<string | undefined>;
+  showInfo(message: string): void;
+  /** Opens VS Code's diff editor on two in-memory texts. */
+  showDiff(title: string, before: string, after: string, path: string): Promise<void>;
+  /** Opens an in-memory document (read-only view) with the given language. */
+  showDocument(content: string, language: string): Promise<void>;
+  /** Reads a file's text from disk or the open buffer; undefined when it does not exist. */
+  readText(path: string): Promise<string | undefined>;
+  log(line: string): void;
+}
+
+/** Process-level facts server resolution needs (real fs/child_process in the extension). */
+export interface SystemProbe {
+  isExecutable(path: string): Promise<boolean>;
+  /** Searches PATH like a shell would; undefined when not found. */
+  which(command: string): Promise<string | undefined>;
+  /** Runs a command briefly; resolves with exit code and output, never rejects. */
+  run(command: string, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }>;
+}

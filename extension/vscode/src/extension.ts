@@ -1,0 +1,210 @@
+// Entry point: wires the server controller, the language-model tools and the
+// commands together. The logic lives in src/common (unit-tested); this file
+// only connects it to VS Code.
+
+import * as path from "node:path";
+import * as vscode from "vscode";
+
+import { isRunning } from "./common/activity";
+import { invokeLmTool, prepareInvocation, toolFromLmName } from "./common/lmTools";
+import { type CallParams, type CallResult, contentParts, type ToolInfo, type ToolsResult } from "./common/protocol";
+import { argumentSkeleton, formatCallResult, parseArguments } from "./common/runTool";
+import { ServerController, type ToolhostEvent } from "./serverController";
+import { PREVIEW_SCHEME, PreviewDocuments, VsCodeHost } from "./vscodeHost";
+
+/** The session of calls made by hand from the command palette. */
+const COMMAND_SESSION = "vscode";
+
+/** What other extensions (and the end-to-end test) can use. */
+export interface ToolhostApi {
+  call(name: string, args: Record<string, unknown>, session?: string): Promise<CallResult>;
+  tools(surface?: "core" | "full" | "minimal"): Promise<ToolsResult>;
+  onEvent(listener: (event: ToolhostEvent) => void): vscode.Disposable;
+  readonly serverState: string;
+  /** Resolves once the first server start finished (running or failed). */
+  whenStarted(): Promise<string>;
+}
+
+interface ContributedTool {
+  name: string;
+  modelDescription: string;
+  tags?: string[];
+  inputSchema?: Record<string, unknown>;
+}
+
+function contributedTools(context: vscode.ExtensionContext): ToolInfo[] {
+  const packageJson = context.extension.packageJSON as { contributes?: { languageModelTools?: ContributedTool[] } };
+  const tools: ToolInfo[] = [];
+  for (const entry of packageJson.contributes?.languageModelTools ?? []) {
+    const name = toolFromLmName(entry.name);
+    if (name !== undefined) {
+      tools.push({
+        name,
+        description: entry.modelDescription,
+        readOnly: entry.tags?.includes("readOnly") ?? false,
+        inputSchema: entry.inputSchema ?? {},
+      });
+    }
+  }
+  return tools;
+}
+
+function registerLmTools(context: vscode.ExtensionContext, controller: ServerController, output: vscode.OutputChannel): void {
+  if (typeof vscode.lm?.registerTool !== "function") {
+    output.appendLine("language-model tools: this VS Code has no vscode.lm.registerTool; skipped");
+    return;
+  }
+  for (const tool of contributedTools(context)) {
+    const lmTool: vscode.LanguageModelTool<Record<string, unknown>> = {
+      prepareInvocation(options) {
+        const prepared = prepareInvocation(tool, options.input ?? {});
+        return {
+          invocationMessage: prepared.invocationMessage,
+          confirmationMessages: prepared.confirmation
+            ? { title: prepared.confirmation.title, message: new vscode.MarkdownString(prepared.confirmation.message) }
+            : undefined,
+        };
+      },
+      async invoke(options, token) {
+        const parts = await invokeLmTool((params: CallParams) => controller.call(params, token), tool, options.input ?? {});
+        return new vscode.LanguageModelToolResult(parts.map((text) => new vscode.LanguageModelTextPart(text)));
+      },
+    };
+    context.subscriptions.push(vscode.lm.registerTool(`toolhost_${tool.name}`, lmTool));
+  }
+  output.appendLine(`language-model tools: registered ${contributedTools(context).length}`);
+}
+
+async function runToolCommand(controller: ServerController, host: VsCodeHost, previews: PreviewDocuments): Promise<void> {
+  let listing: ToolsResult;
+  try {
+    listing = await controller.tools("full");
+  } catch (error) {
+    void host.showError(`Toolhost: ${(error as Error).message}`);
+    return;
+  }
+  const picked = await host.showQuickPick(
+    listing.tools.map((tool) => ({ label: tool.name, description: tool.readOnly ? "read-only" : "writes", detail: tool.description.split("\n")[0], tool })),
+    "Pick a toolhost tool to run",
+  );
+  if (picked === undefined) {
+    return;
+  }
+  let text = argumentSkeleton(picked.tool);
+  for (;;) {
+    const typed = await host.showInputBox({
+      title: `toolhost ${picked.tool.name}`,
+      prompt: "Arguments as a JSON object",
+      value: text,
+    });
+    if (typed === undefined) {
+      return;
+    }
+    const parsed = parseArguments(typed);
+    if (parsed.ok) {
+      const result = await controller.call({ name: picked.tool.name, arguments: parsed.value, session: COMMAND_SESSION });
+      controller.emit({ kind: "runTool", tool: picked.tool.name, arguments: parsed.value, result });
+      const uri = previews.add(`${picked.tool.name}-result.txt`, formatCallResult(picked.tool.name, parsed.value, result));
+      await vscode.window.showTextDocument(uri, { preview: true });
+      return;
+    }
+    host.showInfo(parsed.message);
+    text = typed;
+  }
+}
+
+async function showJobs(controller: ServerController): Promise<void> {
+  try {
+    await controller.refreshStatus();
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Toolhost: ${(error as Error).message}`);
+    return;
+  }
+  const jobs = controller.jobs.all();
+  if (jobs.length === 0) {
+    void vscode.window.showInformationMessage("Toolhost: no background jobs.");
+    return;
+  }
+  const picked = await vscode.window.showQuickPick(
+    jobs.map((job) => ({
+      label: `${isRunning(job) ? "$(sync~spin)" : "$(check)"} ${job.jobId}`,
+      description: `${job.session} · ${job.status}${job.exitCode != null ? ` · exit ${job.exitCode}` : ""}${job.command ? ` · ${job.command}` : ""}`,
+      detail: isRunning(job) ? "Select to kill this job (job_kill)" : `${job.unreadBytes} bytes not read yet`,
+      job,
+    })),
+    { placeHolder: "Background jobs (select a running one to kill it)" },
+  );
+  if (picked === undefined || !isRunning(picked.job)) {
+    return;
+  }
+  const result = await controller.call({ name: "job_kill", arguments: { job_id: picked.job.jobId }, session: picked.job.session });
+  const text = contentParts(result.content).map((part) => part.text ?? "").join("\n");
+  void vscode.window.showInformationMessage(`Toolhost: job_kill ${picked.job.jobId}: ${result.isError ? (result.error?.message ?? text) : text}`);
+}
+
+async function openPolicy(): Promise<void> {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (folder === undefined) {
+    void vscode.window.showInformationMessage("Toolhost: open a folder first; the policy file is <folder>/.toolhost.toml.");
+    return;
+  }
+  const file = vscode.Uri.file(path.join(folder.uri.fsPath, ".toolhost.toml"));
+  try {
+    await vscode.workspace.fs.stat(file);
+    await vscode.window.showTextDocument(file);
+  } catch {
+    // Not there yet: an unsaved buffer at that path; saving it creates the file.
+    const document = await vscode.workspace.openTextDocument(file.with({ scheme: "untitled" }));
+    const editor = await vscode.window.showTextDocument(document);
+    await editor.edit((edit) =>
+      edit.insert(new vscode.Position(0, 0), '[policy]\nmode = "default"\nallow = []\nask = []\ndeny = []\n'),
+    );
+  }
+}
+
+export function activate(context: vscode.ExtensionContext): ToolhostApi {
+  const output = vscode.window.createOutputChannel("Toolhost", { log: true });
+  const activity = vscode.window.createOutputChannel("Toolhost Activity");
+  const previews = new PreviewDocuments();
+  const host = new VsCodeHost(output, previews);
+  const controller = new ServerController(context, host, output, activity);
+  context.subscriptions.push(
+    output,
+    activity,
+    previews,
+    controller,
+    vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, previews),
+    vscode.commands.registerCommand("toolhost.restartServer", () => controller.restart()),
+    vscode.commands.registerCommand("toolhost.showActivity", () => activity.show()),
+    vscode.commands.registerCommand("toolhost.showLog", () => output.show()),
+    vscode.commands.registerCommand("toolhost.showJobs", () => showJobs(controller)),
+    vscode.commands.registerCommand("toolhost.runTool", () => runToolCommand(controller, host, previews)),
+    vscode.commands.registerCommand("toolhost.openPolicy", () => openPolicy()),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      output.appendLine("workspace trusted: restarting the server out of readOnly mode");
+      void controller.restart();
+    }),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration("toolhost")) {
+        output.appendLine("toolhost settings changed: restarting the server");
+        void controller.restart();
+      }
+    }),
+  );
+  registerLmTools(context, controller, output);
+  // Activation does not wait for the server (its first start can take seconds).
+  const started = controller.start().then(() => controller.serverState);
+  return {
+    whenStarted: () => started,
+    call: (name, args, session = COMMAND_SESSION) => controller.call({ name, arguments: args, session }),
+    tools: (surface = "full") => controller.tools(surface),
+    onEvent: (listener) => controller.onEvent(listener),
+    get serverState() {
+      return controller.serverState;
+    },
+  };
+}
+
+export function deactivate(): void {
+  // The controller is in context.subscriptions: VS Code disposes it (stopping the server).
+}

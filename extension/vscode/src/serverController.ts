@@ -1,0 +1,310 @@
+// Starts, stops and restarts the toolhost server (vscode-languageclient over
+// stdio) and answers its requests to the editor: toolhost/approve and
+// toolhost/saveDocument; forwards its notifications to the activity view,
+// the job table and the status bar.
+
+import * as vscode from "vscode";
+import {
+  type ClientCapabilities,
+  type FeatureState,
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions,
+  type StaticFeature,
+} from "vscode-languageclient/node";
+
+import { formatDidCall, JobTable, languageServersOf, type ServerState, statusBarText, statusBarTooltip } from "./common/activity";
+import { askApproval } from "./common/approvals";
+import type { Host } from "./common/host";
+import {
+  type ApproveParams,
+  type ApproveResult,
+  type CallParams,
+  type CallResult,
+  type DidCallParams,
+  type JobUpdateParams,
+  METHODS,
+  type SaveDocumentParams,
+  type SaveDocumentResult,
+  type ToolsResult,
+} from "./common/protocol";
+import { resolveServer, type ServerCommand } from "./common/serverResolution";
+import { buildInitializationOptions, serverSettingKeys } from "./common/settings";
+import { NodeProbe } from "./vscodeHost";
+
+/** Declares what this client can do in initialize: capabilities.experimental.toolhost. */
+class ToolhostCapabilities implements StaticFeature {
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+    experimental.toolhost = { approvals: true, saveDocument: true, lspProxy: false, preApproved: true };
+    capabilities.experimental = experimental;
+  }
+  initialize(): void {}
+  getState(): FeatureState {
+    return { kind: "static" };
+  }
+  clear(): void {}
+}
+
+export type ToolhostEvent =
+  | { kind: "state"; state: ServerState; detail?: string }
+  | { kind: "approval"; params: ApproveParams; result: ApproveResult }
+  | { kind: "didCall"; params: DidCallParams }
+  | { kind: "jobUpdate"; params: JobUpdateParams }
+  | { kind: "runTool"; tool: string; arguments: Record<string, unknown>; result: CallResult };
+
+export class ServerController implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private state: ServerState = "stopped";
+  private source: string | undefined;
+  private languageServers: { name: string; state: string }[] = [];
+  readonly jobs = new JobTable();
+  private readonly listeners = new Set<(event: ToolhostEvent) => void>();
+  private readonly statusItem: vscode.StatusBarItem;
+  private statusRefresh: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly host: Host,
+    private readonly output: vscode.LogOutputChannel,
+    private readonly activity: vscode.OutputChannel,
+  ) {
+    this.statusItem = vscode.window.createStatusBarItem("toolhost.status", vscode.StatusBarAlignment.Left, 10);
+    this.statusItem.name = "Toolhost";
+    this.statusItem.command = "toolhost.showJobs";
+    this.updateStatusBar();
+    this.statusItem.show();
+  }
+
+  onEvent(listener: (event: ToolhostEvent) => void): vscode.Disposable {
+    this.listeners.add(listener);
+    return new vscode.Disposable(() => this.listeners.delete(listener));
+  }
+
+  emit(event: ToolhostEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.output.appendLine(`listener failed: ${String(error)}`);
+      }
+    }
+  }
+
+  get serverState(): ServerState {
+    return this.state;
+  }
+
+  private setState(state: ServerState, detail?: string): void {
+    this.state = state;
+    this.output.appendLine(`server state: ${state}${detail ? ` (${detail})` : ""}`);
+    this.updateStatusBar();
+    this.emit({ kind: "state", state, detail });
+  }
+
+  private updateStatusBar(): void {
+    const summary = { state: this.state, runningJobs: this.jobs.running().length, languageServers: this.languageServers };
+    this.statusItem.text = statusBarText(summary);
+    this.statusItem.tooltip = statusBarTooltip(summary, this.source);
+  }
+
+  private async resolve(): Promise<ServerCommand | undefined> {
+    const config = vscode.workspace.getConfiguration("toolhost");
+    const trusted = vscode.workspace.isTrusted;
+    // In an untrusted workspace only the user's own settings may pick the executable.
+    const pick = (key: string): string => {
+      const values = config.inspect<string>(key);
+      const value = trusted ? (values?.workspaceFolderValue ?? values?.workspaceValue ?? values?.globalValue) : values?.globalValue;
+      return value ?? "";
+    };
+    const pythonExtension = vscode.extensions.getExtension("ms-python.python");
+    const resolution = await resolveServer(
+      {
+        serverPath: pick("server.path"),
+        serverPython: pick("server.python"),
+        pythonExtensionInstalled: pythonExtension !== undefined,
+        pythonExtensionInterpreter: async () => {
+          try {
+            const api = (await pythonExtension?.activate()) as
+              | { environments?: { getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } } }
+              | undefined;
+            return api?.environments?.getActiveEnvironmentPath(vscode.workspace.workspaceFolders?.[0]?.uri).path;
+          } catch (error) {
+            this.output.appendLine(`server: the Python extension's API failed: ${String(error)}`);
+            return undefined;
+          }
+        },
+      },
+      new NodeProbe(),
+      (line) => this.output.appendLine(line),
+    );
+    if (!resolution.ok) {
+      this.setState("failed", resolution.message);
+      void this.host.showError(`Toolhost: ${resolution.message} Fix: ${resolution.fix}`, "Open Settings", "Show Log").then((action) => {
+        if (action === "Open Settings") {
+          void vscode.commands.executeCommand("workbench.action.openSettings", "toolhost.server");
+        } else if (action === "Show Log") {
+          this.output.show();
+        }
+      });
+      return undefined;
+    }
+    this.source = resolution.server.source;
+    return resolution.server;
+  }
+
+  async start(): Promise<void> {
+    if (this.client !== undefined) {
+      return;
+    }
+    this.setState("starting");
+    const server = await this.resolve();
+    if (server === undefined) {
+      return;
+    }
+    const keys = serverSettingKeys(this.context.extension.packageJSON as { contributes?: { configuration?: unknown } });
+    const config = vscode.workspace.getConfiguration();
+    const initializationOptions = buildInitializationOptions(keys, (key) => config.inspect(key), vscode.workspace.isTrusted);
+    this.output.appendLine(`initializationOptions: ${JSON.stringify(initializationOptions)}`);
+    const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const serverOptions: ServerOptions = { command: server.command, args: server.args, options: { cwd } };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
+      outputChannel: this.output,
+      initializationOptions,
+      // A broken server should be visible, not restarted forever in silence.
+      connectionOptions: { maxRestartCount: 2 },
+    };
+    const client = new LanguageClient("toolhost", "Toolhost", serverOptions, clientOptions);
+    client.registerFeature(new ToolhostCapabilities());
+    client.onRequest(METHODS.approve, async (params: ApproveParams): Promise<ApproveResult> => {
+      const result = await askApproval(this.host, params);
+      this.emit({ kind: "approval", params, result });
+      return result;
+    });
+    client.onRequest(METHODS.saveDocument, async (params: SaveDocumentParams): Promise<SaveDocumentResult> => {
+      const uri = vscode.Uri.parse(params.uri);
+      const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+      if (document === undefined) {
+        return { saved: false };
+      }
+      return { saved: document.isDirty ? await document.save() : true };
+    });
+    client.onNotification(METHODS.didCall, (params: DidCallParams) => {
+      this.activity.appendLine(formatDidCall(params, new Date()));
+      this.emit({ kind: "didCall", params });
+      this.scheduleStatusRefresh();
+    });
+    client.onNotification(METHODS.jobUpdate, (params: JobUpdateParams) => {
+      const job = this.jobs.update(params);
+      this.activity.appendLine(`job ${job.jobId} (${job.session}): ${job.status}${job.exitCode != null ? ` exit ${job.exitCode}` : ""}`);
+      this.emit({ kind: "jobUpdate", params });
+      this.updateStatusBar();
+      this.scheduleStatusRefresh();
+    });
+    client.onDidChangeState((change) => {
+      // vscode-languageclient State: 1 Stopped, 2 Running, 3 Starting.
+      if (change.newState === 1 && this.state === "running") {
+        this.setState("stopped");
+      }
+    });
+    this.client = client;
+    try {
+      await client.start();
+    } catch (error) {
+      this.client = undefined;
+      const message = error instanceof Error ? error.message : String(error);
+      this.setState("failed", message);
+      void this.host.showError(
+        `Toolhost: the server (${server.command} ${server.args.join(" ")}) failed to start: ${message}. See the Toolhost output for its log.`,
+      );
+      return;
+    }
+    this.setState("running", `${server.command} ${server.args.join(" ")}`);
+    this.scheduleStatusRefresh();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client !== undefined) {
+      try {
+        await client.stop(5000);
+      } catch (error) {
+        this.output.appendLine(`server stop: ${String(error)}`);
+      }
+    }
+    this.jobs.clear();
+    this.languageServers = [];
+    this.setState("stopped");
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  private requireClient(): LanguageClient {
+    if (this.client === undefined || this.state !== "running") {
+      throw new Error(`the toolhost server is ${this.state}; run "Toolhost: Restart Server" or see the Toolhost output`);
+    }
+    return this.client;
+  }
+
+  /**
+   * One request with its params sent by name. vscode-jsonrpc sends every extra argument as a
+   * positional param, so an `undefined` token would turn the params into an array.
+   */
+  private request<R>(method: string, params: object, token?: vscode.CancellationToken): Promise<R> {
+    const client = this.requireClient();
+    return token === undefined ? client.sendRequest<R>(method, params) : client.sendRequest<R>(method, params, token);
+  }
+
+  async call(params: CallParams, token?: vscode.CancellationToken): Promise<CallResult> {
+    return this.request<CallResult>(METHODS.call, params, token);
+  }
+
+  async tools(surface: "core" | "full" | "minimal" = "full"): Promise<ToolsResult> {
+    return this.request<ToolsResult>(METHODS.tools, { surface });
+  }
+
+  async status(): Promise<unknown> {
+    return this.request<unknown>(METHODS.status, {});
+  }
+
+  /** Syncs jobs and language servers from toolhost/status now (Show Jobs uses it). */
+  async refreshStatus(): Promise<void> {
+    const status = await this.status();
+    this.languageServers = languageServersOf(status);
+    this.jobs.syncFromStatus(status);
+    this.updateStatusBar();
+  }
+
+  private scheduleStatusRefresh(): void {
+    if (this.statusRefresh !== undefined) {
+      return;
+    }
+    this.statusRefresh = setTimeout(() => {
+      this.statusRefresh = undefined;
+      if (this.state !== "running") {
+        return;
+      }
+      this.status().then(
+        (status) => {
+          this.languageServers = languageServersOf(status);
+          this.jobs.syncFromStatus(status);
+          this.updateStatusBar();
+        },
+        (error: unknown) => this.output.appendLine(`toolhost/status failed: ${String(error)}`),
+      );
+    }, 500);
+  }
+
+  dispose(): void {
+    if (this.statusRefresh !== undefined) {
+      clearTimeout(this.statusRefresh);
+    }
+    this.statusItem.dispose();
+    void this.stop();
+  }
+}

@@ -1,0 +1,255 @@
+"""The packaged extension in real VS Code (code-server 4.100.3 = VS Code 1.100.3).
+
+One cycle: install the freshly packaged .vsix (and a test-only probe extension that records
+observations and calls vscode.lm.*), start code-server on 127.0.0.1 with HOME and all state in
+a temp folder, open a fixture workspace in headless chromium, and let driver.mjs act like a
+person: Run Tool... from the command palette, the approval modal (Allow once, Deny), the
+language-model tools. Screenshots of the modals go to test-artifacts/vscode/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.vscode.vscode_env import (
+    ARTIFACTS,
+    CODE_SERVER,
+    PLAYWRIGHT,
+    PROBE_EXTENSION_DIR,
+    find_program,
+    missing,
+    vsce_package,
+)
+
+pytestmark = [pytest.mark.real_client, pytest.mark.slow, pytest.mark.timeout(600)]
+
+DRIVER = Path(__file__).resolve().parent / "driver.mjs"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_until_serving(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"code-server exited with {process.returncode}:\n{log.read_text()[-4000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}healthz", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)
+    pytest.fail(f"code-server did not answer on {url} within 60 s:\n{log.read_text()[-4000:]}")
+
+
+def toolhost_executable() -> Path:
+    exe = Path(sys.executable).parent / "toolhost"
+    if not exe.exists():
+        missing("the toolhost console script", "pip install -e . in the venv")
+    return exe
+
+
+@pytest.fixture
+def vscode_workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "workspace"
+    root.mkdir()
+    (root / "hello.txt").write_text("hello world\n")
+    return root
+
+
+def test_packaged_extension_in_real_vscode(
+    tmp_path: Path, toolhost_vsix: Path, vscode_workspace: Path
+) -> None:
+    workspace = vscode_workspace
+    if not CODE_SERVER.exists():
+        missing("code-server", "the real-VS-Code test runs VS Code as code-server")
+    if not PLAYWRIGHT.exists():
+        missing("playwright-core", "drives chromium")
+    chromium = find_program("chromium", "Debian chromium is the browser VS Code runs in")
+    node = find_program("node", "runs the Playwright driver")
+    server = toolhost_executable()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+
+    probe_vsix = vsce_package(PROBE_EXTENSION_DIR, tmp_path / "toolhost-e2e.vsix")
+    home = tmp_path / "home"
+    user_data = tmp_path / "user-data"
+    extensions = tmp_path / "extensions"
+    for folder in (home, user_data / "User", extensions):
+        folder.mkdir(parents=True)
+    observations = tmp_path / "observations.jsonl"
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "TOOLHOST_E2E_LOG": str(observations),
+    }
+    dirs = ["--user-data-dir", str(user_data), "--extensions-dir", str(extensions)]
+    install = subprocess.run(
+        [
+            str(CODE_SERVER),
+            *dirs,
+            *("--install-extension", str(toolhost_vsix)),
+            *("--install-extension", str(probe_vsix)),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert install.returncode == 0, install.stdout + install.stderr
+    assert "'toolhost.vsix' was successfully installed" in install.stdout
+
+    settings = {
+        "toolhost.server.path": str(server),
+        "security.workspace.trust.enabled": False,
+        "telemetry.telemetryLevel": "off",
+        "update.mode": "none",
+        "extensions.autoCheckUpdates": False,
+        "extensions.autoUpdate": False,
+        "workbench.startupEditor": "none",
+        "workbench.tips.enabled": False,
+    }
+    (user_data / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
+    port = free_port()
+    config = tmp_path / "code-server.yaml"
+    config.write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n")
+    log = tmp_path / "code-server.log"
+    url = f"http://127.0.0.1:{port}/"
+    with log.open("wb") as log_file:
+        process = subprocess.Popen(
+            [
+                str(CODE_SERVER),
+                *("--config", str(config)),
+                *dirs,
+                *("--disable-telemetry", "--disable-update-check", "--disable-workspace-trust"),
+                *("--disable-getting-started-override", str(workspace)),
+            ],
+            env=env,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        wait_until_serving(url, process, log)
+        driver_config = {
+            "url": f"{url}?folder={workspace}",
+            "log": str(observations),
+            "artifacts": str(ARTIFACTS),
+            "playwright": str(PLAYWRIGHT),
+            "chromium": str(chromium),
+            "workspace": str(workspace),
+        }
+        run = subprocess.run(
+            [str(node), str(DRIVER), json.dumps(driver_config)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=400,
+        )
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    (ARTIFACTS / "driver-stderr.txt").write_text(run.stderr)
+    (ARTIFACTS / "code-server.log").write_text(log.read_text(errors="replace"))
+    # VS Code's own logs, the Toolhost output channel included (exthost*/toolhost.toolhost/).
+    shutil.rmtree(ARTIFACTS / "logs", ignore_errors=True)
+    if (user_data / "logs").exists():
+        shutil.copytree(user_data / "logs", ARTIFACTS / "logs")
+    assert run.stdout.strip(), f"driver printed nothing:\n{run.stderr[-4000:]}"
+    report: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
+    (ARTIFACTS / "driver-report.json").write_text(json.dumps(report, indent=2))
+    assert "error" not in report, report["error"] + "\n" + run.stderr[-3000:]
+    steps = {step["name"]: step for step in report["steps"]}
+    approvals = [
+        o["event"]
+        for o in report["observations"]
+        if o["kind"] == "toolhost" and o["event"]["kind"] == "approval"
+    ]
+    check_scenario(steps, approvals, workspace)
+    # Each part of the scenario ran without a driver failure (listed with their screenshots).
+    assert report["failures"] == [], json.dumps(report["failures"], indent=2)
+
+
+def check_scenario(steps: dict[str, Any], approvals: list[Any], workspace: Path) -> None:
+    problems: list[str] = []
+
+    def expect(condition: bool, what: str) -> None:
+        if not condition:
+            problems.append(what)
+
+    # The extension activated and started the server.
+    expect(steps["extension activated"]["serverState"] == "running", "server running")
+    # A tool call from the command palette round-tripped.
+    read = steps.get("run tool read_file", {}).get("result")
+    expect(read is not None and read["isError"] is False, f"Run Tool read_file: {read}")
+    expect(read is not None and "hello world" in read["content"][0]["text"], "read text")
+    # The approval modal: title, real path, risk, every button; Allow once changed the file.
+    modal = steps.get("approval modal shown")
+    expect(modal is not None, "approval modal shown for edit_file")
+    if modal is not None:
+        expect(str(workspace / "hello.txt") in modal["detail"], f"real path in {modal['detail']}")
+        expect("Risk:" in modal["detail"], "risk in the modal")
+        for button in ("Allow once", "Allow for session", "Always allow...", "Show diff", "Deny"):
+            expect(button in modal["buttons"], f"button {button} in {modal['buttons']}")
+    diff = steps.get("diff shown")
+    expect(
+        diff is not None and "hello.txt" in diff["tab"], f"Show diff opened the diff editor: {diff}"
+    )
+    allowed = steps.get("allow once")
+    expect(allowed is not None and allowed["result"]["isError"] is False, f"allow once: {allowed}")
+    expect(allowed is not None and allowed["onDisk"] == "HELLO world\n", "file edited on disk")
+    # Deny left it unchanged and the reason reached the result.
+    denied = steps.get("deny")
+    expect(denied is not None and denied["onDisk"] == "HELLO world\n", "deny left the file")
+    if denied is not None:
+        error = denied["result"]["error"] or {}
+        expect(error.get("code") == "permission.user_denied", f"deny code: {error}")
+        expect("not in this test" in error.get("message", ""), "deny reason in the result")
+    expect(
+        [a["result"]["decision"] for a in approvals] == ["allow_once", "deny"],
+        f"approvals answered through the extension: {approvals}",
+    )
+    # Language-model tools: registered and invocable.
+    lm = steps.get("lm tools")
+    expect(lm is not None, "vscode.lm.tools listed")
+    if lm is not None:
+        wanted = {"toolhost_read_file", "toolhost_edit_file", "toolhost_write_file"}
+        expect(wanted <= set(lm["names"]), f"LM tools {lm['names']}")
+        expect("world" in "".join(lm["read"].get("texts", [])), f"LM read_file: {lm['read']}")
+    # A writer through invokeTool: VS Code's confirmation only, no second toolhost prompt.
+    lm_edit = steps.get("lm edit")
+    expect(lm_edit is not None and "error" not in lm_edit["result"], f"LM edit: {lm_edit}")
+    expect(
+        lm_edit is not None and lm_edit["onDisk"].endswith("from the LM tool\n"),
+        "LM edit on disk",
+    )
+    expect(
+        not any(a["params"]["session"] == "vscode-lm" for a in approvals),
+        "no toolhost prompt for a call VS Code already confirmed",
+    )
+    expect((ARTIFACTS / "approval-modal.png").exists(), "approval modal screenshot")
+    assert not problems, "real VS Code scenario:\n- " + "\n- ".join(problems)
