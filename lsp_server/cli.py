@@ -6,12 +6,10 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from lsp_server import __version__, index_cli
 from lsp_server.config import Config
-from lsp_server.langservers import service as language_servers
 from lsp_server.policy.terminal import TerminalAsker, allow_everything
 from lsp_server.policy.wiring import attach_policy, load_layers
 from lsp_server.protocol import CallParams, message_converter
@@ -20,6 +18,7 @@ from lsp_server.runtime.dispatch import Runtime
 from lsp_server.runtime.workspace import Workspace
 from lsp_server.state import state_dir
 from lsp_server.tools import build_registry
+from lsp_server.wiring import Lifecycle, install_services
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -133,16 +132,15 @@ async def _call(args: argparse.Namespace) -> int:
     attach_policy(runtime, None, asker, problems)
     for problem in problems:
         print(f"toolhost: {problem}", file=sys.stderr)
-    shutdown_hooks: list[Callable[[], Awaitable[None]]] = []
-    language_servers.install(runtime.services, config.lsp, shutdown_hooks, {})
+    lifecycle = Lifecycle()
+    install_services(runtime, lifecycle)
     params = CallParams(
         name=args.name, arguments=arguments, session=args.session, surface=args.surface
     )
     try:
         result = await runtime.call(params)
     finally:
-        for hook in shutdown_hooks:
-            await hook()
+        await lifecycle.shutdown()
     if args.json:
         print(json.dumps(message_converter().unstructure(result), indent=2, ensure_ascii=False))
     else:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import logging
 import os
 import secrets
 import signal
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,6 @@ from pygls.uris import to_fs_path
 
 from lsp_server import __version__, index_wiring, protocol, stdio
 from lsp_server.config import Config
-from lsp_server.langservers import service as language_servers
 from lsp_server.policy.wiring import attach_policy, load_layers, reconfigure
 from lsp_server.protocol import (
     PROTOCOL_VERSION,
@@ -44,14 +42,12 @@ from lsp_server.runtime.dispatch import CallRecord, Runtime
 from lsp_server.runtime.documents import EditorDocuments
 from lsp_server.runtime.errors import ToolError
 from lsp_server.runtime.workspace import Workspace
-from lsp_server.shell.jobs import JobManager
 from lsp_server.state import state_dir
 from lsp_server.tools import build_registry
+from lsp_server.wiring import Lifecycle, install_services
 
 log = logging.getLogger(__name__)
 
-ShutdownHook = Callable[[], Awaitable[None]]
-StatusProvider = Callable[[], Any]
 
 
 def _message_type(spec: protocol.MethodSpec) -> type[Any]:
@@ -141,10 +137,7 @@ class ToolhostServer(LanguageServer):
         self.features = ClientFeatures()
         self.runtime: Runtime | None = None
         self.documents: EditorDocuments | None = None
-        self.shutdown_hooks: list[ShutdownHook] = []
-        # Synchronous last-resort stops (SIGTERM, interpreter exit): kill, never wait.
-        self.kill_hooks: list[Callable[[], None]] = []
-        self.status_providers: dict[str, StatusProvider] = {}
+        self.lifecycle = Lifecycle()
         self._closed = False
 
     def advertised(self) -> dict[str, Any]:
@@ -211,19 +204,7 @@ class ToolhostServer(LanguageServer):
         )
         runtime.listeners.append(self._did_call)
         attach_policy(runtime, bridge, problems=self.config_problems)
-        jobs = JobManager(self.config.shell.max_background_jobs)
-        runtime.services.register(JobManager, jobs)
-        self.shutdown_hooks.append(jobs.shutdown)
-        self.status_providers["jobs"] = jobs.status
-        self.kill_hooks.append(jobs.kill_all_now)
-        # Last resort when the interpreter exits some other way: no orphaned job processes.
-        atexit.register(jobs.kill_all_now)
-        index_service = index_wiring.install(runtime)
-        self.status_providers["index"] = index_service.status
-        self.shutdown_hooks.append(lambda: asyncio.to_thread(index_service.close))
-        language_servers.install(
-            runtime.services, self.config.lsp, self.shutdown_hooks, self.status_providers
-        )
+        install_services(runtime, self.lifecycle)
         return runtime
 
     async def wait_for_settings(self) -> None:
@@ -313,7 +294,7 @@ class ToolhostServer(LanguageServer):
     def status(self, params: StatusParams) -> StatusResult:
         runtime = self.runtime
         sessions = [s.status() for s in runtime.sessions.all()] if runtime else []
-        extra = {name: provider() for name, provider in self.status_providers.items()}
+        extra = {name: provider() for name, provider in self.lifecycle.status_providers.items()}
         return StatusResult(
             version=__version__,
             roots=[str(r) for r in runtime.workspace.roots] if runtime else [],
@@ -330,7 +311,7 @@ class ToolhostServer(LanguageServer):
         if self._closed:
             return
         self._closed = True
-        for hook in self.shutdown_hooks:
+        for hook in self.lifecycle.shutdown_hooks:
             try:
                 await asyncio.wait_for(hook(), timeout=10)
             except Exception:
@@ -497,7 +478,7 @@ def _stop_children_on_sigterm(server: ToolhostServer) -> None:
     hooks (synchronous, no waiting) run first, then the default action ends the process."""
 
     def handler(signum: int, frame: object) -> None:
-        for hook in server.kill_hooks:
+        for hook in server.lifecycle.kill_hooks:
             try:
                 hook()
             except Exception:

@@ -84,6 +84,17 @@ export interface JobUpdateParams {
   status: string;
 }
 
+export interface PresentParams {
+  files: PresentedFileInfo[];
+  session: string;
+}
+
+export interface PresentedFileInfo {
+  description?: string | null;
+  path: string;
+  uri: string;
+}
+
 export interface ResultPage {
   complete: boolean;
   nextOffset: number | null;
@@ -152,6 +163,7 @@ export const TOOLHOST_METHODS = [
   { method: "toolhost/saveDocument", direction: "server->client", kind: "request", params: "SaveDocumentParams", result: "SaveDocumentResult" },
   { method: "toolhost/didCall", direction: "server->client", kind: "notification", params: "DidCallParams", result: null },
   { method: "toolhost/jobUpdate", direction: "server->client", kind: "notification", params: "JobUpdateParams", result: null },
+  { method: "toolhost/present", direction: "server->client", kind: "notification", params: "PresentParams", result: null },
 ] as const;
 
 export type ToolhostMethod = (typeof TOOLHOST_METHODS)[number]["method"];
@@ -166,4 +178,5 @@ export interface ToolhostMessages {
   "toolhost/saveDocument": { params: SaveDocumentParams; result: SaveDocumentResult };
   "toolhost/didCall": { params: DidCallParams; result: void };
   "toolhost/jobUpdate": { params: JobUpdateParams; result: void };
+  "toolhost/present": { params: PresentParams; result: void };
 }
