@@ -49,7 +49,6 @@ from lsp_server.wiring import Lifecycle, install_services
 log = logging.getLogger(__name__)
 
 
-
 def _message_type(spec: protocol.MethodSpec) -> type[Any]:
     fields = {
         "params": attrs.field(type=spec.params),
