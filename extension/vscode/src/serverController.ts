@@ -24,6 +24,7 @@ import {
   type DidCallParams,
   type JobUpdateParams,
   METHODS,
+  type PresentParams,
   type SaveDocumentParams,
   type SaveDocumentResult,
   type ToolsResult,
@@ -51,6 +52,7 @@ export type ToolhostEvent =
   | { kind: "approval"; params: ApproveParams; result: ApproveResult }
   | { kind: "didCall"; params: DidCallParams }
   | { kind: "jobUpdate"; params: JobUpdateParams }
+  | { kind: "present"; params: PresentParams }
   | { kind: "runTool"; tool: string; arguments: Record<string, unknown>; result: CallResult };
 
 export class ServerController implements vscode.Disposable {
@@ -201,6 +203,22 @@ export class ServerController implements vscode.Disposable {
       this.emit({ kind: "jobUpdate", params });
       this.updateStatusBar();
       this.scheduleStatusRefresh();
+    });
+    client.onNotification(METHODS.present, (params: PresentParams) => {
+      // The agent declared its deliverables: list them and offer to open the first.
+      const names = params.files.map((file) => file.path);
+      this.activity.appendLine(`deliverables (${params.session}): ${names.join(", ")}`);
+      this.emit({ kind: "present", params });
+      const first = params.files[0];
+      if (first !== undefined) {
+        void vscode.window
+          .showInformationMessage(`toolhost: the agent presented ${names.join(", ")}`, "Open")
+          .then((choice) => {
+            if (choice === "Open") {
+              void vscode.window.showTextDocument(vscode.Uri.parse(first.uri));
+            }
+          });
+      }
     });
     client.onDidChangeState((change) => {
       // vscode-languageclient State: 1 Stopped, 2 Running, 3 Starting.

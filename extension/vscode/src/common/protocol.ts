@@ -13,6 +13,7 @@ export type {
   DidCallParams,
   ErrorInfo,
   JobUpdateParams,
+  PresentParams,
   SaveDocumentParams,
   SaveDocumentResult,
   StatusResult,
@@ -30,6 +31,7 @@ export const METHODS = {
   saveDocument: "toolhost/saveDocument",
   didCall: "toolhost/didCall",
   jobUpdate: "toolhost/jobUpdate",
+  present: "toolhost/present",
 } as const satisfies Record<string, ToolhostMethod>;
 
 /** One element of CallResult.content (the schema leaves it open: MCP-style parts). */
