@@ -6,6 +6,8 @@ import threading
 from pathlib import Path
 from typing import Literal
 
+import pathspec
+
 from lsp_server.search import python_engine, ripgrep
 from lsp_server.search.query import EngineFailure, SearchOutcome, SearchQuery
 
@@ -18,6 +20,13 @@ class SearchEngines:
 
     def __init__(self, rg: Path | None) -> None:
         self.rg = rg
+        self._specs: dict[tuple[str, ...], pathspec.GitIgnoreSpec] = {}
+
+    def spec_for(self, patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+        """A compiled gitignore spec, kept (compiling the deny list costs ~10 ms)."""
+        if patterns not in self._specs:
+            self._specs[patterns] = pathspec.GitIgnoreSpec.from_lines(patterns)
+        return self._specs[patterns]
 
     @classmethod
     def discover(cls) -> SearchEngines:

@@ -1,21 +1,24 @@
 """The ignore rules ripgrep applies, for the Python engine, glob and ls.
 
-A file is skipped when it is hidden (its name, or a folder's on the way, starts with "."),
-when the nearest ignore file with an opinion ignores it (`.gitignore`, `.ignore`,
+A file is skipped when the nearest ignore file with an opinion ignores it (`.gitignore`, `.ignore`,
 `.rgignore`, and `.git/info/exclude` next to a `.git` folder; deeper files win, later
-lines win, `!` re-includes), or when it matches the excluded (secret) patterns. Like git,
+lines win, `!` re-includes), when it is hidden (its name, or a folder's on the way,
+starts with ".") and no ignore line re-included it, or when it matches the excluded
+(secret) patterns, which beat everything. Like git,
 an ignored folder is not entered, so nothing below it can be re-included. Symbolic links
 are not followed (ripgrep's default). The gitignore dialect is pathspec's GitIgnoreSpec.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import attrs
 import pathspec
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from lsp_server.search.overrides import Overrides
 
@@ -29,9 +32,43 @@ class IgnoreLayer:
     base: Path
     spec: pathspec.GitIgnoreSpec
 
+    @classmethod
+    def parse(cls, base: Path, lines: list[str]) -> IgnoreLayer:
+        return cls(base, pathspec.GitIgnoreSpec.from_lines(lines))
+
+    def folder_decision(self, rel: str) -> bool | None:
+        """Whether the folder `rel` is ignored (None: no line speaks of it). Last matching
+        line wins, except that `x/**` matches what is inside x, not x itself (git and rg
+        agree; pathspec alone would say that "x/" matches)."""
+        for pattern in reversed(self.spec.patterns):
+            if pattern.include is None or not pattern.match_file(rel + "/"):
+                continue
+            text = str(pattern.pattern).rstrip().removeprefix("!")
+            if text.endswith("/**") and _matches(text[:-3], rel):
+                continue
+            return bool(pattern.include)
+        return None
+
     @property
     def prefix(self) -> str:
         return _prefix(str(self.base))
+
+
+@functools.lru_cache(maxsize=256)
+def _line_pattern(text: str) -> GitIgnoreSpecPattern:
+    return GitIgnoreSpecPattern(text)
+
+
+def _matches(text: str, rel: str) -> bool:
+    """The gitignore line `text` names the folder `rel` itself, not one of its parents
+    (pathspec counts a match on a parent as a match on everything below it)."""
+    if not text:
+        return False
+    pattern = _line_pattern(text)
+    if not pattern.match_file(rel):
+        return False
+    parts = rel.split("/")
+    return not any(pattern.match_file("/".join(parts[:i])) for i in range(1, len(parts)))
 
 
 def _prefix(base: str) -> str:
@@ -69,7 +106,7 @@ def _layer_for(directory: Path, names: Iterable[str] | None = None) -> IgnoreLay
             lines += _read_lines(directory / name)
     if not lines:
         return None
-    return IgnoreLayer(directory, pathspec.GitIgnoreSpec.from_lines(lines))
+    return IgnoreLayer.parse(directory, lines)
 
 
 class Walker:
@@ -125,16 +162,15 @@ class Walker:
             decision = self.overrides.decide(relative_to(path, self._overrides_prefix), is_dir)
             if decision is not None:
                 return not decision
-        if not self.hidden and name.startswith("."):
-            return True
         if is_dir and name in self.skip_dirs:
             return True
-        suffix = "/" if is_dir else ""
         for prefix, layer in reversed(layers):
-            decision = layer.spec.check_file(relative_to(path, prefix) + suffix).include
+            rel = relative_to(path, prefix)
+            decision = layer.folder_decision(rel) if is_dir else layer.spec.check_file(rel).include
             if decision is not None:
+                # A `!name` line re-includes even a hidden name (as in ripgrep).
                 return decision
-        return False
+        return not self.hidden and name.startswith(".")
 
     # -- walking -------------------------------------------------------------------------
     def children(

@@ -41,6 +41,10 @@ class _Glob:
         if self.dir_only and not is_dir:
             return False
         subject = relative_path if self.anchored else relative_path.rsplit("/", 1)[-1]
+        if self.pattern.endswith("/**") and glob.globmatch(
+            subject, self.pattern[:-3], flags=_FLAGS
+        ):
+            return False  # `x/**` is what is inside x, not x (wcmatch would match x too)
         return bool(glob.globmatch(subject, self.pattern, flags=_FLAGS))
 
 

@@ -48,11 +48,17 @@ def find_ripgrep() -> Path | None:
     return None
 
 
+def uses_json(query: SearchQuery) -> bool:
+    """Content needs the lines; multiline counts too, because `rg -c -U` counts merged
+    match groups, not the matching lines the Python engine (and the model) counts."""
+    return query.mode == "content" or query.multiline
+
+
 def command(rg: Path, query: SearchQuery) -> list[str]:
     args = [str(rg), "--no-config", "--no-require-git", "--no-ignore-global", "--color=never"]
-    if query.mode == "content":
+    if uses_json(query):
         args.append("--json")
-        if query.context:
+        if query.context and query.mode == "content":
             args.append(f"--context={query.context}")
     elif query.mode == "files_with_matches":
         args += ["--files-with-matches", "--null"]
@@ -85,9 +91,11 @@ def _path(value: dict[str, Any]) -> str:
 class _JsonReader:
     """Folds rg's JSON event stream into FileHits."""
 
-    def __init__(self, outcome: SearchOutcome) -> None:
+    def __init__(self, outcome: SearchOutcome, keep_lines: bool) -> None:
         self.outcome = outcome
+        self.keep_lines = keep_lines
         self.current: FileHits | None = None
+        self.last_line = 0
 
     def feed(self, raw: bytes) -> None:
         event = json.loads(raw)
@@ -95,18 +103,20 @@ class _JsonReader:
         data = event["data"]
         if kind == "begin":
             self.current = FileHits(_path(data["path"]))
+            self.last_line = 0
         elif kind in ("match", "context") and self.current is not None:
             lines = _text(data["lines"]).split("\n")
             if lines[-1] == "":
                 lines.pop()
             is_match = kind == "match"
-            known = self.current.lines[-1].number if self.current.lines else 0
             for offset, text in enumerate(lines):
                 number = data["line_number"] + offset
-                if number <= known:
+                if number <= self.last_line:
                     continue  # a multiline match that shares its first line with the last
-                self.current.lines.append(Line(number, cut_line(text), is_match))
+                self.last_line = number
                 self.current.matched_lines += is_match
+                if self.keep_lines:
+                    self.current.lines.append(Line(number, cut_line(text), is_match))
         elif kind == "end" and self.current is not None:
             if self.current.matched_lines:
                 self.outcome.files.append(self.current)
@@ -160,8 +170,8 @@ def search(rg: Path, query: SearchQuery, stop: threading.Event | None = None) ->
     drain.start()
     try:
         assert proc.stdout is not None
-        if query.mode == "content":
-            reader = _JsonReader(outcome)
+        if uses_json(query):
+            reader = _JsonReader(outcome, keep_lines=query.mode == "content")
             for raw in proc.stdout:
                 reader.feed(raw)
         else:

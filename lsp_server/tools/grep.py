@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -186,10 +187,28 @@ async def search(
         ) from exc
     finally:
         stop.set()  # ends rg if the call was cancelled while it ran
-    outcome.files = [
-        hits for hits in outcome.files if not ctx.workspace.is_secret(base / hits.path)
-    ]
+    is_secret = secret_test(ctx, engines, base)
+    outcome.files = [hits for hits in outcome.files if not is_secret(hits.path)]
     return outcome, base
+
+
+def secret_test(ctx: ToolContext, engines: SearchEngines, base: Path) -> Callable[[str], bool]:
+    """Whether a result path (relative to `base`) is a secret: `Workspace.is_secret`'s rule
+    (its pattern list against the root-relative path and against the name), with the
+    compiled list kept by the engines (is_secret costs ~0.3 ms a path, this ~0.03 ms).
+    With allowed secrets configured, or outside the roots, is_secret itself decides."""
+    root = ctx.workspace.root_of(base)
+    if root is None or ctx.config.workspace.allowed_secrets:
+        return lambda rel: ctx.workspace.is_secret(base / rel)
+    spec = engines.spec_for(tuple(ctx.workspace.secret_patterns))
+    prefix = "" if base == root else base.relative_to(root).as_posix() + "/"
+    return lambda rel: spec.match_file(prefix + rel) or spec.match_file(rel.rsplit("/", 1)[-1])
+
+
+def display_prefix(ctx: ToolContext, base: Path) -> str:
+    """What goes before a base-relative path to make the workspace display path (one
+    Workspace.relative call per search instead of one per file)."""
+    return ctx.workspace.relative(base / "x")[:-1]
 
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
@@ -213,7 +232,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         mode=mode,
         max_results=args.get("max_results", ctx.config.search.max_results),
         context=context,
-        display=lambda rel: ctx.workspace.relative(base / rel),
+        display=display_prefix(ctx, base).__add__,
         timeout_seconds=timeout,
     )
     return ToolOutput(text, paths=[target])

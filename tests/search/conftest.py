@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.runtime.workspace import SECRET_PATTERNS
 from lsp_server.search.ripgrep import find_ripgrep
 
-# Until the core's deny list is importable here, the tests name the secret patterns they
-# plant; the tools themselves take the workspace's list.
-SECRET_GLOBS = (".env*", "*.pem", "*.key", "id_*", ".ssh/", ".netrc", ".git-credentials")
+# The workspace's own deny list: what the tools exclude is what `rg` run directly excludes.
+SECRET_GLOBS = SECRET_PATTERNS
 
 
 @pytest.fixture(scope="session")
