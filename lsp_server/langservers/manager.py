@@ -25,6 +25,7 @@ from lsp_server.langservers.client import LanguageServerClient, OpenDocument
 from lsp_server.langservers.discovery import ResolvedServer, ServerNotFound, resolve_server
 from lsp_server.langservers.jsonrpc import ConnectionClosed
 from lsp_server.langservers.table import ServerRow, row_for_extension
+from lsp_server.langservers.texts import TextCache
 from lsp_server.runtime.errors import LSP_CRASHED, LSP_NOT_READY, LSP_UNAVAILABLE, ToolError
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,9 @@ class LanguageServerManager:
         self._reaper: asyncio.Task[None] | None = None
         self._closed = False
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: dict[asyncio.Future[None], LanguageServerClient] = {}
+        self.texts = TextCache()
+        """Disk texts of queried and answered files (see texts.py)."""
         # Children must not outlive toolhost even if the loop never runs shutdown().
         atexit.register(_kill_all_at_exit, weakref.ref(self))
 
@@ -200,7 +204,11 @@ class LanguageServerManager:
                 if now - client.last_used > self.config.idle_seconds:
                     slot.client = None
                     log.info("stopping idle %s for %s", client.name, client.root)
-                    await client.stop()
+                    # Its own task: a shutdown that cancels the reaper must not cut a stop
+                    # short (shutdown waits for these and kills what is left).
+                    stopping = asyncio.ensure_future(client.stop())
+                    self._stopping[stopping] = client
+                    stopping.add_done_callback(lambda t: self._stopping.pop(t, None))
                 elif client.alive:
                     with contextlib.suppress(ConnectionClosed):
                         await client.close_idle_documents(self.config.document_idle_seconds)
@@ -237,10 +245,11 @@ class LanguageServerManager:
         clients = self.clients()
         for slot in self._slots.values():
             slot.client = None
-        await asyncio.gather(*(c.stop() for c in clients), return_exceptions=True)
+        stopping = [*self._stopping]
+        await asyncio.gather(*(c.stop() for c in clients), *stopping, return_exceptions=True)
 
     def kill_all(self) -> None:
-        for client in self.clients():
+        for client in [*self.clients(), *self._stopping.values()]:
             client.process.kill_group()
 
 

@@ -102,9 +102,21 @@ async def _document_text(ctx: ToolContext) -> tuple[Path, Path, str]:
         )
     path = ctx.paths["file"]
     ctx.workspace.require_not_secret(path)
-    text_file = await ctx.files.read_text(path)
     root = ctx.workspace.root_of(path) or ctx.workspace.primary_root
-    return root, path, text_file.text
+    return root, path, await _current_text(ctx, path)
+
+
+async def _current_text(ctx: ToolContext, path: Path) -> str:
+    """The editor buffer when the file is open there, else the disk text (cached by stat)."""
+    documents = ctx.files.documents
+    buffer = documents.open_document(path) if documents is not None else None
+    if buffer is not None:
+        return buffer.text
+
+    async def read(target: Path) -> str:
+        return (await ctx.files.read_text(target)).text
+
+    return await _manager(ctx).texts.text(path, read)
 
 
 def _symbol_index(text: str, args: dict[str, Any], display: str) -> tuple[int, str, int]:
@@ -190,7 +202,7 @@ async def _source_lines(ctx: ToolContext, path: Path) -> list[str] | None:
     if not ctx.workspace.contains(path, "read") or ctx.workspace.is_secret(path):
         return None
     try:
-        return split_lines((await ctx.files.read_text(path)).text)
+        return split_lines(await _current_text(ctx, path))
     except ToolError:
         return None
 

@@ -163,3 +163,32 @@ async def test_no_language_server_survives_toolhost_shutdown(tmp_path: Path) -> 
             break
         await asyncio.sleep(0.1)
     assert process_group_members(pgid) == []
+
+
+async def test_idle_documents_are_closed_and_idle_servers_stopped(tmp_path: Path) -> None:
+    root = copy_fixture("python", tmp_path)
+    require_server("python", root)
+    runtime = lsp_runtime(root, {"lsp": {"documentIdleSeconds": 1.0, "idleSeconds": 4.0}})
+    try:
+        result = await call_tool(runtime, "lsp_definition", DEFINITION)
+        assert text_of(result) == EXPECTED
+        manager = manager_of(runtime)
+        (client,) = manager.clients()
+        pgid = client.process.pid
+        assert pgid is not None
+        for _ in range(300):  # polled, not timed: the reaper runs every second
+            if not client.documents:
+                break
+            await asyncio.sleep(0.1)
+        assert client.documents == {}
+        for _ in range(300):
+            if not manager.clients() and not process_group_members(pgid):
+                break
+            await asyncio.sleep(0.1)
+        assert manager.clients() == []
+        assert process_group_members(pgid) == []
+        # The next call starts it again.
+        again = await call_tool(runtime, "lsp_definition", DEFINITION)
+        assert text_of(again) == EXPECTED
+    finally:
+        await stop_servers(runtime)
