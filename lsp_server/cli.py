@@ -109,7 +109,7 @@ async def _call(args: argparse.Namespace) -> int:
     approver = ModeApprover("bypass" if args.yes else "default", "deny")
     runtime = Runtime(
         build_registry(),
-        Workspace([args.root.resolve()]),
+        Workspace.from_config([args.root.resolve()], config.workspace),
         config,
         approver=approver,
         state_dir=state_dir(),

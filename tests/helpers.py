@@ -33,7 +33,7 @@ def make_runtime(
     assert not problems, problems
     return Runtime(
         build_registry(),
-        Workspace([root]),
+        Workspace.from_config([root], config.workspace),
         config,
         approver=ModeApprover(mode, "deny"),
         state_dir=root.parent / f".{root.name}-state",

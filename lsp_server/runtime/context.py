@@ -62,3 +62,6 @@ class ToolContext:
     registry: Registry
     # Path arguments of the contract, resolved to real paths and confined.
     paths: dict[str, Path] = attrs.Factory(dict)
+    # Whether each path existed when the call arrived, before it waited for file locks:
+    # a create that lost a race reports FS_ALREADY_EXISTS, not FS_NOT_OBSERVED.
+    existed: dict[str, bool] = attrs.Factory(dict)

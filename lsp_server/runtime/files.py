@@ -15,12 +15,14 @@ import anyio
 
 from lsp_server.runtime import textio
 from lsp_server.runtime.errors import (
+    EDIT_UNENCODABLE,
     FS_ALREADY_EXISTS,
     FS_BINARY,
     FS_IS_DIRECTORY,
     FS_NOT_A_FILE,
     FS_NOT_FOUND,
     FS_NOT_OBSERVED,
+    FS_PERMISSION,
     FS_STALE_VERSION,
     FS_TOO_LARGE,
     ToolError,
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
     from lsp_server.runtime.observations import Observations
     from lsp_server.runtime.results import FileChange
     from lsp_server.runtime.workspace import Workspace
+
+
+INLINE_READ_BYTES = 256 * 1024
 
 
 class DocumentSource(Protocol):
@@ -65,6 +70,13 @@ class FileService:
             buffer = self.documents.open_document(path)
             if buffer is not None:
                 return buffer
+        try:
+            small = path.stat().st_size <= INLINE_READ_BYTES  # noqa: ASYNC240
+        except OSError:
+            small = True  # _read_disk reports the problem
+        if small:
+            # A few KiB read inline costs less than a worker-thread round trip.
+            return self._read_disk(path)
         return await anyio.to_thread.run_sync(self._read_disk, path)
 
     def _read_disk(self, path: Path) -> TextFile:
@@ -202,14 +214,14 @@ class FileService:
                 data = textio.encode_like(change.after or "", before.encoding, before.bom)
             except textio.DecodeError as exc:
                 raise ToolError(
-                    "edit.unencodable", f"{rel}: {exc}", "use characters the file's encoding has"
+                    EDIT_UNENCODABLE, f"{rel}: {exc}", "use characters the file's encoding has"
                 ) from None
         try:
             textio.atomic_replace(path, data)
         except OSError as exc:
             if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
                 raise ToolError(
-                    "FS_PERMISSION",
+                    FS_PERMISSION,
                     f"{rel} cannot be written ({exc.strerror})",
                     "check its permissions",
                 ) from None

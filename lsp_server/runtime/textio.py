@@ -24,6 +24,8 @@ BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 BINARY_SNIFF_BYTES = 8192
+SMALL_SAMPLE_BYTES = 16
+ASCII_PROBE = bytes(range(0x20, 0x7F)) + b"\t\r\n"
 
 
 @attrs.frozen
@@ -145,8 +147,11 @@ def decode(data: bytes) -> tuple[str, str, bytes]:
     for encoding in _legacy_candidates(data):
         try:
             text = data.decode(encoding)
+            ascii_safe = ASCII_PROBE.decode(encoding) == ASCII_PROBE.decode("ascii")
         except (UnicodeDecodeError, LookupError):
             continue
+        if not ascii_safe:
+            continue  # edits of ASCII text must stay ASCII bytes (no UTF-16 or EBCDIC guesses)
         if text.encode(encoding) == data:
             return text, encoding, b""
     # Latin-1 maps every byte to one character and back: always a faithful round trip.
@@ -154,14 +159,27 @@ def decode(data: bytes) -> tuple[str, str, bytes]:
 
 
 def _legacy_candidates(data: bytes) -> list[str]:
-    best = charset_normalizer.from_bytes(data[:65536]).best()
-    candidates: list[str] = []
-    if best is not None and best.encoding:
-        candidates.append(best.encoding)
-    for common in ("gb18030", "shift_jis", "cp1252"):
-        if common not in candidates:
-            candidates.append(common)
-    return candidates
+    """charset_normalizer's guesses in order, then the usual Western code page.
+
+    On small samples detection is a guess; there, encodings that would read an ASCII byte
+    as half of a multi-byte character go last, so that edits of ASCII text stay exact.
+    """
+    candidates = [match.encoding for match in charset_normalizer.from_bytes(data[:65536])]
+    candidates = list(dict.fromkeys([*candidates, "cp1252"]))
+    if sum(byte >= 0x80 for byte in data[:65536]) >= SMALL_SAMPLE_BYTES:
+        return candidates
+    return sorted(candidates, key=lambda encoding: _swallows_ascii(data, encoding))
+
+
+def _swallows_ascii(data: bytes, encoding: str) -> bool:
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        return True
+    return any(
+        ord(char) >= 0x80 and any(byte < 0x80 for byte in char.encode(encoding))
+        for char in set(text)
+    )
 
 
 def encode_like(text: str, encoding: str, bom: bytes) -> bytes:

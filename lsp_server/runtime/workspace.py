@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import pathspec
+
+if TYPE_CHECKING:
+    from lsp_server.config import WorkspaceConfig
 
 from lsp_server.runtime.errors import INVALID_ARGUMENT, OUTSIDE_SCOPE, SECRET_FILE, ToolError
 
@@ -56,8 +59,18 @@ class Workspace:
         self.extra_roots = [Path(os.path.realpath(Path(r).expanduser())) for r in extra_roots]
         self.readable_roots = [Path(os.path.realpath(Path(r).expanduser())) for r in readable_roots]
         self.secret_patterns = (*SECRET_PATTERNS, *secret_patterns)
-        self._secrets = pathspec.PathSpec.from_lines("gitwildmatch", self.secret_patterns)
-        self._allowed_secrets = pathspec.PathSpec.from_lines("gitwildmatch", allowed_secrets)
+        self._secrets = pathspec.PathSpec.from_lines("gitignore", self.secret_patterns)
+        self._allowed_secrets = pathspec.PathSpec.from_lines("gitignore", allowed_secrets)
+
+    @classmethod
+    def from_config(cls, roots: Sequence[Path], config: WorkspaceConfig) -> Workspace:
+        return cls(
+            roots,
+            extra_roots=config.extra_roots,
+            readable_roots=config.readable_roots,
+            secret_patterns=config.secret_patterns,
+            allowed_secrets=config.allowed_secrets,
+        )
 
     @property
     def primary_root(self) -> Path:

@@ -9,9 +9,9 @@ import anyio
 
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
-from lsp_server.runtime.errors import EDIT_NO_CHANGE, FS_IS_DIRECTORY, ToolError
+from lsp_server.runtime.errors import EDIT_NO_CHANGE, EDIT_UNENCODABLE, FS_IS_DIRECTORY, ToolError
 from lsp_server.runtime.results import FileChange, ToolOutput, WritePlan
-from lsp_server.runtime.textio import adapt_newlines, encode_like
+from lsp_server.runtime.textio import DecodeError, adapt_newlines, encode_like
 from lsp_server.tools.file_receipts import change_summary
 from lsp_server.tools.schema_parts import object_schema, string
 
@@ -40,7 +40,7 @@ async def plan_write(ctx: ToolContext, path: Path, content: str) -> ToolOutput |
     label = ctx.workspace.relative(path)
     if await anyio.Path(path).is_dir():
         raise ToolError(FS_IS_DIRECTORY, f"{label} is a directory", "write to a file path")
-    if not await anyio.Path(path).exists():
+    if not ctx.existed.get("path", True) or not await anyio.Path(path).exists():
         size = len(content.encode("utf-8"))
         return WritePlan(
             [FileChange(path, None, content)],
@@ -52,7 +52,12 @@ async def plan_write(ctx: ToolContext, path: Path, content: str) -> ToolOutput |
         new_text = adapt_newlines(content, "\r\n")
     if new_text == current.text:
         return ToolOutput(f"{EDIT_NO_CHANGE}: {label} already has this content; nothing written")
-    size = len(encode_like(new_text, current.encoding, current.bom))
+    try:
+        size = len(encode_like(new_text, current.encoding, current.bom))
+    except DecodeError as exc:
+        raise ToolError(
+            EDIT_UNENCODABLE, f"{label}: {exc}", "use only characters the file's encoding has"
+        ) from None
     summary = change_summary(current.text, new_text, label)
     return WritePlan(
         [FileChange(path, current, new_text)], f"wrote {size} bytes to {label} ({summary})"

@@ -1,0 +1,132 @@
+"""read_file's window, trailers and refusals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.helpers import call_tool, make_runtime, text_of
+
+
+async def test_window_numbering_and_partial_trailer(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("".join(f"l{i}\n" for i in range(1, 11)))
+    runtime = make_runtime(tmp_path)
+    result = await call_tool(runtime, "read_file", {"path": "f.txt", "offset": 2, "limit": 3})
+    assert text_of(result).splitlines() == [
+        "     3→l3",
+        "     4→l4",
+        "     5→l5",
+        "[PARTIAL view: lines 3-5 of 10; pass offset=5 to continue]",
+    ]
+
+
+async def test_empty_past_end_long_lines_and_encoding(tmp_path: Path) -> None:
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "long.txt").write_text("x" * 5000 + "\n")
+    (tmp_path / "bom.txt").write_bytes(b"\xef\xbb\xbfhello\n")
+    runtime = make_runtime(tmp_path)
+    assert text_of(await call_tool(runtime, "read_file", {"path": "empty.txt"})) == "(empty file)"
+    past = await call_tool(runtime, "read_file", {"path": "long.txt", "offset": 9})
+    assert "the file has 1 lines" in text_of(past)
+    long = text_of(await call_tool(runtime, "read_file", {"path": "long.txt"}))
+    assert "[... line cut: 3000 more chars]" in long
+    assert "[encoding: utf-8 with BOM]" in text_of(
+        await call_tool(runtime, "read_file", {"path": "bom.txt"})
+    )
+
+
+async def test_refusals(tmp_path: Path) -> None:
+    (tmp_path / "bin.dat").write_bytes(b"\x89PNG\x00\x00data")
+    (tmp_path / "folder").mkdir()
+    runtime = make_runtime(tmp_path)
+    codes = {}
+    for path in ("bin.dat", "folder", "missing.txt"):
+        result = await call_tool(runtime, "read_file", {"path": path})
+        assert result.error is not None
+        codes[path] = result.error.code
+    assert codes == {
+        "bin.dat": "FS_BINARY",
+        "folder": "FS_IS_DIRECTORY",
+        "missing.txt": "FS_NOT_FOUND",
+    }
+
+
+async def test_minimal_surface_adapters(tmp_path: Path) -> None:
+    runtime = make_runtime(tmp_path)
+    target = tmp_path / "m.txt"
+    rel = await call_tool(runtime, "read", {"path": "m.txt"}, surface="minimal")
+    assert rel.error is not None and rel.error.code == "invalid_argument"
+    wrote = await call_tool(
+        runtime, "write", {"path": str(target), "content": "a\nb\n"}, surface="minimal"
+    )
+    assert text_of(wrote) == f"wrote 4 bytes to {target}"
+    read = await call_tool(runtime, "read", {"path": str(target)}, surface="minimal")
+    assert text_of(read) == "a\nb"
+    edited = await call_tool(
+        runtime,
+        "edit",
+        {"path": str(target), "old_string": "b", "new_string": "c"},
+        surface="minimal",
+    )
+    assert text_of(edited) == f"edited {target} (1 replacement)"
+    assert target.read_text() == "a\nc\n"
+    fuzzy = await call_tool(
+        runtime,
+        "edit",
+        {"path": str(target), "old_string": "c ", "new_string": "d"},
+        surface="minimal",
+    )
+    assert fuzzy.error is not None and fuzzy.error.code == "edit.not_found"
+
+
+async def test_multi_edit_is_all_or_nothing(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("one\ntwo\n")
+    runtime = make_runtime(tmp_path)
+    await call_tool(runtime, "read_file", {"path": "f.txt"})
+    edits = [{"old_string": "one", "new_string": "1"}, {"old_string": "three", "new_string": "3"}]
+    result = await call_tool(runtime, "multi_edit", {"path": "f.txt", "edits": edits})
+    assert result.error is not None and result.error.code == "edit.not_found"
+    assert "edit 2:" in text_of(result)
+    assert (tmp_path / "f.txt").read_text() == "one\ntwo\n"
+
+
+async def test_delete_range_guards(tmp_path: Path) -> None:
+    source = 'int a() {\n  return 1;\n}\nint b() {\n  // }\n  return "{";\n}\n'
+    (tmp_path / "f.c").write_text(source)
+    runtime = make_runtime(tmp_path)
+    await call_tool(runtime, "read_file", {"path": "f.c"})
+    half = await call_tool(
+        runtime,
+        "delete_range",
+        {"path": "f.c", "start_anchor": "int a() {", "end_anchor": "  return 1;"},
+    )
+    assert half.error is not None and "cut a {...} block" in text_of(half)
+    backwards = await call_tool(
+        runtime,
+        "delete_range",
+        {"path": "f.c", "start_anchor": "int b() {", "end_anchor": "int a() {"},
+    )
+    assert backwards.error is not None and backwards.error.code == "edit.invalid"
+    dup = await call_tool(
+        runtime, "delete_range", {"path": "f.c", "start_anchor": "}", "end_anchor": "}"}
+    )
+    assert dup.error is not None and dup.error.code == "edit.not_unique"
+    whole = await call_tool(
+        runtime,
+        "delete_range",
+        {"path": "f.c", "start_anchor": "int b() {", "end_anchor": '  return "{";'},
+    )
+    assert whole.error is not None  # cuts the block: its closing brace stays behind
+    ok = await call_tool(
+        runtime,
+        "delete_range",
+        {"path": "f.c", "start_anchor": "int a() {", "end_anchor": "int b() {"},
+    )
+    assert ok.error is not None  # opens b's block without closing it
+    body = await call_tool(
+        runtime,
+        "delete_range",
+        {"path": "f.c", "start_anchor": "  // }", "end_anchor": '  return "{";'},
+    )
+    assert not body.is_error, text_of(body)
+    assert (tmp_path / "f.c").read_text() == "int a() {\n  return 1;\n}\nint b() {\n}\n"
+    assert "-  // }" in text_of(body)
