@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from lsp_server.config import Config  # noqa: E402
 from lsp_server.langservers.discovery import resolve_server  # noqa: E402
+from lsp_server.langservers.manager import LanguageServerManager  # noqa: E402
 from lsp_server.langservers.positions import find_symbol, split_lines  # noqa: E402
 from lsp_server.langservers.service import install  # noqa: E402
 from lsp_server.langservers.table import ROWS_BY_NAME  # noqa: E402
@@ -206,17 +207,26 @@ async def main() -> None:
         initialized, direct_first, client, direct_params = await start_direct(args.language, tmp)
         toolhost_first, answer, runtime, params, hooks = await start_toolhost(args.language, tmp)
         # Warm-up, then A/B interleaved so that load on the machine hits both alike.
+        # A third arm splits toolhost's share: its JSON-RPC client alone (same request on
+        # toolhost's connection to its own server) vs the whole lsp_definition call.
+        (own,) = runtime.services.get(LanguageServerManager).clients()
+        own_params = {**direct_params}
+        own_params["textDocument"] = {"uri": (own.root / CASES[args.language][1]).as_uri()}
         direct_samples: list[float] = []
         toolhost_samples: list[float] = []
+        rpc_samples: list[float] = []
         for number in range(20 + args.runs):
             begin = time.perf_counter()
             await client.request("textDocument/definition", direct_params)
             middle = time.perf_counter()
             await runtime.call(params)
             end = time.perf_counter()
+            await own.process.request("textDocument/definition", own_params, 30)
+            last = time.perf_counter()
             if number >= 20:
                 direct_samples.append(middle - begin)
                 toolhost_samples.append(end - middle)
+                rpc_samples.append(last - end)
         await client.stop()
         for hook in hooks:
             await hook()
@@ -225,6 +235,7 @@ async def main() -> None:
     print(f"language server: {args.language} ({args.runs} warm runs each); answer: {answer}")
     print(f"direct client  warm: {describe(direct_samples)}")
     print(f"toolhost       warm: {describe(toolhost_samples)}")
+    print(f"  of which its JSON-RPC client alone: {describe(rpc_samples)}")
     print(
         f"overhead: {toolhost_median / direct_median:.2f}x the direct median, "
         f"{(toolhost_median - direct_median) * 1000:.2f} ms added per call"

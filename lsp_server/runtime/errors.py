@@ -32,6 +32,7 @@ CANCELLED = "cancelled"
 LSP_UNAVAILABLE = "lsp.unavailable"
 LSP_NOT_READY = "lsp.not_ready"
 LSP_CRASHED = "lsp.crashed"
+LSP_REQUEST_FAILED = "lsp.request_failed"
 INTERNAL_ERROR = "internal_error"
 
 

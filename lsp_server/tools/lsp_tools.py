@@ -101,7 +101,8 @@ async def _document_text(ctx: ToolContext) -> tuple[Path, Path, str]:
             "pass `file` and `line` of an occurrence of the symbol (grep can find one)",
         )
     path = ctx.paths["file"]
-    ctx.workspace.require_not_secret(path)
+    if _is_secret(ctx, path):
+        ctx.workspace.require_not_secret(path)  # raises the standard refusal
     root = ctx.workspace.root_of(path) or ctx.workspace.primary_root
     return root, path, await _current_text(ctx, path)
 
@@ -149,6 +150,18 @@ def _symbol_index(text: str, args: dict[str, Any], display: str) -> tuple[int, s
 
 def _manager(ctx: ToolContext) -> LanguageServerManager:
     return ctx.services.get(LanguageServerManager)
+
+
+def _is_secret(ctx: ToolContext, path: Path) -> bool:
+    """Secret-pattern matching (pathspec, many patterns) costs about as much as a warm
+    definition request; a workspace's patterns never change, so verdicts are kept."""
+    verdicts = _manager(ctx).secret_verdicts.setdefault(ctx.workspace, {})
+    verdict = verdicts.get(path)
+    if verdict is None:
+        if len(verdicts) > 4096:
+            verdicts.clear()
+        verdict = verdicts[path] = ctx.workspace.is_secret(path)
+    return verdict
 
 
 async def _locations(ctx: ToolContext, args: dict[str, Any], method: str) -> tuple[str, str]:
@@ -199,7 +212,7 @@ async def _format_locations(ctx: ToolContext, found: list[Location], limit: int 
 
 async def _source_lines(ctx: ToolContext, path: Path) -> list[str] | None:
     """The file's lines for display; None outside the workspace or for secrets."""
-    if not ctx.workspace.contains(path, "read") or ctx.workspace.is_secret(path):
+    if not ctx.workspace.contains(path, "read") or _is_secret(ctx, path):
         return None
     try:
         return split_lines(await _current_text(ctx, path))
