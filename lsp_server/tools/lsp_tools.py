@@ -130,10 +130,12 @@ def _symbol_index(text: str, args: dict[str, Any], display: str) -> tuple[int, s
         )
     lines = split_lines(text)
     number = int(args["line"])
-    if number > len(lines):
+    # A final newline ends the last line; it does not start one more.
+    shown = len(lines) - 1 if len(lines) > 1 and lines[-1] == "" else len(lines)
+    if number > shown:
         raise ToolError(
             INVALID_ARGUMENT,
-            f"{display} has {len(lines)} lines; line {number} does not exist",
+            f"{display} has {shown} lines; line {number} does not exist",
             "pass a line inside the file",
         )
     line_text = lines[number - 1]
