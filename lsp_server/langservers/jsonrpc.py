@@ -139,15 +139,17 @@ class JsonRpcProcess:
         future: asyncio.Future[Json] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:
-            await self._send(
-                {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
-            )
-            return await asyncio.wait_for(asyncio.shield(future), wait_seconds)
+            async with asyncio.timeout(wait_seconds):
+                await self._send(
+                    {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+                )
+                return await future
         except (asyncio.CancelledError, TimeoutError):
             # Tell the server we gave up, so it does not keep computing a stale answer.
             if self._closed is None and not future.done():
                 with contextlib.suppress(Exception):
-                    await self.notify("$/cancelRequest", {"id": request_id})
+                    async with asyncio.timeout(1.0):
+                        await self.notify("$/cancelRequest", {"id": request_id})
             raise
         finally:
             self._pending.pop(request_id, None)
@@ -291,16 +293,19 @@ class JsonRpcProcess:
         if self._process is None:
             return
         if self._closed is None:
+            # Bounded as a whole: a hung server that no longer reads its stdin would
+            # otherwise block the writes themselves.
             with contextlib.suppress(Exception):
-                await self.request("shutdown", None, grace)
-            with contextlib.suppress(Exception):
-                await self.notify("exit", None)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.exited.wait(), grace)
+                async with asyncio.timeout(3 * grace):
+                    with contextlib.suppress(ResponseError, TimeoutError):
+                        await self.request("shutdown", None, grace)
+                    await self.notify("exit", None)
+                    await self.exited.wait()
         self.kill_group()
         with contextlib.suppress(ProcessLookupError):
             self._process.kill()
-        await self._process.wait()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._process.wait(), 10.0)
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

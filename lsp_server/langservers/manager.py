@@ -16,16 +16,23 @@ import time
 import weakref
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import attrs
 
 from lsp_server.config import LspConfig
 from lsp_server.langservers.client import LanguageServerClient, OpenDocument
 from lsp_server.langservers.discovery import ResolvedServer, ServerNotFound, resolve_server
-from lsp_server.langservers.jsonrpc import ConnectionClosed
+from lsp_server.langservers.jsonrpc import ConnectionClosed, ResponseError
 from lsp_server.langservers.table import ServerRow, row_for_extension
-from lsp_server.runtime.errors import LSP_CRASHED, LSP_NOT_READY, LSP_UNAVAILABLE, ToolError
+from lsp_server.langservers.texts import TextCache
+from lsp_server.runtime.errors import (
+    LSP_CRASHED,
+    LSP_NOT_READY,
+    LSP_REQUEST_FAILED,
+    LSP_UNAVAILABLE,
+    ToolError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +71,13 @@ class LanguageServerManager:
         self._reaper: asyncio.Task[None] | None = None
         self._closed = False
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: dict[asyncio.Future[None], LanguageServerClient] = {}
+        self.texts = TextCache()
+        """Disk texts of queried and answered files (see texts.py)."""
+        self.secret_verdicts: weakref.WeakKeyDictionary[Any, dict[Path, bool]] = (
+            weakref.WeakKeyDictionary()
+        )
+        """Per workspace: is this path a secret (the tools ask for every answered file)."""
         # Children must not outlive toolhost even if the loop never runs shutdown().
         atexit.register(_kill_all_at_exit, weakref.ref(self))
 
@@ -107,6 +121,19 @@ class LanguageServerManager:
             except ConnectionClosed as exc:
                 await self._record_crash(slot, client, exc)
                 continue
+            except ResponseError as exc:
+                raise ToolError(
+                    LSP_REQUEST_FAILED,
+                    f"{client.name} answered with an error: {exc.message} (code {exc.code})",
+                    "check file, line and symbol (the symbol must be on that line), or use grep",
+                ) from None
+            except TimeoutError:
+                raise ToolError(
+                    LSP_NOT_READY,
+                    f"{client.name} did not answer within "
+                    f"{self.config.request_timeout_seconds:g} s",
+                    "retry in a few seconds (it may still be loading the project)",
+                ) from None
             slot.crashes = 0
             return result
 
@@ -200,7 +227,11 @@ class LanguageServerManager:
                 if now - client.last_used > self.config.idle_seconds:
                     slot.client = None
                     log.info("stopping idle %s for %s", client.name, client.root)
-                    await client.stop()
+                    # Its own task: a shutdown that cancels the reaper must not cut a stop
+                    # short (shutdown waits for these and kills what is left).
+                    stopping = asyncio.ensure_future(client.stop())
+                    self._stopping[stopping] = client
+                    stopping.add_done_callback(lambda t: self._stopping.pop(t, None))
                 elif client.alive:
                     with contextlib.suppress(ConnectionClosed):
                         await client.close_idle_documents(self.config.document_idle_seconds)
@@ -237,10 +268,11 @@ class LanguageServerManager:
         clients = self.clients()
         for slot in self._slots.values():
             slot.client = None
-        await asyncio.gather(*(c.stop() for c in clients), return_exceptions=True)
+        stopping = [*self._stopping]
+        await asyncio.gather(*(c.stop() for c in clients), *stopping, return_exceptions=True)
 
     def kill_all(self) -> None:
-        for client in self.clients():
+        for client in [*self.clients(), *self._stopping.values()]:
             client.process.kill_group()
 
 

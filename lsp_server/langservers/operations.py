@@ -58,6 +58,11 @@ def text_position(document: OpenDocument, line: int, character: int) -> dict[str
     }
 
 
+# Asks per question at most: a server whose every answer comes with progress of its own
+# (begun and ended within the request) is not indexing; its last answer stands.
+MAX_ASKS = 3
+
+
 async def _ask_when_ready(
     client: LanguageServerClient, method: str, params: Json, config: LspConfig
 ) -> Json:
@@ -65,20 +70,22 @@ async def _ask_when_ready(
     again after it ends (it may be partial: tsserver answers with the import alias while
     its project loads); still indexing at the deadline -> lsp.not_ready."""
     deadline = time.monotonic() + config.ready_timeout_seconds
-    while True:
+    for attempt in range(MAX_ASKS):
+        last = attempt == MAX_ASKS - 1
         if not await client.wait_until_idle(max(0.0, deadline - time.monotonic())):
             raise not_ready(client)
         epoch = client.progress_epoch
         try:
             result = await client.request(method, params, config.request_timeout_seconds)
         except ResponseError:
-            if client.progress_epoch == epoch and not client.busy:
+            if last or (client.progress_epoch == epoch and not client.busy):
                 raise
             continue
-        if client.progress_epoch == epoch and not client.busy:
+        if not client.busy and (client.progress_epoch == epoch or last):
             return result
         if time.monotonic() >= deadline:
-            raise not_ready(client)
+            break
+    raise not_ready(client)
 
 
 async def definition(

