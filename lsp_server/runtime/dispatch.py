@@ -140,11 +140,9 @@ class Runtime:
                 ),
                 started,
             )
-        if result.error is not None:
-            fallback = f"{result.error.code}:{tool.name}:{_digest(state.arguments)}"
-            self._break_storm(session, params, call_id, result, fallback)
-        else:
-            self._break_storm(session, params, call_id, result, None)
+        error = result.error
+        fallback = f"{error.code}:{tool.name}:{_digest(state.arguments)}" if error else None
+        self._break_storm(session, params, call_id, result, fallback)
         self._notify(state, params, result)
         return result
 

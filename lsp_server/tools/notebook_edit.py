@@ -6,7 +6,6 @@ from typing import Any
 
 import anyio
 
-from lsp_server.notebook.edit import CellEdit, apply_cell_edit
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, PathArg, Tool
 from lsp_server.runtime.errors import EDIT_INVALID, ToolError
@@ -71,6 +70,9 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> WritePlan:
             f"{ctx.workspace.relative(path)} is not a .ipynb notebook",
             "use edit_file for other files",
         )
+    # Imported on first use: nbformat costs a noticeable part of server start-up.
+    from lsp_server.notebook.edit import CellEdit, apply_cell_edit
+
     current = await ctx.files.load_for_write(path)
     edit = CellEdit(
         mode=args.get("edit_mode", "replace"),

@@ -10,9 +10,6 @@ from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
 from lsp_server.runtime.errors import WEB_HTTP_STATUS, ToolError
 from lsp_server.runtime.results import ToolOutput
-from lsp_server.web.fetch import FetchedPage, fetch
-from lsp_server.web.guard import AddressGuard
-from lsp_server.web.text import classify, decode, html_to_text, media_type
 
 _ERROR_EXCERPT_CHARS = 2000
 
@@ -49,28 +46,13 @@ CONTRACT = ContractEntry(
 )
 
 
-def _render(page: FetchedPage) -> str:
-    kind = classify(page.content_type, page.body)
-    header = [f"GET {page.url} -> {page.status} {page.reason}".rstrip()]
-    if page.redirects:
-        header.append("redirected from: " + " -> ".join(page.redirects))
-    shown_type = media_type(page.content_type) or "unknown type"
-    size = len(page.body)
-    size_note = f"first {size} bytes, truncated" if page.truncated else f"{size} bytes"
-    header.append(f"content: {shown_type}, {size_note}")
-    if kind == "binary":
-        body = f"[binary content ({shown_type}) not shown: web_fetch returns text only]"
-    else:
-        text = decode(page.body, page.charset, html=kind == "html")
-        body = html_to_text(text, page.url) if kind == "html" else text
-        if not body.strip():
-            body = "(the page has no readable text)"
-    if page.truncated:
-        body += f"\n[body truncated at {len(page.body)} bytes: the page is larger]"
-    return "\n".join(header) + "\n\n" + body
-
-
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+    # Imported on first use: httpx, bs4 and markdownify cost most of a second of server
+    # start-up, which every editor session would pay for a tool it may never call.
+    from lsp_server.web.fetch import fetch
+    from lsp_server.web.guard import AddressGuard
+    from lsp_server.web.text import render_page
+
     web = ctx.config.web
     max_bytes = min(int(args.get("max_bytes", web.max_bytes)), web.max_bytes)
     page = await fetch(
@@ -80,7 +62,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         max_bytes=max_bytes,
     )
     # markdownify on a large page is CPU work: keep it off the event loop.
-    text = await anyio.to_thread.run_sync(_render, page)
+    text = await anyio.to_thread.run_sync(render_page, page)
     if page.status >= 400:
         raise ToolError(
             WEB_HTTP_STATUS,

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import codecs
 import re
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 import charset_normalizer
 from bs4 import BeautifulSoup
 from markdownify import MarkdownConverter
+
+if TYPE_CHECKING:
+    from lsp_server.web.fetch import FetchedPage
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _TEXT_TYPES = (
@@ -84,3 +88,25 @@ def html_to_text(html: str, base_url: str = "") -> str:
     text = str(converter.convert_soup(soup))
     text = _BLANK_RUNS.sub("\n\n", text).strip()
     return f"# {title}\n\n{text}" if title and not text.startswith("#") else text
+
+
+def render_page(page: FetchedPage) -> str:
+    """The tool's result text: a header (status, redirects, size) and the readable body."""
+    kind = classify(page.content_type, page.body)
+    header = [f"GET {page.url} -> {page.status} {page.reason}".rstrip()]
+    if page.redirects:
+        header.append("redirected from: " + " -> ".join(page.redirects))
+    shown_type = media_type(page.content_type) or "unknown type"
+    size = len(page.body)
+    size_note = f"first {size} bytes, truncated" if page.truncated else f"{size} bytes"
+    header.append(f"content: {shown_type}, {size_note}")
+    if kind == "binary":
+        body = f"[binary content ({shown_type}) not shown: web_fetch returns text only]"
+    else:
+        text = decode(page.body, page.charset, html=kind == "html")
+        body = html_to_text(text, page.url) if kind == "html" else text
+        if not body.strip():
+            body = "(the page has no readable text)"
+    if page.truncated:
+        body += f"\n[body truncated at {len(page.body)} bytes: the page is larger]"
+    return "\n".join(header) + "\n\n" + body

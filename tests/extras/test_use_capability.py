@@ -362,3 +362,17 @@ def test_runtime_is_reachable_as_a_service(tmp_path: Path) -> None:
     runtime = make_runtime(tmp_path)
     assert runtime.services.get(Runtime) is runtime
     assert attrs.has(StormBreaker)
+
+
+async def test_direct_failures_and_unknown_tools_count_too(tmp_path: Path) -> None:
+    runtime = make_runtime(make_workspace(tmp_path))
+    sentence = "Convergence:"
+    missing = {"path": "nope.txt"}
+    texts = [text_of(await call_tool(runtime, "read_file", missing)) for _ in range(3)]
+    assert [sentence in t for t in texts] == [False, False, True]
+    assert "FS_NOT_FOUND:read_file:" in texts[2]
+    # Different arguments are a different failure: a new streak.
+    assert sentence not in text_of(await call_tool(runtime, "read_file", {"path": "other.txt"}))
+    texts = [text_of(await call_tool(runtime, "read_fil", {})) for _ in range(3)]
+    assert [sentence in t for t in texts] == [False, False, True]
+    assert "unknown_tool:read_fil" in texts[2]

@@ -12,16 +12,16 @@ from typing import Any
 import pytest
 
 from lsp_server.runtime.errors import WEB_BLOCKED_ADDRESS, WEB_INVALID_URL, ToolError
-from lsp_server.tools.web_fetch import _render
 from lsp_server.web.fetch import fetch
 from lsp_server.web.guard import AddressGuard, BlockedAddress, GuardedBackend, blocked_reason
+from lsp_server.web.text import render_page
 from tests.extras.conftest import REDIRECTS
 
 LOOPBACK_OK = AddressGuard(allow_loopback=True)
 
 
 async def get(url: str, guard: AddressGuard = LOOPBACK_OK, max_bytes: int = 1024 * 1024) -> str:
-    return _render(await fetch(url, guard=guard, time_limit=15.0, max_bytes=max_bytes))
+    return render_page(await fetch(url, guard=guard, time_limit=15.0, max_bytes=max_bytes))
 
 
 async def refused(url: str, guard: AddressGuard = LOOPBACK_OK) -> ToolError:
@@ -43,7 +43,7 @@ async def test_html_becomes_readable_text(fence: Any, site: str) -> None:
 async def test_body_cap_is_enforced_and_said(fence: Any, site: str) -> None:
     page = await fetch(f"{site}/big", guard=LOOPBACK_OK, time_limit=15.0, max_bytes=1024 * 1024)
     assert page.truncated and len(page.body) == 1024 * 1024
-    text = _render(page)
+    text = render_page(page)
     assert "first 1048576 bytes, truncated" in text
     assert text.endswith("[body truncated at 1048576 bytes: the page is larger]")
     small = await get(f"{site}/big", max_bytes=100)
