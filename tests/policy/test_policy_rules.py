@@ -195,3 +195,13 @@ def test_a_rule_for_one_part_never_approves_a_chain_with_another(first, rest) ->
     covered = all(p.words == parts[0].words or policy.classifier.segment_is_read(p) for p in parts)
     decision = policy.decide(bash(command))
     assert (decision.action == "allow") == covered
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab $()`'\"\\;&|<>\n#{}=:*-12")), max_size=60))
+def test_splitting_never_fails_on_any_text(command: str) -> None:
+    parsed = split_command(command)
+    policy = engine(allow=["bash(a:*)"], deny=["bash(b:*)"])
+    decision = policy.decide(bash(command))
+    # An opaque command is never approved by a command rule.
+    if parsed.opaque:
+        assert decision.action != "allow" or decision.rule is None
