@@ -1,7 +1,8 @@
 """A command printing a lot of output: toolhost's runner against subprocess.run.
 
 Each side runs in a fresh interpreter that reports its wall time and its peak resident
-memory, so the figures do not mix. The reference keeps everything (capture_output=True);
+memory (VmHWM: ru_maxrss would carry the parent's high-water mark across exec), so the
+figures do not mix. The reference keeps everything (capture_output=True);
 toolhost keeps the head and tail (shell.capture_bytes) and counts the rest.
 
     .venv/bin/python bench/shell_output.py --megabytes 200
@@ -14,23 +15,26 @@ import subprocess
 import sys
 
 TOOLHOST = """
-import asyncio, resource, time
+import asyncio, re, time
 from pathlib import Path
 from lsp_server.shell.runner import RunLimits, run_command
 started = time.perf_counter()
 result = asyncio.run(run_command({command!r}, Path('.'), RunLimits(timeout_seconds=600)))
 elapsed = time.perf_counter() - started
 assert result.total_bytes == {size}, result.total_bytes
-print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+status = Path('/proc/self/status').read_text()
+print(elapsed, int(re.search(r'VmHWM:\\s+(\\d+) kB', status).group(1)) / 1024)
 """
 
 REFERENCE = """
-import resource, subprocess, time
+import re, subprocess, time
+from pathlib import Path
 started = time.perf_counter()
 done = subprocess.run(['bash', '-c', {command!r}], capture_output=True)
 elapsed = time.perf_counter() - started
 assert len(done.stdout) == {size}
-print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+status = Path('/proc/self/status').read_text()
+print(elapsed, int(re.search(r'VmHWM:\\s+(\\d+) kB', status).group(1)) / 1024)
 """
 
 
