@@ -174,3 +174,16 @@ async def test_minimal_surface_bash(runtime: Runtime) -> None:
         runtime, "bash", {"command": "true", "timeout_ms": 5}, surface="minimal"
     )
     assert error_code(extra) == "schema_mismatch"
+
+
+async def test_policy_refusals_are_clear_errors(root: Path) -> None:
+    read_only = make_runtime(root, mode="readOnly")
+    denied = await call_tool(read_only, "bash", {"command": "touch x"})
+    assert error_code(denied) == "permission.rule_denied"
+    unattended = make_runtime(root, mode="default")
+    refused = await call_tool(unattended, "bash", {"command": "touch x"})
+    assert error_code(refused) == "permission.unattended"
+    assert not (root / "x").exists()
+    # job_output is read-only: allowed even in readOnly mode (and says what is missing).
+    missing = await call_tool(read_only, "job_output", {"job_id": "bash-1"})
+    assert error_code(missing) == "job.not_found"
