@@ -163,7 +163,11 @@ class JobManager:
         )
         env = command_environment(marker)
         argv = [*shell_program(env), shell_script(None), "bash", command]
-        process, pipe = await start_process(argv, cwd, env, job.feed)
+        try:
+            process, pipe = await start_process(argv, cwd, env, job.feed)
+        except BaseException:
+            processes.kill_now(None, marker)  # cancelled while starting: nothing may stay
+            raise
         job.pid = process.pid
         self._jobs[job.id] = job
         self._prune_finished()

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import fcntl
 import os
+import signal
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -85,5 +86,13 @@ async def start_process(
         os.close(write_fd)
     closed: asyncio.Future[None] = loop.create_future()
     reader = os.fdopen(read_fd, "rb", buffering=0)
-    transport, _ = await loop.connect_read_pipe(lambda: _PipeProtocol(sink, closed), reader)
+    try:
+        transport, _ = await loop.connect_read_pipe(lambda: _PipeProtocol(sink, closed), reader)
+    except BaseException:
+        # Cancelled (or failed) between the start and the first read: the command is
+        # already running and nobody else knows its pid yet.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        reader.close()
+        raise
     return process, OutputPipe(transport, closed)

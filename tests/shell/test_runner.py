@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from lsp_server.shell.runner import RunLimits, run_command
-from tests.shell.procs import is_alive, read_pids, wait_gone
+from tests.shell.procs import is_alive, processes_with_marker, read_pids, wait_gone
 
 LIMITS = RunLimits(timeout_seconds=60, kill_grace_seconds=1.0, pipe_wait_seconds=2.0)
 
@@ -203,6 +203,22 @@ async def test_cancellation_kills_the_group_at_once(tmp_path: Path) -> None:
         await task
     # The SIGKILL was sent before the cancellation finished: the process is already dead.
     assert await wait_gone([pid], limit_seconds=5) == []
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("delay", [0.0, 0.001, 0.005, 0.02, 0.1])
+async def test_cancellation_at_any_moment_leaves_nothing(tmp_path: Path, delay: float) -> None:
+    marker = f"cancel-test-{os.getpid()}-{delay}"
+    task = asyncio.create_task(run_command("sleep 60 & sleep 60", tmp_path, LIMITS, marker=marker))
+    await asyncio.sleep(delay)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 10
+    while processes_with_marker(marker) and loop.time() < deadline:
+        await asyncio.sleep(0.05)
+    assert processes_with_marker(marker) == []
 
 
 async def test_progress_reports_output_lines(tmp_path: Path) -> None:
