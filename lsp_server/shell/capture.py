@@ -94,7 +94,16 @@ class RollingBuffer:
 
     def read_from(self, offset: int) -> tuple[bytes, int]:
         """Bytes from `offset` to the end, and how many bytes before them were dropped."""
-        data = b"".join(self._chunks)
-        if offset < self.start:
-            return data, self.start - offset
-        return data[offset - self.start :], 0
+        if offset <= self.start:
+            return b"".join(self._chunks), self.start - offset
+        # Join only the chunks that cover the request: readers usually want the newest bytes.
+        need = self.end - offset
+        pieces: list[bytes] = []
+        size = 0
+        for chunk in reversed(self._chunks):
+            if size >= need:
+                break
+            pieces.append(chunk)
+            size += len(chunk)
+        data = b"".join(reversed(pieces))
+        return data[len(data) - need :], 0

@@ -163,7 +163,11 @@ class JobManager:
         )
         env = command_environment(marker)
         argv = [*shell_program(env), shell_script(None), "bash", command]
-        process, pipe = await start_process(argv, cwd, env, job.feed)
+        try:
+            process, pipe = await start_process(argv, cwd, env, job.feed)
+        except BaseException:
+            processes.kill_now(None, marker)  # cancelled while starting: nothing may stay
+            raise
         job.pid = process.pid
         self._jobs[job.id] = job
         self._prune_finished()
@@ -238,12 +242,15 @@ class JobManager:
         matched = [line for line in lines if pattern.search(line)]
         return JobRead("\n".join(matched), dropped, len(matched), len(lines))
 
-    def has_match(self, job: Job, session: str, pattern: re.Pattern[str]) -> bool:
-        """Whether unread complete lines match, without moving the cursor."""
-        data, _ = job.output.read_from(job.cursors.get(session, 0))
-        consumed, _ = _complete_lines(data, keep_partial=job.running)
+    @staticmethod
+    def _scan(job: Job, offset: int, pattern: re.Pattern[str]) -> tuple[bool, int]:
+        """Whether complete lines from `offset` match; and the offset scanned up to, so a
+        waiting caller never scans the same bytes twice."""
+        data, _ = job.output.read_from(max(offset, job.output.start))
+        consumed, size = _complete_lines(data, keep_partial=job.running)
         text = consumed.decode("utf-8", "replace")
-        return any(pattern.search(line) for line in text.splitlines())
+        matched = any(pattern.search(line) for line in text.splitlines())
+        return matched, max(offset, job.output.start) + size
 
     async def wait(
         self, job: Job, session: str, seconds: float, pattern: re.Pattern[str] | None
@@ -252,11 +259,14 @@ class JobManager:
         True when the wait ended for a reason other than the timeout."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + seconds
+        scanned = job.cursors.get(session, 0)
         while True:
             if not job.running:
                 return True
-            if pattern is not None and self.has_match(job, session, pattern):
-                return True
+            if pattern is not None:
+                matched, scanned = self._scan(job, scanned, pattern)
+                if matched:
+                    return True
             if not await job.wait_change(deadline - loop.time()):
                 return False
 

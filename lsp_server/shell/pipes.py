@@ -8,12 +8,19 @@ still hold it, and closing it never waits for them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import os
+import signal
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 Sink = Callable[[bytes], None]
+
+# Linux's F_SETPIPE_SZ: a 1 MiB pipe means fewer event-loop wake-ups for chatty commands.
+_F_SETPIPE_SZ = 1031
+_PIPE_BYTES = 1 << 20
 
 
 class _PipeProtocol(asyncio.Protocol):
@@ -60,6 +67,8 @@ async def start_process(
     """Start `argv` in a new session (no controlling terminal), stdin from /dev/null."""
     loop = asyncio.get_running_loop()
     read_fd, write_fd = os.pipe()
+    with contextlib.suppress(OSError):  # not Linux, or over /proc/sys/fs/pipe-max-size
+        fcntl.fcntl(write_fd, _F_SETPIPE_SZ, _PIPE_BYTES)
     try:
         process = await asyncio.create_subprocess_exec(
             *argv,
@@ -77,5 +86,13 @@ async def start_process(
         os.close(write_fd)
     closed: asyncio.Future[None] = loop.create_future()
     reader = os.fdopen(read_fd, "rb", buffering=0)
-    transport, _ = await loop.connect_read_pipe(lambda: _PipeProtocol(sink, closed), reader)
+    try:
+        transport, _ = await loop.connect_read_pipe(lambda: _PipeProtocol(sink, closed), reader)
+    except BaseException:
+        # Cancelled (or failed) between the start and the first read: the command is
+        # already running and nobody else knows its pid yet.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        reader.close()
+        raise
     return process, OutputPipe(transport, closed)

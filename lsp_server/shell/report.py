@@ -21,6 +21,8 @@ def _count(found: list[ProcessInfo]) -> str:
 
 def leftover_note(result: CommandResult, pipe_wait_seconds: float) -> str | None:
     found = result.leftovers
+    if result.timed_out:
+        return None  # the timeout error itself says the whole group was stopped
     if not found:
         if result.pipe_held:
             return (

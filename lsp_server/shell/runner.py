@@ -185,9 +185,9 @@ async def run_command(
             pipe_held=pipe_held,
         )
     except BaseException:
-        # Cancellation ($/cancelRequest) or an internal error: nothing may survive it.
-        if process is not None:
-            processes.kill_now(process.pid, marker)
+        # Cancellation ($/cancelRequest) or an internal error: nothing may survive it. The
+        # marker finds the command's processes even when it was cancelled while starting.
+        processes.kill_now(process.pid if process is not None else None, marker)
         raise
     finally:
         if ticker is not None:

@@ -183,9 +183,10 @@ async def start_background(ctx: ToolContext, command: str) -> ToolOutput:
             f"the shell could not be started: {exc}",
             "check that bash or sh is installed and the working folder exists",
         ) from exc
+    folder = ctx.workspace.relative(cwd)
     text = (
         f'Started background job "{job.id}" (pid {job.pid}) in '
-        f"{ctx.workspace.relative(cwd)}. Read its output with job_output "
+        f"{'the workspace root' if folder == '.' else folder}. Read its output with job_output "
         f'{{"job_id": "{job.id}"}} (wait, filter); stop it with job_kill.'
     )
     return ToolOutput(text + (f"\n{note}" if note else ""))

@@ -80,6 +80,7 @@ async def test_timeout_returns_partial_output_with_the_error(runtime: Runtime) -
     text = text_of(result)
     assert text.startswith("begun\n")
     assert "still running after 500 ms" in text
+    assert "after the command ended" not in text
 
 
 @pytest.mark.timeout(60)
@@ -174,3 +175,16 @@ async def test_minimal_surface_bash(runtime: Runtime) -> None:
         runtime, "bash", {"command": "true", "timeout_ms": 5}, surface="minimal"
     )
     assert error_code(extra) == "schema_mismatch"
+
+
+async def test_policy_refusals_are_clear_errors(root: Path) -> None:
+    read_only = make_runtime(root, mode="readOnly")
+    denied = await call_tool(read_only, "bash", {"command": "touch x"})
+    assert error_code(denied) == "permission.rule_denied"
+    unattended = make_runtime(root, mode="default")
+    refused = await call_tool(unattended, "bash", {"command": "touch x"})
+    assert error_code(refused) == "permission.unattended"
+    assert not (root / "x").exists()
+    # job_output is read-only: allowed even in readOnly mode (and says what is missing).
+    missing = await call_tool(read_only, "job_output", {"job_id": "bash-1"})
+    assert error_code(missing) == "job.not_found"
