@@ -72,8 +72,14 @@ class SymbolIndex:
         self._refresh_lock = threading.Lock()
         self._pending: set[Path] = set()
         self._pending_lock = threading.Lock()
+        self._cancelled = threading.Event()
+
+    def cancel(self) -> None:
+        """Stop a running build after its current batch (shutdown must not wait for it)."""
+        self._cancelled.set()
 
     def close(self) -> None:
+        self.cancel()
         self.store.close()
 
     @property
@@ -103,8 +109,9 @@ class SymbolIndex:
         with self._refresh_lock:
             started = time.monotonic()
             stats = self._sweep(progress, "")
-            self.store.set_meta("complete", "1")
-            self._last_sweep = started
+            if not self._cancelled.is_set():
+                self.store.set_meta("complete", "1")
+                self._last_sweep = started
             return stats
 
     def _sweep(self, progress: Progress | None, prefix: str) -> RefreshStats:
@@ -191,6 +198,8 @@ class SymbolIndex:
         batches = [todo[i : i + BATCH_FILES] for i in range(0, total, BATCH_FILES)]
         if total < PARALLEL_MIN_FILES or self.workers < 2:
             for batch in batches:
+                if self._cancelled.is_set():
+                    return
                 results = index_batch(str(self.root), batch)
                 done += len(batch)
                 if progress:
@@ -202,6 +211,9 @@ class SymbolIndex:
         with ProcessPoolExecutor(self.workers, mp_context=context) as pool:
             futures = [pool.submit(index_batch, str(self.root), batch) for batch in batches]
             for future in as_completed(futures):
+                if self._cancelled.is_set():
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    return
                 results = future.result()
                 done += len(results)
                 if progress:

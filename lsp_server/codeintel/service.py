@@ -143,6 +143,8 @@ class CodeIndexService:
     def close(self) -> None:
         with self._lock:
             threads = list(self._threads.values())
+            for index in self._indexes.values():
+                index.cancel()
         for thread in threads:
             thread.join(timeout=30)
         with self._lock:
