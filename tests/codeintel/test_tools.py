@@ -50,6 +50,7 @@ async def test_outline_kind_filter_and_limit(runtime: Runtime) -> None:
         "function Shape.Inner.deep.nested",
         "function 计算",
         "function fetch",
+        "function square",
     ]
     limited = await call_tool(
         runtime, "code_index", {"action": "outline", "path": "src/sample.py", "limit": 2}
