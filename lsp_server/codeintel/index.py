@@ -15,7 +15,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 
 import attrs
@@ -208,17 +208,28 @@ class SymbolIndex:
             return
         # forkserver: forking a process that runs threads (the server) can deadlock.
         context = multiprocessing.get_context("forkserver")
+        # Only a few batches are in flight: at interpreter exit concurrent.futures waits
+        # for every submitted batch, and a cancelled build should stop soon.
+        pending = list(reversed(batches))
+        in_flight: set[Future[list[FileResult]]] = set()
         with ProcessPoolExecutor(self.workers, mp_context=context) as pool:
-            futures = [pool.submit(index_batch, str(self.root), batch) for batch in batches]
-            for future in as_completed(futures):
-                if self._cancelled.is_set():
-                    pool.shutdown(wait=False, cancel_futures=True)
+            while True:
+                while pending and len(in_flight) < 2 * self.workers:
+                    if self._cancelled.is_set():
+                        return
+                    try:
+                        in_flight.add(pool.submit(index_batch, str(self.root), pending.pop()))
+                    except RuntimeError:  # the interpreter is shutting down
+                        return
+                if not in_flight:
                     return
-                results = future.result()
-                done += len(results)
-                if progress:
-                    progress(done, total)
-                yield results
+                finished, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    results = future.result()
+                    done += len(results)
+                    if progress:
+                        progress(done, total)
+                    yield results
 
     # -- queries ----------------------------------------------------------------------
 
