@@ -15,7 +15,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 
 import attrs
@@ -72,8 +72,14 @@ class SymbolIndex:
         self._refresh_lock = threading.Lock()
         self._pending: set[Path] = set()
         self._pending_lock = threading.Lock()
+        self._cancelled = threading.Event()
+
+    def cancel(self) -> None:
+        """Stop a running build after its current batch (shutdown must not wait for it)."""
+        self._cancelled.set()
 
     def close(self) -> None:
+        self.cancel()
         self.store.close()
 
     @property
@@ -103,8 +109,9 @@ class SymbolIndex:
         with self._refresh_lock:
             started = time.monotonic()
             stats = self._sweep(progress, "")
-            self.store.set_meta("complete", "1")
-            self._last_sweep = started
+            if not self._cancelled.is_set():
+                self.store.set_meta("complete", "1")
+                self._last_sweep = started
             return stats
 
     def _sweep(self, progress: Progress | None, prefix: str) -> RefreshStats:
@@ -191,6 +198,8 @@ class SymbolIndex:
         batches = [todo[i : i + BATCH_FILES] for i in range(0, total, BATCH_FILES)]
         if total < PARALLEL_MIN_FILES or self.workers < 2:
             for batch in batches:
+                if self._cancelled.is_set():
+                    return
                 results = index_batch(str(self.root), batch)
                 done += len(batch)
                 if progress:
@@ -199,14 +208,28 @@ class SymbolIndex:
             return
         # forkserver: forking a process that runs threads (the server) can deadlock.
         context = multiprocessing.get_context("forkserver")
+        # Only a few batches are in flight: at interpreter exit concurrent.futures waits
+        # for every submitted batch, and a cancelled build should stop soon.
+        pending = list(reversed(batches))
+        in_flight: set[Future[list[FileResult]]] = set()
         with ProcessPoolExecutor(self.workers, mp_context=context) as pool:
-            futures = [pool.submit(index_batch, str(self.root), batch) for batch in batches]
-            for future in as_completed(futures):
-                results = future.result()
-                done += len(results)
-                if progress:
-                    progress(done, total)
-                yield results
+            while True:
+                while pending and len(in_flight) < 2 * self.workers:
+                    if self._cancelled.is_set():
+                        return
+                    try:
+                        in_flight.add(pool.submit(index_batch, str(self.root), pending.pop()))
+                    except RuntimeError:  # the interpreter is shutting down
+                        return
+                if not in_flight:
+                    return
+                finished, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    results = future.result()
+                    done += len(results)
+                    if progress:
+                        progress(done, total)
+                    yield results
 
     # -- queries ----------------------------------------------------------------------
 

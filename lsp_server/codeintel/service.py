@@ -32,9 +32,12 @@ class BuildState:
 class CodeIndexService:
     def __init__(
         self, state_folder: Path | None = None, *, excludes: Sequence[str] = (),
-        workers: int = 2, sweep_interval: float = 3.0,
+        workers: int = 2, sweep_interval: float = 3.0, background_builds: bool = True,
     ) -> None:  # fmt: skip
         self.state_folder = state_folder
+        self.background_builds = background_builds
+        """False in short-lived processes (`toolhost call`): a build they start would die
+        with them."""
         self.excludes = tuple(excludes)
         self.workers = workers
         self.sweep_interval = sweep_interval
@@ -143,6 +146,8 @@ class CodeIndexService:
     def close(self) -> None:
         with self._lock:
             threads = list(self._threads.values())
+            for index in self._indexes.values():
+                index.cancel()
         for thread in threads:
             thread.join(timeout=30)
         with self._lock:

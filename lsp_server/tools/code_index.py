@@ -60,11 +60,12 @@ CONTRACT = ContractEntry(
 
 
 def index_service(ctx: ToolContext) -> CodeIndexService:
-    """The server's service; a runtime that did not install one gets one on first use."""
+    """The server's service; a runtime that did not install one (a one-shot `toolhost
+    call`) gets one on first use, without background builds."""
     try:
         return ctx.services.get(CodeIndexService)
     except LookupError:
-        service = CodeIndexService(state_dir())
+        service = CodeIndexService(state_dir(), background_builds=False)
         ctx.services.register(CodeIndexService, service)
         return service
 
@@ -167,7 +168,8 @@ def _search_index(
     if index.is_complete:
         index.ensure_fresh()
         return index.search(query, kind, limit, folder=folder), False
-    service.start_build(index.root)
+    if service.background_builds:
+        service.start_build(index.root)
     return index.cold_search(query, kind, limit, folder=folder), True
 
 
@@ -190,9 +192,12 @@ async def _search(
         return f"no definition matches {query!r}{f' of kind {kind}' if kind else ''} in {where}"
     lines = [_line(ctx.workspace.relative(root / p), s) for p, s in rows]
     note = ""
-    if cold:
+    if cold and service.background_builds:
         note = "\n[the workspace index is still being built; these come from the files that "
         note += "mention the name]"
+    elif cold:
+        note = "\n[no workspace index yet (`toolhost index` builds it); these come from the "
+        note += "files that mention the name]"
     return "\n".join(lines) + _trailer(len(rows), None, limit) + note
 
 

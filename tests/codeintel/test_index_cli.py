@@ -70,3 +70,17 @@ def test_parallel_build_matches_the_inline_build(tmp_path: Path) -> None:
     assert seen[-1] == (PARALLEL_MIN_FILES + 10, PARALLEL_MIN_FILES + 10)
     assert parallel.symbols_under("") == inline.symbols_under("")
     assert len(parallel.symbols_under("")) == 3 * (PARALLEL_MIN_FILES + 10)
+
+
+def test_a_cancelled_build_is_not_complete(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    make_tree(root, 120)
+    index = SymbolIndex(root, tmp_path / "c.sqlite", workers=1)
+
+    def cancel_after_first_batch(done: int, total: int) -> None:
+        if done:
+            index.cancel()
+
+    stats = index.refresh(cancel_after_first_batch)
+    assert 0 < stats.parsed < 120
+    assert not index.is_complete

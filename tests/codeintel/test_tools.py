@@ -50,6 +50,7 @@ async def test_outline_kind_filter_and_limit(runtime: Runtime) -> None:
         "function Shape.Inner.deep.nested",
         "function 计算",
         "function fetch",
+        "function square",
     ]
     limited = await call_tool(
         runtime, "code_index", {"action": "outline", "path": "src/sample.py", "limit": 2}
@@ -156,3 +157,14 @@ async def test_index_picks_up_bash_style_changes_by_stat_sweep(runtime: Runtime,
     (ws / "src" / "added.go").write_text("package p\n\nfunc Sweeped() {}\n", encoding="utf-8")
     result = await call_tool(runtime, "code_index", {"action": "search", "query": "Sweeped"})
     assert "src/added.go:3: function Sweeped" in text_of(result)
+
+
+async def test_one_shot_runtimes_do_not_start_background_builds(ws: Path) -> None:
+    runtime = make_runtime(ws)  # no install(): like `toolhost call`
+    result = await call_tool(runtime, "code_index", {"action": "search", "query": "greet"})
+    assert "src/sample.sh:9: function greet" in text_of(result)
+    assert "no workspace index yet" in text_of(result)
+    service = service_of(runtime)
+    assert not service.background_builds
+    assert not service.build_state(ws).running
+    assert not service.index_for(ws).is_complete

@@ -6,6 +6,11 @@
 (function_definition
   name: (identifier) @name) @definition.function
 
+; A lambda given a name is a function, wherever it is.
+(assignment
+  left: (identifier) @name
+  right: (lambda)) @definition.function
+
 ; Module-level assignments: UPPER_CASE names are constants, others variables.
 (module
   (expression_statement
