@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import secrets
@@ -14,12 +15,12 @@ import attrs
 import cattrs
 from lsprotocol import types
 from lsprotocol.converters import get_converter
-from pygls.exceptions import JsonRpcInvalidRequest
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
 
-from lsp_server import __version__, protocol
+from lsp_server import __version__, protocol, stdio
 from lsp_server.config import Config, structure_config
 from lsp_server.protocol import (
     PROTOCOL_VERSION,
@@ -93,6 +94,15 @@ class ToolhostProtocol(LanguageServerProtocol):
         if method in RESPONSE_TYPES:
             return RESPONSE_TYPES[method]
         return super().get_result_type(method)
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """A request whose params cannot be read gets a JSON-RPC error instead of silence."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if "id" in data and "method" in data:
+                self._send_response(data["id"], error=exc.to_response_error())
+            raise
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(
@@ -389,10 +399,17 @@ def create_server(root: Path | None = None, tcp_token: str | None = None) -> Too
 def serve_stdio(root: Path | None = None) -> None:
     server = create_server(root)
     _setup_logging(server)
-    try:
-        server.start_io()
-    finally:
-        asyncio.run(server.close())
+
+    async def main() -> None:
+        try:
+            await stdio.serve_pipes(
+                server.protocol, server.report_server_error, stdio.MAX_MESSAGE_BYTES
+            )
+        finally:
+            await server.close()
+
+    with contextlib.suppress(KeyboardInterrupt, SystemExit, BrokenPipeError):
+        asyncio.run(main())
 
 
 def serve_tcp(port: int, root: Path | None = None) -> None:

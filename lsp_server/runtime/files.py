@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from lsp_server.runtime.workspace import Workspace
 
 
+INLINE_READ_BYTES = 256 * 1024
+
+
 class DocumentSource(Protocol):
     """Editor buffers: the open document for a path, and edits applied through the editor."""
 
@@ -72,6 +75,13 @@ class FileService:
             buffer = self.documents.open_document(path)
             if buffer is not None:
                 return buffer
+        try:
+            small = path.stat().st_size <= INLINE_READ_BYTES  # noqa: ASYNC240
+        except OSError:
+            small = True  # _read_disk reports the problem
+        if small:
+            # A few KiB read inline costs less than a worker-thread round trip.
+            return self._read_disk(path)
         return await anyio.to_thread.run_sync(self._read_disk, path)
 
     def _read_disk(self, path: Path) -> TextFile:

@@ -1,0 +1,94 @@
+"""Round trip of `toolhost/call read_file` (a 4 KiB file) over stdio, beside the same call
+made in-process, so the protocol overhead is visible.
+
+    .venv/bin/python bench/call_latency.py [--calls 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from lsp_server.lsp_json_client import plain_json_converter
+from tests.helpers import call_tool, make_runtime
+
+
+def _summary(label: str, samples: list[float], wall: float) -> dict[str, float]:
+    ordered = sorted(samples)
+    p50 = statistics.median(ordered) * 1000
+    p99 = ordered[int(len(ordered) * 0.99) - 1] * 1000
+    rate = len(samples) / wall
+    print(f"{label:<22} p50 {p50:7.3f} ms   p99 {p99:7.3f} ms   {rate:8.0f} calls/s")
+    return {"p50": p50, "p99": p99, "rate": rate}
+
+
+async def _over_stdio(root: Path, calls: int) -> dict[str, float]:
+    client = LanguageClient("bench", "1", converter_factory=plain_json_converter)
+
+    @client.feature("toolhost/didCall")  # type: ignore[misc]
+    def _ignore(params: object) -> None:
+        """Activity notifications are not measured."""
+
+    await client.start_io(sys.executable, "-m", "lsp_server", "serve")
+    await client.initialize_async(
+        types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=root.as_uri())
+    )
+    client.initialized(types.InitializedParams())
+    params = {"name": "read_file", "arguments": {"path": "file.txt"}, "session": "bench"}
+    for _ in range(50):  # warm up
+        await client.protocol.send_request_async("toolhost/call", params)
+    samples = []
+    started = time.perf_counter()
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        await client.protocol.send_request_async("toolhost/call", params)
+        samples.append(time.perf_counter() - t0)
+    wall = time.perf_counter() - started
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()  # type: ignore[no-untyped-call]
+    return _summary("toolhost/call (stdio)", samples, wall)
+
+
+async def _in_process(root: Path, calls: int) -> dict[str, float]:
+    runtime = make_runtime(root)
+    for _ in range(50):
+        await call_tool(runtime, "read_file", {"path": "file.txt"}, session="bench")
+    samples = []
+    started = time.perf_counter()
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        await call_tool(runtime, "read_file", {"path": "file.txt"}, session="bench")
+        samples.append(time.perf_counter() - t0)
+    return _summary("Runtime.call (in-proc)", samples, time.perf_counter() - started)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=2000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        line = "the quick brown fox jumps over the lazy dog, 0123456789 abcdefghij\n"
+        (root / "file.txt").write_text(line * (4096 // len(line)))
+        stdio = asyncio.run(_over_stdio(root, args.calls))
+        local = asyncio.run(_in_process(root, args.calls))
+    overhead = stdio["p50"] - local["p50"]
+    print(
+        f"protocol overhead at p50: {overhead:.3f} ms "
+        f"({stdio['p50'] / local['p50']:.2f}x in-process)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""The stdio transport: an asyncio pipe reader (no thread hop per line) with a size cap.
+
+pygls reads stdin through a worker thread for every header line and body; on a busy
+2-core machine those hops cost more than the tool call. A message over the cap is drained
+without being held in memory and answered with a JSON-RPC error, never a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from pygls.io_ import StdoutWriter, run_async
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+DROPPED = b'{"jsonrpc": "2.0", "method": "$/toolhost/droppedMessage"}'
+_ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
+
+
+class CappedReader:
+    def __init__(
+        self, reader: asyncio.StreamReader, cap: int, on_oversize: Callable[[Any, int], None]
+    ) -> None:
+        self._reader = reader
+        self._cap = cap
+        self._on_oversize = on_oversize
+
+    async def readline(self) -> bytes:
+        return await self._reader.readline()
+
+    async def readexactly(self, n: int) -> bytes:
+        if n <= self._cap:
+            return await self._reader.readexactly(n)
+        head = b""
+        remaining = n
+        while remaining:
+            chunk = await self._reader.read(min(remaining, 1 << 20))
+            if not chunk:
+                break
+            if len(head) < 4096:
+                head += chunk[: 4096 - len(head)]
+            remaining -= len(chunk)
+        match = _ID.search(head)
+        self._on_oversize(json.loads(match.group(1)) if match else None, n)
+        return DROPPED
+
+
+async def serve_pipes(protocol: Any, report_error: Callable[..., Any], cap: int) -> None:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 16)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+    writer = StdoutWriter(sys.stdout.buffer)
+    protocol.set_writer(writer)
+
+    def oversize(msg_id: Any, size: int) -> None:
+        log.warning("dropped a %d byte message (limit %d)", size, cap)
+        if msg_id is None:
+            return
+        error = {"code": -32600, "message": f"message of {size} bytes exceeds {cap} bytes"}
+        body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": error}).encode()
+        writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    await run_async(
+        stop_event=threading.Event(),
+        reader=CappedReader(reader, cap, oversize),
+        protocol=protocol,
+        logger=log,
+        error_handler=report_error,
+    )
