@@ -153,6 +153,11 @@ class ToolhostServer(LanguageServer):
     def setup(self, params: types.InitializeParams) -> None:
         options = params.initialization_options or {}
         toolhost_options = options.get("toolhost", {}) if isinstance(options, dict) else {}
+        if not isinstance(toolhost_options, dict):
+            # e.g. an empty Lua table, which Neovim encodes as []: never refuse to start.
+            if toolhost_options:
+                self.config_problems.append("initializationOptions.toolhost should be an object")
+            toolhost_options = {}
         if self.tcp_token is not None and not secrets.compare_digest(
             str(toolhost_options.get("token", "")), self.tcp_token
         ):

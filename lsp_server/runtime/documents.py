@@ -187,13 +187,15 @@ class EditorDocuments:
     ) -> BufferVersion:
         assert isinstance(current.version, BufferVersion)
         units = document.position_codec.client_num_units
+        # difflib over lines: off the event loop, a large file can take a while.
+        edits = await anyio.to_thread.run_sync(text_edits, current.text, after, units)
         edit = lsp.WorkspaceEdit(
             document_changes=[
                 lsp.TextDocumentEdit(
                     text_document=lsp.OptionalVersionedTextDocumentIdentifier(
                         uri=uri, version=current.version.version
                     ),
-                    edits=list(text_edits(current.text, after, units)),
+                    edits=list(edits),
                 )
             ]
         )

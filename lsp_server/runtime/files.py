@@ -159,6 +159,10 @@ class FileService:
     def _require_same(self, rel: str, seen: Version, now: Version) -> None:
         if type(seen) is type(now) and seen.same_content(now):  # type: ignore[arg-type]
             return
+        if type(seen) is not type(now) and seen.sha256 is not None and seen.sha256 == now.sha256:
+            # Read from disk, now open in the editor (or the reverse): a buffer's hash is that
+            # of its UTF-8 text, so equal hashes mean the buffer holds the bytes that were read.
+            return
         raise ToolError(
             FS_STALE_VERSION,
             f"{rel} changed since this session read it ({describe_change(seen, now)})",

@@ -3,15 +3,17 @@ EditorDouble (tests/buffers/editor.py) answering workspace/applyEdit and saveDoc
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pytest_lsp import ClientServerConfig
 
 from tests.buffers.editor import EDITOR_CAPABILITIES, EditorDouble, editor_client_factory
-from tests.helpers import lsp_call, lsp_session, text_of
+from tests.helpers import SERVER_COMMAND, lsp_call, lsp_session, make_test_client, text_of
 
 BYPASS: dict[str, Any] = {"policy": {"mode": "bypass"}}
 
@@ -219,3 +221,48 @@ async def test_client_without_apply_edit_gets_disk_writes(tmp_path: Path) -> Non
     assert not result["isError"], result
     assert editor.apply_edits == []
     assert path.read_text() == "alpha\nBETA\ngamma\n"
+
+
+async def test_empty_lua_table_as_options_still_starts(tmp_path: Path) -> None:
+    """Neovim encodes an empty Lua table as []: the server must start anyway."""
+    path = notes(tmp_path)
+    env = {**os.environ, "TOOLHOST_STATE_DIR": str(tmp_path / "state")}
+    config = ClientServerConfig(
+        server_command=SERVER_COMMAND, client_factory=make_test_client, server_env=env
+    )
+    client = await config.start()
+    try:
+        await client.initialize_session(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(),
+                root_uri=path.parent.as_uri(),
+                initialization_options={"toolhost": []},
+            )
+        )
+        result = await lsp_call(client, "read_file", {"path": "notes.txt"})
+        await client.shutdown_session()
+    finally:
+        await client.stop()  # type: ignore[no-untyped-call]
+    assert not result["isError"], result
+
+
+async def test_file_read_from_disk_then_opened_unchanged_is_current(tmp_path: Path) -> None:
+    path = notes(tmp_path)
+    async with editor_session(path.parent) as editor:
+        await lsp_call(editor.client, "read_file", {"path": "notes.txt"})
+        editor.open(path)  # the user opens the file the agent read; nothing changed
+        result = await lsp_call(
+            editor.client,
+            "edit_file",
+            {"path": "notes.txt", "old_string": "beta", "new_string": "BETA"},
+        )
+        editor.type_line(path, 0, "typed after opening")
+        stale = await lsp_call(
+            editor.client,
+            "edit_file",
+            {"path": "notes.txt", "old_string": "gamma", "new_string": "GAMMA"},
+        )
+    assert not result["isError"], result
+    assert len(editor.apply_edits) == 1
+    assert path.read_text() == "alpha\nBETA\ngamma\n"
+    assert stale["isError"] and stale["error"]["code"] == "FS_STALE_VERSION"

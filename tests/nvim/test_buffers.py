@@ -64,3 +64,10 @@ def test_clean_buffer_is_saved_by_the_editor(out: dict[str, Any]) -> None:
     assert out["clean_buffer"] == ["hi from the fixture"]
     assert out["clean_modified"] is False
     assert out["clean_disk"] == "hi from the fixture\n"
+
+
+def test_plugin_refuses_an_edit_for_an_older_buffer_version(out: dict[str, Any]) -> None:
+    assert out["handler_replaced"] is True
+    assert out["refusal"]["applied"] is False
+    assert "version" in out["refusal"]["failureReason"]
+    assert out["refusal_kept_buffer"] is True

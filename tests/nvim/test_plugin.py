@@ -24,6 +24,9 @@ def test_plugin_starts_server_and_runs_commands(neovim: Neovim) -> None:
     assert out["jobs_lines"] == ["no background jobs"]
     assert {entry["tool"] for entry in out["activity"]} >= {"read_file"}
 
+    assert out["complete_sub"] == ["start", "status", "stop"]
+    assert "read_file" in out["complete_tool"]
+
     health = "\n".join(out["health_lines"])
     assert "toolhost/status answered" in health
     assert "ERROR" not in health

@@ -41,6 +41,30 @@ H.run(function()
   }))
   H.out.after_stale = H.lines(notes)
 
+  -- 2b. The plugin's workspace/applyEdit handler refuses an edit for an older version
+  -- (Neovim's default handler would skip it silently and answer applied = true).
+  local handler = vim.lsp.handlers["workspace/applyEdit"]
+  local ours = toolhost.client().handlers["workspace/applyEdit"]
+  H.out.handler_replaced = ours ~= nil and ours ~= handler
+  local before_refusal = H.lines(notes)
+  local version = vim.lsp.util.buf_versions[notes]
+  H.out.refusal = ours(nil, {
+    edit = {
+      documentChanges = {
+        {
+          textDocument = { uri = vim.uri_from_bufnr(notes), version = version - 1 },
+          edits = {
+            {
+              range = { start = { line = 0, character = 0 }, ["end"] = { line = 1, character = 0 } },
+              newText = "overwritten\n",
+            },
+          },
+        },
+      },
+    },
+  }, { client_id = toolhost.client().id, method = "workspace/applyEdit" })
+  H.out.refusal_kept_buffer = vim.deep_equal(before_refusal, H.lines(notes))
+
   -- 3. A clean buffer: the agent's edit lands in the buffer and the editor saves it.
   vim.cmd("edit " .. H.workspace .. "/hello.txt")
   local hello = vim.api.nvim_get_current_buf()

@@ -33,6 +33,10 @@ H.run(function()
   H.out.jobs_lines = H.lines(vim.fn.bufnr("toolhost://output"))
   H.out.activity = toolhost.state.activity
 
+  H.out.complete_sub = vim.fn.getcompletion("Toolhost st", "cmdline")
+  require("toolhost.commands").tool_names = nil
+  H.out.complete_tool = vim.fn.getcompletion("Toolhost call read_", "cmdline")
+
   vim.cmd("checkhealth toolhost")
   H.out.health_lines = H.lines(0)
 end)

@@ -82,7 +82,10 @@ function M.apply_edit_handler(err, params, ctx)
     end
   end
   local default = vim.lsp.handlers["workspace/applyEdit"]
-  local result = default(err, params, ctx)
+  -- Without the label: the default handler print()s it on every agent edit.
+  local unlabelled = vim.tbl_extend("force", {}, params)
+  unlabelled.label = nil
+  local result = default(err, unlabelled, ctx)
   for bufnr in pairs(buffers) do
     break_undo(bufnr)
   end

@@ -116,6 +116,12 @@ function M.complete(arglead, cmdline)
   if position <= 2 then
     candidates = M.subcommands
   elseif position == 3 and words[2] == "call" then
+    if not M.tool_names and toolhost().client() then
+      local tools = toolhost().tools("full") -- once; waits at most config.timeout_ms
+      M.tool_names = tools and vim.tbl_map(function(t)
+        return t.name
+      end, tools)
+    end
     candidates = M.tool_names or {}
   end
   return vim.tbl_filter(function(c)
