@@ -212,6 +212,18 @@ async function main() {
       const lmEdit = await waitFor("invokeTool edit_file", (o) => o.kind === "lmInvoke" && o.tool === "toolhost_edit_file");
       note("lm edit", { confirmation, result: lmEdit, onDisk: onDisk() });
     });
+
+    // 6. The status bar item, then Restart Server: the server stops and comes back.
+    await section(page, "restart", async () => {
+      const item = page.locator(".statusbar-item", { hasText: "Toolhost" }).first();
+      await item.waitFor({ state: "visible" });
+      note("status bar", { text: await item.innerText() });
+      const running = () => observations().filter((o) => o.kind === "toolhost" && o.event.kind === "state" && o.event.state === "running").length;
+      const before = running();
+      await runCommand(page, "Toolhost: Restart Server");
+      await waitFor("the server to run again", () => running() > before, 120_000);
+      note("restarted", { stopped: observations().some((o) => o.kind === "toolhost" && o.event.kind === "state" && o.event.state === "stopped") });
+    });
   } finally {
     await browser.close();
   }

@@ -252,4 +252,7 @@ def check_scenario(steps: dict[str, Any], approvals: list[Any], workspace: Path)
         "no toolhost prompt for a call VS Code already confirmed",
     )
     expect((ARTIFACTS / "approval-modal.png").exists(), "approval modal screenshot")
+    # The status bar shows the server; Restart Server stops it and starts it again.
+    expect("Toolhost" in steps.get("status bar", {}).get("text", ""), "status bar item")
+    expect(steps.get("restarted", {}).get("stopped") is True, "Restart Server restarted")
     assert not problems, "real VS Code scenario:\n- " + "\n- ".join(problems)
