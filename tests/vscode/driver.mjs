@@ -190,6 +190,27 @@ async function main() {
       note("deny", { result: denied.event.result, onDisk: onDisk() });
     });
 
+    // 3b. Always allow: the rule box shows the server's first suggested rule; the edited rule is sent.
+    await section(page, "always", async () => {
+      await runTool(page, "edit_file", { path: "hello.txt", old_string: "HELLO", new_string: "HI" });
+      const box = await dialog(page);
+      await box.getByRole("button", { name: "Always allow...", exact: true }).click();
+      await page.locator(".quick-input-widget .quick-input-title", { hasText: "Always allow" }).waitFor({ state: "visible" });
+      const input = page.locator(".quick-input-widget input");
+      const offered = await input.inputValue();
+      await page.screenshot({ path: join(config.artifacts, "approval-always-rule.png") });
+      await input.fill("Edit(*.txt)");
+      await page.keyboard.press("Enter");
+      const allowed = await waitFor("edit_file always allowed", runToolResult("edit_file", (e) => e.arguments.new_string === "HI"));
+      const policyFile = join(config.workspace, ".toolhost.toml");
+      note("always allow", {
+        offered,
+        result: allowed.event.result,
+        onDisk: onDisk(),
+        policy: existsSync(policyFile) ? readFileSync(policyFile, "utf8") : null,
+      });
+    });
+
     // 4. Language-model tools: listed by vscode.lm.tools, invoked with vscode.lm.invokeTool.
     await section(page, "lm-tools", async () => {
       await runCommand(page, "Toolhost E2E: LM Check");

@@ -229,8 +229,20 @@ def check_scenario(steps: dict[str, Any], approvals: list[Any], workspace: Path)
         error = denied["result"]["error"] or {}
         expect(error.get("code") == "permission.user_denied", f"deny code: {error}")
         expect("not in this test" in error.get("message", ""), "deny reason in the result")
+    # Always allow: the input box offered the server's first suggested rule; the edited rule
+    # was sent and written to the workspace .toolhost.toml.
+    always = steps.get("always allow")
+    expect(always is not None, "always allow section")
+    if always is not None and len(approvals) >= 3:
+        expect(
+            always["offered"] == approvals[2]["params"]["suggestedRules"][0],
+            f"offered rule {always['offered']}",
+        )
+        expect(always["onDisk"] == "HI world\n", "always allow edited the file")
+        expect("Edit(*.txt)" in (always["policy"] or ""), f".toolhost.toml: {always['policy']}")
     expect(
-        [a["result"]["decision"] for a in approvals] == ["allow_once", "deny"],
+        [(a["result"]["decision"], a["result"].get("rule")) for a in approvals]
+        == [("allow_once", None), ("deny", None), ("allow_always", "Edit(*.txt)")],
         f"approvals answered through the extension: {approvals}",
     )
     # Language-model tools: registered and invocable.
