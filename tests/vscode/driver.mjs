@@ -62,10 +62,22 @@ async function openPalette(page) {
 }
 
 async function runCommand(page, title) {
-  const input = await openPalette(page);
-  await input.fill(`>${title}`);
-  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
-  await row.waitFor({ state: "visible" });
+  // The palette can close again right after opening (focus moving to a new editor or a
+  // notification): retry the open-and-type part, never the Enter.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const input = await openPalette(page);
+      await input.fill(`>${title}`, { timeout: 5_000 });
+      const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
+      await row.waitFor({ state: "visible", timeout: 10_000 });
+      break;
+    } catch (error) {
+      if (attempt >= 3) {
+        throw error;
+      }
+      await page.keyboard.press("Escape");
+    }
+  }
   await page.keyboard.press("Enter");
 }
 
@@ -119,6 +131,18 @@ function runToolResult(tool, predicate = () => true) {
   return (o) => o.kind === "toolhost" && o.event.kind === "runTool" && o.event.tool === tool && predicate(o.event);
 }
 
+/** Restricted mode: the server runs readOnly, a write is refused without any prompt. */
+async function untrustedScenario(page) {
+  await section(page, "untrusted", async () => {
+    const trust = await waitFor("the probe's trust report", (o) => o.kind === "trust");
+    note("workspace trust", { trusted: trust.trusted });
+    await runTool(page, "edit_file", { path: "hello.txt", old_string: "hello", new_string: "HELLO" });
+    const refused = await waitFor("edit_file refused", runToolResult("edit_file"));
+    await page.screenshot({ path: join(config.artifacts, "untrusted-refused.png") });
+    note("untrusted edit", { result: refused.event.result, onDisk: onDisk() });
+  });
+}
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: config.chromium,
@@ -155,6 +179,11 @@ async function main() {
       const read = await waitFor("read_file result", runToolResult("read_file"));
       note("run tool read_file", { result: read.event.result });
     });
+
+    if (config.scenario === "untrusted") {
+      await untrustedScenario(page);
+      return;
+    }
 
     // 2. An edit needing approval: the modal appears, "Allow once" is clicked.
     await section(page, "allow", async () => {
