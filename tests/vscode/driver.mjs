@@ -62,10 +62,22 @@ async function openPalette(page) {
 }
 
 async function runCommand(page, title) {
-  const input = await openPalette(page);
-  await input.fill(`>${title}`);
-  const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
-  await row.waitFor({ state: "visible" });
+  // The palette can close again right after opening (focus moving to a new editor or a
+  // notification): retry the open-and-type part, never the Enter.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const input = await openPalette(page);
+      await input.fill(`>${title}`, { timeout: 5_000 });
+      const row = page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first();
+      await row.waitFor({ state: "visible", timeout: 10_000 });
+      break;
+    } catch (error) {
+      if (attempt >= 3) {
+        throw error;
+      }
+      await page.keyboard.press("Escape");
+    }
+  }
   await page.keyboard.press("Enter");
 }
 
@@ -119,6 +131,18 @@ function runToolResult(tool, predicate = () => true) {
   return (o) => o.kind === "toolhost" && o.event.kind === "runTool" && o.event.tool === tool && predicate(o.event);
 }
 
+/** Restricted mode: the server runs readOnly, a write is refused without any prompt. */
+async function untrustedScenario(page) {
+  await section(page, "untrusted", async () => {
+    const trust = await waitFor("the probe's trust report", (o) => o.kind === "trust");
+    note("workspace trust", { trusted: trust.trusted });
+    await runTool(page, "edit_file", { path: "hello.txt", old_string: "hello", new_string: "HELLO" });
+    const refused = await waitFor("edit_file refused", runToolResult("edit_file"));
+    await page.screenshot({ path: join(config.artifacts, "untrusted-refused.png") });
+    note("untrusted edit", { result: refused.event.result, onDisk: onDisk() });
+  });
+}
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: config.chromium,
@@ -156,6 +180,11 @@ async function main() {
       note("run tool read_file", { result: read.event.result });
     });
 
+    if (config.scenario === "untrusted") {
+      await untrustedScenario(page);
+      return;
+    }
+
     // 2. An edit needing approval: the modal appears, "Allow once" is clicked.
     await section(page, "allow", async () => {
       await runTool(page, "edit_file", { path: "hello.txt", old_string: "hello", new_string: "HELLO" });
@@ -190,6 +219,27 @@ async function main() {
       note("deny", { result: denied.event.result, onDisk: onDisk() });
     });
 
+    // 3b. Always allow: the rule box shows the server's first suggested rule; the edited rule is sent.
+    await section(page, "always", async () => {
+      await runTool(page, "edit_file", { path: "hello.txt", old_string: "HELLO", new_string: "HI" });
+      const box = await dialog(page);
+      await box.getByRole("button", { name: "Always allow...", exact: true }).click();
+      await page.locator(".quick-input-widget .quick-input-title", { hasText: "Always allow" }).waitFor({ state: "visible" });
+      const input = page.locator(".quick-input-widget input");
+      const offered = await input.inputValue();
+      await page.screenshot({ path: join(config.artifacts, "approval-always-rule.png") });
+      await input.fill("Edit(*.txt)");
+      await page.keyboard.press("Enter");
+      const allowed = await waitFor("edit_file always allowed", runToolResult("edit_file", (e) => e.arguments.new_string === "HI"));
+      const policyFile = join(config.workspace, ".toolhost.toml");
+      note("always allow", {
+        offered,
+        result: allowed.event.result,
+        onDisk: onDisk(),
+        policy: existsSync(policyFile) ? readFileSync(policyFile, "utf8") : null,
+      });
+    });
+
     // 4. Language-model tools: listed by vscode.lm.tools, invoked with vscode.lm.invokeTool.
     await section(page, "lm-tools", async () => {
       await runCommand(page, "Toolhost E2E: LM Check");
@@ -211,6 +261,18 @@ async function main() {
       await box.getByRole("button", { name: yes, exact: true }).click();
       const lmEdit = await waitFor("invokeTool edit_file", (o) => o.kind === "lmInvoke" && o.tool === "toolhost_edit_file");
       note("lm edit", { confirmation, result: lmEdit, onDisk: onDisk() });
+    });
+
+    // 6. The status bar item, then Restart Server: the server stops and comes back.
+    await section(page, "restart", async () => {
+      const item = page.locator(".statusbar-item", { hasText: "Toolhost" }).first();
+      await item.waitFor({ state: "visible" });
+      note("status bar", { text: await item.innerText() });
+      const running = () => observations().filter((o) => o.kind === "toolhost" && o.event.kind === "state" && o.event.state === "running").length;
+      const before = running();
+      await runCommand(page, "Toolhost: Restart Server");
+      await waitFor("the server to run again", () => running() > before, 120_000);
+      note("restarted", { stopped: observations().some((o) => o.kind === "toolhost" && o.event.kind === "state" && o.event.state === "stopped") });
     });
   } finally {
     await browser.close();

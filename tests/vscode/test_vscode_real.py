@@ -9,6 +9,7 @@ language-model tools. Screenshots of the modals go to test-artifacts/vscode/.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -74,10 +75,10 @@ def vscode_workspace(tmp_path: Path) -> Path:
     return root
 
 
-def test_packaged_extension_in_real_vscode(
-    tmp_path: Path, toolhost_vsix: Path, vscode_workspace: Path
-) -> None:
-    workspace = vscode_workspace
+def run_cycle(
+    tmp_path: Path, toolhost_vsix: Path, workspace: Path, scenario: str, trusted: bool
+) -> dict[str, Any]:
+    """Install, start code-server, run one driver scenario, stop; the driver's report."""
     if not CODE_SERVER.exists():
         missing("code-server", "the real-VS-Code test runs VS Code as code-server")
     if not PLAYWRIGHT.exists():
@@ -85,7 +86,8 @@ def test_packaged_extension_in_real_vscode(
     chromium = find_program("chromium", "Debian chromium is the browser VS Code runs in")
     node = find_program("node", "runs the Playwright driver")
     server = toolhost_executable()
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    artifacts = ARTIFACTS if scenario == "main" else ARTIFACTS / scenario
+    artifacts.mkdir(parents=True, exist_ok=True)
 
     probe_vsix = vsce_package(PROBE_EXTENSION_DIR, tmp_path / "toolhost-e2e.vsix")
     home = tmp_path / "home"
@@ -121,13 +123,15 @@ def test_packaged_extension_in_real_vscode(
 
     settings = {
         "toolhost.server.path": str(server),
-        "security.workspace.trust.enabled": False,
         "telemetry.telemetryLevel": "off",
         "update.mode": "none",
         "extensions.autoCheckUpdates": False,
         "extensions.autoUpdate": False,
         "workbench.startupEditor": "none",
         "workbench.tips.enabled": False,
+        # Untrusted: restricted mode from the start, without the trust prompt.
+        "security.workspace.trust.enabled": not trusted,
+        "security.workspace.trust.startupPrompt": "never",
     }
     (user_data / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
     port = free_port()
@@ -135,13 +139,14 @@ def test_packaged_extension_in_real_vscode(
     config.write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n")
     log = tmp_path / "code-server.log"
     url = f"http://127.0.0.1:{port}/"
+    trust_flags = ["--disable-workspace-trust"] if trusted else []
     with log.open("wb") as log_file:
         process = subprocess.Popen(
             [
                 str(CODE_SERVER),
                 *("--config", str(config)),
                 *dirs,
-                *("--disable-telemetry", "--disable-update-check", "--disable-workspace-trust"),
+                *("--disable-telemetry", "--disable-update-check", *trust_flags),
                 *("--disable-getting-started-override", str(workspace)),
             ],
             env=env,
@@ -154,10 +159,11 @@ def test_packaged_extension_in_real_vscode(
         driver_config = {
             "url": f"{url}?folder={workspace}",
             "log": str(observations),
-            "artifacts": str(ARTIFACTS),
+            "artifacts": str(artifacts),
             "playwright": str(PLAYWRIGHT),
             "chromium": str(chromium),
             "workspace": str(workspace),
+            "scenario": scenario,
         }
         run = subprocess.run(
             [str(node), str(DRIVER), json.dumps(driver_config)],
@@ -173,25 +179,75 @@ def test_packaged_extension_in_real_vscode(
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    (ARTIFACTS / "driver-stderr.txt").write_text(run.stderr)
-    (ARTIFACTS / "code-server.log").write_text(log.read_text(errors="replace"))
+    (artifacts / "driver-stderr.txt").write_text(run.stderr)
+    (artifacts / "code-server.log").write_text(log.read_text(errors="replace"))
     # VS Code's own logs, the Toolhost output channel included (exthost*/toolhost.toolhost/).
-    shutil.rmtree(ARTIFACTS / "logs", ignore_errors=True)
+    shutil.rmtree(artifacts / "logs", ignore_errors=True)
     if (user_data / "logs").exists():
-        shutil.copytree(user_data / "logs", ARTIFACTS / "logs")
+        shutil.copytree(user_data / "logs", artifacts / "logs")
     assert run.stdout.strip(), f"driver printed nothing:\n{run.stderr[-4000:]}"
     report: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
-    (ARTIFACTS / "driver-report.json").write_text(json.dumps(report, indent=2))
+    (artifacts / "driver-report.json").write_text(json.dumps(report, indent=2))
     assert "error" not in report, report["error"] + "\n" + run.stderr[-3000:]
-    steps = {step["name"]: step for step in report["steps"]}
-    approvals = [
+    return report
+
+
+def approvals_of(report: dict[str, Any]) -> list[Any]:
+    return [
         o["event"]
         for o in report["observations"]
         if o["kind"] == "toolhost" and o["event"]["kind"] == "approval"
     ]
-    check_scenario(steps, approvals, workspace)
+
+
+def test_packaged_extension_in_real_vscode(
+    tmp_path: Path, toolhost_vsix: Path, vscode_workspace: Path
+) -> None:
+    report = run_cycle(tmp_path, toolhost_vsix, vscode_workspace, "main", trusted=True)
+    steps = {step["name"]: step for step in report["steps"]}
+    if importlib.util.find_spec("lsp_server.policy") is None and not approvals_of(report):
+        # Before the policy package is on main the server never sends toolhost/approve
+        # (its placeholder approver answers permission.unattended). Everything that does not
+        # need a prompt is still checked; once lsp_server.policy exists this is a failure.
+        check_without_prompts(steps, vscode_workspace)
+        pytest.xfail("the server does not ask the editor yet: lsp_server.policy is not wired in")
+    check_scenario(steps, approvals_of(report), vscode_workspace)
     # Each part of the scenario ran without a driver failure (listed with their screenshots).
     assert report["failures"] == [], json.dumps(report["failures"], indent=2)
+
+
+def test_untrusted_workspace_runs_the_server_read_only(
+    tmp_path: Path, toolhost_vsix: Path, vscode_workspace: Path
+) -> None:
+    report = run_cycle(tmp_path, toolhost_vsix, vscode_workspace, "untrusted", trusted=False)
+    assert report["failures"] == [], json.dumps(report["failures"], indent=2)
+    steps = {step["name"]: step for step in report["steps"]}
+    assert steps["extension activated"]["serverState"] == "running"
+    assert steps["workspace trust"]["trusted"] is False
+    # Reads work; a write is refused by readOnly mode without a prompt, the file unchanged.
+    assert steps["run tool read_file"]["result"]["isError"] is False
+    refused = steps["untrusted edit"]["result"]
+    assert refused["isError"] is True
+    assert refused["error"]["code"].startswith("permission."), refused["error"]
+    assert "readOnly" in refused["error"]["message"], refused["error"]
+    assert steps["untrusted edit"]["onDisk"] == "hello world\n"
+    assert approvals_of(report) == []
+
+
+def check_without_prompts(steps: dict[str, Any], workspace: Path) -> None:
+    """The parts of the scenario that need no toolhost/approve from the server."""
+    assert steps["extension activated"]["serverState"] == "running"
+    read = steps["run tool read_file"]["result"]
+    assert read["isError"] is False and "hello world" in read["content"][0]["text"]
+    wanted = {"toolhost_read_file", "toolhost_edit_file", "toolhost_write_file"}
+    assert wanted <= set(steps["lm tools"]["names"])
+    assert "world" in "".join(steps["lm tools"]["read"]["texts"])
+    lm_edit = steps["lm edit"]
+    assert "error" not in lm_edit["result"], lm_edit
+    assert lm_edit["onDisk"] == "hello from the LM tool\n"
+    assert (workspace / "hello.txt").read_text() == "hello from the LM tool\n"
+    assert "Toolhost" in steps["status bar"]["text"]
+    assert steps["restarted"]["stopped"] is True
 
 
 def check_scenario(steps: dict[str, Any], approvals: list[Any], workspace: Path) -> None:
@@ -229,8 +285,20 @@ def check_scenario(steps: dict[str, Any], approvals: list[Any], workspace: Path)
         error = denied["result"]["error"] or {}
         expect(error.get("code") == "permission.user_denied", f"deny code: {error}")
         expect("not in this test" in error.get("message", ""), "deny reason in the result")
+    # Always allow: the input box offered the server's first suggested rule; the edited rule
+    # was sent and written to the workspace .toolhost.toml.
+    always = steps.get("always allow")
+    expect(always is not None, "always allow section")
+    if always is not None and len(approvals) >= 3:
+        expect(
+            always["offered"] == approvals[2]["params"]["suggestedRules"][0],
+            f"offered rule {always['offered']}",
+        )
+        expect(always["onDisk"] == "HI world\n", "always allow edited the file")
+        expect("Edit(*.txt)" in (always["policy"] or ""), f".toolhost.toml: {always['policy']}")
     expect(
-        [a["result"]["decision"] for a in approvals] == ["allow_once", "deny"],
+        [(a["result"]["decision"], a["result"].get("rule")) for a in approvals]
+        == [("allow_once", None), ("deny", None), ("allow_always", "Edit(*.txt)")],
         f"approvals answered through the extension: {approvals}",
     )
     # Language-model tools: registered and invocable.
@@ -252,4 +320,7 @@ def check_scenario(steps: dict[str, Any], approvals: list[Any], workspace: Path)
         "no toolhost prompt for a call VS Code already confirmed",
     )
     expect((ARTIFACTS / "approval-modal.png").exists(), "approval modal screenshot")
+    # The status bar shows the server; Restart Server stops it and starts it again.
+    expect("Toolhost" in steps.get("status bar", {}).get("text", ""), "status bar item")
+    expect(steps.get("restarted", {}).get("stopped") is True, "Restart Server restarted")
     assert not problems, "real VS Code scenario:\n- " + "\n- ".join(problems)

@@ -26,6 +26,7 @@ async function invoke(name, input) {
 
 async function activate(context) {
   record({ kind: "e2eActivated", pid: process.pid });
+  record({ kind: "trust", trusted: vscode.workspace.isTrusted });
   const toolhost = vscode.extensions.getExtension("toolhost.toolhost");
   const api = await toolhost.activate();
   context.subscriptions.push(api.onEvent((event) => record({ kind: "toolhost", event })));

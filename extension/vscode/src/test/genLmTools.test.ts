@@ -37,3 +37,13 @@ test("generation is stable: a second pass changes nothing (what --check relies o
   const once = generate('{"name": "x"}', fixture);
   assert.equal(generate(once, fixture), once);
 });
+
+test("package.json's languageModelTools are generated from the real schemas/tools.json", async () => {
+  const { generate } = await generator();
+  const packageText = readFileSync(resolve(root, "package.json"), "utf8");
+  const tools = readFileSync(resolve(root, "../../schemas/tools.json"), "utf8");
+  assert.equal(generate(packageText, tools), packageText, "run: node extension/vscode/scripts/gen-lm-tools.mjs");
+  const full = JSON.parse(tools).surfaces.full.tools as string[];
+  const contributed = JSON.parse(packageText).contributes.languageModelTools.map((t: { name: string }) => t.name);
+  assert.deepEqual(contributed, full.map((name) => `toolhost_${name}`).sort());
+});
