@@ -20,6 +20,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument
 
 from lsp_server import __version__, index_wiring, protocol, stdio
 from lsp_server.config import Config
@@ -204,7 +205,7 @@ class ToolhostServer(LanguageServer):
         )
         runtime.progress_sender = self._send_progress
         runtime.documents = self.documents = EditorDocuments(
-            self.workspace, bridge, self.config.edits, workspace
+            _LiveDocuments(self), bridge, self.config.edits, workspace
         )
         runtime.listeners.append(self._did_call)
         attach_policy(runtime, bridge, problems=self.config_problems)
@@ -339,6 +340,22 @@ def _client_features(capabilities: types.ClientCapabilities) -> ClientFeatures:
         work_done_progress=bool(window and window.work_done_progress),
         watched_files_dynamic=bool(watched and watched.dynamic_registration),
     )
+
+
+class _LiveDocuments:
+    """pygls' open documents, looked up on use: its workspace exists only once pygls has
+    handled initialize, after the runtime is built."""
+
+    def __init__(self, server: ToolhostServer) -> None:
+        self._server = server
+
+    @property
+    def text_documents(self) -> dict[str, TextDocument]:
+        try:
+            documents: dict[str, TextDocument] = self._server.workspace.text_documents
+        except RuntimeError:
+            return {}
+        return documents
 
 
 class LspClientBridge:

@@ -32,7 +32,7 @@ local defaults = {
 M.config = vim.deepcopy(defaults)
 
 -- Runtime state (notifications received), kept for :Toolhost jobs / status.
-M.state = { client_id = nil, root_dir = nil, jobs = {}, activity = {}, last_result = nil }
+M.state = { client_id = nil, root_dir = nil, jobs = {}, activity = {}, presented = {}, last_result = nil }
 
 local function has(version)
   return vim.fn.has("nvim-" .. version) == 1
@@ -108,6 +108,19 @@ local function on_job_update(_, params)
   end
 end
 
+local function on_present(_, params)
+  -- The agent's declared deliverables: kept for :Toolhost status and announced once.
+  if type(params) ~= "table" or type(params.files) ~= "table" then
+    return
+  end
+  M.state.presented = params.files
+  local names = {}
+  for _, file in ipairs(params.files) do
+    table.insert(names, file.path)
+  end
+  vim.notify("toolhost: the agent presented " .. table.concat(names, ", "), vim.log.levels.INFO)
+end
+
 local function client_config(root)
   local cfg = M.config
   local capabilities = vim.lsp.protocol.make_client_capabilities()
@@ -133,6 +146,7 @@ local function client_config(root)
       ["workspace/applyEdit"] = buffers.apply_edit_handler,
       [methods.did_call] = on_did_call,
       [methods.job_update] = on_job_update,
+      [methods.present] = on_present,
     },
     on_exit = function()
       M.state.client_id = nil

@@ -11,6 +11,7 @@ M.methods = {
   save_document = "toolhost/saveDocument",
   did_call = "toolhost/didCall",
   job_update = "toolhost/jobUpdate",
+  present = "toolhost/present",
 }
 
 -- What the client can do, sent as capabilities.experimental.toolhost in initialize.
@@ -18,6 +19,8 @@ M.client_capabilities = {
   approvals = true,
   saveDocument = true,
   lspProxy = false,
+  -- Only a client that confirms calls itself (VS Code's tool dialog) pre-approves.
+  preApproved = false,
 }
 
 return M
