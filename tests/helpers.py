@@ -20,6 +20,7 @@ from lsp_server.runtime.approvals import ModeApprover
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.runtime.workspace import Workspace
 from lsp_server.tools import build_registry
+from lsp_server.wiring import Lifecycle, install_services
 
 SERVER_COMMAND = [sys.executable, "-m", "lsp_server", "serve"]
 
@@ -27,17 +28,20 @@ SERVER_COMMAND = [sys.executable, "-m", "lsp_server", "serve"]
 def make_runtime(
     root: Path, settings: dict[str, Any] | None = None, mode: str = "bypass"
 ) -> Runtime:
-    """An in-process runtime over `root` whose approver allows writers (mode bypass)."""
+    """An in-process runtime over `root` whose approver allows writers (mode bypass), with
+    the services the server installs (jobs, symbol index, language servers)."""
     problems: list[str] = []
     config = structure_config(settings or {}, problems, Config())
     assert not problems, problems
-    return Runtime(
+    runtime = Runtime(
         build_registry(),
         Workspace.from_config([root], config.workspace),
         config,
         approver=ModeApprover(mode, "deny"),
         state_dir=root.parent / f".{root.name}-state",
     )
+    install_services(runtime, Lifecycle())
+    return runtime
 
 
 async def call_tool(

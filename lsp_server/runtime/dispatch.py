@@ -168,6 +168,7 @@ class Runtime:
             output = await self._run(params, state, "arguments")
         except ToolError as exc:
             self._notify(state, params, self._failure(state, exc, started))
+            exc.paths.extend(state.paths)
             raise
         record_only = CallResult(
             call_id=call_id,
@@ -348,6 +349,9 @@ class Runtime:
         return CallResult(call_id=state.call_id, is_error=False, content=content, meta=meta)
 
     def _failure(self, state: _CallState, exc: ToolError, started: float) -> CallResult:
+        for path in exc.paths:
+            if path not in state.paths:
+                state.paths.append(path)
         message = exc.cause if exc.code == errors.SCHEMA_MISMATCH else exc.message
         text = message
         ref = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 # Stable error codes (docs/ERRORS.md lists each with its meaning and a test).
@@ -71,6 +72,8 @@ class ToolError(Exception):
         self.details = details or {}
         # Output produced before the failure (a timed-out command's output).
         self.partial_text = partial_text
+        # Real paths a nested call (use_capability) had resolved before it failed.
+        self.paths: list[Path] = []
 
     @property
     def message(self) -> str:
