@@ -29,6 +29,7 @@ from lsp_server.runtime.errors import INVALID_ARGUMENT, ToolError
 from lsp_server.runtime.output import cut_line
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.tools.schema_parts import boolean, integer, object_schema, string
+from lsp_server.tools.symbol_lookup import locate_definition
 
 _POSITION_PROPERTIES: dict[str, Any] = {
     "file": string("File containing the symbol, relative to the workspace root or absolute."),
@@ -92,14 +93,10 @@ DIAGNOSTICS = ContractEntry(
 )
 
 
-async def _document_text(ctx: ToolContext) -> tuple[Path, Path, str]:
+async def _document_text(ctx: ToolContext, args: dict[str, Any]) -> tuple[Path, Path, str]:
     if "file" not in ctx.paths:
-        raise ToolError(
-            INVALID_ARGUMENT,
-            "a symbol alone cannot be located yet: resolving names through code_index is not "
-            "available in this build",
-            "pass `file` and `line` of an occurrence of the symbol (grep can find one)",
-        )
+        # A bare name: its one definition, found through the code index.
+        ctx.paths["file"], args["line"] = await locate_definition(ctx, str(args["symbol"]))
     path = ctx.paths["file"]
     if _is_secret(ctx, path):
         ctx.workspace.require_not_secret(path)  # raises the standard refusal
@@ -168,7 +165,7 @@ def _is_secret(ctx: ToolContext, path: Path) -> bool:
 
 async def _locations(ctx: ToolContext, args: dict[str, Any], method: str) -> tuple[str, str]:
     """Ask for definition or references; -> (rows text, display of the position)."""
-    root, path, text = await _document_text(ctx)
+    root, path, text = await _document_text(ctx, args)
     display = ctx.workspace.relative(path)
     line, line_text, index = _symbol_index(text, args, display)
     config: LspConfig = ctx.config.lsp
@@ -238,7 +235,7 @@ async def run_references(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
 
 
 async def run_hover(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
-    root, path, text = await _document_text(ctx)
+    root, path, text = await _document_text(ctx, args)
     display = ctx.workspace.relative(path)
     line, line_text, index = _symbol_index(text, args, display)
     config: LspConfig = ctx.config.lsp
@@ -260,7 +257,7 @@ _SEVERITY = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 
 
 async def run_diagnostics(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
-    root, path, text = await _document_text(ctx)
+    root, path, text = await _document_text(ctx, args)
     display = ctx.workspace.relative(path)
     config: LspConfig = ctx.config.lsp
 

@@ -111,7 +111,8 @@ async def test_restart_reuses_the_index(tmp_path: Path) -> None:
     async with lsp_session(root, state_dir=state) as client:
         await search(client, "Handler3")
         first = await wait_for_complete_index(client)
-        assert first["parsedThisRun"] == 5
+        # The cold search and the background build may both parse m3.go when they overlap.
+        assert first["parsedThisRun"] in (5, 6)
     async with lsp_session(root, state_dir=state) as client:
         assert "pkg/m3.go:3: function Handler3" in await search(client, "Handler3")
         again = await index_status(client)

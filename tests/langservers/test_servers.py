@@ -93,3 +93,12 @@ async def test_symbol_after_cjk_and_emoji_resolves(project: Runtime, request: An
     case = CASES[language]
     text = await ok_text(project, "lsp_definition", position(case["unicode"]))
     assert text == case["unicode_expected"]
+
+
+@pytest.mark.parametrize("project", ["python"], indirect=True)
+async def test_a_symbol_alone_is_resolved_through_the_code_index(project: Runtime) -> None:
+    """No file and line: the one definition named so is found by the tree-sitter index."""
+    definition = await ok_text(project, "lsp_definition", {"symbol": "make_circle"})
+    assert definition == "shapes.py:15: def make_circle(radius: float) -> Circle:"
+    references = await ok_text(project, "lsp_references", {"symbol": "make_circle"})
+    assert "main.py:8:" in references and "shapes.py:15:" in references

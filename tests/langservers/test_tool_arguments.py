@@ -15,7 +15,7 @@ async def test_refusals_before_any_server_starts(tmp_path: Path) -> None:
     cases = [
         ({"file": "main.py", "line": 8, "symbol": "not_there"}, "invalid_argument", "main.py:8"),
         ({"file": "main.py", "line": 99, "symbol": "x"}, "invalid_argument", "has 10 lines"),
-        ({"symbol": "make_circle"}, "invalid_argument", "pass `file` and `line`"),
+        ({"symbol": "no_such_name_anywhere"}, "invalid_argument", "no definition named"),
         ({"file": "main.py", "symbol": "make_circle"}, "invalid_argument", "`line` is missing"),
         (
             {"file": "notes.unknownext", "line": 1, "symbol": "make_circle"},
