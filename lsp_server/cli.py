@@ -133,7 +133,7 @@ async def _call(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"toolhost: {problem}", file=sys.stderr)
     lifecycle = Lifecycle()
-    install_services(runtime, lifecycle)
+    install_services(runtime, lifecycle, long_lived=False)
     params = CallParams(
         name=args.name, arguments=arguments, session=args.session, surface=args.surface
     )

@@ -33,7 +33,9 @@ class Lifecycle:
             await hook()
 
 
-def install_services(runtime: Runtime, lifecycle: Lifecycle) -> None:
+def install_services(runtime: Runtime, lifecycle: Lifecycle, *, long_lived: bool = True) -> None:
+    """`long_lived=False` (one `toolhost call`): no background index build, which would die
+    with the process; code_index then parses only what a query needs."""
     jobs = JobManager(runtime.config.shell.max_background_jobs)
     runtime.services.register(JobManager, jobs)
     lifecycle.shutdown_hooks.append(jobs.shutdown)
@@ -41,9 +43,10 @@ def install_services(runtime: Runtime, lifecycle: Lifecycle) -> None:
     lifecycle.kill_hooks.append(jobs.kill_all_now)
     atexit.register(jobs.kill_all_now)
 
-    index_service = index_wiring.install(runtime)
-    lifecycle.status_providers["index"] = index_service.status
-    lifecycle.shutdown_hooks.append(lambda: asyncio.to_thread(index_service.close))
+    if long_lived:
+        index_service = index_wiring.install(runtime)
+        lifecycle.status_providers["index"] = index_service.status
+        lifecycle.shutdown_hooks.append(lambda: asyncio.to_thread(index_service.close))
 
     language_servers.install(
         runtime.services, runtime.config.lsp, lifecycle.shutdown_hooks, lifecycle.status_providers

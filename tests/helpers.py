@@ -40,7 +40,7 @@ def make_runtime(
         approver=ModeApprover(mode, "deny"),
         state_dir=root.parent / f".{root.name}-state",
     )
-    install_services(runtime, Lifecycle())
+    install_services(runtime, Lifecycle(), long_lived=False)
     return runtime
 
 

@@ -112,7 +112,7 @@ async def test_tcp_requires_the_token(tmp_path: Path) -> None:
         old_token = token
         for _ in range(200):
             token = token_file.read_text().strip()
-            if token != old_token:
+            if token and token != old_token:
                 break
             await asyncio.sleep(0.1)
         for _ in range(100):
