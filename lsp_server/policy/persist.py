@@ -8,8 +8,8 @@ from typing import Any
 
 import tomlkit
 
-from lsp_server.policy.atomic_write import write_atomically
 from lsp_server.policy.trust import TrustStore
+from lsp_server.runtime.textio import atomic_write
 
 WORKSPACE_CONFIG_NAME = ".toolhost.toml"
 
@@ -45,9 +45,8 @@ def persist_allow_rule(root: Path, rule_text: str, trust: TrustStore) -> Path:
         allow.append(rule_text)
     text = tomlkit.dumps(document)
     tomllib.loads(text)  # never leave a file we could not read back
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
     try:
-        write_atomically(path, text.encode("utf-8"), mode=mode)
+        atomic_write(path, text.encode("utf-8"))
     except OSError as exc:
         raise PersistError(f"cannot write {path}: {exc}") from exc
     trust.record(root, rule_text)

@@ -13,7 +13,7 @@ import json
 import threading
 from pathlib import Path
 
-from lsp_server.policy.atomic_write import write_atomically
+from lsp_server.runtime.textio import atomic_write
 
 
 def rule_hash(root: Path, rule_text: str) -> str:
@@ -41,4 +41,4 @@ class TrustStore:
             hashes = self._load()
             hashes.add(rule_hash(root, rule_text))
             payload = json.dumps({"version": 1, "hashes": sorted(hashes)}, indent=1) + "\n"
-            write_atomically(self.path, payload.encode(), mode=0o600)
+            atomic_write(self.path, payload.encode(), mode=0o600)

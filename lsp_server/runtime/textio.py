@@ -243,12 +243,35 @@ def atomic_replace(path: Path, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
+def _default_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Create or replace a small file of toolhost's own (policy file, state): readers see
+    the old or the new content, never half. An existing file keeps its mode unless one is
+    given; a new one gets the umask's."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            mode = _default_mode()
+    temp = _write_temp(path.parent, path.name, data, mode)
+    try:
+        temp.replace(path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
 def atomic_create(path: Path, data: bytes) -> None:
     """Create `path` with all of `data` at once; FileExistsError if something is there."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    umask = os.umask(0)
-    os.umask(umask)
-    temp = _write_temp(path.parent, path.name, data, 0o666 & ~umask)
+    temp = _write_temp(path.parent, path.name, data, _default_mode())
     try:
         # link() never replaces: a concurrent creator makes this fail with EEXIST.
         os.link(temp, path)
