@@ -49,6 +49,9 @@ class LanguageSpec:
     non_empty_blocks: frozenset[str] = frozenset()
     """Body node types that may not be left empty (a Python block: the grammar accepts
     `class A:` with nothing after it, Python does not)."""
+    query: str | None = None
+    """The tags query file's name when another language's fits (TSX shares TypeScript's);
+    by default the language's own name."""
 
 
 _C_LIKE_WRAPPERS = frozenset({"declaration", "template_declaration"})
@@ -91,6 +94,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     ),
     LanguageSpec(
         name="tsx",
+        query="typescript",
         extensions=(".tsx",),
         grammar_module="tree_sitter_typescript",
         grammar_function="language_tsx",
@@ -191,7 +195,8 @@ def grammar(name: str) -> tree_sitter.Language:
 
 @functools.cache
 def tags_query(name: str) -> tree_sitter.Query:
-    text = resources.files("lsp_server.codeintel").joinpath("queries", f"{name}.scm")
+    query_name = _BY_NAME[name].query or name
+    text = resources.files("lsp_server.codeintel").joinpath("queries", f"{query_name}.scm")
     return tree_sitter.Query(grammar(name), text.read_text(encoding="utf-8"))
 
 

@@ -44,7 +44,7 @@ def index_fingerprint() -> str:
     digest = hashlib.sha256(SCHEMA_VERSION.encode())
     queries = resources.files("lsp_server.codeintel").joinpath("queries")
     for spec in LANGUAGES:
-        digest.update(queries.joinpath(f"{spec.name}.scm").read_bytes())
+        digest.update(queries.joinpath(f"{spec.query or spec.name}.scm").read_bytes())
         distribution = spec.grammar_module.replace("_", "-")
         try:
             digest.update(importlib.metadata.version(distribution).encode())
