@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -16,6 +17,13 @@ def clients_required() -> bool:
     return os.environ.get("TOOLHOST_REQUIRE_CLIENTS") == "1"
 
 
+def missing_part(why: str) -> NoReturn:
+    """A real client, server or tool is missing: skip here, fail in CI."""
+    if clients_required():
+        pytest.fail(why)
+    pytest.skip(why)
+
+
 def require_program(name_or_path: str, why: str) -> str:
     """The program's path; skip (or fail in CI) with a clear reason when it is missing."""
     found = shutil.which(name_or_path) or (
@@ -23,10 +31,7 @@ def require_program(name_or_path: str, why: str) -> str:
     )
     if found:
         return found
-    message = f"{name_or_path} is not installed ({why}); `./run setup` installs it"
-    if clients_required():
-        pytest.fail(message)
-    pytest.skip(message)
+    missing_part(f"{name_or_path} is not installed ({why}); `./run setup` installs it")
 
 
 @pytest.fixture

@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import missing_part
+
 REPO = Path(__file__).resolve().parents[2]
 PLUGIN_DIR = REPO / "extension" / "nvim"
 LUA_DIR = Path(__file__).resolve().parent / "lua"
@@ -56,9 +58,7 @@ def nvim_program() -> str:
     program = find_nvim()
     if program is None:
         why = "Neovim 0.9+ not found (run scripts/setup/40-neovim.sh or set TOOLHOST_NVIM)"
-        if os.environ.get("TOOLHOST_REQUIRE_CLIENTS") == "1":
-            pytest.fail(why)
-        pytest.skip(why)
+        missing_part(why)
     return program
 
 

