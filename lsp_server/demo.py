@@ -117,10 +117,15 @@ async def _session(workspace: Path) -> int:
     for name, arguments in (
         ("grep", {"pattern": "def ", "path": "src"}),
         ("code_index", {"action": "outline", "path": "src/inventory.py"}),
-        ("bash", {"command": "git --no-pager log --oneline | head -3 || true"}),
+        ("bash", {"command": "wc -l src/*.py tests/*.py"}),
+        ("bash", {"command": "rm -rf src"}),
     ):
         if any(t["name"] == name for t in tools["tools"]):
-            await call(f"{name}", name, arguments)
+            title = {
+                "wc -l src/*.py tests/*.py": "bash: a plain read runs without asking",
+                "rm -rf src": "bash: a destructive command needs approval; nobody can give it",
+            }.get(str(arguments.get("command")), name)
+            await call(title, name, arguments)
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()  # type: ignore[no-untyped-call]
