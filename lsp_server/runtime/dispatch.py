@@ -112,6 +112,23 @@ class Runtime:
         if tool is None:
             unknown = self._unknown_tool(params, call_id, surface, started)
             self._break_storm(session, params, call_id, unknown, f"unknown_tool:{params.name}")
+            arguments = params.arguments if isinstance(params.arguments, dict) else {}
+            self._emit(
+                CallRecord(
+                    call_id=call_id,
+                    session=session.id,
+                    tool=params.name,
+                    read_only=True,
+                    arguments_digest=_digest(arguments),
+                    paths=(),
+                    written=(),
+                    decision=None,
+                    rule=None,
+                    is_error=True,
+                    code=errors.UNKNOWN_TOOL,
+                    duration_ms=unknown.meta.duration_ms,
+                )
+            )
             return unknown
         state = _CallState(call_id=call_id, tool=tool, session=session)
         try:
@@ -430,6 +447,10 @@ class Runtime:
             code=result.error.code if result.error else None,
             duration_ms=result.meta.duration_ms,
         )
+        self._emit(record)
+
+    def _emit(self, record: CallRecord) -> None:
+        """Audit, didCall, index refresh: every call is reported, unknown tools included."""
         for listener in self.listeners:
             try:
                 listener(record)

@@ -117,3 +117,12 @@ async def test_did_call_notification_matches_result(workspace: Path) -> None:
     assert did_calls and did_calls[-1]["callId"] == "c-1"
     assert did_calls[-1]["tool"] == "read_file"
     assert did_calls[-1]["paths"] == [str((workspace / "README.md").resolve())]
+
+
+async def test_unknown_tools_are_reported_like_any_call(workspace: Path) -> None:
+    async with lsp_session(workspace) as client:
+        await lsp_call(client, "no_such_tool", {"x": 1}, callId="c-unknown")
+        await client.protocol.send_request_async("toolhost/status", {})
+        did_calls = list(client.did_calls)  # type: ignore[attr-defined]
+    reported = [d for d in did_calls if d["callId"] == "c-unknown"]
+    assert reported and reported[0]["code"] == "unknown_tool" and reported[0]["isError"]
