@@ -5,7 +5,7 @@ import { ALLOW_ONCE, ALLOW_SESSION, ALWAYS_ALLOW, askApproval, DENY, SHOW_DIFF, 
 import type { ApproveParams } from "../common/protocol";
 import { ScriptedHost } from "./scriptedHost";
 
-const FILE = "/work/ws/src/app.py";
+const FILE = "/home/user/project/src/app.py";
 
 function params(overrides: Partial<ApproveParams> = {}): ApproveParams {
   return {
@@ -29,7 +29,7 @@ test("the modal shows title, real paths, risk and summary with every button", as
   assert.deepEqual(await askApproval(host, params()), { decision: "allow_once" });
   const modal = host.modals[0];
   assert.equal(modal.message, "Edit src/app.py");
-  assert.match(modal.detail, /\/work\/ws\/src\/app\.py/);
+  assert.match(modal.detail, /\/home\/user\/project\/src\/app\.py/);
   assert.match(modal.detail, /Risk: medium/);
   assert.match(modal.detail, /Replace one line/);
   assert.deepEqual(modal.items, [ALLOW_ONCE, ALLOW_SESSION, ALWAYS_ALLOW, SHOW_DIFF, DENY]);
