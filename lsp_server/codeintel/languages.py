@@ -55,6 +55,15 @@ class LanguageSpec:
 
 
 _C_LIKE_WRAPPERS = frozenset({"declaration", "template_declaration"})
+_TS_WRAPPERS = frozenset(
+    {
+        "export_statement",
+        "lexical_declaration",
+        "variable_declaration",
+        "ambient_declaration",
+        "expression_statement",
+    }
+)
 
 LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec(
@@ -80,15 +89,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         extensions=(".ts", ".mts", ".cts"),
         grammar_module="tree_sitter_typescript",
         grammar_function="language_typescript",
-        wrappers=frozenset(
-            {
-                "export_statement",
-                "lexical_declaration",
-                "variable_declaration",
-                "ambient_declaration",
-                "expression_statement",
-            }
-        ),
+        wrappers=_TS_WRAPPERS,
         attached=frozenset({"decorator"}),
         aliases=("ts",),
     ),
@@ -98,15 +99,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         extensions=(".tsx",),
         grammar_module="tree_sitter_typescript",
         grammar_function="language_tsx",
-        wrappers=frozenset(
-            {
-                "export_statement",
-                "lexical_declaration",
-                "variable_declaration",
-                "ambient_declaration",
-                "expression_statement",
-            }
-        ),
+        wrappers=_TS_WRAPPERS,
         attached=frozenset({"decorator"}),
     ),
     LanguageSpec(
