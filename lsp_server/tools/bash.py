@@ -17,6 +17,12 @@ from lsp_server.shell.runner import RunLimits, run_command
 
 MAX_TIMEOUT_MS = 600_000
 
+COMMAND_PROPERTY = {
+    "type": "string",
+    "minLength": 1,
+    "description": "The command line, run by bash -c.",
+}
+
 CONTRACT = ContractEntry(
     name="bash",
     read_only=False,
@@ -36,11 +42,7 @@ CONTRACT = ContractEntry(
         "additionalProperties": False,
         "required": ["command"],
         "properties": {
-            "command": {
-                "type": "string",
-                "minLength": 1,
-                "description": "The command line, run by bash -c.",
-            },
+            "command": COMMAND_PROPERTY,
             "timeout_ms": {
                 "type": "integer",
                 "minimum": 1,

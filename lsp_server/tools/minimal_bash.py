@@ -7,7 +7,7 @@ from typing import Any
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
 from lsp_server.runtime.results import ToolOutput
-from lsp_server.tools.bash import execute
+from lsp_server.tools.bash import COMMAND_PROPERTY, execute
 
 CONTRACT = ContractEntry(
     name="bash",
@@ -24,11 +24,7 @@ CONTRACT = ContractEntry(
         "additionalProperties": False,
         "required": ["command"],
         "properties": {
-            "command": {
-                "type": "string",
-                "minLength": 1,
-                "description": "The command line, run by bash -c.",
-            },
+            "command": COMMAND_PROPERTY,
         },
     },
 )

@@ -60,22 +60,9 @@ async def test_tcp_requires_the_token(tmp_path: Path) -> None:
     port = _free_port()
     state = tmp_path / "state"
     env = {**os.environ, "TOOLHOST_STATE_DIR": str(state)}
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "lsp_server",
-            "serve",
-            "--tcp",
-            "--port",
-            str(port),
-            "--root",
-            str(tmp_path),
-        ],
-        stderr=subprocess.PIPE,
-        env=env,
-        text=True,
-    )
+    command = [sys.executable, "-m", "lsp_server", "serve", "--tcp", "--port", str(port)]
+    command += ["--root", str(tmp_path)]
+    server = subprocess.Popen(command, stderr=subprocess.PIPE, env=env, text=True)
     try:
         assert server.stderr is not None
         line = ""
@@ -94,21 +81,7 @@ async def test_tcp_requires_the_token(tmp_path: Path) -> None:
         assert wrong is None or "error" in wrong
         server.terminate()
         server.wait(10)
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "lsp_server",
-                "serve",
-                "--tcp",
-                "--port",
-                str(port),
-                "--root",
-                str(tmp_path),
-            ],
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )
+        server = subprocess.Popen(command, stderr=subprocess.DEVNULL, env=env)
         old_token = token
         for _ in range(200):
             token = token_file.read_text().strip()
