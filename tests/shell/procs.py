@@ -29,8 +29,9 @@ async def wait_gone(pids: list[int], limit_seconds: float = 10.0) -> list[int]:
         await asyncio.sleep(0.05)
 
 
-def processes_with_marker(marker: str) -> list[int]:
-    """Live processes whose environment carries TOOLHOST_JOB=<marker>."""
+def processes_with_marker(marker: str, *, prefix: bool = False) -> list[int]:
+    """Live processes whose environment carries TOOLHOST_JOB=<marker> (or a value starting
+    with it, when `prefix`)."""
     wanted = f"TOOLHOST_JOB={marker}".encode()
     found = []
     for entry in Path("/proc").iterdir():
@@ -40,7 +41,9 @@ def processes_with_marker(marker: str) -> list[int]:
             environ = (entry / "environ").read_bytes()
         except OSError:
             continue
-        if wanted in environ.split(b"\0") and is_alive(int(entry.name)):
+        values = environ.split(b"\0")
+        hit = any(v.startswith(wanted) for v in values) if prefix else wanted in values
+        if hit and is_alive(int(entry.name)):
             found.append(int(entry.name))
     return found
 

@@ -17,7 +17,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.helpers import SERVER_COMMAND, lsp_call, lsp_session, make_test_client, text_of
-from tests.shell.procs import is_alive, wait_gone
+from tests.shell.procs import is_alive, processes_with_marker, wait_gone
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -26,18 +26,7 @@ BYPASS = {"policy": {"mode": "bypass"}}
 
 def server_job_processes(server_pid: int) -> list[int]:
     """Live processes started by that server's commands: their marker begins with its pid."""
-    prefix = f"TOOLHOST_JOB={server_pid}-".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-        except OSError:
-            continue
-        if any(v.startswith(prefix) for v in environ.split(b"\0")) and is_alive(int(entry.name)):
-            found.append(int(entry.name))
-    return found
+    return processes_with_marker(f"{server_pid}-", prefix=True)
 
 
 async def wait_for_file(path: Path) -> str:
