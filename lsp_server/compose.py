@@ -43,7 +43,7 @@ from lsp_server.runtime.dispatch import CallListener, Runtime
 from lsp_server.runtime.documents import EditorDocuments, OpenDocuments
 from lsp_server.runtime.progress import ProgressSender
 from lsp_server.runtime.workspace import Workspace
-from lsp_server.search.engine import SearchEngines
+from lsp_server.search.engines import SearchEngines
 from lsp_server.shell.jobs import JobManager
 from lsp_server.tools.registry import build_registry
 

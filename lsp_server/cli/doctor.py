@@ -13,8 +13,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from lsp_server.config.tree import Config
-    from lsp_server.langservers import doctor
+    from lsp_server.langservers import diagnosis
 
-    report = doctor.diagnose(args.root.resolve(), Config().lsp.servers)
-    print(doctor.render(report))
+    report = diagnosis.diagnose(args.root.resolve(), Config().lsp.servers)
+    print(diagnosis.render(report))
     return 0

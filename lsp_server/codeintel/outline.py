@@ -154,8 +154,3 @@ def definitions(spec_name: str, tree: tree_sitter.Tree, source: bytes) -> list[D
 def outline(spec_name: str, source: bytes) -> list[Symbol]:
     tree = languages.parse(spec_name, source)
     return [d.symbol for d in definitions(spec_name, tree, source)]
-
-
-def format_symbol(path: str, symbol: Symbol) -> str:
-    """`path:line: kind Parent.name — signature`, the shape tools show."""
-    return f"{path}:{symbol.start_line}: {symbol.kind} {symbol.qualified_name} — {symbol.signature}"

@@ -28,8 +28,6 @@ class Limits:
     """Up to this size a file version includes the sha256 of its bytes."""
     stored_results: int = 64
     """Full results kept per session for paging (oldest evicted first)."""
-    stored_result_bytes: int = 64 * 1024 * 1024
-    """Bytes of full results kept in memory per session before spilling to the state folder."""
     call_timeout_seconds: float = 900.0
     """Hard bound on any one call at the dispatch boundary."""
 
@@ -218,7 +216,3 @@ def structure_config(
             except ValueError as exc:
                 problems.append(f"invalid setting {raw_section}.{raw_key}: {exc}; default kept")
     return config
-
-
-def config_to_dict(config: Config) -> dict[str, Any]:
-    return attrs.asdict(config)

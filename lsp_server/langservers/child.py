@@ -26,7 +26,7 @@ from lsp_server.langservers.jsonrpc import (
     ResponseError,
 )
 from lsp_server.langservers.positions import PositionEncoding
-from lsp_server.langservers.uris import path_to_uri, uri_to_path
+from lsp_server.runtime.uris import path_to_uri, uri_to_path
 
 log = logging.getLogger(__name__)
 

@@ -233,13 +233,3 @@ def row_for_extension(suffix: str) -> ServerRow | None:
         if suffix in row.extensions:
             return row
     return None
-
-
-def row_for_name(name: str) -> ServerRow | None:
-    """A row by its name or by one of its languageIds ("javascript" -> typescript)."""
-    if name in ROWS_BY_NAME:
-        return ROWS_BY_NAME[name]
-    for row in SERVER_TABLE:
-        if name in row.extensions.values():
-            return row
-    return None

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from lsp_server.runtime.progress import Progress
     from lsp_server.runtime.results import ToolOutput
     from lsp_server.runtime.sessions import Session
-    from lsp_server.runtime.validation import Validators
+    from lsp_server.runtime.validation import Placement
     from lsp_server.runtime.workspace import Workspace
 
 T = TypeVar("T")
@@ -59,7 +59,9 @@ class Services:
 class NestedCalls(Protocol):
     """The runtime, as a tool that calls other tools (use_capability) sees it."""
 
-    validators: Validators
+    def validated(
+        self, entry: ContractEntry, arguments: Any, placement: Placement
+    ) -> dict[str, Any]: ...
 
     async def call_nested(self, params: CallParams, parent_call_id: str) -> ToolOutput: ...
 

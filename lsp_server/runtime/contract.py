@@ -126,7 +126,7 @@ def surface_hash(entries: Iterable[ContractEntry]) -> str:
 
 
 class Registry:
-    """All tools, by surface. Built once from the literal tuple in lsp_server.tools."""
+    """All tools, by surface. Built once from the literal tuple in lsp_server.tools.registry."""
 
     def __init__(self, tools: Iterable[Tool]) -> None:
         self._standard: dict[str, Tool] = {}
@@ -161,7 +161,3 @@ class Registry:
 
     def all_tools(self) -> list[Tool]:
         return sorted([*self._standard.values(), *self._minimal.values()], key=lambda t: t.name)
-
-
-def entries_by_name(tools: Mapping[str, Tool]) -> dict[str, ContractEntry]:
-    return {name: tool.contract for name, tool in tools.items()}

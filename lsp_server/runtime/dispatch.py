@@ -28,7 +28,7 @@ from lsp_server.runtime import errors
 from lsp_server.runtime.approvals import ApprovalRequest, Approver, Verdict
 from lsp_server.runtime.client import ClientBridge, NoClient
 from lsp_server.runtime.context import Services, ToolContext
-from lsp_server.runtime.contract import Registry, Surface, Tool
+from lsp_server.runtime.contract import ContractEntry, Registry, Surface, Tool
 from lsp_server.runtime.diffs import unified_diff
 from lsp_server.runtime.documents import EditorDocuments
 from lsp_server.runtime.errors import ToolError
@@ -99,6 +99,23 @@ class Runtime:
         self.config.policy = config.policy
         self.config.limits = config.limits
         self.approver.reconfigure(config.policy, problems)
+
+    def validated(
+        self, entry: ContractEntry, arguments: Any, placement: Placement
+    ) -> dict[str, Any]:
+        """The arguments checked against the entry's schema; schema_mismatch otherwise."""
+        args, failure = self.validators.validate(entry, arguments, placement)
+        if failure is not None:
+            raise ToolError(
+                errors.SCHEMA_MISMATCH,
+                failure.feedback,
+                "",
+                details={
+                    "signature": failure.signature,
+                    "violations": [v.as_dict() for v in failure.violations],
+                },
+            )
+        return args
 
     def files_for(self, session: Session) -> FileService:
         return FileService(self.workspace, session.observations, self.config.limits, self.documents)
@@ -222,17 +239,7 @@ class Runtime:
 
     async def _run(self, params: CallParams, state: _CallState, placement: Placement) -> ToolOutput:
         entry = state.tool.contract
-        args, failure = self.validators.validate(entry, params.arguments, placement)
-        if failure is not None:
-            raise ToolError(
-                errors.SCHEMA_MISMATCH,
-                failure.feedback,
-                "",
-                details={
-                    "signature": failure.signature,
-                    "violations": [v.as_dict() for v in failure.violations],
-                },
-            )
+        args = self.validated(entry, params.arguments, placement)
         state.arguments = args  # before path checks: their failures need the digest too
         ctx = self._context(state, params)
         write_paths: list[Path] = []

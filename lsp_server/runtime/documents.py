@@ -22,18 +22,17 @@ import asyncio
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import unquote
 
 import anyio
 import attrs
 from lsprotocol import types as lsp
-from pygls.uris import to_fs_path
 
 from lsp_server.protocol import SaveDocumentParams
 from lsp_server.runtime import textio
 from lsp_server.runtime.buffer_edits import same_text, text_edits, text_hash
-from lsp_server.runtime.errors import FS_STALE_VERSION, ToolError
+from lsp_server.runtime.errors import FS_STALE_VERSION, TIMEOUT, ToolError
 from lsp_server.runtime.textio import BufferVersion, TextFile
+from lsp_server.runtime.uris import document_key, uri_to_path
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
@@ -109,7 +108,7 @@ class EditorDocuments:
         uri = self._uri_by_path.get(path)
         if uri is None:
             return None
-        document = self._documents.text_documents.get(unquote(uri))
+        document = self._documents.text_documents.get(document_key(uri))
         if document is None or document.version is None:
             return None
         return uri, document
@@ -208,7 +207,7 @@ class EditorDocuments:
             )
         except TimeoutError:
             raise ToolError(
-                "timeout",
+                TIMEOUT,
                 f"the editor did not answer the edit of {rel} within {timeout:g} s",
                 "read the file to see whether the edit was applied",
             ) from None
@@ -229,7 +228,7 @@ class EditorDocuments:
         with anyio.move_on_after(self._config.editor_timeout_seconds):
             while True:
                 changed = self._changed
-                document = self._documents.text_documents.get(unquote(uri))
+                document = self._documents.text_documents.get(document_key(uri))
                 if (
                     document is not None
                     and document.version is not None
@@ -266,7 +265,7 @@ class EditorDocuments:
             saved = bool(_field(answer, "saved"))
         except TimeoutError:
             log.warning("the editor did not answer toolhost/saveDocument for %s", uri)
-        document = self._documents.text_documents.get(unquote(uri))
+        document = self._documents.text_documents.get(document_key(uri))
         if saved and document is not None and await self._matches_disk(path, document.source):
             return f"The editor applied the edit to its buffer of {rel} and saved it."
         return (
@@ -294,11 +293,11 @@ def _read_disk(path: Path) -> TextFile | None:
 
 
 def _real_path(uri: str) -> Path | None:
-    fs_path = to_fs_path(uri)
-    if fs_path is None:
+    path = uri_to_path(uri)
+    if path is None:
         return None
     try:
-        return Path(fs_path).resolve()
+        return path.resolve()
     except OSError:
         return None
 

@@ -47,6 +47,8 @@ WEB_HTTP_STATUS = "web.http_status"
 GOAL_CONFLICT = "goal.revision_conflict"
 GOAL_EXISTS = "goal.unfinished_exists"
 GOAL_NOT_FOUND = "goal.not_found"
+RESULT_NOT_FOUND = "result.not_found"
+SERVER_NOT_INITIALIZED = "server.not_initialized"
 
 
 class ToolError(Exception):

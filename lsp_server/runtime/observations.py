@@ -38,9 +38,6 @@ class Observations:
     def record_absent(self, path: Path) -> None:
         self._by_path[path] = Observation("absent")
 
-    def forget(self, path: Path) -> None:
-        self._by_path.pop(path, None)
-
     def __len__(self) -> int:
         return len(self._by_path)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import attrs
 
 from lsp_server.protocol import ResultPage
-from lsp_server.runtime.errors import INVALID_ARGUMENT, ToolError
+from lsp_server.runtime.errors import INVALID_ARGUMENT, RESULT_NOT_FOUND, ToolError
 
 MAX_PAGE_BYTES = 24_576
 DEFAULT_PAGE_BYTES = 16_384
@@ -116,7 +116,7 @@ class ResultStore:
         item = self._items.get(ref)
         if item is None:
             raise ToolError(
-                "result.not_found",
+                RESULT_NOT_FOUND,
                 f"no stored result {ref!r} in this session (evicted or never stored)",
                 "re-run the call that produced it",
             )

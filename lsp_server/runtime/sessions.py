@@ -61,8 +61,3 @@ class SessionStore:
 
     def all(self) -> list[Session]:
         return list(self._sessions.values())
-
-    def set_default_cwd(self, cwd: Path) -> None:
-        self._default_cwd = cwd
-        for session in self._sessions.values():
-            session.cwd = cwd

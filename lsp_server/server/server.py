@@ -19,7 +19,6 @@ from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
-from pygls.uris import to_fs_path
 
 from lsp_server import __version__, compose, protocol
 from lsp_server.config.layers import load_layers
@@ -38,11 +37,13 @@ from lsp_server.protocol import (
     ToolsParams,
     ToolsResult,
 )
+from lsp_server.runtime import errors
 from lsp_server.runtime.client import ClientFeatures
 from lsp_server.runtime.contract import SURFACES, Registry
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.runtime.documents import EditorDocuments
 from lsp_server.runtime.errors import ToolError
+from lsp_server.runtime.uris import uri_to_path
 from lsp_server.server import watch
 from lsp_server.server.editor import EditorBridge, client_features
 from lsp_server.tools.registry import build_registry
@@ -216,9 +217,9 @@ class ToolhostServer(LanguageServer):
     def _roots(self, params: types.InitializeParams) -> list[Path]:
         if self.root_override is not None:
             return [self.root_override]
-        roots = [Path(to_fs_path(f.uri) or f.uri) for f in params.workspace_folders or []]
+        roots = [uri_to_path(f.uri) or Path(f.uri) for f in params.workspace_folders or []]
         if not roots and params.root_uri:
-            roots = [Path(to_fs_path(params.root_uri) or params.root_uri)]
+            roots = [uri_to_path(params.root_uri) or Path(params.root_uri)]
         if not roots and params.root_path:
             roots = [Path(params.root_path)]
         return roots or [Path.cwd()]
@@ -275,7 +276,9 @@ class ToolhostServer(LanguageServer):
     def require_runtime(self) -> Runtime:
         if self.runtime is None:
             raise ToolError(
-                "server.not_initialized", "the server is not initialized", "send initialize first"
+                errors.SERVER_NOT_INITIALIZED,
+                "the server is not initialized",
+                "send initialize first",
             )
         return self.runtime
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.uris import to_fs_path
 
 from lsp_server.codeintel.indexes import BuildState, CodeIndexService
 from lsp_server.codeintel.languages import all_extensions
 from lsp_server.runtime.dispatch import Runtime
+from lsp_server.runtime.uris import uri_to_path
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ def watched_files_registration() -> types.RegistrationParams:
 def note_watched_changes(runtime: Runtime, params: types.DidChangeWatchedFilesParams) -> None:
     """The editor saw files change (git checkout, another tool): the index re-checks them
     before its next query."""
-    paths = [Path(p) for p in (to_fs_path(change.uri) for change in params.changes) if p]
+    paths = [p for p in (uri_to_path(change.uri) for change in params.changes) if p]
     runtime.services.get(CodeIndexService).files_changed(paths)
 
 

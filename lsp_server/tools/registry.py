@@ -20,7 +20,7 @@ from lsp_server.tools.files import (
 from lsp_server.tools.minimal import file_tools, grep_tool, shell_tool
 from lsp_server.tools.search import glob_tool, grep, ls
 from lsp_server.tools.session import planning, present, use_capability
-from lsp_server.tools.shell import bash, jobs
+from lsp_server.tools.shell import bash, job_tools
 
 TOOL_MODULES: tuple[ModuleType, ...] = (
     read_file,
@@ -34,7 +34,7 @@ TOOL_MODULES: tuple[ModuleType, ...] = (
     glob_tool,
     ls,
     bash,
-    jobs,
+    job_tools,
     code_index,
     delete_symbol,
     lsp_tools,

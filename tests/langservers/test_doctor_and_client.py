@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.langservers.diagnosis import diagnose, render
 from lsp_server.langservers.discovery import resolve_server
-from lsp_server.langservers.doctor import diagnose, render
 from lsp_server.langservers.jsonrpc import ConnectionClosed, JsonRpcProcess
 from lsp_server.langservers.table import ROWS_BY_NAME, Candidate, ServerRow
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from lsp_server.search.engine import SearchEngines
+from lsp_server.search.engines import SearchEngines
 from lsp_server.search.query import SearchQuery
 from lsp_server.search.render import render
 from tests.search.conftest import SECRET_GLOBS

@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lsp_server.search.engine import SearchEngines
+from lsp_server.search.engines import SearchEngines
 from lsp_server.search.query import SearchQuery
 from lsp_server.search.render import render
 

@@ -27,7 +27,6 @@ NOT_IN_VSCODE = {
     "limits.max_file_bytes": "tuning knob, .toolhost.toml only",
     "limits.hash_limit_bytes": "tuning knob, .toolhost.toml only",
     "limits.stored_results": "tuning knob, .toolhost.toml only",
-    "limits.stored_result_bytes": "tuning knob, .toolhost.toml only",
     "shell.kill_grace_seconds": "tuning knob, .toolhost.toml only",
     "shell.pipe_wait_seconds": "tuning knob, .toolhost.toml only",
     "shell.capture_bytes": "tuning knob, .toolhost.toml only",

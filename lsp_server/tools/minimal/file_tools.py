@@ -10,7 +10,7 @@ from typing import Any
 
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, Hints, PathArg, Tool
-from lsp_server.runtime.errors import ToolError
+from lsp_server.runtime.errors import EDIT_NOT_UNIQUE, ToolError
 from lsp_server.runtime.output import cut_line
 from lsp_server.runtime.results import FileChange, ToolOutput, WritePlan
 from lsp_server.runtime.textio import encode_like
@@ -91,7 +91,7 @@ async def run_edit(ctx: ToolContext, args: dict[str, Any]) -> WritePlan:
         raise edit_matching.not_found(current.text, old, label)
     if len(matches) > 1:
         raise ToolError(
-            "edit.not_unique",
+            EDIT_NOT_UNIQUE,
             f"old_string occurs {len(matches)} times in {label}",
             "include more context so it occurs once",
         )

@@ -20,7 +20,7 @@ from lsp_server.runtime.errors import (
     ToolError,
 )
 from lsp_server.runtime.results import ToolOutput
-from lsp_server.search.engine import SearchEngines
+from lsp_server.search.engines import SearchEngines
 from lsp_server.search.query import (
     EngineFailure,
     InvalidInclude,

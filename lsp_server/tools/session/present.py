@@ -15,6 +15,7 @@ from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
 from lsp_server.runtime.errors import FS_NOT_A_FILE, FS_NOT_FOUND, INVALID_ARGUMENT, ToolError
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.runtime.session_state import PresentedFile, PresentedFiles
+from lsp_server.runtime.uris import path_to_uri
 
 MAX_FILES = 8
 NOTIFICATION = "toolhost/present"
@@ -105,7 +106,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             raise ToolError(INVALID_ARGUMENT, f"{text} is listed twice", "list each file once")
         reals.append(real)
         chosen.append(
-            PresentedFile(ctx.workspace.relative(real), real.as_uri(), item.get("description"))
+            PresentedFile(ctx.workspace.relative(real), path_to_uri(real), item.get("description"))
         )
     ctx.session.extension(PresentedFiles).declare(chosen)
     infos = [PresentedFileInfo(f.path, f.uri, f.description) for f in chosen]

@@ -20,7 +20,7 @@ from lsp_server.runtime.contract import (
     ContractEntry,
     Tool,
 )
-from lsp_server.runtime.errors import INVALID_ARGUMENT, SCHEMA_MISMATCH, UNKNOWN_TOOL, ToolError
+from lsp_server.runtime.errors import INVALID_ARGUMENT, UNKNOWN_TOOL, ToolError
 from lsp_server.runtime.output import DEFAULT_PAGE_BYTES, MAX_PAGE_BYTES
 from lsp_server.runtime.results import ToolOutput
 
@@ -239,17 +239,7 @@ def _inspect(capability: str, entry: ContractEntry) -> ToolOutput:
 
 
 def _page_result(ctx: ToolContext, runtime: NestedCalls, arguments: Any) -> ToolOutput:
-    args, failure = runtime.validators.validate(RESULT_PAGE, arguments, "arguments")
-    if failure is not None:
-        raise ToolError(
-            SCHEMA_MISMATCH,
-            failure.feedback,
-            "",
-            details={
-                "signature": failure.signature,
-                "violations": [v.as_dict() for v in failure.violations],
-            },
-        )
+    args = runtime.validated(RESULT_PAGE, arguments, "arguments")
     page = ctx.session.results.page(
         args["result_ref"], args.get("offset", 0), args.get("limit", DEFAULT_PAGE_BYTES)
     )
