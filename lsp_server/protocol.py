@@ -198,6 +198,20 @@ class PresentParams:
     files: list[PresentedFileInfo]
 
 
+@attrs.define
+class ToolhostClientCapabilities:
+    """What a client declares in `capabilities.experimental.toolhost` (initialize)."""
+
+    approvals: bool = False
+    """It answers toolhost/approve (shows the user a prompt)."""
+    save_document: bool = False
+    """It answers toolhost/saveDocument."""
+    lsp_proxy: bool = False
+    """It answers language requests with its own language servers."""
+    pre_approved: bool = False
+    """It confirms some calls itself and marks them `preApproved`."""
+
+
 Direction = Literal["client->server", "server->client"]
 
 
@@ -207,6 +221,12 @@ class MethodSpec:
     params: type[Any]
     result: type[Any] | None  # None: a notification
     direction: Direction
+
+    @property
+    def constant(self) -> str:
+        """The name of its constant here, in TypeScript and in Lua: TOOLHOST_SAVE_DOCUMENT."""
+        name = self.method.removeprefix("toolhost/")
+        return "TOOLHOST_" + "".join(f"_{c}" if c.isupper() else c for c in name).upper()
 
 
 # Method names, as lsprotocol spells its own (types.TEXT_DOCUMENT_DID_OPEN ...).
@@ -254,6 +274,7 @@ MESSAGE_TYPES: tuple[type[Any], ...] = (
     JobUpdateParams,
     PresentedFileInfo,
     PresentParams,
+    ToolhostClientCapabilities,
 )
 
 

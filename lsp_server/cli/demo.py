@@ -19,6 +19,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
+from lsp_server import protocol
 from lsp_server.lsp_json_client import plain_json_converter
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
@@ -44,7 +45,7 @@ def _show(title: str, arguments: dict[str, Any], result: dict[str, Any]) -> None
 async def _session(workspace: Path) -> int:
     client = LanguageClient("toolhost-demo", "1", converter_factory=plain_json_converter)
 
-    @client.feature("toolhost/didCall")  # type: ignore[untyped-decorator]
+    @client.feature(protocol.TOOLHOST_DID_CALL)  # type: ignore[untyped-decorator]
     def _did_call(params: Any) -> None:
         """The demo prints results itself; the activity notifications are not needed."""
 
@@ -58,7 +59,7 @@ async def _session(workspace: Path) -> int:
         )
     )
     client.initialized(types.InitializedParams())
-    tools = await client.protocol.send_request_async("toolhost/tools", {"surface": "full"})
+    tools = await client.protocol.send_request_async(protocol.TOOLHOST_TOOLS, {"surface": "full"})
     print(f"{BOLD}toolhost demo{RESET} — workspace {workspace}")
     print(
         f"{len(tools['tools'])} tools on the full surface: "
@@ -69,7 +70,9 @@ async def _session(workspace: Path) -> int:
         title: str, name: str, arguments: dict[str, Any], session: str = "agent"
     ) -> dict[str, Any]:
         params = {"name": name, "arguments": arguments, "session": session}
-        result: dict[str, Any] = await client.protocol.send_request_async("toolhost/call", params)
+        result: dict[str, Any] = await client.protocol.send_request_async(
+            protocol.TOOLHOST_CALL, params
+        )
         _show(title, arguments, result)
         return result
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 
+from lsp_server.langservers.capabilities import client_capabilities
 from lsp_server.langservers.discovery import ResolvedServer
 from lsp_server.langservers.jsonrpc import (
     CONTENT_MODIFIED,
@@ -26,7 +27,7 @@ from lsp_server.langservers.jsonrpc import (
     ResponseError,
 )
 from lsp_server.langservers.positions import PositionEncoding
-from lsp_server.runtime.uris import path_to_uri, uri_to_path
+from lsp_server.runtime.uris import normalize_uri, path_to_uri
 
 log = logging.getLogger(__name__)
 
@@ -34,28 +35,6 @@ CLIENT_NAME = "toolhost"
 REQUEST_TOKEN_PREFIX = "toolhost-request-"
 # Stands for background analysis that a server reports only in its log (table row).
 _BACKGROUND_TOKEN = "toolhost-background-analysis"
-
-
-def client_capabilities() -> dict[str, Any]:
-    """Only what this client really does (servers adapt their answers to it)."""
-    return {
-        "general": {"positionEncodings": ["utf-16", "utf-8"]},
-        "window": {"workDoneProgress": True, "showMessage": {}},
-        "workspace": {
-            "configuration": True,
-            "workspaceFolders": True,
-            "didChangeConfiguration": {"dynamicRegistration": False},
-            "diagnostics": {"refreshSupport": True},
-        },
-        "textDocument": {
-            "synchronization": {"dynamicRegistration": False, "didSave": False},
-            "definition": {"dynamicRegistration": False, "linkSupport": True},
-            "references": {"dynamicRegistration": False},
-            "hover": {"dynamicRegistration": False, "contentFormat": ["markdown", "plaintext"]},
-            "publishDiagnostics": {"relatedInformation": False, "versionSupport": True},
-            "diagnostic": {"dynamicRegistration": True, "relatedDocumentSupport": False},
-        },
-    }
 
 
 @attrs.define
@@ -404,10 +383,3 @@ class _PullOffered(Exception):
 
 def _dicts(value: Json) -> list[dict[str, Any]]:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
-
-
-def normalize_uri(uri: str) -> str:
-    """Servers spell file URIs differently (%3A, trailing slashes, lower-case drive):
-    round-trip through a path so that keys compare equal."""
-    path = uri_to_path(uri)
-    return path_to_uri(path) if path is not None else uri

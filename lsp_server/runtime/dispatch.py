@@ -7,10 +7,6 @@ approve (writers: with the diff of their plan) -> publish -> bound output -> aud
 from __future__ import annotations
 
 import asyncio
-import base64
-import difflib
-import hashlib
-import json
 import logging
 import os
 import time
@@ -20,21 +16,28 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import anyio
-import attrs
 
 from lsp_server.config.tree import Config
-from lsp_server.protocol import CallMeta, CallParams, CallResult, DidCallParams, ErrorInfo
+from lsp_server.protocol import CallParams, CallResult, DidCallParams
 from lsp_server.runtime import errors
-from lsp_server.runtime.approvals import ApprovalRequest, Approver, Verdict
+from lsp_server.runtime.approvals import ApprovalRequest, Approver
+from lsp_server.runtime.call_results import (
+    CallState,
+    call_meta,
+    call_record,
+    digest_of,
+    failure,
+    success,
+    unknown_tool,
+)
 from lsp_server.runtime.client import ClientBridge, NoClient
 from lsp_server.runtime.context import Services, ToolContext
-from lsp_server.runtime.contract import ContractEntry, Registry, Surface, Tool
+from lsp_server.runtime.contract import ContractEntry, Registry, Surface
 from lsp_server.runtime.diffs import unified_diff
 from lsp_server.runtime.documents import EditorDocuments
 from lsp_server.runtime.errors import ToolError
 from lsp_server.runtime.files import FileService
 from lsp_server.runtime.observations import FileLocks
-from lsp_server.runtime.output import bound_text
 from lsp_server.runtime.progress import Progress, ProgressSender
 from lsp_server.runtime.results import ToolOutput, WritePlan
 from lsp_server.runtime.sessions import Session, SessionStore
@@ -130,7 +133,7 @@ class Runtime:
         surface: Surface = params.surface or "full"
         tool = self.registry.get(params.name, surface)
         if tool is None:
-            unknown = self._unknown_tool(params, call_id, surface, started)
+            unknown = unknown_tool(self.registry, params, call_id, surface, started)
             self._break_storm(session, params, call_id, unknown, f"unknown_tool:{params.name}")
             arguments = params.arguments if isinstance(params.arguments, dict) else {}
             self._emit(
@@ -145,14 +148,14 @@ class Runtime:
                     duration_ms=unknown.meta.duration_ms,
                     paths=[],
                     read_only=True,
-                    arguments_digest=_digest(arguments),
+                    arguments_digest=digest_of(arguments),
                 )
             )
             return unknown
-        state = _CallState(call_id=call_id, tool=tool, session=session)
+        state = CallState(call_id=call_id, tool=tool, session=session)
         try:
             output = await self._run(params, state, placement)
-            result = self._success(state, output, started)
+            result = success(state, output, started, self.config.limits.max_output_chars)
         except ToolError as exc:
             result = self._failure(state, exc, started)
         except asyncio.CancelledError:
@@ -177,7 +180,7 @@ class Runtime:
                 started,
             )
         error = result.error
-        fallback = f"{error.code}:{tool.name}:{_digest(state.arguments)}" if error else None
+        fallback = f"{error.code}:{tool.name}:{digest_of(state.arguments)}" if error else None
         self._break_storm(session, params, call_id, result, fallback)
         self._notify(state, params, result)
         return result
@@ -199,7 +202,7 @@ class Runtime:
                 "list the capabilities with use_capability action=list",
             )
         call_id = params.call_id or f"{parent_call_id}/{tool.name}"
-        state = _CallState(call_id=call_id, tool=tool, session=session)
+        state = CallState(call_id=call_id, tool=tool, session=session)
         try:
             output = await self._run(params, state, "arguments")
         except ToolError as exc:
@@ -210,7 +213,7 @@ class Runtime:
             call_id=call_id,
             is_error=False,
             content=[],
-            meta=self._meta(state, started, shown=len(output.text), total=len(output.text)),
+            meta=call_meta(state, started, shown=len(output.text), total=len(output.text)),
         )
         self._notify(state, params, record_only)
         for path in state.paths:
@@ -237,7 +240,7 @@ class Runtime:
         details = result.error.details if isinstance(result.error.details, dict) else {}
         result.error.details = {**details, "convergence": sentence}
 
-    async def _run(self, params: CallParams, state: _CallState, placement: Placement) -> ToolOutput:
+    async def _run(self, params: CallParams, state: CallState, placement: Placement) -> ToolOutput:
         entry = state.tool.contract
         args = self.validated(entry, params.arguments, placement)
         state.arguments = args  # before path checks: their failures need the digest too
@@ -273,7 +276,7 @@ class Runtime:
             return produced
 
     async def _publish(
-        self, state: _CallState, ctx: ToolContext, plan: WritePlan, pre_approved: bool
+        self, state: CallState, ctx: ToolContext, plan: WritePlan, pre_approved: bool
     ) -> ToolOutput:
         diff = "".join(
             unified_diff(
@@ -299,7 +302,7 @@ class Runtime:
         return ToolOutput(text)
 
     async def _approve(
-        self, state: _CallState, args: dict[str, Any], diff: str | None, pre_approved: bool
+        self, state: CallState, args: dict[str, Any], diff: str | None, pre_approved: bool
     ) -> None:
         entry = state.tool.contract
         request = ApprovalRequest(
@@ -323,7 +326,7 @@ class Runtime:
                 "do not retry the same call; ask the user or choose another approach",
             )
 
-    def _context(self, state: _CallState, params: CallParams) -> ToolContext:
+    def _context(self, state: CallState, params: CallParams) -> ToolContext:
         token = params.work_done_token
         return ToolContext(
             tool=state.tool.contract,
@@ -339,128 +342,11 @@ class Runtime:
             runtime=self,
         )
 
-    # -- results -------------------------------------------------------------------
+    def _failure(self, state: CallState, exc: ToolError, started: float) -> CallResult:
+        return failure(state, exc, started, self.config.limits.max_output_chars)
 
-    def _meta(self, state: _CallState, started: float, **fields: Any) -> CallMeta:
-        entry = state.tool.contract
-        return CallMeta(
-            tool=entry.name,
-            read_only=entry.read_only,
-            duration_ms=round((time.monotonic() - started) * 1000, 3),
-            truncated=fields.get("truncated", False),
-            shown_chars=fields.get("shown", 0),
-            total_chars=fields.get("total", 0),
-            result_ref=fields.get("ref"),
-            approval=state.verdict.as_meta() if state.verdict else None,
-            paths=[str(p) for p in state.paths],
-        )
-
-    def _success(self, state: _CallState, output: ToolOutput, started: float) -> CallResult:
-        bounded = bound_text(output.text, self.config.limits.max_output_chars)
-        ref = state.session.results.store(output.text) if bounded.truncated else None
-        content: list[Any] = [{"type": "text", "text": bounded.text}]
-        for image in output.images:
-            content.append(
-                {
-                    "type": "image",
-                    "mimeType": image.mime_type,
-                    "data": base64.b64encode(image.data).decode("ascii"),
-                }
-            )
-        meta = self._meta(
-            state,
-            started,
-            truncated=bounded.truncated,
-            shown=bounded.shown_chars,
-            total=bounded.total_chars,
-            ref=ref,
-        )
-        return CallResult(call_id=state.call_id, is_error=False, content=content, meta=meta)
-
-    def _failure(self, state: _CallState, exc: ToolError, started: float) -> CallResult:
-        for path in exc.paths:
-            if path not in state.paths:
-                state.paths.append(path)
-        message = exc.cause if exc.code == errors.SCHEMA_MISMATCH else exc.message
-        text = message
-        ref = None
-        if exc.partial_text:
-            bounded = bound_text(exc.partial_text, self.config.limits.max_output_chars)
-            if bounded.truncated:
-                ref = state.session.results.store(exc.partial_text)
-            text = f"{bounded.text}\n{message}"
-        details = dict(exc.details)
-        signature = details.pop("signature", None)
-        violations = details.pop("violations", None)
-        error = ErrorInfo(
-            code=exc.code,
-            message=message,
-            recovery=exc.recovery,
-            signature=signature,
-            violations=violations,
-            details=details or None,
-        )
-        meta = self._meta(state, started, shown=len(text), total=len(text), ref=ref)
-        return CallResult(
-            call_id=state.call_id,
-            is_error=True,
-            content=[{"type": "text", "text": text}],
-            meta=meta,
-            error=error,
-        )
-
-    def _unknown_tool(
-        self, params: CallParams, call_id: str, surface: Surface, started: float
-    ) -> CallResult:
-        names = self.registry.names(surface)
-        close = difflib.get_close_matches(params.name, names, n=3, cutoff=0.4)
-        hint = f"did you mean {', '.join(close)}?" if close else "no similar name"
-        message = (
-            f"{errors.UNKNOWN_TOOL}: no tool named {params.name!r} on the {surface} surface "
-            f"({hint}); call one of: {', '.join(names)}"
-        )
-        meta = CallMeta(
-            tool=params.name,
-            read_only=True,
-            duration_ms=round((time.monotonic() - started) * 1000, 3),
-            truncated=False,
-            shown_chars=len(message),
-            total_chars=len(message),
-            result_ref=None,
-            approval=None,
-            paths=[],
-        )
-        return CallResult(
-            call_id=call_id,
-            is_error=True,
-            content=[{"type": "text", "text": message}],
-            meta=meta,
-            error=ErrorInfo(
-                code=errors.UNKNOWN_TOOL,
-                message=message,
-                recovery="use one of the listed tool names",
-                details={"closest": close},
-            ),
-        )
-
-    def _notify(self, state: _CallState, params: CallParams, result: CallResult) -> None:
-        digest = _digest(state.arguments)
-        verdict = state.verdict
-        record = DidCallParams(
-            call_id=state.call_id,
-            session=state.session.id,
-            tool=state.tool.name,
-            decision=verdict.decision if verdict else None,
-            rule=verdict.rule if verdict else None,
-            is_error=result.is_error,
-            code=result.error.code if result.error else None,
-            duration_ms=result.meta.duration_ms,
-            paths=[str(p) for p in state.paths],
-            read_only=state.tool.contract.read_only,
-            arguments_digest=digest,
-            written=[str(p) for p in state.written],
-        )
-        self._emit(record)
+    def _notify(self, state: CallState, params: CallParams, result: CallResult) -> None:
+        self._emit(call_record(state, result))
 
     def _emit(self, record: DidCallParams) -> None:
         """Audit, didCall, index refresh: every call is reported, unknown tools included."""
@@ -471,17 +357,6 @@ class Runtime:
                 log.exception("call listener failed")
 
 
-@attrs.define
-class _CallState:
-    call_id: str
-    tool: Tool
-    session: Session
-    arguments: dict[str, Any] = attrs.Factory(dict)
-    paths: list[Path] = attrs.Factory(list)
-    written: list[Path] = attrs.Factory(list)
-    verdict: Verdict | None = None
-
-
 def _require_absolute(name: str, raw: str) -> None:
     if not PurePosixPath(raw).is_absolute():
         raise ToolError(
@@ -489,8 +364,3 @@ def _require_absolute(name: str, raw: str) -> None:
             f"{raw!r} is not an absolute path",
             f"pass the absolute path in `{name}`",
         )
-
-
-def _digest(arguments: Any) -> str:
-    encoded = json.dumps(arguments, sort_keys=True, default=str).encode()
-    return hashlib.sha256(encoded).hexdigest()[:16]

@@ -27,7 +27,7 @@ import anyio
 import attrs
 from lsprotocol import types as lsp
 
-from lsp_server.protocol import SaveDocumentParams
+from lsp_server.protocol import TOOLHOST_SAVE_DOCUMENT, SaveDocumentParams
 from lsp_server.runtime import textio
 from lsp_server.runtime.buffer_edits import same_text, text_edits, text_hash
 from lsp_server.runtime.errors import FS_STALE_VERSION, TIMEOUT, ToolError
@@ -258,7 +258,7 @@ class EditorDocuments:
         saved = False
         try:
             answer = await self._client.request(
-                "toolhost/saveDocument",
+                TOOLHOST_SAVE_DOCUMENT,
                 SaveDocumentParams(uri=uri),
                 self._config.editor_timeout_seconds,
             )

@@ -26,3 +26,10 @@ def uri_to_path(uri: str) -> Path | None:
 def document_key(uri: str) -> str:
     """The key pygls keeps an open document under (the URI, percent-decoded)."""
     return unquote(uri)
+
+
+def normalize_uri(uri: str) -> str:
+    """Servers spell file URIs differently (%3A, trailing slashes, lower-case drive):
+    round-trip through a path so that keys compare equal."""
+    path = uri_to_path(uri)
+    return path_to_uri(path) if path is not None else uri

@@ -7,9 +7,11 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+import attrs
 from lsprotocol import types
 from pygls.workspace import TextDocument
 
+from lsp_server.protocol import ToolhostClientCapabilities, camel
 from lsp_server.runtime.client import ClientFeatures
 
 if TYPE_CHECKING:
@@ -60,14 +62,16 @@ def client_features(capabilities: types.ClientCapabilities) -> ClientFeatures:
     declared = experimental.get("toolhost") or {}
     if not isinstance(declared, dict):
         declared = {}
+    # Each key of the one capability type, read leniently (a Lua client may send 1 or []).
+    toolhost = {
+        field.name: bool(declared.get(camel(field.name)))
+        for field in attrs.fields(ToolhostClientCapabilities)
+    }
     workspace = capabilities.workspace
     window = capabilities.window
     watched = workspace.did_change_watched_files if workspace else None
     return ClientFeatures(
-        approvals=bool(declared.get("approvals")),
-        save_document=bool(declared.get("saveDocument")),
-        lsp_proxy=bool(declared.get("lspProxy")),
-        pre_approved=bool(declared.get("preApproved")),
+        **toolhost,
         apply_edit=bool(workspace and workspace.apply_edit),
         work_done_progress=bool(window and window.work_done_progress),
         watched_files_dynamic=bool(watched and watched.dynamic_registration),

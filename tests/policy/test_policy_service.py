@@ -18,7 +18,7 @@ from lsp_server.runtime.errors import (
     PERMISSION_UNATTENDED,
     PERMISSION_USER_DENIED,
 )
-from lsp_server.server.server import toolhost_converter
+from lsp_server.server.typed_protocol import toolhost_converter
 
 
 def service(tmp_path: Path, **policy) -> PolicyService:

@@ -83,6 +83,10 @@ export function generate(protocolText) {
     `export const EXECUTE_COMMAND = ${JSON.stringify(protocol.executeCommand)};`,
     "",
   ];
+  for (const method of protocol.methods) {
+    out.push(`export const ${method.constant} = ${JSON.stringify(method.method)};`);
+  }
+  out.push("");
   for (const [name, schema] of Object.entries(protocol.$defs)) {
     out.push(`export interface ${name} ${objectBody(schema, "")}`, "");
   }

@@ -9,7 +9,7 @@ from typing import Any
 
 import anyio
 
-from lsp_server.protocol import PresentedFileInfo, PresentParams
+from lsp_server.protocol import TOOLHOST_PRESENT, PresentedFileInfo, PresentParams
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
 from lsp_server.runtime.errors import FS_NOT_A_FILE, FS_NOT_FOUND, INVALID_ARGUMENT, ToolError
@@ -18,7 +18,6 @@ from lsp_server.runtime.session_state import PresentedFile, PresentedFiles
 from lsp_server.runtime.uris import path_to_uri
 
 MAX_FILES = 8
-NOTIFICATION = "toolhost/present"
 
 CONTRACT = ContractEntry(
     name="present",
@@ -110,7 +109,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         )
     ctx.session.extension(PresentedFiles).declare(chosen)
     infos = [PresentedFileInfo(f.path, f.uri, f.description) for f in chosen]
-    ctx.client.notify(NOTIFICATION, PresentParams(session=ctx.session.id, files=infos))
+    ctx.client.notify(TOOLHOST_PRESENT, PresentParams(session=ctx.session.id, files=infos))
     lines = [f"presented {len(chosen)} file(s):"]
     lines += [f"- {f.path}" + (f" — {f.description}" if f.description else "") for f in chosen]
     return ToolOutput("\n".join(lines), paths=reals)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lsp_server.protocol import JobUpdateParams
+from lsp_server.protocol import TOOLHOST_JOB_UPDATE, JobUpdateParams
 from lsp_server.runtime import errors
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
@@ -172,7 +172,7 @@ async def start_background(ctx: ToolContext, command: str) -> ToolOutput:
             exit_code=params.get("exitCode"),
             new_bytes=params["newBytes"],
         )
-        ctx.client.notify("toolhost/jobUpdate", update)
+        ctx.client.notify(TOOLHOST_JOB_UPDATE, update)
 
     try:
         job = await manager.start(command, cwd, ctx.session.id, limits, notify)

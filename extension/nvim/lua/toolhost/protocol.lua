@@ -1,18 +1,10 @@
--- The toolhost/* method names and the capabilities this plugin declares, in one place.
--- tests/nvim/test_protocol_names.py compares these names with lsp_server/protocol.py.
+-- The toolhost/* method names (generated from lsp_server/protocol.py) and the capabilities
+-- this plugin declares. tests/core/test_protocol_tables.py compares them with the server.
+local generated = require("toolhost.protocol_generated")
+
 local M = {}
 
-M.methods = {
-  tools = "toolhost/tools",
-  call = "toolhost/call",
-  result = "toolhost/result",
-  status = "toolhost/status",
-  approve = "toolhost/approve",
-  save_document = "toolhost/saveDocument",
-  did_call = "toolhost/didCall",
-  job_update = "toolhost/jobUpdate",
-  present = "toolhost/present",
-}
+M.methods = generated.methods
 
 -- What the client can do, sent as capabilities.experimental.toolhost in initialize.
 M.client_capabilities = {

@@ -4,6 +4,16 @@
 export const PROTOCOL_VERSION = 1;
 export const EXECUTE_COMMAND = "toolhost.call";
 
+export const TOOLHOST_TOOLS = "toolhost/tools";
+export const TOOLHOST_CALL = "toolhost/call";
+export const TOOLHOST_RESULT = "toolhost/result";
+export const TOOLHOST_STATUS = "toolhost/status";
+export const TOOLHOST_APPROVE = "toolhost/approve";
+export const TOOLHOST_SAVE_DOCUMENT = "toolhost/saveDocument";
+export const TOOLHOST_DID_CALL = "toolhost/didCall";
+export const TOOLHOST_JOB_UPDATE = "toolhost/jobUpdate";
+export const TOOLHOST_PRESENT = "toolhost/present";
+
 export interface ApproveParams {
   arguments: unknown;
   callId: string;
@@ -143,6 +153,13 @@ export interface ToolInfo {
   inputSchema: unknown;
   name: string;
   readOnly: boolean;
+}
+
+export interface ToolhostClientCapabilities {
+  approvals?: boolean;
+  lspProxy?: boolean;
+  preApproved?: boolean;
+  saveDocument?: boolean;
 }
 
 export interface ToolsParams {

@@ -2,7 +2,18 @@
 // protocol.generated.ts (generated from schemas/protocol.json); METHODS is
 // typed by the generated method union, so a misspelt or removed method fails tsc.
 
-import type { ToolhostMethod } from "./protocol.generated";
+import {
+  TOOLHOST_APPROVE,
+  TOOLHOST_CALL,
+  TOOLHOST_DID_CALL,
+  TOOLHOST_JOB_UPDATE,
+  TOOLHOST_PRESENT,
+  TOOLHOST_RESULT,
+  TOOLHOST_SAVE_DOCUMENT,
+  TOOLHOST_STATUS,
+  TOOLHOST_TOOLS,
+  type ToolhostMethod,
+} from "./protocol.generated";
 
 export type {
   ApproveParams,
@@ -23,15 +34,15 @@ export type {
 } from "./protocol.generated";
 
 export const METHODS = {
-  tools: "toolhost/tools",
-  call: "toolhost/call",
-  result: "toolhost/result",
-  status: "toolhost/status",
-  approve: "toolhost/approve",
-  saveDocument: "toolhost/saveDocument",
-  didCall: "toolhost/didCall",
-  jobUpdate: "toolhost/jobUpdate",
-  present: "toolhost/present",
+  tools: TOOLHOST_TOOLS,
+  call: TOOLHOST_CALL,
+  result: TOOLHOST_RESULT,
+  status: TOOLHOST_STATUS,
+  approve: TOOLHOST_APPROVE,
+  saveDocument: TOOLHOST_SAVE_DOCUMENT,
+  didCall: TOOLHOST_DID_CALL,
+  jobUpdate: TOOLHOST_JOB_UPDATE,
+  present: TOOLHOST_PRESENT,
 } as const satisfies Record<string, ToolhostMethod>;
 
 /** One element of CallResult.content (the schema leaves it open: MCP-style parts). */
