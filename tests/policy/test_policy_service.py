@@ -13,12 +13,12 @@ from lsp_server.config.tree import PolicyConfig
 from lsp_server.config.trust import TrustStore
 from lsp_server.policy.authorizer import PolicyRefusal, PolicyService
 from lsp_server.protocol import ApproveParams
-from lsp_server.server.server import toolhost_converter
 from lsp_server.runtime.errors import (
     PERMISSION_RULE_DENIED,
     PERMISSION_UNATTENDED,
     PERMISSION_USER_DENIED,
 )
+from lsp_server.server.server import toolhost_converter
 
 
 def service(tmp_path: Path, **policy) -> PolicyService:
