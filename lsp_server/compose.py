@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,28 +41,12 @@ from lsp_server.runtime.context import Services
 from lsp_server.runtime.contract import Registry
 from lsp_server.runtime.dispatch import CallListener, Runtime
 from lsp_server.runtime.documents import EditorDocuments, OpenDocuments
+from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.runtime.progress import ProgressSender
 from lsp_server.runtime.workspace import Workspace
 from lsp_server.search.engines import SearchEngines
 from lsp_server.shell.jobs import JobManager
 from lsp_server.tools.registry import build_registry
-
-ShutdownHook = Callable[[], Awaitable[None]]
-StatusProvider = Callable[[], Any]
-
-
-@attrs.define
-class Lifecycle:
-    """What the owner must run at the end, and what toolhost/status reports."""
-
-    shutdown_hooks: list[ShutdownHook] = attrs.Factory(list)
-    # Synchronous last resorts (signals, interpreter exit): no orphaned processes.
-    kill_hooks: list[Callable[[], None]] = attrs.Factory(list)
-    status_providers: dict[str, StatusProvider] = attrs.Factory(dict)
-
-    async def shutdown(self) -> None:
-        for hook in self.shutdown_hooks:
-            await hook()
 
 
 @attrs.frozen

@@ -16,11 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
-
 from lsp_server import protocol
-from lsp_server.lsp_json_client import plain_json_converter
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
 
@@ -43,6 +39,12 @@ def _show(title: str, arguments: dict[str, Any], result: dict[str, Any]) -> None
 
 
 async def _session(workspace: Path) -> int:
+    # A client library: loaded for the demo only, not by every `toolhost` command.
+    from lsprotocol import types
+    from pygls.lsp.client import LanguageClient
+
+    from lsp_server.lsp_json_client import plain_json_converter
+
     client = LanguageClient("toolhost-demo", "1", converter_factory=plain_json_converter)
 
     @client.feature(protocol.TOOLHOST_DID_CALL)  # type: ignore[untyped-decorator]

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from lsp_server.codeintel.index import SymbolIndex, default_index_path
 from lsp_server.dirs import Dirs
 
 BAR_WIDTH = 30
@@ -54,6 +53,8 @@ def run_index(root: Path, excludes: list[str], stream: TextIO | None = None) -> 
         return 2
     started = time.monotonic()
     state = Dirs.from_environment().state
+    from lsp_server.codeintel.index import SymbolIndex, default_index_path  # tree-sitter
+
     index = SymbolIndex(root, default_index_path(root.resolve(), state), excludes=excludes)
     try:
         progress = ProgressBar(out) if out.isatty() else None

@@ -17,7 +17,6 @@ import attrs
 
 from lsp_server import protocol
 from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, SURFACES, Registry, canonical_json
-from lsp_server.tools.registry import build_registry
 
 
 def tools_document(registry: Registry) -> dict[str, Any]:
@@ -191,6 +190,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from lsp_server.tools.registry import build_registry
+
     registry = build_registry()
     root = project_root()
     if args.action == "generate":

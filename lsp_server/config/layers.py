@@ -28,8 +28,8 @@ import attrs
 from lsp_server.config.tree import Config, snake_case, structure_config
 from lsp_server.config.trust import TrustStore
 from lsp_server.dirs import Dirs
-from lsp_server.policy.persist import WORKSPACE_CONFIG_NAME
 
+WORKSPACE_CONFIG_NAME = ".toolhost.toml"
 RULE_LISTS = ("allow", "ask", "deny")
 # Keys of the initializationOptions `toolhost` object that are not settings.
 CLIENT_ONLY_KEYS = frozenset(("workspaceTrusted", "token"))

@@ -8,10 +8,9 @@ from typing import Any
 
 import tomlkit
 
+from lsp_server.config.layers import WORKSPACE_CONFIG_NAME
 from lsp_server.config.trust import TrustStore
 from lsp_server.runtime.textio import atomic_write
-
-WORKSPACE_CONFIG_NAME = ".toolhost.toml"
 
 
 class PersistError(Exception):

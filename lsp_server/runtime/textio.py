@@ -16,7 +16,6 @@ import tempfile
 from pathlib import Path
 
 import attrs
-import charset_normalizer
 
 BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -158,6 +157,8 @@ def _legacy_candidates(data: bytes) -> list[str]:
     On small samples detection is a guess; there, encodings that would read an ASCII byte
     as half of a multi-byte character go last, so that edits of ASCII text stay exact.
     """
+    import charset_normalizer  # only for files that are not UTF-8: not at start-up
+
     candidates = [match.encoding for match in charset_normalizer.from_bytes(data[:65536])]
     candidates = list(dict.fromkeys([*candidates, "cp1252"]))
     if sum(byte >= 0x80 for byte in data[:65536]) >= SMALL_SAMPLE_BYTES:

@@ -9,13 +9,13 @@ import contextlib
 import logging
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 
-from lsp_server import __version__, compose, protocol
+from lsp_server import __version__, protocol
 from lsp_server.config.layers import load_layers
 from lsp_server.config.tree import Config
 from lsp_server.dirs import Dirs
@@ -35,14 +35,18 @@ from lsp_server.protocol import (
 from lsp_server.runtime import errors
 from lsp_server.runtime.client import ClientFeatures
 from lsp_server.runtime.contract import SURFACES, Registry
-from lsp_server.runtime.dispatch import Runtime
-from lsp_server.runtime.documents import EditorDocuments
 from lsp_server.runtime.errors import ToolError
+from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.runtime.uris import uri_to_path
 from lsp_server.server import watch
 from lsp_server.server.editor import EditorBridge, client_features
 from lsp_server.server.typed_protocol import ToolhostProtocol, toolhost_converter
 from lsp_server.tools.registry import build_registry
+
+if TYPE_CHECKING:
+    from lsp_server.compose import EditorLink
+    from lsp_server.runtime.dispatch import Runtime
+    from lsp_server.runtime.documents import EditorDocuments
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +80,8 @@ class ToolhostServer(LanguageServer):
         self.features = ClientFeatures()
         self.runtime: Runtime | None = None
         self.documents: EditorDocuments | None = None
-        self.lifecycle = compose.Lifecycle()
+        self.lifecycle = Lifecycle()
+        self._roots_at_start: list[Path] | None = None
         self._closed = False
 
     def advertised(self) -> dict[str, Any]:
@@ -115,24 +120,41 @@ class ToolhostServer(LanguageServer):
         self.supports_configuration = bool(workspace_caps and workspace_caps.configuration)
         if not self.supports_configuration:
             self.settings_ready.set()
-        self.runtime, self.lifecycle = compose.build_runtime(
-            roots,
-            self.config,
-            dirs=self.dirs,
-            editor=self._editor_link(),
-            problems=self.config_problems,
-            registry=self.registry,
-        )
-        self.documents = self.runtime.documents
+        self._roots_at_start = roots
         for problem in self.config_problems:
             log.warning("configuration: %s", problem)
 
-    def _editor_link(self) -> compose.EditorLink:
+    def ensure_runtime(self) -> Runtime:
+        """The runtime, built on first need after initialize (at `initialized`, or by an
+        earlier request): the initialize answer never waits for it."""
+        if self.runtime is None:
+            if self._roots_at_start is None:
+                raise ToolError(
+                    errors.SERVER_NOT_INITIALIZED,
+                    "the server is not initialized",
+                    "send initialize first",
+                )
+            from lsp_server import compose  # the whole house: after the answer
+
+            self.runtime, self.lifecycle = compose.build_runtime(
+                self._roots_at_start,
+                self.config,
+                dirs=self.dirs,
+                editor=self._editor_link(),
+                problems=self.config_problems,
+                registry=self.registry,
+            )
+            self.documents = self.runtime.documents
+        return self.runtime
+
+    def _editor_link(self) -> EditorLink:
+        from lsp_server.compose import EditorLink
+
         bridge = EditorBridge(self)
         build_progress = None
         if self.features.work_done_progress:
             build_progress = watch.BuildProgress(self, asyncio.get_event_loop())
-        return compose.EditorLink(
+        return EditorLink(
             bridge=bridge,
             open_documents=bridge,
             send_progress=self._send_progress,
@@ -205,15 +227,6 @@ class ToolhostServer(LanguageServer):
     def _did_call(self, record: DidCallParams) -> None:
         self.protocol.notify(protocol.TOOLHOST_DID_CALL, record)
 
-    def require_runtime(self) -> Runtime:
-        if self.runtime is None:
-            raise ToolError(
-                errors.SERVER_NOT_INITIALIZED,
-                "the server is not initialized",
-                "send initialize first",
-            )
-        return self.runtime
-
     # -- requests -------------------------------------------------------------------
 
     def list_tools(self, params: ToolsParams) -> ToolsResult:
@@ -267,6 +280,7 @@ def create_server(
 
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: ToolhostServer, params: types.InitializedParams) -> None:
+        ls.ensure_runtime()
         if ls.features.watched_files_dynamic:
             ls.client_register_capability(watch.watched_files_registration())
         for problem in ls.config_problems + ls.config_notices:
@@ -287,25 +301,27 @@ def create_server(
     async def on_watched_files(
         ls: ToolhostServer, params: types.DidChangeWatchedFilesParams
     ) -> None:
-        if ls.runtime is not None:
-            watch.note_watched_changes(ls.runtime, params)
+        watch.note_watched_changes(ls.ensure_runtime(), params)
 
     # Registering these makes pygls announce open/close sync (it keeps the text itself);
     # the handlers only tell the document source, which waits for edits to arrive.
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def on_did_open(ls: ToolhostServer, params: types.DidOpenTextDocumentParams) -> None:
-        if ls.documents is not None:
-            ls.documents.opened(params.text_document.uri)
+        documents = ls.ensure_runtime().documents
+        if documents is not None:
+            documents.opened(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def on_did_change(ls: ToolhostServer, params: types.DidChangeTextDocumentParams) -> None:
-        if ls.documents is not None:
-            ls.documents.changed(params.text_document.uri)
+        documents = ls.ensure_runtime().documents
+        if documents is not None:
+            documents.changed(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def on_did_close(ls: ToolhostServer, params: types.DidCloseTextDocumentParams) -> None:
-        if ls.documents is not None:
-            ls.documents.closed(params.text_document.uri)
+        documents = ls.ensure_runtime().documents
+        if documents is not None:
+            documents.closed(params.text_document.uri)
 
     @server.feature(protocol.TOOLHOST_TOOLS)
     async def on_tools(ls: ToolhostServer, params: ToolsParams) -> ToolsResult:
@@ -313,13 +329,13 @@ def create_server(
 
     @server.feature(protocol.TOOLHOST_CALL)
     async def on_call(ls: ToolhostServer, params: CallParams) -> CallResult:
-        runtime = ls.require_runtime()
+        runtime = ls.ensure_runtime()
         await ls.wait_for_settings()
         return await runtime.call(params)
 
     @server.feature(protocol.TOOLHOST_RESULT)
     async def on_result(ls: ToolhostServer, params: ResultParams) -> ResultPage:
-        session = ls.require_runtime().sessions.get(params.session or "default")
+        session = ls.ensure_runtime().sessions.get(params.session or "default")
         return session.results.page(params.result_ref, params.offset, params.limit)
 
     @server.feature(protocol.TOOLHOST_STATUS)
@@ -330,7 +346,7 @@ def create_server(
     async def on_execute_call(ls: ToolhostServer, *args: Any) -> Any:
         raw = args[0] if args else {}
         params = ls.protocol._converter.structure(raw, CallParams)
-        runtime = ls.require_runtime()
+        runtime = ls.ensure_runtime()
         await ls.wait_for_settings()
         result = await runtime.call(params)
         return ls.protocol._converter.unstructure(result)

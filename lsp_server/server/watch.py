@@ -9,14 +9,16 @@ import logging
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from lsp_server.codeintel.indexes import BuildState, CodeIndexService
-from lsp_server.codeintel.languages import all_extensions
-from lsp_server.runtime.dispatch import Runtime
 from lsp_server.runtime.uris import uri_to_path
+
+if TYPE_CHECKING:
+    from lsp_server.codeintel.indexes import BuildState
+    from lsp_server.runtime.dispatch import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +28,8 @@ REPORT_INTERVAL_SECONDS = 0.5
 
 def watched_files_registration() -> types.RegistrationParams:
     """Dynamic registration of file watchers for every extension the index covers."""
+    from lsp_server.codeintel.languages import all_extensions  # tree-sitter: not at start
+
     suffixes = ",".join(sorted(ext.lstrip(".") for ext in all_extensions()))
     options = types.DidChangeWatchedFilesRegistrationOptions(
         watchers=[
@@ -47,6 +51,8 @@ def watched_files_registration() -> types.RegistrationParams:
 def note_watched_changes(runtime: Runtime, params: types.DidChangeWatchedFilesParams) -> None:
     """The editor saw files change (git checkout, another tool): the index re-checks them
     before its next query."""
+    from lsp_server.codeintel.indexes import CodeIndexService  # loaded with the runtime
+
     paths = [p for p in (uri_to_path(change.uri) for change in params.changes) if p]
     runtime.services.get(CodeIndexService).files_changed(paths)
 

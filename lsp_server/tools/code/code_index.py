@@ -5,20 +5,21 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.from_thread
 
-from lsp_server.codeintel.indexes import CodeIndexService
 from lsp_server.codeintel.kinds import KINDS, normalise_kind
-from lsp_server.codeintel.languages import language_for_path
-from lsp_server.codeintel.outline import Symbol, outline
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
 from lsp_server.runtime.errors import INVALID_ARGUMENT, ToolError
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.tools._support.schema_parts import integer, object_schema, string
+
+if TYPE_CHECKING:
+    from lsp_server.codeintel.indexes import CodeIndexService
+    from lsp_server.codeintel.outline import Symbol
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 500
@@ -61,6 +62,8 @@ CONTRACT = ContractEntry(
 def index_service(ctx: ToolContext) -> CodeIndexService:
     """The runtime's index service (compose.py installs it; a one-shot `toolhost call`
     gets one without background builds)."""
+    from lsp_server.codeintel.indexes import CodeIndexService
+
     return ctx.services.get(CodeIndexService)
 
 
@@ -114,6 +117,9 @@ class _ProgressBridge:
 
 
 async def _outline_file(ctx: ToolContext, path: Path, kind: str | None, limit: int) -> str:
+    from lsp_server.codeintel.languages import language_for_path
+    from lsp_server.codeintel.outline import outline
+
     label = ctx.workspace.relative(path)
     spec = language_for_path(path)
     if spec is None:

@@ -3,13 +3,11 @@ comment, keeping blank-line separation tidy. A writer: returns a WritePlan."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from lsp_server.codeintel.delete import DeleteError, delete_symbol
 from lsp_server.codeintel.kinds import KINDS, normalise_kind
-from lsp_server.codeintel.languages import LANGUAGES, language_for_path
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, Hints, PathArg, Tool
 from lsp_server.runtime.errors import (
@@ -22,6 +20,9 @@ from lsp_server.runtime.errors import (
 from lsp_server.runtime.results import FileChange, WritePlan
 from lsp_server.tools._support.file_receipts import receipt
 from lsp_server.tools._support.schema_parts import integer, object_schema, string
+
+if TYPE_CHECKING:
+    pass
 
 CONTRACT = ContractEntry(
     name="delete_symbol",
@@ -79,6 +80,9 @@ _RECOVERY = {
 
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> WritePlan:
+    from lsp_server.codeintel.delete import DeleteError, delete_symbol
+    from lsp_server.codeintel.languages import LANGUAGES, language_for_path
+
     path = ctx.paths["path"]
     label = ctx.workspace.relative(path)
     spec = language_for_path(path)

@@ -9,20 +9,9 @@ rows, sorted and deduplicated. Failures are lsp.* errors, never an empty list.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsp_server.config.tree import LspConfig
-from lsp_server.langservers import operations
-from lsp_server.langservers.child import LanguageServerClient, OpenDocument
-from lsp_server.langservers.manager import LanguageServerManager
-from lsp_server.langservers.operations import Location
-from lsp_server.langservers.positions import (
-    SymbolNotOnLine,
-    find_symbol,
-    from_lsp_character,
-    split_lines,
-    to_lsp_character,
-)
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
 from lsp_server.runtime.errors import INVALID_ARGUMENT, ToolError
@@ -30,6 +19,11 @@ from lsp_server.runtime.output import cut_line
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.tools._support.schema_parts import boolean, integer, object_schema, string
 from lsp_server.tools.code.symbol_lookup import locate_definition
+
+if TYPE_CHECKING:
+    from lsp_server.langservers.child import LanguageServerClient, OpenDocument
+    from lsp_server.langservers.manager import LanguageServerManager
+    from lsp_server.langservers.operations import Location
 
 _POSITION_PROPERTIES: dict[str, Any] = {
     "file": string("File containing the symbol, relative to the workspace root or absolute."),
@@ -119,6 +113,8 @@ async def _current_text(ctx: ToolContext, path: Path) -> str:
 
 def _symbol_index(text: str, args: dict[str, Any], display: str) -> tuple[int, str, int]:
     """(0-based line, that line's text, code-point index of the symbol)."""
+    from lsp_server.langservers.positions import SymbolNotOnLine, find_symbol, split_lines
+
     if "line" not in args:
         raise ToolError(
             INVALID_ARGUMENT,
@@ -148,6 +144,8 @@ def _symbol_index(text: str, args: dict[str, Any], display: str) -> tuple[int, s
 
 
 def _manager(ctx: ToolContext) -> LanguageServerManager:
+    from lsp_server.langservers.manager import LanguageServerManager
+
     return ctx.services.get(LanguageServerManager)
 
 
@@ -165,6 +163,9 @@ def _is_secret(ctx: ToolContext, path: Path) -> bool:
 
 async def _locations(ctx: ToolContext, args: dict[str, Any], method: str) -> tuple[str, str]:
     """Ask for definition or references; -> (rows text, display of the position)."""
+    from lsp_server.langservers import operations
+    from lsp_server.langservers.positions import to_lsp_character
+
     root, path, text = await _document_text(ctx, args)
     display = ctx.workspace.relative(path)
     line, line_text, index = _symbol_index(text, args, display)
@@ -211,6 +212,8 @@ async def _format_locations(ctx: ToolContext, found: list[Location], limit: int 
 
 async def _source_lines(ctx: ToolContext, path: Path) -> list[str] | None:
     """The file's lines for display; None outside the workspace or for secrets."""
+    from lsp_server.langservers.positions import split_lines
+
     if not ctx.workspace.contains(path, "read") or _is_secret(ctx, path):
         return None
     try:
@@ -235,6 +238,9 @@ async def run_references(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
 
 
 async def run_hover(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+    from lsp_server.langservers import operations
+    from lsp_server.langservers.positions import to_lsp_character
+
     root, path, text = await _document_text(ctx, args)
     display = ctx.workspace.relative(path)
     line, line_text, index = _symbol_index(text, args, display)
@@ -257,6 +263,9 @@ _SEVERITY = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 
 
 async def run_diagnostics(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+    from lsp_server.langservers import operations
+    from lsp_server.langservers.positions import split_lines
+
     root, path, text = await _document_text(ctx, args)
     display = ctx.workspace.relative(path)
     config: LspConfig = ctx.config.lsp
@@ -272,6 +281,8 @@ async def run_diagnostics(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
 
 def format_diagnostics(found: list[Any], lines: list[str], encoding: Any) -> list[str]:
     """`L:C severity [source] message (code)`, 1-based, columns in characters, sorted."""
+    from lsp_server.langservers.positions import from_lsp_character
+
     keyed: list[tuple[int, int, str]] = []
     for item in found:
         if not isinstance(item, dict):

@@ -6,11 +6,10 @@ import io
 import os
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import attrs
-from PIL import Image
 
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
@@ -22,6 +21,9 @@ from lsp_server.runtime.errors import (
 )
 from lsp_server.runtime.results import ImagePart, ToolOutput
 from lsp_server.tools._support.schema_parts import object_schema, string
+
+if TYPE_CHECKING:
+    pass
 
 MAX_IMAGE_BYTES = 3 * 1024 * 1024
 MAX_IMAGE_PIXELS = 40_000_000
@@ -87,6 +89,8 @@ def _too_large(shown: str, what: str) -> ToolError:
 
 def inspect_image(data: bytes, shown: str) -> ImageInfo:
     """Check the bytes are a supported image within the limits; refusals name the reason."""
+    from PIL import Image
+
     mime, pil_format = _kind_or_refuse(data[:16], shown)
     if len(data) > MAX_IMAGE_BYTES:
         raise _too_large(shown, f"is {len(data)} bytes; the limit is {MAX_IMAGE_BYTES} (3 MiB)")

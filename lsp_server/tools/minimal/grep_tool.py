@@ -7,14 +7,16 @@ paths), and `(truncated at N matches)` when search.max_results cuts the list.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
 from lsp_server.runtime.results import ToolOutput
-from lsp_server.search.render import NO_MATCHES, printable_path
 from lsp_server.tools._support.schema_parts import boolean, object_schema, string
 from lsp_server.tools.search.grep import search
+
+if TYPE_CHECKING:
+    pass
 
 CONTRACT = ContractEntry(
     name="grep",
@@ -39,6 +41,8 @@ CONTRACT = ContractEntry(
 
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+    from lsp_server.search.render import NO_MATCHES, printable_path
+
     target = ctx.paths["path"]
     outcome, base = await search(
         ctx,

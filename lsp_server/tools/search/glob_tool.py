@@ -4,7 +4,7 @@ does not shadow the standard library's glob)."""
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -12,10 +12,11 @@ from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
 from lsp_server.runtime.errors import INVALID_ARGUMENT, ToolError
 from lsp_server.runtime.results import ToolOutput
-from lsp_server.search.listing import glob_files
-from lsp_server.search.render import NO_MATCHES, printable_path
 from lsp_server.tools._support.schema_parts import object_schema, string
 from lsp_server.tools.search.grep import excluded_patterns
+
+if TYPE_CHECKING:
+    pass
 
 MAX_GLOB_RESULTS = 1000
 DEFAULT_TIMEOUT_SECONDS = 30.0
@@ -48,6 +49,9 @@ CONTRACT = ContractEntry(
 
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+    from lsp_server.search.listing import glob_files
+    from lsp_server.search.render import NO_MATCHES, printable_path
+
     base = ctx.paths["path"]
     ctx.workspace.require_not_secret(base)
     pattern: str = args["pattern"]

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -20,17 +20,14 @@ from lsp_server.runtime.errors import (
     ToolError,
 )
 from lsp_server.runtime.results import ToolOutput
-from lsp_server.search.engines import SearchEngines
-from lsp_server.search.query import (
-    EngineFailure,
-    InvalidInclude,
-    InvalidPattern,
-    OutputMode,
-    SearchOutcome,
-    SearchQuery,
-)
-from lsp_server.search.render import render
 from lsp_server.tools._support.schema_parts import boolean, integer, object_schema, string
+
+if TYPE_CHECKING:
+    from lsp_server.search.engines import SearchEngines
+    from lsp_server.search.query import (
+        OutputMode,
+        SearchOutcome,
+    )
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
 MAX_TIMEOUT_SECONDS = 300.0
@@ -105,6 +102,8 @@ def excluded_patterns(ctx: ToolContext) -> tuple[str, ...]:
 
 def engines_of(ctx: ToolContext) -> SearchEngines:
     """The server-wide engines (rg looked up once, on first use; compose.py installs them)."""
+    from lsp_server.search.engines import SearchEngines
+
     return ctx.services.get(SearchEngines)
 
 
@@ -142,6 +141,8 @@ async def search(
 ) -> tuple[SearchOutcome, Path]:
     """Run one search in a worker thread; secret files are dropped from the outcome.
     Returns the outcome and the folder its paths are relative to."""
+    from lsp_server.search.query import EngineFailure, InvalidInclude, InvalidPattern, SearchQuery
+
     ctx.workspace.require_not_secret(target)
     base = await anyio.to_thread.run_sync(folder_of, target)
     query = SearchQuery(
@@ -207,6 +208,8 @@ def display_prefix(ctx: ToolContext, base: Path) -> str:
 
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+    from lsp_server.search.render import render
+
     target = ctx.paths["path"]
     mode: OutputMode = args.get("output_mode", "content")
     context = args.get("context", 0) if mode == "content" else 0

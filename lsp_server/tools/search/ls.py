@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
 from lsp_server.runtime.results import ToolOutput
-from lsp_server.search.listing import list_entries
-from lsp_server.search.render import printable_path
 from lsp_server.tools._support.schema_parts import boolean, integer, object_schema, string
 from lsp_server.tools.search.grep import excluded_patterns, ignore_base_for
+
+if TYPE_CHECKING:
+    pass
 
 MAX_ENTRIES = 5000
 # A recursive listing without a depth stops here (deeper folders are still marked "/").
@@ -47,6 +48,9 @@ CONTRACT = ContractEntry(
 
 
 def _listing(ctx: ToolContext, folder: Path, depth: int) -> tuple[list[str], int]:
+    from lsp_server.search.listing import list_entries
+    from lsp_server.search.render import printable_path
+
     if not folder.is_dir():
         return [f"{printable_path(ctx.workspace.relative(folder))}\t{folder.stat().st_size}"], 0
     rows: list[str] = []

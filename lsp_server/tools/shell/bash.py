@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsp_server.protocol import TOOLHOST_JOB_UPDATE, JobUpdateParams
 from lsp_server.runtime import errors
@@ -11,9 +11,10 @@ from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
 from lsp_server.runtime.errors import ToolError
 from lsp_server.runtime.results import ToolOutput
-from lsp_server.shell.jobs import JobManager
-from lsp_server.shell.report import command_report
-from lsp_server.shell.runner import RunLimits, run_command
+
+if TYPE_CHECKING:
+    from lsp_server.shell.jobs import JobManager
+    from lsp_server.shell.runner import RunLimits
 
 MAX_TIMEOUT_MS = 600_000
 
@@ -72,10 +73,14 @@ CONTRACT = ContractEntry(
 
 def job_manager(ctx: ToolContext) -> JobManager:
     """The runtime's job manager (compose.py installs it)."""
+    from lsp_server.shell.jobs import JobManager
+
     return ctx.services.get(JobManager)
 
 
 def run_limits(ctx: ToolContext, timeout_ms: int) -> RunLimits:
+    from lsp_server.shell.runner import RunLimits
+
     shell = ctx.config.shell
     return RunLimits(
         timeout_seconds=timeout_ms / 1000,
@@ -121,6 +126,9 @@ def follow_cd(ctx: ToolContext, final: Path | None, started_in: Path) -> str | N
 
 async def execute(ctx: ToolContext, command: str, timeout_ms: int) -> ToolOutput:
     """Run `command` in the foreground; shared by bash and the minimal surface's bash."""
+    from lsp_server.shell.report import command_report
+    from lsp_server.shell.runner import run_command
+
     check_timeout(ctx, timeout_ms)
     cwd, note = working_folder(ctx)
     limits = run_limits(ctx, timeout_ms)

@@ -1,0 +1,70 @@
+"""A raw JSON-RPC client over a child's pipes: Content-Length frames written and read by
+hand, no library in between, so that a measured round trip is the server's own cost."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import Any
+
+
+class RawClient:
+    def __init__(self, command: list[str], **popen: Any) -> None:
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, **popen
+        )
+        self._next_id = 0
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def read(self) -> dict[str, Any]:
+        stream = self.process.stdout
+        assert stream is not None
+        length = 0
+        while True:
+            line = stream.readline()
+            if not line:
+                raise EOFError("the server closed its output")
+            if line in (b"\r\n", b"\n"):
+                break
+            name, _, value = line.decode("ascii").partition(":")
+            if name.strip().lower() == "content-length":
+                length = int(value)
+        message: dict[str, Any] = json.loads(stream.read(length))
+        return message
+
+    def request(self, method: str, params: Any) -> Any:
+        """Send a request and return its result; notifications and server requests that
+        arrive meanwhile are skipped (a server request gets a null answer)."""
+        self._next_id += 1
+        wanted = self._next_id
+        self.send({"id": wanted, "method": method, "params": params})
+        while True:
+            message = self.read()
+            if "method" in message:
+                if "id" in message:
+                    self.send({"id": message["id"], "result": None})
+                continue
+            if message.get("id") == wanted:
+                if "error" in message:
+                    raise RuntimeError(message["error"])
+                return message.get("result")
+
+    def notify(self, method: str, params: Any) -> None:
+        self.send({"method": method, "params": params})
+
+    def close(self) -> None:
+        try:
+            self.request("shutdown", None)
+            self.notify("exit", None)
+        except (EOFError, BrokenPipeError, OSError):
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
