@@ -18,10 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.rawrpc import RawClient
 
-BARE_PYGLS = (
-    "from pygls.lsp.server import LanguageServer\n"
-    "LanguageServer('bare', '1').start_io()\n"
-)
+BARE_PYGLS = "from pygls.lsp.server import LanguageServer\nLanguageServer('bare', '1').start_io()\n"
 
 
 def time_to_initialize(command: list[str], root: Path, env: dict[str, str]) -> float:
@@ -50,7 +47,7 @@ def main() -> None:
         root = Path(folder) / "ws"
         root.mkdir()
         env = {**os.environ, "TOOLHOST_STATE_DIR": str(Path(folder) / "state")}
-        for name, command in arms.items():  # warm the page cache once, not measured
+        for command in arms.values():  # warm the page cache once, not measured
             time_to_initialize(command, root, env)
         for _ in range(args.runs):
             for name, command in arms.items():
