@@ -80,45 +80,16 @@ def build_runtime(
     `long_lived=False` (one `toolhost call`): no background index build, which would die
     with the process. Policy rules that do not parse are appended to `problems`."""
     workspace = Workspace.from_config(list(roots), config.workspace)
-    lifecycle = Lifecycle()
-    services: dict[type[Any], Any] = {}
-    factories: dict[type[Any], Callable[[], Any]] = {}
-    listeners: list[CallListener] = []
-
+    parts = _Parts()
+    bridge = editor.bridge if editor else None
     if approver is None:
-        policy = PolicyService(
-            config.policy, workspace.writable_roots(), TrustStore(dirs.state), problems
-        )
-        services[PolicyService] = policy
-        approver = PolicyApprover(policy, editor.bridge if editor else None, asker)
-        listeners.append(AuditListener(AuditLog(dirs.state)))
+        approver = parts.policy(config, workspace, dirs, bridge, asker, problems)
     if editor is not None:
-        listeners.append(editor.did_call)
-
-    jobs = JobManager(config.shell.max_background_jobs)
-    services[JobManager] = jobs
-    lifecycle.shutdown_hooks.append(jobs.shutdown)
-    lifecycle.status_providers["jobs"] = jobs.status
-    lifecycle.kill_hooks.append(jobs.kill_all_now)
-    atexit.register(jobs.kill_all_now)
-
-    factories[SearchEngines] = SearchEngines.discover
-
-    if long_lived:
-        index = CodeIndexService(dirs.state)
-        if editor is not None and editor.index_build_listener is not None:
-            index.build_listeners.append(editor.index_build_listener)
-        services[CodeIndexService] = index
-        listeners.append(_index_refresh(index))
-        lifecycle.status_providers["index"] = index.status
-        lifecycle.shutdown_hooks.append(lambda: asyncio.to_thread(index.close))
-    else:
-        factories[CodeIndexService] = lambda: CodeIndexService(dirs.state, background_builds=False)
-
-    factories[LanguageServerManager] = lambda: LanguageServerManager(config.lsp)
-    all_services = Services(services, factories)
-    _stop_language_servers_with(all_services, lifecycle)
-
+        parts.listeners.append(editor.did_call)
+    parts.jobs(config)
+    parts.factories[SearchEngines] = SearchEngines.discover
+    parts.index(dirs, long_lived, editor.index_build_listener if editor else None)
+    parts.language_servers(config)
     documents = None
     if editor is not None:
         documents = EditorDocuments(editor.open_documents, editor.bridge, config.edits, workspace)
@@ -126,15 +97,75 @@ def build_runtime(
         registry or build_registry(),
         workspace,
         config,
-        services=all_services,
+        services=parts.finish(),
         approver=approver,
-        client=editor.bridge if editor else None,
+        client=bridge,
         documents=documents,
         progress_sender=editor.send_progress if editor else None,
-        listeners=listeners,
+        listeners=parts.listeners,
         state_dir=dirs.state,
     )
-    return runtime, lifecycle
+    return runtime, parts.lifecycle
+
+
+@attrs.define
+class _Parts:
+    """What build_runtime gathers before the Runtime is constructed, one service at a time."""
+
+    instances: dict[type[Any], Any] = attrs.Factory(dict)
+    factories: dict[type[Any], Callable[[], Any]] = attrs.Factory(dict)
+    listeners: list[CallListener] = attrs.Factory(list)
+    lifecycle: Lifecycle = attrs.Factory(Lifecycle)
+
+    def finish(self) -> Services:
+        """The services, once all are installed (the language servers' shutdown and status
+        hooks look their manager up there)."""
+        services = Services(self.instances, self.factories)
+        _stop_language_servers_with(services, self.lifecycle)
+        return services
+
+    def policy(
+        self,
+        config: Config,
+        workspace: Workspace,
+        dirs: Dirs,
+        bridge: ClientBridge | None,
+        asker: Asker | None,
+        problems: list[str] | None,
+    ) -> Approver:
+        """The policy service behind the approver; the audit log is the first listener."""
+        policy = PolicyService(
+            config.policy, workspace.writable_roots(), TrustStore(dirs.state), problems
+        )
+        self.instances[PolicyService] = policy
+        self.listeners.append(AuditListener(AuditLog(dirs.state)))
+        return PolicyApprover(policy, bridge, asker)
+
+    def jobs(self, config: Config) -> None:
+        jobs = JobManager(config.shell.max_background_jobs)
+        self.instances[JobManager] = jobs
+        self.lifecycle.shutdown_hooks.append(jobs.shutdown)
+        self.lifecycle.status_providers["jobs"] = jobs.status
+        self.lifecycle.kill_hooks.append(jobs.kill_all_now)
+        atexit.register(jobs.kill_all_now)
+
+    def index(self, dirs: Dirs, long_lived: bool, build_listener: BuildListener | None) -> None:
+        if not long_lived:
+            self.factories[CodeIndexService] = lambda: CodeIndexService(
+                dirs.state, background_builds=False
+            )
+            return
+        index = CodeIndexService(dirs.state)
+        if build_listener is not None:
+            index.build_listeners.append(build_listener)
+        self.instances[CodeIndexService] = index
+        self.listeners.append(_index_refresh(index))
+        self.lifecycle.status_providers["index"] = index.status
+        self.lifecycle.shutdown_hooks.append(lambda: asyncio.to_thread(index.close))
+
+    def language_servers(self, config: Config) -> None:
+        """Started on the first lsp_* call; stopped at shutdown (see `finish`)."""
+        self.factories[LanguageServerManager] = lambda: LanguageServerManager(config.lsp)
 
 
 def _index_refresh(index: CodeIndexService) -> CallListener:
