@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 from pathlib import Path
@@ -38,10 +39,9 @@ from lsp_server.runtime.contract import SURFACES, Registry
 from lsp_server.runtime.errors import ToolError
 from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.runtime.uris import uri_to_path
-from lsp_server.server import watch
+from lsp_server.server import capability_cache, watch
 from lsp_server.server.editor import EditorBridge, client_features
 from lsp_server.server.typed_protocol import ToolhostProtocol, toolhost_converter
-from lsp_server.tools.registry import build_registry
 
 if TYPE_CHECKING:
     from lsp_server.compose import EditorLink
@@ -67,7 +67,6 @@ class ToolhostServer(LanguageServer):
         self.root_override = root_override
         self.tcp_token = tcp_token
         self.dirs = dirs or Dirs.from_environment()
-        self.registry: Registry = build_registry()
         self.config = Config()
         self.config_problems: list[str] = []
         self.config_notices: list[str] = []
@@ -84,14 +83,28 @@ class ToolhostServer(LanguageServer):
         self._roots_at_start: list[Path] | None = None
         self._closed = False
 
+    @functools.cached_property
+    def registry(self) -> Registry:
+        from lsp_server.tools.registry import build_registry  # every tool module
+
+        return build_registry()
+
     def advertised(self) -> dict[str, Any]:
-        return {
+        """capabilities.experimental.toolhost: from the cache when the sources are the same
+        as when it was computed, so the answer does not wait for the tool modules."""
+        key = capability_cache.source_key()
+        cached = capability_cache.load(self.dirs.state, key)
+        if cached is not None:
+            return cached
+        capability = {
             "protocolVersion": PROTOCOL_VERSION,
             "surfaceHash": self.registry.hash("core"),
             "fullHash": self.registry.hash("full"),
             "surfaces": list(SURFACES),
             "toolCount": len(self.registry.surface("full")),
         }
+        capability_cache.store(self.dirs.state, key, capability)
+        return capability
 
     # -- set-up ---------------------------------------------------------------------
 

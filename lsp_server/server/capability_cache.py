@@ -1,0 +1,49 @@
+"""The `toolhost` capability of the initialize answer (contract hashes, tool count), cached
+in the state folder so that a server can answer initialize before it imports a single tool.
+
+The key is the package's own source files (path, size, mtime) and the version: any change to
+any module — a tool, a schema helper, an engine a schema reads from — gives a new key, and the
+capability is computed from the registry again. A cache that cannot be read or written is
+simply not used."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from lsp_server import __version__
+
+PACKAGE = Path(__file__).resolve().parents[1]
+FILE_NAME = "initialize-capability.json"
+
+
+def source_key() -> str:
+    digest = hashlib.sha256(__version__.encode())
+    for path in sorted(PACKAGE.rglob("*.py")):
+        stat = path.stat()
+        digest.update(f"{path.relative_to(PACKAGE)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def load(state: Path, key: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads((state / FILE_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key:
+        return None
+    value = data.get("capability")
+    return value if isinstance(value, dict) else None
+
+
+def store(state: Path, key: str, capability: dict[str, Any]) -> None:
+    target = state / FILE_NAME
+    temporary = target.with_name(f".{FILE_NAME}.{os.getpid()}")
+    with contextlib.suppress(OSError):
+        state.mkdir(parents=True, exist_ok=True, mode=0o700)
+        temporary.write_text(json.dumps({"key": key, "capability": capability}), "utf-8")
+        temporary.replace(target)  # atomic: concurrent servers never see half a file
