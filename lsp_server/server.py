@@ -37,7 +37,7 @@ from lsp_server.protocol import (
     ToolsParams,
     ToolsResult,
 )
-from lsp_server.runtime.client import ClientFeatures
+from lsp_server.runtime.client import ClientFeatures, ClientRequestError
 from lsp_server.runtime.contract import SURFACES, Registry
 from lsp_server.runtime.dispatch import CallRecord, Runtime
 from lsp_server.runtime.documents import EditorDocuments
@@ -371,7 +371,10 @@ class LspClientBridge:
 
     async def request(self, method: str, params: Any, timeout: float) -> Any:
         future = self._server.protocol.send_request_async(method, params)
-        return await asyncio.wait_for(future, timeout)
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except JsonRpcException as exc:
+            raise ClientRequestError(exc.message or type(exc).__name__) from exc
 
     def show_message(self, text: str, level: str = "warning") -> None:
         kind = {

@@ -22,6 +22,10 @@ class ClientFeatures:
     watched_files_dynamic: bool = False
 
 
+class ClientRequestError(Exception):
+    """The client answered a request with a JSON-RPC error (eglot declines an edit so)."""
+
+
 class ClientBridge(Protocol):
     @property
     def features(self) -> ClientFeatures: ...
@@ -29,7 +33,8 @@ class ClientBridge(Protocol):
     def notify(self, method: str, params: Any) -> None: ...
 
     async def request(self, method: str, params: Any, timeout: float) -> Any:
-        """Send a request to the client; raise TimeoutError when it does not answer."""
+        """Send a request to the client; raise TimeoutError when it does not answer and
+        ClientRequestError when it answers with an error."""
         ...
 
     def show_message(self, text: str, level: str = "warning") -> None: ...
