@@ -132,6 +132,16 @@ class ApproveParams:
     diff: str | None
     risk: Literal["low", "medium", "high"]
     suggested_rules: list[str]
+    cwd: str | None = None
+    """bash: the folder the command runs in."""
+    background: bool | None = None
+    """bash: started as a background job (it keeps running after the call returns)."""
+    timeout_ms: int | None = None
+    """bash: stopped after this many milliseconds (None for a background job)."""
+    sandbox: str | None = None
+    """bash: workspace-write | read-only | none."""
+    client: str | None = None
+    """The agent chat or MCP client that made the call (initialize's clientInfo.name)."""
 
 
 @attrs.define
@@ -139,6 +149,32 @@ class ApproveResult:
     decision: Literal["allow_once", "allow_session", "allow_always", "deny"]
     rule: str | None = None
     reason: str | None = None
+
+
+@attrs.define
+class PreviewParams:
+    name: str
+    arguments: JSON = None
+    session: str = "default"
+    surface: Literal["core", "full", "minimal"] | None = None
+
+
+@attrs.define
+class PreviewResult:
+    """What `toolhost/call` with the same params would ask: a dry run that writes nothing."""
+
+    would_ask: bool
+    title: str
+    summary: str
+    paths: list[str]
+    risk: Literal["low", "medium", "high"]
+    diff: str | None = None
+    cwd: str | None = None
+    background: bool | None = None
+    timeout_ms: int | None = None
+    sandbox: str | None = None
+    error: ErrorInfo | None = None
+    """Set when the call would be refused (validation, confinement, observation, policy)."""
 
 
 @attrs.define
@@ -205,6 +241,7 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec("toolhost/call", CallParams, CallResult, "client->server"),
     MethodSpec("toolhost/result", ResultParams, ResultPage, "client->server"),
     MethodSpec("toolhost/status", StatusParams, StatusResult, "client->server"),
+    MethodSpec("toolhost/preview", PreviewParams, PreviewResult, "client->server"),
     MethodSpec("toolhost/approve", ApproveParams, ApproveResult, "server->client"),
     MethodSpec("toolhost/saveDocument", SaveDocumentParams, SaveDocumentResult, "server->client"),
     MethodSpec("toolhost/didCall", DidCallParams, None, "server->client"),
@@ -228,6 +265,8 @@ MESSAGE_TYPES: tuple[type[Any], ...] = (
     StatusResult,
     ApproveParams,
     ApproveResult,
+    PreviewParams,
+    PreviewResult,
     SaveDocumentParams,
     SaveDocumentResult,
     DidCallParams,

@@ -29,6 +29,8 @@ from lsp_server.protocol import (
     PROTOCOL_VERSION,
     CallParams,
     CallResult,
+    PreviewParams,
+    PreviewResult,
     ResultPage,
     ResultParams,
     StatusParams,
@@ -42,6 +44,7 @@ from lsp_server.runtime.contract import SURFACES, Registry
 from lsp_server.runtime.dispatch import CallRecord, Runtime
 from lsp_server.runtime.documents import EditorDocuments
 from lsp_server.runtime.errors import ToolError
+from lsp_server.runtime.preview import preview_call
 from lsp_server.runtime.workspace import Workspace
 from lsp_server.state import state_dir
 from lsp_server.tools import build_registry
@@ -172,6 +175,7 @@ class ToolhostServer(LanguageServer):
         self.config_notices = loaded.notices
         self.policy_sources = loaded.sources
         self.features = _client_features(params.capabilities)
+        self.features.name = params.client_info.name if params.client_info else None
         workspace_caps = params.capabilities.workspace
         self.supports_configuration = bool(workspace_caps and workspace_caps.configuration)
         if not self.supports_configuration:
@@ -470,6 +474,12 @@ def create_server(root: Path | None = None, tcp_token: str | None = None) -> Too
         runtime = ls.require_runtime()
         await ls.wait_for_settings()
         return await runtime.call(params)
+
+    @server.feature("toolhost/preview")
+    async def on_preview(ls: ToolhostServer, params: PreviewParams) -> PreviewResult:
+        runtime = ls.require_runtime()
+        await ls.wait_for_settings()
+        return await preview_call(runtime, params)
 
     @server.feature("toolhost/result")
     async def on_result(ls: ToolhostServer, params: ResultParams) -> ResultPage:

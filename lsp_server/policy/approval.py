@@ -9,6 +9,7 @@ import attrs
 
 from lsp_server.policy.engine import CallFacts
 from lsp_server.policy.suggest import Risk
+from lsp_server.runtime.approvals import ShellDetails
 
 Answer = Literal["allow_once", "allow_session", "allow_always", "deny"]
 ANSWERS: tuple[Answer, ...] = ("allow_once", "allow_session", "allow_always", "deny")
@@ -27,6 +28,8 @@ class ApprovalRequest:
     diff: str | None
     risk: Risk
     suggested_rules: tuple[str, ...]
+    shell: ShellDetails | None = None
+    client: str | None = None
 
     def to_params(self) -> dict[str, Any]:
         """The params exactly as protocol.md spells them."""
@@ -42,7 +45,21 @@ class ApprovalRequest:
             "diff": self.diff,
             "risk": self.risk,
             "suggestedRules": list(self.suggested_rules),
+            **shell_params(self.shell),
+            "client": self.client,
         }
+
+
+def shell_params(shell: ShellDetails | None) -> dict[str, Any]:
+    """cwd/background/timeoutMs/sandbox as protocol.md spells them (all None: not a shell)."""
+    if shell is None:
+        return {"cwd": None, "background": None, "timeoutMs": None, "sandbox": None}
+    return {
+        "cwd": str(shell.cwd),
+        "background": shell.background,
+        "timeoutMs": shell.timeout_ms,
+        "sandbox": shell.sandbox,
+    }
 
 
 @attrs.frozen

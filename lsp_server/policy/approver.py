@@ -14,9 +14,10 @@ from lsp_server.policy.approval import ApprovalRequest as PromptRequest
 from lsp_server.policy.audit import AuditLog, AuditRecord
 from lsp_server.policy.engine import CallFacts
 from lsp_server.policy.service import Asker, PolicyRefusal, PolicyService
-from lsp_server.runtime.approvals import ApprovalRequest, Decision
+from lsp_server.runtime.approvals import ApprovalPreview, ApprovalRequest, Decision
 from lsp_server.runtime.client import ClientBridge
 from lsp_server.runtime.dispatch import CallRecord
+from lsp_server.runtime.errors import PERMISSION_RULE_DENIED
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,7 @@ def client_asker(client: ClientBridge, service: PolicyService) -> Asker:
     prompts never wait for one another."""
 
     async def ask(prompt: PromptRequest) -> Any:
+        shell = prompt.shell
         params = protocol.ApproveParams(
             call_id=prompt.call_id,
             session=prompt.session,
@@ -54,6 +56,11 @@ def client_asker(client: ClientBridge, service: PolicyService) -> Asker:
             diff=prompt.diff,
             risk=prompt.risk,
             suggested_rules=list(prompt.suggested_rules),
+            cwd=str(shell.cwd) if shell else None,
+            background=shell.background if shell else None,
+            timeout_ms=shell.timeout_ms if shell else None,
+            sandbox=shell.sandbox if shell else None,
+            client=prompt.client,
         )
         timeout = service.policy.approval_timeout_seconds + _CLIENT_TIMEOUT_MARGIN
         return await client.request(APPROVE_METHOD, params, timeout)
@@ -91,6 +98,32 @@ class PolicyApprover:
             return client_asker(self.client, self.service)
         return self.fallback_asker
 
+    def preview(self, request: ApprovalRequest) -> ApprovalPreview:
+        """Whether `decide` would ask, and the prompt's words, without asking anyone."""
+        facts = call_facts(self.service, request)
+        prompt = self.service.request(
+            facts,
+            call_id=request.call_id,
+            session=request.session,
+            arguments=request.arguments,
+            diff=request.diff,
+            shell=request.shell,
+            client=request.client,
+        )
+        decision = self.service.decide(facts, request.session)
+        refusal = None
+        would_ask = decision.action == "ask" and self.asker_for(request) is not None
+        if decision.action == "deny":
+            refusal = Decision(
+                False, "deny", decision.rule, PERMISSION_RULE_DENIED, decision.reason
+            )
+        elif decision.action == "ask" and not would_ask:
+            try:
+                self.service.unattended(facts, decision)
+            except PolicyRefusal as exc:
+                refusal = Decision(False, "deny", exc.rule, exc.code, exc.reason)
+        return ApprovalPreview(would_ask, prompt.title, prompt.summary, prompt.risk, refusal)
+
     async def decide(self, request: ApprovalRequest) -> Decision:
         facts = call_facts(self.service, request)
         try:
@@ -101,6 +134,8 @@ class PolicyApprover:
                 arguments=request.arguments,
                 diff=request.diff,
                 ask=self.asker_for(request),
+                shell=request.shell,
+                client=request.client,
             )
         except PolicyRefusal as refusal:
             return Decision(False, "deny", refusal.rule, refusal.code, refusal.reason)

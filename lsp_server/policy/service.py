@@ -23,6 +23,7 @@ from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import Rule, RuleError, parse_rule, parse_rules
 from lsp_server.policy.suggest import risk_level, suggested_rules
 from lsp_server.policy.trust import TrustStore
+from lsp_server.runtime.approvals import ShellDetails
 from lsp_server.runtime.errors import (
     PERMISSION_RULE_DENIED,
     PERMISSION_UNATTENDED,
@@ -137,6 +138,8 @@ class PolicyService:
         session: str,
         arguments: Mapping[str, Any],
         diff: str | None,
+        shell: ShellDetails | None = None,
+        client: str | None = None,
     ) -> ApprovalRequest:
         relative = [p.relative or str(p.real) for p in facts.paths]
         title, summary = describe(facts, arguments, relative)
@@ -152,6 +155,8 @@ class PolicyService:
             diff=diff,
             risk=risk_level(facts, self.engine),
             suggested_rules=tuple(suggested_rules(facts, self.engine)),
+            shell=shell,
+            client=client,
         )
 
     # -- the whole decision, asking when needed ---------------------------------------------
@@ -164,6 +169,8 @@ class PolicyService:
         arguments: Mapping[str, Any],
         diff: str | None,
         ask: Asker | None,
+        shell: ShellDetails | None = None,
+        client: str | None = None,
     ) -> Authorization:
         """Allowed -> Authorization; refused -> PolicyRefusal(permission.*)."""
         decision = self.decide(facts, session)
@@ -172,14 +179,20 @@ class PolicyService:
         if decision.action == "deny":
             raise PolicyRefusal(PERMISSION_RULE_DENIED, decision.reason, decision.rule)
         request = self.request(
-            facts, call_id=call_id, session=session, arguments=arguments, diff=diff
+            facts,
+            call_id=call_id,
+            session=session,
+            arguments=arguments,
+            diff=diff,
+            shell=shell,
+            client=client,
         )
         if ask is None:
-            return self._unattended(facts, decision)
+            return self.unattended(facts, decision)
         answer = await self._ask(ask, request)
         return await self._apply(answer, request, session)
 
-    def _unattended(self, facts: CallFacts, decision: Decision) -> Authorization:
+    def unattended(self, facts: CallFacts, decision: Decision) -> Authorization:
         if self.policy.unattended == "allow":
             return Authorization("unattended_allow", decision.rule)
         raise PolicyRefusal(

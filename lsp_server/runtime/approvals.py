@@ -16,6 +16,17 @@ from lsp_server.runtime.errors import PERMISSION_RULE_DENIED, PERMISSION_UNATTEN
 
 
 @attrs.frozen
+class ShellDetails:
+    """What a person needs to judge a shell command besides its text."""
+
+    cwd: Path
+    background: bool
+    timeout_ms: int | None
+    sandbox: str = "none"
+    """workspace-write | read-only | none: how the command is confined."""
+
+
+@attrs.frozen
 class ApprovalRequest:
     call_id: str
     session: str
@@ -26,6 +37,9 @@ class ApprovalRequest:
     diff: str | None = None
     # Set when the client already confirmed this call itself (VS Code's LM tool dialog).
     pre_approved: bool = False
+    shell: ShellDetails | None = None
+    client: str | None = None
+    """The agent chat or MCP client that made the call."""
 
 
 @attrs.frozen
@@ -43,8 +57,22 @@ class Decision:
 ALLOW = Decision(True, "allow")
 
 
+@attrs.frozen
+class ApprovalPreview:
+    """What `decide` would do, without asking anyone (toolhost/preview)."""
+
+    would_ask: bool
+    title: str
+    summary: str
+    risk: str
+    refusal: Decision | None = None
+    """Set when the call would be refused without a prompt."""
+
+
 class Approver(Protocol):
     async def decide(self, request: ApprovalRequest) -> Decision: ...
+
+    def preview(self, request: ApprovalRequest) -> ApprovalPreview: ...
 
 
 class ModeApprover:
@@ -54,7 +82,21 @@ class ModeApprover:
         self.mode = mode
         self.unattended = unattended
 
+    def preview(self, request: ApprovalRequest) -> ApprovalPreview:
+        decision = self._decision(request)
+        title = f"{request.tool.name} {', '.join(str(p) for p in request.paths)}".strip()
+        return ApprovalPreview(
+            would_ask=False,
+            title=title,
+            summary=f"Call {request.tool.name}; this runtime asks no one.",
+            risk="low" if request.tool.read_only else "medium",
+            refusal=None if decision.allowed else decision,
+        )
+
     async def decide(self, request: ApprovalRequest) -> Decision:
+        return self._decision(request)
+
+    def _decision(self, request: ApprovalRequest) -> Decision:
         tool = request.tool
         if tool.read_only:
             return ALLOW

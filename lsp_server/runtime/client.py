@@ -20,6 +20,8 @@ class ClientFeatures:
     apply_edit: bool = False
     work_done_progress: bool = False
     watched_files_dynamic: bool = False
+    name: str | None = None
+    """The client's name (initialize's clientInfo), shown in approvals."""
 
 
 class ClientRequestError(Exception):

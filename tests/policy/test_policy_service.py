@@ -66,6 +66,11 @@ async def test_request_carries_params_as_in_the_protocol(tmp_path: Path) -> None
         "diff",
         "risk",
         "suggestedRules",
+        "cwd",
+        "background",
+        "timeoutMs",
+        "sandbox",
+        "client",
     }
     assert params["paths"] == [str(svc.roots[0] / "src/a.py")]
     assert params["suggestedRules"][:3] == ["edit_file(src/a.py)", "Edit(src/a.py)", "Edit(src/**)"]
