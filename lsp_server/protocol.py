@@ -149,6 +149,8 @@ class ApproveResult:
     decision: Literal["allow_once", "allow_session", "allow_always", "deny"]
     rule: str | None = None
     reason: str | None = None
+    dismissed: bool = False
+    """With deny: the user closed the prompt without choosing (Escape), said nothing."""
 
 
 @attrs.define

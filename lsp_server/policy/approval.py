@@ -67,6 +67,7 @@ class ApprovalAnswer:
     decision: Answer
     rule: str | None = None
     reason: str | None = None
+    dismissed: bool = False
 
     @classmethod
     def from_result(cls, result: Any) -> ApprovalAnswer:
@@ -86,6 +87,7 @@ class ApprovalAnswer:
             decision,
             rule=rule if isinstance(rule, str) and rule.strip() else None,
             reason=reason if isinstance(reason, str) and reason.strip() else None,
+            dismissed=result.get("dismissed") is True,
         )
 
 

@@ -229,6 +229,11 @@ class PolicyService:
     async def _apply(
         self, answer: ApprovalAnswer, request: ApprovalRequest, session: str
     ) -> Authorization:
+        if answer.decision == "deny" and answer.dismissed:
+            raise PolicyRefusal(
+                PERMISSION_USER_DENIED,
+                "the user dismissed the approval prompt without choosing, which counts as a denial",
+            )
         if answer.decision == "deny":
             said = f"the user said: {answer.reason}" if answer.reason else "no reason given"
             raise PolicyRefusal(PERMISSION_USER_DENIED, f"the user denied it ({said})")

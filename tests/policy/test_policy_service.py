@@ -86,6 +86,16 @@ async def test_deny_answer_carries_the_users_reason(tmp_path: Path) -> None:
     assert "use the helper instead" in caught.value.reason
 
 
+async def test_a_dismissed_prompt_is_reported_as_dismissed(tmp_path: Path) -> None:
+    svc = service(tmp_path)
+    ask, _ = answering({"decision": "deny", "dismissed": True})
+    with pytest.raises(PolicyRefusal) as caught:
+        await authorize(svc, edit_facts(svc, "a.py"), ask)
+    assert caught.value.code == PERMISSION_USER_DENIED
+    assert "dismissed the approval prompt" in caught.value.reason
+    assert "said" not in caught.value.reason
+
+
 async def test_allow_session_is_remembered_for_that_session_only(tmp_path: Path) -> None:
     svc = service(tmp_path)
     ask, asked = answering({"decision": "allow_session", "rule": "Edit(src/**)"})

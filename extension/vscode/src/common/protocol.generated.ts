@@ -25,6 +25,7 @@ export interface ApproveParams {
 
 export interface ApproveResult {
   decision: "allow_once" | "allow_session" | "allow_always" | "deny";
+  dismissed?: boolean;
   reason?: string | null;
   rule?: string | null;
 }
