@@ -73,7 +73,7 @@ async def _request(runtime: Runtime, call: CallParams, state: CallState) -> Appr
         async with runtime.locks.hold(write_paths):
             produced = await state.tool.run(ctx, state.arguments)
         diff = runtime.plan_diff(state, produced) if isinstance(produced, WritePlan) else ""
-    return runtime.approval_request(state, state.arguments, diff, pre_approved=False)
+    return runtime.approval_request(state, diff, pre_approved=False)
 
 
 def _result(request: ApprovalRequest, verdict: ApprovalPreview) -> PreviewResult:
