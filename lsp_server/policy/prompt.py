@@ -73,6 +73,8 @@ def describe(
         job = arguments.get("job_id", "?")
         return f"Stop job {job}", f"Kill the process group of background job {job}."
     target = ", ".join(relative) if relative else "(no file)"
+    if facts.read_only:  # a preview of a reader: nothing changes
+        return f"{verb} {target}", f"{verb} {target}; it changes nothing."
     return f"{verb} {target}", f"{verb} {target} with the change shown below."
 
 

@@ -127,6 +127,7 @@ async def test_preview_reports_what_the_call_would_refuse(workspace: Path) -> No
             client, "edit_file", {"path": "src/inventory.py", "old_string": OLD, "new_string": NEW}
         )
         outside = await preview(client, "read_file", {"path": "../../etc/passwd"})
+        reader = await preview(client, "read_file", {"path": "README.md"})
         denied = await preview(client, "bash", {"command": "rm -rf build"})
         bad = await preview(client, "edit_file", {"path": 3})
         unknown = await preview(client, "edit_fiel", {})
@@ -136,6 +137,7 @@ async def test_preview_reports_what_the_call_would_refuse(workspace: Path) -> No
         )
     assert unobserved["error"]["code"] == "FS_NOT_OBSERVED"
     assert outside["error"]["code"] == "workspace.outside_scope"
+    assert reader["wouldAsk"] is False and reader["summary"].endswith("it changes nothing.")
     assert denied["error"]["code"] == "permission.rule_denied" and denied["wouldAsk"] is False
     assert bad["error"]["code"] == "schema_mismatch" and bad["error"]["violations"]
     assert unknown["error"]["code"] == "unknown_tool"
