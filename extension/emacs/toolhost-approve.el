@@ -19,6 +19,9 @@
     (?d "deny" "Deny (optional reason)"))
   "The choices of every approval, in this order.")
 
+(defconst toolhost--read-first-choice '(?v "view" "Read the whole change first")
+  "Offered after the others when the change does not fit its window.")
+
 (defconst toolhost--approval-buffer "*toolhost approval*")
 
 (defun toolhost--shell-p (params)
@@ -93,18 +96,34 @@
               (list :decision "deny")
             (list :decision "deny" :reason reason))))))
 
+(defun toolhost--fits-p (window)
+  "Whether WINDOW shows its whole buffer."
+  (with-selected-window window
+    (<= (count-lines (point-min) (point-max)) (window-body-height))))
+
+(defun toolhost--read-first (window)
+  "Let the user scroll the approval in WINDOW; \[exit-recursive-edit] asks again."
+  (with-selected-window window
+    (message "toolhost: read the change, then C-M-c to decide")
+    (recursive-edit)))
+
 (defun toolhost-decide (params)
   "Ask about toolhost/approve PARAMS; return the ApproveResult plist."
-  (let ((window (toolhost--show-approval params))
-        (prompt (format "toolhost: %s (%s above)" (plist-get params :title)
-                        (if (toolhost--shell-p params) "the command details are" "the change is")))
-        answer)
+  (let* ((window (toolhost--show-approval params))
+         (choices (if (toolhost--fits-p window)
+                      toolhost-approval-choices
+                    (append toolhost-approval-choices (list toolhost--read-first-choice))))
+         (prompt (format "toolhost: %s (%s above)" (plist-get params :title)
+                         (if (toolhost--shell-p params) "the command details are"
+                           "the change is")))
+         answer)
     (unwind-protect
         (condition-case nil
             (while (not answer)
-              (setq answer (toolhost--answer
-                            (car (read-multiple-choice prompt toolhost-approval-choices))
-                            params)))
+              (let ((key (car (read-multiple-choice prompt choices))))
+                (if (eq key ?v)
+                    (toolhost--read-first window)
+                  (setq answer (toolhost--answer key params)))))
           ;; C-g: closed without a choice.  Deny, and say so.
           (quit (setq answer (list :decision "deny" :dismissed t))))
       (when (window-live-p window)

@@ -69,3 +69,12 @@ def test_eglot_declining_an_edit_is_editor_refused(emacs: Emacs) -> None:
     assert out["buffer"] == "alpha\nbeta\ngamma\n"
     assert out["disk"] == "alpha\nbeta\ngamma\n"
     assert out["after"]["isError"] is False
+
+
+def test_a_change_longer_than_its_window_can_be_read_first(emacs: Emacs) -> None:
+    out = emacs.run("long_change")
+    first, second = out["prompts"]
+    assert first["keys"] == "osadv"  # Deny stays fourth; reading comes after it
+    assert out["focused"] == "*toolhost approval*"
+    assert second["keys"] == "osadv"
+    assert out["answer"] == {"decision": "allow_once"}
