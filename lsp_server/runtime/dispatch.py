@@ -20,7 +20,7 @@ import anyio
 from lsp_server.config.tree import Config
 from lsp_server.protocol import CallParams, CallResult, DidCallParams
 from lsp_server.runtime import errors
-from lsp_server.runtime.approvals import ApprovalRequest, Approver
+from lsp_server.runtime.approvals import ApprovalRequest, Approver, ShellDetails
 from lsp_server.runtime.call_results import (
     CallState,
     call_meta,
@@ -133,7 +133,7 @@ class Runtime:
         surface: Surface = params.surface or "full"
         tool = self.registry.get(params.name, surface)
         if tool is None:
-            unknown = unknown_tool(self.registry, params, call_id, surface, started)
+            unknown = self.unknown_tool(params, call_id, surface, started)
             self._break_storm(session, params, call_id, unknown, f"unknown_tool:{params.name}")
             arguments = params.arguments if isinstance(params.arguments, dict) else {}
             self._emit(
@@ -155,7 +155,7 @@ class Runtime:
         state = CallState(call_id=call_id, tool=tool, session=session)
         try:
             output = await self._run(params, state, placement)
-            result = success(state, output, started, self.config.limits.max_output_chars)
+            result = self._success(state, output, started)
         except ToolError as exc:
             result = self._failure(state, exc, started)
         except asyncio.CancelledError:
@@ -241,6 +241,27 @@ class Runtime:
         result.error.details = {**details, "convergence": sentence}
 
     async def _run(self, params: CallParams, state: CallState, placement: Placement) -> ToolOutput:
+        ctx, write_paths = self.prepare(params, state, placement)
+        # The client's own confirmation replaces the prompt only when it declared that it
+        # confirms calls itself; deny rules and readOnly mode still refuse.
+        pre_approved = params.pre_approved and self.client.features.pre_approved
+        if state.tool.contract.kind != "edit":
+            await self._approve(state, diff=None, pre_approved=pre_approved)
+        async with self.locks.hold(write_paths):
+            with anyio.fail_after(self.config.limits.call_timeout_seconds):
+                produced = await state.tool.run(ctx, state.arguments)
+            if isinstance(produced, WritePlan):
+                return await self._publish(state, ctx, produced, pre_approved)
+            for path in produced.paths:
+                if path not in state.paths:
+                    state.paths.append(path)
+            return produced
+
+    def prepare(
+        self, params: CallParams, state: CallState, placement: Placement
+    ) -> tuple[ToolContext, list[Path]]:
+        """Validate the arguments and resolve and confine their paths (ToolError if not);
+        returns the tool's context and the paths it will write. Shared with the preview."""
         entry = state.tool.contract
         args = self.validated(entry, params.arguments, placement)
         state.arguments = args  # before path checks: their failures need the digest too
@@ -256,28 +277,14 @@ class Runtime:
             ctx.paths[path_arg.name] = path
             if not path_arg.must_exist:
                 # One stat: cheaper inline than a thread hop.
-                ctx.existed[path_arg.name] = os.path.lexists(path)  # noqa: ASYNC240
+                ctx.existed[path_arg.name] = os.path.lexists(path)
             state.paths.append(path)
             if path_arg.access == "write":
                 write_paths.append(path)
-        # The client's own confirmation replaces the prompt only when it declared that it
-        # confirms calls itself; deny rules and readOnly mode still refuse.
-        pre_approved = params.pre_approved and self.client.features.pre_approved
-        if entry.kind != "edit":
-            await self._approve(state, args, diff=None, pre_approved=pre_approved)
-        async with self.locks.hold(write_paths):
-            with anyio.fail_after(self.config.limits.call_timeout_seconds):
-                produced = await state.tool.run(ctx, args)
-            if isinstance(produced, WritePlan):
-                return await self._publish(state, ctx, produced, pre_approved)
-            for path in produced.paths:
-                if path not in state.paths:
-                    state.paths.append(path)
-            return produced
+        return ctx, write_paths
 
-    async def _publish(
-        self, state: CallState, ctx: ToolContext, plan: WritePlan, pre_approved: bool
-    ) -> ToolOutput:
+    def plan_diff(self, state: CallState, plan: WritePlan) -> str:
+        """The unified diff of a writer's plan; adds the plan's paths to the call's."""
         diff = "".join(
             unified_diff(
                 change.before.text if change.before else "",
@@ -291,7 +298,13 @@ class Runtime:
             for path in (change.path, change.destination):
                 if path is not None and path not in state.paths:
                     state.paths.append(path)
-        await self._approve(state, state.arguments, diff=diff, pre_approved=pre_approved)
+        return diff
+
+    async def _publish(
+        self, state: CallState, ctx: ToolContext, plan: WritePlan, pre_approved: bool
+    ) -> ToolOutput:
+        diff = self.plan_diff(state, plan)
+        await self._approve(state, diff=diff, pre_approved=pre_approved)
         notes = []
         for change in plan.changes:
             note = await ctx.files.publish(change)
@@ -301,21 +314,31 @@ class Runtime:
         text = plan.message + "".join(f"\n{note}" for note in notes)
         return ToolOutput(text)
 
-    async def _approve(
-        self, state: CallState, args: dict[str, Any], diff: str | None, pre_approved: bool
-    ) -> None:
+    def approval_request(
+        self, state: CallState, diff: str | None, pre_approved: bool
+    ) -> ApprovalRequest:
+        """What the approver is asked about this call (a shell call: how it would run)."""
         entry = state.tool.contract
-        request = ApprovalRequest(
+        shell = None
+        if state.tool.shell_launch is not None:
+            how = state.tool.shell_launch(self.config, state.arguments)
+            shell = ShellDetails(state.session.cwd, how.background, how.timeout_ms)
+        return ApprovalRequest(
             call_id=state.call_id,
             session=state.session.id,
             tool=entry,
-            arguments=args,
+            arguments=state.arguments,
             paths=tuple(state.paths),
             write_paths=tuple(p for p in state.paths if not entry.read_only),
             diff=diff,
             pre_approved=pre_approved,
+            shell=shell,
+            client=self.client.features.name,
         )
-        verdict = await self.approver.decide(request)
+
+    async def _approve(self, state: CallState, diff: str | None, pre_approved: bool) -> None:
+        entry = state.tool.contract
+        verdict = await self.approver.decide(self.approval_request(state, diff, pre_approved))
         state.verdict = verdict
         if not verdict.allowed:
             code = verdict.code or errors.PERMISSION_USER_DENIED
@@ -341,6 +364,16 @@ class Runtime:
             registry=self.registry,
             runtime=self,
         )
+
+    # -- results -------------------------------------------------------------------
+
+    def unknown_tool(
+        self, params: CallParams, call_id: str, surface: Surface, started: float
+    ) -> CallResult:
+        return unknown_tool(self.registry, params, call_id, surface, started)
+
+    def _success(self, state: CallState, output: ToolOutput, started: float) -> CallResult:
+        return success(state, output, started, self.config.limits.max_output_chars)
 
     def _failure(self, state: CallState, exc: ToolError, started: float) -> CallResult:
         return failure(state, exc, started, self.config.limits.max_output_chars)

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.workspace import TextDocument
 
 from lsp_server.protocol import ToolhostClientCapabilities, camel
-from lsp_server.runtime.client import ClientFeatures
+from lsp_server.runtime.client import ClientFeatures, ClientRequestError
 
 if TYPE_CHECKING:
     from lsp_server.server.server import ToolhostServer
@@ -39,7 +40,10 @@ class EditorBridge:
 
     async def request(self, method: str, params: Any, timeout: float) -> Any:
         future = self._server.protocol.send_request_async(method, params)
-        return await asyncio.wait_for(future, timeout)
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except JsonRpcException as exc:  # eglot declines an edit so
+            raise ClientRequestError(exc.message or type(exc).__name__) from exc
 
     def show_message(self, text: str, level: str = "warning") -> None:
         kind = _MESSAGE_TYPES.get(level, types.MessageType.Warning)
@@ -63,15 +67,20 @@ def client_features(capabilities: types.ClientCapabilities) -> ClientFeatures:
     if not isinstance(declared, dict):
         declared = {}
     # Each key of the one capability type, read leniently (a Lua client may send 1 or []).
-    toolhost = {
-        field.name: bool(declared.get(camel(field.name)))
-        for field in attrs.fields(ToolhostClientCapabilities)
-    }
+    toolhost = ToolhostClientCapabilities(
+        **{
+            field.name: bool(declared.get(camel(field.name)))
+            for field in attrs.fields(ToolhostClientCapabilities)
+        }
+    )
     workspace = capabilities.workspace
     window = capabilities.window
     watched = workspace.did_change_watched_files if workspace else None
     return ClientFeatures(
-        **toolhost,
+        approvals=toolhost.approvals,
+        save_document=toolhost.save_document,
+        lsp_proxy=toolhost.lsp_proxy,
+        pre_approved=toolhost.pre_approved,
         apply_edit=bool(workspace and workspace.apply_edit),
         work_done_progress=bool(window and window.work_done_progress),
         watched_files_dynamic=bool(watched and watched.dynamic_registration),

@@ -25,6 +25,8 @@ from lsp_server.protocol import (
     CallParams,
     CallResult,
     DidCallParams,
+    PreviewParams,
+    PreviewResult,
     ResultPage,
     ResultParams,
     StatusParams,
@@ -129,6 +131,7 @@ class ToolhostServer(LanguageServer):
         self.config_notices = loaded.notices
         self.policy_sources = loaded.sources
         self.features = client_features(params.capabilities)
+        self.features.name = params.client_info.name if params.client_info else None
         workspace_caps = params.capabilities.workspace
         self.supports_configuration = bool(workspace_caps and workspace_caps.configuration)
         if not self.supports_configuration:
@@ -345,6 +348,14 @@ def create_server(
         runtime = ls.ensure_runtime()
         await ls.wait_for_settings()
         return await runtime.call(params)
+
+    @server.feature(protocol.TOOLHOST_PREVIEW)
+    async def on_preview(ls: ToolhostServer, params: PreviewParams) -> PreviewResult:
+        runtime = ls.ensure_runtime()
+        await ls.wait_for_settings()
+        from lsp_server.runtime.preview import preview_call  # with the runtime, not at start
+
+        return await preview_call(runtime, params)
 
     @server.feature(protocol.TOOLHOST_RESULT)
     async def on_result(ls: ToolhostServer, params: ResultParams) -> ResultPage:

@@ -5,6 +5,7 @@ return {
     call = "toolhost/call",
     result = "toolhost/result",
     status = "toolhost/status",
+    preview = "toolhost/preview",
     approve = "toolhost/approve",
     save_document = "toolhost/saveDocument",
     did_call = "toolhost/didCall",

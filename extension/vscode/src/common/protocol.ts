@@ -8,6 +8,7 @@ import {
   TOOLHOST_DID_CALL,
   TOOLHOST_JOB_UPDATE,
   TOOLHOST_PRESENT,
+  TOOLHOST_PREVIEW,
   TOOLHOST_RESULT,
   TOOLHOST_SAVE_DOCUMENT,
   TOOLHOST_STATUS,
@@ -43,6 +44,7 @@ export const METHODS = {
   didCall: TOOLHOST_DID_CALL,
   jobUpdate: TOOLHOST_JOB_UPDATE,
   present: TOOLHOST_PRESENT,
+  preview: TOOLHOST_PREVIEW,
 } as const satisfies Record<string, ToolhostMethod>;
 
 /** One element of CallResult.content (the schema leaves it open: MCP-style parts). */
