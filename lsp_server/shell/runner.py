@@ -10,12 +10,9 @@ killed at once.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import re
-import shlex
 import signal
-import tempfile
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -25,6 +22,13 @@ import attrs
 
 from lsp_server.shell import processes
 from lsp_server.shell.capture import HeadTailCapture
+from lsp_server.shell.confinement import (
+    CommandState,
+    Launcher,
+    exit_trap,
+    parent_death_hook,
+    read_leftovers,
+)
 from lsp_server.shell.environment import command_environment, shell_program
 from lsp_server.shell.pipes import start_process
 from lsp_server.shell.processes import ProcessInfo
@@ -88,18 +92,23 @@ def decode_capture(capture: HeadTailCapture) -> str:
     return head + gap + tail
 
 
-def shell_script(cwd_file: Path | None) -> str:
+def shell_script(state: CommandState | None, sandboxed: bool = False) -> str:
     """The script `bash -c` runs; the command itself is its first argument.
 
-    An EXIT trap records the final folder even when the command ends with `exit N`.
-    `eval` of the argument keeps the command's own line numbers in error messages and
-    keeps our wrapper out of them.
+    An EXIT trap records the final folder even when the command ends with `exit N` (and,
+    in the sandbox, what is still running). `eval` of the argument keeps the command's own
+    line numbers in error messages and keeps our wrapper out of them.
     """
-    trap = ""
-    if cwd_file is not None:
-        action = "pwd -P > " + shlex.quote(str(cwd_file))
-        trap = f"trap {shlex.quote(action)} EXIT; "
+    trap = "" if state is None else exit_trap(state, sandboxed)
     return trap + '__toolhost_command=$1; shift; eval "$__toolhost_command"'
+
+
+def command_argv(
+    command: str, cwd: Path, env: dict[str, str], state: CommandState, launcher: Launcher | None
+) -> list[str]:
+    """bash -c with our script, wrapped by the sandbox's launcher when there is one."""
+    argv = [*shell_program(env), shell_script(state, launcher is not None), "bash", command]
+    return argv if launcher is None else launcher.wrap(argv, cwd, state.folder)
 
 
 def _read_cwd(cwd_file: Path) -> Path | None:
@@ -108,11 +117,6 @@ def _read_cwd(cwd_file: Path) -> Path | None:
     except OSError:
         return None
     return Path(text) if text.startswith("/") else None
-
-
-def _remove(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        path.unlink()
 
 
 async def _report_progress(capture: HeadTailCapture, report: ProgressCallback) -> None:
@@ -136,21 +140,22 @@ async def run_command(
     *,
     on_progress: ProgressCallback | None = None,
     marker: str | None = None,
+    launcher: Launcher | None = None,
 ) -> CommandResult:
-    """Run `command` in `cwd`; raises only on a failure to start (OSError) or when the
-    caller is cancelled, in which case every process of the command is killed first."""
+    """Run `command` in `cwd` (sandboxed when a launcher is given); raises only on a
+    failure to start (OSError) or when the caller is cancelled, in which case every
+    process of the command is killed first."""
     marker = marker or new_marker()
     capture = HeadTailCapture(limits.capture_bytes)
-    fd, cwd_name = tempfile.mkstemp(prefix="toolhost-cwd-")
-    os.close(fd)
-    cwd_file = Path(cwd_name)
+    state = CommandState.create()
     env = command_environment(marker)
-    argv = [*shell_program(env), shell_script(cwd_file), "bash", command]
+    argv = command_argv(command, cwd, env, state, launcher)
+    preexec = parent_death_hook() if launcher is None else None
     ticker: asyncio.Task[None] | None = None
     process = None
     pipe = None
     try:
-        process, pipe = await start_process(argv, cwd, env, capture.feed)
+        process, pipe = await start_process(argv, cwd, env, capture.feed, preexec)
         pgid = process.pid
         if on_progress is not None:
             ticker = asyncio.create_task(_report_progress(capture, on_progress))
@@ -164,6 +169,11 @@ async def run_command(
             await pipe.wait_closed(_DRAIN_SECONDS)
             pipe_held = False
             killed = True
+        elif launcher is not None:
+            # The PID namespace ended with the shell: its leftovers are dead already.
+            leftovers = read_leftovers(state)
+            pipe_held = not await pipe.wait_closed(limits.pipe_wait_seconds)
+            killed = bool(leftovers)
         else:
             # Grandchildren may still hold the pipe (`sleep 100 &`): wait a bounded time.
             pipe_held = not await pipe.wait_closed(limits.pipe_wait_seconds)
@@ -178,7 +188,7 @@ async def run_command(
             timed_out=timed_out,
             total_bytes=capture.total,
             dropped_bytes=capture.dropped,
-            final_cwd=None if timed_out else _read_cwd(cwd_file),
+            final_cwd=None if timed_out else _read_cwd(state.cwd_file),
             leftovers=leftovers,
             leftovers_killed=killed,
             daemonised=looks_daemonising(command),
@@ -194,7 +204,7 @@ async def run_command(
             ticker.cancel()
         if pipe is not None:
             pipe.close()
-        _remove(cwd_file)
+        state.remove()
 
 
 def describe_exit(exit_code: int | None) -> str:

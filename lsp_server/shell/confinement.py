@@ -1,0 +1,122 @@
+"""What a command runs under: the sandbox's launcher, or a parent-death signal.
+
+A sandboxed command's processes live in a PID namespace that ends with the command's
+shell, so they cannot be found from outside once it has exited. The shell's EXIT trap
+therefore lists what is still running, from inside, into the command's state folder just
+before it exits; the runner names them in the result (they die with the namespace).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import shlex
+import shutil
+import signal
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+import attrs
+
+from lsp_server.shell.processes import ProcessInfo
+
+_PR_SET_PDEATHSIG = 1
+
+
+class Launcher(Protocol):
+    """Wraps a command's argv so that it runs confined (lsp_server.sandbox)."""
+
+    def wrap(self, argv: Sequence[str], cwd: Path, state_dir: Path) -> list[str]: ...
+
+
+@attrs.frozen
+class CommandState:
+    """The command's own folder: where its shell records its final folder and leftovers."""
+
+    folder: Path
+
+    @classmethod
+    def create(cls) -> CommandState:
+        return cls(Path(tempfile.mkdtemp(prefix="toolhost-cmd-")))
+
+    @property
+    def cwd_file(self) -> Path:
+        return self.folder / "cwd"
+
+    @property
+    def leftovers_file(self) -> Path:
+        return self.folder / "leftovers"
+
+    def remove(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def exit_trap(state: CommandState, list_leftovers: bool) -> str:
+    """The EXIT trap: record the final folder and, inside a PID namespace, every other live
+    process (pid pgid sid command line). Builtins only: no fork on the way out."""
+    body = "pwd -P > " + shlex.quote(str(state.cwd_file))
+    if list_leftovers:
+        body += (
+            "; local d p s st pg sid; local -a a"
+            "; for d in /proc/[0-9]*; do p=${d#/proc/}"
+            '; [[ $p == 1 || $p == "$$" ]] && continue'
+            '; { read -r s < "$d/stat"; } 2>/dev/null || continue'
+            '; read -r st _ pg sid _ <<< "${s##*) }"'
+            "; [[ $st == Z || $st == X ]] && continue"
+            '; a=(); { mapfile -d "" -t a < "$d/cmdline"; } 2>/dev/null'
+            '; printf "%s %s %s %s\\n" "$p" "$pg" "$sid" "${a[*]}"'
+            "; done > " + shlex.quote(str(state.leftovers_file))
+        )
+    return f"__toolhost_exit() {{ {body}; }}; trap __toolhost_exit EXIT; "
+
+
+def read_leftovers(state: CommandState) -> list[ProcessInfo]:
+    """The processes the trap found still running (pids as the command saw them)."""
+    try:
+        text = state.leftovers_file.read_text(errors="replace")
+    except OSError:
+        return []
+    found: list[ProcessInfo] = []
+    for line in text.splitlines():
+        parts = line.split(" ", 3)
+        if len(parts) < 3 or not all(p.lstrip("-").isdigit() for p in parts[:3]):
+            continue
+        command = parts[3] if len(parts) == 4 and parts[3] else "?"
+        found.append(ProcessInfo(int(parts[0]), int(parts[1]), int(parts[2]), command[:160]))
+    return found
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return None
+    try:
+        prctl: Callable[..., int] = ctypes.CDLL(name, use_errno=True).prctl
+        return prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _load_prctl()
+
+
+def parent_death_hook(sig: int = signal.SIGKILL) -> Callable[[], None] | None:
+    """A preexec function: the child gets `sig` when the server dies (even by SIGKILL).
+    None where prctl is not available (not Linux)."""
+    prctl = _PRCTL
+    if prctl is None:
+        return None
+    parent = os.getpid()
+
+    def set_parent_death_signal() -> None:
+        prctl(_PR_SET_PDEATHSIG, sig, 0, 0, 0)
+        # The server may have died between fork and prctl: then nobody would signal us.
+        if os.getppid() != parent:
+            with contextlib.suppress(OSError):
+                os.kill(os.getpid(), sig)
+
+    return set_parent_death_signal
