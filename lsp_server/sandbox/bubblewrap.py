@@ -72,6 +72,8 @@ def bubblewrap_argv(
         args.append("--unshare-net")
     args += ["--unshare-pid", "--die-with-parent", "--new-session"]
     if layout.confined:
-        args += ["--setenv", "TMPDIR", "/tmp"]
+        # Run as root, bwrap keeps every capability: `mount -o remount,rw /` would undo
+        # the read-only filesystem. Without capabilities the mounts stay as laid out.
+        args += ["--cap-drop", "ALL", "--setenv", "TMPDIR", "/tmp"]
     args += ["--chdir", str(cwd), "--", *argv]
     return args

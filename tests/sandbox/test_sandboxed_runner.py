@@ -37,6 +37,15 @@ async def test_writes_in_the_workspace_and_nowhere_else(layout: BubblewrapLayout
     assert not outside.exists()
 
 
+async def test_no_capabilities_to_remount_the_filesystem(layout: BubblewrapLayout) -> None:
+    outside = Path("/var/tmp") / f"toolhost-remount-test-{_root(layout).name}"
+    result = await _run(layout, f"mount -o remount,bind,rw / && touch {outside}")
+    assert result.exit_code != 0
+    assert not outside.exists()
+    result = await _run(layout, "grep CapEff /proc/self/status")
+    assert result.output.split() == ["CapEff:", "0000000000000000"]
+
+
 async def test_git_folder_and_workspace_config_stay_read_only(layout: BubblewrapLayout) -> None:
     root = _root(layout)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
