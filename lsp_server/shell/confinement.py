@@ -86,6 +86,8 @@ def read_leftovers(state: CommandState) -> list[ProcessInfo]:
         if len(parts) < 3 or not all(p.lstrip("-").isdigit() for p in parts[:3]):
             continue
         command = parts[3] if len(parts) == 4 and parts[3] else "?"
+        if "__toolhost_exit()" in command:  # forked, not yet exec'd: our own script
+            command = "bash (a subshell of the command)"
         found.append(ProcessInfo(int(parts[0]), int(parts[1]), int(parts[2]), command[:160]))
     return found
 

@@ -128,7 +128,7 @@ async def test_leftovers_are_named_and_die_with_the_namespace(layout: Bubblewrap
     marker = f"sandbox-leftover-{_root(layout).name}"
     result = await _run(
         layout,
-        "sleep 100 & (sleep 101 >/dev/null 2>&1 &); env -i setsid sleep 102 >/dev/null 2>&1 &"
+        "sleep 971.0 & (sleep 971.1 >/dev/null 2>&1 &); env -i setsid sleep 971.2 >/dev/null 2>&1 &"
         # Until all three have started (pgrep sees the namespace only).
         " until [ $(pgrep -c -x sleep) = 3 ]; do :; done; echo started",
         marker=marker,
@@ -136,14 +136,14 @@ async def test_leftovers_are_named_and_die_with_the_namespace(layout: Bubblewrap
     assert result.output == "started\n"
     assert result.leftovers_killed
     commands = sorted(p.command for p in result.leftovers)
-    assert commands == ["setsid sleep 102", "sleep 100", "sleep 101"] or commands == [
-        "sleep 100",
-        "sleep 101",
-        "sleep 102",
+    assert commands == ["setsid sleep 971.2", "sleep 971.0", "sleep 971.1"] or commands == [
+        "sleep 971.0",
+        "sleep 971.1",
+        "sleep 971.2",
     ]
     # `env -i` dropped the marker; the namespace still took it: nothing runs `sleep 10x`.
     assert processes_with_marker(marker) == []
-    assert _sleepers(("100", "101", "102")) == []
+    assert _sleepers(("971.0", "971.1", "971.2")) == []
 
 
 def _sleepers(seconds: tuple[str, ...]) -> list[int]:
@@ -275,8 +275,8 @@ async def test_background_job_runs_in_the_sandbox_and_its_leftovers_die(
 ) -> None:
     manager = JobManager()
     job = await manager.start(
-        "echo x > job.txt; touch /var/tmp/toolhost-job-$$ || echo refused; setsid sleep 103 &"
-        " echo up",
+        "echo x > job.txt; touch /var/tmp/toolhost-job-$$ || echo refused; setsid sleep 971.3 &"
+        " until pgrep -x sleep >/dev/null; do :; done; echo up",
         _root(layout),
         "s1",
         LIMITS,
@@ -287,17 +287,17 @@ async def test_background_job_runs_in_the_sandbox_and_its_leftovers_die(
     assert "refused" in text
     assert (_root(layout) / "job.txt").exists()
     assert job.exit_code == 0
-    assert "sleep 103" in job.note
-    assert _sleepers(("103",)) == []
+    assert "sleep 971.3" in job.note
+    assert _sleepers(("971.3",)) == []
 
 
 @pytest.mark.timeout(60)
 async def test_killing_a_sandboxed_job(layout: BubblewrapLayout) -> None:
     manager = JobManager()
     job = await manager.start(
-        "env -i setsid sleep 104 & sleep 105", _root(layout), "s1", LIMITS, launcher=layout
+        "env -i setsid sleep 971.4 & sleep 971.5", _root(layout), "s1", LIMITS, launcher=layout
     )
     assert job.pid is not None
     assert await manager.kill(job, "test")
     assert await wait_gone([job.pid]) == []
-    assert _sleepers(("104", "105")) == []
+    assert _sleepers(("971.4", "971.5")) == []
