@@ -28,11 +28,14 @@ from lsp_server.runtime.errors import (
     PERMISSION_UNATTENDED,
     PERMISSION_USER_DENIED,
 )
+from lsp_server.sandbox import SandboxPlan
 
 log = logging.getLogger(__name__)
 
 # Sends a request to whoever can answer (the editor, a terminal); None: nobody can be asked.
 Asker = Callable[[ApprovalRequest], Awaitable[Any]]
+# How a shell call will run, from its arguments (the sandbox's plan); set by the composer.
+SandboxPlanner = Callable[[Mapping[str, Any]], SandboxPlan]
 
 
 class PolicyRefusal(Exception):
@@ -90,6 +93,7 @@ class PolicyService:
         self.reconfigure(policy)
         self._session_rules: dict[str, list[Rule]] = {}
         self._always_rules: list[Rule] = []
+        self.sandbox_planner: SandboxPlanner | None = None
 
     def reconfigure(self, policy: PolicyConfig, problems: list[str] | None = None) -> None:
         """New configuration (workspace/didChangeConfiguration); session rules survive.
@@ -106,6 +110,7 @@ class PolicyService:
         read_only: bool,
         paths: Sequence[tuple[Path, str]],
         command: str | None = None,
+        arguments: Mapping[str, Any] | None = None,
     ) -> CallFacts:
         """`paths`: (real path, "read"|"write") of every resolved path argument."""
         return CallFacts(
@@ -121,6 +126,11 @@ class PolicyService:
                 for real, access in paths
             ),
             command=command,
+            sandbox=(
+                self.sandbox_planner(arguments or {})
+                if command is not None and self.sandbox_planner is not None
+                else None
+            ),
         )
 
     def session_rules(self, session: str) -> list[Rule]:

@@ -15,6 +15,7 @@ from lsp_server.policy.trust import TrustStore
 from lsp_server.runtime.client import ClientBridge
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.state import config_dir, state_dir
+from lsp_server.tools.sandboxing import plan_call, sandbox_service
 
 
 def load_layers(
@@ -46,6 +47,8 @@ def attach_policy(
         TrustStore(state_dir()),
         problems,
     )
+    sandbox = sandbox_service(runtime.services)
+    service.sandbox_planner = lambda arguments: plan_call(sandbox, runtime.config.shell, arguments)
     runtime.approver = PolicyApprover(service, client, fallback_asker)
     runtime.services.register(PolicyService, service)
     # First listener: the audit line is on disk before didCall goes out.
