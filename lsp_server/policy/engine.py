@@ -241,4 +241,6 @@ class PolicyEngine:
                 f"the command runs in the sandbox ({facts.sandbox.mode}), which already "
                 "prevents writes outside the workspace and network access",
             )
+        if facts.sandbox is not None:
+            return Decision("ask", None, f"of how it would run: {facts.sandbox.describe()}")
         return Decision("ask", None, "changes need the user's approval by default")

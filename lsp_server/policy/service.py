@@ -187,7 +187,7 @@ class PolicyService:
         if ask is None:
             return self._unattended(facts, decision)
         answer = await self._ask(ask, request)
-        return await self._apply(answer, request, session)
+        return await self._apply(answer, request, session, decision)
 
     def _unattended(self, facts: CallFacts, decision: Decision) -> Authorization:
         if self.policy.unattended == "allow":
@@ -224,11 +224,14 @@ class PolicyService:
             raise PolicyRefusal(PERMISSION_USER_DENIED, str(exc)) from exc
 
     async def _apply(
-        self, answer: ApprovalAnswer, request: ApprovalRequest, session: str
+        self, answer: ApprovalAnswer, request: ApprovalRequest, session: str, decision: Decision
     ) -> Authorization:
         if answer.decision == "deny":
             said = f"the user said: {answer.reason}" if answer.reason else "no reason given"
-            raise PolicyRefusal(PERMISSION_USER_DENIED, f"the user denied it ({said})")
+            raise PolicyRefusal(
+                PERMISSION_USER_DENIED,
+                f"the user denied it ({said}); it needed approval because {decision.reason}",
+            )
         if answer.decision == "allow_once":
             return Authorization("allow_once", None)
         text = answer.rule or (request.suggested_rules[0] if request.suggested_rules else None)

@@ -1,4 +1,5 @@
-"""What a command runs under: the sandbox's launcher, or a parent-death signal.
+"""What a command runs under: the sandbox's launcher (or, without one, a parent-death
+signal: lsp_server.sandbox.lifetime).
 
 A sandboxed command's processes live in a PID namespace that ends with the command's
 shell, so they cannot be found from outside once it has exited. The shell's EXIT trap
@@ -8,23 +9,16 @@ before it exits; the runner names them in the result (they die with the namespac
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import ctypes.util
-import os
 import shlex
 import shutil
-import signal
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
 import attrs
 
 from lsp_server.shell.processes import ProcessInfo
-
-_PR_SET_PDEATHSIG = 1
 
 
 class Launcher(Protocol):
@@ -90,35 +84,3 @@ def read_leftovers(state: CommandState) -> list[ProcessInfo]:
             command = "bash (a subshell of the command)"
         found.append(ProcessInfo(int(parts[0]), int(parts[1]), int(parts[2]), command[:160]))
     return found
-
-
-def _load_prctl() -> Callable[..., int] | None:
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return None
-    try:
-        prctl: Callable[..., int] = ctypes.CDLL(name, use_errno=True).prctl
-        return prctl
-    except (OSError, AttributeError):
-        return None
-
-
-_PRCTL = _load_prctl()
-
-
-def parent_death_hook(sig: int = signal.SIGKILL) -> Callable[[], None] | None:
-    """A preexec function: the child gets `sig` when the server dies (even by SIGKILL).
-    None where prctl is not available (not Linux)."""
-    prctl = _PRCTL
-    if prctl is None:
-        return None
-    parent = os.getpid()
-
-    def set_parent_death_signal() -> None:
-        prctl(_PR_SET_PDEATHSIG, sig, 0, 0, 0)
-        # The server may have died between fork and prctl: then nobody would signal us.
-        if os.getppid() != parent:
-            with contextlib.suppress(OSError):
-                os.kill(os.getpid(), sig)
-
-    return set_parent_death_signal

@@ -20,12 +20,12 @@ from typing import Any, Literal
 import anyio
 import attrs
 
+from lsp_server.sandbox.lifetime import parent_death_hook
 from lsp_server.shell import processes
 from lsp_server.shell.capture import RollingBuffer
 from lsp_server.shell.confinement import (
     CommandState,
     Launcher,
-    parent_death_hook,
     read_leftovers,
 )
 from lsp_server.shell.environment import command_environment

@@ -20,13 +20,13 @@ from pathlib import Path
 import anyio
 import attrs
 
+from lsp_server.sandbox.lifetime import parent_death_hook
 from lsp_server.shell import processes
 from lsp_server.shell.capture import HeadTailCapture
 from lsp_server.shell.confinement import (
     CommandState,
     Launcher,
     exit_trap,
-    parent_death_hook,
     read_leftovers,
 )
 from lsp_server.shell.environment import command_environment, shell_program
