@@ -75,11 +75,8 @@ async def test_sigkill_of_the_server_leaves_nothing_running(tmp_path: Path, bwra
         )
         hover = await lsp_call(client, "lsp_diagnostics", {"file": "bad.c"})
         assert not hover["isError"], hover
-        sleepers = [
-            pid
-            for n in ("313.1", "313.2", "313.3", "313.4")
-            for pid in await wait_running("sleep", n)
-        ]
+        names = ("313.1", "313.2", "313.3", "313.4")
+        sleepers = [pid for n in names for pid in await wait_running("sleep", n)]
         assert len(sleepers) == 4
         clangd = _children_named(server.pid, "clangd")
         assert clangd, "clangd should be running as a child of the server"
@@ -87,12 +84,7 @@ async def test_sigkill_of_the_server_leaves_nothing_running(tmp_path: Path, bwra
         server.kill()
         await server.wait()
         assert await _until_gone(sleepers + clangd) == []
-        assert [pids_running("sleep", n) for n in ("313.1", "313.2", "313.3", "313.4")] == [
-            [],
-            [],
-            [],
-            [],
-        ]
+        assert [pids_running("sleep", n) for n in names] == [[], [], [], []]
         foreground.cancel()
     finally:
         await client.stop()  # type: ignore[no-untyped-call]
