@@ -88,6 +88,8 @@ class CallFacts:
     paths: tuple[PathFact, ...] = ()
     command: str | None = None
     """The shell command line, for shell tools."""
+    verb: str | None = None
+    """How an approval names the action ("Edit", "Move" ...): the tool's contract entry."""
     sandbox: SandboxPlan | None = None
     """How the shell command will run (sandboxed or not), for shell tools."""
 

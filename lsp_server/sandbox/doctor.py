@@ -54,7 +54,7 @@ def render_sandbox(
         else "nothing is writable but a private /tmp"
     )
     return (
-        f"sandbox: {found.name} {found.version or ''} ({found.executable}), mode {mode}{source}"
+        f"sandbox: {found.version or found.name} ({found.executable}), mode {mode}{source}"
         f'\n  {writes}; {net}; sandboxed commands run without asking, `sandbox: "network"` '
         'and `sandbox: "off"` ask first'
     )

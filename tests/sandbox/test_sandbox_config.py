@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.policy.layers import load_config
-from lsp_server.policy.trust import TrustStore
+from lsp_server.config.layers import load_config
+from lsp_server.config.trust import TrustStore
 from tests.helpers import call_tool, make_runtime, text_of
 
 
