@@ -301,3 +301,23 @@ async def test_killing_a_sandboxed_job(layout: BubblewrapLayout) -> None:
     assert await manager.kill(job, "test")
     assert await wait_gone([job.pid]) == []
     assert _sleepers(("971.4", "971.5")) == []
+
+
+# -- approved to run outside: the host's filesystem and network, still one PID namespace --
+
+
+@pytest.mark.timeout(60)
+async def test_outside_the_sandbox_writes_anywhere_but_nothing_outlives_it(
+    layout: BubblewrapLayout, tmp_path: Path
+) -> None:
+    outside = attrs.evolve(layout, confined=False)
+    target = tmp_path / "outside.txt"  # a host /tmp path: not hidden by a private /tmp
+    result = await _run(
+        outside,
+        f"echo x > {target}; env -i setsid sleep 971.6 >/dev/null 2>&1 &"
+        " until pgrep -x sleep >/dev/null; do :; done; echo done",
+    )
+    assert result.exit_code == 0, result.output
+    assert target.read_text() == "x\n"
+    assert [p.command for p in result.leftovers] in (["sleep 971.6"], ["setsid sleep 971.6"])
+    assert _sleepers(("971.6",)) == []
