@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 import attrs
 
@@ -39,7 +40,13 @@ class BubblewrapLayout:
     run outside the sandbox); the PID namespace and die-with-parent still hold, so nothing
     it starts outlives it or the server."""
 
-    def wrap(self, argv: Sequence[str], cwd: Path, state_dir: Path) -> list[str]:
+    namespace: ClassVar[bool] = True
+    """Its processes live in a PID namespace: the shell's EXIT trap lists leftovers."""
+
+    def wrap(
+        self, argv: Sequence[str], cwd: Path, state_dir: Path, keep_daemons: bool = False
+    ) -> list[str]:
+        """`keep_daemons` cannot hold here: the namespace ends with the command."""
         return bubblewrap_argv(self, argv, cwd, state_dir)
 
 

@@ -1,6 +1,6 @@
-"""Nothing outlives the server: a parent-death signal for what runs outside the sandbox
-(commands without bubblewrap, child language servers). Sandboxed commands need none: bwrap's
---die-with-parent and their PID namespace end them with the server.
+"""Nothing outlives the server. Sandboxed commands: bwrap's --die-with-parent and their PID
+namespace. Commands without bubblewrap: the supervisor (supervisor.py, a child subreaper
+with a parent-death signal). Child language servers: a parent-death signal.
 """
 
 from __future__ import annotations
@@ -10,9 +10,18 @@ import ctypes
 import ctypes.util
 import os
 import signal
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import ClassVar
+
+import attrs
 
 _PR_SET_PDEATHSIG = 1
+# The file, in a command's state folder, that lists what it left running (pid pgid sid
+# command line per line): written by the sandbox's EXIT trap or by the supervisor.
+LEFTOVERS_NAME = "leftovers"
+SUPERVISOR = Path(__file__).with_name("supervisor.py")
 
 
 def _load_prctl() -> Callable[..., int] | None:
@@ -45,3 +54,22 @@ def parent_death_hook(sig: int = signal.SIGKILL) -> Callable[[], None] | None:
                 os.kill(os.getpid(), sig)
 
     return set_parent_death_signal
+
+
+@attrs.frozen
+class Supervised:
+    """Runs a command under the supervisor: the launcher when no sandbox can be used."""
+
+    python: str = sys.executable
+    grace_seconds: float = 1.0
+    namespace: ClassVar[bool] = False
+    """Its processes are the host's (the supervisor, not an EXIT trap, lists leftovers)."""
+
+    def wrap(
+        self, argv: Sequence[str], cwd: Path, state_dir: Path, keep_daemons: bool = False
+    ) -> list[str]:
+        return [
+            self.python, "-I", "-S", str(SUPERVISOR), str(os.getpid()),
+            str(state_dir / LEFTOVERS_NAME), str(self.grace_seconds),
+            "1" if keep_daemons else "0", "--", *argv,
+        ]  # fmt: skip

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lsp_server.sandbox.bubblewrap import BubblewrapLayout
+from lsp_server.sandbox.lifetime import Supervised
 from lsp_server.sandbox.plan import SandboxMode, SandboxPlan, SandboxRequest, plan_command
 from lsp_server.sandbox.platforms import BackendFound, find_backend
 
@@ -46,13 +47,14 @@ class SandboxService:
 
     def launcher(
         self, plan: SandboxPlan, roots: Sequence[Path], protected: Sequence[str]
-    ) -> BubblewrapLayout | None:
+    ) -> BubblewrapLayout | Supervised:
         """How to start a command under `plan`: confined when sandboxed; approved to run
-        outside, still in a PID namespace that dies with the server; None without bwrap
-        (or with the sandbox off): the shell then uses a parent-death signal only."""
+        outside, still in a PID namespace that dies with the server; without bwrap (or with
+        the sandbox off) under the supervisor, which keeps every process it starts findable
+        and ends them with it or with the server."""
         executable = self.backend().executable if plan.mode != "off" else None
         if executable is None:
-            return None
+            return Supervised()
         return BubblewrapLayout(
             bwrap=executable,
             roots=tuple(roots),

@@ -18,13 +18,22 @@ from typing import Protocol
 
 import attrs
 
+from lsp_server.sandbox.lifetime import LEFTOVERS_NAME
 from lsp_server.shell.processes import ProcessInfo
 
 
 class Launcher(Protocol):
-    """Wraps a command's argv so that it runs confined (lsp_server.sandbox)."""
+    """Wraps a command's argv so that it runs confined or supervised (lsp_server.sandbox);
+    either way its leftovers are listed in the state folder when its main process ends."""
 
-    def wrap(self, argv: Sequence[str], cwd: Path, state_dir: Path) -> list[str]: ...
+    @property
+    def namespace(self) -> bool:
+        """True: a PID namespace of its own (the shell's EXIT trap lists leftovers)."""
+        ...
+
+    def wrap(
+        self, argv: Sequence[str], cwd: Path, state_dir: Path, keep_daemons: bool = False
+    ) -> list[str]: ...
 
 
 @attrs.frozen
@@ -43,7 +52,7 @@ class CommandState:
 
     @property
     def leftovers_file(self) -> Path:
-        return self.folder / "leftovers"
+        return self.folder / LEFTOVERS_NAME
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)

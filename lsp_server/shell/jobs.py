@@ -31,7 +31,13 @@ from lsp_server.shell.confinement import (
 from lsp_server.shell.environment import command_environment
 from lsp_server.shell.pipes import OutputPipe, start_process
 from lsp_server.shell.processes import ProcessInfo
-from lsp_server.shell.runner import RunLimits, command_argv, looks_daemonising, new_marker
+from lsp_server.shell.runner import (
+    RunLimits,
+    command_argv,
+    keeps_daemons,
+    looks_daemonising,
+    new_marker,
+)
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +57,7 @@ class Job:
     limits: RunLimits
     output: RollingBuffer
     state: CommandState
-    sandboxed: bool = False
+    launcher: Launcher | None = None
     notify: Notify | None = None
     started_at: float = attrs.Factory(time.time)
     status: JobStatus = "running"
@@ -165,7 +171,7 @@ class JobManager:
         notify: Notify | None = None,
         launcher: Launcher | None = None,
     ) -> Job:
-        """Start `command` (sandboxed when a launcher is given); raises OSError when it
+        """Start `command` (sandboxed or supervised by the launcher); raises OSError when it
         cannot be started."""
         self._counter += 1
         marker = new_marker()
@@ -178,11 +184,11 @@ class JobManager:
             limits=limits,
             output=RollingBuffer(limits.capture_bytes),
             state=CommandState.create(),
-            sandboxed=launcher is not None,
+            launcher=launcher,
             notify=notify,
         )
         env = command_environment(marker)
-        argv = command_argv(command, cwd, env, job.state, launcher)
+        argv = command_argv(command, cwd, env, job.state, launcher, keeps_daemons(command, limits))
         preexec = parent_death_hook() if launcher is None else None
         try:
             process, pipe = await start_process(argv, cwd, env, job.feed, preexec)
@@ -202,14 +208,12 @@ class JobManager:
         try:
             await process.wait()
             pipe_held = not await pipe.wait_closed(job.limits.pipe_wait_seconds)
-            if job.sandboxed:
-                # Its PID namespace ended with it: whatever it left is dead already.
-                leftovers = read_leftovers(job.state)
-                if leftovers:
-                    job.note = _leftover_note("killed with the sandbox", leftovers)
+            if job.launcher is not None:
+                # Its PID namespace (or the supervisor) ended what it left behind.
+                self._note_leftovers(job, job.launcher.namespace)
             else:
                 await self._end_leftovers(job, pgid)
-            if not job.sandboxed and pipe_held and not job.note:
+            if job.launcher is None and pipe_held and not job.note:
                 job.note = "processes outside the job still held its output pipe"
             await pipe.wait_closed(1.0)
             job.exit_code = process.returncode
@@ -228,6 +232,16 @@ class JobManager:
             job.finished_at = time.time()
             job._signal_change()
         await self._notify(job)
+
+    @staticmethod
+    def _note_leftovers(job: Job, namespace: bool) -> None:
+        leftovers = read_leftovers(job.state)
+        if not leftovers:
+            return
+        if namespace or not keeps_daemons(job.command, job.limits):
+            job.note = _leftover_note("killed", leftovers)
+        else:
+            job.note = _leftover_note("left running (the command daemonised them)", leftovers)
 
     async def _end_leftovers(self, job: Job, pgid: int) -> None:
         """Outside the sandbox: find what the job left (group and marker) and kill it,

@@ -103,12 +103,25 @@ def shell_script(state: CommandState | None, sandboxed: bool = False) -> str:
     return trap + '__toolhost_command=$1; shift; eval "$__toolhost_command"'
 
 
+def keeps_daemons(command: str, limits: RunLimits) -> bool:
+    """Leftovers of a command that plainly daemonised stay when shell.kill_daemons is off."""
+    return not limits.kill_daemons and looks_daemonising(command)
+
+
 def command_argv(
-    command: str, cwd: Path, env: dict[str, str], state: CommandState, launcher: Launcher | None
+    command: str,
+    cwd: Path,
+    env: dict[str, str],
+    state: CommandState,
+    launcher: Launcher | None,
+    keep_daemons: bool = False,
 ) -> list[str]:
-    """bash -c with our script, wrapped by the sandbox's launcher when there is one."""
-    argv = [*shell_program(env), shell_script(state, launcher is not None), "bash", command]
-    return argv if launcher is None else launcher.wrap(argv, cwd, state.folder)
+    """bash -c with our script, wrapped by the launcher (sandbox or supervisor) if any."""
+    in_namespace = launcher is not None and launcher.namespace
+    argv = [*shell_program(env), shell_script(state, in_namespace), "bash", command]
+    if launcher is None:
+        return argv
+    return launcher.wrap(argv, cwd, state.folder, keep_daemons)
 
 
 def _read_cwd(cwd_file: Path) -> Path | None:
@@ -142,14 +155,15 @@ async def run_command(
     marker: str | None = None,
     launcher: Launcher | None = None,
 ) -> CommandResult:
-    """Run `command` in `cwd` (sandboxed when a launcher is given); raises only on a
+    """Run `command` in `cwd` (sandboxed or supervised by the launcher); raises only on a
     failure to start (OSError) or when the caller is cancelled, in which case every
     process of the command is killed first."""
     marker = marker or new_marker()
     capture = HeadTailCapture(limits.capture_bytes)
     state = CommandState.create()
     env = command_environment(marker)
-    argv = command_argv(command, cwd, env, state, launcher)
+    keep = keeps_daemons(command, limits)
+    argv = command_argv(command, cwd, env, state, launcher, keep)
     preexec = parent_death_hook() if launcher is None else None
     ticker: asyncio.Task[None] | None = None
     process = None
@@ -170,10 +184,10 @@ async def run_command(
             pipe_held = False
             killed = True
         elif launcher is not None:
-            # The PID namespace ended with the shell: its leftovers are dead already.
+            # The PID namespace (or the supervisor) ended what the shell left behind.
             leftovers = read_leftovers(state)
             pipe_held = not await pipe.wait_closed(limits.pipe_wait_seconds)
-            killed = bool(leftovers)
+            killed = bool(leftovers) and (launcher.namespace or not keep)
         else:
             # Grandchildren may still hold the pipe (`sleep 100 &`): wait a bounded time.
             pipe_held = not await pipe.wait_closed(limits.pipe_wait_seconds)

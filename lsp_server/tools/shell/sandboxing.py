@@ -15,6 +15,7 @@ from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.errors import ToolError
 from lsp_server.sandbox import SANDBOX_REQUESTS, SandboxPlan, SandboxRequest
 from lsp_server.sandbox.bubblewrap import BubblewrapLayout
+from lsp_server.sandbox.lifetime import Supervised
 from lsp_server.sandbox.service import SandboxService
 from lsp_server.shell.terminal import needs_terminal
 
@@ -46,7 +47,7 @@ def plan_call(
 @attrs.frozen
 class PreparedCommand:
     plan: SandboxPlan
-    launcher: BubblewrapLayout | None
+    launcher: BubblewrapLayout | Supervised
     notice: str | None
     """Said once per session when commands run without a sandbox."""
 
