@@ -4,9 +4,10 @@ Three commands, each run through `run_command` unsandboxed and sandboxed (worksp
 no network: the default), interleaved in the same run so that machine load hits both sides
 alike: `true`, `git status` on this repository, and a test run of about two seconds (a
 unittest file with two one-second tests). Reports the median of each side, the time added,
-and the ratio; the "spawn only" row is bubblewrap alone (`bwrap ... bash -c true` against
-`bash -c true` with subprocess.run), without the runner around it. Target: at most 15 ms
-added per command.
+and the ratio, plus the supervised side (the supervisor toolhost uses when no sandbox can
+start, or with the sandbox off). The "spawn only" row is bubblewrap alone
+(`bwrap ... bash -c true` against `bash -c true` with subprocess.run), without the runner
+around it. Target: at most 15 ms added per command.
 
     .venv/bin/python bench/sandbox_overhead.py --rounds 15
 """
@@ -24,6 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from lsp_server.sandbox.lifetime import Supervised
 from lsp_server.sandbox.service import SandboxService
 from lsp_server.shell.confinement import Launcher
 from lsp_server.shell.runner import RunLimits, run_command
@@ -53,7 +55,9 @@ async def timed(command: str, cwd: Path, launcher: Launcher | None) -> float:
     return elapsed
 
 
-def spawn_only(launcher: Launcher, cwd: Path, rounds: int) -> tuple[str, float, float]:
+def spawn_only(
+    launcher: Launcher, cwd: Path, rounds: int
+) -> tuple[str, float, float, float | None]:
     plain_argv = ["bash", "-c", "true"]
     boxed_argv = launcher.wrap(plain_argv, cwd, Path(tempfile.gettempdir()))
     plain: list[float] = []
@@ -63,20 +67,21 @@ def spawn_only(launcher: Launcher, cwd: Path, rounds: int) -> tuple[str, float, 
             started = time.perf_counter()
             subprocess.run(argv, cwd=cwd, check=True)
             sink.append(time.perf_counter() - started)
-    return "spawn only", statistics.median(plain), statistics.median(boxed)
+    return "spawn only", statistics.median(plain), statistics.median(boxed), None
 
 
 async def compare(
     name: str, command: str, cwd: Path, launcher: Launcher, rounds: int
-) -> tuple[str, float, float]:
-    plain: list[float] = []
-    boxed: list[float] = []
-    await timed(command, cwd, None)  # warm caches for both sides
-    await timed(command, cwd, launcher)
+) -> tuple[str, float, float, float | None]:
+    sides: list[Launcher | None] = [None, launcher, Supervised()]
+    times: list[list[float]] = [[], [], []]
+    for side in sides:  # warm caches for every side
+        await timed(command, cwd, side)
     for _ in range(rounds):
-        plain.append(await timed(command, cwd, None))
-        boxed.append(await timed(command, cwd, launcher))
-    return name, statistics.median(plain), statistics.median(boxed)
+        for side, sink in zip(sides, times, strict=True):
+            sink.append(await timed(command, cwd, side))
+    plain, boxed, supervised = (statistics.median(t) for t in times)
+    return name, plain, boxed, supervised
 
 
 async def main_async(rounds: int, test_rounds: int) -> None:
@@ -99,11 +104,15 @@ async def main_async(rounds: int, test_rounds: int) -> None:
             await compare("2 s test run", unittest, tests, tests_launcher, test_rounds),
         ]
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
-    print(f"{'command':<14} {'plain ms':>10} {'sandboxed ms':>13} {'added ms':>9} {'ratio':>6}")
-    for name, plain, boxed in rows:
+    print(
+        f"{'command':<14} {'plain ms':>10} {'sandboxed ms':>13} {'added ms':>9} {'ratio':>6}"
+        f" {'supervised ms':>14}"
+    )
+    for name, plain, boxed, supervised in rows:
         added = (boxed - plain) * 1000
+        shown = "-" if supervised is None else f"{supervised * 1000:.1f}"
         print(f"{name:<14} {plain * 1000:>10.1f} {boxed * 1000:>13.1f} {added:>9.1f} "
-              f"{boxed / plain:>6.2f}")  # fmt: skip
+              f"{boxed / plain:>6.2f} {shown:>14}")  # fmt: skip
 
 
 def main() -> None:

@@ -25,15 +25,15 @@ _PR_SET_CHILD_SUBREAPER = 36
 
 
 def _descendants(root: int) -> list[tuple[int, str]]:
-    """(pid, "pid pgid sid cmdline") of every live process below `root`."""
+    """(pid, "pid pgid sid cmdline") of every live process below `root`: stat for all,
+    the command line only for those below it."""
     parents: dict[int, int] = {}
-    rows: dict[int, str] = {}
+    groups: dict[int, tuple[str, str]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             stat = (entry / "stat").read_text()
-            argv = (entry / "cmdline").read_bytes().rstrip(b"\0").split(b"\0")
         except OSError:
             continue
         fields = stat[stat.rfind(")") + 2 :].split()
@@ -41,15 +41,21 @@ def _descendants(root: int) -> list[tuple[int, str]]:
             continue
         pid = int(entry.name)
         parents[pid] = int(fields[1])
-        command = b" ".join(argv).decode("utf-8", "replace")
-        rows[pid] = f"{pid} {fields[2]} {fields[3]} {command}"
+        groups[pid] = (fields[2], fields[3])
     found = []
-    for pid, row in rows.items():
+    for pid in parents:
         ancestor = parents.get(pid)
         while ancestor is not None and ancestor not in (root, 0, 1):
             ancestor = parents.get(ancestor)
-        if ancestor == root:
-            found.append((pid, row))
+        if ancestor != root:
+            continue
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().rstrip(b"\0").split(b"\0")
+        except OSError:
+            continue
+        group, session = groups[pid]
+        command = b" ".join(argv).decode("utf-8", "replace")
+        found.append((pid, f"{pid} {group} {session} {command}"))
     return sorted(found)
 
 
@@ -63,11 +69,12 @@ def _reap() -> None:
             return
 
 
-def _end_all(grace: float) -> None:
-    """SIGTERM every descendant, SIGKILL what is left after `grace` seconds."""
+def _end_all(grace: float, alive: list[tuple[int, str]] | None = None) -> None:
+    """SIGTERM every descendant (`alive`: found already), SIGKILL what is left after
+    `grace` seconds."""
     me = os.getpid()
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 1.0)):
-        alive = _descendants(me)
+        alive = _descendants(me) if alive is None else alive
         if not alive:
             return
         for pid, _ in alive:
@@ -77,6 +84,7 @@ def _end_all(grace: float) -> None:
         while _descendants(me) and time.monotonic() < deadline:
             _reap()
             time.sleep(0.02)
+        alive = None
     _reap()
 
 
@@ -118,8 +126,8 @@ def main(args: list[str]) -> None:
             break
     left = _descendants(os.getpid())
     leftovers.write_text("".join(row + "\n" for _, row in left))
-    if not keep:
-        _end_all(grace)
+    if left and not keep:
+        _end_all(grace, left)
     _exit_like(status)
 
 
