@@ -5,7 +5,8 @@ and the benchmarks all call `build_runtime`; nothing else constructs a `Runtime`
 `Services`, and nothing changes a Runtime after it is built (tests/core/test_composition.py).
 
 What a runtime gets, in order:
-- services: background jobs, search engines (rg looked up on first use), the symbol index
+- services: the shell sandbox (bubblewrap probed on the first command), background jobs,
+  search engines (rg looked up on first use), the symbol index
   (long-lived: built in the background and told about every write; one shot: parses only
   what a query needs), the language-server manager (started on the first lsp_* call), and
   the policy service;
@@ -44,9 +45,11 @@ from lsp_server.runtime.documents import EditorDocuments, OpenDocuments
 from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.runtime.progress import ProgressSender
 from lsp_server.runtime.workspace import Workspace
+from lsp_server.sandbox.service import SandboxService
 from lsp_server.search.engines import SearchEngines
 from lsp_server.shell.jobs import JobManager
 from lsp_server.tools.registry import build_registry
+from lsp_server.tools.shell.sandboxing import plan_call
 
 
 @attrs.frozen
@@ -82,8 +85,9 @@ def build_runtime(
     workspace = Workspace.from_config(list(roots), config.workspace)
     parts = _Parts()
     bridge = editor.bridge if editor else None
+    sandbox = parts.sandbox()
     if approver is None:
-        approver = parts.policy(config, workspace, dirs, bridge, asker, problems)
+        approver = parts.policy(config, workspace, dirs, bridge, asker, problems, sandbox)
     if editor is not None:
         parts.listeners.append(editor.did_call)
     parts.jobs(config)
@@ -132,14 +136,22 @@ class _Parts:
         bridge: ClientBridge | None,
         asker: Asker | None,
         problems: list[str] | None,
+        sandbox: SandboxService,
     ) -> Approver:
         """The policy service behind the approver; the audit log is the first listener."""
         policy = PolicyService(
             config.policy, workspace.writable_roots(), TrustStore(dirs.state), problems
         )
+        # The approval and the command see the same plan (sandboxed or not, network).
+        policy.sandbox_planner = lambda arguments: plan_call(sandbox, config.shell, arguments)
         self.instances[PolicyService] = policy
         self.listeners.append(AuditListener(AuditLog(dirs.state)))
         return PolicyApprover(policy, bridge, asker)
+
+    def sandbox(self) -> SandboxService:
+        sandbox = SandboxService()  # probes bubblewrap on the first command, not at start
+        self.instances[SandboxService] = sandbox
+        return sandbox
 
     def jobs(self, config: Config) -> None:
         jobs = JobManager(config.shell.max_background_jobs)
