@@ -7,10 +7,10 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "lsp_server"
-ENGINES = ("codeintel", "search", "shell", "web", "notebook", "langservers")
-# Leaf modules of the runtime every layer may use: the error vocabulary and the one
-# path/URI helper (neither imports anything of toolhost).
-LEAVES = {"lsp_server.runtime.errors", "lsp_server.runtime.uris"}
+ENGINES = ("codeintel", "search", "shell", "sandbox", "web", "notebook", "langservers")
+# Leaf modules every layer may use: the error vocabulary, the one path/URI helper and the
+# shell word splitter (none of them imports anything of toolhost).
+LEAVES = {"lsp_server.runtime.errors", "lsp_server.runtime.uris", "lsp_server.policy.shell_words"}
 
 
 def imports_of(path: Path) -> set[str]:
