@@ -34,6 +34,7 @@ def call_facts(service: PolicyService, request: ApprovalRequest) -> CallFacts:
         read_only=entry.read_only,
         paths=[(p, "write" if p in request.write_paths else "read") for p in request.paths],
         command=command if isinstance(command, str) else None,
+        cwd=request.cwd,
     )
 
 

@@ -15,56 +15,14 @@ from typing import Literal
 
 import attrs
 
+from lsp_server.policy.guards import deny_could_match, policy_file_reason
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import Rule
 from lsp_server.policy.shell_words import ParsedCommand, Segment, split_command
+from lsp_server.policy.wrappers import CommandView, command_forms, view_command
 
 Action = Literal["allow", "ask", "deny"]
 Mode = Literal["default", "acceptEdits", "readOnly", "bypass"]
-
-
-def _expanded_words(segment: Segment) -> list[tuple[str, ...]]:
-    """The segment's words, and its words without wrappers, so `sudo rm x` meets `rm:*`."""
-    variants = [segment.words]
-    words = segment.words
-    while words:
-        head = words[0]
-        if "=" in head and not head.startswith("="):
-            words = words[1:]  # VAR=value
-        elif head in ("sudo", "doas", "env", "nohup", "time", "command", "exec", "nice", "xargs"):
-            words = words[1:]
-            while words and words[0].startswith("-"):
-                words = words[1:]
-        elif head == "timeout" and len(words) > 2:
-            words = words[2:]
-        else:
-            break
-        variants.append(words)
-    return variants
-
-
-def _inline_scripts(segment: Segment) -> list[Segment]:
-    """`bash -c "..."`, `sh -c`, `eval ...`: the commands inside, for deny and ask rules."""
-    words = segment.words
-    if not words:
-        return []
-    if words[0] == "eval":
-        return list(split_command(" ".join(words[1:])).segments)
-    if words[0] in ("bash", "sh", "zsh", "dash") and "-c" in words[1:]:
-        index = words.index("-c")
-        if index + 1 < len(words):
-            return list(split_command(words[index + 1]).segments)
-    return []
-
-
-def _all_segments(parsed: ParsedCommand) -> list[Segment]:
-    found: list[Segment] = []
-    pending = list(parsed.segments)
-    while pending:
-        segment = pending.pop()
-        found.append(segment)
-        pending.extend(_inline_scripts(segment))
-    return found
 
 
 @attrs.frozen
@@ -86,6 +44,8 @@ class CallFacts:
     paths: tuple[PathFact, ...] = ()
     command: str | None = None
     """The shell command line, for shell tools."""
+    cwd: Path | None = None
+    """The folder a shell command runs in."""
 
     @functools.cached_property
     def parsed(self) -> ParsedCommand:
@@ -93,11 +53,20 @@ class CallFacts:
         return split_command(self.command or "")
 
     @functools.cached_property
+    def view(self) -> CommandView:
+        """Every simple command it runs (inline scripts included) and what is opaque."""
+        return view_command(self.parsed)
+
+    @functools.cached_property
     def word_variants(self) -> tuple[tuple[str, ...], ...]:
         """Every simple command deny and ask rules look at: nested ones, inline scripts,
-        and each with its wrappers (`sudo`, `env`, `VAR=x` ...) peeled off."""
+        and each with its wrappers (`sudo`, `nice -n 5`, `VAR=x` ...) peeled off and its
+        program also by bare name (`/usr/bin/touch` -> `touch`); see wrappers.py."""
         return tuple(
-            words for segment in _all_segments(self.parsed) for words in _expanded_words(segment)
+            form
+            for segment in self.view.segments
+            if segment.words
+            for form in command_forms(segment.words)
         )
 
 
@@ -108,6 +77,8 @@ class Decision:
     """The rule that decided, as written; None for mode and fallback decisions."""
     reason: str
     """One sentence for the audit log and the error text."""
+    always_ask: bool = False
+    """Asks whatever the mode (guards.py): no unattended allow, no remembered rule."""
 
 
 @attrs.frozen
@@ -175,14 +146,14 @@ class PolicyEngine:
         if bare is not None:
             return bare
         parsed = facts.parsed
-        if parsed.opaque or not parsed.segments:
+        if parsed.opaque or facts.view.opaque or not parsed.segments:
             return None
         # Every simple command must be covered by a rule or be a plain read; the chain
         # is approved by the first rule that took part.
         deciding: Rule | None = None
         for segment in parsed.segments:
             rule = self.segment_allowed(segment, rules, facts)
-            if rule is None and not self.classifier.segment_is_read(segment):
+            if rule is None and not self.classifier.segment_is_read(segment, facts.cwd):
                 return None
             deciding = deciding or rule
         return deciding
@@ -191,8 +162,32 @@ class PolicyEngine:
         if facts.read_only:
             return True
         if facts.command is not None:
-            return self.classifier.is_read(facts.parsed)
+            return not facts.view.opaque and self.classifier.is_read(facts.parsed, facts.cwd)
         return False
+
+    def forced_ask(self, facts: CallFacts) -> Decision | None:
+        """A call that asks in every mode, whatever allow rules say (guards.py): a write
+        to a policy file, or a command a deny rule could match unseen."""
+        places = self.classifier.places
+        if places is not None:
+            writes = [p.real for p in facts.paths if p.access == "write"]
+            shell = None
+            if (
+                facts.command is not None
+                and facts.cwd is not None
+                and not self.is_plain_read(facts)
+            ):
+                shell = (facts.view.segments, facts.cwd)
+            reason = policy_file_reason(writes, shell, places)
+            if reason is not None:
+                return Decision("ask", None, reason, True)
+        if facts.command is not None:
+            reason = deny_could_match(
+                self.rules.deny, facts.tool, facts.kind, facts.view.segments, facts.view.opaque
+            )
+            if reason is not None:
+                return Decision("ask", None, reason, True)
+        return None
 
     # -- the decision ---------------------------------------------------------------------
     def decide(self, facts: CallFacts, session_rules: Iterable[Rule] = ()) -> Decision:
@@ -204,6 +199,9 @@ class PolicyEngine:
             return Decision(
                 "deny", None, "the policy mode is readOnly: no tool may change anything"
             )
+        forced = self.forced_ask(facts)
+        if forced is not None:
+            return forced
         for rule in self.rules.ask:
             if self._touches(rule, facts):
                 if self.mode == "bypass":

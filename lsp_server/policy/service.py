@@ -17,6 +17,7 @@ import attrs
 
 from lsp_server.config import PolicyConfig
 from lsp_server.policy.approval import ApprovalAnswer, ApprovalRequest, describe
+from lsp_server.policy.command_paths import Places
 from lsp_server.policy.engine import CallFacts, Decision, PathFact, PolicyEngine, RuleSet
 from lsp_server.policy.persist import PersistError, persist_allow_rule
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
@@ -57,13 +58,16 @@ class Authorization:
     """Something the user should know (a rule that could not be saved)."""
 
 
-def build_engine(policy: PolicyConfig, problems: list[str]) -> PolicyEngine:
+def build_engine(
+    policy: PolicyConfig, problems: list[str], places: Places | None = None
+) -> PolicyEngine:
     rules = RuleSet(
         allow=tuple(parse_rules(policy.allow, problems, "policy.allow")),
         ask=tuple(parse_rules(policy.ask, problems, "policy.ask")),
         deny=tuple(parse_rules(policy.deny, problems, "policy.deny")),
     )
-    return PolicyEngine(rules, policy.mode, ReadOnlyClassifier(policy.read_only_commands, problems))
+    classifier = ReadOnlyClassifier(policy.read_only_commands, problems, places)
+    return PolicyEngine(rules, policy.mode, classifier)
 
 
 def relative_to_roots(real: Path, roots: Sequence[Path]) -> str | None:
@@ -82,8 +86,10 @@ class PolicyService:
         roots: Sequence[Path],
         trust: TrustStore,
         problems: list[str] | None = None,
+        places: Places | None = None,
     ) -> None:
         self.roots = [root.resolve() for root in roots]
+        self.places = places
         self.trust = trust
         self._persist_lock = anyio.Lock()
         self.problems: list[str] = problems if problems is not None else []
@@ -95,7 +101,8 @@ class PolicyService:
         """New configuration (workspace/didChangeConfiguration); session rules survive.
         Rules that do not parse go to `problems` (default: the list given at start)."""
         self.policy = policy
-        self.engine = build_engine(policy, self.problems if problems is None else problems)
+        problems = self.problems if problems is None else problems
+        self.engine = build_engine(policy, problems, self.places)
 
     # -- facts ------------------------------------------------------------------------------
     def facts(
@@ -106,6 +113,7 @@ class PolicyService:
         read_only: bool,
         paths: Sequence[tuple[Path, str]],
         command: str | None = None,
+        cwd: Path | None = None,
     ) -> CallFacts:
         """`paths`: (real path, "read"|"write") of every resolved path argument."""
         return CallFacts(
@@ -121,6 +129,7 @@ class PolicyService:
                 for real, access in paths
             ),
             command=command,
+            cwd=cwd,
         )
 
     def session_rules(self, session: str) -> list[Rule]:
@@ -140,6 +149,12 @@ class PolicyService:
     ) -> ApprovalRequest:
         relative = [p.relative or str(p.real) for p in facts.paths]
         title, summary = describe(facts, arguments, relative)
+        forced = self.engine.forced_ask(facts)
+        why = forced.reason if forced else None
+        if why is None and facts.command is not None and not facts.parsed.opaque:
+            why = self.engine.classifier.place_concern(facts.parsed, facts.cwd)
+        if why:
+            summary += f" It asks because {why}."
         return ApprovalRequest(
             call_id=call_id,
             session=session,
@@ -151,7 +166,7 @@ class PolicyService:
             paths=tuple(str(p.real) for p in facts.paths),
             diff=diff,
             risk=risk_level(facts, self.engine),
-            suggested_rules=tuple(suggested_rules(facts, self.engine)),
+            suggested_rules=() if forced else tuple(suggested_rules(facts, self.engine)),
         )
 
     # -- the whole decision, asking when needed ---------------------------------------------
@@ -177,10 +192,13 @@ class PolicyService:
         if ask is None:
             return self._unattended(facts, decision)
         answer = await self._ask(ask, request)
+        if decision.always_ask and answer.decision in ("allow_session", "allow_always"):
+            # Policy-file writes and unseen commands ask every time: nothing is remembered.
+            return Authorization("allow_once", None, "this call always asks: allowed this once")
         return await self._apply(answer, request, session)
 
     def _unattended(self, facts: CallFacts, decision: Decision) -> Authorization:
-        if self.policy.unattended == "allow":
+        if self.policy.unattended == "allow" and not decision.always_ask:
             return Authorization("unattended_allow", decision.rule)
         raise PolicyRefusal(
             PERMISSION_UNATTENDED,

@@ -111,6 +111,8 @@ def risk_level(facts: CallFacts, engine: PolicyEngine) -> Risk:
     that delete, escalate, fetch or hide what they run, and writes outside the roots."""
     if engine.is_plain_read(facts):
         return "low"
+    if engine.forced_ask(facts) is not None:
+        return "high"  # a policy file, or a command that could do what a deny rule forbids
     if facts.command is not None:
         parsed = facts.parsed
         if parsed.opaque:

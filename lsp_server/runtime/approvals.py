@@ -26,6 +26,8 @@ class ApprovalRequest:
     diff: str | None = None
     # Set when the client already confirmed this call itself (VS Code's LM tool dialog).
     pre_approved: bool = False
+    cwd: Path | None = None
+    """The session's working folder (where a shell command runs)."""
 
 
 @attrs.frozen

@@ -300,6 +300,7 @@ class Runtime:
             write_paths=tuple(p for p in state.paths if not entry.read_only),
             diff=diff,
             pre_approved=pre_approved,
+            cwd=state.session.cwd,
         )
         decision = await self.approver.decide(request)
         state.decision = decision

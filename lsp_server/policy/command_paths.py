@@ -1,0 +1,183 @@
+"""Which files a shell command names, and whether that makes it more than a plain read.
+
+The read-only classifier knows which programs only read; this module knows where. A read
+of a secret file (`cat .env`, `grep KEY .env`, `cat < id_rsa`) or of anything outside
+the workspace (`cat /etc/passwd`, `grep -r x ~`) is not a plain read: the policy asks.
+And a command that names a policy file as anything but a read (`echo > .toolhost.toml`,
+`cp x ~/.config/toolhost/config.toml`) must ask in every mode (guards.py).
+
+Words are resolved the way bash would hand them to the program: relative to the folder
+the command runs in, `~` expanded, braces and globs expanded against the file system,
+every symlink followed. A word whose value bash computes (`$HOME/.ssh/id_rsa`) cannot be
+resolved here, so a reading command with one is not a plain read either.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import attrs
+
+from lsp_server.policy.shell_words import Segment
+
+# Programs that read no file named by their arguments.
+_NO_FILE_ARGUMENTS = frozenset(
+    (
+        "echo",
+        "printf",
+        "pwd",
+        "true",
+        "false",
+        "whoami",
+        "id",
+        "uname",
+        "nproc",
+        "free",
+        "uptime",
+        "seq",
+        "printenv",
+        "date",
+        "which",
+        "type",
+        "ps",
+        "basename",
+        "dirname",
+        "tr",
+    )
+)
+_MAGIC = ("/proc", "/sys", "/dev")
+_HARMLESS = frozenset(("/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr"))
+_MAX_MATCHES = 256
+_POLICY_NAMES = frozenset((".toolhost.toml",))
+
+
+@attrs.frozen
+class Places:
+    """What the policy knows about the file system: the roots, what counts as a secret,
+    and the policy files nobody may change without asking."""
+
+    roots: tuple[Path, ...]
+    readable: tuple[Path, ...] = ()
+    is_secret: Callable[[Path], bool] = attrs.field(default=lambda path: False, eq=False)
+    protected: frozenset[Path] = frozenset()
+    """Policy files (real paths)."""
+    protected_dirs: frozenset[Path] = frozenset()
+    """Folders of toolhost's own files (user config, state): writing there asks too."""
+
+    def inside(self, real: Path, readable: bool = True) -> bool:
+        bases = (*self.roots, *self.readable) if readable else self.roots
+        return any(real == base or real.is_relative_to(base) for base in bases)
+
+    def is_protected(self, real: Path) -> bool:
+        if real in self.protected or real.name in _POLICY_NAMES:
+            return True
+        return any(real == d or real.is_relative_to(d) for d in self.protected_dirs)
+
+
+def _braces(word: str) -> list[str]:
+    """`a{b,c}d` -> [abd, acd] (comma lists only; ranges are left to the glob check)."""
+    found = re.search(r"\{([^{}]*,[^{}]*)\}", word)
+    if found is None:
+        return [word]
+    head, tail = word[: found.start()], word[found.end() :]
+    out: list[str] = []
+    for choice in found.group(1).split(","):
+        out += _braces(head + choice + tail)
+    return out[:_MAX_MATCHES]
+
+
+def expand_word(word: str, cwd: Path, patterned: bool) -> list[str]:
+    """The words bash would pass for `word` (tilde, braces and globs expanded)."""
+    if not patterned:
+        return [word]
+    out: list[str] = []
+    for choice in _braces(word):
+        if choice.startswith("~"):
+            choice = str(Path(choice).expanduser())
+        if any(c in choice for c in "*?["):
+            matches = sorted(glob.glob(choice, root_dir=cwd))  # noqa: PTH207 (bash's relative results)[:_MAX_MATCHES]
+            out += matches or [choice]
+        else:
+            out.append(choice)
+    return out
+
+
+def real_path(word: str, cwd: Path) -> Path:
+    return Path(os.path.realpath(cwd / word))
+
+
+def _option_value(arg: str) -> str | None:
+    """The value of `--file=x` (options may name files too)."""
+    if arg.startswith("--") and "=" in arg:
+        return arg.split("=", 1)[1]
+    return None
+
+
+def read_candidates(segment: Segment) -> Iterator[tuple[str, bool, bool]]:
+    """(word, expanding, patterned) for each word a reading program may open."""
+    words = segment.words
+    program = words[0] if words else ""
+    if program not in _NO_FILE_ARGUMENTS:
+        for index, word in enumerate(words[1:], start=1):
+            value = _option_value(word)
+            if value is not None:
+                yield value, index in segment.expanding, index in segment.patterned
+            elif not word.startswith("-") or word == "-":
+                yield word, index in segment.expanding, index in segment.patterned
+            if program == "git" and ":" in word and not word.startswith("-"):
+                yield word.split(":", 1)[1], False, False  # HEAD:.env
+    for redirect in segment.redirects:
+        if "<" in redirect.operator and redirect.target and "<<" not in redirect.operator:
+            yield redirect.target, "$" in redirect.target, False
+
+
+def read_concern(segment: Segment, cwd: Path, places: Places) -> str | None:
+    """Why this (otherwise read-only) simple command is not a plain read, or None."""
+    for word, expanding, patterned in read_candidates(segment):
+        if word in ("-", ""):
+            continue
+        if expanding:
+            return f"the argument {word!r} is computed when the command runs"
+        for candidate in expand_word(word, cwd, patterned):
+            concern = _place_concern(candidate, cwd, places)
+            if concern is not None:
+                return concern
+    return None
+
+
+def _place_concern(word: str, cwd: Path, places: Places) -> str | None:
+    if word in _HARMLESS:
+        return None
+    real = real_path(word, cwd)
+    text = os.path.normpath(cwd / word)
+    if any(text == m or text.startswith(m + "/") for m in _MAGIC):
+        return f"{word!r} is in a system folder"
+    if not places.inside(real):
+        return f"{word!r} is outside the workspace ({real})"
+    if places.is_secret(real):
+        return f"{word!r} looks like a secret file"
+    return None
+
+
+def names_protected(segments: Sequence[Segment], cwd: Path, places: Places) -> str | None:
+    """Why a command that may write could change a policy file; None when it names none."""
+    for segment in segments:
+        targets = [(r.target, False) for r in segment.redirects if r.writes]
+        targets += [
+            (word, index in segment.patterned)
+            for index, word in enumerate(segment.words[1:], start=1)
+            if not word.startswith("-") or "=" in word
+        ]
+        for word, patterned in targets:
+            value = _option_value(word) or word
+            if "toolhost" in value and ("$" in value or "`" in value):
+                return f"{value!r} may name a toolhost policy file"
+            for candidate in expand_word(value, cwd, patterned):
+                real = real_path(candidate, cwd)
+                if places.is_protected(real):
+                    return f"it names {real}, a policy file"
+    return None

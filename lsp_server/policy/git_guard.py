@@ -1,0 +1,132 @@
+"""Whether a repository's own configuration would make a "read-only" git command run code.
+
+A repository's `.git/config` (or a file it includes) can name programs that `git status`,
+`git diff` or `git log` run by themselves: `core.fsmonitor`, `diff.external`,
+`diff.<driver>.textconv`, `filter.<driver>.clean` ...; and `git status` runs the
+`post-index-change` hook when it refreshes the index. When the repository sets any of
+these, git commands there are not plain reads: the policy asks first (readOnly mode
+refuses them). The user's own global and system config are theirs and stay trusted.
+
+git itself reads the configuration (`git config --list --show-scope --includes`), so
+includes, conditional includes and the file syntax are understood exactly as the command
+will understand them; `git config` runs none of the programs it lists.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+# Keys (lower case; <x> = any subsection) whose value is a program git may run.
+_PROGRAM_KEYS = re.compile(
+    r"core\.(fsmonitor|pager|editor|sshcommand|gitproxy|askpass|hookspath|worktree"
+    r"|alternaterefscommand)"
+    r"|pager\..+|sequence\.editor|diff\.external|diff\..+\.(command|textconv)"
+    r"|filter\..+\.(clean|smudge|process)|merge\..+\.driver|gpg(\..+)?\.program"
+    r"|credential(\..+)?\.helper|uploadpack\.packobjectshook|interactive\.difffilter"
+    r"|remote\..+\.(uploadpack|receivepack)"
+)
+_FALSE = frozenset(("", "false", "no", "off", "0"))
+_REPOSITORY_SCOPES = frozenset(("local", "worktree"))
+# Hooks that commands counted as reads can trigger (git status writes the index).
+_READ_HOOKS = ("post-index-change",)
+_TIMEOUT_SECONDS = 10.0
+
+
+def _git(args: Sequence[str], cwd: Path) -> str | None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    try:
+        done = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
+
+
+def _entries(listing: str, scoped: bool) -> Iterator[tuple[str, str, str]]:
+    """(scope, key, value) from `git config --list -z [--show-scope]` output."""
+    parts = listing.split("\0")
+    index = 0
+    while index < len(parts):
+        scope = "local"
+        if scoped:
+            scope = parts[index]
+            index += 1
+        if index >= len(parts) or not parts[index]:
+            break
+        key, _, value = parts[index].partition("\n")
+        index += 1
+        yield scope, key.lower(), value
+
+
+def _program_key(key: str, value: str) -> bool:
+    if not _PROGRAM_KEYS.fullmatch(key):
+        return False
+    if key == "core.fsmonitor":
+        return value.strip().lower() not in _FALSE | {"true", "yes", "on", "1"}
+    return True
+
+
+def _effective_dir(cwd: Path, git_args: Sequence[str]) -> Path:
+    """Where `git -C a -C b ...` runs."""
+    where = cwd
+    index = 0
+    while index + 1 < len(git_args) and git_args[index].startswith("-"):
+        if git_args[index] == "-C":
+            where = where / git_args[index + 1]
+            index += 2
+        else:
+            index += 1
+    return where
+
+
+def config_concern(cwd: Path, git_args: Sequence[str]) -> str | None:
+    """Why a git command with these arguments, run in `cwd`, could run a program that
+    the repository chose; None when its configuration names none."""
+    where = _effective_dir(cwd, git_args)
+    if not where.is_dir():
+        return None
+    listing = _git(["config", "--list", "--show-scope", "--includes", "-z"], where)
+    if listing is not None:
+        for scope, key, value in _entries(listing, scoped=True):
+            if scope in _REPOSITORY_SCOPES and _program_key(key, value):
+                return f"the repository's git config sets {key}, which runs a program"
+    git_dir = _git(["rev-parse", "--absolute-git-dir"], where)
+    if git_dir is None:
+        return None
+    return _hook_concern(Path(git_dir.strip())) or _submodule_concern(Path(git_dir.strip()))
+
+
+def _hook_concern(git_dir: Path) -> str | None:
+    for name in _READ_HOOKS:
+        hook = git_dir / "hooks" / name
+        if hook.is_file() and os.access(hook, os.X_OK):
+            return f"the repository has a {name} hook, which git status runs"
+    return None
+
+
+def _submodule_concern(git_dir: Path) -> str | None:
+    """git status and diff recurse into submodules, whose configs are their own."""
+    modules = git_dir / "modules"
+    if not modules.is_dir():
+        return None
+    for config in sorted(modules.rglob("config"))[:64]:
+        listing = _git(["config", "--file", str(config), "--list", "--includes", "-z"], modules)
+        for _, key, value in _entries(listing or "", scoped=False):
+            if _program_key(key, value):
+                return f"a submodule's git config sets {key}, which runs a program"
+        hook = _hook_concern(config.parent)
+        if hook is not None:
+            return hook
+    return None
