@@ -158,7 +158,7 @@ def _place_concern(word: str, cwd: Path, places: Places) -> str | None:
         return f"{word!r} is in a system folder"
     if not places.inside(real):
         return f"{word!r} is outside the workspace ({real})"
-    if places.is_secret(real):
+    if real.exists() and places.is_secret(real):  # a missing file shows nothing
         return f"{word!r} looks like a secret file"
     return None
 

@@ -9,6 +9,7 @@ Modes: `acceptEdits` allows file writers whose paths are all inside the workspac
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
@@ -55,7 +56,7 @@ class CallFacts:
     @functools.cached_property
     def view(self) -> CommandView:
         """Every simple command it runs (inline scripts included) and what is opaque."""
-        return view_command(self.parsed)
+        return view_command(self.parsed, self.command)
 
     @functools.cached_property
     def word_variants(self) -> tuple[tuple[str, ...], ...]:
@@ -93,6 +94,8 @@ class PolicyEngine:
         self.rules = rules
         self.mode = mode
         self.classifier = classifier
+        # One classification per call: it may ask git about the repository's config.
+        self._reads: weakref.WeakKeyDictionary[CallFacts, bool] = weakref.WeakKeyDictionary()
 
     # -- matching -------------------------------------------------------------------------
     def _touches(self, rule: Rule, facts: CallFacts) -> bool:
@@ -161,9 +164,13 @@ class PolicyEngine:
     def is_plain_read(self, facts: CallFacts) -> bool:
         if facts.read_only:
             return True
-        if facts.command is not None:
-            return not facts.view.opaque and self.classifier.is_read(facts.parsed, facts.cwd)
-        return False
+        if facts.command is None:
+            return False
+        known = self._reads.get(facts)
+        if known is None:
+            known = not facts.view.opaque and self.classifier.is_read(facts.parsed, facts.cwd)
+            self._reads[facts] = known
+        return known
 
     def forced_ask(self, facts: CallFacts) -> Decision | None:
         """A call that asks in every mode, whatever allow rules say (guards.py): a write

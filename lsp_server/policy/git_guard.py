@@ -91,21 +91,95 @@ def _effective_dir(cwd: Path, git_args: Sequence[str]) -> Path:
     return where
 
 
+Stamp = tuple[tuple[str, int, int, int], ...]
+
+
+class GitConfigGuard:
+    """`config_concern()` with its answer kept per folder while none of the files it
+    depends on (the repository's config files, the files they include, HEAD for
+    `includeIf onbranch:`, the hook) has changed, so auto-approved git reads do not pay
+    a `git config` run each time."""
+
+    def __init__(self, capacity: int = 64) -> None:
+        self.capacity = capacity
+        self._answers: dict[Path, tuple[Stamp, str | None, tuple[Path, ...]]] = {}
+
+    def concern(self, cwd: Path, git_args: Sequence[str]) -> str | None:
+        where = _effective_dir(cwd, git_args)
+        git_dir = find_git_dir(where) if where.is_dir() else None
+        if git_dir is None:
+            return None  # no repository: only the user's own config applies
+        known = self._answers.get(where)
+        if known is not None and known[0] == _stamp(git_dir, known[2]):
+            return known[1]
+        listing = _git(["config", "--list", "--show-scope", "--includes", "-z"], where)
+        entries = list(_entries(listing or "", scoped=True))
+        includes = _included_files(git_dir, entries)
+        answer = _listing_concern(entries) or _hook_concern(git_dir)
+        answer = answer or _submodule_concern(git_dir)
+        if len(self._answers) >= self.capacity:
+            self._answers.pop(next(iter(self._answers)))
+        self._answers[where] = (_stamp(git_dir, includes), answer, includes)
+        return answer
+
+
+def _listing_concern(entries: Sequence[tuple[str, str, str]]) -> str | None:
+    for scope, key, value in entries:
+        if scope in _REPOSITORY_SCOPES and _program_key(key, value):
+            return f"the repository's git config sets {key}, which runs a program"
+    return None
+
+
+def _included_files(git_dir: Path, entries: Sequence[tuple[str, str, str]]) -> tuple[Path, ...]:
+    found = []
+    for _, key, value in entries:
+        if key == "include.path" or (key.startswith("includeif.") and key.endswith(".path")):
+            path = Path(value).expanduser()
+            found.append(path if path.is_absolute() else git_dir / path)
+    return tuple(found)
+
+
+def _stamp(git_dir: Path, includes: Sequence[Path]) -> Stamp:
+    watched = [git_dir / n for n in ("config", "config.worktree", "HEAD", "modules")]
+    watched += [git_dir / "hooks" / name for name in _READ_HOOKS]
+    watched += includes
+    stamp = []
+    for path in watched:
+        try:
+            info = path.stat()
+        except OSError:
+            stamp.append((str(path), 0, 0, 0))
+            continue
+        stamp.append((str(path), info.st_mtime_ns, info.st_size, info.st_mode))
+    return tuple(stamp)
+
+
 def config_concern(cwd: Path, git_args: Sequence[str]) -> str | None:
     """Why a git command with these arguments, run in `cwd`, could run a program that
     the repository chose; None when its configuration names none."""
-    where = _effective_dir(cwd, git_args)
-    if not where.is_dir():
-        return None
-    listing = _git(["config", "--list", "--show-scope", "--includes", "-z"], where)
-    if listing is not None:
-        for scope, key, value in _entries(listing, scoped=True):
-            if scope in _REPOSITORY_SCOPES and _program_key(key, value):
-                return f"the repository's git config sets {key}, which runs a program"
-    git_dir = _git(["rev-parse", "--absolute-git-dir"], where)
-    if git_dir is None:
-        return None
-    return _hook_concern(Path(git_dir.strip())) or _submodule_concern(Path(git_dir.strip()))
+    return GitConfigGuard().concern(cwd, git_args)
+
+
+def find_git_dir(where: Path) -> Path | None:
+    """The repository folder git would use from `where` (`.git`, or the folder a `.git`
+    file points to, and its common folder for linked worktrees); None outside one."""
+    for folder in (where, *where.parents):
+        dot_git = folder / ".git"
+        if dot_git.is_dir():
+            return dot_git
+        if dot_git.is_file():
+            try:
+                text = dot_git.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                return None
+            if not text.startswith("gitdir:"):
+                return None
+            git_dir = (folder / text[len("gitdir:") :].strip()).resolve()
+            common = git_dir / "commondir"
+            if common.is_file():
+                return (git_dir / common.read_text(errors="replace").strip()).resolve()
+            return git_dir
+    return None
 
 
 def _hook_concern(git_dir: Path) -> str | None:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from lsp_server.policy.command_paths import Places, read_concern
-from lsp_server.policy.git_guard import config_concern
+from lsp_server.policy.git_guard import GitConfigGuard
 from lsp_server.policy.options import option_hazard
 from lsp_server.policy.rules import Rule, RuleError, parse_rule
 from lsp_server.policy.shell_words import ParsedCommand, Segment
@@ -231,6 +231,7 @@ class ReadOnlyClassifier:
         places: Places | None = None,
     ) -> None:
         self.places = places
+        self.git_guard = GitConfigGuard()
         self.extra: list[Rule] = []
         for spec in extra_specs:
             try:
@@ -266,7 +267,7 @@ class ReadOnlyClassifier:
             return None
         concern = read_concern(segment, cwd, self.places)
         if concern is None and segment.words[0] == "git":
-            concern = config_concern(cwd, segment.words[1:])
+            concern = self.git_guard.concern(cwd, segment.words[1:])
         return concern
 
     def concern(self, parsed: ParsedCommand, cwd: Path | None = None) -> str | None:

@@ -20,6 +20,7 @@ import re
 
 import attrs
 
+from lsp_server.policy.bash_tree import hidden_code
 from lsp_server.policy.options import long_name
 from lsp_server.policy.shell_words import ParsedCommand, Segment, split_command, split_words
 
@@ -308,11 +309,15 @@ class CommandView:
     opaque: tuple[str, ...]
 
 
-def view_command(parsed: ParsedCommand) -> CommandView:
-    """Segments of `parsed` and, recursively, of the scripts they run inline (bounded:
-    a script nested 16 deep is cut there and counts as opaque)."""
+def view_command(parsed: ParsedCommand, text: str | None = None) -> CommandView:
+    """Segments of `parsed` (the split of `text`) and, recursively, of the scripts they
+    run inline (bounded: a script nested 16 deep is cut there and counts as opaque).
+    The bash grammar checks `text` and each inline script too (bash_tree.py)."""
     found: list[Segment] = []
     reasons = list(parsed.reasons)
+    seen_by_grammar = hidden_code(text) if text else None
+    if seen_by_grammar is not None:
+        reasons.append(seen_by_grammar)
     pending = [(segment, 0) for segment in parsed.segments]
     while pending:
         segment, depth = pending.pop()
@@ -329,5 +334,8 @@ def view_command(parsed: ParsedCommand) -> CommandView:
                     continue
                 inner = split_command(script)
                 reasons.extend(inner.reasons)
+                inner_code = hidden_code(script)
+                if inner_code is not None:
+                    reasons.append(inner_code)
                 pending.extend((s, depth + 1) for s in inner.segments)
     return CommandView(tuple(found), tuple(dict.fromkeys(reasons)))

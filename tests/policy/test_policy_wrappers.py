@@ -223,3 +223,28 @@ def test_a_prefix_allow_rule_does_not_cover_a_writing_option() -> None:
     assert engine(allow=["bash(sort -o out.txt:*)"]).decide(bash("sort -o out.txt a")).action == (
         "allow"
     )
+
+
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [
+        ("echo ${a[i]}", "an array subscript that bash evaluates"),
+        ("ls() { touch x; }; ls", "a shell function definition"),
+        ("echo 'unbalanced", "the bash grammar cannot parse all of it"),
+        ("diff <(ls) <(ls a)", "process substitution"),
+    ],
+)
+def test_the_bash_grammar_adds_opacity_the_lexer_may_miss(command: str, reason: str) -> None:
+    from lsp_server.policy.bash_tree import hidden_code
+
+    assert hidden_code(command) == reason
+    assert engine().decide(bash(command)).action == "ask"
+
+
+def test_the_bash_grammar_leaves_plain_commands_alone() -> None:
+    from lsp_server.policy.bash_tree import hidden_code
+
+    for command in ("ls -la", "echo ${a[0]} $HOME", "git log --oneline | head", "echo a\\ b"):
+        assert hidden_code(command) is None, command
+    # The lexer alone calls `echo ${a[i]}` a read; with the grammar the engine does not.
+    assert ReadOnlyClassifier().is_read(split_command("echo ${a[i]}"))
