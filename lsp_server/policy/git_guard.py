@@ -70,7 +70,8 @@ def _entries(listing: str, scoped: bool) -> Iterator[tuple[str, str, str]]:
         yield scope, key.lower(), value
 
 
-def _program_key(key: str, value: str) -> bool:
+def program_key(key: str, value: str) -> bool:
+    """Whether a git config key (lower case) names a program git may run."""
     if not _PROGRAM_KEYS.fullmatch(key):
         return False
     if key == "core.fsmonitor":
@@ -125,7 +126,7 @@ class GitConfigGuard:
 
 def _listing_concern(entries: Sequence[tuple[str, str, str]]) -> str | None:
     for scope, key, value in entries:
-        if scope in _REPOSITORY_SCOPES and _program_key(key, value):
+        if scope in _REPOSITORY_SCOPES and program_key(key, value):
             return f"the repository's git config sets {key}, which runs a program"
     return None
 
@@ -198,7 +199,7 @@ def _submodule_concern(git_dir: Path) -> str | None:
     for config in sorted(modules.rglob("config"))[:64]:
         listing = _git(["config", "--file", str(config), "--list", "--includes", "-z"], modules)
         for _, key, value in _entries(listing or "", scoped=False):
-            if _program_key(key, value):
+            if program_key(key, value):
                 return f"a submodule's git config sets {key}, which runs a program"
         hook = _hook_concern(config.parent)
         if hook is not None:

@@ -21,6 +21,7 @@ import re
 import attrs
 
 from lsp_server.policy.bash_tree import hidden_code
+from lsp_server.policy.git_guard import program_key
 from lsp_server.policy.options import long_name
 from lsp_server.policy.shell_words import ParsedCommand, Segment, split_command, split_words
 
@@ -170,6 +171,10 @@ def _unwrap_once(words: Words) -> Words | None:
         return rest  # VAR=value before the command
     if head == "find":
         return _find_exec(rest)
+    if head == "git":
+        return _git_without_globals(rest)
+    if head == "command" and any(a in ("-v", "-V") for a in rest[:2]):
+        return None  # `command -v touch` only looks the name up
     wrapper = WRAPPERS.get(head)
     if wrapper is None:
         return None
@@ -178,6 +183,30 @@ def _unwrap_once(words: Words) -> Words | None:
         if split is not None:
             return split
     return _skip_options(rest, wrapper)
+
+
+# git's options before the subcommand: those followed by a value word.
+_GIT_VALUED = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"))
+
+
+def _git_without_globals(args: Words) -> Words | None:
+    """`git -C x -c k=v --no-pager push` -> `git push`, so `bash(git push:*)` holds."""
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        index += 2 if args[index] in _GIT_VALUED else 1
+    return ("git", *args[index:]) if 0 < index < len(args) else None
+
+
+def _git_sets_a_program(args: Words) -> str | None:
+    """`git -c alias.x='!touch f' x`, `git -c core.pager=sh log`: a program chosen inline."""
+    for index, arg in enumerate(args[:-1]):
+        if arg == "-c":
+            key = args[index + 1].split("=", 1)[0].lower()
+            if key.startswith("alias.") or program_key(key, args[index + 1].partition("=")[2]):
+                return f"git -c {key} chooses a program to run"
+        elif not arg.startswith("-"):
+            break
+    return None
 
 
 def _find_exec(args: Words) -> Words | None:
@@ -281,6 +310,8 @@ def opaque_reason(segment: Segment) -> str | None:
             return f"the {head} program can run commands"
         if head == "xargs" and _xargs_replaces_command(args):
             return "xargs builds the program name from its input"
+        if head == "git" and (reason := _git_sets_a_program(args)) is not None:
+            return reason
     return None
 
 

@@ -122,9 +122,19 @@ def test_without_a_deny_rule_bypass_still_allows_those() -> None:
         assert policy.decide(bash(command)).action == "allow", command
 
 
+def test_git_global_options_do_not_hide_the_subcommand() -> None:
+    policy = engine(deny=["bash(git push:*)"], mode="bypass")
+    for command in ("git -C . push", "git --no-pager -c x.y=1 push origin", "git -P push"):
+        assert policy.decide(bash(command)).action == "deny", command
+    for command in ("git -c alias.p='!git push' p", "git -c core.pager='sh -c x' log"):
+        assert policy.decide(bash(command)).action == "ask", command
+    assert policy.decide(bash("git -C . status")).action == "allow"
+
+
 def test_unrelated_programs_are_not_caught_by_a_deny_rule() -> None:
     policy = engine(deny=["bash(touch:*)", "bash(rm:*)"], mode="bypass")
-    for command in ("touchy f", "ls touch", "echo touch", "rmdir x", "nice -n 5 ls", "grep rm x"):
+    unrelated = ("touchy f", "ls touch", "echo touch", "rmdir x", "nice -n 5 ls", "grep rm x")
+    for command in (*unrelated, "command -v touch"):
         assert policy.decide(bash(command)).action == "allow", command
     assert policy.decide(bash("unlink f")).action == "ask"  # does what rm does
 
