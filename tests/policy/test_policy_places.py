@@ -1,0 +1,140 @@
+"""Where shell commands read and write, on a real tmp_path workspace: secrets, outside
+files and policy files (issue 20 items 6, 8 and 11; the e2e file drives the server)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lsp_server.policy.command_paths import Places
+from lsp_server.policy.engine import CallFacts, PathFact, PolicyEngine, RuleSet
+from lsp_server.policy.layers import load_config
+from lsp_server.policy.readonly_commands import ReadOnlyClassifier
+from lsp_server.policy.trust import TrustStore
+from lsp_server.runtime.workspace import Workspace
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = (tmp_path / "ws").resolve()
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.py").write_text("a = 1\n")
+    (root / ".env").write_text("KEY=1\n")
+    (root / "keys").mkdir()
+    (root / "keys" / "server.pem").write_text("pem\n")
+    (tmp_path / "outside.txt").write_text("out\n")
+    (root / "out-link").symlink_to(tmp_path / "outside.txt")
+    return root
+
+
+def engine(root: Path, mode: str = "default") -> PolicyEngine:
+    workspace = Workspace([root])
+    places = Places(
+        roots=(root,),
+        is_secret=workspace.is_secret,
+        protected=frozenset({root / ".toolhost.toml"}),
+    )
+    return PolicyEngine(RuleSet(), mode, ReadOnlyClassifier(places=places))  # type: ignore[arg-type]
+
+
+def bash(command: str, cwd: Path) -> CallFacts:
+    return CallFacts(tool="bash", kind="shell", read_only=False, command=command, cwd=cwd)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat .env",
+        "cat .e*",
+        "cat .{e,x}nv",
+        "cat keys/*.pem",
+        "grep KEY .env",
+        "wc -l < .env",
+        "cat out-link",
+        "cat ../outside.txt",
+        "cat /etc/hostname",
+        "cat ~/.profile",
+        "cat $HOME/.profile",
+        "grep -r x /etc",
+        "git show HEAD:.env",
+        "git -C /tmp log",
+        "head -c 10 /proc/self/environ",
+        "sed -n 1p --file=/etc/hostname",
+    ],
+)
+def test_reads_of_secrets_and_outside_files_are_not_plain_reads(root: Path, command: str) -> None:
+    policy = engine(root)
+    assert policy.decide(bash(command, root)).action == "ask", command
+    assert engine(root, "readOnly").decide(bash(command, root)).action == "deny", command
+
+
+def test_reads_inside_stay_plain_and_follow_the_session_folder(root: Path) -> None:
+    policy = engine(root)
+    for command in ("cat src/a.py", "ls -la src", "grep -n a src/*.py", "cat missing.env.txt"):
+        assert policy.decide(bash(command, root)).action == "allow", command
+    assert policy.decide(bash("cat a.py", root / "src")).action == "allow"
+    assert policy.decide(bash("cat ../.env", root / "src")).action == "ask"
+    assert policy.decide(bash("cat /dev/null", root)).action == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo x >> .toolhost.toml",
+        "cp src/a.py .toolhost.toml",
+        "sed -i s/a/b/ .toolhost.toml",
+        "rm ./.toolhost.toml",
+        "cp x sub/../.toolhost.toml",
+        "mv .toolhost.* elsewhere",
+    ],
+)
+def test_policy_files_always_ask_even_in_bypass(root: Path, command: str) -> None:
+    (root / ".toolhost.toml").write_text("")
+    decision = engine(root, "bypass").decide(bash(command, root))
+    assert decision.action == "ask" and decision.always_ask, (command, decision)
+
+
+def test_file_tools_writing_a_policy_file_ask_in_accept_edits(root: Path) -> None:
+    write = CallFacts(
+        tool="write_file",
+        kind="edit",
+        read_only=False,
+        paths=(PathFact(root / ".toolhost.toml", ".toolhost.toml", "write"),),
+    )
+    other = CallFacts(
+        tool="write_file",
+        kind="edit",
+        read_only=False,
+        paths=(PathFact(root / "notes.md", "notes.md", "write"),),
+    )
+    policy = engine(root, "acceptEdits")
+    assert policy.decide(write).always_ask
+    assert policy.decide(other).action == "allow"
+    assert engine(root, "bypass").decide(write).action == "ask"
+    assert engine(root).decide(bash("cat .toolhost.toml", root)).action == "allow"
+
+
+def test_untrusted_layer_cannot_negate_secret_patterns(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / ".toolhost.toml").write_text(
+        '[workspace]\nsecret_patterns = ["!.env", " !*.pem", "*.secret"]\n'
+    )
+    loaded = load_config(
+        init_options=None,
+        client_section=None,
+        roots=[root],
+        user_config=tmp_path / "none.toml",
+        trust=TrustStore(tmp_path / "state"),
+    )
+    assert loaded.config.workspace.secret_patterns == ["*.secret"]
+    assert sum("secret_patterns entry" in n for n in loaded.notices) == 2
+    trusted = load_config(
+        init_options={"workspaceTrusted": True},
+        client_section=None,
+        roots=[root],
+        user_config=tmp_path / "none.toml",
+        trust=TrustStore(tmp_path / "state"),
+    )
+    assert "!.env" in trusted.config.workspace.secret_patterns
