@@ -203,9 +203,7 @@ class PolicyEngine:
                 return Decision("deny", rule.text, f"denied by the rule {rule.text}")
         plain_read = self.is_plain_read(facts)
         if self.mode == "readOnly" and not plain_read:
-            return Decision(
-                "deny", None, "the policy mode is readOnly: no tool may change anything"
-            )
+            return Decision("deny", None, self._read_only_refusal(facts))
         forced = self.forced_ask(facts)
         if forced is not None:
             return forced
@@ -218,6 +216,15 @@ class PolicyEngine:
         if allow is not None:
             return Decision("allow", allow.text, f"allowed by the rule {allow.text}")
         return self._fallback(facts, plain_read)
+
+    def _read_only_refusal(self, facts: CallFacts) -> str:
+        """readOnly mode's reason; for a command of read-only programs, what made it more."""
+        reason = "the policy mode is readOnly: no tool may change anything"
+        if facts.command is None:
+            return reason
+        concern = facts.view.opaque[0] if facts.view.opaque else None
+        concern = concern or self.classifier.concern(facts.parsed, facts.cwd)
+        return f"{reason}, and this is not a plain read: {concern}" if concern else reason
 
     def _fallback(self, facts: CallFacts, plain_read: bool) -> Decision:
         if plain_read:

@@ -258,8 +258,11 @@ class ReadOnlyClassifier:
         if check is None or not check(args):
             return f"{' '.join(segment.words[:2])} is not a known read-only command"
         hazard = option_hazard(segment.words)
+        if hazard is not None and program in ("printf", "test", "["):
+            return f"{program} {hazard} names a variable whose subscript bash evaluates as code"
         if hazard is not None:
-            return f"{program} {hazard} writes a file or runs a program"
+            command = " ".join(w for w in segment.words[:2] if not w.startswith("-"))
+            return f"{command} {hazard} writes a file or runs a program"
         return self._place_concern(segment, cwd)
 
     def _place_concern(self, segment: Segment, cwd: Path | None) -> str | None:
