@@ -19,8 +19,12 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
+
+if TYPE_CHECKING:
+    from lsp_server.runtime.workspace import Workspace
 
 from lsp_server.policy.shell_words import Segment
 
@@ -67,6 +71,24 @@ class Places:
     """Policy files (real paths)."""
     protected_dirs: frozenset[Path] = frozenset()
     """Folders of toolhost's own files (user config, state): writing there asks too."""
+
+    @classmethod
+    def of_workspace(
+        cls, workspace: Workspace, user_config: Path, trust_store: Path, config_name: str
+    ) -> Places:
+        """The policy's view of `workspace`; the policy files are `config_name` in each
+        root, the user config and the trust store (their folders are protected too)."""
+        roots = tuple(workspace.writable_roots())
+        files = [*(root / config_name for root in roots), user_config, trust_store]
+        return cls(
+            roots=roots,
+            readable=tuple(workspace.readable_roots),
+            is_secret=workspace.is_secret,
+            protected=frozenset(Path(os.path.realpath(f)) for f in files),
+            protected_dirs=frozenset(
+                Path(os.path.realpath(f.parent)) for f in (user_config, trust_store)
+            ),
+        )
 
     def inside(self, real: Path, readable: bool = True) -> bool:
         bases = (*self.roots, *self.readable) if readable else self.roots

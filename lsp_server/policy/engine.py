@@ -47,6 +47,8 @@ class CallFacts:
     """The shell command line, for shell tools."""
     cwd: Path | None = None
     """The folder a shell command runs in."""
+    verb: str | None = None
+    """How an approval names the action ("Edit", "Move" ...): the tool's contract entry."""
 
     @functools.cached_property
     def parsed(self) -> ParsedCommand:

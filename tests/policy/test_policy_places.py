@@ -9,9 +9,9 @@ import pytest
 
 from lsp_server.policy.command_paths import Places
 from lsp_server.policy.engine import CallFacts, PathFact, PolicyEngine, RuleSet
-from lsp_server.policy.layers import load_config
+from lsp_server.config.layers import load_config
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
-from lsp_server.policy.trust import TrustStore
+from lsp_server.config.trust import TrustStore
 from lsp_server.runtime.workspace import Workspace
 
 
