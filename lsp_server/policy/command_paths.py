@@ -15,6 +15,7 @@ resolved here, so a reading command with one is not a plain read either.
 from __future__ import annotations
 
 import glob
+import itertools
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -121,7 +122,8 @@ def expand_word(word: str, cwd: Path, patterned: bool) -> list[str]:
         if choice.startswith("~"):
             choice = str(Path(choice).expanduser())
         if any(c in choice for c in "*?["):
-            matches = sorted(glob.glob(choice, root_dir=cwd))  # noqa: PTH207 (bash's relative results)[:_MAX_MATCHES]
+            found = glob.iglob(choice, root_dir=cwd)  # noqa: PTH207 (relative, as bash gives)
+            matches = list(itertools.islice(found, _MAX_MATCHES))
             out += matches or [choice]
         else:
             out.append(choice)

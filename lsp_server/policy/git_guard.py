@@ -114,7 +114,9 @@ class GitConfigGuard:
         if known is not None and known[0] == _stamp(git_dir, known[2]):
             return known[1]
         listing = _git(["config", "--list", "--show-scope", "--includes", "-z"], where)
-        entries = list(_entries(listing or "", scoped=True))
+        if listing is None:  # fail closed: what git could not show may name a program
+            return "git could not list the repository's config"
+        entries = list(_entries(listing, scoped=True))
         includes = _included_files(git_dir, entries)
         answer = _listing_concern(entries) or _hook_concern(git_dir)
         answer = answer or _submodule_concern(git_dir)
