@@ -102,15 +102,20 @@ class Places:
 
 
 def _braces(word: str) -> list[str]:
-    """`a{b,c}d` -> [abd, acd] (comma lists only; ranges are left to the glob check)."""
-    found = re.search(r"\{([^{}]*,[^{}]*)\}", word)
-    if found is None:
-        return [word]
-    head, tail = word[: found.start()], word[found.end() :]
-    out: list[str] = []
-    for choice in found.group(1).split(","):
-        out += _braces(head + choice + tail)
-    return out[:_MAX_MATCHES]
+    """`a{b,c}d` -> [abd, acd] (comma lists only; ranges are left to the glob check),
+    at most _MAX_MATCHES words however many braces there are."""
+    done: list[str] = []
+    pending = [word]
+    while pending and len(done) < _MAX_MATCHES:
+        current = pending.pop()
+        found = re.search(r"\{([^{}]*,[^{}]*)\}", current)
+        if found is None:
+            done.append(current)
+            continue
+        head, tail = current[: found.start()], current[found.end() :]
+        pending += [head + choice + tail for choice in found.group(1).split(",")]
+        del pending[:-_MAX_MATCHES]
+    return done
 
 
 def expand_word(word: str, cwd: Path, patterned: bool) -> list[str]:
@@ -120,7 +125,8 @@ def expand_word(word: str, cwd: Path, patterned: bool) -> list[str]:
     out: list[str] = []
     for choice in _braces(word):
         if choice.startswith("~"):
-            choice = str(Path(choice).expanduser())
+            # os.path leaves an unknown user (`~nobody0`) as it is; Path raises.
+            choice = os.path.expanduser(choice)  # noqa: PTH111
         if any(c in choice for c in "*?["):
             found = glob.iglob(choice, root_dir=cwd)  # noqa: PTH207 (relative, as bash gives)
             matches = list(itertools.islice(found, _MAX_MATCHES))

@@ -137,7 +137,7 @@ def _included_files(git_dir: Path, entries: Sequence[tuple[str, str, str]]) -> t
     found = []
     for _, key, value in entries:
         if key == "include.path" or (key.startswith("includeif.") and key.endswith(".path")):
-            path = Path(value).expanduser()
+            path = Path(os.path.expanduser(value))  # noqa: PTH111 (never raises)
             found.append(path if path.is_absolute() else git_dir / path)
     return tuple(found)
 

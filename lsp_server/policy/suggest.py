@@ -76,8 +76,8 @@ def _bash_suggestions(facts: CallFacts, engine: PolicyEngine) -> list[str]:
         if not engine.classifier.segment_is_read(s)
         and engine.segment_allowed(s, engine.rules.allow, facts) is None
     ]
-    if len(uncovered) != 1 or uncovered[0].writes_files:
-        return []
+    if len(uncovered) != 1 or uncovered[0].writes_files or not uncovered[0].words:
+        return []  # `< file` alone has no program to name in a rule
     segment = uncovered[0]
     words = segment.words
     rules = [f"{facts.tool}({quote_words(words)})"]

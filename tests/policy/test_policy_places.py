@@ -6,12 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
+from lsp_server.config.layers import load_config
+from lsp_server.config.trust import TrustStore
 from lsp_server.policy.command_paths import Places
 from lsp_server.policy.engine import CallFacts, PathFact, PolicyEngine, RuleSet
-from lsp_server.config.layers import load_config
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
-from lsp_server.config.trust import TrustStore
+from lsp_server.policy.suggest import risk_level, suggested_rules
 from lsp_server.runtime.workspace import Workspace
 
 
@@ -138,3 +141,26 @@ def test_untrusted_layer_cannot_negate_secret_patterns(tmp_path: Path) -> None:
         trust=TrustStore(tmp_path / "state"),
     )
     assert "!.env" in trusted.config.workspace.secret_patterns
+
+
+_SHELL_ALPHABET = "ab .~*?[]{},$`'\"\\|&;<>()=-/\n\t!#:0123456789"
+
+
+@given(st.text(alphabet=_SHELL_ALPHABET, max_size=80))
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@example("< touch")
+@example("0 ~0")
+def test_any_command_line_gets_a_decision(root: Path, command: str) -> None:
+    for mode in ("default", "bypass", "readOnly"):
+        policy = engine(root, mode)
+        facts = bash(command, root)
+        assert policy.decide(facts).action in ("allow", "ask", "deny")
+        assert risk_level(facts, policy) in ("low", "medium", "high")
+        assert isinstance(suggested_rules(facts, policy), list)
+
+
+def test_many_braces_expand_boundedly(root: Path) -> None:
+    decision = engine(root).decide(bash("cat " + "{a,b}" * 40, root))
+    assert decision.action == "allow"  # none of those files exists inside or outside
