@@ -14,10 +14,12 @@ resolved here, so a reading command with one is not a plain read either.
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import itertools
 import os
 import re
+import shutil
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,6 +29,12 @@ import attrs
 if TYPE_CHECKING:
     from lsp_server.runtime.workspace import Workspace
 
+from lsp_server.policy.recursive_reads import (
+    MAX_ENTRIES,
+    rg_concern,
+    search_targets,
+    walk_concern,
+)
 from lsp_server.policy.shell_words import Segment
 
 # Programs that read no file named by their arguments.
@@ -72,6 +80,12 @@ class Places:
     """Policy files (real paths)."""
     protected_dirs: frozenset[Path] = frozenset()
     """Folders of toolhost's own files (user config, state): writing there asks too."""
+    secret_names: re.Pattern[str] | None = attrs.field(default=None, eq=False)
+    """Matches every file name a secret pattern could match (a quick filter before
+    `is_secret`); None: every name may be a secret."""
+
+    def may_be_secret(self, name: str) -> bool:
+        return self.secret_names is None or self.secret_names.fullmatch(name) is not None
 
     @classmethod
     def of_workspace(
@@ -89,6 +103,7 @@ class Places:
             protected_dirs=frozenset(
                 Path(os.path.realpath(f.parent)) for f in (user_config, trust_store)
             ),
+            secret_names=secret_name_filter(workspace.secret_patterns),
         )
 
     def inside(self, real: Path, readable: bool = True) -> bool:
@@ -99,6 +114,13 @@ class Places:
         if real in self.protected or real.name in _POLICY_NAMES:
             return True
         return any(real == d or real.is_relative_to(d) for d in self.protected_dirs)
+
+
+def secret_name_filter(patterns: Sequence[str]) -> re.Pattern[str]:
+    """One regex for the last components of gitignore-style `patterns` (`.aws/credentials`
+    -> `credentials`, `.ssh/` -> `.ssh`): a name it rejects matches none of them."""
+    names = {p.lstrip("!").rstrip("/").rsplit("/", 1)[-1] or "*" for p in patterns}
+    return re.compile("|".join(fnmatch.translate(n) for n in sorted(names)) or "(?!)")
 
 
 def _braces(word: str) -> list[str]:
@@ -176,6 +198,29 @@ def read_concern(segment: Segment, cwd: Path, places: Places) -> str | None:
             concern = _place_concern(candidate, cwd, places)
             if concern is not None:
                 return concern
+    return _search_concern(segment, cwd, places)
+
+
+def _search_concern(segment: Segment, cwd: Path, places: Places) -> str | None:
+    """`grep -r`, `rg`: what the folders they search hold (recursive_reads.py)."""
+    if not segment.words:
+        return None
+    found = search_targets(segment.words)
+    if found is None:
+        return None
+    targets, hidden, follows = found
+    rg = shutil.which("rg") if segment.words[0] == "rg" else None
+    if rg is not None:
+        paths = [c for t in targets for c in expand_word(t, cwd, True)]
+        return rg_concern(rg, segment.words[1:], paths, cwd, places)
+    budget = [MAX_ENTRIES]
+    for target in targets:
+        for candidate in expand_word(target, cwd, True):
+            real = real_path(candidate, cwd)
+            if real.is_dir():
+                concern = walk_concern(real, places, hidden, follows, budget)
+                if concern is not None:
+                    return concern
     return None
 
 

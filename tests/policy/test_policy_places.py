@@ -164,3 +164,39 @@ def test_any_command_line_gets_a_decision(root: Path, command: str) -> None:
 def test_many_braces_expand_boundedly(root: Path) -> None:
     decision = engine(root).decide(bash("cat " + "{a,b}" * 40, root))
     assert decision.action == "allow"  # none of those files exists inside or outside
+
+
+def test_recursive_searches_ask_when_the_tree_holds_secrets_or_links_out(root: Path) -> None:
+    (root / "sub").mkdir()
+    (root / "sub" / ".env").write_text("KEY=1\n")
+    (root / "sub" / "a.txt").write_text("a\n")
+    policy = engine(root)
+
+    def action(command: str) -> str:
+        return policy.decide(bash(command, root)).action
+
+    assert action("grep -rn KEY .") == "ask"  # reads .env
+    assert action("grep -r KEY sub") == "ask"
+    assert action("grep --recursive KEY sub") == "ask"
+    assert action("grep -rn a src") == "allow"
+    assert action("grep -n a src/a.py") == "allow"
+    assert action("rg KEY sub") == "allow"  # rg skips hidden files
+    assert action("rg --hidden KEY sub") == "ask"
+    assert action("rg -uu KEY sub") == "ask"
+    assert action("rg PRIVATE") == "ask"  # keys/server.pem is not hidden
+    assert action("rg -g '*.py' a src") == "allow"
+    (root / "src" / "out").symlink_to(root.parent)
+    assert action("grep -r a src") == "allow"  # -r does not follow links
+    assert action("grep -R a src") == "ask"
+    assert action("rg -L a src") == "ask"
+
+
+def test_rg_is_judged_by_the_files_it_would_search(root: Path) -> None:
+    (root / "lib" / "vendored").mkdir(parents=True)
+    (root / "lib" / ".ignore").write_text("vendored/\n")
+    (root / "lib" / "vendored" / "test.pem").write_text("pem\n")
+    (root / "lib" / "code.py").write_text("x = 1\n")
+    policy = engine(root)
+    assert policy.decide(bash("rg x lib", root)).action == "allow"  # rg skips vendored/
+    assert policy.decide(bash("rg --no-ignore x lib", root)).action == "ask"
+    assert policy.decide(bash("grep -r x lib", root)).action == "ask"
