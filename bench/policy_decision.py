@@ -1,7 +1,7 @@
 """What the shell policy costs per call: the lexer alone (reference), the lexer plus the
 bash grammar and the wrapper unfolding, and the whole decision with the workspace checks
-(paths resolved, secrets, git config asked for git commands) -- beside running
-`git status` itself in the same repository, same run.
+(paths resolved, secrets, git config asked for git commands, `rg --files` for rg) --
+beside running `git status` and `rg` themselves in the same folder, same run.
 
     .venv/bin/python bench/policy_decision.py [--rounds 300]
 """
@@ -37,6 +37,7 @@ COMMANDS = [
     "sort -u -k 2 names.txt | uniq -c",
 ]
 GIT = "git status --short"
+RG = "rg -n x"
 
 
 def _median_ms(action: Callable[[], object], rounds: int) -> float:
@@ -86,6 +87,11 @@ def main() -> None:
             lambda: subprocess.run(GIT.split(), cwd=root, capture_output=True, check=True),
             git_rounds,
         )
+        rg_decision = _median_ms(lambda: engine.decide(facts(RG)), git_rounds)
+        rg_run = _median_ms(
+            lambda: subprocess.run(RG.split(), cwd=root, capture_output=True, check=False),
+            git_rounds,
+        )
     print(f"per command, median of {rounds} rounds over {len(COMMANDS)} commands")
     print(f"lexer only (reference)         {lexer:8.3f} ms")
     print(f"bash grammar check             {grammar:8.3f} ms   {grammar / lexer:5.1f}x lexer")
@@ -95,6 +101,8 @@ def main() -> None:
     print(f"git decision, git config run     {git_cold:8.3f} ms   {cold:5.2f}x `{GIT}`")
     print(f"git decision, config unchanged   {git_decision:8.3f} ms   {warm:5.2f}x `{GIT}`")
     print(f"running `{GIT}` itself   {git_run:8.3f} ms")
+    print(f"`{RG}` decision (rg --files)   {rg_decision:8.3f} ms   {rg_decision / rg_run:5.2f}x")
+    print(f"running `{RG}` itself            {rg_run:8.3f} ms")
 
 
 if __name__ == "__main__":
