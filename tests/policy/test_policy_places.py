@@ -200,3 +200,21 @@ def test_rg_is_judged_by_the_files_it_would_search(root: Path) -> None:
     assert policy.decide(bash("rg x lib", root)).action == "allow"  # rg skips vendored/
     assert policy.decide(bash("rg --no-ignore x lib", root)).action == "ask"
     assert policy.decide(bash("grep -r x lib", root)).action == "ask"
+
+
+def test_the_user_config_and_trust_store_are_protected_from_shell_writes(
+    root: Path, tmp_path: Path
+) -> None:
+    user_config = tmp_path / "config" / "toolhost" / "config.toml"
+    trust_store = tmp_path / "state" / "trusted-rules.json"
+    places = Places.of_workspace(Workspace([root]), user_config, trust_store, ".toolhost.toml")
+    policy = PolicyEngine(RuleSet(), "bypass", ReadOnlyClassifier(places=places))  # type: ignore[arg-type]
+    for command in (
+        f"cp x {trust_store}",
+        f"echo 'allow = [\"Bash\"]' >> {user_config}",
+        f"cd {user_config.parent} && echo x > config.toml",
+        f"rm -rf {trust_store.parent}",
+    ):
+        decision = policy.decide(bash(command, root))
+        assert decision.action == "ask" and decision.always_ask, (command, decision)
+    assert policy.decide(bash(f"cp x {tmp_path / 'elsewhere.txt'}", root)).action == "allow"
