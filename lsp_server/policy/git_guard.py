@@ -29,6 +29,18 @@ _PROGRAM_KEYS = re.compile(
     r"|credential(\..+)?\.helper|uploadpack\.packobjectshook|interactive\.difffilter"
     r"|remote\..+\.(uploadpack|receivepack)"
 )
+# The subset that commands counted as reads run (status, diff, log, show, grep, blame
+# ...; core.worktree points them at files elsewhere), and what `git remote show` adds by
+# talking to the remote. Editors, merge drivers and hooksPath itself (husky sets it) are
+# not used by reads; the hooks in hooksPath are checked like .git/hooks.
+_READ_KEYS = re.compile(
+    r"core\.(fsmonitor|pager|worktree)|pager\..+|diff\.external"
+    r"|diff\..+\.(command|textconv)|filter\..+\.(clean|smudge|process)|gpg(\..+)?\.program"
+)
+_REMOTE_KEYS = re.compile(
+    r"core\.(sshcommand|gitproxy|askpass)|credential(\..+)?\.helper"
+    r"|remote\..+\.(uploadpack|receivepack)"
+)
 _FALSE = frozenset(("", "false", "no", "off", "0"))
 _REPOSITORY_SCOPES = frozenset(("local", "worktree"))
 # Hooks that commands counted as reads can trigger (git status writes the index).
@@ -93,6 +105,8 @@ def _effective_dir(cwd: Path, git_args: Sequence[str]) -> Path:
 
 
 Stamp = tuple[tuple[str, int, int, int], ...]
+# (stamp, concern for reads, concern for commands that talk to the remote, watched files)
+Answer = tuple[Stamp, str | None, str | None, tuple[Path, ...]]
 
 
 class GitConfigGuard:
@@ -103,32 +117,54 @@ class GitConfigGuard:
 
     def __init__(self, capacity: int = 64) -> None:
         self.capacity = capacity
-        self._answers: dict[Path, tuple[Stamp, str | None, tuple[Path, ...]]] = {}
+        self._answers: dict[Path, Answer] = {}
 
     def concern(self, cwd: Path, git_args: Sequence[str]) -> str | None:
         where = _effective_dir(cwd, git_args)
         git_dir = find_git_dir(where) if where.is_dir() else None
         if git_dir is None:
             return None  # no repository: only the user's own config applies
+        remote = _talks_to_remote(git_args)
         known = self._answers.get(where)
-        if known is not None and known[0] == _stamp(git_dir, known[2]):
-            return known[1]
+        if known is None or known[0] != _stamp(git_dir, known[3]):
+            known = self._examine(where, git_dir)
+            if known is None:  # fail closed: what git could not show may name a program
+                return "git could not list the repository's config"
+        return known[1] or (known[2] if remote else None)
+
+    def _examine(self, where: Path, git_dir: Path) -> Answer | None:
         listing = _git(["config", "--list", "--show-scope", "--includes", "-z"], where)
-        if listing is None:  # fail closed: what git could not show may name a program
-            return "git could not list the repository's config"
-        entries = list(_entries(listing, scoped=True))
-        includes = _included_files(git_dir, entries)
-        answer = _listing_concern(entries) or _hook_concern(git_dir)
-        answer = answer or _submodule_concern(git_dir)
+        if listing is None:
+            return None
+        entries = [e for e in _entries(listing, scoped=True) if e[0] in _REPOSITORY_SCOPES]
+        hooks = _hooks_dir(git_dir, entries)
+        watched = (*_included_files(git_dir, entries), *(hooks / n for n in _READ_HOOKS))
+        reads = _listing_concern(entries, _READ_KEYS) or _hook_concern(hooks)
+        reads = reads or _submodule_concern(git_dir)
+        answer = (_stamp(git_dir, watched), reads, _listing_concern(entries, _REMOTE_KEYS), watched)
         if len(self._answers) >= self.capacity:
             self._answers.pop(next(iter(self._answers)))
-        self._answers[where] = (_stamp(git_dir, includes), answer, includes)
+        self._answers[where] = answer
         return answer
 
 
-def _listing_concern(entries: Sequence[tuple[str, str, str]]) -> str | None:
-    for scope, key, value in entries:
-        if scope in _REPOSITORY_SCOPES and program_key(key, value):
+def _talks_to_remote(git_args: Sequence[str]) -> bool:
+    words = [a for a in git_args if not a.startswith("-")]
+    return words[:2] == ["remote", "show"] or words[:1] == ["ls-remote"]
+
+
+def _hooks_dir(git_dir: Path, entries: Sequence[tuple[str, str, str]]) -> Path:
+    """core.hooksPath (relative to the worktree) or .git/hooks."""
+    for _, key, value in reversed(entries):
+        if key == "core.hookspath" and value:
+            path = Path(os.path.expanduser(value))  # noqa: PTH111 (never raises)
+            return path if path.is_absolute() else git_dir.parent / path
+    return git_dir / "hooks"
+
+
+def _listing_concern(entries: Sequence[tuple[str, str, str]], keys: re.Pattern[str]) -> str | None:
+    for _, key, value in entries:
+        if keys.fullmatch(key) and program_key(key, value):
             return f"the repository's git config sets {key}, which runs a program"
     return None
 
@@ -185,9 +221,9 @@ def find_git_dir(where: Path) -> Path | None:
     return None
 
 
-def _hook_concern(git_dir: Path) -> str | None:
+def _hook_concern(hooks: Path) -> str | None:
     for name in _READ_HOOKS:
-        hook = git_dir / "hooks" / name
+        hook = hooks / name
         if hook.is_file() and os.access(hook, os.X_OK):
             return f"the repository has a {name} hook, which git status runs"
     return None
@@ -201,9 +237,9 @@ def _submodule_concern(git_dir: Path) -> str | None:
     for config in sorted(modules.rglob("config"))[:64]:
         listing = _git(["config", "--file", str(config), "--list", "--includes", "-z"], modules)
         for _, key, value in _entries(listing or "", scoped=False):
-            if program_key(key, value):
+            if _READ_KEYS.fullmatch(key) and program_key(key, value):
                 return f"a submodule's git config sets {key}, which runs a program"
-        hook = _hook_concern(config.parent)
+        hook = _hook_concern(config.parent / "hooks")
         if hook is not None:
             return hook
     return None

@@ -218,3 +218,33 @@ def test_the_user_config_and_trust_store_are_protected_from_shell_writes(
         decision = policy.decide(bash(command, root))
         assert decision.action == "ask" and decision.always_ask, (command, decision)
     assert policy.decide(bash(f"cp x {tmp_path / 'elsewhere.txt'}", root)).action == "allow"
+
+
+def test_only_config_that_reads_run_makes_git_reads_ask(root: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+
+    def git_config(*args: str) -> None:
+        subprocess.run(["git", "config", *args], cwd=root, check=True)
+
+    policy = engine(root)
+
+    def action(command: str) -> str:
+        return policy.decide(bash(command, root)).action
+
+    git_config("core.hooksPath", ".husky/_")  # what husky sets: hooks, not reads
+    git_config("core.editor", "vim")
+    git_config("credential.helper", "store")
+    assert action("git status") == "allow"
+    assert action("git log -n 1") == "allow"
+    assert action("git remote show origin") == "ask"  # talks to the remote: the helper runs
+    hook = root / ".husky" / "_" / "post-index-change"
+    hook.parent.mkdir(parents=True)
+    hook.write_text("#!/bin/sh\n")
+    hook.chmod(0o755)
+    assert action("git status") == "ask"
+    hook.unlink()
+    assert action("git status") == "allow"
+    git_config("diff.img.textconv", "sh -c x")
+    assert action("git diff") == "ask"
