@@ -29,8 +29,10 @@ import attrs
 if TYPE_CHECKING:
     from lsp_server.runtime.workspace import Workspace
 
+from lsp_server.policy.options import git_subcommand
 from lsp_server.policy.recursive_reads import (
     MAX_ENTRIES,
+    git_grep_concern,
     rg_concern,
     search_targets,
     walk_concern,
@@ -205,6 +207,11 @@ def _search_concern(segment: Segment, cwd: Path, places: Places) -> str | None:
     """`grep -r`, `rg`: what the folders they search hold (recursive_reads.py)."""
     if not segment.words:
         return None
+    if segment.words[0] == "git":
+        found_subcommand = git_subcommand(segment.words[1:])
+        if found_subcommand is None or found_subcommand[0] != "grep":
+            return None
+        return git_grep_concern(segment.words[1:], cwd, places)
     found = search_targets(segment.words)
     if found is None:
         return None

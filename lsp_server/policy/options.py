@@ -123,7 +123,7 @@ GIT_HAZARDS: dict[str, OptionSet] = {
 }
 
 
-def _git_subcommand(args: Sequence[str]) -> tuple[str, Sequence[str]] | None:
+def git_subcommand(args: Sequence[str]) -> tuple[str, Sequence[str]] | None:
     """`git -C x --no-pager log -p` -> ("log", ["-p"]); None when it cannot tell."""
     index = 0
     while index < len(args) and args[index].startswith("-"):
@@ -140,7 +140,7 @@ def option_hazard(words: Sequence[str]) -> str | None:
         return None
     program, args = words[0], words[1:]
     if program == "git":
-        found = _git_subcommand(args)
+        found = git_subcommand(args)
         if found is None:
             return None
         subcommand, rest = found

@@ -182,3 +182,38 @@ def walk_concern(
             if is_dir:
                 pending.append(path)
     return None
+
+
+def git_grep_concern(git_args: Sequence[str], cwd: Path, places: Places) -> str | None:
+    """`git grep` reads tracked files (a committed `.env` too); with `--no-index` or
+    `--untracked`, every file of the folder."""
+    where = cwd
+    index = 0
+    while index < len(git_args) and git_args[index].startswith("-"):
+        if git_args[index] == "-C" and index + 1 < len(git_args):
+            where = where / git_args[index + 1]
+            index += 2
+        else:
+            index += 1
+    rest = git_args[index + 1 :]
+    if any(a in ("--no-index", "--untracked") for a in rest):
+        return walk_concern(where, places, True, False, [MAX_ENTRIES])
+    try:
+        done = subprocess.run(
+            ["git", "ls-files", "-z"],
+            cwd=where,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=_LISTING_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return "git could not list the files git grep would search"
+    names = done.stdout.split(b"\0")
+    if len(names) > MAX_ENTRIES:
+        return "git grep would search too many files to check them for secrets"
+    for raw in names:
+        path = where / os.fsdecode(raw)
+        if raw and any(places.may_be_secret(p) for p in path.parts) and places.is_secret(path):
+            return f"git grep reads {path}, a tracked file that looks like a secret"
+    return None

@@ -248,3 +248,16 @@ def test_only_config_that_reads_run_makes_git_reads_ask(root: Path) -> None:
     assert action("git status") == "allow"
     git_config("diff.img.textconv", "sh -c x")
     assert action("git diff") == "ask"
+
+
+def test_git_grep_is_judged_by_the_files_git_tracks(root: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "src/a.py"], cwd=root, check=True)
+    policy = engine(root)
+    assert policy.decide(bash("git grep -n a", root)).action == "allow"
+    assert policy.decide(bash("git grep --untracked a", root)).action == "ask"  # .env
+    subprocess.run(["git", "add", "-f", ".env"], cwd=root, check=True)
+    assert policy.decide(bash("git grep -n KEY", root)).action == "ask"
+    assert policy.decide(bash("git log -n 1 grep", root)).action == "allow"
