@@ -146,7 +146,7 @@ def parent_of(root: Path, path: Path, rel: str, *, create: bool = False) -> Iter
     try:
         fd = open_dir(root, parts[:-1], create=create)
     except OSError as exc:
-        raise _translate(exc, rel) from None
+        raise translate(exc, rel) from None
     try:
         yield fd
     finally:
@@ -160,7 +160,7 @@ def open_in(dir_fd: int, name: str, flags: int, rel: str, mode: int = 0o666) -> 
             return _openat2(dir_fd, name, flags)
         return os.open(name, flags | os.O_NOFOLLOW, mode, dir_fd=dir_fd)
     except OSError as exc:
-        raise _translate(exc, rel) from None
+        raise translate(exc, rel) from None
 
 
 def lstat_in(dir_fd: int, name: str) -> os.stat_result | None:
@@ -170,7 +170,7 @@ def lstat_in(dir_fd: int, name: str) -> os.stat_result | None:
         return None
 
 
-def _translate(exc: OSError, rel: str) -> OSError | ToolError:
+def translate(exc: OSError, rel: str) -> OSError | ToolError:
     if exc.errno in _SWAPPED:
         return swapped(rel)
     if exc.errno in (errno.ENOENT, errno.ENOTDIR):

@@ -170,3 +170,28 @@ async def test_move_file_into_a_flipping_folder(arena: tuple[Path, Path, Runtime
             moved += result.error is None
     assert outside_state(outside) == before
     assert moved > 0
+
+
+@pytest.mark.parametrize("path", ["d", "d/inner.txt"])
+async def test_grep_under_a_flipping_folder(arena: tuple[Path, Path, Runtime], path: str) -> None:
+    root, _, runtime = arena
+    leaked = found = 0
+    with flipping(root / "d", root / "d_link"):
+        for _ in range(TRIES):
+            result = await call_tool(runtime, "grep", {"pattern": "inner|SECRET", "path": path})
+            leaked += SECRET in text_of(result)
+            found += "inner = 0" in text_of(result)
+    assert leaked == 0
+    assert found > 0
+
+
+async def test_grep_of_a_flipping_file(arena: tuple[Path, Path, Runtime]) -> None:
+    root, _, runtime = arena
+    leaked = found = 0
+    with flipping(root / "f.txt", root / "f_link"):
+        for _ in range(TRIES):
+            result = await call_tool(runtime, "grep", {"pattern": "value|SECRET", "path": "f.txt"})
+            leaked += SECRET in text_of(result)
+            found += "value = 0" in text_of(result)
+    assert leaked == 0
+    assert found > 0
