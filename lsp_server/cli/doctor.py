@@ -12,9 +12,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from lsp_server.config.tree import Config
+    from lsp_server.config.layers import load_layers
+    from lsp_server.dirs import Dirs
     from lsp_server.langservers import doctor
 
-    report = doctor.diagnose(args.root.resolve(), Config().lsp.servers)
+    root = args.root.resolve()
+    lsp = load_layers(None, [root], Dirs.from_environment()).config.lsp
+    report = doctor.diagnose(root, lsp.servers, project_local=lsp.project_servers)
     print(doctor.render(report))
     return 0
