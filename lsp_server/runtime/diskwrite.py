@@ -130,8 +130,9 @@ def replace(
 def _writers_gone(old_fd: int) -> bool:
     """Wait (briefly) until no process has the replaced file open for writing, so that
     whatever it wrote there is counted by `_overtaken`. A read lease can be taken only when
-    nobody has the file open for writing; it is given back at once. False when writers
-    stay past the grace time, or when the kernel or file system has no leases."""
+    nobody has the file open for writing; it is given back at once. False only when
+    writers stay past the grace time; True also where leases are unavailable (not the
+    file's owner, a file system without leases): there only the detection applies."""
     deadline = time.monotonic() + WRITER_GRACE_SECONDS
     while True:
         try:
@@ -141,7 +142,9 @@ def _writers_gone(old_fd: int) -> bool:
             fcntl.fcntl(old_fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
             return True
         except OSError as exc:
-            if exc.errno not in (errno.EAGAIN, errno.EBUSY) or time.monotonic() > deadline:
+            if exc.errno not in (errno.EAGAIN, errno.EBUSY):
+                return True
+            if time.monotonic() > deadline:
                 return False
         time.sleep(0.0002)
 

@@ -6,6 +6,7 @@ detected after the rename and reported in the result with the bytes it carried."
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -71,3 +72,24 @@ async def test_no_append_vanishes_silently(tmp_path: Path) -> None:
     silently_lost = [f"A{n}" for n in range(appended) if f"A{n}" not in final | reported]
     assert edited > 0 and appended > 0
     assert silently_lost == [], f"{len(silently_lost)} of {appended} appends vanished silently"
+
+
+async def test_a_writer_holding_the_old_file_open_is_reported(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    target = root / "log.txt"
+    target.write_text("head = 0\n")
+    runtime = make_runtime(root)
+    await call_tool(runtime, "read_file", {"path": "log.txt"})
+    held = os.open(target, os.O_WRONLY | os.O_APPEND)  # a logger that never closes its file
+    try:
+        result = await call_tool(
+            runtime,
+            "edit_file",
+            {"path": "log.txt", "old_string": "head = 0", "new_string": "head = 1"},
+        )
+    finally:
+        os.close(held)
+    assert result.error is None, text_of(result)
+    assert "still has the old log.txt open for writing" in text_of(result)
+    assert target.read_text() == "head = 1\n"
