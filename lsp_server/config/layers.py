@@ -257,6 +257,7 @@ def load_config(
         rules["deny"],
     )
     config.policy.trusted_roots = user_trusted_roots
+    config.lsp.project_servers = loaded.workspace_trusted and config.policy.mode != "readOnly"
     _apply_sandbox_tightening(config, untrusted_workspace)
     loaded.config = config
     return loaded
