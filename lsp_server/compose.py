@@ -28,12 +28,14 @@ from typing import Any
 import attrs
 
 from lsp_server.codeintel.indexes import BuildListener, CodeIndexService
+from lsp_server.config.layers import WORKSPACE_CONFIG_NAME
 from lsp_server.config.tree import Config
 from lsp_server.config.trust import TrustStore
 from lsp_server.dirs import Dirs
 from lsp_server.langservers.manager import LanguageServerManager
 from lsp_server.policy.audit import AuditListener, AuditLog
 from lsp_server.policy.authorizer import PolicyApprover, PolicyService
+from lsp_server.policy.command_paths import Places
 from lsp_server.policy.prompt import Asker
 from lsp_server.protocol import DidCallParams
 from lsp_server.runtime.approvals import Approver
@@ -139,11 +141,19 @@ class _Parts:
         sandbox: SandboxService,
     ) -> Approver:
         """The policy service behind the approver; the audit log is the first listener."""
-        policy = PolicyService(
-            config.policy, workspace.writable_roots(), TrustStore(dirs.state), problems
+        trust = TrustStore(dirs.state)
+        places = Places.of_workspace(
+            workspace, dirs.user_config_file, trust.path, WORKSPACE_CONFIG_NAME
         )
         # The approval and the command see the same plan (sandboxed or not, network).
-        policy.sandbox_planner = lambda arguments: plan_call(sandbox, config.shell, arguments)
+        policy = PolicyService(
+            config.policy,
+            workspace.writable_roots(),
+            trust,
+            problems,
+            places,
+            sandbox_planner=lambda arguments: plan_call(sandbox, config.shell, arguments),
+        )
         self.instances[PolicyService] = policy
         self.listeners.append(AuditListener(AuditLog(dirs.state)))
         return PolicyApprover(policy, bridge, asker)
