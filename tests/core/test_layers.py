@@ -8,17 +8,26 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "lsp_server"
 ENGINES = ("codeintel", "search", "shell", "sandbox", "web", "notebook", "langservers")
-# Leaf modules every layer may use: the error vocabulary, the one path/URI helper and the
-# shell word splitter (none of them imports anything of toolhost).
-LEAVES = {"lsp_server.runtime.errors", "lsp_server.runtime.uris", "lsp_server.policy.shell_words"}
+# Leaf modules every layer may use: the error vocabulary, the one path/URI helper, opening
+# files beneath a root, the shell word splitter (they import nothing of toolhost but errors).
+LEAVES = {
+    "lsp_server.runtime.errors",
+    "lsp_server.runtime.uris",
+    "lsp_server.runtime.beneath",
+    "lsp_server.policy.shell_words",
+}
 
 
 def imports_of(path: Path) -> set[str]:
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+            for alias in node.names:
+                # `from pkg import module` imports that module; `from module import name`
+                # imports the module.
+                candidate = f"{node.module}.{alias.name}"
+                is_module = (PACKAGE.parent / candidate.replace(".", "/")).with_suffix(".py")
+                found.add(candidate if is_module.is_file() else node.module)
         elif isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
     return found

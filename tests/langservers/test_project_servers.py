@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_server.langservers.doctor import diagnose, render
+from lsp_server.langservers.diagnosis import diagnose, render
 
 from lsp_server.langservers.discovery import ServerNotFound, resolve_server
 from lsp_server.langservers.table import ROWS_BY_NAME
