@@ -48,6 +48,22 @@ def _parser() -> argparse.ArgumentParser:
     )
     call.add_argument("--json", action="store_true", help="print the whole result as JSON")
 
+    mcp = commands.add_parser("mcp", help="serve the tools over MCP (stdio) for agent chats")
+    mcp.add_argument(
+        "--root",
+        type=Path,
+        help="workspace root (default: the working folder, "
+        "walked up to the nearest .git or .toolhost.toml)",
+    )
+    mcp.add_argument("--surface", choices=SURFACES, default="full")
+    mcp.add_argument("--session", default="", help="session name (default: one per MCP client)")
+    mcp.add_argument(
+        "--attach",
+        choices=["auto", "never", "require"],
+        default="auto",
+        help="run calls in the editor's toolhost when one serves the root (default auto)",
+    )
+
     schemas = commands.add_parser("schemas", help="generate or check the generated contract")
     schemas.add_argument("action", choices=["generate", "check"])
 
@@ -71,6 +87,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             server.serve_stdio(root)
         return 0
+    if args.command == "mcp":
+        from lsp_server.mcp import server as mcp_server
+
+        return mcp_server.main(args.root, args.surface, args.session, args.attach)
     if args.command == "tools":
         return _tools(args.surface, args.json)
     if args.command == "call":

@@ -1,0 +1,97 @@
+"""Approvals for a local MCP runtime: an elicitation form when the MCP client declared
+elicitation, otherwise nobody is asked and policy decides alone (permission.unattended)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from typing import Any
+
+from lsp_server.policy.approval import ApprovalRequest as PromptRequest
+from lsp_server.policy.approver import PolicyApprover
+from lsp_server.policy.service import Asker
+from lsp_server.runtime.approvals import ApprovalRequest
+
+# (message, requested schema) -> (action, content): the MCP client's answer to the form.
+Elicit = Callable[[str, dict[str, Any]], Awaitable[tuple[str, dict[str, Any] | None]]]
+
+# Set by the tools/call handler for the call it runs, when its client can be asked.
+CURRENT_ELICIT: ContextVar[Elicit | None] = ContextVar("toolhost_mcp_elicit", default=None)
+
+CHOICES = (
+    ("allow_once", "Allow once"),
+    ("allow_session", "Allow for this session"),
+    ("deny", "Deny"),
+)
+MAX_DIFF_CHARS = 20_000
+
+FORM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "decision": {
+            "type": "string",
+            "title": "Decision",
+            "oneOf": [{"const": value, "title": title} for value, title in CHOICES],
+            "default": "deny",
+        },
+        "reason": {
+            "type": "string",
+            "title": "Reason (tells the agent why, when you deny)",
+        },
+    },
+    "required": ["decision"],
+}
+
+
+def form_message(prompt: PromptRequest) -> str:
+    lines = [prompt.title, prompt.summary, f"Risk: {prompt.risk}"]
+    lines += [f"Path: {path}" for path in prompt.paths]
+    if prompt.suggested_rules:
+        lines.append(f"Allow for this session remembers: {prompt.suggested_rules[0]}")
+    if prompt.diff:
+        diff = prompt.diff
+        if len(diff) > MAX_DIFF_CHARS:
+            diff = (
+                diff[:MAX_DIFF_CHARS]
+                + f"\n[... {len(prompt.diff) - MAX_DIFF_CHARS} chars of the diff not shown ...]"
+            )
+        lines += ["", diff.rstrip("\n")]
+    return "\n".join(lines)
+
+
+def answer_from(action: str, content: dict[str, Any] | None) -> dict[str, str]:
+    """The form's answer as a toolhost/approve answer."""
+    if action == "decline":
+        return {"decision": "deny", "reason": "the user declined in the MCP client"}
+    if action != "accept" or not isinstance(content, dict):
+        return {"decision": "deny", "reason": "the user dismissed the approval form"}
+    decision = content.get("decision")
+    reason = content.get("reason")
+    if decision not in ("allow_once", "allow_session", "deny"):
+        return {"decision": "deny", "reason": f"the form's answer {decision!r} is not a choice"}
+    answer = {"decision": str(decision)}
+    if isinstance(reason, str) and reason.strip():
+        answer["reason"] = reason.strip()
+    return answer
+
+
+def elicitation_asker(elicit: Elicit) -> Asker:
+    async def ask(prompt: PromptRequest) -> Any:
+        action, content = await elicit(form_message(prompt), FORM_SCHEMA)
+        return answer_from(action, content)
+
+    return ask
+
+
+class ElicitingApprover(PolicyApprover):
+    """The policy approver whose asker is the current MCP call's elicitation, if any."""
+
+    def __init__(self, inner: PolicyApprover) -> None:
+        super().__init__(inner.service, inner.client, inner.fallback_asker)
+
+    def asker_for(self, request: ApprovalRequest) -> Asker | None:
+        ask = super().asker_for(request)
+        if ask is not None:
+            return ask
+        elicit = CURRENT_ELICIT.get()
+        return elicitation_asker(elicit) if elicit is not None else None

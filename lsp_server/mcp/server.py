@@ -1,0 +1,178 @@
+"""`toolhost mcp`: the tool runtime over the Model Context Protocol (stdio), on the official
+SDK's low-level server. Both revisions the SDK serves: 2025-11-25 (initialize) and
+2026-07-28. Imported only by `toolhost mcp`: the SDK costs more than a second to import.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from lsp_server import __version__
+from lsp_server.mcp.annotations import annotations_for
+from lsp_server.mcp.elicit import CURRENT_ELICIT, Elicit
+from lsp_server.mcp.local import build_local_runtime
+from lsp_server.mcp.router import AttachMode, CallRouter
+from lsp_server.runtime.contract import Registry, Surface
+from lsp_server.tools import build_registry
+
+log = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "toolhost: file, search, shell and code tools with stale-write protection. Read a file "
+    "before editing it; a truncated result names the use_capability call that pages it."
+)
+
+
+def tool_listing(registry: Registry, surface: Surface) -> list[dict[str, Any]]:
+    """tools/list: the contract's schemas as they are, annotations from the entries."""
+    listing = []
+    for tool in registry.surface(surface):
+        entry = tool.contract
+        listing.append(
+            {
+                "name": entry.name,
+                "description": entry.description,
+                "inputSchema": entry.public()["inputSchema"],
+                "annotations": annotations_for(entry),
+            }
+        )
+    return listing
+
+
+class ProgressRelay:
+    """Runtime progress (a sync callback) as ordered notifications/progress of one request."""
+
+    def __init__(self, ctx: ServerRequestContext[Any, Any]) -> None:
+        self._ctx = ctx
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._count = 0
+        self._task = asyncio.create_task(self._drain())
+
+    def __call__(self, value: dict[str, Any]) -> None:
+        if value.get("kind") == "report":
+            self._queue.put_nowait(str(value.get("message") or ""))
+
+    async def _drain(self) -> None:
+        while (message := await self._queue.get()) is not None:
+            self._count += 1
+            try:
+                await self._ctx.session.report_progress(self._count, None, message or None)
+            except Exception:  # a client that is gone cannot hear progress; the call goes on
+                log.debug("progress not delivered", exc_info=True)
+
+    async def close(self) -> None:
+        self._queue.put_nowait(None)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._task, 5)
+
+
+def _client_info(ctx: ServerRequestContext[Any, Any]) -> dict[str, str]:
+    params = ctx.session.client_params
+    info = params.client_info if params is not None else None
+    if info is None:
+        return {"name": "mcp-client", "version": ""}
+    return {"name": info.name, "version": info.version or ""}
+
+
+def _elicit_for(ctx: ServerRequestContext[Any, Any]) -> Elicit | None:
+    """The client's form elicitation, when it declared one and this era allows asking."""
+    capabilities = ctx.session.client_capabilities
+    if capabilities is None or capabilities.elicitation is None or not ctx.session.can_send_request:
+        return None
+    declared = capabilities.elicitation
+    if declared.url is not None and declared.form is None:
+        return None  # URL mode only: no form to show the diff in
+    request_id = ctx.request_id
+
+    async def elicit(message: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+        answer = await ctx.session.elicit_form(message, schema, related_request_id=request_id)
+        return answer.action, dict(answer.content) if answer.content else None
+
+    return elicit
+
+
+def build_server(router: CallRouter, registry: Registry, surface: Surface) -> Server[Any]:
+    # Fixed for the whole session.
+    listing = types.ListToolsResult(
+        tools=[types.Tool.model_validate(tool) for tool in tool_listing(registry, surface)]
+    )
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return listing
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> dict[str, Any]:
+        meta = ctx.meta or {}
+        relay = (
+            ProgressRelay(ctx)
+            if meta.get("progress_token", meta.get("progressToken")) is not None
+            else None
+        )
+        token = CURRENT_ELICIT.set(_elicit_for(ctx))
+        try:
+            result = await router.call(params.name, params.arguments, relay, _client_info(ctx))
+            # Required from 2026-07-28 on; earlier revisions' sieve drops what they lack.
+            result["resultType"] = "complete"
+            return result
+        finally:
+            CURRENT_ELICIT.reset(token)
+            if relay is not None:
+                await relay.close()
+
+    return Server(
+        "toolhost",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def find_root(start: Path) -> Path:
+    """The nearest folder at or above `start` holding .git or .toolhost.toml, else `start`."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists() or (folder / ".toolhost.toml").exists():
+            return folder
+    return start
+
+
+async def serve(root: Path, surface: Surface, session: str, attach: AttachMode) -> None:
+    registry = build_registry()
+    router = CallRouter(root, attach, session, surface, lambda: build_local_runtime(root))
+    server = build_server(router, registry, surface)
+    try:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        # The stream closed: running calls were cancelled (shell groups killed); stop the rest.
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(router.close(), 10)
+
+
+def main(root: Path | None, surface: Surface, session: str, attach: AttachMode) -> int:
+    logging.basicConfig(
+        level=os.environ.get("TOOLHOST_LOG", "WARNING").upper(),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    resolved = (root or find_root(Path.cwd())).resolve()
+    if not resolved.is_dir():
+        print(f"toolhost mcp: --root {resolved} is not a folder", file=sys.stderr)
+        return 2
+    with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
+        asyncio.run(serve(resolved, surface, session, attach))
+    return 0
