@@ -24,6 +24,8 @@ from pygls.workspace import TextDocument
 
 from lsp_server import __version__, index_wiring, protocol, stdio
 from lsp_server.config import Config
+from lsp_server.mcp.discovery import UnsafeFolder
+from lsp_server.mcp.listener import AttachListener
 from lsp_server.policy.wiring import attach_policy, load_layers, reconfigure
 from lsp_server.protocol import (
     PROTOCOL_VERSION,
@@ -138,6 +140,9 @@ class ToolhostServer(LanguageServer):
         self.runtime: Runtime | None = None
         self.documents: EditorDocuments | None = None
         self.lifecycle = Lifecycle()
+        # MCP agents beside the editor attach to this runtime over a private socket.
+        self.listen_for_attach = True
+        self.attach_listener: AttachListener | None = None
         self._closed = False
 
     def advertised(self) -> dict[str, Any]:
@@ -274,6 +279,19 @@ class ToolhostServer(LanguageServer):
             ),
         )
 
+    async def start_attach_listener(self) -> None:
+        if not self.listen_for_attach or self.runtime is None or self.attach_listener is not None:
+            return
+        listener = AttachListener(self.runtime, self.wait_for_settings)
+        try:
+            await listener.start()
+        except (OSError, UnsafeFolder) as exc:
+            log.warning("MCP attach is off: %s", exc)
+            return
+        self.attach_listener = listener
+        self.lifecycle.kill_hooks.append(listener.remove_now)
+        self.lifecycle.shutdown_hooks.insert(0, listener.close)
+
     def require_runtime(self) -> Runtime:
         if self.runtime is None:
             raise ToolError(
@@ -309,6 +327,7 @@ class ToolhostServer(LanguageServer):
             index=extra.pop("index", None),
             policy_sources=self.policy_sources,
             config_problems=self.config_problems,
+            mcp_sessions=self.attach_listener.status() if self.attach_listener else [],
         )
 
     async def close(self) -> None:
@@ -426,6 +445,7 @@ def create_server(root: Path | None = None, tcp_token: str | None = None) -> Too
                     type=types.MessageType.Warning, message=f"toolhost: {problem}"
                 )
             )
+        await ls.start_attach_listener()
         await ls.fetch_client_settings()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

@@ -179,7 +179,10 @@ def find_records(root: Path) -> list[Record]:
             continue
         if not _alive(record.pid):
             log.info("removing the stale discovery record of pid %d", record.pid)
-            remove_record(record)
+            forget(record)
+            if record.socket.stem.endswith(f"-{record.pid}"):  # its own socket, no other
+                with contextlib.suppress(OSError):
+                    record.socket.unlink()
             continue
         if not _private_file(record.socket, stat.S_IFSOCK):
             continue

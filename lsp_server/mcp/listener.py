@@ -197,7 +197,8 @@ class AttachListener:
             )
             await writer.drain()
             return None
-        client = params.get("client") if isinstance(params.get("client"), dict) else {}
+        raw_client = params.get("client")
+        client: dict[str, Any] = raw_client if isinstance(raw_client, dict) else {}
         name = _label(client.get("name"), "mcp-client")
         requested = params.get("session")
         base = f"mcp:{name}" + (
@@ -271,7 +272,7 @@ class AttachListener:
             reply: dict[str, Any] = {
                 "jsonrpc": "2.0",
                 "id": message_id,
-                "result": converter.unstructure(result),
+                "result": wire.converter().unstructure(result),
             }
         except asyncio.CancelledError:
             return

@@ -115,7 +115,7 @@ def build_server(router: CallRouter, registry: Registry, surface: Surface) -> Se
 
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> dict[str, Any]:
+    ) -> types.CallToolResult:
         meta = ctx.meta or {}
         relay = (
             ProgressRelay(ctx)
@@ -127,7 +127,7 @@ def build_server(router: CallRouter, registry: Registry, surface: Surface) -> Se
             result = await router.call(params.name, params.arguments, relay, _client_info(ctx))
             # Required from 2026-07-28 on; earlier revisions' sieve drops what they lack.
             result["resultType"] = "complete"
-            return result
+            return types.CallToolResult.model_validate(result)
         finally:
             CURRENT_ELICIT.reset(token)
             if relay is not None:

@@ -175,18 +175,20 @@ class PolicyService:
             facts, call_id=call_id, session=session, arguments=arguments, diff=diff
         )
         if ask is None:
-            return self._unattended(facts, decision)
+            return self._unattended(decision, request.suggested_rules)
         answer = await self._ask(ask, request)
         return await self._apply(answer, request, session)
 
-    def _unattended(self, facts: CallFacts, decision: Decision) -> Authorization:
+    def _unattended(self, decision: Decision, rules: Sequence[str]) -> Authorization:
         if self.policy.unattended == "allow":
             return Authorization("unattended_allow", decision.rule)
+        rule = f' such as "{rules[0]}"' if rules else ""
         raise PolicyRefusal(
             PERMISSION_UNATTENDED,
             f"it needs the user's approval ({decision.reason}) and no one can be asked "
-            "(the client did not declare the approvals capability); add an allow rule or "
-            "ask the user",
+            "(the client declared neither toolhost approvals nor MCP elicitation); what "
+            f"would allow it: an allow rule{rule} in the user's config.toml [policy] allow, "
+            'or policy.unattended = "allow"; otherwise ask the user',
             decision.rule,
         )
 
