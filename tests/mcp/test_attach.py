@@ -107,7 +107,9 @@ async def test_mcp_calls_run_in_the_editor_runtime(ws: Path) -> None:
         assert {c["session"] for c in editor.did_calls} == {"mcp:claude-code"}
 
 
-async def test_editor_gone_falls_back_to_local_and_says_so_once(ws: Path, bypass_policy: None) -> None:
+async def test_editor_gone_falls_back_to_local_and_says_so_once(
+    ws: Path, bypass_policy: None
+) -> None:
     editor = lsp_session(ws, EDITOR_OPTIONS)
     await editor.__aenter__()
     try:
