@@ -26,8 +26,10 @@ if [ -f "$dest/.installed" ] && [ "$(cat "$dest/.installed")" = "$lock_sum" ]; t
   say "MCP Inspector already installed"
   exit 0
 fi
-say "npm ci @modelcontextprotocol/inspector into $dest"
+say "npm install (locked) @modelcontextprotocol/inspector into $dest"
 mkdir -p "$dest"
 cp "$src/package.json" "$src/package-lock.json" "$dest/"
-(cd "$dest" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+# `npm ci` refuses this lock (npm 11 leaves vite's unpublished optional
+# napi-windows-process-start-time out of it): install exactly the locked versions instead.
+(cd "$dest" && npm install --ignore-scripts --no-audit --no-fund --loglevel=error)
 echo "$lock_sum" > "$dest/.installed"
