@@ -3,20 +3,13 @@ elicitation, otherwise nobody is asked and policy decides alone (permission.unat
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
 from typing import Any
 
+from lsp_server.mcp.current import CURRENT_ELICIT, Elicit
 from lsp_server.policy.approval import ApprovalRequest as PromptRequest
 from lsp_server.policy.approver import PolicyApprover
 from lsp_server.policy.service import Asker
 from lsp_server.runtime.approvals import ApprovalRequest
-
-# (message, requested schema) -> (action, content): the MCP client's answer to the form.
-Elicit = Callable[[str, dict[str, Any]], Awaitable[tuple[str, dict[str, Any] | None]]]
-
-# Set by the tools/call handler for the call it runs, when its client can be asked.
-CURRENT_ELICIT: ContextVar[Elicit | None] = ContextVar("toolhost_mcp_elicit", default=None)
 
 CHOICES = (
     ("allow_once", "Allow once"),

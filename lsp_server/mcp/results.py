@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from lsp_server.tools.use_capability import RESULT_ID
-
 # What an MCP client needs to act on a refusal; `details` stays in _meta.
 _ERROR_FIELDS = ("code", "message", "recovery", "signature", "violations")
 
 
 def paging_hint(ref: str, shown: int, total: int) -> str:
     """The exact call that pages a truncated result back, as the model will read it."""
+    from lsp_server.tools.use_capability import RESULT_ID
+
     call = {"action": "call", "id": RESULT_ID, "arguments": {"result_ref": ref, "offset": 0}}
     return (
         f"[truncated: {shown} of {total} characters shown. The whole text is stored as "

@@ -11,13 +11,15 @@ import itertools
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from lsp_server.mcp import attach_client, wire
 from lsp_server.mcp.attach_client import EditorRuntime, ProgressCallback
 from lsp_server.mcp.results import refusal, to_mcp
-from lsp_server.runtime.dispatch import Runtime
-from lsp_server.wiring import Lifecycle
+
+if TYPE_CHECKING:
+    from lsp_server.runtime.dispatch import Runtime
+    from lsp_server.wiring import Lifecycle
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +51,6 @@ class CallRouter:
         self._notes: list[str] = []
         self._tokens = itertools.count(1)
         self._progress: dict[str, ProgressCallback] = {}
-        self._converter = wire.converter()
 
     @property
     def serving(self) -> str:
@@ -143,7 +144,7 @@ class CallRouter:
         finally:
             if token is not None:
                 self._progress.pop(token, None)
-        unstructured: dict[str, Any] = self._converter.unstructure(result)
+        unstructured: dict[str, Any] = wire.converter().unstructure(result)
         return unstructured
 
     def _local_runtime(self) -> Runtime:

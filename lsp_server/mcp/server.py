@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
@@ -20,11 +20,11 @@ from mcp.server.stdio import stdio_server
 
 from lsp_server import __version__
 from lsp_server.mcp.annotations import annotations_for
-from lsp_server.mcp.elicit import CURRENT_ELICIT, Elicit
-from lsp_server.mcp.local import build_local_runtime
-from lsp_server.mcp.router import AttachMode, CallRouter
-from lsp_server.runtime.contract import Registry, Surface
-from lsp_server.tools import build_registry
+from lsp_server.mcp.current import CURRENT_ELICIT, Elicit
+
+if TYPE_CHECKING:
+    from lsp_server.mcp.router import AttachMode, CallRouter
+    from lsp_server.runtime.contract import Registry, Surface
 
 log = logging.getLogger(__name__)
 
@@ -102,16 +102,49 @@ def _elicit_for(ctx: ServerRequestContext[Any, Any]) -> Elicit | None:
     return elicit
 
 
-def build_server(router: CallRouter, registry: Registry, surface: Surface) -> Server[Any]:
-    # Fixed for the whole session.
-    listing = types.ListToolsResult(
-        tools=[types.Tool.model_validate(tool) for tool in tool_listing(registry, surface)]
-    )
+class Backend:
+    """The registry and the call router, made on first use: the `initialize` answer waits
+    only for the SDK, not for the tools (their imports cost as much again)."""
 
+    def __init__(self, root: Path, surface: Surface, session: str, attach: AttachMode) -> None:
+        self.root = root
+        self.surface = surface
+        self.session = session
+        self.attach = attach
+        self._listing: types.ListToolsResult | None = None
+        self._router: CallRouter | None = None
+
+    def listing(self) -> types.ListToolsResult:
+        if self._listing is None:  # fixed for the whole session from here on
+            from lsp_server.tools import build_registry
+
+            tools = tool_listing(build_registry(), self.surface)
+            self._listing = types.ListToolsResult(
+                tools=[types.Tool.model_validate(t) for t in tools]
+            )
+        return self._listing
+
+    def router(self) -> CallRouter:
+        if self._router is None:
+            from lsp_server.mcp.local import build_local_runtime
+            from lsp_server.mcp.router import CallRouter
+
+            root = self.root
+            self._router = CallRouter(
+                root, self.attach, self.session, self.surface, lambda: build_local_runtime(root)
+            )
+        return self._router
+
+    async def close(self) -> None:
+        if self._router is not None:
+            await self._router.close()
+
+
+def build_server(backend: Backend) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return listing
+        return backend.listing()
 
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
@@ -124,6 +157,7 @@ def build_server(router: CallRouter, registry: Registry, surface: Surface) -> Se
         )
         token = CURRENT_ELICIT.set(_elicit_for(ctx))
         try:
+            router = backend.router()
             result = await router.call(params.name, params.arguments, relay, _client_info(ctx))
             # Required from 2026-07-28 on; earlier revisions' sieve drops what they lack.
             result["resultType"] = "complete"
@@ -151,16 +185,15 @@ def find_root(start: Path) -> Path:
 
 
 async def serve(root: Path, surface: Surface, session: str, attach: AttachMode) -> None:
-    registry = build_registry()
-    router = CallRouter(root, attach, session, surface, lambda: build_local_runtime(root))
-    server = build_server(router, registry, surface)
+    backend = Backend(root, surface, session, attach)
+    server = build_server(backend)
     try:
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
         # The stream closed: running calls were cancelled (shell groups killed); stop the rest.
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(router.close(), 10)
+            await asyncio.wait_for(backend.close(), 10)
 
 
 def main(root: Path | None, surface: Surface, session: str, attach: AttachMode) -> int:

@@ -18,7 +18,6 @@ import json
 from typing import Any
 
 import cattrs
-from lsprotocol.converters import get_converter
 
 from lsp_server.protocol import CallParams, register_message_hooks
 
@@ -94,4 +93,6 @@ def call_params(raw: Any) -> CallParams:
 @functools.cache
 def converter() -> cattrs.Converter:
     """The LSP face's converter (camelCase, unions of str and int): results look the same."""
+    from lsprotocol.converters import get_converter  # about a second to import: on first use
+
     return register_message_hooks(get_converter())
