@@ -143,9 +143,11 @@ class EditorRuntime:
             await self._writer.wait_closed()
 
 
-async def attach(root: Path, client: dict[str, str], session: str | None) -> EditorRuntime | None:
+async def attach(
+    folder: Path, root: Path, client: dict[str, str], session: str | None
+) -> EditorRuntime | None:
     """The first live editor runtime whose root contains `root`; stale records are cleaned."""
-    for record in discovery.find_records(root):
+    for record in discovery.find_records(folder, root):
         try:
             return await EditorRuntime.connect(record, client, session)
         except AttachRefused:

@@ -2,8 +2,8 @@
 
 Each listening server owns a private folder entry: a Unix socket (0600) and a record file
 (0600) naming the workspace root, the socket, the server's pid and a random token. The folder
-is the user's runtime folder (`$XDG_RUNTIME_DIR/toolhost`) or, without one, `run/` under the
-state folder; it must be a 0700 folder owned by this user, or it is not used at all.
+is `Dirs.attach_folder` (`$XDG_RUNTIME_DIR/toolhost`, or `run/` under the state folder); it
+must be a 0700 folder owned by this user, or it is not used at all.
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-
-from lsp_server.state import state_dir
 
 log = logging.getLogger(__name__)
 
@@ -56,11 +54,6 @@ class Record:
         }
 
 
-def runtime_dir() -> Path:
-    base = os.environ.get("XDG_RUNTIME_DIR")
-    return Path(base) / "toolhost" if base else state_dir() / "run"
-
-
 def private_folder(path: Path) -> Path:
     """Create `path` as a 0700 folder, or check that the existing one is ours and private."""
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -83,9 +76,9 @@ def _key(root: Path) -> str:
     return hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
-def new_record(root: Path, version: str) -> Record:
-    """A record for this process (nothing written yet)."""
-    folder = private_folder(runtime_dir())
+def new_record(folder: Path, root: Path, version: str) -> Record:
+    """A record for this process in `folder` (nothing written yet)."""
+    folder = private_folder(folder)
     name = f"{_key(root)}-{os.getpid()}"
     socket = folder / f"{name}.sock"
     if len(os.fsencode(socket)) > MAX_SOCKET_PATH:
@@ -157,12 +150,11 @@ def _contains(outer: Path, inner: Path) -> bool:
     return inner == outer or outer in inner.parents
 
 
-def find_records(root: Path) -> list[Record]:
+def find_records(folder: Path, root: Path) -> list[Record]:
     """Live records whose root contains `root`, the closest root first, then the newest.
 
     A record of a dead process is removed (with its socket); a record or socket that is not
     this user's private file is never used (and not touched: it is not ours to clean)."""
-    folder = runtime_dir()
     try:
         info = folder.lstat()
     except OSError:

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lsp_server.mcp.current import CURRENT_ELICIT, Elicit
-from lsp_server.policy.approval import ApprovalRequest as PromptRequest
-from lsp_server.policy.approver import PolicyApprover
-from lsp_server.policy.service import Asker
-from lsp_server.runtime.approvals import ApprovalRequest
+from lsp_server.mcp.current import CURRENT_ELICIT
+from lsp_server.protocol import ApproveParams as PromptRequest
 
 CHOICES = (
     ("allow_once", "Allow once"),
@@ -68,23 +65,17 @@ def answer_from(action: str, content: dict[str, Any] | None) -> dict[str, str]:
     return answer
 
 
-def elicitation_asker(elicit: Elicit) -> Asker:
-    async def ask(prompt: PromptRequest) -> Any:
+class ElicitationAsker:
+    """The policy's asker for a local MCP runtime: the current call's elicitation form.
+    `available()` is false when the call's client cannot be asked: then nobody is asked and
+    the policy decides alone (permission.unattended)."""
+
+    def available(self) -> bool:
+        return CURRENT_ELICIT.get() is not None
+
+    async def __call__(self, prompt: PromptRequest) -> dict[str, str]:
+        elicit = CURRENT_ELICIT.get()
+        if elicit is None:
+            return {"decision": "deny", "reason": "the MCP client cannot be asked"}
         action, content = await elicit(form_message(prompt), FORM_SCHEMA)
         return answer_from(action, content)
-
-    return ask
-
-
-class ElicitingApprover(PolicyApprover):
-    """The policy approver whose asker is the current MCP call's elicitation, if any."""
-
-    def __init__(self, inner: PolicyApprover) -> None:
-        super().__init__(inner.service, inner.client, inner.fallback_asker)
-
-    def asker_for(self, request: ApprovalRequest) -> Asker | None:
-        ask = super().asker_for(request)
-        if ask is not None:
-            return ask
-        elicit = CURRENT_ELICIT.get()
-        return elicitation_asker(elicit) if elicit is not None else None

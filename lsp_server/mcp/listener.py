@@ -16,17 +16,17 @@ import os
 import secrets
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import attrs
 
 from lsp_server import __version__
 from lsp_server.mcp import discovery, wire
-from lsp_server.policy.approval import ApprovalRequest as PromptRequest
-from lsp_server.policy.approver import PolicyApprover
-from lsp_server.policy.service import Asker
-from lsp_server.runtime.approvals import ApprovalRequest
+from lsp_server.protocol import TOOLHOST_APPROVE, ApproveParams
+from lsp_server.runtime.client import ClientBridge, ClientFeatures
 from lsp_server.runtime.dispatch import Runtime
+from lsp_server.runtime.progress import ProgressSender
 
 log = logging.getLogger(__name__)
 
@@ -53,34 +53,40 @@ class AttachedSession:
         }
 
 
-class LabelledApprover(PolicyApprover):
-    """The editor's approver; prompts for an attached session name the MCP client."""
+class LabellingBridge:
+    """The editor's bridge, with approvals for an attached session titled by the MCP client
+    that asks ("claude-code (MCP): Edit notes.md")."""
 
-    def __init__(self, inner: PolicyApprover, labels: dict[str, str]) -> None:
-        super().__init__(inner.service, inner.client, inner.fallback_asker)
-        self.labels = labels
+    def __init__(self, inner: ClientBridge, labels: dict[str, str]) -> None:
+        self._inner = inner
+        self._labels = labels
 
-    def asker_for(self, request: ApprovalRequest) -> Asker | None:
-        ask = super().asker_for(request)
-        label = self.labels.get(request.session)
-        if ask is None or label is None:
-            return ask
-        asker: Asker = ask
+    @property
+    def features(self) -> ClientFeatures:
+        return self._inner.features
 
-        async def labelled(prompt: PromptRequest) -> Any:
-            return await asker(attrs.evolve(prompt, title=f"{label}: {prompt.title}"))
+    def notify(self, method: str, params: Any) -> None:
+        self._inner.notify(method, params)
 
-        return labelled
+    async def request(self, method: str, params: Any, timeout: float) -> Any:
+        if method == TOOLHOST_APPROVE and isinstance(params, ApproveParams):
+            label = self._labels.get(params.session)
+            if label is not None:
+                params = attrs.evolve(params, title=f"{label}: {params.title}")
+        return await self._inner.request(method, params, timeout)
+
+    def show_message(self, text: str, level: str = "warning") -> None:
+        self._inner.show_message(text, level)
 
 
 class AttachListener:
-    def __init__(
-        self,
-        runtime: Runtime,
-        ready: Callable[[], Awaitable[None]],
-    ) -> None:
-        self.runtime = runtime
+    """Made before the runtime (its bridge and progress router go into the EditorLink), bound
+    to it once built, started when the editor is initialized."""
+
+    def __init__(self, folder: Path, ready: Callable[[], Awaitable[None]]) -> None:
+        self.folder = folder
         self.ready = ready
+        self.runtime: Runtime | None = None
         self.record: discovery.Record | None = None
         self.sessions: dict[str, AttachedSession] = {}
         self.labels: dict[str, str] = {}
@@ -90,9 +96,16 @@ class AttachListener:
 
     # -- life ---------------------------------------------------------------------------
 
+    def bridge(self, editor: ClientBridge) -> LabellingBridge:
+        return LabellingBridge(editor, self.labels)
+
+    def bind(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
     async def start(self) -> discovery.Record:
+        assert self.runtime is not None, "bind the runtime first"
         root = self.runtime.workspace.roots[0]
-        record = discovery.new_record(root, __version__)
+        record = discovery.new_record(self.folder, root, __version__)
         with contextlib.suppress(FileNotFoundError):
             record.socket.unlink()
         # The umask covers the window between bind and chmod: never group/world-usable.
@@ -106,9 +119,6 @@ class AttachListener:
         record.socket.chmod(0o600)
         discovery.write_record(record)
         self.record = record
-        self._route_progress()
-        if isinstance(self.runtime.approver, PolicyApprover):
-            self.runtime.approver = LabelledApprover(self.runtime.approver, self.labels)
         log.info("attach: listening on %s for %s", record.socket, root)
         return record
 
@@ -128,9 +138,8 @@ class AttachListener:
     def status(self) -> list[dict[str, Any]]:
         return [session.status() for session in self.sessions.values()]
 
-    def _route_progress(self) -> None:
+    def progress_router(self, editor: ProgressSender) -> ProgressSender:
         """Progress of an attached call goes back over its socket, the rest to the editor."""
-        editor = self.runtime.progress_sender
 
         def route(token: str | int, value: dict[str, Any]) -> None:
             if isinstance(token, str) and token.startswith(PROGRESS_PREFIX):
@@ -141,10 +150,10 @@ class AttachListener:
                     writer.write(
                         wire.encode({"jsonrpc": "2.0", "method": wire.PROGRESS, "params": params})
                     )
-            elif editor is not None:
+            else:
                 editor(token, value)
 
-        self.runtime.progress_sender = route
+        return route
 
     # -- one connection -----------------------------------------------------------------
 
@@ -212,7 +221,7 @@ class AttachListener:
         attached = AttachedSession(session, name, _label(client.get("version"), ""), time.time())
         self.sessions[session] = attached
         self.labels[session] = f"{name} (MCP)"
-        root = self.runtime.workspace.roots[0]
+        root = self.runtime.workspace.roots[0] if self.runtime else Path()
         result = {"session": session, "root": str(root), "pid": os.getpid(), "version": __version__}
         writer.write(wire.encode({"jsonrpc": "2.0", "id": first.get("id"), "result": result}))
         await writer.drain()
@@ -268,6 +277,7 @@ class AttachListener:
                 params.work_done_token = f"{PROGRESS_PREFIX}{connection}:{params.work_done_token}"
             attached.calls += 1
             await self.ready()
+            assert self.runtime is not None
             result = await self.runtime.call(params)
             reply: dict[str, Any] = {
                 "jsonrpc": "2.0",

@@ -11,7 +11,7 @@ _ERROR_FIELDS = ("code", "message", "recovery", "signature", "violations")
 
 def paging_hint(ref: str, shown: int, total: int) -> str:
     """The exact call that pages a truncated result back, as the model will read it."""
-    from lsp_server.tools.use_capability import RESULT_ID
+    from lsp_server.tools.session.use_capability import RESULT_ID
 
     call = {"action": "call", "id": RESULT_ID, "arguments": {"result_ref": ref, "offset": 0}}
     return (

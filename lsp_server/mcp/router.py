@@ -18,8 +18,9 @@ from lsp_server.mcp.attach_client import EditorRuntime, ProgressCallback
 from lsp_server.mcp.results import refusal, to_mcp
 
 if TYPE_CHECKING:
+    from lsp_server.compose import Lifecycle
     from lsp_server.runtime.dispatch import Runtime
-    from lsp_server.wiring import Lifecycle
+    from lsp_server.runtime.progress import ProgressSender
 
 log = logging.getLogger(__name__)
 
@@ -27,18 +28,21 @@ AttachMode = Literal["auto", "never", "require"]
 ATTACH_LOST = "attach.lost"
 ATTACH_UNAVAILABLE = "attach.unavailable"
 
-LocalFactory = Callable[[], tuple[Runtime, Lifecycle]]
+# Builds the local runtime, given where it reports progress.
+LocalFactory = Callable[["ProgressSender"], tuple["Runtime", "Lifecycle"]]
 
 
 class CallRouter:
     def __init__(
         self,
+        attach_folder: Path,
         root: Path,
         mode: AttachMode,
         session: str,
         surface: str,
         local_factory: LocalFactory,
     ) -> None:
+        self.attach_folder = attach_folder
         self.root = root
         self.mode = mode
         self.session = session
@@ -63,7 +67,9 @@ class CallRouter:
         if self._tried_attach or self.mode == "never":
             return
         self._tried_attach = True
-        self.editor = await attach_client.attach(self.root, client, self.session or None)
+        self.editor = await attach_client.attach(
+            self.attach_folder, self.root, client, self.session or None
+        )
         if self.editor is not None:
             log.info("attached to %s as %s", self.editor.label, self.editor.session)
 
@@ -149,8 +155,7 @@ class CallRouter:
 
     def _local_runtime(self) -> Runtime:
         if self.local is None:
-            self.local, self.lifecycle = self._local_factory()
-            self.local.progress_sender = self._send_progress
+            self.local, self.lifecycle = self._local_factory(self._send_progress)
         return self.local
 
     def _send_progress(self, token: str | int, value: dict[str, Any]) -> None:

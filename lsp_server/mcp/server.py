@@ -19,7 +19,6 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from lsp_server import __version__
-from lsp_server.mcp.annotations import annotations_for
 from lsp_server.mcp.current import CURRENT_ELICIT, Elicit
 
 if TYPE_CHECKING:
@@ -44,7 +43,7 @@ def tool_listing(registry: Registry, surface: Surface) -> list[dict[str, Any]]:
                 "name": entry.name,
                 "description": entry.description,
                 "inputSchema": entry.public()["inputSchema"],
-                "annotations": annotations_for(entry),
+                "annotations": entry.annotations(),
             }
         )
     return listing
@@ -116,7 +115,7 @@ class Backend:
 
     def listing(self) -> types.ListToolsResult:
         if self._listing is None:  # fixed for the whole session from here on
-            from lsp_server.tools import build_registry
+            from lsp_server.tools.registry import build_registry
 
             tools = tool_listing(build_registry(), self.surface)
             self._listing = types.ListToolsResult(
@@ -126,12 +125,18 @@ class Backend:
 
     def router(self) -> CallRouter:
         if self._router is None:
+            from lsp_server.dirs import Dirs
             from lsp_server.mcp.local import build_local_runtime
             from lsp_server.mcp.router import CallRouter
 
-            root = self.root
+            root, dirs = self.root, Dirs.from_environment()
             self._router = CallRouter(
-                root, self.attach, self.session, self.surface, lambda: build_local_runtime(root)
+                dirs.attach_folder,
+                root,
+                self.attach,
+                self.session,
+                self.surface,
+                lambda progress: build_local_runtime(root, dirs, progress),
             )
         return self._router
 

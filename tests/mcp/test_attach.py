@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from lsp_server.dirs import Dirs
 from lsp_server.mcp import attach_client, discovery, wire
 from tests.helpers import lsp_session
 from tests.mcp.clients import mcp_session, structured, text_of
@@ -19,19 +20,23 @@ from tests.mcp.clients import mcp_session, structured, text_of
 EDITOR_OPTIONS = {"policy": {"mode": "acceptEdits"}}
 
 
+def attach_folder() -> Path:
+    return Dirs.from_environment().attach_folder
+
+
 async def wait_for_record(root: Path) -> discovery.Record:
     for _ in range(200):
-        records = discovery.find_records(root)
+        records = discovery.find_records(attach_folder(), root)
         if records:
             return records[0]
         await asyncio.sleep(0.05)
-    raise AssertionError(f"no discovery record for {root} in {discovery.runtime_dir()}")
+    raise AssertionError(f"no discovery record for {root} in {attach_folder()}")
 
 
 async def test_socket_and_record_are_private(ws: Path) -> None:
     async with lsp_session(ws, EDITOR_OPTIONS):
         record = await wait_for_record(ws)
-        folder = discovery.runtime_dir()
+        folder = attach_folder()
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700
         socket_info = record.socket.lstat()
         assert stat.S_ISSOCK(socket_info.st_mode) and stat.S_IMODE(socket_info.st_mode) == 0o600
@@ -162,11 +167,11 @@ async def test_stale_and_foreign_records_are_never_used(ws: Path) -> None:
         wrong_file = _copy_record(
             record, "0000wrong.json", token="not-the-token", started=record.started + 5
         )
-        found = discovery.find_records(ws)
+        found = discovery.find_records(attach_folder(), ws)
         assert not dead_file.exists()  # a dead pid's record is cleaned up
         assert [r.file for r in found] == [wrong_file, record.file]
         # The wrong token is refused by the server, forgotten, and the real record is used.
-        editor = await attach_client.attach(ws, {"name": "t"}, None)
+        editor = await attach_client.attach(attach_folder(), ws, {"name": "t"}, None)
         assert editor is not None and editor.record.file == record.file
         await editor.close()
         assert not wrong_file.exists()
@@ -178,7 +183,7 @@ async def test_stale_and_foreign_records_are_never_used(ws: Path) -> None:
             record, "0000foreign.json", socket=str(foreign_socket), started=record.started + 7
         )
         os.chown(foreign, 65534, 65534)
-        assert foreign not in [r.file for r in discovery.find_records(ws)]
+        assert foreign not in [r.file for r in discovery.find_records(attach_folder(), ws)]
         os.chown(foreign, os.getuid(), os.getgid())
         # A symlink is not a socket owned by us: refused as well.
-        assert foreign not in [r.file for r in discovery.find_records(ws)]
+        assert foreign not in [r.file for r in discovery.find_records(attach_folder(), ws)]

@@ -157,7 +157,7 @@ async def test_malformed_messages_never_kill_the_server(ws: Path) -> None:
 
 async def test_fuzzed_tool_calls_are_results(ws: Path) -> None:
     """Random names and arguments (schema-agnostic); seeded so a failure reproduces."""
-    from lsp_server.tools import build_registry
+    from lsp_server.tools.registry import build_registry
 
     names = [tool.name for tool in build_registry().surface("full") if tool.contract.read_only]
     rng = random.Random(14)

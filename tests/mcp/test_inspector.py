@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from lsp_server.tools import build_registry
+from lsp_server.tools.registry import build_registry
 from tests.conftest import require_program
 from tests.mcp.clients import toolhost_command
 

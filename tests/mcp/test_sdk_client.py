@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from lsp_server.mcp.annotations import annotations_for
-from lsp_server.tools import build_registry
+from lsp_server.tools.registry import build_registry
 from tests.mcp.clients import mcp_session, structured, text_of
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,7 +36,7 @@ async def test_both_revisions_list_the_contract(ws: Path, modern: bool) -> None:
         assert tool.input_schema == generated[tool.name]["inputSchema"]
         assert tool.description == entry.description
         annotations = tool.annotations.model_dump(by_alias=True, exclude_none=True)
-        assert annotations == annotations_for(entry)
+        assert annotations == entry.annotations() == generated[tool.name]["annotations"]
     hints = {tool.name: tool.annotations for tool in listed}
     assert hints["read_file"].read_only_hint is True
     assert hints["bash"].destructive_hint is True and hints["bash"].open_world_hint is True
