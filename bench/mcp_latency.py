@@ -6,7 +6,7 @@ Raw JSON-RPC clients (Content-Length framing for LSP, one JSON line per message 
 that the client costs the same on every arm; the SDK's own client is measured too, to show
 what it adds on top.
 
-    .venv/bin/python bench/mcp_latency.py [--calls 1000] [--starts 5]
+    .venv/bin/python bench/mcp_latency.py [--calls 1000] [--rounds 3] [--starts 5]
 """
 
 from __future__ import annotations
@@ -225,7 +225,7 @@ def summary(label: str, samples: list[float]) -> float:
     return p50
 
 
-async def main(calls: int, starts: int) -> None:
+async def main(calls: int, starts: int, rounds: int) -> None:
     with tempfile.TemporaryDirectory(prefix="mcpbench") as folder:
         base = Path(folder)
         root = base / "ws"
@@ -243,21 +243,23 @@ async def main(calls: int, starts: int) -> None:
             "XDG_CONFIG_HOME": str(base / "config"),
         }
         os.environ["XDG_RUNTIME_DIR"] = str(runtime)
-        print(f"read_file of a 4 KiB file, {calls} calls per arm (uptime: {os.getloadavg()})")
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        print(f"read_file of a 4 KiB file, {rounds} x {calls} calls per arm (load average {load})")
         lsp_process, lsp = await start_lsp(root, env)
+        arms: dict[str, list[float]] = {"lsp": [], "local": [], "attached": []}
         try:
-            lsp_p50 = summary("LSP toolhost/call (raw client)", await lsp_timing(lsp, calls))
-            local_p50 = summary(
-                "MCP tools/call, local (raw)", await mcp_arm(root, env, "never", calls)
-            )
-            attached_p50 = summary(
-                "MCP tools/call, attached (raw)", await mcp_arm(root, env, "require", calls)
-            )
-            sdk_p50 = summary(
-                "MCP tools/call, local (SDK client)", await sdk_client_arm(root, env, calls)
-            )
+            # Interleaved rounds, so that a load spike on this shared machine hits every arm.
+            for _ in range(rounds):
+                arms["lsp"] += await lsp_timing(lsp, calls)
+                arms["local"] += await mcp_arm(root, env, "never", calls)
+                arms["attached"] += await mcp_arm(root, env, "require", calls)
+            sdk = await sdk_client_arm(root, env, calls)
         finally:
             await stop(lsp_process)
+        lsp_p50 = summary("LSP toolhost/call (raw client)", arms["lsp"])
+        local_p50 = summary("MCP tools/call, local (raw)", arms["local"])
+        attached_p50 = summary("MCP tools/call, attached (raw)", arms["attached"])
+        sdk_p50 = summary("MCP tools/call, local (SDK client)", sdk)
         print(f"  local MCP / LSP: {local_p50 / lsp_p50:.2f}x (target <= 1.3x)")
         print(f"  attach adds: {attached_p50 - local_p50:+.3f} ms over local MCP (target <= 1 ms)")
         print(f"  the SDK client adds: {sdk_p50 - local_p50:+.3f} ms over the raw client")
@@ -280,5 +282,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--starts", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
     options = parser.parse_args()
-    asyncio.run(main(options.calls, options.starts))
+    asyncio.run(main(options.calls, options.starts, options.rounds))

@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
@@ -166,19 +166,24 @@ def build_server(backend: Backend) -> Server[Any]:
             result = await router.call(params.name, params.arguments, relay, _client_info(ctx))
             # Required from 2026-07-28 on; earlier revisions' sieve drops what they lack.
             result["resultType"] = "complete"
-            return types.CallToolResult.model_validate(result)
+            # The runner accepts a plain dict (HandlerResult) and validates it once itself;
+            # building the model here would validate and dump it a second time.
+            return cast("types.CallToolResult", result)
         finally:
             CURRENT_ELICIT.reset(token)
             if relay is not None:
                 await relay.close()
 
-    return Server(
+    server: Server[Any] = Server(
         "toolhost",
         version=__version__,
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    # No OpenTelemetry exporter is ever installed here: skip its span per message.
+    server.middleware = []
+    return server
 
 
 def find_root(start: Path) -> Path:
