@@ -17,9 +17,12 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from lsp_server import __version__
 from lsp_server.mcp.current import CURRENT_ELICIT, Elicit
+from lsp_server.mcp.rounds import RoundTrips, UnknownRequestState
 
 if TYPE_CHECKING:
     from lsp_server.mcp.router import AttachMode, CallRouter
@@ -84,14 +87,17 @@ def _client_info(ctx: ServerRequestContext[Any, Any]) -> dict[str, str]:
     return {"name": info.name, "version": info.version or ""}
 
 
-def _elicit_for(ctx: ServerRequestContext[Any, Any]) -> Elicit | None:
-    """The client's form elicitation, when it declared one and this era allows asking."""
+def _form_mode(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """The client declared form elicitation (URL mode alone has no form for the diff)."""
     capabilities = ctx.session.client_capabilities
-    if capabilities is None or capabilities.elicitation is None or not ctx.session.can_send_request:
+    declared = capabilities.elicitation if capabilities is not None else None
+    return declared is not None and not (declared.url is not None and declared.form is None)
+
+
+def _elicit_for(ctx: ServerRequestContext[Any, Any]) -> Elicit | None:
+    """The client's form elicitation as a request, where this revision allows one."""
+    if not _form_mode(ctx) or not ctx.session.can_send_request:
         return None
-    declared = capabilities.elicitation
-    if declared.url is not None and declared.form is None:
-        return None  # URL mode only: no form to show the diff in
     request_id = ctx.request_id
 
     async def elicit(message: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
@@ -111,6 +117,7 @@ class Backend:
         self.session = session
         self.attach = attach
         self._listing: types.ListToolsResult | None = None
+        self.rounds = RoundTrips()
         self._router: CallRouter | None = None
 
     def listing(self) -> types.ListToolsResult:
@@ -145,6 +152,15 @@ class Backend:
             await self._router.close()
 
 
+def _complete(result: dict[str, Any]) -> types.CallToolResult:
+    # resultType is required from 2026-07-28 on; earlier revisions' sieve drops it.
+    result.setdefault("resultType", "complete")
+    # The runner accepts a plain dict (HandlerResult) and validates it once itself; building
+    # the model here would validate and dump it a second time (and an input_required answer
+    # is not a CallToolResult).
+    return cast("types.CallToolResult", result)
+
+
 def build_server(backend: Backend) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -154,6 +170,25 @@ def build_server(backend: Backend) -> Server[Any]:
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        client = _client_info(ctx)
+        router = backend.router()
+        if params.request_state is not None:  # 2026-07-28: the answer to an approval form
+            try:
+                result = await backend.rounds.resume(
+                    params.request_state, params.input_responses or {}
+                )
+            except UnknownRequestState:
+                raise MCPError(
+                    INVALID_PARAMS, "toolhost: no call waits on this requestState"
+                ) from None
+            return _complete(result)
+        if _form_mode(ctx) and not ctx.session.can_send_request:
+            # 2026-07-28: no server-to-client requests; forms go back as input_required.
+            async def run(elicit: Elicit) -> dict[str, Any]:
+                CURRENT_ELICIT.set(elicit)
+                return await router.call(params.name, params.arguments, None, client)
+
+            return _complete(await backend.rounds.start(run))
         meta = ctx.meta or {}
         relay = (
             ProgressRelay(ctx)
@@ -162,13 +197,7 @@ def build_server(backend: Backend) -> Server[Any]:
         )
         token = CURRENT_ELICIT.set(_elicit_for(ctx))
         try:
-            router = backend.router()
-            result = await router.call(params.name, params.arguments, relay, _client_info(ctx))
-            # Required from 2026-07-28 on; earlier revisions' sieve drops what they lack.
-            result["resultType"] = "complete"
-            # The runner accepts a plain dict (HandlerResult) and validates it once itself;
-            # building the model here would validate and dump it a second time.
-            return cast("types.CallToolResult", result)
+            return _complete(await router.call(params.name, params.arguments, relay, client))
         finally:
             CURRENT_ELICIT.reset(token)
             if relay is not None:

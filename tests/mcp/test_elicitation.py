@@ -68,3 +68,47 @@ async def test_allow_for_session_is_not_asked_again(ws: Path) -> None:
         )
     assert first.is_error is False and second.is_error is False, text_of(second)
     assert len(asked) == 1
+
+
+async def test_2026_revision_asks_with_input_required_and_resumes(ws: Path) -> None:
+    """2026-07-28 has no server-to-client requests: the form comes back as input_required
+    and the retry with the answer finishes the same call."""
+    asked: list[Any] = []
+    async with mcp_session(
+        ws, modern=True, elicitation_callback=answering("accept", {}, asked)
+    ) as session:
+        await session.call_tool("read_file", {"path": "notes.md"})
+        first = await session.call_tool("edit_file", EDIT, allow_input_required=True)
+        assert isinstance(first, types.InputRequiredResult), first
+        form = first.input_requests["approval"]
+        assert "-line three" in form.params.message and "+line 3" in form.params.message
+        assert (ws / "notes.md").read_text() == "# Notes\n\nline three\n"  # waiting, not written
+        answer = types.ElicitResult(action="accept", content={"decision": "allow_once"})
+        done = await session.call_tool(
+            "edit_file",
+            EDIT,
+            input_responses={"approval": answer},
+            request_state=first.request_state,
+            allow_input_required=True,
+        )
+    assert isinstance(done, types.CallToolResult) and done.is_error is False, done
+    assert (ws / "notes.md").read_text() == "# Notes\n\nline 3\n"
+
+
+async def test_2026_revision_decline_leaves_the_file(ws: Path) -> None:
+    async with mcp_session(
+        ws, modern=True, elicitation_callback=answering("accept", {}, [])
+    ) as session:
+        await session.call_tool("read_file", {"path": "notes.md"})
+        first = await session.call_tool("edit_file", EDIT, allow_input_required=True)
+        assert isinstance(first, types.InputRequiredResult), first
+        done = await session.call_tool(
+            "edit_file",
+            EDIT,
+            input_responses={"approval": types.ElicitResult(action="decline")},
+            request_state=first.request_state,
+            allow_input_required=True,
+        )
+    assert isinstance(done, types.CallToolResult) and done.is_error is True
+    assert "declined" in text_of(done)
+    assert (ws / "notes.md").read_text() == "# Notes\n\nline three\n"

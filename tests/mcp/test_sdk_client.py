@@ -201,5 +201,7 @@ async def test_edit_without_elicitation_is_refused_naming_what_allows_it(ws: Pat
     assert result.is_error is True
     assert structured(result)["code"] == "permission.unattended"
     text = text_of(result)
-    assert "allow" in text and ("unattended" in text or "rule" in text)
+    # The text names what would allow it: the rule to add, or the setting.
+    assert 'allow rule such as "' in text and 'policy.unattended = "allow"' in text
+    assert "MCP elicitation" in text
     assert (ws / "notes.md").read_text() == "# Notes\n\nline three\n"
