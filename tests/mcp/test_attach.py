@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -187,3 +188,37 @@ async def test_stale_and_foreign_records_are_never_used(ws: Path) -> None:
         os.chown(foreign, os.getuid(), os.getgid())
         # A symlink is not a socket owned by us: refused as well.
         assert foreign not in [r.file for r in discovery.find_records(attach_folder(), ws)]
+
+
+async def test_attached_progress_and_cancellation_reach_the_editor_runtime(ws: Path) -> None:
+    from tests.mcp.test_sdk_client import _processes_with, _wait_gone
+
+    seen: list[str | None] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(message)
+
+    marker = f"{os.getpid() % 1000 + 8000}.5"
+    async with lsp_session(ws, {"policy": {"mode": "bypass"}}):
+        await wait_for_record(ws)
+        async with mcp_session(ws, "--attach", "require") as session:
+            steps = "for i in 1 2 3; do echo step$i; sleep 0.3; done"
+            result = await session.call_tool(
+                "bash", {"command": steps, "description": "steps"}, progress_callback=on_progress
+            )
+            assert result.is_error is False and result.meta["toolhost"]["runtime"].startswith(
+                "editor"
+            )
+            assert any("step" in (m or "") for m in seen), seen
+            call = asyncio.create_task(
+                session.call_tool("bash", {"command": f"sleep {marker}", "description": "wait"})
+            )
+            for _ in range(200):
+                if _processes_with(f"sleep {marker}"):
+                    break
+                await asyncio.sleep(0.05)
+            assert _processes_with(f"sleep {marker}"), "the command never started"
+            call.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await call
+            assert await _wait_gone(f"sleep {marker}") == []
