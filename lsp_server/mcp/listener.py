@@ -72,7 +72,7 @@ class LabellingBridge:
         if method == TOOLHOST_APPROVE and isinstance(params, ApproveParams):
             label = self._labels.get(params.session)
             if label is not None:
-                params = attrs.evolve(params, title=f"{label}: {params.title}")
+                params = attrs.evolve(params, title=f"{label}: {params.title}", client=label)
         return await self._inner.request(method, params, timeout)
 
     def show_message(self, text: str, level: str = "warning") -> None:
