@@ -199,7 +199,7 @@ export function activate(context: vscode.ExtensionContext): ToolhostApi {
   const output = vscode.window.createOutputChannel("Toolhost", { log: true });
   const activity = vscode.window.createOutputChannel("Toolhost Activity");
   const previews = new PreviewDocuments();
-  const approvals = new ApprovalEditors();
+  const approvals = new ApprovalEditors((line) => output.appendLine(line));
   const jobOutputs = new JobOutputs();
   const host = new VsCodeHost(output, approvals);
   const controller = new ServerController(context, host, output, activity);

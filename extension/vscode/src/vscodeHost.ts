@@ -8,6 +8,7 @@ import * as vscode from "vscode";
 
 import { DECISION_COMMANDS, DECISIONS } from "./common/approvals";
 import type { ApprovalDiff, DecisionPrompt, Host, InputBoxRequest, QuickPickEntry, SystemProbe } from "./common/host";
+import { keepWhitespace } from "./common/markdown";
 
 export const PREVIEW_SCHEME = "toolhost-preview";
 /** The documents of a pending approval: package.json puts the decisions on their title bar. */
@@ -106,13 +107,15 @@ export class ApprovalEditors implements vscode.Disposable {
   private readonly status = vscode.window.createStatusBarItem("toolhost.approval", vscode.StatusBarAlignment.Left, 11);
   private readonly subscriptions: vscode.Disposable[];
 
-  constructor() {
+  constructor(private readonly log: (line: string) => void) {
     this.status.name = "Toolhost approval";
     this.subscriptions = [
       this.documents,
       this.status,
       vscode.workspace.registerTextDocumentContentProvider(APPROVAL_SCHEME, this.documents),
-      vscode.window.tabGroups.onDidChangeTabs((change) => change.closed.forEach((tab) => this.closedByUser(tab))),
+      vscode.window.tabGroups.onDidChangeTabs((change) => {
+        change.closed.forEach((tab) => this.closedByUser(tab));
+      }),
       ...DECISION_COMMANDS.map((command, index) =>
         vscode.commands.registerCommand(command, (uri?: vscode.Uri) => this.choose(DECISIONS[index], uri)),
       ),
@@ -157,8 +160,14 @@ export class ApprovalEditors implements vscode.Disposable {
   }
 
   private closedByUser(tab: vscode.Tab): void {
-    for (const uri of tabUris(tab)) {
-      this.pending.get(uri)?.close();
+    const pending = tabUris(tab)
+      .map((uri) => this.pending.get(uri))
+      .find((p) => p !== undefined);
+    if (pending !== undefined) {
+      this.log(`approval editor "${tab.label}" closed without a decision: dismissed`);
+      pending.close();
+    } else if (tab.label.startsWith("Approve?")) {
+      this.log(`approval editor "${tab.label}" closed: no pending approval for ${tabUris(tab).join(", ") || tab.input?.constructor?.name}`);
     }
   }
 
@@ -186,7 +195,7 @@ export class VsCodeHost implements Host {
   ) {}
 
   async showModal(message: string, detail: string, items: readonly string[]): Promise<string | undefined> {
-    return vscode.window.showWarningMessage(message, { modal: true, detail }, ...items);
+    return vscode.window.showWarningMessage(message, { modal: true, detail: keepWhitespace(detail) }, ...items);
   }
 
   async showInputBox(request: InputBoxRequest): Promise<string | undefined> {

@@ -146,7 +146,7 @@ async function decide(host: Host, params: ApproveParams, prompt: DecisionPrompt)
       case ALWAYS_ALLOW: {
         const edited = await host.showInputBox({
           title: "Always allow: the rule written to .toolhost.toml",
-          prompt: "Edit the rule if needed. Tool or Tool(spec); Escape goes back.",
+          prompt: "Edit the rule if needed: Tool or Tool(spec). Escape goes back to the decision.",
           value: defaultRule(params),
         });
         if (edited === undefined) {
@@ -162,7 +162,7 @@ async function decide(host: Host, params: ApproveParams, prompt: DecisionPrompt)
       case DENY: {
         const reason = await host.showInputBox({
           title: `Deny: ${params.title}`,
-          prompt: "Why? The agent sees this reason (optional). Enter denies; Escape goes back.",
+          prompt: "Why? Optional: the agent sees this reason. Escape goes back to the decision.",
           placeHolder: "e.g. use the other file",
         });
         if (reason === undefined) {

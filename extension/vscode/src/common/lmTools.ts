@@ -9,7 +9,7 @@
 // server's own prompt.
 
 import { commandLines } from "./approvals";
-import { fenced } from "./markdown";
+import { fenced, keepWhitespace } from "./markdown";
 import { type CallParams, type CallResult, contentParts, type PreviewParams, type PreviewResult, type ToolInfo } from "./protocol";
 
 export const LM_TOOL_PREFIX = "toolhost_";
@@ -42,30 +42,28 @@ export type PreviewSender = (params: PreviewParams) => Promise<PreviewResult>;
 
 function shownDiff(diff: string): string {
   const lines = diff.replace(/\n$/, "").split("\n");
-  if (lines.length <= CONFIRMATION_DIFF_LINES) {
-    return fenced(diff, "diff");
-  }
-  const rest = lines.length - CONFIRMATION_DIFF_LINES;
-  return `${fenced(lines.slice(0, CONFIRMATION_DIFF_LINES).join("\n"), "diff")}\n\n… and ${rest} more lines of the diff, not shown here.`;
+  const shown = lines.slice(0, CONFIRMATION_DIFF_LINES).map(keepWhitespace);
+  const block = fenced(shown.join("\n"), "diff");
+  const rest = lines.length - shown.length;
+  return rest > 0 ? `${block}\n\n… and ${rest} more lines of the diff, not shown here.` : block;
 }
 
 /** The confirmation text for a previewed call: what it is, then the real change or command. */
 export function confirmationMessage(preview: PreviewResult, input: Record<string, unknown>): string {
+  // The change comes last: a plain dialog runs the text after a code block into its last line.
   const parts: string[] = [];
   if (preview.summary) {
     parts.push(preview.summary);
   }
+  const where = preview.paths.map((p) => `\`${p}\``).join(", ");
+  parts.push(`Risk: ${preview.risk}${where ? ` · ${where}` : ""}`);
   const command = commandLines(preview, input.command);
   if (command.length > 0) {
-    parts.push(fenced(command.join("\n"), "text"));
-  }
-  if (preview.paths.length > 0) {
-    parts.push(preview.paths.map((p) => `\`${p}\``).join(", "));
+    parts.push(fenced(keepWhitespace(command.join("\n")), "text"));
   }
   if (preview.diff) {
     parts.push(shownDiff(preview.diff));
   }
-  parts.push(`Risk: ${preview.risk}`);
   return parts.join("\n\n");
 }
 

@@ -6,3 +6,15 @@ export function fenced(text: string, language: string): string {
   const fence = "`".repeat(Math.max(3, longest + 1));
   return `${fence}${language}\n${text.replace(/\n$/, "")}\n${fence}`;
 }
+
+/**
+ * VS Code's plain dialogs (a modal's detail, an LM tool's confirmation outside the chat view)
+ * collapse runs of whitespace, which loses a diff's or a command's indentation. No-break
+ * spaces survive that and look the same in a rendered code block.
+ */
+export function keepWhitespace(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => line.replace(/\t/g, "    ").replace(/ {2,}|^ /g, (run) => "\u00a0".repeat(run.length)))
+    .join("\n");
+}

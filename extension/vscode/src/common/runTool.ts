@@ -58,7 +58,17 @@ export function parseArguments(text: string): Parsed {
   return { ok: true, value: value as Record<string, unknown> };
 }
 
-function argumentsLine(args: Record<string, unknown>): string {
+/** Long strings (a write_file's content) are clipped in the header; the call had them whole. */
+function clipped(args: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args)) {
+    out[key] = typeof value === "string" && value.length > 160 ? `${value.slice(0, 120)}… (${value.length} characters)` : value;
+  }
+  return out;
+}
+
+function argumentsLine(whole: Record<string, unknown>): string {
+  const args = clipped(whole);
   const compact = JSON.stringify(args);
   if (compact.length <= 100 && !compact.includes("`")) {
     return `- **Arguments:** \`${compact}\``;
@@ -97,7 +107,7 @@ export function formatCallResult(tool: string, args: Record<string, unknown> | u
   lines.push(...metaLines(result), "");
   if (result.isError && result.error) {
     lines.push(result.error.message, "");
-    if (result.error.recovery) {
+    if (result.error.recovery && !result.error.message.includes(result.error.recovery)) {
       lines.push(`**Recovery:** ${result.error.recovery}`, "");
     }
   }

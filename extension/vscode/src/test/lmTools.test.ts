@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { ConfirmedCalls, invokeLmTool, lmToolName, prepareInvocation, resultParts, toolFromLmName } from "../common/lmTools";
-import { fenced } from "../common/markdown";
+import { fenced, keepWhitespace } from "../common/markdown";
 import type { CallParams, CallResult, PreviewParams, PreviewResult, ToolInfo } from "../common/protocol";
 import { meta } from "./scriptedHost";
 
@@ -44,7 +44,8 @@ test("a writer's confirmation shows the real diff from toolhost/preview in a fen
   const prepared = await prepareInvocation(writer, input, async (p) => (asked.push(p), previewOf()), new ConfirmedCalls());
   assert.deepEqual(asked, [{ name: "edit_file", arguments: input, session: "vscode-lm" }]);
   assert.equal(prepared.confirmation?.title, "Edit a.py");
-  const message = prepared.confirmation?.message ?? "";
+  // As a person sees it: the no-break spaces that keep indentation in VS Code's plain dialog.
+  const message = (prepared.confirmation?.message ?? "").replace(/\u00a0/g, " ");
   // The +/- lines with their indentation, inside a diff fence.
   assert.match(message, /```diff\n--- a\/a\.py\n\+\+\+ b\/a\.py\n@@ -1,2 \+1,2 @@\n- {4}x = 1\n\+ {4}x = 2\n {5}keep\(\)\n```/);
   assert.match(message, /Replace 1 occurrence/);
@@ -55,11 +56,16 @@ test("a diff with backtick fences inside gets a longer fence", () => {
   assert.equal(fenced("```\ncode\n```", "diff"), "````diff\n```\ncode\n```\n````");
 });
 
+test("indentation and runs of spaces survive a dialog that collapses whitespace", () => {
+  assert.equal(keepWhitespace("-    x  =\t1\n a"), "-\u00a0\u00a0\u00a0\u00a0x\u00a0\u00a0=\u00a0\u00a0\u00a0\u00a01\n\u00a0a");
+  assert.equal(keepWhitespace("one space"), "one space");
+});
+
 test("a bash confirmation shows command, folder, foreground/timeout and sandbox", async () => {
   const bash: ToolInfo = { name: "bash", description: "Run.", readOnly: false, inputSchema: {} };
   const preview = previewOf({ title: "Run: make  test", diff: null, paths: [], cwd: "/w/sub", background: false, timeoutMs: 60000, sandbox: "read-only" });
   const prepared = await prepareInvocation(bash, { command: "make  test" }, async () => preview, new ConfirmedCalls());
-  const message = prepared.confirmation?.message ?? "";
+  const message = (prepared.confirmation?.message ?? "").replace(/\u00a0/g, " ");
   assert.match(message, /```text\nCommand:\n {4}make {2}test\nFolder: \/w\/sub\nRuns: in the foreground, stopped after 60 s\nSandbox: read-only/);
 });
 
