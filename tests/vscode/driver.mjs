@@ -296,7 +296,8 @@ async function main() {
 
     // 3. A command: no diff, so a modal that shows command, folder, foreground/timeout, sandbox.
     await section(page, "bash", async () => {
-      await runTool(page, "bash", { command: "touch made-by-bash.txt", description: "create a marker file" });
+      // In the sandbox a command runs without asking; outside it, it asks.
+      await runTool(page, "bash", { command: "touch made-by-bash.txt", description: "create a marker file", sandbox: "off" });
       const box = await dialog(page);
       const detail = await box.locator(".dialog-message-detail").innerText();
       const buttons = await box.locator(".monaco-button").allInnerTexts();

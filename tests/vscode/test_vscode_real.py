@@ -378,7 +378,7 @@ def check_bash_prompt(steps: dict[str, Any], workspace: Path, expect: Expect) ->
             "touch made-by-bash.txt",
             f"Folder: {workspace}",
             "Runs: in the foreground, stopped after",
-            "Sandbox: ",
+            "Sandbox: none (not sandboxed",
         ):
             expect(wanted in detail, f"{wanted!r} in the bash approval: {detail}")
         for decision in DECISIONS:

@@ -39,6 +39,13 @@ const SANDBOXES: Record<string, string> = {
   none: "none (not sandboxed: the command can write anywhere you can)",
 };
 
+/** The server's sandbox label (`workspace-write`, `read-only`, either with `+network`, or `none`) in words. */
+function sandboxText(label: string): string {
+  const [mode, extra] = label.split("+", 2);
+  const base = SANDBOXES[mode] ?? mode;
+  return extra === "network" ? `${base}, with network access` : base;
+}
+
 /** The lines that say exactly what a command will do: command, folder, background, timeout, sandbox. */
 export function commandLines(params: Pick<ApproveParams, "cwd" | "background" | "timeoutMs" | "sandbox">, command: unknown): string[] {
   const lines: string[] = [];
@@ -54,7 +61,7 @@ export function commandLines(params: Pick<ApproveParams, "cwd" | "background" | 
     lines.push(`Runs: in the foreground${params.timeoutMs != null ? `, stopped after ${seconds(params.timeoutMs)}` : ""}`);
   }
   if (params.sandbox) {
-    lines.push(`Sandbox: ${SANDBOXES[params.sandbox] ?? params.sandbox}`);
+    lines.push(`Sandbox: ${sandboxText(params.sandbox)}`);
   }
   return lines;
 }

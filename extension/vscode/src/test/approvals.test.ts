@@ -105,6 +105,7 @@ test("a bash approval shows the command (whitespace kept), folder, foreground an
 test("a background bash approval says it keeps running", () => {
   assert.match(approvalDetail(bash({ background: true, timeoutMs: null })), /Runs: in the background/);
   assert.match(approvalDetail(bash({ sandbox: "none" })), /Sandbox: none \(not sandboxed/);
+  assert.match(approvalDetail(bash({ sandbox: "workspace-write+network" })), /Sandbox: workspace-write \(may write inside the workspace only\), with network access/);
 });
 
 test("allow for session carries the first suggested rule", async () => {
