@@ -77,13 +77,15 @@ def build_runtime(
     long_lived: bool = True,
     problems: list[str] | None = None,
     registry: Registry | None = None,
+    progress_sender: ProgressSender | None = None,
 ) -> tuple[Runtime, Lifecycle]:
     """The runtime over `roots`, and what its owner runs at shutdown.
 
     `asker` answers "ask" when no editor can (the CLI's terminal prompt or --yes).
     `approver` replaces the policy engine (and its audit log) with a fixed one.
     `long_lived=False` (one `toolhost call`): no background index build, which would die
-    with the process. Policy rules that do not parse are appended to `problems`."""
+    with the process. Policy rules that do not parse are appended to `problems`.
+    `progress_sender` reports progress without an editor (`toolhost mcp`'s local runtime)."""
     workspace = Workspace.from_config(list(roots), config.workspace)
     parts = _Parts()
     bridge = editor.bridge if editor else None
@@ -107,7 +109,7 @@ def build_runtime(
         approver=approver,
         client=bridge,
         documents=documents,
-        progress_sender=editor.send_progress if editor else None,
+        progress_sender=editor.send_progress if editor else progress_sender,
         listeners=parts.listeners,
         state_dir=dirs.state,
     )

@@ -117,6 +117,8 @@ class StatusResult:
     index: JSON
     policy_sources: list[str]
     config_problems: list[str]
+    mcp_sessions: list[JSON] = attrs.Factory(list)
+    """MCP clients attached to this runtime (`toolhost mcp`), one session each."""
 
 
 @attrs.define

@@ -21,7 +21,13 @@ from lsp_server.config.trust import TrustStore
 from lsp_server.policy.command_paths import Places
 from lsp_server.policy.engine import CallFacts, Decision, PathFact, PolicyEngine, RuleSet
 from lsp_server.policy.persist import PersistError, persist_allow_rule
-from lsp_server.policy.prompt import ApprovalAnswer, Asker, describe, editor_asker
+from lsp_server.policy.prompt import (
+    ApprovalAnswer,
+    Asker,
+    ConditionalAsker,
+    describe,
+    editor_asker,
+)
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import Rule, RuleError, parse_rule, parse_rules
 from lsp_server.policy.suggest import risk_level, suggested_rules
@@ -231,21 +237,23 @@ class PolicyService:
             client=client,
         )
         if ask is None:
-            return self.unattended(facts, decision)
+            return self.unattended(decision, request.suggested_rules)
         answer = await self._ask(ask, request)
         if decision.always_ask and answer.decision in ("allow_session", "allow_always"):
             # Policy-file writes and unseen commands ask every time: nothing is remembered.
             return Authorization("allow_once", None, "this call always asks: allowed this once")
         return await self._apply(answer, request, session, decision)
 
-    def unattended(self, facts: CallFacts, decision: Decision) -> Authorization:
+    def unattended(self, decision: Decision, rules: Sequence[str]) -> Authorization:
         if self.policy.unattended == "allow" and not decision.always_ask:
             return Authorization("unattended_allow", decision.rule)
+        rule = f' such as "{rules[0]}"' if rules else ""
         raise PolicyRefusal(
             PERMISSION_UNATTENDED,
             f"it needs the user's approval ({decision.reason}) and no one can be asked "
-            "(the client did not declare the approvals capability); add an allow rule or "
-            "ask the user",
+            "(the client declared neither toolhost approvals nor MCP elicitation); what "
+            f"would allow it: an allow rule{rule} in the user's config.toml [policy] allow, "
+            'or policy.unattended = "allow"; otherwise ask the user',
             decision.rule,
         )
 
@@ -358,6 +366,11 @@ class PolicyApprover:
             return _already_confirmed
         if self.client is not None and self.client.features.approvals:
             return editor_asker(self.client, lambda: self.service.policy.approval_timeout_seconds)
+        if (
+            isinstance(self.fallback_asker, ConditionalAsker)
+            and not self.fallback_asker.available()
+        ):
+            return None  # e.g. an MCP client that declared no elicitation: nobody to ask
         return self.fallback_asker
 
     def preview(self, request: ApprovalRequest) -> ApprovalPreview:
@@ -379,7 +392,7 @@ class PolicyApprover:
             refusal = Verdict(False, "deny", decision.rule, PERMISSION_RULE_DENIED, decision.reason)
         elif decision.action == "ask" and not would_ask:
             try:
-                self.service.unattended(facts, decision)
+                self.service.unattended(decision, prompt.suggested_rules)
             except PolicyRefusal as exc:
                 refusal = Verdict(False, "deny", exc.rule, exc.code, exc.reason)
         return ApprovalPreview(

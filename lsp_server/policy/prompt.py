@@ -4,7 +4,7 @@ answer it gives back, and the asker that sends the request."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import attrs
 
@@ -17,6 +17,16 @@ ANSWERS: tuple[Answer, ...] = ("allow_once", "allow_session", "allow_always", "d
 
 # Sends a request to whoever can answer (the editor, a terminal); None: nobody can be asked.
 Asker = Callable[[ApproveParams], Awaitable[Any]]
+
+
+@runtime_checkable
+class ConditionalAsker(Protocol):
+    """An asker that can be unavailable for the call at hand (an MCP client that cannot
+    show a form): then nobody is asked, as if there were no asker."""
+
+    def available(self) -> bool: ...
+
+    async def __call__(self, request: ApproveParams) -> Any: ...
 
 
 @attrs.frozen

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_server.langservers.diagnosis import diagnose, render
 
+from lsp_server.langservers.diagnosis import diagnose, render
 from lsp_server.langservers.discovery import ServerNotFound, resolve_server
 from lsp_server.langservers.table import ROWS_BY_NAME
 from tests.helpers import call_tool, lsp_call, lsp_session, make_runtime, text_of

@@ -170,6 +170,7 @@ export interface StatusResult {
   index: unknown;
   jobs: unknown[];
   languageServers: unknown[];
+  mcpSessions?: unknown[];
   policySources: string[];
   roots: string[];
   sessions: unknown[];

@@ -15,6 +15,7 @@ import {
   TOOLHOST_TOOLS,
   type ToolhostMethod,
 } from "./protocol.generated";
+export type { PreviewParams, PreviewResult } from "./protocol.generated";
 
 export type {
   ApproveParams,
