@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from lsp_server.mcp import attach_client, wire
 from lsp_server.mcp.attach_client import EditorRuntime, ProgressCallback
 from lsp_server.mcp.results import refusal, to_mcp
+from lsp_server.runtime.errors import ATTACH_LOST, ATTACH_UNAVAILABLE
 
 if TYPE_CHECKING:
     from lsp_server.runtime.dispatch import Runtime
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 AttachMode = Literal["auto", "never", "require"]
-ATTACH_LOST = "attach.lost"
-ATTACH_UNAVAILABLE = "attach.unavailable"
 
 # Builds the local runtime, given where it reports progress.
 LocalFactory = Callable[["ProgressSender"], tuple["Runtime", "Lifecycle"]]

@@ -51,6 +51,8 @@ GOAL_EXISTS = "goal.unfinished_exists"
 GOAL_NOT_FOUND = "goal.not_found"
 RESULT_NOT_FOUND = "result.not_found"
 SERVER_NOT_INITIALIZED = "server.not_initialized"
+ATTACH_LOST = "attach.lost"
+ATTACH_UNAVAILABLE = "attach.unavailable"
 
 
 class ToolError(Exception):
