@@ -30,6 +30,7 @@ from lsp_server.codeintel.indexes import BuildListener, CodeIndexService
 from lsp_server.config.tree import Config
 from lsp_server.config.trust import TrustStore
 from lsp_server.dirs import Dirs
+from lsp_server.langservers.answer_log import LspAnswerLog
 from lsp_server.langservers.manager import LanguageServerManager
 from lsp_server.policy.audit import AuditListener, AuditLog
 from lsp_server.policy.authorizer import PolicyApprover, PolicyService
@@ -132,6 +133,7 @@ def build_runtime(
         factories[CodeIndexService] = lambda: CodeIndexService(dirs.state, background_builds=False)
 
     factories[LanguageServerManager] = lambda: LanguageServerManager(config.lsp)
+    answers = services[LspAnswerLog] = LspAnswerLog()
     all_services = Services(services, factories)
     _stop_language_servers_with(all_services, lifecycle)
 
@@ -149,6 +151,9 @@ def build_runtime(
         progress_sender=editor.send_progress if editor else None,
         listeners=listeners,
         state_dir=dirs.state,
+    )
+    lifecycle.status_providers["lspAnswers"] = lambda: answers.status(
+        runtime.config.lsp.provider, runtime.client.features.lsp_proxy
     )
     return runtime, lifecycle
 

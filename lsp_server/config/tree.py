@@ -94,6 +94,12 @@ class SearchConfig:
 @attrs.define
 class LspConfig:
     provider: Literal["auto", "spawn", "editor"] = "auto"
+    """Who answers lsp_* questions. auto: the editor's own language servers when the client
+    declared lspProxy (toolhost/lspRequest), toolhost's own when the editor has none, fails
+    or is too slow; editor: only the editor's (never start a server); spawn: only toolhost's."""
+    editor_timeout_seconds: float = 10.0
+    """Bound on the editor's answer to toolhost/lspRequest (then toolhost's own server, in
+    auto)."""
     servers: dict[str, list[str]] = attrs.Factory(dict)
     """Command per language, e.g. {python = ["pyright-langserver", "--stdio"]}."""
     idle_seconds: float = 600.0

@@ -307,6 +307,7 @@ class ToolhostServer(LanguageServer):
             index=extra.pop("index", None),
             policy_sources=self.policy_sources,
             config_problems=self.config_problems,
+            lsp_answers=extra.pop("lspAnswers", None),
         )
 
     async def close(self) -> None:
