@@ -9,6 +9,7 @@ M.methods = {
   status = "toolhost/status",
   approve = "toolhost/approve",
   save_document = "toolhost/saveDocument",
+  lsp_request = "toolhost/lspRequest",
   did_call = "toolhost/didCall",
   job_update = "toolhost/jobUpdate",
   present = "toolhost/present",
@@ -18,7 +19,7 @@ M.methods = {
 M.client_capabilities = {
   approvals = true,
   saveDocument = true,
-  lspProxy = false,
+  lspProxy = true,
   -- Only a client that confirms calls itself (VS Code's tool dialog) pre-approves.
   preApproved = false,
 }
