@@ -24,6 +24,36 @@ async function invoke(name, input) {
   }
 }
 
+/** Every process with its parent and command line, from /proc (the test checks who runs
+ * which language server). */
+function processes() {
+  const found = [];
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) {
+      continue;
+    }
+    try {
+      const cmdline = fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ").trim();
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      found.push({ pid: Number(name), ppid, cmdline: cmdline.slice(0, 400) });
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return found;
+}
+
+// lsp_* calls on the TypeScript fixture (tests/langservers/fixtures/typescript), none of
+// whose files is open in an editor.
+const LSP_CALLS = {
+  definition: ["lsp_definition", { file: "src/main.ts", line: 7, symbol: "makeCircle" }],
+  references: ["lsp_references", { file: "src/main.ts", line: 7, symbol: "makeCircle" }],
+  hover: ["lsp_hover", { file: "src/main.ts", line: 7, symbol: "makeCircle" }],
+  diagnostics: ["lsp_diagnostics", { file: "src/bad.ts" }],
+  unicode: ["lsp_definition", { file: "src/unicode.ts", line: 3, symbol: "makeCircle" }],
+};
+
 async function activate(context) {
   record({ kind: "e2eActivated", pid: process.pid });
   record({ kind: "trust", trusted: vscode.workspace.isTrusted });
@@ -37,6 +67,19 @@ async function activate(context) {
       const names = vscode.lm.tools.map((tool) => tool.name).filter((name) => name.startsWith("toolhost_"));
       record({ kind: "lmTools", names });
       await invoke("toolhost_read_file", { path: "hello.txt" });
+    }),
+    vscode.commands.registerCommand("toolhostE2E.lspCheck", async () => {
+      const results = {};
+      for (const [key, [tool, args]] of Object.entries(LSP_CALLS)) {
+        try {
+          const result = await api.call(tool, args);
+          const text = result.content.filter((part) => part.type === "text").map((part) => part.text).join("\n");
+          results[key] = { isError: result.isError, text, error: result.error };
+        } catch (error) {
+          results[key] = { isError: true, text: `${error.name}: ${error.message}` };
+        }
+      }
+      record({ kind: "lspCheck", results, processes: processes(), extensionHostPid: process.pid });
     }),
     vscode.commands.registerCommand("toolhostE2E.lmEdit", async () => {
       await invoke("toolhost_edit_file", { path: "hello.txt", old_string: "world", new_string: "from the LM tool" });

@@ -93,6 +93,17 @@ export interface JobUpdateParams {
   status: string;
 }
 
+export interface LspRequestParams {
+  method: string;
+  params: unknown;
+}
+
+export interface LspRequestResult {
+  handled: boolean;
+  result?: unknown;
+  server?: string | null;
+}
+
 export interface PresentParams {
   files: PresentedFileInfo[];
   session: string;
@@ -159,6 +170,7 @@ export interface StatusResult {
   index: unknown;
   jobs: unknown[];
   languageServers: unknown[];
+  lspAnswers?: unknown;
   policySources: string[];
   roots: string[];
   sessions: unknown[];
@@ -192,6 +204,7 @@ export const TOOLHOST_METHODS = [
   { method: "toolhost/preview", direction: "client->server", kind: "request", params: "PreviewParams", result: "PreviewResult" },
   { method: "toolhost/approve", direction: "server->client", kind: "request", params: "ApproveParams", result: "ApproveResult" },
   { method: "toolhost/saveDocument", direction: "server->client", kind: "request", params: "SaveDocumentParams", result: "SaveDocumentResult" },
+  { method: "toolhost/lspRequest", direction: "server->client", kind: "request", params: "LspRequestParams", result: "LspRequestResult" },
   { method: "toolhost/didCall", direction: "server->client", kind: "notification", params: "DidCallParams", result: null },
   { method: "toolhost/jobUpdate", direction: "server->client", kind: "notification", params: "JobUpdateParams", result: null },
   { method: "toolhost/present", direction: "server->client", kind: "notification", params: "PresentParams", result: null },
@@ -208,6 +221,7 @@ export interface ToolhostMessages {
   "toolhost/preview": { params: PreviewParams; result: PreviewResult };
   "toolhost/approve": { params: ApproveParams; result: ApproveResult };
   "toolhost/saveDocument": { params: SaveDocumentParams; result: SaveDocumentResult };
+  "toolhost/lspRequest": { params: LspRequestParams; result: LspRequestResult };
   "toolhost/didCall": { params: DidCallParams; result: void };
   "toolhost/jobUpdate": { params: JobUpdateParams; result: void };
   "toolhost/present": { params: PresentParams; result: void };
