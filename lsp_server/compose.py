@@ -5,7 +5,8 @@ and the benchmarks all call `build_runtime`; nothing else constructs a `Runtime`
 `Services`, and nothing changes a Runtime after it is built (tests/core/test_composition.py).
 
 What a runtime gets, in order:
-- services: background jobs, search engines (rg looked up on first use), the symbol index
+- services: the shell sandbox (bubblewrap probed on the first command), background jobs,
+  search engines (rg looked up on first use), the symbol index
   (long-lived: built in the background and told about every write; one shot: parses only
   what a query needs), the language-server manager (started on the first lsp_* call), and
   the policy service;
@@ -34,6 +35,8 @@ from lsp_server.langservers.answer_log import LspAnswerLog
 from lsp_server.langservers.manager import LanguageServerManager
 from lsp_server.policy.audit import AuditListener, AuditLog
 from lsp_server.policy.authorizer import PolicyApprover, PolicyService
+from lsp_server.policy.command_paths import Places
+from lsp_server.policy.persist import WORKSPACE_CONFIG_NAME
 from lsp_server.policy.prompt import Asker
 from lsp_server.protocol import DidCallParams
 from lsp_server.runtime.approvals import Approver
@@ -44,9 +47,11 @@ from lsp_server.runtime.dispatch import CallListener, Runtime
 from lsp_server.runtime.documents import EditorDocuments, OpenDocuments
 from lsp_server.runtime.progress import ProgressSender
 from lsp_server.runtime.workspace import Workspace
+from lsp_server.sandbox.service import SandboxService
 from lsp_server.search.engine import SearchEngines
 from lsp_server.shell.jobs import JobManager
 from lsp_server.tools.registry import build_registry
+from lsp_server.tools.shell.sandboxing import plan_call
 
 ShutdownHook = Callable[[], Awaitable[None]]
 StatusProvider = Callable[[], Any]
@@ -89,22 +94,36 @@ def build_runtime(
     long_lived: bool = True,
     problems: list[str] | None = None,
     registry: Registry | None = None,
+    progress_sender: ProgressSender | None = None,
 ) -> tuple[Runtime, Lifecycle]:
     """The runtime over `roots`, and what its owner runs at shutdown.
 
     `asker` answers "ask" when no editor can (the CLI's terminal prompt or --yes).
     `approver` replaces the policy engine (and its audit log) with a fixed one.
     `long_lived=False` (one `toolhost call`): no background index build, which would die
-    with the process. Policy rules that do not parse are appended to `problems`."""
+    with the process. Policy rules that do not parse are appended to `problems`.
+    `progress_sender` reports progress without an editor (`toolhost mcp`'s local runtime)."""
     workspace = Workspace.from_config(list(roots), config.workspace)
     lifecycle = Lifecycle()
     services: dict[type[Any], Any] = {}
     factories: dict[type[Any], Callable[[], Any]] = {}
     listeners: list[CallListener] = []
 
+    sandbox = SandboxService()  # probes bubblewrap on the first command, not at start
+    services[SandboxService] = sandbox
     if approver is None:
+        trust = TrustStore(dirs.state)
+        places = Places.of_workspace(
+            workspace, dirs.user_config_file, trust.path, WORKSPACE_CONFIG_NAME
+        )
+        # The approval and the command see the same plan (sandboxed or not, network).
         policy = PolicyService(
-            config.policy, workspace.writable_roots(), TrustStore(dirs.state), problems
+            config.policy,
+            workspace.writable_roots(),
+            trust,
+            problems,
+            places,
+            sandbox_planner=lambda arguments: plan_call(sandbox, config.shell, arguments),
         )
         services[PolicyService] = policy
         approver = PolicyApprover(policy, editor.bridge if editor else None, asker)
@@ -148,7 +167,7 @@ def build_runtime(
         approver=approver,
         client=editor.bridge if editor else None,
         documents=documents,
-        progress_sender=editor.send_progress if editor else None,
+        progress_sender=editor.send_progress if editor else progress_sender,
         listeners=listeners,
         state_dir=dirs.state,
     )

@@ -14,6 +14,9 @@ import attrs
 class Dirs:
     state: Path
     config: Path
+    attach: Path | None = None
+    """Where an editor's `toolhost serve` publishes its attach socket for `toolhost mcp`:
+    $XDG_RUNTIME_DIR/toolhost, else `run/` in the state folder (see lsp_server/mcp)."""
 
     @classmethod
     def from_environment(cls) -> Dirs:
@@ -25,7 +28,13 @@ class Dirs:
             base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
             state = Path(base) / "toolhost"
         config_base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-        return cls(state=state, config=Path(config_base) / "toolhost")
+        runtime = os.environ.get("XDG_RUNTIME_DIR")
+        attach = Path(runtime) / "toolhost" if runtime else state / "run"
+        return cls(state=state, config=Path(config_base) / "toolhost", attach=attach)
+
+    @property
+    def attach_folder(self) -> Path:
+        return self.attach or self.state / "run"
 
     @property
     def user_config_file(self) -> Path:

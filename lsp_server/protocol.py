@@ -120,6 +120,8 @@ class StatusResult:
     lsp_answers: JSON = None
     """Who answers lsp_* questions: `provider` (lsp.provider), `editorAnswers` (the client
     declared lspProxy) and, per language, who answered last (`editor` or `toolhost`)."""
+    mcp_sessions: list[JSON] = attrs.Factory(list)
+    """MCP clients attached to this runtime (`toolhost mcp`), one session each."""
 
 
 @attrs.define

@@ -50,3 +50,7 @@ def _isolated_state(
     monkeypatch.setenv("TOOLHOST_STATE_DIR", str(tmp_path_factory.mktemp("state")))
     # ... and the user's own config file (~/.config/toolhost/config.toml) out of the tests.
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+    # ... and the attach sockets of `toolhost serve` out of the user's runtime folder.
+    runtime = tmp_path_factory.mktemp("run")
+    runtime.chmod(0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))

@@ -1,38 +1,41 @@
 """The `toolhost` command: one small module per subcommand, each with `add_parser` and
-`run(args) -> exit code`. Heavy imports wait inside `run`, so `toolhost serve` starts fast."""
+`run(args) -> exit code`. Heavy imports wait inside `run`, so `toolhost serve` starts fast;
+a named command imports only its own module (`toolhost mcp` already pays for the MCP SDK)."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from types import ModuleType
 
 from lsp_server import __version__
-from lsp_server.cli import call, demo, doctor, index, schemas, serve, tools
 
-COMMANDS = (serve, tools, call, schemas, index, doctor, demo)
+COMMANDS = ("serve", "mcp", "tools", "call", "schemas", "index", "doctor", "demo")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(f"lsp_server.cli.{name}")
+
+
+def _parser(names: tuple[str, ...]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolhost",
-        description="The `toolhost` command: "
-        + ", ".join(command.__name__.rsplit(".", 1)[1] for command in COMMANDS)
-        + ".",
+        description="The `toolhost` command: " + ", ".join(COMMANDS) + ".",
     )
     parser.add_argument("--version", action="version", version=f"toolhost {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for command in COMMANDS:
-        command.add_parser(commands)
+    for name in names:
+        _module(name).add_parser(commands)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    for command in COMMANDS:
-        if args.command == command.__name__.rsplit(".", 1)[1]:
-            code: int = command.run(args)
-            return code
-    return 2
+    given = sys.argv[1:] if argv is None else argv
+    names = (given[0],) if given and given[0] in COMMANDS else COMMANDS
+    args = _parser(names).parse_args(given)
+    code: int = _module(args.command).run(args)
+    return code
 
 
 if __name__ == "__main__":

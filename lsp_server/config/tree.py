@@ -82,6 +82,14 @@ class ShellConfig:
     """Background jobs that may run at once; bash refuses more (job.limit)."""
     minimal_timeout_ms: int = 60_000
     """Timeout of the minimal surface's bash, which has no timeout argument."""
+    sandbox: Literal["workspace-write", "read-only", "off"] = "workspace-write"
+    """Where commands run (docs/SANDBOX.md): workspace-write (only the workspace and a
+    private /tmp are writable, no network; such commands run without asking), read-only,
+    or off (no sandbox: every command that is not a plain read asks)."""
+    sandbox_network: bool = False
+    """Let sandboxed commands reach the network without asking."""
+    sandbox_read_only: list[str] = attrs.Factory(lambda: [".git", ".toolhost.toml"])
+    """Names inside each workspace root that stay read-only in the sandbox."""
 
 
 @attrs.define
@@ -102,6 +110,10 @@ class LspConfig:
     auto)."""
     servers: dict[str, list[str]] = attrs.Factory(dict)
     """Command per language, e.g. {python = ["pyright-langserver", "--stdio"]}."""
+    project_servers: bool = False
+    """Whether the project's own servers (.venv/bin, node_modules/.bin) may run. Set by
+    toolhost, not by a config file: true only for a trusted workspace outside readOnly
+    mode, so that opening an untrusted clone never runs its code."""
     idle_seconds: float = 600.0
     """A language server unused this long is stopped (started again on the next call)."""
     document_idle_seconds: float = 120.0

@@ -9,7 +9,7 @@ diff is known, and gets a Verdict.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +18,16 @@ import attrs
 
 from lsp_server.config.tree import PolicyConfig
 from lsp_server.config.trust import TrustStore
+from lsp_server.policy.command_paths import Places
 from lsp_server.policy.engine import CallFacts, Decision, PathFact, PolicyEngine, RuleSet
 from lsp_server.policy.persist import PersistError, persist_allow_rule
-from lsp_server.policy.prompt import ApprovalAnswer, Asker, describe, editor_asker
+from lsp_server.policy.prompt import (
+    ApprovalAnswer,
+    Asker,
+    ConditionalAsker,
+    describe,
+    editor_asker,
+)
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import Rule, RuleError, parse_rule, parse_rules
 from lsp_server.policy.suggest import risk_level, suggested_rules
@@ -32,8 +39,22 @@ from lsp_server.runtime.errors import (
     PERMISSION_UNATTENDED,
     PERMISSION_USER_DENIED,
 )
+from lsp_server.sandbox import SandboxPlan
 
 log = logging.getLogger(__name__)
+
+
+def sandbox_label(plan: SandboxPlan | None) -> str:
+    """How a shell command is confined, as toolhost/approve says it: the sandbox mode
+    (`workspace-write`, `read-only`), with `+network` when it may reach the network, or
+    `none` when it runs outside any sandbox."""
+    if plan is None or not plan.sandboxed:
+        return "none"
+    return f"{plan.mode}+network" if plan.network else str(plan.mode)
+
+
+# How a shell call will run, from its arguments (the sandbox's plan); set by the composer.
+SandboxPlanner = Callable[[Mapping[str, Any]], SandboxPlan]
 
 
 class PolicyRefusal(Exception):
@@ -58,13 +79,16 @@ class Authorization:
     """Something the user should know (a rule that could not be saved)."""
 
 
-def build_engine(policy: PolicyConfig, problems: list[str]) -> PolicyEngine:
+def build_engine(
+    policy: PolicyConfig, problems: list[str], places: Places | None = None
+) -> PolicyEngine:
     rules = RuleSet(
         allow=tuple(parse_rules(policy.allow, problems, "policy.allow")),
         ask=tuple(parse_rules(policy.ask, problems, "policy.ask")),
         deny=tuple(parse_rules(policy.deny, problems, "policy.deny")),
     )
-    return PolicyEngine(rules, policy.mode, ReadOnlyClassifier(policy.read_only_commands, problems))
+    classifier = ReadOnlyClassifier(policy.read_only_commands, problems, places)
+    return PolicyEngine(rules, policy.mode, classifier)
 
 
 def relative_to_roots(real: Path, roots: Sequence[Path]) -> str | None:
@@ -83,20 +107,26 @@ class PolicyService:
         roots: Sequence[Path],
         trust: TrustStore,
         problems: list[str] | None = None,
+        places: Places | None = None,
+        *,
+        sandbox_planner: SandboxPlanner | None = None,
     ) -> None:
         self.roots = [root.resolve() for root in roots]
+        self.places = places
         self.trust = trust
         self._persist_lock = anyio.Lock()
         self.problems: list[str] = problems if problems is not None else []
         self.reconfigure(policy)
         self._session_rules: dict[str, list[Rule]] = {}
         self._always_rules: list[Rule] = []
+        self.sandbox_planner = sandbox_planner
 
     def reconfigure(self, policy: PolicyConfig, problems: list[str] | None = None) -> None:
         """New configuration (workspace/didChangeConfiguration); session rules survive.
         Rules that do not parse go to `problems` (default: the list given at start)."""
         self.policy = policy
-        self.engine = build_engine(policy, self.problems if problems is None else problems)
+        problems = self.problems if problems is None else problems
+        self.engine = build_engine(policy, problems, self.places)
 
     # -- facts ------------------------------------------------------------------------------
     def facts(
@@ -107,7 +137,9 @@ class PolicyService:
         read_only: bool,
         paths: Sequence[tuple[Path, str]],
         command: str | None = None,
+        cwd: Path | None = None,
         verb: str | None = None,
+        arguments: Mapping[str, Any] | None = None,
     ) -> CallFacts:
         """`paths`: (real path, "read"|"write") of every resolved path argument."""
         return CallFacts(
@@ -123,7 +155,13 @@ class PolicyService:
                 for real, access in paths
             ),
             command=command,
+            cwd=cwd,
             verb=verb,
+            sandbox=(
+                self.sandbox_planner(arguments or {})
+                if command is not None and self.sandbox_planner is not None
+                else None
+            ),
         )
 
     def session_rules(self, session: str) -> list[Rule]:
@@ -145,6 +183,12 @@ class PolicyService:
     ) -> ApproveParams:
         relative = [p.relative or str(p.real) for p in facts.paths]
         title, summary = describe(facts, arguments, relative)
+        forced = self.engine.forced_ask(facts)
+        why = forced.reason if forced else None
+        if why is None and facts.command is not None and not facts.parsed.opaque:
+            why = self.engine.classifier.place_concern(facts.parsed, facts.cwd)
+        if why:
+            summary += f" It asks because {why}."
         return ApproveParams(
             call_id=call_id,
             session=session,
@@ -156,11 +200,11 @@ class PolicyService:
             paths=[str(p.real) for p in facts.paths],
             diff=diff,
             risk=risk_level(facts, self.engine),
-            suggested_rules=list(suggested_rules(facts, self.engine)),
+            suggested_rules=[] if forced else list(suggested_rules(facts, self.engine)),
             cwd=str(shell.cwd) if shell else None,
             background=shell.background if shell else None,
             timeout_ms=shell.timeout_ms if shell else None,
-            sandbox=shell.sandbox if shell else None,
+            sandbox=sandbox_label(facts.sandbox) if shell else None,
             client=client,
         )
 
@@ -193,18 +237,23 @@ class PolicyService:
             client=client,
         )
         if ask is None:
-            return self.unattended(facts, decision)
+            return self.unattended(decision, request.suggested_rules)
         answer = await self._ask(ask, request)
-        return await self._apply(answer, request, session)
+        if decision.always_ask and answer.decision in ("allow_session", "allow_always"):
+            # Policy-file writes and unseen commands ask every time: nothing is remembered.
+            return Authorization("allow_once", None, "this call always asks: allowed this once")
+        return await self._apply(answer, request, session, decision)
 
-    def unattended(self, facts: CallFacts, decision: Decision) -> Authorization:
-        if self.policy.unattended == "allow":
+    def unattended(self, decision: Decision, rules: Sequence[str]) -> Authorization:
+        if self.policy.unattended == "allow" and not decision.always_ask:
             return Authorization("unattended_allow", decision.rule)
+        rule = f' such as "{rules[0]}"' if rules else ""
         raise PolicyRefusal(
             PERMISSION_UNATTENDED,
             f"it needs the user's approval ({decision.reason}) and no one can be asked "
-            "(the client did not declare the approvals capability); add an allow rule or "
-            "ask the user",
+            "(the client declared neither toolhost approvals nor MCP elicitation); what "
+            f"would allow it: an allow rule{rule} in the user's config.toml [policy] allow, "
+            'or policy.unattended = "allow"; otherwise ask the user',
             decision.rule,
         )
 
@@ -232,7 +281,7 @@ class PolicyService:
             raise PolicyRefusal(PERMISSION_USER_DENIED, str(exc)) from exc
 
     async def _apply(
-        self, answer: ApprovalAnswer, request: ApproveParams, session: str
+        self, answer: ApprovalAnswer, request: ApproveParams, session: str, decision: Decision
     ) -> Authorization:
         if answer.decision == "deny" and answer.dismissed:
             raise PolicyRefusal(
@@ -241,7 +290,10 @@ class PolicyService:
             )
         if answer.decision == "deny":
             said = f"the user said: {answer.reason}" if answer.reason else "no reason given"
-            raise PolicyRefusal(PERMISSION_USER_DENIED, f"the user denied it ({said})")
+            raise PolicyRefusal(
+                PERMISSION_USER_DENIED,
+                f"the user denied it ({said}); it needed approval because {decision.reason}",
+            )
         if answer.decision == "allow_once":
             return Authorization("allow_once", None)
         text = answer.rule or (request.suggested_rules[0] if request.suggested_rules else None)
@@ -280,7 +332,9 @@ def call_facts(service: PolicyService, request: ApprovalRequest) -> CallFacts:
         read_only=entry.read_only,
         paths=[(p, "write" if p in request.write_paths else "read") for p in request.paths],
         command=command if isinstance(command, str) else None,
+        cwd=request.shell.cwd if request.shell else None,
         verb=entry.approval_verb,
+        arguments=request.arguments,
     )
 
 
@@ -312,6 +366,11 @@ class PolicyApprover:
             return _already_confirmed
         if self.client is not None and self.client.features.approvals:
             return editor_asker(self.client, lambda: self.service.policy.approval_timeout_seconds)
+        if (
+            isinstance(self.fallback_asker, ConditionalAsker)
+            and not self.fallback_asker.available()
+        ):
+            return None  # e.g. an MCP client that declared no elicitation: nobody to ask
         return self.fallback_asker
 
     def preview(self, request: ApprovalRequest) -> ApprovalPreview:
@@ -333,10 +392,12 @@ class PolicyApprover:
             refusal = Verdict(False, "deny", decision.rule, PERMISSION_RULE_DENIED, decision.reason)
         elif decision.action == "ask" and not would_ask:
             try:
-                self.service.unattended(facts, decision)
+                self.service.unattended(decision, prompt.suggested_rules)
             except PolicyRefusal as exc:
                 refusal = Verdict(False, "deny", exc.rule, exc.code, exc.reason)
-        return ApprovalPreview(would_ask, prompt.title, prompt.summary, prompt.risk, refusal)
+        return ApprovalPreview(
+            would_ask, prompt.title, prompt.summary, prompt.risk, refusal, prompt.sandbox
+        )
 
     async def decide(self, request: ApprovalRequest) -> Verdict:
         facts = call_facts(self.service, request)

@@ -4,7 +4,7 @@ answer it gives back, and the asker that sends the request."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import attrs
 
@@ -17,6 +17,16 @@ ANSWERS: tuple[Answer, ...] = ("allow_once", "allow_session", "allow_always", "d
 
 # Sends a request to whoever can answer (the editor, a terminal); None: nobody can be asked.
 Asker = Callable[[ApproveParams], Awaitable[Any]]
+
+
+@runtime_checkable
+class ConditionalAsker(Protocol):
+    """An asker that can be unavailable for the call at hand (an MCP client that cannot
+    show a form): then nobody is asked, as if there were no asker."""
+
+    def available(self) -> bool: ...
+
+    async def __call__(self, request: ApproveParams) -> Any: ...
 
 
 @attrs.frozen
@@ -58,13 +68,17 @@ def describe(
 ) -> tuple[str, str]:
     """A short human title and a one-sentence summary of what the call will do."""
     if facts.command is not None:
-        title = f"Run: {_clip(facts.command)}"
+        plan = facts.sandbox
+        how = f" {plan.escalation}" if plan is not None and plan.escalation else ""
+        title = f"Run{how}: {_clip(facts.command)}"
         purpose = arguments.get("description")
         summary = (
             f"{purpose.rstrip('.')}."
             if isinstance(purpose, str) and purpose.strip()
             else f"Run the shell command `{_clip(facts.command, 200)}` in the workspace."
         )
+        if plan is not None:
+            summary += f" How it runs: {plan.describe()}."
         return title, summary
     verb = facts.verb or facts.tool
     if facts.tool == "move_file" and len(relative) == 2:

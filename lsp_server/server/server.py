@@ -25,6 +25,8 @@ from lsp_server import __version__, compose, protocol
 from lsp_server.config.layers import load_layers
 from lsp_server.config.tree import Config
 from lsp_server.dirs import Dirs
+from lsp_server.mcp.discovery import UnsafeFolder
+from lsp_server.mcp.listener import AttachListener
 from lsp_server.protocol import (
     PROTOCOL_VERSION,
     CallParams,
@@ -147,6 +149,10 @@ class ToolhostServer(LanguageServer):
         self.runtime: Runtime | None = None
         self.documents: EditorDocuments | None = None
         self.lifecycle = compose.Lifecycle()
+        # MCP agents beside the editor (`toolhost mcp`) attach to this runtime over a
+        # private socket; started once the editor is initialized.
+        self.attach_listener = AttachListener(self.dirs.attach_folder, self.wait_for_settings)
+        self._attach_started = False
         self._closed = False
 
     def advertised(self) -> dict[str, Any]:
@@ -195,18 +201,20 @@ class ToolhostServer(LanguageServer):
             registry=self.registry,
         )
         self.documents = self.runtime.documents
+        self.attach_listener.bind(self.runtime)
         for problem in self.config_problems:
             log.warning("configuration: %s", problem)
 
     def _editor_link(self) -> compose.EditorLink:
         bridge = EditorBridge(self)
+        approvals = self.attach_listener.bridge(bridge)
         build_progress = None
         if self.features.work_done_progress:
             build_progress = watch.BuildProgress(self, asyncio.get_event_loop())
         return compose.EditorLink(
-            bridge=bridge,
+            bridge=approvals,
             open_documents=bridge,
-            send_progress=self._send_progress,
+            send_progress=self.attach_listener.progress_router(self._send_progress),
             did_call=self._did_call,
             index_build_listener=build_progress,
         )
@@ -276,6 +284,18 @@ class ToolhostServer(LanguageServer):
     def _did_call(self, record: DidCallParams) -> None:
         self.protocol.notify(protocol.TOOLHOST_DID_CALL, record)
 
+    async def start_attach_listener(self) -> None:
+        if self.runtime is None or self._attach_started:
+            return
+        self._attach_started = True
+        try:
+            await self.attach_listener.start()
+        except (OSError, UnsafeFolder) as exc:
+            log.warning("MCP attach is off: %s", exc)
+            return
+        self.lifecycle.kill_hooks.append(self.attach_listener.remove_now)
+        self.lifecycle.shutdown_hooks.insert(0, self.attach_listener.close)
+
     def require_runtime(self) -> Runtime:
         if self.runtime is None:
             raise ToolError(
@@ -312,6 +332,7 @@ class ToolhostServer(LanguageServer):
             policy_sources=self.policy_sources,
             config_problems=self.config_problems,
             lsp_answers=extra.pop("lspAnswers", None),
+            mcp_sessions=self.attach_listener.status(),
         )
 
     async def close(self) -> None:
@@ -345,6 +366,7 @@ def create_server(
                     type=types.MessageType.Warning, message=f"toolhost: {problem}"
                 )
             )
+        await ls.start_attach_listener()
         await ls.fetch_client_settings()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

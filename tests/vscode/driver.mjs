@@ -123,8 +123,101 @@ async function section(page, name, body) {
   }
 }
 
-function onDisk() {
-  return readFileSync(join(config.workspace, "hello.txt"), "utf8");
+function onDisk(name = "hello.txt") {
+  return readFileSync(join(config.workspace, name), "utf8");
+}
+
+/** long.txt (line 1..line 200, written by the test) with five changed places: a 61-line diff. */
+const CHANGED_AT = [8, 9, 10, 50, 51, 95, 96, 140, 141, 189, 190, 191];
+const CHANGED_LINES = CHANGED_AT.map((n) => `LINE ${n} (changed)`);
+const LONG_NEW = Array.from({ length: 200 }, (_, i) => (CHANGED_AT.includes(i + 1) ? `LINE ${i + 1} (changed)` : `line ${i + 1}`)).join("\n") + "\n";
+
+/** The approval's diff editor for `name`, once it is the active editor (the previous
+ * approval's editor has closed first: they carry the same title). */
+async function approvalEditor(page, name) {
+  const tab = page.locator(".tab.active", { hasText: name });
+  await tab.first().waitFor({ state: "visible" });
+  const diff = page.locator(".editor-group-container.active .monaco-diff-editor").first();
+  await diff.waitFor({ state: "visible" });
+  return diff;
+}
+
+/** A decision on the active editor's title bar. */
+function titleAction(page, name) {
+  return page.locator(`.editor-group-container.active .editor-actions [aria-label^="${name}"]`).first();
+}
+
+/** The Deny reason box: type the reason (possibly none) and press Enter. */
+async function denyReason(page, reason) {
+  await page.locator(".quick-input-widget .quick-input-title", { hasText: "Deny" }).waitFor({ state: "visible" });
+  await page.locator(".quick-input-widget input").fill(reason);
+  await page.keyboard.press("Enter");
+}
+
+/** Approval editors still open (a decision closes its editor). */
+async function approvalTabs(page) {
+  return page.locator(".tab", { hasText: "Approve?" }).count();
+}
+
+/** What the user sees around the pending decision: dialogs, the title-bar actions, the tab. */
+async function approvalState(page) {
+  return {
+    tab: await page.locator(".tab.active").first().innerText(),
+    dialogs: await page.locator(".monaco-dialog-box").count(),
+    actions: await page.locator(".editor-group-container.active .editor-actions .action-label").evaluateAll((els) =>
+      els.map((el) => ({ label: el.getAttribute("aria-label") ?? "", text: el.textContent ?? "" })),
+    ),
+    status: await page.locator(".statusbar-item", { hasText: "Toolhost:" }).allInnerTexts(),
+  };
+}
+
+/**
+ * Scrolls the diff editor with the mouse wheel, as a reader would, and records every changed
+ * line that was on screen and not covered by anything (the element at its centre belongs to
+ * the diff editor). Stops once the last changed line was seen.
+ */
+async function scrollThroughDiff(page, diff, texts) {
+  const box = await diff.boundingBox();
+  await page.mouse.move(box.x + box.width * 0.75, box.y + box.height / 2);
+  const seen = new Set();
+  for (let step = 0; step < 60 && !seen.has(texts[texts.length - 1]); step++) {
+    const visible = await diff.evaluate((root, wanted) => {
+      const found = [];
+      const frame = root.getBoundingClientRect();
+      for (const line of root.querySelectorAll(".editor.modified .view-line")) {
+        const text = line.textContent.replace(/\u00a0/g, " ");
+        const rect = line.getBoundingClientRect();
+        const y = rect.top + rect.height / 2;
+        const x = rect.left + Math.min(rect.width, 40) / 2;
+        const onScreen = y > frame.top && y < frame.bottom && y < window.innerHeight;
+        const top = document.elementFromPoint(x, y);
+        if (wanted.includes(text) && onScreen && top !== null && root.contains(top)) {
+          found.push(text);
+        }
+      }
+      return found;
+    }, texts);
+    visible.forEach((text) => seen.add(text));
+    await page.mouse.wheel(0, 240);
+    // The next frames render the scrolled lines.
+    await diff.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  }
+  return [...seen];
+}
+
+/** Every notification (toasts and the notification centre) that names toolhost, with its severity. */
+async function toolhostNotifications(page) {
+  await runCommand(page, "Notifications: Show Notifications");
+  await page.locator(".notifications-center").waitFor({ state: "visible" });
+  await page.screenshot({ path: join(config.artifacts, "notifications.png") });
+  const items = await page.locator(".notification-list-item").evaluateAll((els) =>
+    els.map((el) => ({
+      text: el.textContent ?? "",
+      severity: ["warning", "error", "info"].find((s) => el.querySelector(`.codicon-${s}`) !== null) ?? "?",
+    })),
+  );
+  await page.keyboard.press("Escape");
+  return items.filter((item) => /toolhost/i.test(item.text));
 }
 
 function runToolResult(tool, predicate = () => true) {
@@ -200,45 +293,65 @@ async function main() {
       return;
     }
 
-    // 2. An edit needing approval: the modal appears, "Allow once" is clicked.
+    // 2. A change of 60 diff lines: it opens in the diff editor with the decisions on the
+    //    editor's title bar; every changed line can be scrolled to and is not covered.
     await section(page, "allow", async () => {
-      await runTool(page, "edit_file", { path: "hello.txt", old_string: "hello", new_string: "HELLO" });
-      const box = await dialog(page);
-      const message = await box.locator(".dialog-message-text").innerText();
-      const detail = await box.locator(".dialog-message-detail").innerText();
-      const buttons = await box.locator(".monaco-button").allInnerTexts();
-      await page.screenshot({ path: join(config.artifacts, "approval-modal.png") });
-      note("approval modal shown", { message, detail, buttons });
-      // "Show diff" opens VS Code's diff editor on the proposed change, then asks again.
-      await box.getByRole("button", { name: "Show diff", exact: true }).click();
-      const diffEditor = page.locator(".monaco-diff-editor");
-      await diffEditor.first().waitFor({ state: "visible" });
-      const again = await dialog(page);
+      await runTool(page, "read_file", { path: "long.txt" });
+      await waitFor("read_file long.txt", runToolResult("read_file", (e) => e.arguments.path === "long.txt"));
+      await runTool(page, "write_file", { path: "long.txt", content: LONG_NEW });
+      const diff = await approvalEditor(page, "long.txt");
       await page.screenshot({ path: join(config.artifacts, "approval-diff.png") });
-      note("diff shown", { tab: await page.locator(".tab.active").first().innerText() });
-      await again.getByRole("button", { name: "Allow once", exact: true }).click();
-      const allowed = await waitFor("edit_file allowed", runToolResult("edit_file", (e) => e.arguments.new_string === "HELLO"));
-      note("allow once", { result: allowed.event.result, onDisk: onDisk() });
+      const seen = await scrollThroughDiff(page, diff, CHANGED_LINES);
+      await page.screenshot({ path: join(config.artifacts, "approval-diff-last-hunk.png") });
+      note("approval diff shown", { ...(await approvalState(page)), seen });
+      await titleAction(page, "Allow once").click();
+      const allowed = await waitFor("write_file allowed", runToolResult("write_file"));
+      note("allow once", { result: allowed.event.result, onDisk: onDisk("long.txt"), tabsLeft: await approvalTabs(page) });
     });
 
-    // 3. The same again, denied with a reason.
-    await section(page, "deny", async () => {
-      await runTool(page, "edit_file", { path: "hello.txt", old_string: "HELLO", new_string: "DENIED" });
+    // 3. A command: no diff, so a modal that shows command, folder, foreground/timeout, sandbox.
+    await section(page, "bash", async () => {
+      // In the sandbox a command runs without asking; outside it, it asks.
+      await runTool(page, "bash", { command: "touch made-by-bash.txt", description: "create a marker file", sandbox: "off" });
       const box = await dialog(page);
-      await page.screenshot({ path: join(config.artifacts, "approval-modal-deny.png") });
-      await box.getByRole("button", { name: "Deny", exact: true }).click();
-      await page.locator(".quick-input-widget .quick-input-title", { hasText: "Deny" }).waitFor({ state: "visible" });
-      await page.locator(".quick-input-widget input").fill("not in this test");
-      await page.keyboard.press("Enter");
+      const detail = await box.locator(".dialog-message-detail").innerText();
+      const buttons = await box.locator(".monaco-button").allInnerTexts();
+      await page.screenshot({ path: join(config.artifacts, "approval-bash.png") });
+      note("bash approval shown", { message: await box.locator(".dialog-message-text").innerText(), detail, buttons });
+      await box.getByRole("button", { name: "Deny...", exact: true }).click();
+      await denyReason(page, "");
+      const denied = await waitFor("bash denied", runToolResult("bash"));
+      note("bash denied", { result: denied.event.result, created: existsSync(join(config.workspace, "made-by-bash.txt")) });
+    });
+
+    // 4. Denied from the diff's title bar with a reason.
+    await section(page, "deny", async () => {
+      await page.locator(".tab", { hasText: "Approve?" }).first().waitFor({ state: "detached" });
+      await runTool(page, "edit_file", { path: "hello.txt", old_string: "hello", new_string: "DENIED" });
+      await approvalEditor(page, "hello.txt");
+      await titleAction(page, "Deny...").click();
+      await page.screenshot({ path: join(config.artifacts, "approval-deny-reason.png") });
+      await denyReason(page, "not in this test");
       const denied = await waitFor("edit_file denied", runToolResult("edit_file", (e) => e.arguments.new_string === "DENIED"));
       note("deny", { result: denied.event.result, onDisk: onDisk() });
     });
 
-    // 3b. Always allow: the rule box shows the server's first suggested rule; the edited rule is sent.
+    // 5. Closing the approval editor is a dismissal.
+    await section(page, "dismiss", async () => {
+      await page.locator(".tab", { hasText: "Approve?" }).first().waitFor({ state: "detached" });
+      await runTool(page, "edit_file", { path: "hello.txt", old_string: "hello", new_string: "DISMISSED" });
+      await approvalEditor(page, "hello.txt");
+      await page.locator(".tab.active .tab-actions .action-label").first().click();
+      const dismissed = await waitFor("edit_file dismissed", runToolResult("edit_file", (e) => e.arguments.new_string === "DISMISSED"));
+      note("dismiss", { result: dismissed.event.result, onDisk: onDisk() });
+    });
+
+    // 6. Always allow: the rule box shows the server's first suggested rule; the edited rule is sent.
     await section(page, "always", async () => {
-      await runTool(page, "edit_file", { path: "hello.txt", old_string: "HELLO", new_string: "HI" });
-      const box = await dialog(page);
-      await box.getByRole("button", { name: "Always allow...", exact: true }).click();
+      await page.locator(".tab", { hasText: "Approve?" }).first().waitFor({ state: "detached" });
+      await runTool(page, "edit_file", { path: "hello.txt", old_string: "hello", new_string: "HI" });
+      await approvalEditor(page, "hello.txt");
+      await titleAction(page, "Always allow...").click();
       await page.locator(".quick-input-widget .quick-input-title", { hasText: "Always allow" }).waitFor({ state: "visible" });
       const input = page.locator(".quick-input-widget input");
       const offered = await input.inputValue();
@@ -255,30 +368,54 @@ async function main() {
       });
     });
 
-    // 4. Language-model tools: listed by vscode.lm.tools, invoked with vscode.lm.invokeTool.
+    // 7. Language-model tools: listed by vscode.lm.tools, invoked with vscode.lm.invokeTool.
     await section(page, "lm-tools", async () => {
       await runCommand(page, "Toolhost E2E: LM Check");
       const listed = await waitFor("vscode.lm.tools", (o) => o.kind === "lmTools");
       const lmRead = await waitFor("invokeTool read_file", (o) => o.kind === "lmInvoke" && o.tool === "toolhost_read_file");
+      await waitFor("invokeTool read_file notes.md", (o) => o.kind === "lmInvoke" && o.input.path === "notes.md");
       note("lm tools", { names: listed.names, read: lmRead });
     });
 
-    // 5. A writer through invokeTool: VS Code's own confirmation, then no second (toolhost) prompt.
+    // 8. A writer through invokeTool: VS Code's own confirmation shows the previewed diff,
+    //    then no second (toolhost) prompt.
     await section(page, "lm-edit", async () => {
       await runCommand(page, "Toolhost E2E: LM Edit");
       const box = await dialog(page);
       const confirmation = {
         message: await box.locator(".dialog-message-text").innerText(),
+        text: await box.innerText(),
         buttons: await box.locator(".monaco-button").allInnerTexts(),
       };
       await page.screenshot({ path: join(config.artifacts, "lm-tool-confirmation.png") });
       const yes = confirmation.buttons.map((b) => b.trim()).find((b) => /^(Yes|Continue|Allow)$/.test(b)) ?? "Yes";
       await box.getByRole("button", { name: yes, exact: true }).click();
       const lmEdit = await waitFor("invokeTool edit_file", (o) => o.kind === "lmInvoke" && o.tool === "toolhost_edit_file");
-      note("lm edit", { confirmation, result: lmEdit, onDisk: onDisk() });
+      note("lm edit", { confirmation, result: lmEdit, onDisk: onDisk("notes.md") });
     });
 
-    // 6. The status bar item, then Restart Server: the server stops and comes back.
+    // 9. Show Activity: a row opens its call's result as a Markdown document.
+    await section(page, "activity", async () => {
+      await runCommand(page, "Toolhost: Show Activity");
+      const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "read_file" }).first();
+      await row.waitFor({ state: "visible" });
+      await row.click();
+      const lines = page.locator(".editor-group-container.active .monaco-editor .view-lines");
+      await lines.filter({ hasText: "# toolhost read_file" }).first().waitFor({ state: "visible" });
+      await page.screenshot({ path: join(config.artifacts, "activity-result.png") });
+      note("activity result", {
+        tab: await page.locator(".tab.active").first().innerText(),
+        language: await page.locator(".statusbar-item[id='status.editor.mode']").first().innerText().catch(() => ""),
+        text: await lines.first().innerText(),
+      });
+    });
+
+    // 10. No toolhost warning or error notification since the start (default settings).
+    await section(page, "notifications", async () => {
+      note("notifications", { toolhost: await toolhostNotifications(page) });
+    });
+
+    // 11. The status bar item, then Restart Server: the server stops and comes back.
     await section(page, "restart", async () => {
       const item = page.locator(".statusbar-item", { hasText: "Toolhost" }).first();
       await item.waitFor({ state: "visible" });

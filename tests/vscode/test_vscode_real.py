@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,14 @@ from tests.vscode.vscode_env import (
 pytestmark = [pytest.mark.real_client, pytest.mark.slow, pytest.mark.timeout(600)]
 
 DRIVER = Path(__file__).resolve().parent / "driver.mjs"
+# driver.mjs writes long.txt with these lines changed (a 61-line diff in five hunks).
+CHANGED_AT = [8, 9, 10, 50, 51, 95, 96, 140, 141, 189, 190, 191]
+CHANGED_LINES = [f"LINE {n} (changed)" for n in CHANGED_AT]
+LONG_NEW = "".join(
+    f"LINE {n} (changed)\n" if n in CHANGED_AT else f"line {n}\n" for n in range(1, 201)
+)
+NOTES = "# Notes\n\n    indented world\n"
+DECISIONS = ["Allow once", "Allow for session", "Always allow...", "Deny..."]
 
 
 def free_port() -> int:
@@ -72,6 +81,8 @@ def vscode_workspace(tmp_path: Path) -> Path:
     root = tmp_path / "workspace"
     root.mkdir()
     (root / "hello.txt").write_text("hello world\n")
+    (root / "long.txt").write_text("".join(f"line {n}\n" for n in range(1, 201)))
+    (root / "notes.md").write_text(NOTES)
     return root
 
 
@@ -244,8 +255,7 @@ def check_without_prompts(steps: dict[str, Any], workspace: Path) -> None:
     assert "world" in "".join(steps["lm tools"]["read"]["texts"])
     lm_edit = steps["lm edit"]
     assert "error" not in lm_edit["result"], lm_edit
-    assert lm_edit["onDisk"] == "hello from the LM tool\n"
-    assert (workspace / "hello.txt").read_text() == "hello from the LM tool\n"
+    assert lm_edit["onDisk"] == NOTES.replace("world", "from the LM tool")
     assert "Toolhost" in steps["status bar"]["text"]
     assert steps["restarted"]["stopped"] is True
 
@@ -263,64 +273,139 @@ def check_scenario(steps: dict[str, Any], approvals: list[Any], workspace: Path)
     read = steps.get("run tool read_file", {}).get("result")
     expect(read is not None and read["isError"] is False, f"Run Tool read_file: {read}")
     expect(read is not None and "hello world" in read["content"][0]["text"], "read text")
-    # The approval modal: title, real path, risk, every button; Allow once changed the file.
-    modal = steps.get("approval modal shown")
-    expect(modal is not None, "approval modal shown for edit_file")
-    if modal is not None:
-        expect(str(workspace / "hello.txt") in modal["detail"], f"real path in {modal['detail']}")
-        expect("Risk:" in modal["detail"], "risk in the modal")
-        for button in ("Allow once", "Allow for session", "Always allow...", "Show diff", "Deny"):
-            expect(button in modal["buttons"], f"button {button} in {modal['buttons']}")
-    diff = steps.get("diff shown")
-    expect(
-        diff is not None and "hello.txt" in diff["tab"], f"Show diff opened the diff editor: {diff}"
-    )
-    allowed = steps.get("allow once")
-    expect(allowed is not None and allowed["result"]["isError"] is False, f"allow once: {allowed}")
-    expect(allowed is not None and allowed["onDisk"] == "HELLO world\n", "file edited on disk")
-    # Deny left it unchanged and the reason reached the result.
+    check_diff_first(steps, approvals, expect)
+    check_bash_prompt(steps, workspace, expect)
+    # Deny from the diff's title bar left the file unchanged; the reason reached the result.
     denied = steps.get("deny")
-    expect(denied is not None and denied["onDisk"] == "HELLO world\n", "deny left the file")
+    expect(denied is not None and denied["onDisk"] == "hello world\n", "deny left the file")
     if denied is not None:
         error = denied["result"]["error"] or {}
         expect(error.get("code") == "permission.user_denied", f"deny code: {error}")
         expect("not in this test" in error.get("message", ""), "deny reason in the result")
+    # Closing the approval editor reached the agent as a dismissal, not as words.
+    dismissed = steps.get("dismiss")
+    expect(
+        dismissed is not None and dismissed["onDisk"] == "hello world\n", "dismiss left the file"
+    )
+    if dismissed is not None:
+        message = (dismissed["result"]["error"] or {}).get("message", "")
+        expect("dismissed" in message, f"dismissal in the result: {message}")
     # Always allow: the input box offered the server's first suggested rule; the edited rule
     # was sent and written to the workspace .toolhost.toml.
     always = steps.get("always allow")
     expect(always is not None, "always allow section")
-    if always is not None and len(approvals) >= 3:
+    if always is not None and len(approvals) >= 5:
         expect(
-            always["offered"] == approvals[2]["params"]["suggestedRules"][0],
+            always["offered"] == approvals[4]["params"]["suggestedRules"][0],
             f"offered rule {always['offered']}",
         )
         expect(always["onDisk"] == "HI world\n", "always allow edited the file")
         expect("Edit(*.txt)" in (always["policy"] or ""), f".toolhost.toml: {always['policy']}")
+    answers = [
+        (a["params"]["tool"], a["result"]["decision"], a["result"].get("rule")) for a in approvals
+    ]
     expect(
-        [(a["result"]["decision"], a["result"].get("rule")) for a in approvals]
-        == [("allow_once", None), ("deny", None), ("allow_always", "Edit(*.txt)")],
-        f"approvals answered through the extension: {approvals}",
+        answers
+        == [
+            ("write_file", "allow_once", None),
+            ("bash", "deny", None),
+            ("edit_file", "deny", None),
+            ("edit_file", "deny", None),
+            ("edit_file", "allow_always", "Edit(*.txt)"),
+        ],
+        f"approvals answered through the extension: {answers}",
     )
-    # Language-model tools: registered and invocable.
+    expect(
+        [a["result"].get("dismissed", False) for a in approvals]
+        == [False, False, False, True, False],
+        "only the closed editor is a dismissal",
+    )
+    check_lm_tools(steps, approvals, expect)
+    # Show Activity: a row opened its call's result as Markdown with a readable header.
+    activity = steps.get("activity result")
+    expect(activity is not None, "Show Activity opened a result")
+    if activity is not None:
+        expect(activity["tab"].strip().endswith(".md"), f"result tab: {activity['tab']}")
+        expect(activity["language"] == "Markdown", f"result language: {activity['language']}")
+        expect("# meta" not in activity["text"], "no one-line meta dump")
+    # No toolhost warning toast with default settings.
+    noted = steps.get("notifications", {}).get("toolhost")
+    expect(noted == [], f"toolhost notifications on start: {noted}")
+    for shot in ("approval-diff.png", "approval-diff-last-hunk.png", "approval-bash.png"):
+        expect((ARTIFACTS / shot).exists(), f"screenshot {shot}")
+    # The status bar shows the server; Restart Server stops it and starts it again.
+    expect("Toolhost" in steps.get("status bar", {}).get("text", ""), "status bar item")
+    expect(steps.get("restarted", {}).get("stopped") is True, "Restart Server restarted")
+    assert not problems, "real VS Code scenario:\n- " + "\n- ".join(problems)
+
+
+Expect = Callable[[bool, str], None]
+
+
+def check_diff_first(steps: dict[str, Any], approvals: list[Any], expect: Expect) -> None:
+    """The pending change is in the diff editor, every changed line reachable and uncovered,
+    the decisions on its title bar; Allow once from there wrote the file."""
+    shown = steps.get("approval diff shown")
+    expect(shown is not None, "the approval opened the diff editor")
+    if shown is not None:
+        expect(shown["dialogs"] == 0, "no dialog over the diff")
+        labels = [action["label"] for action in shown["actions"]]
+        for decision in DECISIONS:
+            expect(
+                any(label.startswith(decision) for label in labels),
+                f"{decision} on the title bar: {labels}",
+            )
+        expect(
+            sorted(shown["seen"]) == sorted(CHANGED_LINES),
+            f"changed lines seen on screen: {shown['seen']}",
+        )
+    if approvals:
+        diff_lines = (approvals[0]["params"]["diff"] or "").splitlines()
+        expect(len(diff_lines) >= 60, f"a diff of 60 lines or more: {len(diff_lines)}")
+    allowed = steps.get("allow once")
+    expect(allowed is not None and allowed["result"]["isError"] is False, f"allow once: {allowed}")
+    if allowed is not None:
+        expect(allowed["onDisk"] == LONG_NEW, "write_file wrote long.txt")
+        expect(allowed["tabsLeft"] == 0, "the decision closed the approval editor")
+
+
+def check_bash_prompt(steps: dict[str, Any], workspace: Path, expect: Expect) -> None:
+    shown = steps.get("bash approval shown")
+    expect(shown is not None, "bash approval shown")
+    if shown is not None:
+        detail = shown["detail"]
+        for wanted in (
+            "touch made-by-bash.txt",
+            f"Folder: {workspace}",
+            "Runs: in the foreground, stopped after",
+            "Sandbox: none (not sandboxed",
+        ):
+            expect(wanted in detail, f"{wanted!r} in the bash approval: {detail}")
+        for decision in DECISIONS:
+            expect(decision in shown["buttons"], f"button {decision} in {shown['buttons']}")
+    denied = steps.get("bash denied")
+    expect(denied is not None and denied["created"] is False, f"bash denied: {denied}")
+
+
+def check_lm_tools(steps: dict[str, Any], approvals: list[Any], expect: Expect) -> None:
     lm = steps.get("lm tools")
     expect(lm is not None, "vscode.lm.tools listed")
     if lm is not None:
         wanted = {"toolhost_read_file", "toolhost_edit_file", "toolhost_write_file"}
         expect(wanted <= set(lm["names"]), f"LM tools {lm['names']}")
         expect("world" in "".join(lm["read"].get("texts", [])), f"LM read_file: {lm['read']}")
-    # A writer through invokeTool: VS Code's confirmation only, no second toolhost prompt.
+    # A writer through invokeTool: VS Code's confirmation shows the real diff (+/- lines,
+    # indentation kept), then no second toolhost prompt.
     lm_edit = steps.get("lm edit")
     expect(lm_edit is not None and "error" not in lm_edit["result"], f"LM edit: {lm_edit}")
-    expect(
-        lm_edit is not None and lm_edit["onDisk"].endswith("from the LM tool\n"),
-        "LM edit on disk",
-    )
+    if lm_edit is not None:
+        # As a person reads it: VS Code's dialog collapses spaces, the extension sends no-break
+        # spaces to keep the indentation.
+        text = lm_edit["confirmation"]["text"].replace("\xa0", " ")
+        for line in ("-    indented world", "+    indented from the LM tool"):
+            expect(line in text, f"{line!r} in the LM confirmation: {text}")
+        expect(lm_edit["onDisk"] == NOTES.replace("world", "from the LM tool"), "LM edit on disk")
     expect(
         not any(a["params"]["session"] == "vscode-lm" for a in approvals),
         "no toolhost prompt for a call VS Code already confirmed",
     )
-    expect((ARTIFACTS / "approval-modal.png").exists(), "approval modal screenshot")
-    # The status bar shows the server; Restart Server stops it and starts it again.
-    expect("Toolhost" in steps.get("status bar", {}).get("text", ""), "status bar item")
-    expect(steps.get("restarted", {}).get("stopped") is True, "Restart Server restarted")
-    assert not problems, "real VS Code scenario:\n- " + "\n- ".join(problems)

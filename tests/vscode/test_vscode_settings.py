@@ -22,6 +22,7 @@ CLIENT_ONLY_PREFIXES = ("toolhost.server.", "toolhost.trace.")
 # Server settings deliberately not offered in the VS Code settings UI.
 NOT_IN_VSCODE = {
     "policy.trusted_roots": "user config file only: a workspace must not trust itself",
+    "lsp.project_servers": "set by toolhost from workspace trust, never by a setting",
     "limits.max_line_chars": "tuning knob, .toolhost.toml only",
     "limits.read_default_lines": "tuning knob, .toolhost.toml only",
     "limits.max_file_bytes": "tuning knob, .toolhost.toml only",
@@ -32,6 +33,7 @@ NOT_IN_VSCODE = {
     "shell.pipe_wait_seconds": "tuning knob, .toolhost.toml only",
     "shell.capture_bytes": "tuning knob, .toolhost.toml only",
     "shell.kill_daemons": "tuning knob, .toolhost.toml only",
+    "shell.sandbox_read_only": "tuning knob, .toolhost.toml only",
     "search.max_results": "tuning knob, .toolhost.toml only",
     "edits.editor_timeout_seconds": "tuning knob, .toolhost.toml only",
     "lsp.diagnostics_settle_seconds": "tuning knob, .toolhost.toml only",

@@ -5,12 +5,13 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 
-import { isRunning } from "./common/activity";
-import { invokeLmTool, prepareInvocation, toolFromLmName } from "./common/lmTools";
+import { JOBS_SESSION, JobOutputs, jobActions, jobRows, KILL, killConfirmation } from "./common/jobActions";
+import { ConfirmedCalls, invokeLmTool, prepareInvocation, toolFromLmName } from "./common/lmTools";
 import { type CallParams, type CallResult, contentParts, type ToolInfo, type ToolsResult } from "./common/protocol";
+import type { PreviewParams } from "./common/protocol";
 import { argumentSkeleton, formatCallResult, parseArguments } from "./common/runTool";
 import { ServerController, type ToolhostEvent } from "./serverController";
-import { PREVIEW_SCHEME, PreviewDocuments, VsCodeHost } from "./vscodeHost";
+import { ApprovalEditors, PREVIEW_SCHEME, PreviewDocuments, VsCodeHost } from "./vscodeHost";
 
 /** The session of calls made by hand from the command palette. */
 const COMMAND_SESSION = "vscode";
@@ -54,10 +55,12 @@ function registerLmTools(context: vscode.ExtensionContext, controller: ServerCon
     output.appendLine("language-model tools: this VS Code has no vscode.lm.registerTool; skipped");
     return;
   }
+  const confirmed = new ConfirmedCalls();
   for (const tool of contributedTools(context)) {
     const lmTool: vscode.LanguageModelTool<Record<string, unknown>> = {
-      prepareInvocation(options) {
-        const prepared = prepareInvocation(tool, options.input ?? {});
+      async prepareInvocation(options, token) {
+        const preview = (params: PreviewParams) => controller.preview(params, token);
+        const prepared = await prepareInvocation(tool, options.input ?? {}, preview, confirmed);
         return {
           invocationMessage: prepared.invocationMessage,
           confirmationMessages: prepared.confirmation
@@ -66,7 +69,7 @@ function registerLmTools(context: vscode.ExtensionContext, controller: ServerCon
         };
       },
       async invoke(options, token) {
-        const parts = await invokeLmTool((params: CallParams) => controller.call(params, token), tool, options.input ?? {});
+        const parts = await invokeLmTool((params: CallParams) => controller.call(params, token), tool, options.input ?? {}, confirmed);
         return new vscode.LanguageModelToolResult(parts.map((text) => new vscode.LanguageModelTextPart(text)));
       },
     };
@@ -104,7 +107,7 @@ async function runToolCommand(controller: ServerController, host: VsCodeHost, pr
     if (parsed.ok) {
       const result = await controller.call({ name: picked.tool.name, arguments: parsed.value, session: COMMAND_SESSION });
       controller.emit({ kind: "runTool", tool: picked.tool.name, arguments: parsed.value, result });
-      const uri = previews.add(`${picked.tool.name}-result.txt`, formatCallResult(picked.tool.name, parsed.value, result));
+      const uri = previews.add(`${picked.tool.name}-result.md`, formatCallResult(picked.tool.name, parsed.value, result));
       await vscode.window.showTextDocument(uri, { preview: true });
       return;
     }
@@ -113,7 +116,7 @@ async function runToolCommand(controller: ServerController, host: VsCodeHost, pr
   }
 }
 
-async function showJobs(controller: ServerController): Promise<void> {
+async function showJobs(controller: ServerController, previews: PreviewDocuments, outputs: JobOutputs): Promise<void> {
   try {
     await controller.refreshStatus();
   } catch (error) {
@@ -125,21 +128,51 @@ async function showJobs(controller: ServerController): Promise<void> {
     void vscode.window.showInformationMessage("Toolhost: no background jobs.");
     return;
   }
-  const picked = await vscode.window.showQuickPick(
-    jobs.map((job) => ({
-      label: `${isRunning(job) ? "$(sync~spin)" : "$(check)"} ${job.jobId}`,
-      description: `${job.session} · ${job.status}${job.exitCode != null ? ` · exit ${job.exitCode}` : ""}${job.command ? ` · ${job.command}` : ""}`,
-      detail: isRunning(job) ? "Select to kill this job (job_kill)" : `${job.unreadBytes} bytes not read yet`,
-      job,
-    })),
-    { placeHolder: "Background jobs (select a running one to kill it)" },
-  );
-  if (picked === undefined || !isRunning(picked.job)) {
+  const picked = await vscode.window.showQuickPick(jobRows(jobs), { placeHolder: "Background jobs: pick one to see its output or kill it" });
+  if (picked === undefined) {
     return;
   }
-  const result = await controller.call({ name: "job_kill", arguments: { job_id: picked.job.jobId }, session: picked.job.session });
-  const text = contentParts(result.content).map((part) => part.text ?? "").join("\n");
-  void vscode.window.showInformationMessage(`Toolhost: job_kill ${picked.job.jobId}: ${result.isError ? (result.error?.message ?? text) : text}`);
+  const job = picked.job;
+  const action = await vscode.window.showQuickPick(jobActions(job), { placeHolder: `${job.jobId}${job.command ? `: ${job.command}` : ""}` });
+  if (action?.action === "output") {
+    const result = await controller.call({ name: "job_output", arguments: { job_id: job.jobId }, session: JOBS_SESSION });
+    const text = contentParts(result.content).map((part) => part.text ?? "").join("\n");
+    if (result.isError) {
+      void vscode.window.showErrorMessage(`Toolhost: job_output ${job.jobId}: ${result.error?.message ?? text}`);
+      return;
+    }
+    outputs.append(job.jobId, text);
+    await vscode.window.showTextDocument(previews.add(`${job.jobId}-output.md`, outputs.document(job)), { preview: true });
+  } else if (action?.action === "kill") {
+    const { message, detail } = killConfirmation(job);
+    if ((await vscode.window.showWarningMessage(message, { modal: true, detail }, KILL)) !== KILL) {
+      return;
+    }
+    // The user just confirmed the kill: the server does not ask again (deny rules still apply).
+    const args = { job_id: job.jobId, reason: "killed from VS Code (Show Jobs)" };
+    const result = await controller.call({ name: "job_kill", arguments: args, session: job.session, preApproved: true });
+    const text = contentParts(result.content).map((part) => part.text ?? "").join("\n");
+    void vscode.window.showInformationMessage(`Toolhost: job_kill ${job.jobId}: ${result.isError ? (result.error?.message ?? text) : text}`);
+  }
+}
+
+/** Toolhost: Show Activity — every call, newest first; picking one shows its result. */
+async function showActivity(controller: ServerController, previews: PreviewDocuments, log: vscode.OutputChannel): Promise<void> {
+  const logItem = { label: "$(output) Open the activity log", description: "one line per call", entry: undefined };
+  const rows = controller.activityLog.rows();
+  const picked = await vscode.window.showQuickPick([...rows, logItem], {
+    placeHolder: rows.length === 0 ? "No calls yet" : "Calls, newest first: pick one to see its result",
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+  if (picked?.entry === undefined) {
+    if (picked !== undefined) {
+      log.show();
+    }
+    return;
+  }
+  const document = controller.activityLog.resultDocument(picked.entry);
+  await vscode.window.showTextDocument(previews.add(`${picked.entry.call.tool}-${picked.entry.call.callId}.md`, document), { preview: true });
 }
 
 async function openPolicy(): Promise<void> {
@@ -166,18 +199,21 @@ export function activate(context: vscode.ExtensionContext): ToolhostApi {
   const output = vscode.window.createOutputChannel("Toolhost", { log: true });
   const activity = vscode.window.createOutputChannel("Toolhost Activity");
   const previews = new PreviewDocuments();
-  const host = new VsCodeHost(output, previews);
+  const approvals = new ApprovalEditors((line) => output.appendLine(line));
+  const jobOutputs = new JobOutputs();
+  const host = new VsCodeHost(output, approvals);
   const controller = new ServerController(context, host, output, activity);
   context.subscriptions.push(
     output,
     activity,
     previews,
+    approvals,
     controller,
     vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, previews),
     vscode.commands.registerCommand("toolhost.restartServer", () => controller.restart()),
-    vscode.commands.registerCommand("toolhost.showActivity", () => activity.show()),
+    vscode.commands.registerCommand("toolhost.showActivity", () => showActivity(controller, previews, activity)),
     vscode.commands.registerCommand("toolhost.showLog", () => output.show()),
-    vscode.commands.registerCommand("toolhost.showJobs", () => showJobs(controller)),
+    vscode.commands.registerCommand("toolhost.showJobs", () => showJobs(controller, previews, jobOutputs)),
     vscode.commands.registerCommand("toolhost.runTool", () => runToolCommand(controller, host, previews)),
     vscode.commands.registerCommand("toolhost.openPolicy", () => openPolicy()),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {

@@ -14,6 +14,7 @@ import {
 } from "vscode-languageclient/node";
 
 import { formatDidCall, JobTable, languageServersOf, type ServerState, statusBarText, statusBarTooltip } from "./common/activity";
+import { ActivityLog } from "./common/activityLog";
 import { askApproval } from "./common/approvals";
 import type { Host } from "./common/host";
 import {
@@ -31,6 +32,7 @@ import {
   type SaveDocumentResult,
   type ToolsResult,
 } from "./common/protocol";
+import type { PreviewParams, PreviewResult } from "./common/protocol";
 import { resolveServer, type ServerCommand } from "./common/serverResolution";
 import { buildInitializationOptions, serverSettingKeys } from "./common/settings";
 import { NodeProbe } from "./vscodeHost";
@@ -64,6 +66,8 @@ export class ServerController implements vscode.Disposable {
   private source: string | undefined;
   private languageServers: { name: string; state: string }[] = [];
   readonly jobs = new JobTable();
+  /** The Activity list's rows and the results of this editor's own calls. */
+  readonly activityLog = new ActivityLog();
   private readonly listeners = new Set<(event: ToolhostEvent) => void>();
   private readonly statusItem: vscode.StatusBarItem;
   private statusRefresh: NodeJS.Timeout | undefined;
@@ -182,8 +186,11 @@ export class ServerController implements vscode.Disposable {
     };
     const client = new LanguageClient("toolhost", "Toolhost", serverOptions, clientOptions);
     client.registerFeature(new ToolhostCapabilities());
-    client.onRequest(METHODS.approve, async (params: ApproveParams): Promise<ApproveResult> => {
-      const result = await askApproval(this.host, params);
+    client.onRequest(METHODS.approve, async (params: ApproveParams, token: vscode.CancellationToken): Promise<ApproveResult> => {
+      // The server gave up waiting (its approval timeout): close the prompt.
+      const abandoned = new AbortController();
+      token.onCancellationRequested(() => abandoned.abort());
+      const result = await askApproval(this.host, params, abandoned.signal);
       this.emit({ kind: "approval", params, result });
       return result;
     });
@@ -205,6 +212,7 @@ export class ServerController implements vscode.Disposable {
     });
     client.onNotification(METHODS.didCall, (params: DidCallParams) => {
       this.activity.appendLine(formatDidCall(params, new Date()));
+      this.activityLog.record(params, new Date());
       this.emit({ kind: "didCall", params });
       this.scheduleStatusRefresh();
     });
@@ -290,7 +298,13 @@ export class ServerController implements vscode.Disposable {
   }
 
   async call(params: CallParams, token?: vscode.CancellationToken): Promise<CallResult> {
-    return this.request<CallResult>(METHODS.call, params, token);
+    const result = await this.request<CallResult>(METHODS.call, params, token);
+    this.activityLog.keep(params, result);
+    return result;
+  }
+
+  async preview(params: PreviewParams, token?: vscode.CancellationToken): Promise<PreviewResult> {
+    return this.request<PreviewResult>(METHODS.preview, params, token);
   }
 
   async tools(surface: "core" | "full" | "minimal" = "full"): Promise<ToolsResult> {

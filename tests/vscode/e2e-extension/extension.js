@@ -67,6 +67,7 @@ async function activate(context) {
       const names = vscode.lm.tools.map((tool) => tool.name).filter((name) => name.startsWith("toolhost_"));
       record({ kind: "lmTools", names });
       await invoke("toolhost_read_file", { path: "hello.txt" });
+      await invoke("toolhost_read_file", { path: "notes.md" });
     }),
     vscode.commands.registerCommand("toolhostE2E.lspCheck", async () => {
       const results = {};
@@ -82,7 +83,8 @@ async function activate(context) {
       record({ kind: "lspCheck", results, processes: processes(), extensionHostPid: process.pid });
     }),
     vscode.commands.registerCommand("toolhostE2E.lmEdit", async () => {
-      await invoke("toolhost_edit_file", { path: "hello.txt", old_string: "world", new_string: "from the LM tool" });
+      // notes.md: not covered by the Edit(*.txt) rule the always-allow step writes.
+      await invoke("toolhost_edit_file", { path: "notes.md", old_string: "world", new_string: "from the LM tool" });
     }),
   );
 }

@@ -17,6 +17,26 @@ export interface QuickPickEntry {
   detail?: string;
 }
 
+/** A change waiting for the user's decision: the diff (before/after) or, when it cannot be
+ * applied to the file as it is now, the patch text. */
+export interface ApprovalDiff {
+  /** The editor tab's title. */
+  title: string;
+  /** What the request says (summary, paths, risk, who asks): shown beside the diff, never over it. */
+  detail: string;
+  path: string;
+  before?: string;
+  after?: string;
+  patch?: string;
+}
+
+/** A prompt that stays open while the user decides (and may come back to it). */
+export interface DecisionPrompt {
+  /** The next decision the user picked; undefined once the prompt was closed without one. */
+  next(): Promise<string | undefined>;
+  close(): void;
+}
+
 export interface Host {
   /** A modal warning dialog; resolves to the clicked item or undefined (Cancel/Escape). */
   showModal(message: string, detail: string, items: readonly string[]): Promise<string | undefined>;
@@ -24,10 +44,9 @@ export interface Host {
   showQuickPick<T extends QuickPickEntry>(items: readonly T[], placeHolder: string): Promise<T | undefined>;
   showError(message: string, ...actions: string[]): Promise<string | undefined>;
   showInfo(message: string): void;
-  /** Opens VS Code's diff editor on two in-memory texts. */
-  showDiff(title: string, before: string, after: string, path: string): Promise<void>;
-  /** Opens an in-memory document (read-only view) with the given language. */
-  showDocument(content: string, language: string): Promise<void>;
+  /** Opens the change in VS Code's diff editor (or the patch text) with the decisions on its
+   * title bar, where they cover none of it. */
+  showApprovalDiff(request: ApprovalDiff): Promise<DecisionPrompt>;
   /** Reads a file's text from disk or the open buffer; undefined when it does not exist. */
   readText(path: string): Promise<string | undefined>;
   log(line: string): void;

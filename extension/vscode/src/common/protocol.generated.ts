@@ -171,6 +171,7 @@ export interface StatusResult {
   jobs: unknown[];
   languageServers: unknown[];
   lspAnswers?: unknown;
+  mcpSessions?: unknown[];
   policySources: string[];
   roots: string[];
   sessions: unknown[];

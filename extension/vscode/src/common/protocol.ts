@@ -3,6 +3,7 @@
 // typed by the generated method union, so a misspelt or removed method fails tsc.
 
 import type { ToolhostMethod } from "./protocol.generated";
+export type { PreviewParams, PreviewResult } from "./protocol.generated";
 
 export type {
   ApproveParams,
@@ -27,6 +28,7 @@ export type {
 export const METHODS = {
   tools: "toolhost/tools",
   call: "toolhost/call",
+  preview: "toolhost/preview",
   result: "toolhost/result",
   status: "toolhost/status",
   approve: "toolhost/approve",

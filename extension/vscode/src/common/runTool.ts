@@ -1,6 +1,7 @@
 // "Toolhost: Run Tool...": a starting JSON for the picked tool, parsing what the
-// user typed, and the result as a readable document.
+// user typed, and the result as a readable Markdown document.
 
+import { fenced } from "./markdown";
 import { type CallResult, contentParts, type ToolInfo } from "./protocol";
 
 interface SchemaProperty {
@@ -57,26 +58,73 @@ export function parseArguments(text: string): Parsed {
   return { ok: true, value: value as Record<string, unknown> };
 }
 
-export function formatCallResult(tool: string, args: Record<string, unknown>, result: CallResult): string {
-  const lines = [`# toolhost ${tool} ${JSON.stringify(args)}`];
-  lines.push(`# callId ${result.callId}: ${result.isError ? `ERROR ${result.error?.code ?? ""}` : "ok"}`);
+/** Long strings (a write_file's content) are clipped in the header; the call had them whole. */
+function clipped(args: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args)) {
+    out[key] = typeof value === "string" && value.length > 160 ? `${value.slice(0, 120)}… (${value.length} characters)` : value;
+  }
+  return out;
+}
+
+function argumentsLine(whole: Record<string, unknown>): string {
+  const args = clipped(whole);
+  const compact = JSON.stringify(args);
+  if (compact.length <= 100 && !compact.includes("`")) {
+    return `- **Arguments:** \`${compact}\``;
+  }
+  return `- **Arguments:**\n\n${fenced(JSON.stringify(args, null, 2), "json")}\n`;
+}
+
+/** The meta as a few readable lines (never a one-line JSON dump). */
+function metaLines(result: CallResult): string[] {
+  const meta = result.meta;
+  const lines = [`- **Call:** ${result.callId}${meta ? `, ${meta.durationMs.toFixed(1)} ms` : ""}`];
+  if (meta === undefined || meta === null) {
+    return lines;
+  }
+  if (meta.paths.length > 0) {
+    lines.push(`- **Paths:** ${meta.paths.join(", ")}`);
+  }
+  const approval = meta.approval as { decision?: string; rule?: string | null } | null;
+  if (approval?.decision) {
+    lines.push(`- **Approval:** ${approval.decision}${approval.rule ? ` (rule \`${approval.rule}\`)` : ""}`);
+  }
+  if (meta.truncated) {
+    const rest = meta.resultRef ? `; the whole text: toolhost/result with resultRef \`${meta.resultRef}\`` : "";
+    lines.push(`- **Shown:** ${meta.shownChars} of ${meta.totalChars} characters${rest}`);
+  }
+  return lines;
+}
+
+/** A call's result as a Markdown document: a short header, then the output as it came. */
+export function formatCallResult(tool: string, args: Record<string, unknown> | undefined, result: CallResult): string {
+  const outcome = result.isError ? `error ${result.error?.code ?? ""}`.trim() : "ok";
+  const lines = [`# toolhost ${tool}: ${outcome}`, ""];
+  if (args !== undefined) {
+    lines.push(argumentsLine(args));
+  }
+  lines.push(...metaLines(result), "");
   if (result.isError && result.error) {
-    lines.push(result.error.message);
-    if (result.error.recovery) {
-      lines.push(`recovery: ${result.error.recovery}`);
+    lines.push(result.error.message, "");
+    if (result.error.recovery && !result.error.message.includes(result.error.recovery)) {
+      lines.push(`**Recovery:** ${result.error.recovery}`, "");
     }
   }
+  const texts: string[] = [];
   for (const part of contentParts(result.content)) {
     if (part.type === "text" && part.text !== undefined) {
       if (!(result.isError && part.text === result.error?.message)) {
-        lines.push(part.text);
+        texts.push(part.text);
       }
     } else if (part.type === "image") {
-      lines.push(`[image ${part.mimeType ?? "?"}]`);
+      texts.push(`[image ${part.mimeType ?? "?"}]`);
     }
   }
-  if (result.meta) {
-    lines.push("", `# meta ${JSON.stringify(result.meta)}`);
+  if (texts.length > 0) {
+    lines.push(fenced(texts.join("\n"), "text"));
+  } else if (!result.isError) {
+    lines.push("(no output)");
   }
   return lines.join("\n") + "\n";
 }

@@ -51,5 +51,40 @@ test("run tool: skeleton of required arguments, JSON parsing, readable result", 
   assert.equal(parseArguments("[1]").ok, false);
   assert.equal(parseArguments("{").ok, false);
   const text = formatCallResult("read_file", { path: "a" }, { callId: "c-9", isError: false, content: [{ type: "text", text: "1\thi" }], meta: meta() });
-  assert.match(text, /callId c-9: ok\n1\thi/);
+  assert.match(text, /^# toolhost read_file: ok\n/);
+  assert.match(text, /- \*\*Arguments:\*\* `\{"path":"a"\}`/);
+  assert.match(text, /- \*\*Call:\*\* c-9, 1\.0 ms/);
+  assert.match(text, /```text\n1\thi\n```/);
+  // The meta is folded into the header: no one-line JSON dump.
+  assert.doesNotMatch(text, /# meta|"durationMs"/);
+});
+
+test("a truncated or approved result says so in its header, and how to get the rest", () => {
+  const text = formatCallResult(
+    "grep",
+    { pattern: "x".repeat(200) },
+    {
+      callId: "c-2",
+      isError: false,
+      content: [{ type: "text", text: "a```b" }],
+      meta: { ...meta("grep"), truncated: true, shownChars: 10, totalChars: 99, resultRef: "r-7", approval: { decision: "allow_once", rule: null }, paths: ["/w/a"] },
+    },
+  );
+  assert.match(text, /- \*\*Arguments:\*\*\n\n```json\n\{\n {2}"pattern"/);
+  assert.match(text, /- \*\*Shown:\*\* 10 of 99 characters; the whole text: toolhost\/result with resultRef `r-7`/);
+  assert.match(text, /- \*\*Approval:\*\* allow_once/);
+  assert.match(text, /- \*\*Paths:\*\* \/w\/a/);
+  assert.match(text, /```text\na```b\n```/);
+});
+
+test("an error result shows its code, message and recovery", () => {
+  const text = formatCallResult("edit_file", undefined, {
+    callId: "c-3",
+    isError: true,
+    content: [{ type: "text", text: "stale" }],
+    error: { code: "FS_STALE_VERSION", message: "stale", recovery: "read it again" },
+    meta: meta("edit_file"),
+  });
+  assert.match(text, /^# toolhost edit_file: error FS_STALE_VERSION\n/);
+  assert.match(text, /\nstale\n\n\*\*Recovery:\*\* read it again\n/);
 });

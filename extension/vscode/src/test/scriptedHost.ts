@@ -1,7 +1,7 @@
 // A scripted stand-in for the VS Code UI (a test double, not VS Code): it
 // replays the answers a user would give and records what was shown.
 
-import type { Host, InputBoxRequest, QuickPickEntry, SystemProbe } from "../common/host";
+import type { ApprovalDiff, DecisionPrompt, Host, InputBoxRequest, QuickPickEntry, SystemProbe } from "../common/host";
 import type { CallMeta } from "../common/protocol";
 
 /** The meta of a CallResult, as the server fills it. */
@@ -12,12 +12,14 @@ export function meta(tool = "read_file"): CallMeta {
 export class ScriptedHost implements Host {
   readonly modals: { message: string; detail: string; items: readonly string[] }[] = [];
   readonly inputBoxes: InputBoxRequest[] = [];
-  readonly diffs: { title: string; before: string; after: string; path: string }[] = [];
-  readonly documents: { content: string; language: string }[] = [];
+  /** Approval editors opened (the diff or the patch), and how many were closed again. */
+  readonly diffs: ApprovalDiff[] = [];
+  closedPrompts = 0;
   readonly infos: string[] = [];
   readonly errors: string[] = [];
   readonly logs: string[] = [];
 
+  /** `choices` answer the modal and the approval editor's title-bar decisions alike. */
   constructor(
     private readonly modalAnswers: (string | undefined)[] = [],
     private readonly inputAnswers: (string | undefined)[] = [],
@@ -42,11 +44,14 @@ export class ScriptedHost implements Host {
   showInfo(message: string): void {
     this.infos.push(message);
   }
-  async showDiff(title: string, before: string, after: string, path: string): Promise<void> {
-    this.diffs.push({ title, before, after, path });
-  }
-  async showDocument(content: string, language: string): Promise<void> {
-    this.documents.push({ content, language });
+  async showApprovalDiff(request: ApprovalDiff): Promise<DecisionPrompt> {
+    this.diffs.push(request);
+    return {
+      next: async () => this.modalAnswers.shift(),
+      close: () => {
+        this.closedPrompts += 1;
+      },
+    };
   }
   async readText(path: string): Promise<string | undefined> {
     return this.files[path];

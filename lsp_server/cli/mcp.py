@@ -1,0 +1,33 @@
+"""`toolhost mcp`: serve the tools over the Model Context Protocol (stdio) for agent chats,
+attached to the editor's toolhost when one serves the workspace (docs/MCP.md)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from lsp_server.runtime.contract import SURFACES
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    mcp = commands.add_parser("mcp", help="serve the tools over MCP (stdio) for agent chats")
+    mcp.add_argument(
+        "--root",
+        type=Path,
+        help="workspace root (default: the working folder, walked up to the nearest .git "
+        "or .toolhost.toml)",
+    )
+    mcp.add_argument("--surface", choices=SURFACES, default="full")
+    mcp.add_argument("--session", default="", help="session name (default: one per client)")
+    mcp.add_argument(
+        "--attach",
+        choices=["auto", "never", "require"],
+        default="auto",
+        help="run calls in the editor's toolhost when one serves the root (default: auto)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from lsp_server.mcp import server  # the MCP SDK: imported by this command only
+
+    return server.main(args.root, args.surface, args.session, args.attach)

@@ -1,0 +1,102 @@
+"""Approval forms on the 2026-07-28 revision, which has no server-to-client requests: the call
+runs on; when it needs the user, `tools/call` answers `input_required` with the form, and the
+client retries with the answer and the `requestState` that names the waiting call."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import attrs
+
+from lsp_server.mcp.current import Elicit
+
+APPROVAL_KEY = "approval"
+# How long a finished call whose client never came back is kept for it.
+ABANDONED_SECONDS = 600.0
+
+
+class UnknownRequestState(Exception):
+    """A retry names no waiting call (finished, forgotten, or never made here)."""
+
+
+@attrs.define
+class _Waiting:
+    key: str
+    task: asyncio.Task[dict[str, Any]] | None = None
+    question: tuple[str, dict[str, Any]] | None = None
+    asked: asyncio.Event = attrs.Factory(asyncio.Event)
+    answer: asyncio.Future[tuple[str, dict[str, Any] | None]] | None = None
+
+
+class RoundTrips:
+    def __init__(self) -> None:
+        self._waiting: dict[str, _Waiting] = {}
+
+    async def start(
+        self, run: Callable[[Elicit], Coroutine[Any, Any, dict[str, Any]]]
+    ) -> dict[str, Any]:
+        """Run the call; its result, or the form it waits on (input_required)."""
+        waiting = _Waiting(secrets.token_urlsafe(24))
+
+        async def elicit(message: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+            waiting.answer = asyncio.get_running_loop().create_future()
+            waiting.question = (message, schema)
+            waiting.asked.set()
+            return await waiting.answer
+
+        waiting.task = asyncio.create_task(run(elicit))
+        self._waiting[waiting.key] = waiting
+        return await self._step(waiting)
+
+    async def resume(self, state: str, responses: dict[str, Any]) -> dict[str, Any]:
+        waiting = self._waiting.get(state)
+        if waiting is None or waiting.answer is None or waiting.answer.done():
+            raise UnknownRequestState(state)
+        response = responses.get(APPROVAL_KEY)
+        action = getattr(response, "action", None)
+        content = getattr(response, "content", None)
+        waiting.answer.set_result(
+            (action if isinstance(action, str) else "cancel", dict(content) if content else None)
+        )
+        return await self._step(waiting)
+
+    async def _step(self, waiting: _Waiting) -> dict[str, Any]:
+        assert waiting.task is not None
+        asked = asyncio.create_task(waiting.asked.wait())
+        try:
+            await asyncio.wait({waiting.task, asked}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            waiting.task.cancel()  # the client cancelled the call itself
+            self._waiting.pop(waiting.key, None)
+            raise
+        finally:
+            asked.cancel()
+        if waiting.task.done():
+            self._waiting.pop(waiting.key, None)
+            return waiting.task.result()
+        waiting.asked.clear()
+        assert waiting.question is not None
+        message, schema = waiting.question
+        # A client that never answers: the policy's own approval timeout denies, then the
+        # finished call is dropped after a while.
+        waiting.task.add_done_callback(lambda _: self._forget_later(waiting.key))
+        return {
+            "resultType": "input_required",
+            "inputRequests": {
+                APPROVAL_KEY: {
+                    "method": "elicitation/create",
+                    "params": {"mode": "form", "message": message, "requestedSchema": schema},
+                }
+            },
+            "requestState": waiting.key,
+        }
+
+    def _forget_later(self, key: str) -> None:
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().call_later(
+                ABANDONED_SECONDS, lambda: self._waiting.pop(key, None)
+            )

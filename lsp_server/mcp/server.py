@@ -1,0 +1,250 @@
+"""`toolhost mcp`: the tool runtime over the Model Context Protocol (stdio), on the official
+SDK's low-level server. Both revisions the SDK serves: 2025-11-25 (initialize) and
+2026-07-28. Imported only by `toolhost mcp`: the SDK costs more than a second to import.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
+
+from lsp_server import __version__
+from lsp_server.mcp.current import CURRENT_ELICIT, Elicit
+from lsp_server.mcp.rounds import RoundTrips, UnknownRequestState
+
+if TYPE_CHECKING:
+    from lsp_server.mcp.router import AttachMode, CallRouter
+    from lsp_server.runtime.contract import Registry, Surface
+
+log = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "toolhost: file, search, shell and code tools with stale-write protection. Read a file "
+    "before editing it; a truncated result names the use_capability call that pages it."
+)
+
+
+def tool_listing(registry: Registry, surface: Surface) -> list[dict[str, Any]]:
+    """tools/list: the contract's schemas as they are, annotations from the entries."""
+    listing = []
+    for tool in registry.surface(surface):
+        entry = tool.contract
+        listing.append(
+            {
+                "name": entry.name,
+                "description": entry.description,
+                "inputSchema": entry.public()["inputSchema"],
+                "annotations": entry.annotations(),
+            }
+        )
+    return listing
+
+
+class ProgressRelay:
+    """Runtime progress (a sync callback) as ordered notifications/progress of one request."""
+
+    def __init__(self, ctx: ServerRequestContext[Any, Any]) -> None:
+        self._ctx = ctx
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._count = 0
+        self._task = asyncio.create_task(self._drain())
+
+    def __call__(self, value: dict[str, Any]) -> None:
+        if value.get("kind") == "report":
+            self._queue.put_nowait(str(value.get("message") or ""))
+
+    async def _drain(self) -> None:
+        while (message := await self._queue.get()) is not None:
+            self._count += 1
+            try:
+                await self._ctx.session.report_progress(self._count, None, message or None)
+            except Exception:  # a client that is gone cannot hear progress; the call goes on
+                log.debug("progress not delivered", exc_info=True)
+
+    async def close(self) -> None:
+        self._queue.put_nowait(None)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._task, 5)
+
+
+def _client_info(ctx: ServerRequestContext[Any, Any]) -> dict[str, str]:
+    params = ctx.session.client_params
+    info = params.client_info if params is not None else None
+    if info is None:
+        return {"name": "mcp-client", "version": ""}
+    return {"name": info.name, "version": info.version or ""}
+
+
+def _form_mode(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """The client declared form elicitation (URL mode alone has no form for the diff)."""
+    capabilities = ctx.session.client_capabilities
+    declared = capabilities.elicitation if capabilities is not None else None
+    return declared is not None and not (declared.url is not None and declared.form is None)
+
+
+def _elicit_for(ctx: ServerRequestContext[Any, Any]) -> Elicit | None:
+    """The client's form elicitation as a request, where this revision allows one."""
+    if not _form_mode(ctx) or not ctx.session.can_send_request:
+        return None
+    request_id = ctx.request_id
+
+    async def elicit(message: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+        answer = await ctx.session.elicit_form(message, schema, related_request_id=request_id)
+        return answer.action, dict(answer.content) if answer.content else None
+
+    return elicit
+
+
+class Backend:
+    """The registry and the call router, made on first use: the `initialize` answer waits
+    only for the SDK, not for the tools (their imports cost as much again)."""
+
+    def __init__(self, root: Path, surface: Surface, session: str, attach: AttachMode) -> None:
+        self.root = root
+        self.surface = surface
+        self.session = session
+        self.attach = attach
+        self._listing: types.ListToolsResult | None = None
+        self.rounds = RoundTrips()
+        self._router: CallRouter | None = None
+
+    def listing(self) -> types.ListToolsResult:
+        if self._listing is None:  # fixed for the whole session from here on
+            from lsp_server.tools.registry import build_registry
+
+            tools = tool_listing(build_registry(), self.surface)
+            self._listing = types.ListToolsResult(
+                tools=[types.Tool.model_validate(t) for t in tools]
+            )
+        return self._listing
+
+    def router(self) -> CallRouter:
+        if self._router is None:
+            from lsp_server.dirs import Dirs
+            from lsp_server.mcp.local import build_local_runtime
+            from lsp_server.mcp.router import CallRouter
+
+            root, dirs = self.root, Dirs.from_environment()
+            self._router = CallRouter(
+                dirs.attach_folder,
+                root,
+                self.attach,
+                self.session,
+                self.surface,
+                lambda progress: build_local_runtime(root, dirs, progress),
+            )
+        return self._router
+
+    async def close(self) -> None:
+        if self._router is not None:
+            await self._router.close()
+
+
+def _complete(result: dict[str, Any]) -> types.CallToolResult:
+    # resultType is required from 2026-07-28 on; earlier revisions' sieve drops it.
+    result.setdefault("resultType", "complete")
+    # The runner accepts a plain dict (HandlerResult) and validates it once itself; building
+    # the model here would validate and dump it a second time (and an input_required answer
+    # is not a CallToolResult).
+    return cast("types.CallToolResult", result)
+
+
+def build_server(backend: Backend) -> Server[Any]:
+    async def list_tools(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return backend.listing()
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        client = _client_info(ctx)
+        router = backend.router()
+        if params.request_state is not None:  # 2026-07-28: the answer to an approval form
+            try:
+                result = await backend.rounds.resume(
+                    params.request_state, params.input_responses or {}
+                )
+            except UnknownRequestState:
+                raise MCPError(
+                    INVALID_PARAMS, "toolhost: no call waits on this requestState"
+                ) from None
+            return _complete(result)
+        if _form_mode(ctx) and not ctx.session.can_send_request:
+            # 2026-07-28: no server-to-client requests; forms go back as input_required.
+            async def run(elicit: Elicit) -> dict[str, Any]:
+                CURRENT_ELICIT.set(elicit)
+                return await router.call(params.name, params.arguments, None, client)
+
+            return _complete(await backend.rounds.start(run))
+        meta = ctx.meta or {}
+        relay = (
+            ProgressRelay(ctx)
+            if meta.get("progress_token", meta.get("progressToken")) is not None
+            else None
+        )
+        token = CURRENT_ELICIT.set(_elicit_for(ctx))
+        try:
+            return _complete(await router.call(params.name, params.arguments, relay, client))
+        finally:
+            CURRENT_ELICIT.reset(token)
+            if relay is not None:
+                await relay.close()
+
+    server: Server[Any] = Server(
+        "toolhost",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+    # No OpenTelemetry exporter is ever installed here: skip its span per message.
+    server.middleware = []
+    return server
+
+
+def find_root(start: Path) -> Path:
+    """The nearest folder at or above `start` holding .git or .toolhost.toml, else `start`."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists() or (folder / ".toolhost.toml").exists():
+            return folder
+    return start
+
+
+async def serve(root: Path, surface: Surface, session: str, attach: AttachMode) -> None:
+    backend = Backend(root, surface, session, attach)
+    server = build_server(backend)
+    try:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        # The stream closed: running calls were cancelled (shell groups killed); stop the rest.
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(backend.close(), 10)
+
+
+def main(root: Path | None, surface: Surface, session: str, attach: AttachMode) -> int:
+    logging.basicConfig(
+        level=os.environ.get("TOOLHOST_LOG", "WARNING").upper(),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    resolved = (root or find_root(Path.cwd())).resolve()
+    if not resolved.is_dir():
+        print(f"toolhost mcp: --root {resolved} is not a folder", file=sys.stderr)
+        return 2
+    with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
+        asyncio.run(serve(resolved, surface, session, attach))
+    return 0

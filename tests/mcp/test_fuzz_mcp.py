@@ -1,0 +1,183 @@
+"""Bad input to `toolhost mcp`: malformed JSON-RPC, odd tools/call params, unknown tools and
+huge or deeply nested arguments give a JSON-RPC error or an isError result, never a dead
+server (raw newline-delimited JSON on the real subprocess, as a careless client sends it)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from tests.mcp.clients import toolhost_command
+
+
+def random_json(rng: random.Random, depth: int = 0) -> Any:
+    """A seeded random JSON value (reproducible, unlike hypothesis' .example())."""
+    kind = rng.randrange(7 if depth < 4 else 5)
+    if kind == 0:
+        return None
+    if kind == 1:
+        return rng.random() < 0.5
+    if kind == 2:
+        return rng.randint(-(2**70), 2**70)
+    if kind == 3:
+        return rng.uniform(-1e308, 1e308)
+    if kind == 4:
+        return "".join(
+            chr(rng.choice([rng.randrange(32, 127), rng.randrange(0x80, 0xD7FF)]))
+            for _ in range(rng.randrange(12))
+        )
+    if kind == 5:
+        return [random_json(rng, depth + 1) for _ in range(rng.randrange(4))]
+    return {
+        random_json(rng, 4) or "k": random_json(rng, depth + 1) for _ in range(rng.randrange(4))
+    }
+
+
+class RawServer:
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.next_id = 100
+
+    async def send(self, payload: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(payload + b"\n")
+        await self.process.stdin.drain()
+
+    async def request(self, method: str, params: Any) -> dict[str, Any]:
+        self.next_id += 1
+        await self.send(
+            json.dumps(
+                {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+            ).encode()
+        )
+        return await self.answer(self.next_id)
+
+    async def answer(self, message_id: Any) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        while True:
+            line = await asyncio.wait_for(self.process.stdout.readline(), 60)
+            assert line, "the MCP server closed its output: it died"
+            message = json.loads(line)
+            if message.get("id") == message_id:
+                return message  # type: ignore[no-any-return]
+
+
+async def start(root: Path) -> RawServer:
+    command = toolhost_command()
+    process = await asyncio.create_subprocess_exec(
+        *command,
+        "mcp",
+        "--root",
+        str(root),
+        "--attach",
+        "never",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        limit=64 * 1024 * 1024,
+    )
+    server = RawServer(process)
+    init = await server.request(
+        "initialize",
+        {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "fuzz", "version": "0"},
+        },
+    )
+    assert init["result"]["protocolVersion"] == "2025-11-25"
+    await server.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+    return server
+
+
+def assert_answered(reply: dict[str, Any]) -> None:
+    """A JSON-RPC error, or a tool result; never a traceback on the wire."""
+    if "error" in reply:
+        assert isinstance(reply["error"]["code"], int)
+        assert "Traceback" not in json.dumps(reply)
+        return
+    result = reply["result"]
+    assert isinstance(result["content"], list)
+    if result.get("isError"):
+        assert result["structuredContent"]["code"] != "internal_error", result
+
+
+async def test_malformed_messages_never_kill_the_server(ws: Path) -> None:
+    server = await start(ws)
+    try:
+        for garbage in (
+            b"{",
+            b"[]",
+            b"42",
+            b'"x"',
+            b'{"jsonrpc": "2.0"}',
+            b"\xff\xfe",
+            b'{"id": 5}',
+            b"null",
+        ):
+            await server.send(garbage)
+        for method, params in [
+            ("tools/call", None),
+            ("tools/call", {"name": 5}),
+            ("tools/call", {"name": "read_file", "arguments": [1, 2]}),
+            ("tools/call", {"name": "read_file", "arguments": "path"}),
+            ("no/such/method", {}),
+            ("tools/list", {"cursor": {"deep": True}}),
+        ]:
+            assert_answered(await server.request(method, params))
+        # Nested deeper than any JSON encoder recurses: written by hand.
+        deep = "[" * 5000 + '"x"' + "]" * 5000
+        await server.send(
+            b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file",'
+            b'"arguments":{"path":' + deep.encode() + b"}}}"
+        )
+        # The SDK's reader cannot parse it (pydantic's recursion limit) and drops it, as it does
+        # every line it cannot read: no reply, and the server goes on serving.
+        after_deep = await server.request(
+            "tools/call", {"name": "read_file", "arguments": {"path": "hello.txt"}}
+        )
+        assert "hello from the fixture" in after_deep["result"]["content"][0]["text"]
+        huge = {"path": "hello.txt", "content": "y" * 20_000_000}
+        assert_answered(
+            await server.request("tools/call", {"name": "write_file", "arguments": huge})
+        )
+        unknown = await server.request("tools/call", {"name": "nope", "arguments": {}})
+        assert unknown["result"]["structuredContent"]["code"] == "unknown_tool"
+        alive = await server.request(
+            "tools/call", {"name": "read_file", "arguments": {"path": "hello.txt"}}
+        )
+        assert "hello from the fixture" in alive["result"]["content"][0]["text"]
+    finally:
+        server.process.kill()
+        await server.process.wait()
+
+
+async def test_fuzzed_tool_calls_are_results(ws: Path) -> None:
+    """Random names and arguments (schema-agnostic); seeded so a failure reproduces."""
+    from lsp_server.tools.registry import build_registry
+
+    names = [tool.name for tool in build_registry().surface("full") if tool.contract.read_only]
+    rng = random.Random(14)
+    server = await start(ws)
+    try:
+        for number in range(150):
+            name = rng.choice([*names, "", "x" * 300, "read_file\x00"])
+            # (A lone surrogate escape makes the SDK's reader drop the line: not sent here.)
+            arguments = (
+                random_json(rng)
+                if number % 3
+                else {"path": rng.choice(["hello.txt", "../..", "a" * 5000])}
+            )
+            if not isinstance(arguments, dict):
+                arguments = {"value": arguments}
+            assert_answered(
+                await server.request("tools/call", {"name": name, "arguments": arguments})
+            )
+        alive = await server.request("tools/list", {})
+        assert len(alive["result"]["tools"]) == len(build_registry().surface("full"))
+    finally:
+        server.process.kill()
+        await server.process.wait()
