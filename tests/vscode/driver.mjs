@@ -243,7 +243,7 @@ async function lspProxyScenario(page) {
     // The first answer waits for VS Code's TypeScript server to load the project.
     const check = await waitFor("the lsp_* answers", (o) => o.kind === "lspCheck", 180_000);
     await page.screenshot({ path: join(config.artifacts, "lsp-proxy.png") });
-    note("lsp answers", { results: check.results, processes: check.processes, extensionHostPid: check.extensionHostPid });
+    note("lsp answers", { results: check.results, diagnostics: check.diagnostics, processes: check.processes, extensionHostPid: check.extensionHostPid });
   });
 }
 

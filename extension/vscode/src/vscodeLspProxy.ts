@@ -22,6 +22,12 @@ import type { LspRequestParams, LspRequestResult } from "./common/protocol";
 
 // Diagnostics of a document just opened arrive a moment later.
 const DIAGNOSTICS_WAIT_MS = 5_000;
+// Bound on waiting for a just-opened document's server to load its project (the server
+// waits 30 s for the whole answer: lsp.editorTimeoutSeconds).
+const READY_WAIT_MS = 10_000;
+// Asks again (at most, and how far apart) until two answers agree, for a just-opened document.
+const STABLE_ASKS = 4;
+const STABLE_PAUSE_MS = 1_000;
 
 interface TextDocumentParams {
   textDocument?: { uri?: string };
@@ -38,24 +44,39 @@ function sameLocation(a: { uri: string; range: { start: LspPosition } }, b: { ur
   return a.uri === b.uri && a.range.start.line === b.range.start.line && a.range.start.character === b.range.start.character;
 }
 
-async function diagnosticsOf(uri: vscode.Uri): Promise<readonly vscode.Diagnostic[]> {
-  const current = vscode.languages.getDiagnostics(uri);
-  if (current.length > 0) {
-    return current;
-  }
+/** Resolves at the first diagnostics change for `uri`, or after `timeoutMs`. */
+function firstDiagnostics(uri: vscode.Uri, timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       subscription.dispose();
-      resolve(vscode.languages.getDiagnostics(uri));
-    }, DIAGNOSTICS_WAIT_MS);
+      resolve();
+    }, timeoutMs);
     const subscription = vscode.languages.onDidChangeDiagnostics((event) => {
       if (event.uris.some((changed) => changed.toString() === uri.toString())) {
         clearTimeout(timer);
         subscription.dispose();
-        resolve(vscode.languages.getDiagnostics(uri));
+        resolve();
       }
     });
   });
+}
+
+/** The document's diagnostics; none yet: wait (bounded) for the server to report some
+ * (syntax checks come first, often empty, then the project's). A clean file costs the
+ * whole wait. */
+async function diagnosticsOf(uri: vscode.Uri): Promise<readonly vscode.Diagnostic[]> {
+  const deadline = Date.now() + DIAGNOSTICS_WAIT_MS;
+  while (vscode.languages.getDiagnostics(uri).length === 0 && Date.now() < deadline) {
+    await firstDiagnostics(uri, deadline - Date.now());
+  }
+  return vscode.languages.getDiagnostics(uri);
+}
+
+/** VS Code checks only documents shown in an editor (its TypeScript support computes no
+ * diagnostics for one opened in the background): no diagnostics for such a document is no
+ * answer, not "no problems". */
+function shownInAnEditor(uri: vscode.Uri): boolean {
+  return vscode.window.visibleTextEditors.some((editor) => editor.document.uri.toString() === uri.toString());
 }
 
 /** Opening a document in the background starts its language's extensions; their providers
@@ -99,13 +120,34 @@ export async function answerLspRequest(request: LspRequestParams): Promise<LspRe
     return { handled: false };
   }
   const uri = vscode.Uri.parse(text);
+  const wasOpen = vscode.workspace.textDocuments.some((open) => open.uri.toString() === uri.toString());
   const document = await vscode.workspace.openTextDocument(uri);
   if (document.languageId === "plaintext") {
     return { handled: false };
   }
   await activateLanguage(document.languageId);
-  const result = await ask(request.method, params, uri);
+  if (!wasOpen && request.method !== "textDocument/diagnostic") {
+    // A server still loading the project answers in part (TypeScript points at the import
+    // instead of the definition): its first diagnostics for the document say it is loaded.
+    await firstDiagnostics(uri, READY_WAIT_MS);
+  }
+  let result = await ask(request.method, params, uri);
+  if (!wasOpen && request.method !== "textDocument/diagnostic") {
+    // A project that is still loading gives partial answers; one that repeats is whole.
+    for (let attempt = 0; attempt < STABLE_ASKS; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, STABLE_PAUSE_MS));
+      const again = await ask(request.method, params, uri);
+      const same = JSON.stringify(again) === JSON.stringify(result);
+      result = again;
+      if (same) {
+        break;
+      }
+    }
+  }
   if (isEmptyAnswer(request.method, result)) {
+    return { handled: false };
+  }
+  if (request.method === "textDocument/diagnostic" && !shownInAnEditor(uri) && vscode.languages.getDiagnostics(uri).length === 0) {
     return { handled: false };
   }
   return { handled: true, result, server: providerName(document.languageId) };

@@ -9,9 +9,9 @@ local await = require("toolhost.await")
 
 local M = {}
 
--- A little less than the server's bound (lsp.editorTimeoutSeconds, default 10 s), so that
--- an answer that comes is not thrown away.
-M.timeout_ms = 8000
+-- Less than the server's bound (lsp.editorTimeoutSeconds, default 30 s), so that an
+-- answer that comes is not thrown away.
+M.timeout_ms = 25000
 
 local function is_toolhost(client)
   local ok, toolhost = pcall(require, "toolhost")
