@@ -32,6 +32,7 @@ from lsp_server.config.layers import WORKSPACE_CONFIG_NAME
 from lsp_server.config.tree import Config
 from lsp_server.config.trust import TrustStore
 from lsp_server.dirs import Dirs
+from lsp_server.langservers.answer_log import LspAnswerLog
 from lsp_server.langservers.manager import LanguageServerManager
 from lsp_server.policy.audit import AuditListener, AuditLog
 from lsp_server.policy.authorizer import PolicyApprover, PolicyService
@@ -113,6 +114,10 @@ def build_runtime(
         listeners=parts.listeners,
         state_dir=dirs.state,
     )
+    answers: LspAnswerLog = runtime.services.get(LspAnswerLog)
+    parts.lifecycle.status_providers["lspAnswers"] = lambda: answers.status(
+        runtime.config.lsp.provider, runtime.client.features.lsp_proxy
+    )
     return runtime, parts.lifecycle
 
 
@@ -190,6 +195,7 @@ class _Parts:
     def language_servers(self, config: Config) -> None:
         """Started on the first lsp_* call; stopped at shutdown (see `finish`)."""
         self.factories[LanguageServerManager] = lambda: LanguageServerManager(config.lsp)
+        self.instances[LspAnswerLog] = LspAnswerLog()
 
 
 def _index_refresh(index: CodeIndexService) -> CallListener:

@@ -117,6 +117,9 @@ class StatusResult:
     index: JSON
     policy_sources: list[str]
     config_problems: list[str]
+    lsp_answers: JSON = None
+    """Who answers lsp_* questions: `provider` (lsp.provider), `editorAnswers` (the client
+    declared lspProxy) and, per language, who answered last (`editor` or `toolhost`)."""
     mcp_sessions: list[JSON] = attrs.Factory(list)
     """MCP clients attached to this runtime (`toolhost mcp`), one session each."""
 
@@ -189,6 +192,25 @@ class SaveDocumentParams:
 @attrs.define
 class SaveDocumentResult:
     saved: bool
+
+
+@attrs.define
+class LspRequestParams:
+    """A standard LSP request (`textDocument/definition`, `.../references`, `.../hover`,
+    `.../diagnostic`) with its standard params, for the editor's own language servers.
+    Positions are in UTF-16 code units, as LSP counts by default."""
+
+    method: str
+    params: JSON
+
+
+@attrs.define
+class LspRequestResult:
+    handled: bool
+    """false: the editor has no language server for that document (toolhost asks its own)."""
+    result: JSON = None
+    server: str | None = None
+    """The editor's server that answered (e.g. "pyright"), for the answer's provenance line."""
 
 
 @attrs.define
@@ -277,6 +299,7 @@ TOOLHOST_STATUS = "toolhost/status"
 TOOLHOST_PREVIEW = "toolhost/preview"
 TOOLHOST_APPROVE = "toolhost/approve"
 TOOLHOST_SAVE_DOCUMENT = "toolhost/saveDocument"
+TOOLHOST_LSP_REQUEST = "toolhost/lspRequest"
 TOOLHOST_DID_CALL = "toolhost/didCall"
 TOOLHOST_JOB_UPDATE = "toolhost/jobUpdate"
 TOOLHOST_PRESENT = "toolhost/present"
@@ -289,6 +312,7 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec(TOOLHOST_PREVIEW, PreviewParams, PreviewResult, "client->server"),
     MethodSpec(TOOLHOST_APPROVE, ApproveParams, ApproveResult, "server->client"),
     MethodSpec(TOOLHOST_SAVE_DOCUMENT, SaveDocumentParams, SaveDocumentResult, "server->client"),
+    MethodSpec(TOOLHOST_LSP_REQUEST, LspRequestParams, LspRequestResult, "server->client"),
     MethodSpec(TOOLHOST_DID_CALL, DidCallParams, None, "server->client"),
     MethodSpec(TOOLHOST_JOB_UPDATE, JobUpdateParams, None, "server->client"),
     MethodSpec(TOOLHOST_PRESENT, PresentParams, None, "server->client"),
@@ -314,6 +338,8 @@ MESSAGE_TYPES: tuple[type[Any], ...] = (
     PreviewResult,
     SaveDocumentParams,
     SaveDocumentResult,
+    LspRequestParams,
+    LspRequestResult,
     DidCallParams,
     JobUpdateParams,
     PresentedFileInfo,

@@ -100,6 +100,13 @@ class SearchConfig:
 @attrs.define
 class LspConfig:
     provider: Literal["auto", "spawn", "editor"] = "auto"
+    """Who answers lsp_* questions. auto: the editor's own language servers when the client
+    declared lspProxy (toolhost/lspRequest), toolhost's own when the editor has none, fails
+    or is too slow; editor: only the editor's (never start a server); spawn: only toolhost's."""
+    editor_timeout_seconds: float = 30.0
+    """Bound on the editor's answer to toolhost/lspRequest (then toolhost's own server, in
+    auto). Generous: an editor whose language support is still starting takes seconds, and
+    starting toolhost's own copy instead takes longer still."""
     servers: dict[str, list[str]] = attrs.Factory(dict)
     """Command per language, e.g. {python = ["pyright-langserver", "--stdio"]}."""
     project_servers: bool = False

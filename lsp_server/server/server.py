@@ -291,6 +291,7 @@ class ToolhostServer(LanguageServer):
             index=extra.pop("index", None),
             policy_sources=self.policy_sources,
             config_problems=self.config_problems,
+            lsp_answers=extra.pop("lspAnswers", None),
             mcp_sessions=self.attach_listener.status(),
         )
 

@@ -14,9 +14,10 @@ import pytest
 from lsp_server.langservers.discovery import ServerNotFound, resolve_server
 from lsp_server.langservers.manager import LanguageServerManager
 from lsp_server.langservers.table import ROWS_BY_NAME
+from lsp_server.protocol import CallResult
 from lsp_server.runtime.dispatch import Runtime
 from tests.conftest import clients_required
-from tests.helpers import make_runtime
+from tests.helpers import make_runtime, text_of
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -75,3 +76,11 @@ async def project(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
         yield runtime
     finally:
         await stop_servers(runtime)
+
+
+def rows_of(result: CallResult) -> str:
+    """A lsp_* answer without its last line, the provenance (tested on its own in
+    tests/langservers/test_editor_answers.py)."""
+    text = text_of(result)
+    head, _, last = text.rpartition("\n")
+    return head if last.startswith("(answered by ") else text

@@ -15,7 +15,13 @@ from lsp_server.langservers.jsonrpc import JsonRpcProcess
 from lsp_server.langservers.manager import LanguageServerManager
 from lsp_server.runtime.dispatch import Runtime
 from tests.helpers import SERVER_COMMAND, call_tool, lsp_call, lsp_session, text_of
-from tests.langservers.conftest import copy_fixture, lsp_runtime, require_server, stop_servers
+from tests.langservers.conftest import (
+    copy_fixture,
+    lsp_runtime,
+    require_server,
+    rows_of,
+    stop_servers,
+)
 
 pytestmark = pytest.mark.langserver
 
@@ -46,7 +52,7 @@ def process_group_members(pgid: int) -> list[int]:
 @pytest.mark.parametrize("project", ["python"], indirect=True)
 async def test_killed_server_is_restarted_on_the_next_call(project: Runtime) -> None:
     first = await call_tool(project, "lsp_definition", DEFINITION)
-    assert text_of(first) == EXPECTED
+    assert rows_of(first) == EXPECTED
     (client,) = manager_of(project).clients()
     old_pid = client.process.pid
     assert old_pid is not None
@@ -54,7 +60,7 @@ async def test_killed_server_is_restarted_on_the_next_call(project: Runtime) -> 
     await client.process.exited.wait()
     again = await call_tool(project, "lsp_definition", DEFINITION)
     assert not again.is_error, text_of(again)
-    assert text_of(again) == EXPECTED
+    assert rows_of(again) == EXPECTED
     (restarted,) = manager_of(project).clients()
     assert restarted.process.pid != old_pid
 
@@ -97,7 +103,7 @@ async def test_edit_file_is_resynced_to_the_server(project: Runtime) -> None:
     )
     assert not edited.is_error, text_of(edited)
     after = await call_tool(project, "lsp_diagnostics", {"file": "bad_types.py"})
-    assert text_of(after) == "0 diagnostic(s) in bad_types.py."
+    assert rows_of(after) == "0 diagnostic(s) in bad_types.py."
     (client,) = manager_of(project).clients()
     (document,) = [d for d in client.documents.values() if d.uri.endswith("bad_types.py")]
     assert document.version == 2
@@ -134,13 +140,13 @@ async def test_request_during_indexing_is_right_or_not_ready(tmp_path: Path) -> 
             if result.is_error:
                 assert result.error is not None and result.error.code == "lsp.not_ready"
         if not definition.is_error:
-            assert text_of(definition) == "core.py:1: def shared_helper(value: int) -> int:"
+            assert rows_of(definition) == "core.py:1: def shared_helper(value: int) -> int:"
         # Asked again until ready (bounded by attempts, not by time): the full answer.
         for _ in range(30):
             if not references.is_error:
                 break
             references = await call_tool(runtime, "lsp_references", arguments)
-        rows = text_of(references).splitlines()
+        rows = rows_of(references).splitlines()
         # 400 modules x (1 import + 20 calls) + the definition = 8401 rows, capped at 200.
         assert rows[-1] == "(8201 more not shown; pass a larger limit)", rows[-3:]
         assert len(rows) == 201
@@ -165,7 +171,7 @@ async def test_no_language_server_survives_toolhost_shutdown(tmp_path: Path, lan
     arguments, expected = SHUTDOWN_CASES[language]
     async with lsp_session(root) as client:
         result = await lsp_call(client, "lsp_definition", arguments)
-        assert text_of(result) == expected
+        assert rows_of(result) == expected
         status = await client.protocol.send_request_async("toolhost/status", {})
         (server,) = status["languageServers"]
         pgid = server["pid"]
@@ -184,7 +190,7 @@ async def test_idle_documents_are_closed_and_idle_servers_stopped(tmp_path: Path
     runtime = lsp_runtime(root, {"lsp": {"documentIdleSeconds": 1.0, "idleSeconds": 4.0}})
     try:
         result = await call_tool(runtime, "lsp_definition", DEFINITION)
-        assert text_of(result) == EXPECTED
+        assert rows_of(result) == EXPECTED
         manager = manager_of(runtime)
         (client,) = manager.clients()
         pgid = client.process.pid
@@ -202,7 +208,7 @@ async def test_idle_documents_are_closed_and_idle_servers_stopped(tmp_path: Path
         assert process_group_members(pgid) == []
         # The next call starts it again.
         again = await call_tool(runtime, "lsp_definition", DEFINITION)
-        assert text_of(again) == EXPECTED
+        assert rows_of(again) == EXPECTED
     finally:
         await stop_servers(runtime)
 
@@ -234,7 +240,7 @@ async def test_no_language_server_survives_exit_without_shutdown(tmp_path: Path)
         result = await toolhost.request(
             "toolhost/call", {"name": "lsp_definition", "arguments": DEFINITION}, 120
         )
-        assert text_of(result) == EXPECTED
+        assert rows_of(result) == EXPECTED
         status = await toolhost.request("toolhost/status", {}, 30)
         pgid = status["languageServers"][0]["pid"]
         assert process_group_members(pgid)

@@ -10,7 +10,7 @@ import pytest
 
 from lsp_server.runtime.dispatch import Runtime
 from tests.helpers import call_tool, text_of
-from tests.langservers.conftest import GOLDEN
+from tests.langservers.conftest import GOLDEN, rows_of
 
 pytestmark = pytest.mark.langserver
 
@@ -63,10 +63,11 @@ def check_golden(language: str, name: str, actual: str) -> None:
 
 
 async def ok_text(runtime: Runtime, tool: str, arguments: dict[str, Any]) -> str:
+    """The answer's rows; its provenance line says toolhost's own server answered."""
     result = await call_tool(runtime, tool, arguments)
-    text = text_of(result)
-    assert not result.is_error, text
-    return text
+    assert not result.is_error, text_of(result)
+    assert text_of(result).rpartition("\n")[2].startswith("(answered by toolhost's ")
+    return rows_of(result)
 
 
 def position(case: tuple[str, int, str]) -> dict[str, Any]:

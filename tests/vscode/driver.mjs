@@ -236,6 +236,17 @@ async function untrustedScenario(page) {
   });
 }
 
+/** The agent's lsp_* questions, answered by VS Code's own TypeScript support. */
+async function lspProxyScenario(page) {
+  await section(page, "lspproxy", async () => {
+    await runCommand(page, "Toolhost E2E: LSP Check");
+    // The first answer waits for VS Code's TypeScript server to load the project.
+    const check = await waitFor("the lsp_* answers", (o) => o.kind === "lspCheck", 180_000);
+    await page.screenshot({ path: join(config.artifacts, "lsp-proxy.png") });
+    note("lsp answers", { results: check.results, diagnostics: check.diagnostics, processes: check.processes, extensionHostPid: check.extensionHostPid });
+  });
+}
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: config.chromium,
@@ -275,6 +286,10 @@ async function main() {
 
     if (config.scenario === "untrusted") {
       await untrustedScenario(page);
+      return;
+    }
+    if (config.scenario === "lspproxy") {
+      await lspProxyScenario(page);
       return;
     }
 

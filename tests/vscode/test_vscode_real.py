@@ -38,6 +38,9 @@ from tests.vscode.vscode_env import (
 pytestmark = [pytest.mark.real_client, pytest.mark.slow, pytest.mark.timeout(600)]
 
 DRIVER = Path(__file__).resolve().parent / "driver.mjs"
+LANGSERVER_TESTS = Path(__file__).resolve().parents[1] / "langservers"
+TYPESCRIPT_FIXTURE = LANGSERVER_TESTS / "fixtures" / "typescript"
+TYPESCRIPT_GOLDEN = LANGSERVER_TESTS / "golden" / "typescript"
 # driver.mjs writes long.txt with these lines changed (a 61-line diff in five hunks).
 CHANGED_AT = [8, 9, 10, 50, 51, 95, 96, 140, 141, 189, 190, 191]
 CHANGED_LINES = [f"LINE {n} (changed)" for n in CHANGED_AT]
@@ -409,3 +412,53 @@ def check_lm_tools(steps: dict[str, Any], approvals: list[Any], expect: Expect) 
         not any(a["params"]["session"] == "vscode-lm" for a in approvals),
         "no toolhost prompt for a call VS Code already confirmed",
     )
+
+
+@pytest.fixture
+def typescript_workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ts-workspace"
+    shutil.copytree(TYPESCRIPT_FIXTURE, root)
+    return root
+
+
+def test_lsp_tools_are_answered_by_vscode_s_own_typescript_support(
+    tmp_path: Path, toolhost_vsix: Path, typescript_workspace: Path
+) -> None:
+    """lsp_* through the extension's toolhost/lspRequest handler: VS Code's built-in
+    TypeScript features answer, formatted as toolhost formats its own servers' answers
+    (the same rows as tests/langservers/golden/typescript), and toolhost starts no
+    typescript-language-server."""
+    report = run_cycle(tmp_path, toolhost_vsix, typescript_workspace, "lspproxy", trusted=True)
+    assert report["failures"] == [], json.dumps(report["failures"], indent=2)
+    steps = {step["name"]: step for step in report["steps"]}
+    results = steps["lsp answers"]["results"]
+    provenance = "(answered by the editor's VS Code typescript language features for "
+    for name, result in results.items():
+        assert result["isError"] is False, (name, result)
+        assert result["text"].rpartition("\n")[2].startswith(provenance), (name, result["text"])
+    rows = {name: result["text"].rpartition("\n")[0] for name, result in results.items()}
+    golden = TYPESCRIPT_GOLDEN
+    assert rows["definition"] == (golden / "definition.txt").read_text().rstrip("\n")
+    assert rows["references"] == (golden / "references.txt").read_text().rstrip("\n")
+    # CJK and emoji before the symbol: the same definition as on toolhost's own path.
+    assert rows["unicode"] == (golden / "definition.txt").read_text().rstrip("\n")
+    assert "makeCircle(radius: number): Circle" in rows["hover"]
+    # VS Code computes no diagnostics for a file no editor shows: the extension says it has
+    # no answer, and toolhost's own server gives the usual one.
+    diagnostics = steps["lsp answers"]["diagnostics"]["text"]
+    assert diagnostics == (TYPESCRIPT_GOLDEN / "diagnostics.txt").read_text() + (
+        "(answered by toolhost's typescript-language-server for the file on disk)"
+    )
+    # From /proc, after the four answers: VS Code's tsserver is there, toolhost's server has
+    # no child.
+    processes = steps["lsp answers"]["processes"]
+    servers = [p for p in processes if " serve" in p["cmdline"] and "toolhost" in p["cmdline"]]
+    assert servers, processes
+    below = {p["pid"] for p in servers}
+    for proc in sorted(processes, key=lambda p: p["pid"]):
+        if proc["ppid"] in below:
+            below.add(proc["pid"])
+    children = [p for p in processes if p["pid"] in below and p not in servers]
+    assert children == [], children
+    assert not any("typescript-language-server" in p["cmdline"] for p in processes)
+    assert any("tsserver" in p["cmdline"] for p in processes), "VS Code's own tsserver"

@@ -24,6 +24,8 @@ import {
   type CallResult,
   type DidCallParams,
   type JobUpdateParams,
+  type LspRequestParams,
+  type LspRequestResult,
   METHODS,
   type PresentParams,
   type SaveDocumentParams,
@@ -34,12 +36,13 @@ import type { PreviewParams, PreviewResult } from "./common/protocol";
 import { resolveServer, type ServerCommand } from "./common/serverResolution";
 import { buildInitializationOptions, serverSettingKeys } from "./common/settings";
 import { NodeProbe } from "./vscodeHost";
+import { answerLspRequest } from "./vscodeLspProxy";
 
 /** Declares what this client can do in initialize: capabilities.experimental.toolhost. */
 class ToolhostCapabilities implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
     const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-    experimental.toolhost = { approvals: true, saveDocument: true, lspProxy: false, preApproved: true };
+    experimental.toolhost = { approvals: true, saveDocument: true, lspProxy: true, preApproved: true };
     capabilities.experimental = experimental;
   }
   initialize(): void {}
@@ -190,6 +193,14 @@ export class ServerController implements vscode.Disposable {
       const result = await askApproval(this.host, params, abandoned.signal);
       this.emit({ kind: "approval", params, result });
       return result;
+    });
+    client.onRequest(METHODS.lspRequest, async (params: LspRequestParams): Promise<LspRequestResult> => {
+      try {
+        return await answerLspRequest(params);
+      } catch (error) {
+        this.output.appendLine(`toolhost/lspRequest ${params.method} failed: ${String(error)}`);
+        return { handled: false };
+      }
     });
     client.onRequest(METHODS.saveDocument, async (params: SaveDocumentParams): Promise<SaveDocumentResult> => {
       const uri = vscode.Uri.parse(params.uri);

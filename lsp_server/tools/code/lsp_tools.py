@@ -9,21 +9,30 @@ rows, sorted and deduplicated. Failures are lsp.* errors, never an empty list.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsp_server.config.tree import LspConfig
+from lsp_server.langservers import operations
+from lsp_server.langservers.answer_log import LspAnswerLog
+from lsp_server.langservers.child import LanguageServerClient, OpenDocument
+from lsp_server.langservers.manager import LanguageServerManager
+from lsp_server.langservers.operations import Location, parse_locations
+from lsp_server.langservers.positions import (
+    SymbolNotOnLine,
+    find_symbol,
+    from_lsp_character,
+    split_lines,
+    to_lsp_character,
+)
+from lsp_server.langservers.table import row_for_extension
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
 from lsp_server.runtime.errors import INVALID_ARGUMENT, ToolError
 from lsp_server.runtime.output import cut_line
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.tools._support.schema_parts import boolean, integer, object_schema, string
+from lsp_server.tools.code.editor_servers import Provenance, ask_editor, document_uri
 from lsp_server.tools.code.symbol_lookup import locate_definition
-
-if TYPE_CHECKING:
-    from lsp_server.langservers.child import LanguageServerClient, OpenDocument
-    from lsp_server.langservers.manager import LanguageServerManager
-    from lsp_server.langservers.operations import Location
 
 _POSITION_PROPERTIES: dict[str, Any] = {
     "file": string("File containing the symbol, relative to the workspace root or absolute."),
@@ -113,8 +122,6 @@ async def _current_text(ctx: ToolContext, path: Path) -> str:
 
 def _symbol_index(text: str, args: dict[str, Any], display: str) -> tuple[int, str, int]:
     """(0-based line, that line's text, code-point index of the symbol)."""
-    from lsp_server.langservers.positions import SymbolNotOnLine, find_symbol, split_lines
-
     if "line" not in args:
         raise ToolError(
             INVALID_ARGUMENT,
@@ -144,8 +151,6 @@ def _symbol_index(text: str, args: dict[str, Any], display: str) -> tuple[int, s
 
 
 def _manager(ctx: ToolContext) -> LanguageServerManager:
-    from lsp_server.langservers.manager import LanguageServerManager
-
     return ctx.services.get(LanguageServerManager)
 
 
@@ -161,26 +166,55 @@ def _is_secret(ctx: ToolContext, path: Path) -> bool:
     return verdict
 
 
-async def _locations(ctx: ToolContext, args: dict[str, Any], method: str) -> tuple[str, str]:
-    """Ask for definition or references; -> (rows text, display of the position)."""
-    from lsp_server.langservers import operations
-    from lsp_server.langservers.positions import to_lsp_character
-
+async def _locations(
+    ctx: ToolContext, args: dict[str, Any], method: str
+) -> tuple[str, str, Provenance]:
+    """Ask for definition or references; -> (rows text, display of the position, who
+    answered)."""
     root, path, text = await _document_text(ctx, args)
     display = ctx.workspace.relative(path)
     line, line_text, index = _symbol_index(text, args, display)
     config: LspConfig = ctx.config.lsp
+    include = bool(args.get("include_declaration", True))
+    where = f"`{args['symbol']}` at {display}:{line + 1}"
+    uri, version = document_uri(ctx, path)
+    params = _position_params(uri, line, to_lsp_character(line_text, index, "utf-16"))
+    if method == "references":
+        params["context"] = {"includeDeclaration": include}
+    editor = await ask_editor(ctx, f"textDocument/{method}", params)
+    if editor is not None:
+        provenance = _record(ctx, path, Provenance("editor", editor.server, version))
+        rows = await _format_locations(ctx, parse_locations(editor.result), args.get("limit"))
+        return rows, where, provenance
+    answered: list[str] = []
 
     async def ask(client: LanguageServerClient, document: OpenDocument) -> list[Location]:
+        answered.append(client.name)
         character = to_lsp_character(line_text, index, client.encoding)
         if method == "definition":
             return await operations.definition(client, document, line, character, config)
-        include = bool(args.get("include_declaration", True))
         return await operations.references(client, document, line, character, include, config)
 
     found = await _manager(ctx).call(root, path, text, ask)
-    where = f"`{args['symbol']}` at {display}:{line + 1}"
-    return await _format_locations(ctx, found, args.get("limit")), where
+    provenance = _record(ctx, path, Provenance("toolhost", answered[-1], version))
+    return await _format_locations(ctx, found, args.get("limit")), where, provenance
+
+
+def _position_params(uri: str, line: int, character: int) -> dict[str, Any]:
+    return {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
+
+
+def _record(ctx: ToolContext, path: Path, provenance: Provenance) -> Provenance:
+    """Note who answered for this language (toolhost/status shows it)."""
+    row = row_for_extension(path.suffix)
+    language = row.name if row is not None else (path.suffix.lstrip(".") or path.name)
+    log = ctx.services.get(LspAnswerLog)
+    log.record(language, provenance.answered_by, provenance.server)
+    return provenance
+
+
+def _with_provenance(text: str, provenance: Provenance) -> ToolOutput:
+    return ToolOutput(f"{text}\n{provenance.line()}")
 
 
 async def _format_locations(ctx: ToolContext, found: list[Location], limit: int | None) -> str:
@@ -212,8 +246,6 @@ async def _format_locations(ctx: ToolContext, found: list[Location], limit: int 
 
 async def _source_lines(ctx: ToolContext, path: Path) -> list[str] | None:
     """The file's lines for display; None outside the workspace or for secrets."""
-    from lsp_server.langservers.positions import split_lines
-
     if not ctx.workspace.contains(path, "read") or _is_secret(ctx, path):
         return None
     try:
@@ -223,66 +255,83 @@ async def _source_lines(ctx: ToolContext, path: Path) -> list[str] | None:
 
 
 async def run_definition(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
-    rows, where = await _locations(ctx, args, "definition")
-    if not rows:
-        return ToolOutput(f"No definition found for {where} (the language server has none).")
-    return ToolOutput(rows)
+    rows, where, provenance = await _locations(ctx, args, "definition")
+    text = rows or f"No definition found for {where} (the language server has none)."
+    return _with_provenance(text, provenance)
 
 
 async def run_references(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     args = {**args, "limit": args.get("limit", 200)}
-    rows, where = await _locations(ctx, args, "references")
-    if not rows:
-        return ToolOutput(f"No references found for {where} (the language server has none).")
-    return ToolOutput(rows)
+    rows, where, provenance = await _locations(ctx, args, "references")
+    text = rows or f"No references found for {where} (the language server has none)."
+    return _with_provenance(text, provenance)
 
 
 async def run_hover(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
-    from lsp_server.langservers import operations
-    from lsp_server.langservers.positions import to_lsp_character
-
     root, path, text = await _document_text(ctx, args)
     display = ctx.workspace.relative(path)
     line, line_text, index = _symbol_index(text, args, display)
     config: LspConfig = ctx.config.lsp
+    uri, version = document_uri(ctx, path)
+    params = _position_params(uri, line, to_lsp_character(line_text, index, "utf-16"))
+    editor = await ask_editor(ctx, "textDocument/hover", params)
+    if editor is not None:
+        found = operations.hover_text(editor.result)
+        provenance = _record(ctx, path, Provenance("editor", editor.server, version))
+    else:
+        answered: list[str] = []
 
-    async def ask(client: LanguageServerClient, document: OpenDocument) -> str:
-        character = to_lsp_character(line_text, index, client.encoding)
-        return await operations.hover(client, document, line, character, config)
+        async def ask(client: LanguageServerClient, document: OpenDocument) -> str:
+            answered.append(client.name)
+            character = to_lsp_character(line_text, index, client.encoding)
+            return await operations.hover(client, document, line, character, config)
 
-    found = await _manager(ctx).call(root, path, text, ask)
+        found = await _manager(ctx).call(root, path, text, ask)
+        provenance = _record(ctx, path, Provenance("toolhost", answered[-1], version))
     if not found:
-        return ToolOutput(
+        found = (
             f"No hover information for `{args['symbol']}` at {display}:{line + 1} "
             "(the language server has none)."
         )
-    return ToolOutput(found)
+    return _with_provenance(found, provenance)
 
 
 _SEVERITY = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 
 
 async def run_diagnostics(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
-    from lsp_server.langservers import operations
-    from lsp_server.langservers.positions import split_lines
-
     root, path, text = await _document_text(ctx, args)
     display = ctx.workspace.relative(path)
     config: LspConfig = ctx.config.lsp
+    uri, version = document_uri(ctx, path)
+    editor = await ask_editor(ctx, "textDocument/diagnostic", {"textDocument": {"uri": uri}})
+    if editor is not None:
+        rows = format_diagnostics(_report_items(editor.result), split_lines(text), "utf-16")
+        provenance = _record(ctx, path, Provenance("editor", editor.server, version))
+    else:
+        answered: list[str] = []
 
-    async def ask(client: LanguageServerClient, document: OpenDocument) -> list[str]:
-        found = await operations.diagnostics(client, document, config)
-        return format_diagnostics(found, split_lines(text), client.encoding)
+        async def ask(client: LanguageServerClient, document: OpenDocument) -> list[str]:
+            answered.append(client.name)
+            found = await operations.diagnostics(client, document, config)
+            return format_diagnostics(found, split_lines(text), client.encoding)
 
-    rows = await _manager(ctx).call(root, path, text, ask)
+        rows = await _manager(ctx).call(root, path, text, ask)
+        provenance = _record(ctx, path, Provenance("toolhost", answered[-1], version))
     header = f"{len(rows)} diagnostic(s) in {display}" + (":" if rows else ".")
-    return ToolOutput("\n".join([header, *rows]))
+    return _with_provenance("\n".join([header, *rows]), provenance)
+
+
+def _report_items(result: Any) -> list[Any]:
+    """A DocumentDiagnosticReport ({kind, items}) or a plain list of diagnostics."""
+    if isinstance(result, dict):
+        items = result.get("items")
+        return items if isinstance(items, list) else []
+    return result if isinstance(result, list) else []
 
 
 def format_diagnostics(found: list[Any], lines: list[str], encoding: Any) -> list[str]:
     """`L:C severity [source] message (code)`, 1-based, columns in characters, sorted."""
-    from lsp_server.langservers.positions import from_lsp_character
-
     keyed: list[tuple[int, int, str]] = []
     for item in found:
         if not isinstance(item, dict):

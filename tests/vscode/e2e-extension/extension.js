@@ -24,6 +24,35 @@ async function invoke(name, input) {
   }
 }
 
+/** Every process with its parent and command line, from /proc (the test checks who runs
+ * which language server). */
+function processes() {
+  const found = [];
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) {
+      continue;
+    }
+    try {
+      const cmdline = fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ").trim();
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      found.push({ pid: Number(name), ppid, cmdline: cmdline.slice(0, 400) });
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return found;
+}
+
+// lsp_* calls on the TypeScript fixture (tests/langservers/fixtures/typescript), none of
+// whose files is open in an editor.
+const LSP_CALLS = {
+  definition: ["lsp_definition", { file: "src/main.ts", line: 7, symbol: "makeCircle" }],
+  references: ["lsp_references", { file: "src/main.ts", line: 7, symbol: "makeCircle" }],
+  hover: ["lsp_hover", { file: "src/main.ts", line: 7, symbol: "makeCircle" }],
+  unicode: ["lsp_definition", { file: "src/unicode.ts", line: 3, symbol: "makeCircle" }],
+};
+
 async function activate(context) {
   record({ kind: "e2eActivated", pid: process.pid });
   record({ kind: "trust", trusted: vscode.workspace.isTrusted });
@@ -38,6 +67,23 @@ async function activate(context) {
       record({ kind: "lmTools", names });
       await invoke("toolhost_read_file", { path: "hello.txt" });
       await invoke("toolhost_read_file", { path: "notes.md" });
+    }),
+    vscode.commands.registerCommand("toolhostE2E.lspCheck", async () => {
+      const results = {};
+      for (const [key, [tool, args]] of Object.entries(LSP_CALLS)) {
+        try {
+          const result = await api.call(tool, args);
+          const text = result.content.filter((part) => part.type === "text").map((part) => part.text).join("\n");
+          results[key] = { isError: result.isError, text, error: result.error };
+        } catch (error) {
+          results[key] = { isError: true, text: `${error.name}: ${error.message}` };
+        }
+      }
+      const seen = processes();
+      // Not shown in an editor, bad.ts gets no diagnostics from VS Code: toolhost's own answer.
+      const diagnostics = await api.call("lsp_diagnostics", { file: "src/bad.ts" });
+      const text = diagnostics.content.filter((part) => part.type === "text").map((part) => part.text).join("\n");
+      record({ kind: "lspCheck", results, diagnostics: { isError: diagnostics.isError, text }, processes: seen, extensionHostPid: process.pid });
     }),
     vscode.commands.registerCommand("toolhostE2E.lmEdit", async () => {
       // notes.md: not covered by the Edit(*.txt) rule the always-allow step writes.

@@ -7,6 +7,7 @@
 local protocol = require("toolhost.protocol")
 local approve = require("toolhost.approve")
 local buffers = require("toolhost.buffers")
+local lsp_proxy = require("toolhost.lsp_proxy")
 
 local M = {}
 
@@ -184,6 +185,7 @@ local function client_config(root, cmd)
     handlers = {
       [methods.approve] = approve.handler,
       [methods.save_document] = buffers.save_document_handler,
+      [methods.lsp_request] = lsp_proxy.handler,
       ["workspace/applyEdit"] = buffers.apply_edit_handler,
       [methods.did_call] = on_did_call,
       [methods.job_update] = on_job_update,

@@ -10,7 +10,7 @@ M.methods = generated.methods
 M.client_capabilities = {
   approvals = true,
   saveDocument = true,
-  lspProxy = false,
+  lspProxy = true,
   -- Only a client that confirms calls itself (VS Code's tool dialog) pre-approves.
   preApproved = false,
 }

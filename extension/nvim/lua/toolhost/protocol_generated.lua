@@ -8,6 +8,7 @@ return {
     preview = "toolhost/preview",
     approve = "toolhost/approve",
     save_document = "toolhost/saveDocument",
+    lsp_request = "toolhost/lspRequest",
     did_call = "toolhost/didCall",
     job_update = "toolhost/jobUpdate",
     present = "toolhost/present",

@@ -11,6 +11,7 @@ export const TOOLHOST_STATUS = "toolhost/status";
 export const TOOLHOST_PREVIEW = "toolhost/preview";
 export const TOOLHOST_APPROVE = "toolhost/approve";
 export const TOOLHOST_SAVE_DOCUMENT = "toolhost/saveDocument";
+export const TOOLHOST_LSP_REQUEST = "toolhost/lspRequest";
 export const TOOLHOST_DID_CALL = "toolhost/didCall";
 export const TOOLHOST_JOB_UPDATE = "toolhost/jobUpdate";
 export const TOOLHOST_PRESENT = "toolhost/present";
@@ -104,6 +105,17 @@ export interface JobUpdateParams {
   status: string;
 }
 
+export interface LspRequestParams {
+  method: string;
+  params: unknown;
+}
+
+export interface LspRequestResult {
+  handled: boolean;
+  result?: unknown;
+  server?: string | null;
+}
+
 export interface PresentParams {
   files: PresentedFileInfo[];
   session: string;
@@ -170,6 +182,7 @@ export interface StatusResult {
   index: unknown;
   jobs: unknown[];
   languageServers: unknown[];
+  lspAnswers?: unknown;
   mcpSessions?: unknown[];
   policySources: string[];
   roots: string[];
@@ -211,6 +224,7 @@ export const TOOLHOST_METHODS = [
   { method: "toolhost/preview", direction: "client->server", kind: "request", params: "PreviewParams", result: "PreviewResult" },
   { method: "toolhost/approve", direction: "server->client", kind: "request", params: "ApproveParams", result: "ApproveResult" },
   { method: "toolhost/saveDocument", direction: "server->client", kind: "request", params: "SaveDocumentParams", result: "SaveDocumentResult" },
+  { method: "toolhost/lspRequest", direction: "server->client", kind: "request", params: "LspRequestParams", result: "LspRequestResult" },
   { method: "toolhost/didCall", direction: "server->client", kind: "notification", params: "DidCallParams", result: null },
   { method: "toolhost/jobUpdate", direction: "server->client", kind: "notification", params: "JobUpdateParams", result: null },
   { method: "toolhost/present", direction: "server->client", kind: "notification", params: "PresentParams", result: null },
@@ -227,6 +241,7 @@ export interface ToolhostMessages {
   "toolhost/preview": { params: PreviewParams; result: PreviewResult };
   "toolhost/approve": { params: ApproveParams; result: ApproveResult };
   "toolhost/saveDocument": { params: SaveDocumentParams; result: SaveDocumentResult };
+  "toolhost/lspRequest": { params: LspRequestParams; result: LspRequestResult };
   "toolhost/didCall": { params: DidCallParams; result: void };
   "toolhost/jobUpdate": { params: JobUpdateParams; result: void };
   "toolhost/present": { params: PresentParams; result: void };

@@ -7,6 +7,7 @@ import {
   TOOLHOST_CALL,
   TOOLHOST_DID_CALL,
   TOOLHOST_JOB_UPDATE,
+  TOOLHOST_LSP_REQUEST,
   TOOLHOST_PRESENT,
   TOOLHOST_PREVIEW,
   TOOLHOST_RESULT,
@@ -26,6 +27,8 @@ export type {
   DidCallParams,
   ErrorInfo,
   JobUpdateParams,
+  LspRequestParams,
+  LspRequestResult,
   PresentParams,
   SaveDocumentParams,
   SaveDocumentResult,
@@ -46,6 +49,7 @@ export const METHODS = {
   jobUpdate: TOOLHOST_JOB_UPDATE,
   present: TOOLHOST_PRESENT,
   preview: TOOLHOST_PREVIEW,
+  lspRequest: TOOLHOST_LSP_REQUEST,
 } as const satisfies Record<string, ToolhostMethod>;
 
 /** One element of CallResult.content (the schema leaves it open: MCP-style parts). */

@@ -1,0 +1,208 @@
+"""lsp_* questions asked of the editor first (toolhost/lspRequest), over a real `toolhost
+serve` subprocess. The test client plays an editor that declares (or not) `lspProxy`;
+the real editors' own servers answer in tests/nvim and tests/vscode."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_lsp import LanguageClient
+
+from tests.helpers import lsp_call, lsp_session, make_test_client, text_of
+from tests.langservers.conftest import copy_fixture, require_server
+
+pytestmark = pytest.mark.langserver
+
+Answer = Callable[[dict[str, Any]], Awaitable[Any]]
+UNICODE_LINE = 3  # unicode_names.py: CJK names and emoji before `make_circle`
+
+
+class LspEditor:
+    """An editor that answers toolhost/lspRequest with `answer` and records each request."""
+
+    def __init__(self, answer: Answer) -> None:
+        self.answer = answer
+        self.requests: list[dict[str, Any]] = []
+
+    def factory(self) -> LanguageClient:
+        client = make_test_client()
+
+        @client.feature("toolhost/lspRequest")
+        async def lsp_request(params: dict[str, Any]) -> Any:
+            self.requests.append(params)
+            return await self.answer(params)
+
+        return client
+
+
+def handled(result: Any, server: str = "pyright") -> Answer:
+    async def respond(params: dict[str, Any]) -> Any:
+        return {"handled": True, "result": result, "server": server}
+
+    return respond
+
+
+async def not_handled(params: dict[str, Any]) -> Any:
+    return {"handled": False}
+
+
+async def answers_too_late(params: dict[str, Any]) -> Any:
+    # After toolhost's 1 s bound, before the session ends (its own server takes longer).
+    await asyncio.sleep(1.5)
+    return {"handled": True, "result": [], "server": "slow-server"}
+
+
+async def fails(params: dict[str, Any]) -> Any:
+    raise RuntimeError("the editor's language client crashed")
+
+
+def definition_location(root: Path) -> dict[str, Any]:
+    start = {"line": 14, "character": 4}
+    return {"uri": (root / "shapes.py").as_uri(), "range": {"start": start, "end": start}}
+
+
+async def definition(
+    root: Path, editor: LspEditor, experimental: dict[str, Any] | None, **lsp: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """lsp_definition of make_circle on the unicode line; -> (result, toolhost/status)."""
+    async with lsp_session(
+        root,
+        options={"lsp": lsp} if lsp else None,
+        experimental=experimental,
+        client_factory=editor.factory,
+    ) as client:
+        arguments = {"file": "unicode_names.py", "line": UNICODE_LINE, "symbol": "make_circle"}
+        result = await lsp_call(client, "lsp_definition", arguments)
+        status = await client.protocol.send_request_async("toolhost/status", {})
+    return result, status
+
+
+PROXY = {"lspProxy": True}
+EXPECTED_ROW = "shapes.py:15: def make_circle(radius: float) -> Circle:"
+
+
+def utf16_character(line: str, symbol: str) -> int:
+    return len(line[: line.index(symbol)].encode("utf-16-le")) // 2
+
+
+async def test_the_editor_answers_with_utf16_positions_and_is_named(tmp_path: Path) -> None:
+    root = copy_fixture("python", tmp_path)
+    editor = LspEditor(handled([definition_location(root)]))
+    result, status = await definition(root, editor, PROXY, provider="editor")
+    assert not result["isError"], text_of(result)
+    assert text_of(result) == (
+        f"{EXPECTED_ROW}\n(answered by the editor's pyright for the file on disk)"
+    )
+    (request,) = editor.requests
+    assert request["method"] == "textDocument/definition"
+    line = (root / "unicode_names.py").read_text().splitlines()[UNICODE_LINE - 1]
+    assert request["params"]["position"] == {
+        "line": UNICODE_LINE - 1,
+        "character": utf16_character(line, "make_circle"),
+    }
+    assert request["params"]["textDocument"]["uri"] == (root / "unicode_names.py").as_uri()
+    # provider = "editor": toolhost started no server of its own.
+    assert status["languageServers"] == []
+    assert status["lspAnswers"]["languages"]["python"]["answeredBy"] == "editor"
+    assert status["lspAnswers"]["editorAnswers"] is True
+
+
+@pytest.mark.parametrize(
+    "answer", [not_handled, answers_too_late, fails], ids=["handled-false", "timeout", "error"]
+)
+async def test_without_an_editor_answer_toolhost_s_own_server_answers(
+    tmp_path: Path, answer: Answer
+) -> None:
+    root = copy_fixture("python", tmp_path)
+    require_server("python", root)
+    editor = LspEditor(answer)
+    result, status = await definition(root, editor, PROXY, editorTimeoutSeconds=1)
+    assert not result["isError"], text_of(result)
+    assert text_of(result) == (
+        f"{EXPECTED_ROW}\n(answered by toolhost's pyright-langserver for the file on disk)"
+    )
+    assert len(editor.requests) == 1
+    assert status["lspAnswers"]["languages"]["python"]["answeredBy"] == "toolhost"
+
+
+async def test_a_client_that_did_not_declare_lsp_proxy_is_never_asked(tmp_path: Path) -> None:
+    root = copy_fixture("python", tmp_path)
+    require_server("python", root)
+    editor = LspEditor(handled([definition_location(root)]))
+    result, status = await definition(root, editor, {"approvals": True})
+    assert not result["isError"], text_of(result)
+    assert text_of(result).endswith(
+        "(answered by toolhost's pyright-langserver for the file on disk)"
+    )
+    assert editor.requests == []
+    assert status["lspAnswers"]["editorAnswers"] is False
+
+
+async def test_provider_spawn_never_asks_the_editor(tmp_path: Path) -> None:
+    root = copy_fixture("python", tmp_path)
+    require_server("python", root)
+    editor = LspEditor(handled([definition_location(root)]))
+    result, _ = await definition(root, editor, PROXY, provider="spawn")
+    assert text_of(result).endswith(
+        "(answered by toolhost's pyright-langserver for the file on disk)"
+    )
+    assert editor.requests == []
+
+
+async def test_provider_editor_without_an_answer_is_a_clear_refusal(tmp_path: Path) -> None:
+    root = copy_fixture("python", tmp_path)
+    editor = LspEditor(not_handled)
+    result, status = await definition(root, editor, PROXY, provider="editor")
+    assert result["isError"]
+    assert result["error"]["code"] == "lsp.unavailable"
+    assert "the editor has no language server for this file" in text_of(result)
+    assert 'lsp.provider to "auto"' in text_of(result)
+    assert status["languageServers"] == []
+
+
+async def test_editor_hover_and_diagnostics_are_formatted_as_toolhost_s_own(
+    tmp_path: Path,
+) -> None:
+    root = copy_fixture("python", tmp_path)
+    diagnostic = {
+        "range": {"start": {"line": 1, "character": 11}, "end": {"line": 1, "character": 22}},
+        "severity": 1,
+        "source": "Pyright",
+        "message": "Type is not assignable\n  to int",
+        "code": "reportReturnType",
+    }
+
+    async def answer(params: dict[str, Any]) -> Any:
+        if params["method"] == "textDocument/hover":
+            hover = {"contents": {"kind": "markdown", "value": "def make_circle(...)"}}
+            return {"handled": True, "result": hover, "server": "pyright"}
+        report = {"kind": "full", "items": [diagnostic]}
+        return {"handled": True, "result": report, "server": "Pylance"}
+
+    editor = LspEditor(answer)
+    async with lsp_session(
+        root,
+        options={"lsp": {"provider": "editor"}},
+        experimental=PROXY,
+        client_factory=editor.factory,
+    ) as client:
+        hover = await lsp_call(
+            client, "lsp_hover", {"file": "main.py", "line": 8, "symbol": "make_circle"}
+        )
+        found = await lsp_call(client, "lsp_diagnostics", {"file": "bad_types.py"})
+    assert text_of(hover) == (
+        "def make_circle(...)\n(answered by the editor's pyright for the file on disk)"
+    )
+    assert text_of(found) == (
+        "1 diagnostic(s) in bad_types.py:\n"
+        "2:12 error [Pyright] Type is not assignable to int (reportReturnType)\n"
+        "(answered by the editor's Pylance for the file on disk)"
+    )
+    assert [r["method"] for r in editor.requests] == [
+        "textDocument/hover",
+        "textDocument/diagnostic",
+    ]
