@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from lsp_server import __version__, index_cli
+from lsp_server import __version__, checkpoint_cli, index_cli
 from lsp_server.config import Config
 from lsp_server.policy.terminal import TerminalAsker, allow_everything
 from lsp_server.policy.wiring import attach_policy, load_layers
@@ -52,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     schemas.add_argument("action", choices=["generate", "check"])
 
     index_cli.add_parser(commands)
+    checkpoint_cli.add_parsers(commands)
     doctor = commands.add_parser("doctor", help="which language server serves each language")
     doctor.add_argument("--root", type=Path, default=Path.cwd(), help="project to check")
 
@@ -77,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(_call(args))
     if args.command == "schemas":
         return _schemas(args.action)
+    if args.command in ("checkpoints", "revert"):
+        return checkpoint_cli.run(args)
     if args.command == "index":
         return index_cli.run_index(args.root, args.exclude)
     if args.command == "doctor":

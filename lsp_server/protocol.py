@@ -189,6 +189,65 @@ class PresentParams:
     files: list[PresentedFileInfo]
 
 
+@attrs.define
+class CheckpointsParams:
+    session: str | None = None
+    """Only this session's calls (default: every session's)."""
+    limit: int = 50
+
+
+@attrs.define
+class CheckpointFile:
+    path: str
+    change: Literal["modified", "created", "deleted", "moved"]
+    from_path: str | None = None
+    """The old path of a moved file."""
+    not_stored: bool = False
+    """Over the checkpoint size limit: recorded by size and hash, a revert cannot restore it."""
+
+
+@attrs.define
+class CheckpointInfo:
+    call_id: str
+    session: str
+    tool: str
+    time: float
+    """When the call started, in seconds since the epoch."""
+    files: list[CheckpointFile]
+    label: str = ""
+    """The command (bash), or the call that a revert undid."""
+    reverts: str | None = None
+
+
+@attrs.define
+class CheckpointsResult:
+    checkpoints: list[CheckpointInfo]
+
+
+@attrs.define
+class RevertParams:
+    call_id: str
+    session: str = "default"
+
+
+@attrs.define
+class RevertConflict:
+    path: str
+    reason: str
+    diff: str
+    """What changed at the path since the call (unified diff, from the call's result)."""
+
+
+@attrs.define
+class RevertResult:
+    reverted: list[str]
+    conflicts: list[RevertConflict]
+    checkpoint: str | None = None
+    """The call id the revert was recorded under: revert it to undo the revert."""
+    text: str = ""
+    """A summary for people."""
+
+
 Direction = Literal["client->server", "server->client"]
 
 
@@ -205,6 +264,8 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec("toolhost/call", CallParams, CallResult, "client->server"),
     MethodSpec("toolhost/result", ResultParams, ResultPage, "client->server"),
     MethodSpec("toolhost/status", StatusParams, StatusResult, "client->server"),
+    MethodSpec("toolhost/checkpoints", CheckpointsParams, CheckpointsResult, "client->server"),
+    MethodSpec("toolhost/revert", RevertParams, RevertResult, "client->server"),
     MethodSpec("toolhost/approve", ApproveParams, ApproveResult, "server->client"),
     MethodSpec("toolhost/saveDocument", SaveDocumentParams, SaveDocumentResult, "server->client"),
     MethodSpec("toolhost/didCall", DidCallParams, None, "server->client"),
@@ -234,6 +295,13 @@ MESSAGE_TYPES: tuple[type[Any], ...] = (
     JobUpdateParams,
     PresentedFileInfo,
     PresentParams,
+    CheckpointsParams,
+    CheckpointFile,
+    CheckpointInfo,
+    CheckpointsResult,
+    RevertParams,
+    RevertConflict,
+    RevertResult,
 )
 
 

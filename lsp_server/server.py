@@ -16,7 +16,7 @@ import attrs
 import cattrs
 from lsprotocol import types
 from lsprotocol.converters import get_converter
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
@@ -29,19 +29,27 @@ from lsp_server.protocol import (
     PROTOCOL_VERSION,
     CallParams,
     CallResult,
+    CheckpointsParams,
+    CheckpointsResult,
     ResultPage,
     ResultParams,
+    RevertParams,
+    RevertResult,
     StatusParams,
     StatusResult,
     ToolInfo,
     ToolsParams,
     ToolsResult,
 )
+from lsp_server.runtime.checkpoints import Checkpoints
 from lsp_server.runtime.client import ClientFeatures
 from lsp_server.runtime.contract import SURFACES, Registry
 from lsp_server.runtime.dispatch import CallRecord, Runtime
 from lsp_server.runtime.documents import EditorDocuments
 from lsp_server.runtime.errors import ToolError
+from lsp_server.runtime.files import FileService
+from lsp_server.runtime.observations import Observations
+from lsp_server.runtime.reverts import list_checkpoints, revert_request
 from lsp_server.runtime.workspace import Workspace
 from lsp_server.state import state_dir
 from lsp_server.tools import build_registry
@@ -281,6 +289,9 @@ class ToolhostServer(LanguageServer):
             )
         return self.runtime
 
+    def require_checkpoints(self) -> Checkpoints:
+        return self.require_runtime().services.get(Checkpoints)
+
     # -- requests -------------------------------------------------------------------
 
     def list_tools(self, params: ToolsParams) -> ToolsResult:
@@ -473,6 +484,21 @@ def create_server(root: Path | None = None, tcp_token: str | None = None) -> Too
         session = ls.require_runtime().sessions.get(params.session or "default")
         page = session.results.page(params.result_ref, params.offset, params.limit)
         return ResultPage(**attrs.asdict(page))
+
+    @server.feature("toolhost/checkpoints")
+    async def on_checkpoints(ls: ToolhostServer, params: CheckpointsParams) -> CheckpointsResult:
+        return await list_checkpoints(ls.require_checkpoints(), params)
+
+    @server.feature("toolhost/revert")
+    async def on_revert(ls: ToolhostServer, params: RevertParams) -> RevertResult:
+        runtime = ls.require_runtime()
+        files = FileService(runtime.workspace, Observations(), runtime.config.limits, ls.documents)
+        try:
+            return await revert_request(ls.require_checkpoints(), files, runtime.locks, params)
+        except ToolError as exc:
+            raise JsonRpcInvalidParams(
+                exc.message, data={"code": exc.code, "recovery": exc.recovery}
+            ) from None
 
     @server.feature("toolhost/status")
     async def on_status(ls: ToolhostServer, params: StatusParams) -> StatusResult:

@@ -12,6 +12,9 @@ import attrs
 
 from lsp_server import index_wiring
 from lsp_server.langservers import service as language_servers
+from lsp_server.policy.readonly_commands import ReadOnlyClassifier
+from lsp_server.policy.shell_words import split_command
+from lsp_server.runtime.checkpoints import Checkpoints
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.shell.jobs import JobManager
 
@@ -48,6 +51,24 @@ def install_services(runtime: Runtime, lifecycle: Lifecycle, *, long_lived: bool
         lifecycle.status_providers["index"] = index_service.status
         lifecycle.shutdown_hooks.append(lambda: asyncio.to_thread(index_service.close))
 
+    install_checkpoints(runtime, lifecycle)
     language_servers.install(
         runtime.services, runtime.config.lsp, lifecycle.shutdown_hooks, lifecycle.status_providers
     )
+
+
+def install_checkpoints(runtime: Runtime, lifecycle: Lifecycle) -> Checkpoints:
+    """Checkpoints of writers and of shell commands the policy's classifier does not call
+    plain reads (docs/CHECKPOINTS.md)."""
+    classifier = ReadOnlyClassifier(runtime.config.policy.read_only_commands)
+    checkpoints = Checkpoints(
+        runtime.workspace,
+        runtime.config.checkpoints,
+        runtime.state_dir,
+        is_read_only=lambda command: classifier.is_read(split_command(command)),
+        documents=runtime.documents,
+    )
+    runtime.services.register(Checkpoints, checkpoints)
+    # After the jobs' hook: a killed job's changes are recorded before trimming settles.
+    lifecycle.shutdown_hooks.append(checkpoints.settle)
+    return checkpoints

@@ -20,8 +20,9 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import attrs
@@ -40,6 +41,9 @@ from lsp_server.config import CheckpointsConfig
 from lsp_server.runtime import textio
 from lsp_server.runtime.files import DocumentSource
 from lsp_server.runtime.workspace import Workspace
+
+if TYPE_CHECKING:
+    from lsp_server.runtime.context import ToolContext
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +81,13 @@ class Listed:
 
 class Checkpoints:
     def __init__(
-        self, workspace: Workspace, config: CheckpointsConfig, state_folder: Path | None
+        self,
+        workspace: Workspace,
+        config: CheckpointsConfig,
+        state_folder: Path | None,
+        *,
+        is_read_only: Callable[[str], bool] = lambda command: False,
+        documents: DocumentSource | None = None,
     ) -> None:
         self.workspace = workspace
         self.config = config
@@ -86,7 +96,8 @@ class Checkpoints:
         self._locks: dict[Path, threading.Lock] = {}
         self._trim: asyncio.Task[None] | None = None
         self._trim_again = False
-        self.documents: DocumentSource | None = None
+        self.documents: DocumentSource | None = documents
+        self.is_read_only = is_read_only
 
     @property
     def enabled(self) -> bool:
@@ -330,6 +341,34 @@ class Checkpoints:
         """Wait for trimming that is under way (tests, shutdown)."""
         while self._trim is not None and not self._trim.done():
             await asyncio.shield(self._trim)
+
+
+@attrs.define
+class OpenCommand:
+    """A command under way: `close` records what it changed (once, even when cancelled)."""
+
+    checkpoints: Checkpoints
+    window: CommandWindow
+    closed: bool = False
+
+    async def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        with anyio.CancelScope(shield=True):
+            await self.checkpoints.after_command(self.window)
+
+
+async def command_checkpoint(ctx: ToolContext, command: str) -> OpenCommand | None:
+    """Snapshot before a shell command that is not plainly read-only (None: no checkpoint)."""
+    try:
+        checkpoints = ctx.services.get(Checkpoints)
+    except LookupError:
+        return None
+    if checkpoints.is_read_only(command):
+        return None
+    window = await checkpoints.before_command(ctx.call_id, ctx.session.id, ctx.tool.name, command)
+    return OpenCommand(checkpoints, window) if window is not None else None
 
 
 def disk_state(path: Path, max_file_bytes: int) -> Current:

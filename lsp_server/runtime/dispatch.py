@@ -26,6 +26,7 @@ from lsp_server.config import Config
 from lsp_server.protocol import CallMeta, CallParams, CallResult, ErrorInfo
 from lsp_server.runtime import errors
 from lsp_server.runtime.approvals import ApprovalRequest, Approver, Decision, ModeApprover
+from lsp_server.runtime.checkpoints import Checkpoints
 from lsp_server.runtime.client import ClientBridge, NoClient
 from lsp_server.runtime.context import Services, ToolContext
 from lsp_server.runtime.contract import Registry, Surface, Tool
@@ -96,6 +97,12 @@ class Runtime:
         self.listeners: list[CallListener] = []
         self.documents: Any = None  # a files.DocumentSource once the server tracks buffers
         self.progress_sender: ProgressSender | None = None
+
+    def checkpoints(self) -> Checkpoints | None:
+        try:
+            return self.services.get(Checkpoints)
+        except LookupError:
+            return None
 
     def files_for(self, session: Session) -> FileService:
         return FileService(self.workspace, session.observations, self.config.limits, self.documents)
@@ -279,11 +286,26 @@ class Runtime:
                     state.paths.append(path)
         await self._approve(state, state.arguments, diff=diff, pre_approved=pre_approved)
         notes = []
-        for change in plan.changes:
-            note = await ctx.files.publish(change)
-            state.written.append(change.destination or change.path)
-            if note:
-                notes.append(note)
+        checkpoints = self.checkpoints()
+        window = (
+            await checkpoints.before_write(
+                state.call_id,
+                state.session.id,
+                state.tool.name,
+                [(change.path, change.destination) for change in plan.changes],
+            )
+            if checkpoints
+            else None
+        )
+        try:
+            for change in plan.changes:
+                note = await ctx.files.publish(change)
+                state.written.append(change.destination or change.path)
+                if note:
+                    notes.append(note)
+        finally:
+            if checkpoints is not None:
+                await checkpoints.after_write(window)
         text = plan.message + "".join(f"\n{note}" for note in notes)
         return ToolOutput(text)
 

@@ -20,6 +20,15 @@ import attrs
 
 from lsp_server.checkpoints.records import Checkpoint, FileRecord
 from lsp_server.checkpoints.restore import Put, Refusal, decide
+from lsp_server.protocol import (
+    CheckpointFile,
+    CheckpointInfo,
+    CheckpointsParams,
+    CheckpointsResult,
+    RevertConflict,
+    RevertParams,
+    RevertResult,
+)
 from lsp_server.runtime import textio
 from lsp_server.runtime.checkpoints import Checkpoints, Listed
 from lsp_server.runtime.errors import ToolError
@@ -199,3 +208,50 @@ def _paths(root: Path, records: tuple[FileRecord, ...]) -> list[Path]:
 
 def _rel(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix()
+
+
+# -- the two requests ---------------------------------------------------------------------
+
+
+async def list_checkpoints(
+    checkpoints: Checkpoints, params: CheckpointsParams
+) -> CheckpointsResult:
+    listed = await checkpoints.listed(params.session, params.limit)
+    relative = checkpoints.workspace.relative
+    infos = []
+    for item in listed:
+        cp = item.checkpoint
+        files = [
+            CheckpointFile(
+                path=relative(item.root / f.path),
+                change=f.change,
+                from_path=relative(item.root / f.source) if f.source else None,
+                not_stored=f.not_stored,
+            )
+            for f in cp.files
+        ]
+        label = cp.label or (f"revert of {cp.reverts}" if cp.reverts else "")
+        infos.append(
+            CheckpointInfo(
+                call_id=cp.call_id,
+                session=cp.session,
+                tool=cp.tool,
+                time=cp.time,
+                files=files,
+                label=label,
+                reverts=cp.reverts,
+            )
+        )
+    return CheckpointsResult(checkpoints=infos)
+
+
+async def revert_request(
+    checkpoints: Checkpoints, files: FileService, locks: FileLocks, params: RevertParams
+) -> RevertResult:
+    outcome = await Reverter(checkpoints, files, locks).revert(params.call_id, params.session)
+    return RevertResult(
+        reverted=outcome.reverted,
+        conflicts=[RevertConflict(c.path, c.reason, c.diff) for c in outcome.conflicts],
+        checkpoint=outcome.checkpoint,
+        text=outcome.summary(),
+    )

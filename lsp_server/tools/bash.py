@@ -7,6 +7,7 @@ from typing import Any
 
 from lsp_server.protocol import JobUpdateParams
 from lsp_server.runtime import errors
+from lsp_server.runtime.checkpoints import command_checkpoint
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
 from lsp_server.runtime.errors import ToolError
@@ -131,6 +132,7 @@ async def execute(ctx: ToolContext, command: str, timeout_ms: int) -> ToolOutput
     async def progress(line: str) -> None:
         await ctx.progress.report(line)
 
+    window = await command_checkpoint(ctx, command)
     try:
         result = await run_command(command, cwd, limits, on_progress=progress)
     except OSError as exc:
@@ -139,6 +141,9 @@ async def execute(ctx: ToolContext, command: str, timeout_ms: int) -> ToolOutput
             f"the shell could not be started: {exc}",
             "check that bash or sh is installed and the working folder exists",
         ) from exc
+    finally:
+        if window is not None:
+            await window.close()
     extra = [note] if note else []
     text = command_report(result, limits.pipe_wait_seconds, extra)
     if result.timed_out:
@@ -167,7 +172,11 @@ async def start_background(ctx: ToolContext, command: str) -> ToolOutput:
     cwd, note = working_folder(ctx)
     limits = run_limits(ctx, ctx.config.shell.max_timeout_ms)
 
+    window = await command_checkpoint(ctx, command)
+
     async def notify(params: dict[str, Any]) -> None:
+        if params["status"] != "running" and window is not None:
+            await window.close()  # the job's changes, before clients hear that it ended
         update = JobUpdateParams(
             job_id=params["jobId"],
             session=params["session"],
@@ -179,7 +188,11 @@ async def start_background(ctx: ToolContext, command: str) -> ToolOutput:
 
     try:
         job = await manager.start(command, cwd, ctx.session.id, limits, notify)
-    except OSError as exc:
+    except BaseException as exc:
+        if window is not None:
+            await window.close()
+        if not isinstance(exc, OSError):
+            raise
         raise ToolError(
             errors.INTERNAL_ERROR,
             f"the shell could not be started: {exc}",

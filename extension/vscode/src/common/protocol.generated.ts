@@ -55,6 +55,32 @@ export interface CallResult {
   meta: CallMeta;
 }
 
+export interface CheckpointFile {
+  change: "modified" | "created" | "deleted" | "moved";
+  fromPath?: string | null;
+  notStored?: boolean;
+  path: string;
+}
+
+export interface CheckpointInfo {
+  callId: string;
+  files: CheckpointFile[];
+  label?: string;
+  reverts?: string | null;
+  session: string;
+  time: number;
+  tool: string;
+}
+
+export interface CheckpointsParams {
+  limit?: number;
+  session?: string | null;
+}
+
+export interface CheckpointsResult {
+  checkpoints: CheckpointInfo[];
+}
+
 export interface DidCallParams {
   callId: string;
   code: string | null;
@@ -112,6 +138,24 @@ export interface ResultParams {
   session?: string;
 }
 
+export interface RevertConflict {
+  diff: string;
+  path: string;
+  reason: string;
+}
+
+export interface RevertParams {
+  callId: string;
+  session?: string;
+}
+
+export interface RevertResult {
+  checkpoint?: string | null;
+  conflicts: RevertConflict[];
+  reverted: string[];
+  text?: string;
+}
+
 export interface SaveDocumentParams {
   uri: string;
 }
@@ -159,6 +203,8 @@ export const TOOLHOST_METHODS = [
   { method: "toolhost/call", direction: "client->server", kind: "request", params: "CallParams", result: "CallResult" },
   { method: "toolhost/result", direction: "client->server", kind: "request", params: "ResultParams", result: "ResultPage" },
   { method: "toolhost/status", direction: "client->server", kind: "request", params: "StatusParams", result: "StatusResult" },
+  { method: "toolhost/checkpoints", direction: "client->server", kind: "request", params: "CheckpointsParams", result: "CheckpointsResult" },
+  { method: "toolhost/revert", direction: "client->server", kind: "request", params: "RevertParams", result: "RevertResult" },
   { method: "toolhost/approve", direction: "server->client", kind: "request", params: "ApproveParams", result: "ApproveResult" },
   { method: "toolhost/saveDocument", direction: "server->client", kind: "request", params: "SaveDocumentParams", result: "SaveDocumentResult" },
   { method: "toolhost/didCall", direction: "server->client", kind: "notification", params: "DidCallParams", result: null },
@@ -174,6 +220,8 @@ export interface ToolhostMessages {
   "toolhost/call": { params: CallParams; result: CallResult };
   "toolhost/result": { params: ResultParams; result: ResultPage };
   "toolhost/status": { params: StatusParams; result: StatusResult };
+  "toolhost/checkpoints": { params: CheckpointsParams; result: CheckpointsResult };
+  "toolhost/revert": { params: RevertParams; result: RevertResult };
   "toolhost/approve": { params: ApproveParams; result: ApproveResult };
   "toolhost/saveDocument": { params: SaveDocumentParams; result: SaveDocumentResult };
   "toolhost/didCall": { params: DidCallParams; result: void };
