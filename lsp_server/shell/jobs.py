@@ -44,6 +44,8 @@ class Job:
     limits: RunLimits
     output: RollingBuffer
     notify: Notify | None = None
+    on_end: Callable[[], Awaitable[None]] | None = None
+    """Runs once the job's processes are gone, before anyone sees it ended (checkpoints)."""
     started_at: float = attrs.Factory(time.time)
     status: JobStatus = "running"
     exit_code: int | None = None
@@ -147,6 +149,7 @@ class JobManager:
         session: str,
         limits: RunLimits,
         notify: Notify | None = None,
+        on_end: Callable[[], Awaitable[None]] | None = None,
     ) -> Job:
         """Start `command`; raises OSError when it cannot be started."""
         self._counter += 1
@@ -160,6 +163,7 @@ class JobManager:
             limits=limits,
             output=RollingBuffer(limits.capture_bytes),
             notify=notify,
+            on_end=on_end,
         )
         env = command_environment(marker)
         argv = [*shell_program(env), shell_script(None), "bash", command]
@@ -203,6 +207,11 @@ class JobManager:
             job.status = "failed"
         finally:
             pipe.close()
+            if job.on_end is not None:
+                try:
+                    await job.on_end()
+                except Exception:
+                    log.exception("the end hook of job %s failed", job.id)
             job.finished_at = time.time()
             job._signal_change()
         await self._notify(job)

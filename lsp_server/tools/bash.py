@@ -175,8 +175,6 @@ async def start_background(ctx: ToolContext, command: str) -> ToolOutput:
     window = await command_checkpoint(ctx, command)
 
     async def notify(params: dict[str, Any]) -> None:
-        if params["status"] != "running" and window is not None:
-            await window.close()  # the job's changes, before clients hear that it ended
         update = JobUpdateParams(
             job_id=params["jobId"],
             session=params["session"],
@@ -187,7 +185,9 @@ async def start_background(ctx: ToolContext, command: str) -> ToolOutput:
         ctx.client.notify("toolhost/jobUpdate", update)
 
     try:
-        job = await manager.start(command, cwd, ctx.session.id, limits, notify)
+        job = await manager.start(
+            command, cwd, ctx.session.id, limits, notify, window.close if window else None
+        )
     except BaseException as exc:
         if window is not None:
             await window.close()

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.checkpoints.snapshots import changes, checkpoints, revert, tree_state
+from tests.checkpoints.snapshots import changes, checkpoints, git_folder_state, revert, tree_state
 from tests.helpers import lsp_call, lsp_session, text_of
 
 pytestmark = pytest.mark.timeout(180)
@@ -128,3 +129,111 @@ async def test_revert_of_an_unknown_call_is_a_clear_error(tmp_path: Path) -> Non
 def git(root: Path, *args: str) -> str:
     done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True)
     return done.stdout
+
+
+def make_repository(root: Path) -> None:
+    make_files(root)
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "user@example.invalid")
+    git(root, "config", "user.name", "User")
+    (root / ".gitignore").write_text("build/\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "start")
+    (root / "notes.txt").write_text("staged change\n")
+    git(root, "add", "notes.txt")  # the user's index differs from HEAD: it must stay so
+    for hook in ("pre-commit", "post-commit", "post-index-change", "reference-transaction"):
+        script = root / ".git" / "hooks" / hook
+        script.write_text(f'#!/bin/sh\necho {hook} >> "$GIT_DIR/../hook-ran"\n')
+        script.chmod(0o755)
+
+
+async def test_the_users_git_folder_is_untouched_by_twenty_checkpoints_and_three_reverts(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "repo"
+    make_repository(root)
+    git_before = git_folder_state(root)
+    status_before = git(root, "status", "--porcelain")
+    async with lsp_session(root, BYPASS) as client:
+        for n in range(10):
+            await lsp_call(
+                client, "bash", {"command": f"echo {n} > file{n}.txt"}, callId=f"c-bash{n}"
+            )
+            await lsp_call(
+                client, "write_file", {"path": f"w{n}.txt", "content": f"{n}\n"}, callId=f"c-w{n}"
+            )
+        (root / "build").mkdir()
+        await lsp_call(client, "bash", {"command": "echo ignored > build/out"}, callId="c-ign")
+        listed = await checkpoints(client, limit=100)
+        assert {c["callId"] for c in listed} == {f"c-bash{n}" for n in range(10)} | {
+            f"c-w{n}" for n in range(10)
+        }
+        for call_id in ("c-bash3", "c-w5", "c-bash9"):
+            outcome = await revert(client, call_id)
+            assert outcome["conflicts"] == [] and len(outcome["reverted"]) == 1
+    assert not (root / "file3.txt").exists() and not (root / "w5.txt").exists()
+    assert not (root / "hook-ran").exists()
+    assert git_folder_state(root) == git_before
+    assert git(root, "status", "--porcelain") != status_before  # the workspace did change ...
+    assert git(root, "diff", "--cached", "--name-only") == "notes.txt\n"  # ... not the index
+
+
+async def test_a_background_jobs_changes_are_recorded_when_it_ends_or_is_killed(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    async with lsp_session(root, BYPASS) as client:
+        started = await lsp_call(
+            client,
+            "bash",
+            {"command": "echo done > finished.txt", "run_in_background": True},
+            callId="c-bg-ends",
+        )
+        assert not started["isError"], text_of(started)
+        await lsp_call(
+            client, "job_output", {"job_id": "bash-1", "wait": True, "timeout_ms": 20_000}
+        )
+        killed = await lsp_call(
+            client,
+            "bash",
+            {"command": "echo partial > killed.txt; exec sleep 60", "run_in_background": True},
+            callId="c-bg-killed",
+        )
+        assert not killed["isError"], text_of(killed)
+        while not (root / "killed.txt").exists():
+            await asyncio.sleep(0.05)
+        await lsp_call(client, "job_kill", {"job_id": "bash-2"})
+        by_id = {c["callId"]: changes(c) for c in await checkpoints(client)}
+        assert by_id == {
+            "c-bg-ends": {("created", "finished.txt", None)},
+            "c-bg-killed": {("created", "killed.txt", None)},
+        }
+        outcome = await revert(client, "c-bg-killed")
+        assert outcome["reverted"] == ["killed.txt"] and not (root / "killed.txt").exists()
+
+
+async def test_a_repository_of_ten_thousand_files(tmp_path: Path) -> None:
+    root = tmp_path / "big"
+    for d in range(100):
+        folder = root / f"pkg{d}"
+        folder.mkdir(parents=True)
+        for f in range(100):
+            (folder / f"m{f}.py").write_text(f"VALUE = {d * 100 + f}\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "-c", "user.email=u@example.invalid", "-c", "user.name=U", "commit", "-qm", "x")
+    async with lsp_session(root, BYPASS) as client:
+        command = "sed -i 's/VALUE = 4242/VALUE = 0/' pkg42/m42.py && rm pkg7/m7.py"
+        result = await lsp_call(client, "bash", {"command": command}, callId="c-big")
+        assert not result["isError"], text_of(result)
+        [listed] = await checkpoints(client)
+        assert changes(listed) == {
+            ("modified", "pkg42/m42.py", None),
+            ("deleted", "pkg7/m7.py", None),
+        }
+        outcome = await revert(client, "c-big")
+        assert outcome["conflicts"] == []
+    assert (root / "pkg42" / "m42.py").read_text() == "VALUE = 4242\n"
+    assert (root / "pkg7" / "m7.py").read_text() == "VALUE = 707\n"
+    assert git(root, "status", "--porcelain") == ""
