@@ -191,9 +191,10 @@ async def test_a_background_jobs_changes_are_recorded_when_it_ends_or_is_killed(
             callId="c-bg-ends",
         )
         assert not started["isError"], text_of(started)
-        await lsp_call(
+        ended = await lsp_call(
             client, "job_output", {"job_id": "bash-1", "wait": True, "timeout_ms": 20_000}
         )
+        assert "[status: exited 0]" in text_of(ended), text_of(ended)
         killed = await lsp_call(
             client,
             "bash",
