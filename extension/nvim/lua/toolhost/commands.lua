@@ -1,4 +1,4 @@
--- :Toolhost tools | call {name} {json} | jobs | status | start | stop
+-- :Toolhost tools | call {name} {json} | checkpoints | revert {callId} | jobs | status | start | stop
 -- Output goes to one scratch split (toolhost://output) that each command reuses.
 local M = {}
 
@@ -86,7 +86,7 @@ function M.status()
   show(lines)
 end
 
-M.subcommands = { "call", "jobs", "start", "status", "stop", "tools" }
+M.subcommands = { "call", "checkpoints", "jobs", "revert", "start", "status", "stop", "tools" }
 
 --- Entry point of :Toolhost (the whole argument string).
 function M.run(args)
@@ -96,6 +96,13 @@ function M.run(args)
   elseif sub == "call" then
     local name, json = rest:match("^(%S+)%s*(.*)$")
     M.call(name, json)
+  elseif sub == "checkpoints" then
+    require("toolhost.checkpoints").show()
+  elseif sub == "revert" then
+    if rest == "" then
+      return fail("usage: :Toolhost revert {callId} (see :Toolhost checkpoints)")
+    end
+    require("toolhost.checkpoints").revert(rest)
   elseif sub == "jobs" then
     M.jobs()
   elseif sub == "status" then

@@ -287,6 +287,10 @@ function M.result_text(result)
   return table.concat(parts, "\n")
 end
 
+--- Any toolhost/* request: asynchronous with `on_result(result, err)`, or waiting (sync).
+M.request = request
+M.request_sync = request_sync
+
 M.command = function(args)
   return require("toolhost.commands").run(args)
 end
