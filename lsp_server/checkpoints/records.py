@@ -79,6 +79,7 @@ class Bounds:
 
 
 _CONVERTER = cattrs.Converter()
+LOOSE_OBJECTS_TO_PACK = 4096
 
 
 def root_key(root: Path) -> str:
@@ -182,8 +183,8 @@ class CheckpointStore:
         ):
             self.drop(checkpoints.pop(0))
             dropped += 1
-        if dropped:
-            self.repo.prune()
+        if dropped or self.repo.object_counts().get("count", 0) > LOOSE_OBJECTS_TO_PACK:
+            self.repo.prune()  # also packs: many loose objects slow every git command
         while (size := self.repo.size_bytes()) > bounds.budget_bytes:
             if not checkpoints:
                 self.rotate(size)

@@ -31,6 +31,8 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 GITLINK_MODE = 0o160000
 POINTER_PREFIX = b"toolhost checkpoint: file not stored"
 
+# fsync = none: a checkpoint lost to a power cut is not worth an fsync per object (100
+# changed files took a second with git's default here).
 _CONFIG = """\
 [core]
 \trepositoryformatversion = 0
@@ -45,6 +47,8 @@ _CONFIG = """\
 \tfsmonitor = false
 \tlogAllRefUpdates = false
 \tlooseCompression = 1
+\tfsync = none
+\tfsyncObjectFiles = false
 [gc]
 \tauto = 0
 \tpackRefs = false
@@ -103,6 +107,7 @@ class ShadowRepo:
         self._large_file = folder / "large.json"
         self._pointers = folder / "pointers"
         self._last: tuple[tuple[int, int, int], str] | None = None  # (index stat, tree)
+        self._last_diff: tuple[str, str, list[TreeChange]] | None = None
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -157,7 +162,9 @@ class ShadowRepo:
                 capture_output=True,
                 cwd=self.folder,
             )
-            (self.git_dir / "config").write_text(_CONFIG)
+        config = self.git_dir / "config"
+        if config.read_text() != _CONFIG:
+            config.write_text(_CONFIG)
         self._copy_user_excludes()
 
     def _copy_user_excludes(self) -> None:
@@ -185,9 +192,12 @@ class ShadowRepo:
             return self._last[1]
         tree = self.git("write-tree").decode().strip()
         previous = self._last[1] if self._last is not None else EMPTY_TREE
-        if self._keep_out_large(self.diff(previous, tree)):
+        changes = self.diff(previous, tree)
+        if self._keep_out_large(changes):
             tree = self.git("write-tree").decode().strip()
+            changes = self.diff(previous, tree)
         self._last = (self._index_signature(), tree)
+        self._last_diff = (previous, tree, changes)
         return tree
 
     def _index_signature(self) -> tuple[int, int, int]:
@@ -284,6 +294,8 @@ class ShadowRepo:
     def diff(self, old_tree: str, new_tree: str) -> list[TreeChange]:
         if old_tree == new_tree:
             return []
+        if self._last_diff is not None and self._last_diff[:2] == (old_tree, new_tree):
+            return self._last_diff[2]  # the snapshot just computed it
         raw = self.git("diff-tree", "-r", "-z", "-M", "--raw", "--no-commit-id", old_tree, new_tree)
         return parse_raw_diff(raw)
 
@@ -357,12 +369,16 @@ class ShadowRepo:
     def drop(self, name: str) -> None:
         (self.git_dir / "refs" / "checkpoints" / name).unlink(missing_ok=True)
 
+    def object_counts(self) -> dict[str, int]:
+        """git count-objects -v: count (loose objects), size, size-pack ... (KiB)."""
+        text = self.git("count-objects", "-v").decode()
+        pairs = (line.split(": ", 1) for line in text.splitlines() if ": " in line)
+        return {key: int(value) for key, value in pairs if value.strip().isdigit()}
+
     def size_bytes(self) -> int:
         """Bytes of objects on disk (loose and packed)."""
-        text = self.git("count-objects", "-v").decode()
-        values = dict(line.split(": ", 1) for line in text.splitlines() if ": " in line)
-        kib = int(values.get("size", 0)) + int(values.get("size-pack", 0))
-        kib += int(values.get("size-garbage", 0))
+        counts = self.object_counts()
+        kib = counts.get("size", 0) + counts.get("size-pack", 0) + counts.get("size-garbage", 0)
         return kib * 1024
 
     def prune(self) -> None:

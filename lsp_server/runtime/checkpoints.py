@@ -14,6 +14,7 @@ the call, off its path (`settle` waits for it).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import os
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
     from lsp_server.runtime.context import ToolContext
 
 log = logging.getLogger(__name__)
+
+TRIM_EVERY = 16
 
 
 @attrs.define
@@ -96,6 +99,9 @@ class Checkpoints:
         self._locks: dict[Path, threading.Lock] = {}
         self._trim: asyncio.Task[None] | None = None
         self._trim_again = False
+        self._since_trim = 0
+        self._trimmed_once = False
+        self._grown_bytes = 0
         self.documents: DocumentSource | None = documents
         self.is_read_only = is_read_only
 
@@ -173,6 +179,7 @@ class Checkpoints:
                 files = [_record_of(change) for change in changes if not _is_nested_repo(change)]
                 if not files:
                     return None
+                self.note_growth(root, (f.path for f in files))
                 return store.add(
                     window.call_id,
                     window.session,
@@ -236,6 +243,7 @@ class Checkpoints:
 
     def _add_files(self, root: Path, window: WriteWindow, files: list[FileRecord]) -> Checkpoint:
         store = self.store(root)
+        self.note_growth(root, (f.source or f.path for f in files))
         with self._locked(root), store.repo.locked():
             store.ensure()
             return store.add(
@@ -314,10 +322,27 @@ class Checkpoints:
         )
 
     def _schedule_trim(self) -> None:
+        """Trim after the first checkpoint, then after every TRIM_EVERY: measuring the
+        repository costs about as much as a snapshot, and one checkpoint adds little."""
+        self._since_trim += 1
+        if self._since_trim < TRIM_EVERY and self._trimmed_once and not self._grown():
+            return
+        self._since_trim = 0
+        self._grown_bytes = 0
+        self._trimmed_once = True
         if self._trim is not None and not self._trim.done():
             self._trim_again = True
             return
         self._trim = asyncio.get_running_loop().create_task(self._run_trim())
+
+    def note_growth(self, root: Path, paths: Iterable[str]) -> None:
+        """Count the bytes a checkpoint may have added (the changed files' sizes)."""
+        for rel in paths:
+            with contextlib.suppress(OSError):
+                self._grown_bytes += (root / rel).lstat().st_size
+
+    def _grown(self) -> bool:
+        return self._grown_bytes > self.config.budget_mb * 1024 * 1024 // 8
 
     async def _run_trim(self) -> None:
         while True:
