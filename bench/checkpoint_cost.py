@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from lsp_server.config import CheckpointsConfig
+from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.runtime.checkpoints import Checkpoints
 from lsp_server.runtime.workspace import Workspace
 
@@ -67,8 +67,10 @@ async def run(files: int, rounds: int) -> dict[str, list[float]]:
         checkpoints = Checkpoints(Workspace([root]), config, Path(folder) / "state")
         first = time.perf_counter()
         await checkpointed(checkpoints, "warm-up", paths[:1])  # the first snapshot adds all
-        print(f"first snapshot of {files} files (once per workspace): "
-              f"{(time.perf_counter() - first) * 1000:.0f} ms")
+        print(
+            f"first snapshot of {files} files (once per workspace): "
+            f"{(time.perf_counter() - first) * 1000:.0f} ms"
+        )
         times: dict[str, list[float]] = {"git status": [], "1 file": [], "100 files": []}
         for n in range(rounds):
             times["git status"].append(git_status(root))

@@ -38,7 +38,7 @@ from lsp_server.checkpoints.records import (
 )
 from lsp_server.checkpoints.restore import Current, Present
 from lsp_server.checkpoints.shadow import Entry, ShadowError, TreeChange, pointer_blob
-from lsp_server.config import CheckpointsConfig
+from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.runtime import textio
 from lsp_server.runtime.files import DocumentSource
 from lsp_server.runtime.workspace import Workspace

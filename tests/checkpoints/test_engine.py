@@ -11,7 +11,7 @@ import pytest
 from lsp_server.checkpoints.records import FileRecord
 from lsp_server.checkpoints.restore import Present, Put, Refusal, decide
 from lsp_server.checkpoints.shadow import Entry
-from lsp_server.config import CheckpointsConfig, Limits
+from lsp_server.config.tree import CheckpointsConfig, Limits
 from lsp_server.runtime.checkpoints import Checkpoints
 from lsp_server.runtime.files import FileService
 from lsp_server.runtime.observations import FileLocks, Observations

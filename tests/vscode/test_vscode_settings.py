@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 import pytest
 
-from lsp_server.config import Config, snake_case, structure_config
+from lsp_server.config.tree import Config, snake_case, structure_config
 from tests.vscode.vscode_env import EXTENSION_DIR
 
 CLIENT_ONLY_PREFIXES = ("toolhost.server.", "toolhost.trace.")
@@ -45,6 +45,11 @@ NOT_IN_VSCODE = {
     "lsp.request_timeout_seconds": "tuning knob, .toolhost.toml only",
     "web.timeout_seconds": "tuning knob, .toolhost.toml only",
     "web.max_bytes": "tuning knob, .toolhost.toml only",
+    "checkpoints.enabled": "checkpoint bounds and switch: .toolhost.toml only",
+    "checkpoints.max_age_days": "checkpoint bounds and switch: .toolhost.toml only",
+    "checkpoints.max_checkpoints": "checkpoint bounds and switch: .toolhost.toml only",
+    "checkpoints.budget_mb": "checkpoint bounds and switch: .toolhost.toml only",
+    "checkpoints.max_file_bytes": "checkpoint bounds and switch: .toolhost.toml only",
 }
 
 
@@ -134,7 +139,7 @@ def test_server_accepts_what_the_extension_sends() -> None:
     """The initializationOptions the extension builds (every setting at its default, untrusted)."""
     from lsprotocol import types
 
-    from lsp_server.server import ToolhostServer
+    from lsp_server.server.server import ToolhostServer
 
     toolhost: dict[str, Any] = {"workspaceTrusted": False}
     for setting, spec in declared_settings().items():

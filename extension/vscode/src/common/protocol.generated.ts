@@ -82,15 +82,18 @@ export interface CheckpointsResult {
 }
 
 export interface DidCallParams {
+  argumentsDigest?: string;
   callId: string;
   code: string | null;
   decision: string | null;
   durationMs: number;
   isError: boolean;
   paths: string[];
+  readOnly?: boolean;
   rule: string | null;
   session: string;
   tool: string;
+  written?: string[];
 }
 
 export interface ErrorInfo {
