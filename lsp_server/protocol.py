@@ -11,6 +11,7 @@ from typing import Any, Literal
 import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+from cattrs.strategies import configure_union_passthrough
 
 PROTOCOL_VERSION = 1
 
@@ -348,4 +349,7 @@ def register_message_hooks(converter: cattrs.Converter) -> cattrs.Converter:
 
 
 def message_converter() -> cattrs.Converter:
-    return register_message_hooks(cattrs.Converter())
+    converter = cattrs.Converter()
+    # Plain cattrs has no hook for unions of primitives (work_done_token: str | int | None).
+    configure_union_passthrough(str | int | float | bool | None, converter)
+    return register_message_hooks(converter)
