@@ -29,14 +29,12 @@ from lsp_server.protocol import (
     RevertParams,
     RevertResult,
 )
-from lsp_server.runtime import textio
+from lsp_server.runtime import errors, textio
 from lsp_server.runtime.checkpoints import Checkpoints, Listed
 from lsp_server.runtime.errors import ToolError
 from lsp_server.runtime.files import FileService
 from lsp_server.runtime.observations import FileLocks
 from lsp_server.runtime.results import FileChange
-
-UNKNOWN_CHECKPOINT = "checkpoint.unknown"
 
 
 @attrs.frozen
@@ -75,7 +73,7 @@ class Reverter:
         found = await self.checkpoints.find(call_id)
         if not found:
             raise ToolError(
-                UNKNOWN_CHECKPOINT,
+                errors.CHECKPOINT_UNKNOWN,
                 f"no checkpoint of a call {call_id!r} (it changed no file, or was dropped by "
                 "the checkpoint bounds)",
                 "list the checkpoints with toolhost/checkpoints (CLI: toolhost checkpoints)",
