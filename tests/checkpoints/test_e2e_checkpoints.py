@@ -238,3 +238,31 @@ async def test_a_repository_of_ten_thousand_files(tmp_path: Path) -> None:
     assert (root / "pkg42" / "m42.py").read_text() == "VALUE = 4242\n"
     assert (root / "pkg7" / "m7.py").read_text() == "VALUE = 707\n"
     assert git(root, "status", "--porcelain") == ""
+
+
+async def test_writers_moves_and_creations_are_reverted(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_bytes(b"caf\xe9\r\n")  # latin-1 with CRLF: bytes must come back
+    before = tree_state(root)
+    async with lsp_session(root, BYPASS) as client:
+        await lsp_call(client, "read_file", {"path": "a.txt"})
+        moved = await lsp_call(
+            client,
+            "move_file",
+            {"source_path": "a.txt", "destination_path": "b/a.txt"},
+            callId="c-mv",
+        )
+        assert not moved["isError"], text_of(moved)
+        made = await lsp_call(
+            client, "write_file", {"path": "new.txt", "content": "x\n"}, callId="c-new"
+        )
+        assert not made["isError"], text_of(made)
+        by_id = {c["callId"]: changes(c) for c in await checkpoints(client)}
+        assert by_id == {
+            "c-mv": {("moved", "b/a.txt", "a.txt")},
+            "c-new": {("created", "new.txt", None)},
+        }
+        assert (await revert(client, "c-new"))["reverted"] == ["new.txt"]
+        assert (await revert(client, "c-mv"))["conflicts"] == []
+    assert tree_state(root) == before
