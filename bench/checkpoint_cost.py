@@ -1,9 +1,10 @@
 """What a checkpoint adds to a bash call, beside `git status` in the same workspace.
 
 A git repository of --files files (default 10,000, in 100 folders). Each round, in turn:
-`git status` in the workspace (the reference), then a checkpointed "command" that changes
-1 file, then one that changes 100 files. The checkpoint's cost is the time of the snapshot
-before the command plus the snapshot, diff and record after it (what the bash tool awaits);
+`git status` in the workspace (the reference), then checkpointed "commands" that change
+nothing (the floor: two scans), 1 file, and 100 files. The checkpoint's cost is the time
+of the snapshot before the command plus the snapshot, diff and record after it (what the
+bash tool awaits);
 the change itself is not timed. Trimming to the bounds runs after the call and is not
 counted. Medians of --rounds rounds.
 
@@ -55,7 +56,7 @@ async def checkpointed(checkpoints: Checkpoints, call_id: str, changed: list[Pat
     started = time.perf_counter()
     made = await checkpoints.after_command(window)
     after = time.perf_counter() - started
-    assert made and len(made[0].files) == len(changed), made
+    assert len(made[0].files) == len(changed) if made else not changed, made
     return before + after
 
 
@@ -71,9 +72,15 @@ async def run(files: int, rounds: int) -> dict[str, list[float]]:
             f"first snapshot of {files} files (once per workspace): "
             f"{(time.perf_counter() - first) * 1000:.0f} ms"
         )
-        times: dict[str, list[float]] = {"git status": [], "1 file": [], "100 files": []}
+        times: dict[str, list[float]] = {
+            "git status": [],
+            "no change": [],
+            "1 file": [],
+            "100 files": [],
+        }
         for n in range(rounds):
             times["git status"].append(git_status(root))
+            times["no change"].append(await checkpointed(checkpoints, f"none-{n}", []))
             times["1 file"].append(await checkpointed(checkpoints, f"one-{n}", [paths[n]]))
             hundred = paths[1000 + n * 100 : 1100 + n * 100]
             times["100 files"].append(await checkpointed(checkpoints, f"many-{n}", hundred))
