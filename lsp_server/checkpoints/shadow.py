@@ -48,7 +48,6 @@ _CONFIG = """\
 \tlogAllRefUpdates = false
 \tlooseCompression = 1
 \tfsync = none
-\tfsyncObjectFiles = false
 [gc]
 \tauto = 0
 \tpackRefs = false
