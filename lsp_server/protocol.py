@@ -133,6 +133,16 @@ class ApproveParams:
     diff: str | None
     risk: Literal["low", "medium", "high"]
     suggested_rules: list[str]
+    cwd: str | None = None
+    """bash: the folder the command runs in."""
+    background: bool | None = None
+    """bash: started as a background job (it keeps running after the call returns)."""
+    timeout_ms: int | None = None
+    """bash: stopped after this many milliseconds (None for a background job)."""
+    sandbox: str | None = None
+    """bash: workspace-write | read-only | none."""
+    client: str | None = None
+    """The agent chat or MCP client that made the call (initialize's clientInfo.name)."""
 
 
 @attrs.define
@@ -140,6 +150,34 @@ class ApproveResult:
     decision: Literal["allow_once", "allow_session", "allow_always", "deny"]
     rule: str | None = None
     reason: str | None = None
+    dismissed: bool = False
+    """With deny: the user closed the prompt without choosing (Escape), said nothing."""
+
+
+@attrs.define
+class PreviewParams:
+    name: str
+    arguments: JSON = None
+    session: str = "default"
+    surface: Literal["core", "full", "minimal"] | None = None
+
+
+@attrs.define
+class PreviewResult:
+    """What `toolhost/call` with the same params would ask: a dry run that writes nothing."""
+
+    would_ask: bool
+    title: str
+    summary: str
+    paths: list[str]
+    risk: Literal["low", "medium", "high"]
+    diff: str | None = None
+    cwd: str | None = None
+    background: bool | None = None
+    timeout_ms: int | None = None
+    sandbox: str | None = None
+    error: ErrorInfo | None = None
+    """Set when the call would be refused (validation, confinement, observation, policy)."""
 
 
 @attrs.define
@@ -276,6 +314,7 @@ TOOLHOST_RESULT = "toolhost/result"
 TOOLHOST_STATUS = "toolhost/status"
 TOOLHOST_CHECKPOINTS = "toolhost/checkpoints"
 TOOLHOST_REVERT = "toolhost/revert"
+TOOLHOST_PREVIEW = "toolhost/preview"
 TOOLHOST_APPROVE = "toolhost/approve"
 TOOLHOST_SAVE_DOCUMENT = "toolhost/saveDocument"
 TOOLHOST_DID_CALL = "toolhost/didCall"
@@ -289,6 +328,7 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec(TOOLHOST_STATUS, StatusParams, StatusResult, "client->server"),
     MethodSpec(TOOLHOST_CHECKPOINTS, CheckpointsParams, CheckpointsResult, "client->server"),
     MethodSpec(TOOLHOST_REVERT, RevertParams, RevertResult, "client->server"),
+    MethodSpec(TOOLHOST_PREVIEW, PreviewParams, PreviewResult, "client->server"),
     MethodSpec(TOOLHOST_APPROVE, ApproveParams, ApproveResult, "server->client"),
     MethodSpec(TOOLHOST_SAVE_DOCUMENT, SaveDocumentParams, SaveDocumentResult, "server->client"),
     MethodSpec(TOOLHOST_DID_CALL, DidCallParams, None, "server->client"),
@@ -312,6 +352,8 @@ MESSAGE_TYPES: tuple[type[Any], ...] = (
     StatusResult,
     ApproveParams,
     ApproveResult,
+    PreviewParams,
+    PreviewResult,
     SaveDocumentParams,
     SaveDocumentResult,
     DidCallParams,

@@ -208,6 +208,12 @@ def _literal_of(text: str) -> Any:
     return eval(text, {"Literal": Literal})
 
 
+# Sections that configure an editor client, not the server (the VS Code extension's
+# toolhost.trace.server and toolhost.server.path/python): sent along with the rest of the
+# `toolhost` settings, and ignored here without a warning.
+CLIENT_SECTIONS = frozenset({"trace", "server"})
+
+
 def structure_config(
     data: Mapping[str, Any], problems: list[str], base: Config | None = None
 ) -> Config:
@@ -215,6 +221,8 @@ def structure_config(
     config = base if base is not None else Config()
     for raw_section, section_value in data.items():
         section = snake_case(raw_section)
+        if section in CLIENT_SECTIONS:
+            continue
         if section not in attrs.fields_dict(Config):
             problems.append(f"unknown setting section {raw_section!r}")
             continue

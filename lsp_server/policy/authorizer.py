@@ -25,7 +25,7 @@ from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import Rule, RuleError, parse_rule, parse_rules
 from lsp_server.policy.suggest import risk_level, suggested_rules
 from lsp_server.protocol import ApproveParams
-from lsp_server.runtime.approvals import ApprovalRequest, Verdict
+from lsp_server.runtime.approvals import ApprovalPreview, ApprovalRequest, ShellDetails, Verdict
 from lsp_server.runtime.client import ClientBridge
 from lsp_server.runtime.errors import (
     PERMISSION_RULE_DENIED,
@@ -140,6 +140,8 @@ class PolicyService:
         session: str,
         arguments: Mapping[str, Any],
         diff: str | None,
+        shell: ShellDetails | None = None,
+        client: str | None = None,
     ) -> ApproveParams:
         relative = [p.relative or str(p.real) for p in facts.paths]
         title, summary = describe(facts, arguments, relative)
@@ -155,6 +157,11 @@ class PolicyService:
             diff=diff,
             risk=risk_level(facts, self.engine),
             suggested_rules=list(suggested_rules(facts, self.engine)),
+            cwd=str(shell.cwd) if shell else None,
+            background=shell.background if shell else None,
+            timeout_ms=shell.timeout_ms if shell else None,
+            sandbox=shell.sandbox if shell else None,
+            client=client,
         )
 
     # -- the whole decision, asking when needed ---------------------------------------------
@@ -167,6 +174,8 @@ class PolicyService:
         arguments: Mapping[str, Any],
         diff: str | None,
         ask: Asker | None,
+        shell: ShellDetails | None = None,
+        client: str | None = None,
     ) -> Authorization:
         """Allowed -> Authorization; refused -> PolicyRefusal(permission.*)."""
         decision = self.decide(facts, session)
@@ -175,14 +184,20 @@ class PolicyService:
         if decision.action == "deny":
             raise PolicyRefusal(PERMISSION_RULE_DENIED, decision.reason, decision.rule)
         request = self.request(
-            facts, call_id=call_id, session=session, arguments=arguments, diff=diff
+            facts,
+            call_id=call_id,
+            session=session,
+            arguments=arguments,
+            diff=diff,
+            shell=shell,
+            client=client,
         )
         if ask is None:
-            return self._unattended(facts, decision)
+            return self.unattended(facts, decision)
         answer = await self._ask(ask, request)
         return await self._apply(answer, request, session)
 
-    def _unattended(self, facts: CallFacts, decision: Decision) -> Authorization:
+    def unattended(self, facts: CallFacts, decision: Decision) -> Authorization:
         if self.policy.unattended == "allow":
             return Authorization("unattended_allow", decision.rule)
         raise PolicyRefusal(
@@ -219,6 +234,11 @@ class PolicyService:
     async def _apply(
         self, answer: ApprovalAnswer, request: ApproveParams, session: str
     ) -> Authorization:
+        if answer.decision == "deny" and answer.dismissed:
+            raise PolicyRefusal(
+                PERMISSION_USER_DENIED,
+                "the user dismissed the approval prompt without choosing, which counts as a denial",
+            )
         if answer.decision == "deny":
             said = f"the user said: {answer.reason}" if answer.reason else "no reason given"
             raise PolicyRefusal(PERMISSION_USER_DENIED, f"the user denied it ({said})")
@@ -294,6 +314,30 @@ class PolicyApprover:
             return editor_asker(self.client, lambda: self.service.policy.approval_timeout_seconds)
         return self.fallback_asker
 
+    def preview(self, request: ApprovalRequest) -> ApprovalPreview:
+        """Whether `decide` would ask, and the prompt's words, without asking anyone."""
+        facts = call_facts(self.service, request)
+        prompt = self.service.request(
+            facts,
+            call_id=request.call_id,
+            session=request.session,
+            arguments=request.arguments,
+            diff=request.diff,
+            shell=request.shell,
+            client=request.client,
+        )
+        decision = self.service.decide(facts, request.session)
+        refusal = None
+        would_ask = decision.action == "ask" and self.asker_for(request) is not None
+        if decision.action == "deny":
+            refusal = Verdict(False, "deny", decision.rule, PERMISSION_RULE_DENIED, decision.reason)
+        elif decision.action == "ask" and not would_ask:
+            try:
+                self.service.unattended(facts, decision)
+            except PolicyRefusal as exc:
+                refusal = Verdict(False, "deny", exc.rule, exc.code, exc.reason)
+        return ApprovalPreview(would_ask, prompt.title, prompt.summary, prompt.risk, refusal)
+
     async def decide(self, request: ApprovalRequest) -> Verdict:
         facts = call_facts(self.service, request)
         try:
@@ -304,6 +348,8 @@ class PolicyApprover:
                 arguments=request.arguments,
                 diff=request.diff,
                 ask=self.asker_for(request),
+                shell=request.shell,
+                client=request.client,
             )
         except PolicyRefusal as refusal:
             return Verdict(False, "deny", refusal.rule, refusal.code, refusal.reason)

@@ -24,6 +24,7 @@ class ApprovalAnswer:
     decision: Answer
     rule: str | None = None
     reason: str | None = None
+    dismissed: bool = False
 
     @classmethod
     def from_result(cls, result: Any) -> ApprovalAnswer:
@@ -43,6 +44,7 @@ class ApprovalAnswer:
             decision,
             rule=rule if isinstance(rule, str) and rule.strip() else None,
             reason=reason if isinstance(reason, str) and reason.strip() else None,
+            dismissed=result.get("dismissed") is True,
         )
 
 
@@ -71,6 +73,8 @@ def describe(
         job = arguments.get("job_id", "?")
         return f"Stop job {job}", f"Kill the process group of background job {job}."
     target = ", ".join(relative) if relative else "(no file)"
+    if facts.read_only:  # a preview of a reader: nothing changes
+        return f"{verb} {target}", f"{verb} {target}; it changes nothing."
     return f"{verb} {target}", f"{verb} {target} with the change shown below."
 
 

@@ -32,6 +32,8 @@ from lsp_server.protocol import (
     CheckpointsParams,
     CheckpointsResult,
     DidCallParams,
+    PreviewParams,
+    PreviewResult,
     ResultPage,
     ResultParams,
     RevertParams,
@@ -50,6 +52,7 @@ from lsp_server.runtime.documents import EditorDocuments
 from lsp_server.runtime.errors import ToolError
 from lsp_server.runtime.files import FileService
 from lsp_server.runtime.observations import Observations
+from lsp_server.runtime.preview import preview_call
 from lsp_server.runtime.reverts import list_checkpoints, revert_request
 from lsp_server.server import watch
 from lsp_server.server.editor import EditorBridge, client_features
@@ -186,6 +189,7 @@ class ToolhostServer(LanguageServer):
         self.config_notices = loaded.notices
         self.policy_sources = loaded.sources
         self.features = client_features(params.capabilities)
+        self.features.name = params.client_info.name if params.client_info else None
         workspace_caps = params.capabilities.workspace
         self.supports_configuration = bool(workspace_caps and workspace_caps.configuration)
         if not self.supports_configuration:
@@ -392,6 +396,12 @@ def create_server(
         runtime = ls.require_runtime()
         await ls.wait_for_settings()
         return await runtime.call(params)
+
+    @server.feature(protocol.TOOLHOST_PREVIEW)
+    async def on_preview(ls: ToolhostServer, params: PreviewParams) -> PreviewResult:
+        runtime = ls.require_runtime()
+        await ls.wait_for_settings()
+        return await preview_call(runtime, params)
 
     @server.feature(protocol.TOOLHOST_RESULT)
     async def on_result(ls: ToolhostServer, params: ResultParams) -> ResultPage:

@@ -25,6 +25,7 @@ def test_revert_of_an_edit_in_a_dirty_buffer(out: dict[str, Any]) -> None:
     assert listed["files"] == [
         {"path": "notes.md", "change": "modified", "fromPath": None, "notStored": False}
     ]
+    assert "Revert this call" in out["activity_actions"]
     # The confirmation says what will change before anything does.
     prompt = out["prompts"][-1]
     assert "Revert call nv-edit (edit_file)?" in prompt and "modified notes.md" in prompt

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from lsp_server.config.tree import Config
 from lsp_server.protocol import JobUpdateParams
 from lsp_server.runtime import errors
 from lsp_server.runtime.checkpoints import command_checkpoint
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
+from lsp_server.runtime.contract import (
+    JSON_SCHEMA_DIALECT,
+    ContractEntry,
+    Hints,
+    ShellLaunch,
+    Tool,
+)
 from lsp_server.runtime.errors import ToolError
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.shell.jobs import JobManager
@@ -204,13 +212,21 @@ async def start_background(ctx: ToolContext, command: str) -> ToolOutput:
     return ToolOutput(text + (f"\n{note}" if note else ""))
 
 
+def launch(config: Config, args: Mapping[str, Any]) -> ShellLaunch:
+    """How a call runs: in the background, or in the foreground with its timeout."""
+    if args.get("run_in_background", False):
+        return ShellLaunch(background=True, timeout_ms=None)
+    shell = config.shell
+    timeout_ms: int = args.get("timeout_ms", min(shell.default_timeout_ms, shell.max_timeout_ms))
+    return ShellLaunch(background=False, timeout_ms=timeout_ms)
+
+
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     command: str = args["command"]
-    if args.get("run_in_background", False):
+    how = launch(ctx.config, args)
+    if how.background or how.timeout_ms is None:
         return await start_background(ctx, command)
-    shell = ctx.config.shell
-    timeout_ms: int = args.get("timeout_ms", min(shell.default_timeout_ms, shell.max_timeout_ms))
-    return await execute(ctx, command, timeout_ms)
+    return await execute(ctx, command, how.timeout_ms)
 
 
-TOOLS = (Tool(CONTRACT, run),)
+TOOLS = (Tool(CONTRACT, run, shell_launch=launch),)

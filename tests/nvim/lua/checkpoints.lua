@@ -25,6 +25,17 @@ H.run(function()
   H.out.before_revert = H.lines(notes)
 
   H.out.listed = checkpoints.list()
+  -- :Toolhost activity offers it among the call's actions.
+  H.wait(function()
+    return #toolhost.state.activity >= 2
+  end, "the didCall of the edit")
+  for _, entry in ipairs(toolhost.state.activity) do
+    if entry.callId == "nv-edit" then
+      H.out.activity_actions = vim.tbl_map(function(action)
+        return action.label
+      end, require("toolhost.activity").actions_for(entry))
+    end
+  end
   local done, outcome = false, nil
   checkpoints.revert("nv-edit", function(result, err)
     done, outcome = true, result or err

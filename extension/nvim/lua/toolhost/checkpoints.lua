@@ -61,7 +61,7 @@ local function show(lines)
   for _, line in ipairs(lines) do
     vim.list_extend(flat, vim.split(tostring(line), "\n", { plain = true }))
   end
-  return require("toolhost.approve").scratch("toolhost://output", flat, "diff")
+  return require("toolhost.view").scratch("toolhost://output", flat, "diff")
 end
 
 --- Revert without asking; returns the toolhost/revert result ({reverted, conflicts,
@@ -99,7 +99,10 @@ function M.confirm_and_revert(checkpoint, on_done)
       return
     end
     local result, err = M.revert_now(checkpoint.callId)
-    report(result, err)
+    local shown, why = pcall(report, result, err)
+    if not shown then
+      notify("showing the revert failed: " .. tostring(why), vim.log.levels.ERROR)
+    end
     if on_done then
       on_done(result, err)
     end
@@ -118,6 +121,23 @@ function M.revert(call_id, on_done)
     end
   end
   notify("no checkpoint of call " .. tostring(call_id) .. " (see :Toolhost checkpoints)", vim.log.levels.WARN)
+end
+
+--- "Revert this call" among a call's actions in :Toolhost activity (once).
+function M.add_to_activity()
+  if M.in_activity then
+    return
+  end
+  M.in_activity = true
+  require("toolhost.activity").add_action({
+    label = "Revert this call",
+    available = function(entry)
+      return entry.tool ~= nil and entry.callId ~= nil
+    end,
+    run = function(entry)
+      M.revert(entry.callId)
+    end,
+  })
 end
 
 --- :Toolhost checkpoints — the list; <CR> or r on a call's line reverts it (after asking).

@@ -9,6 +9,7 @@ M.methods = {
   status = "toolhost/status",
   checkpoints = "toolhost/checkpoints",
   revert = "toolhost/revert",
+  preview = "toolhost/preview",
   approve = "toolhost/approve",
   save_document = "toolhost/saveDocument",
   did_call = "toolhost/didCall",
