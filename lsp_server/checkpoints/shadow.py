@@ -154,13 +154,15 @@ class ShadowRepo:
     def ensure(self) -> None:
         if not (self.git_dir / "HEAD").exists():
             self.folder.mkdir(parents=True, exist_ok=True)
-            subprocess.run(
+            done = subprocess.run(
                 ["git", "init", "--quiet", "--template=", str(self.git_dir)],
                 env={**self.environment(), "GIT_WORK_TREE": str(self.folder)},
-                check=True,
+                check=False,
                 capture_output=True,
                 cwd=self.folder,
             )
+            if done.returncode != 0:
+                raise ShadowError(f"git init failed: {done.stderr.decode(errors='replace')}")
         config = self.git_dir / "config"
         if config.read_text() != _CONFIG:
             config.write_text(_CONFIG)

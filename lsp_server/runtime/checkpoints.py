@@ -74,6 +74,8 @@ class WriteWindow:
     before: dict[Path, Entry | None]
     reads: Reads = "editor"
     reverts: str | None = None
+    pending: list[tuple[Path, str]] = attrs.Factory(list)
+    """Refs that keep this window's blobs from a concurrent prune until its record exists."""
 
 
 @attrs.frozen
@@ -97,6 +99,7 @@ class Checkpoints:
         self.state_folder = state_folder
         self._stores: dict[Path, CheckpointStore] = {}
         self._locks: dict[Path, threading.Lock] = {}
+        self._stores_lock = threading.Lock()
         self._trim: asyncio.Task[None] | None = None
         self._trim_again = False
         self._since_trim = 0
@@ -113,13 +116,14 @@ class Checkpoints:
         return [*self.workspace.roots, *self.workspace.extra_roots]
 
     def store(self, root: Path) -> CheckpointStore:
-        store = self._stores.get(root)
-        if store is None:
-            assert self.state_folder is not None
-            store = CheckpointStore(self.state_folder, root, self.config.max_file_bytes)
-            self._stores[root] = store
-            self._locks[root] = threading.Lock()
-        return store
+        with self._stores_lock:  # worker threads ask for stores concurrently
+            store = self._stores.get(root)
+            if store is None:
+                assert self.state_folder is not None
+                store = CheckpointStore(self.state_folder, root, self.config.max_file_bytes)
+                self._stores[root] = store
+                self._locks[root] = threading.Lock()
+            return store
 
     def root_of(self, path: Path) -> Path | None:
         for root in self.roots():
@@ -209,13 +213,30 @@ class Checkpoints:
         paths = _paths_of(moves)
         if not any(self.root_of(path) for path in paths):
             return None
-        before = {path: await self._store_state(path, reads) for path in paths}
-        return WriteWindow(call_id, session, tool, time.time(), moves, before, reads, reverts)
+        window = WriteWindow(call_id, session, tool, time.time(), moves, {}, reads, reverts)
+        try:
+            for path in paths:
+                window.before[path] = await self._store_state(path, window)
+        except (OSError, ShadowError):
+            # The write matters more than its checkpoint: it goes ahead, unrecorded.
+            log.exception("checkpoint of %s (before) failed", call_id)
+            await anyio.to_thread.run_sync(self._drop_pending, window)
+            return None
+        return window
 
     async def after_write(self, window: WriteWindow | None) -> list[Checkpoint]:
         if window is None:
             return []
-        after = {path: await self._store_state(path, window.reads) for path in window.before}
+        try:
+            return await self._record_write(window)
+        except (OSError, ShadowError):
+            log.exception("checkpoint of %s (after) failed", window.call_id)
+            return []
+        finally:
+            await anyio.to_thread.run_sync(self._drop_pending, window)
+
+    async def _record_write(self, window: WriteWindow) -> list[Checkpoint]:
+        after = {path: await self._store_state(path, window) for path in window.before}
         records: dict[Path, list[FileRecord]] = {}
         taken: set[Path] = set()
         for source, destination in window.moves:
@@ -256,26 +277,37 @@ class Checkpoints:
                 reverts=window.reverts,
             )
 
-    async def _store_state(self, path: Path, reads: Reads) -> Entry | None:
+    async def _store_state(self, path: Path, window: WriteWindow) -> Entry | None:
         """The path's current content, stored in its root's shadow repository."""
         root = self.root_of(path)
         if root is None:
             return None
-        current = await self.current(path, reads)
-        return await anyio.to_thread.run_sync(self._store_blob, root, path, current)
+        current = await self.current(path, window.reads)
+        return await anyio.to_thread.run_sync(self._store_blob, root, path, current, window)
 
-    def _store_blob(self, root: Path, path: Path, current: Current) -> Entry | None:
+    def _store_blob(
+        self, root: Path, path: Path, current: Current, window: WriteWindow
+    ) -> Entry | None:
         if current is None or current.mode == stat.S_IFDIR:
             return None
         store = self.store(root)
-        store.ensure()
-        git_dir = store.repo.git_dir
-        if current.data is None:  # over the size limit: only the pointer
-            size, oid = _large_identity(path)
-            store.repo.write_pointer(size, oid)
-        else:
-            objects.write_blob(git_dir, current.data)
+        with self._locked(root):
+            store.ensure()
+            if current.data is None:  # over the size limit: only the pointer
+                size, oid = _large_identity(path)
+                store.repo.write_pointer(size, oid)
+            else:
+                objects.write_blob(store.repo.git_dir, current.data)
+            name = f"pending-{id(window):x}-{current.oid}"
+            store.repo.keep(name, {current.oid: 0o100644})
+            window.pending.append((root, name))
         return Entry(current.oid, current.mode)
+
+    def _drop_pending(self, window: WriteWindow) -> None:
+        for root, name in window.pending:
+            with self._locked(root):
+                self.store(root).repo.drop(name)
+        window.pending.clear()
 
     # -- reading the workspace ----------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 from pathlib import Path
@@ -176,3 +177,21 @@ def test_a_created_file_changed_since_is_not_removed() -> None:
     )
     assert isinstance(decision, Refusal)
     assert "+made, then edited" in decision.diff
+
+
+async def test_ten_writers_at_once_in_a_fresh_state_folder(tmp_path: Path) -> None:
+    """The first calls of a server race to create the shadow repository."""
+    from tests.helpers import call_tool, make_runtime
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    runtime = make_runtime(root)
+    results = await asyncio.gather(
+        *(
+            call_tool(runtime, "write_file", {"path": f"gen/f{i}.txt", "content": f"{i}\n"})
+            for i in range(10)
+        )
+    )
+    assert [r.content[0]["text"] for r in results if r.is_error] == []
+    checkpoints = runtime.services.get(Checkpoints)
+    assert len(await checkpoints.listed()) == 10
