@@ -82,6 +82,14 @@ class ShellConfig:
     """Background jobs that may run at once; bash refuses more (job.limit)."""
     minimal_timeout_ms: int = 60_000
     """Timeout of the minimal surface's bash, which has no timeout argument."""
+    sandbox: Literal["workspace-write", "read-only", "off"] = "workspace-write"
+    """Where commands run (docs/SANDBOX.md): workspace-write (only the workspace and a
+    private /tmp are writable, no network; such commands run without asking), read-only,
+    or off (no sandbox: every command that is not a plain read asks)."""
+    sandbox_network: bool = False
+    """Let sandboxed commands reach the network without asking."""
+    sandbox_read_only: list[str] = attrs.Factory(lambda: [".git", ".toolhost.toml"])
+    """Names inside each workspace root that stay read-only in the sandbox."""
 
 
 @attrs.define

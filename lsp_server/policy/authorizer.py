@@ -9,7 +9,7 @@ diff is known, and gets a Verdict.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +32,22 @@ from lsp_server.runtime.errors import (
     PERMISSION_UNATTENDED,
     PERMISSION_USER_DENIED,
 )
+from lsp_server.sandbox import SandboxPlan
 
 log = logging.getLogger(__name__)
+
+
+def sandbox_label(plan: SandboxPlan | None) -> str:
+    """How a shell command is confined, as toolhost/approve says it: the sandbox mode
+    (`workspace-write`, `read-only`), with `+network` when it may reach the network, or
+    `none` when it runs outside any sandbox."""
+    if plan is None or not plan.sandboxed:
+        return "none"
+    return f"{plan.mode}+network" if plan.network else str(plan.mode)
+
+
+# How a shell call will run, from its arguments (the sandbox's plan); set by the composer.
+SandboxPlanner = Callable[[Mapping[str, Any]], SandboxPlan]
 
 
 class PolicyRefusal(Exception):
@@ -91,6 +105,7 @@ class PolicyService:
         self.reconfigure(policy)
         self._session_rules: dict[str, list[Rule]] = {}
         self._always_rules: list[Rule] = []
+        self.sandbox_planner: SandboxPlanner | None = None
 
     def reconfigure(self, policy: PolicyConfig, problems: list[str] | None = None) -> None:
         """New configuration (workspace/didChangeConfiguration); session rules survive.
@@ -108,6 +123,7 @@ class PolicyService:
         paths: Sequence[tuple[Path, str]],
         command: str | None = None,
         verb: str | None = None,
+        arguments: Mapping[str, Any] | None = None,
     ) -> CallFacts:
         """`paths`: (real path, "read"|"write") of every resolved path argument."""
         return CallFacts(
@@ -124,6 +140,11 @@ class PolicyService:
             ),
             command=command,
             verb=verb,
+            sandbox=(
+                self.sandbox_planner(arguments or {})
+                if command is not None and self.sandbox_planner is not None
+                else None
+            ),
         )
 
     def session_rules(self, session: str) -> list[Rule]:
@@ -160,7 +181,7 @@ class PolicyService:
             cwd=str(shell.cwd) if shell else None,
             background=shell.background if shell else None,
             timeout_ms=shell.timeout_ms if shell else None,
-            sandbox=shell.sandbox if shell else None,
+            sandbox=sandbox_label(facts.sandbox) if shell else None,
             client=client,
         )
 
@@ -195,7 +216,7 @@ class PolicyService:
         if ask is None:
             return self.unattended(facts, decision)
         answer = await self._ask(ask, request)
-        return await self._apply(answer, request, session)
+        return await self._apply(answer, request, session, decision)
 
     def unattended(self, facts: CallFacts, decision: Decision) -> Authorization:
         if self.policy.unattended == "allow":
@@ -232,7 +253,7 @@ class PolicyService:
             raise PolicyRefusal(PERMISSION_USER_DENIED, str(exc)) from exc
 
     async def _apply(
-        self, answer: ApprovalAnswer, request: ApproveParams, session: str
+        self, answer: ApprovalAnswer, request: ApproveParams, session: str, decision: Decision
     ) -> Authorization:
         if answer.decision == "deny" and answer.dismissed:
             raise PolicyRefusal(
@@ -241,7 +262,10 @@ class PolicyService:
             )
         if answer.decision == "deny":
             said = f"the user said: {answer.reason}" if answer.reason else "no reason given"
-            raise PolicyRefusal(PERMISSION_USER_DENIED, f"the user denied it ({said})")
+            raise PolicyRefusal(
+                PERMISSION_USER_DENIED,
+                f"the user denied it ({said}); it needed approval because {decision.reason}",
+            )
         if answer.decision == "allow_once":
             return Authorization("allow_once", None)
         text = answer.rule or (request.suggested_rules[0] if request.suggested_rules else None)
@@ -281,6 +305,7 @@ def call_facts(service: PolicyService, request: ApprovalRequest) -> CallFacts:
         paths=[(p, "write" if p in request.write_paths else "read") for p in request.paths],
         command=command if isinstance(command, str) else None,
         verb=entry.approval_verb,
+        arguments=request.arguments,
     )
 
 
@@ -336,7 +361,9 @@ class PolicyApprover:
                 self.service.unattended(facts, decision)
             except PolicyRefusal as exc:
                 refusal = Verdict(False, "deny", exc.rule, exc.code, exc.reason)
-        return ApprovalPreview(would_ask, prompt.title, prompt.summary, prompt.risk, refusal)
+        return ApprovalPreview(
+            would_ask, prompt.title, prompt.summary, prompt.risk, refusal, prompt.sandbox
+        )
 
     async def decide(self, request: ApprovalRequest) -> Verdict:
         facts = call_facts(self.service, request)

@@ -58,13 +58,17 @@ def describe(
 ) -> tuple[str, str]:
     """A short human title and a one-sentence summary of what the call will do."""
     if facts.command is not None:
-        title = f"Run: {_clip(facts.command)}"
+        plan = facts.sandbox
+        how = f" {plan.escalation}" if plan is not None and plan.escalation else ""
+        title = f"Run{how}: {_clip(facts.command)}"
         purpose = arguments.get("description")
         summary = (
             f"{purpose.rstrip('.')}."
             if isinstance(purpose, str) and purpose.strip()
             else f"Run the shell command `{_clip(facts.command, 200)}` in the workspace."
         )
+        if plan is not None:
+            summary += f" How it runs: {plan.describe()}."
         return title, summary
     verb = facts.verb or facts.tool
     if facts.tool == "move_file" and len(relative) == 2:

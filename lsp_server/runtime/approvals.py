@@ -25,8 +25,6 @@ class ShellDetails:
     cwd: Path
     background: bool
     timeout_ms: int | None
-    sandbox: str = "none"
-    """workspace-write | read-only | none: how the command is confined."""
 
 
 @attrs.frozen
@@ -70,6 +68,8 @@ class ApprovalPreview:
     risk: str
     refusal: Verdict | None = None
     """Set when the call would be refused without a prompt."""
+    sandbox: str | None = None
+    """For shell calls: how the command would be confined (as toolhost/approve says)."""
 
 
 class Approver(Protocol):

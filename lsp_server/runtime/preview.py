@@ -98,7 +98,7 @@ def _result(request: ApprovalRequest, verdict: ApprovalPreview) -> PreviewResult
         cwd=str(shell.cwd) if shell else None,
         background=shell.background if shell else None,
         timeout_ms=shell.timeout_ms if shell else None,
-        sandbox=shell.sandbox if shell else None,
+        sandbox=(verdict.sandbox or "none") if shell else None,
         error=error,
     )
 

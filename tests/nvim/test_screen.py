@@ -123,7 +123,7 @@ def test_the_change_is_on_screen_while_the_choice_is_made(neovim: Neovim, tmux: 
     tmux.keys("1", "Enter")
     assert result(neovim, 1)["isError"] is False
 
-    bash = tmux.wait_for("the bash approval", lambda s: "toolhost: Run: echo hello" in s)
+    bash = tmux.wait_for("the bash approval", lambda s: "Run outside the sandbox: echo hello" in s)
     save("approval-bash.txt", bash)
     assert "    echo hello > greeting.txt" in bash
     assert f"folder:     {neovim.workspace}" in bash

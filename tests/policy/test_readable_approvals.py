@@ -10,6 +10,7 @@ from typing import Any
 from lsprotocol import types
 
 from lsp_server.runtime.diffs import unified_diff
+from tests.conftest import require_program
 from tests.helpers import lsp_call, lsp_session, text_of
 from tests.policy.editor import APPROVALS, Editor
 
@@ -46,7 +47,8 @@ async def test_bash_approval_carries_folder_background_timeout_sandbox_and_clien
         return {"decision": "deny", "reason": "just looking"}
 
     editor.script = allow_only_cd
-    async with editor_session(workspace, editor) as client:
+    # No sandbox: every command asks (with one, contained commands run unasked).
+    async with editor_session(workspace, editor, {"shell": {"sandbox": "off"}}) as client:
         await lsp_call(client, "bash", {"command": "cd sub"}, session="moved")
         await lsp_call(
             client, "bash", {"command": "make test", "timeout_ms": 5000}, session="moved"
@@ -61,6 +63,22 @@ async def test_bash_approval_carries_folder_background_timeout_sandbox_and_clien
     assert default["timeoutMs"] == 120000
     assert {p["sandbox"] for p in editor.prompts} == {"none"}
     assert {p["client"] for p in editor.prompts} == {"Test Chat"}
+
+
+async def test_bash_approval_names_the_sandbox_the_command_would_run_in(
+    workspace: Path,
+) -> None:
+    require_program("bwrap", "contained commands run under bubblewrap")
+    editor = Editor()
+    editor.script = editor.answer({"decision": "deny", "reason": "just looking"})
+    async with editor_session(workspace, editor) as client:
+        contained = await lsp_call(client, "bash", {"command": "touch contained.txt"})
+        await lsp_call(client, "bash", {"command": "curl -s 127.0.0.1:9", "sandbox": "network"})
+        await lsp_call(client, "bash", {"command": "touch outside.txt", "sandbox": "off"})
+        shown = await preview(client, "bash", {"command": "make", "sandbox": "network"})
+    assert not contained["isError"], text_of(contained)  # contained: no prompt
+    assert [p["sandbox"] for p in editor.prompts] == ["workspace-write+network", "none"]
+    assert shown["sandbox"] == "workspace-write+network"
 
 
 async def test_writer_approval_names_the_client_and_has_no_shell_fields(workspace: Path) -> None:
@@ -105,7 +123,7 @@ async def test_preview_returns_the_diff_and_writes_nothing(workspace: Path) -> N
 
 async def test_preview_of_bash_runs_nothing_and_gives_its_details(workspace: Path) -> None:
     editor = Editor()
-    async with editor_session(workspace, editor) as client:
+    async with editor_session(workspace, editor, {"shell": {"sandbox": "off"}}) as client:
         shown = await preview(
             client, "bash", {"command": "touch ran.txt", "run_in_background": True}
         )

@@ -36,7 +36,7 @@ when_ready(function()
       new_string = "line FOUR, edited by the agent",
     }, function(edit)
       save(1, edit)
-      toolhost.call("bash", { command = "echo hello > greeting.txt", timeout_ms = 30000 }, function(bash)
+      toolhost.call("bash", { command = "echo hello > greeting.txt", timeout_ms = 30000, sandbox = "off" }, function(bash)
         save(2, bash)
       end)
     end)
