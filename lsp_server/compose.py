@@ -34,6 +34,8 @@ from lsp_server.dirs import Dirs
 from lsp_server.langservers.manager import LanguageServerManager
 from lsp_server.policy.audit import AuditListener, AuditLog
 from lsp_server.policy.authorizer import PolicyApprover, PolicyService
+from lsp_server.policy.command_paths import Places
+from lsp_server.policy.persist import WORKSPACE_CONFIG_NAME
 from lsp_server.policy.prompt import Asker
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.shell_words import split_command
@@ -110,11 +112,19 @@ def build_runtime(
     sandbox = SandboxService()  # probes bubblewrap on the first command, not at start
     services[SandboxService] = sandbox
     if approver is None:
-        policy = PolicyService(
-            config.policy, workspace.writable_roots(), TrustStore(dirs.state), problems
+        trust = TrustStore(dirs.state)
+        places = Places.of_workspace(
+            workspace, dirs.user_config_file, trust.path, WORKSPACE_CONFIG_NAME
         )
         # The approval and the command see the same plan (sandboxed or not, network).
-        policy.sandbox_planner = lambda arguments: plan_call(sandbox, config.shell, arguments)
+        policy = PolicyService(
+            config.policy,
+            workspace.writable_roots(),
+            trust,
+            problems,
+            places,
+            sandbox_planner=lambda arguments: plan_call(sandbox, config.shell, arguments),
+        )
         services[PolicyService] = policy
         approver = PolicyApprover(policy, editor.bridge if editor else None, asker)
         listeners.append(AuditListener(AuditLog(dirs.state)))

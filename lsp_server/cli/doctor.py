@@ -32,11 +32,13 @@ def sandbox_section(root: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lsp_server.config.tree import Config
+    from lsp_server.config.layers import load_layers
+    from lsp_server.dirs import Dirs
     from lsp_server.langservers import doctor
 
     root = args.root.resolve()
-    report = doctor.diagnose(root, Config().lsp.servers)
+    lsp = load_layers(None, [root], Dirs.from_environment()).config.lsp
+    report = doctor.diagnose(root, lsp.servers, project_local=lsp.project_servers)
     print(doctor.render(report))
     print()
     print(sandbox_section(root))

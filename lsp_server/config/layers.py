@@ -116,6 +116,22 @@ def _apply_sandbox_tightening(config: Config, workspace: Mapping[str, Any]) -> N
         config.shell.sandbox_network = False
 
 
+def _added_patterns_only(patterns: list[Any], notices: list[str], where: str) -> list[Any]:
+    """An untrusted layer may add secret patterns, never take one away: a `!pattern`
+    (gitignore negation) would un-hide a built-in secret such as `.env`."""
+    kept = []
+    for pattern in patterns:
+        if isinstance(pattern, str) and pattern.lstrip().startswith("!"):
+            notices.append(
+                f"{where}: workspace.secret_patterns entry {pattern!r} ignored (workspace not "
+                "trusted: it may only add secret patterns; allow a file with "
+                "workspace.allowed_secrets in your user config)"
+            )
+        else:
+            kept.append(pattern)
+    return kept
+
+
 def _filter_untrusted(
     data: dict[str, Any], root: Path, trust: TrustStore, notices: list[str], where: str
 ) -> dict[str, Any]:
@@ -140,6 +156,8 @@ def _filter_untrusted(
                 notices.append(
                     f"{where}: policy.unattended = {item!r} ignored (workspace not trusted)"
                 )
+            elif section == "workspace" and key == "secret_patterns" and isinstance(item, list):
+                table[key] = _added_patterns_only(item, notices, where)
             elif section == "policy" and key == "allow" and isinstance(item, list):
                 own = [r for r in item if isinstance(r, str) and trust.is_recorded(root, r)]
                 for rule in item:
@@ -239,6 +257,7 @@ def load_config(
         rules["deny"],
     )
     config.policy.trusted_roots = user_trusted_roots
+    config.lsp.project_servers = loaded.workspace_trusted and config.policy.mode != "readOnly"
     _apply_sandbox_tightening(config, untrusted_workspace)
     loaded.config = config
     return loaded

@@ -104,6 +104,10 @@ class LspConfig:
     provider: Literal["auto", "spawn", "editor"] = "auto"
     servers: dict[str, list[str]] = attrs.Factory(dict)
     """Command per language, e.g. {python = ["pyright-langserver", "--stdio"]}."""
+    project_servers: bool = False
+    """Whether the project's own servers (.venv/bin, node_modules/.bin) may run. Set by
+    toolhost, not by a config file: true only for a trusted workspace outside readOnly
+    mode, so that opening an untrusted clone never runs its code."""
     idle_seconds: float = 600.0
     """A language server unused this long is stopped (started again on the next call)."""
     document_idle_seconds: float = 120.0

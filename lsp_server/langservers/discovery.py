@@ -2,8 +2,11 @@
 
 First hit wins, in this order (codeintel.md, "Language servers"):
 1. the command configured in `lsp.servers` for the row (or one of its languageIds);
-2. the project's own environment: `<root>/node_modules/.bin`, `<root>/.venv/bin`;
-3. PATH;
+2. the project's own environment: `<root>/node_modules/.bin`, `<root>/.venv/bin`, only
+   when the project may run its own code (`lsp.project_servers`: a trusted workspace outside
+   readOnly mode). Otherwise an untrusted clone would run its own binaries on a read-only
+   lsp_hover; they are skipped (and `toolhost doctor` says so);
+3. PATH (without relative entries or folders inside the root, unless as in 2);
 4. toolhost's own install folders: the `.tools/` folder of the toolhost checkout
    (scripts/setup/30-langservers.sh installs there) and the bin folder of the Python
    environment toolhost runs in.
@@ -44,6 +47,12 @@ def project_dirs(root: Path) -> list[Path]:
     return [root / "node_modules" / ".bin", root / ".venv" / "bin"]
 
 
+NOT_USED = (
+    "not used: the workspace is not trusted (or policy mode is readOnly), and a "
+    "repository's own binaries run only in a trusted workspace"
+)
+
+
 @attrs.frozen
 class ResolvedServer:
     row: ServerRow
@@ -53,6 +62,8 @@ class ResolvedServer:
     """Where it was found: config, project, PATH, toolhost."""
     candidate: Candidate | None
     """The table candidate (None for a configured command)."""
+    skipped_project: tuple[str, ...] = ()
+    """The project's own servers that were found but not used (workspace not trusted)."""
 
     @property
     def program(self) -> Path:
@@ -70,10 +81,11 @@ class ResolvedServer:
 
 
 class ServerNotFound(LookupError):
-    def __init__(self, row: ServerRow, detail: str) -> None:
+    def __init__(self, row: ServerRow, detail: str, skipped: tuple[str, ...] = ()) -> None:
         super().__init__(detail)
         self.row = row
         self.detail = detail
+        self.skipped_project = skipped
 
 
 def _in_dir(program: str, folder: Path) -> Path | None:
@@ -86,32 +98,68 @@ def _which(program: str, search_path: str | None) -> Path | None:
     return Path(found) if found else None
 
 
+def outside_path(root: Path, search_path: str | None) -> str:
+    """PATH without what would run the project's own code: relative entries (the current
+    folder) and folders inside the root."""
+    entries = (search_path if search_path is not None else os.environ.get("PATH", "")).split(
+        os.pathsep
+    )
+    kept = [
+        entry
+        for entry in entries
+        if entry and Path(entry).is_absolute() and not _inside(Path(entry), root)
+    ]
+    return os.pathsep.join(kept)
+
+
+def _inside(folder: Path, root: Path) -> bool:
+    real = Path(os.path.realpath(folder))
+    return real == root or root in real.parents
+
+
+def _project_finds(row: ServerRow, root: Path) -> tuple[str, ...]:
+    found = []
+    for folder in project_dirs(root):
+        for candidate in row.candidates:
+            path = _in_dir(candidate.program, folder)
+            if path is not None:
+                found.append(path.relative_to(root).as_posix())
+    return tuple(found)
+
+
 def resolve_server(
     row: ServerRow,
     root: Path,
     configured: Mapping[str, Sequence[str]],
     *,
+    project_local: bool = False,
     search_path: str | None = None,
     extra_dirs: Sequence[Path] | None = None,
 ) -> ResolvedServer:
-    """The server for `row` in `root`, or ServerNotFound saying what was tried."""
+    """The server for `row` in `root`, or ServerNotFound saying what was tried.
+    `project_local`: the project's own binaries may run (a trusted workspace)."""
+    root = Path(os.path.realpath(root))
+    local_dirs = project_dirs(root) if project_local else []
+    if not project_local:
+        search_path = outside_path(root, search_path)
+    skipped = () if project_local else _project_finds(row, root)
     for key in (row.name, *sorted(set(row.extensions.values()))):
         command = configured.get(key)
         if command:
             program = command[0]
             found = Path(program) if Path(program).is_absolute() else None
             if found is None:
-                for folder in project_dirs(root):
+                for folder in local_dirs:
                     found = found or _in_dir(program, folder)
                 found = found or _which(program, search_path)
             if found is None or not os.access(found, os.X_OK):
                 raise ServerNotFound(
                     row, f"the command configured in lsp.servers.{key} ({program}) was not found"
                 )
-            return ResolvedServer(row, (str(found), *command[1:]), "config", None)
+            return ResolvedServer(row, (str(found), *command[1:]), "config", None, skipped)
 
     for source, folders in (
-        ("project", project_dirs(root)),
+        ("project", local_dirs),
         ("PATH", None),
         ("toolhost", list(extra_dirs) if extra_dirs is not None else toolhost_dirs()),
     ):
@@ -123,6 +171,10 @@ def resolve_server(
                     (p for p in (_in_dir(candidate.program, f) for f in folders) if p), None
                 )
             if found is not None:
-                return ResolvedServer(row, (str(found), *candidate.command[1:]), source, candidate)
+                command = (str(found), *candidate.command[1:])
+                return ResolvedServer(row, command, source, candidate, skipped)
     tried = ", ".join(c.program for c in row.candidates)
-    raise ServerNotFound(row, f"no language server for {row.name} was found (tried {tried})")
+    detail = f"no language server for {row.name} was found (tried {tried})"
+    if skipped:
+        detail += f"; the project's own {', '.join(skipped)} {NOT_USED}"
+    raise ServerNotFound(row, detail, skipped)

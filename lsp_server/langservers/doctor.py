@@ -10,7 +10,12 @@ from pathlib import Path
 
 import attrs
 
-from lsp_server.langservers.discovery import ResolvedServer, ServerNotFound, resolve_server
+from lsp_server.langservers.discovery import (
+    NOT_USED,
+    ResolvedServer,
+    ServerNotFound,
+    resolve_server,
+)
 from lsp_server.langservers.table import SERVER_TABLE, ServerRow
 
 VERSION_TIMEOUT_SECONDS = 15.0
@@ -61,12 +66,16 @@ def server_version(server: ResolvedServer) -> tuple[bool, str]:
 
 
 def diagnose(
-    root: Path, configured: Mapping[str, Sequence[str]], rows: Sequence[ServerRow] = SERVER_TABLE
+    root: Path,
+    configured: Mapping[str, Sequence[str]],
+    rows: Sequence[ServerRow] = SERVER_TABLE,
+    *,
+    project_local: bool = False,
 ) -> list[DoctorRow]:
     found: list[ResolvedServer | ServerNotFound] = []
     for row in rows:
         try:
-            found.append(resolve_server(row, root, configured))
+            found.append(resolve_server(row, root, configured, project_local=project_local))
         except ServerNotFound as exc:
             found.append(exc)
     # Version commands start node or python wrappers: run them side by side.
@@ -102,6 +111,9 @@ def render(report: Sequence[DoctorRow]) -> str:
         state = "ok    " if item.works else "BROKEN"
         lines.append(f"{item.language:<11} {state}    {item.version}")
         lines.append(f"{'':<11}   {command}  [found via {item.server.source}]")
+        if item.server.skipped_project:
+            skipped = ", ".join(item.server.skipped_project)
+            lines.append(f"{'':<11}   the project's own {skipped} {NOT_USED}")
         lines.extend(f"{'':<11}   install {hint}" for hint in item.install)
     working = sum(1 for item in report if item.works)
     lines.append(f"{working} of {len(report)} languages have a working language server.")

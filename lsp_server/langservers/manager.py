@@ -94,7 +94,9 @@ class LanguageServerManager:
 
     def resolve(self, row: ServerRow, root: Path) -> ResolvedServer:
         try:
-            return resolve_server(row, root, self.config.servers)
+            return resolve_server(
+                row, root, self.config.servers, project_local=self.config.project_servers
+            )
         except ServerNotFound as exc:
             install = "; ".join(f"{c.program}: {c.install}" for c in row.candidates)
             raise ToolError(

@@ -18,6 +18,7 @@ import attrs
 
 from lsp_server.config.tree import PolicyConfig
 from lsp_server.config.trust import TrustStore
+from lsp_server.policy.command_paths import Places
 from lsp_server.policy.engine import CallFacts, Decision, PathFact, PolicyEngine, RuleSet
 from lsp_server.policy.persist import PersistError, persist_allow_rule
 from lsp_server.policy.prompt import ApprovalAnswer, Asker, describe, editor_asker
@@ -72,13 +73,16 @@ class Authorization:
     """Something the user should know (a rule that could not be saved)."""
 
 
-def build_engine(policy: PolicyConfig, problems: list[str]) -> PolicyEngine:
+def build_engine(
+    policy: PolicyConfig, problems: list[str], places: Places | None = None
+) -> PolicyEngine:
     rules = RuleSet(
         allow=tuple(parse_rules(policy.allow, problems, "policy.allow")),
         ask=tuple(parse_rules(policy.ask, problems, "policy.ask")),
         deny=tuple(parse_rules(policy.deny, problems, "policy.deny")),
     )
-    return PolicyEngine(rules, policy.mode, ReadOnlyClassifier(policy.read_only_commands, problems))
+    classifier = ReadOnlyClassifier(policy.read_only_commands, problems, places)
+    return PolicyEngine(rules, policy.mode, classifier)
 
 
 def relative_to_roots(real: Path, roots: Sequence[Path]) -> str | None:
@@ -97,21 +101,26 @@ class PolicyService:
         roots: Sequence[Path],
         trust: TrustStore,
         problems: list[str] | None = None,
+        places: Places | None = None,
+        *,
+        sandbox_planner: SandboxPlanner | None = None,
     ) -> None:
         self.roots = [root.resolve() for root in roots]
+        self.places = places
         self.trust = trust
         self._persist_lock = anyio.Lock()
         self.problems: list[str] = problems if problems is not None else []
         self.reconfigure(policy)
         self._session_rules: dict[str, list[Rule]] = {}
         self._always_rules: list[Rule] = []
-        self.sandbox_planner: SandboxPlanner | None = None
+        self.sandbox_planner = sandbox_planner
 
     def reconfigure(self, policy: PolicyConfig, problems: list[str] | None = None) -> None:
         """New configuration (workspace/didChangeConfiguration); session rules survive.
         Rules that do not parse go to `problems` (default: the list given at start)."""
         self.policy = policy
-        self.engine = build_engine(policy, self.problems if problems is None else problems)
+        problems = self.problems if problems is None else problems
+        self.engine = build_engine(policy, problems, self.places)
 
     # -- facts ------------------------------------------------------------------------------
     def facts(
@@ -122,6 +131,7 @@ class PolicyService:
         read_only: bool,
         paths: Sequence[tuple[Path, str]],
         command: str | None = None,
+        cwd: Path | None = None,
         verb: str | None = None,
         arguments: Mapping[str, Any] | None = None,
     ) -> CallFacts:
@@ -139,6 +149,7 @@ class PolicyService:
                 for real, access in paths
             ),
             command=command,
+            cwd=cwd,
             verb=verb,
             sandbox=(
                 self.sandbox_planner(arguments or {})
@@ -166,6 +177,12 @@ class PolicyService:
     ) -> ApproveParams:
         relative = [p.relative or str(p.real) for p in facts.paths]
         title, summary = describe(facts, arguments, relative)
+        forced = self.engine.forced_ask(facts)
+        why = forced.reason if forced else None
+        if why is None and facts.command is not None and not facts.parsed.opaque:
+            why = self.engine.classifier.place_concern(facts.parsed, facts.cwd)
+        if why:
+            summary += f" It asks because {why}."
         return ApproveParams(
             call_id=call_id,
             session=session,
@@ -177,7 +194,7 @@ class PolicyService:
             paths=[str(p.real) for p in facts.paths],
             diff=diff,
             risk=risk_level(facts, self.engine),
-            suggested_rules=list(suggested_rules(facts, self.engine)),
+            suggested_rules=[] if forced else list(suggested_rules(facts, self.engine)),
             cwd=str(shell.cwd) if shell else None,
             background=shell.background if shell else None,
             timeout_ms=shell.timeout_ms if shell else None,
@@ -216,10 +233,13 @@ class PolicyService:
         if ask is None:
             return self.unattended(facts, decision)
         answer = await self._ask(ask, request)
+        if decision.always_ask and answer.decision in ("allow_session", "allow_always"):
+            # Policy-file writes and unseen commands ask every time: nothing is remembered.
+            return Authorization("allow_once", None, "this call always asks: allowed this once")
         return await self._apply(answer, request, session, decision)
 
     def unattended(self, facts: CallFacts, decision: Decision) -> Authorization:
-        if self.policy.unattended == "allow":
+        if self.policy.unattended == "allow" and not decision.always_ask:
             return Authorization("unattended_allow", decision.rule)
         raise PolicyRefusal(
             PERMISSION_UNATTENDED,
@@ -304,6 +324,7 @@ def call_facts(service: PolicyService, request: ApprovalRequest) -> CallFacts:
         read_only=entry.read_only,
         paths=[(p, "write" if p in request.write_paths else "read") for p in request.paths],
         command=command if isinstance(command, str) else None,
+        cwd=request.shell.cwd if request.shell else None,
         verb=entry.approval_verb,
         arguments=request.arguments,
     )

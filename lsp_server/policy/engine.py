@@ -10,63 +10,24 @@ Modes: `acceptEdits` allows file writers whose paths are all inside the workspac
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
 import attrs
 
+from lsp_server.policy.guards import deny_could_match, policy_file_reason
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import Rule
 from lsp_server.policy.shell_words import ParsedCommand, Segment, split_command
+from lsp_server.policy.wrappers import CommandView, command_forms, view_command
 from lsp_server.sandbox import SandboxPlan
+
+_NET = ("/dev/tcp/", "/dev/udp/")
 
 Action = Literal["allow", "ask", "deny"]
 Mode = Literal["default", "acceptEdits", "readOnly", "bypass"]
-
-
-def _expanded_words(segment: Segment) -> list[tuple[str, ...]]:
-    """The segment's words, and its words without wrappers, so `sudo rm x` meets `rm:*`."""
-    variants = [segment.words]
-    words = segment.words
-    while words:
-        head = words[0]
-        if "=" in head and not head.startswith("="):
-            words = words[1:]  # VAR=value
-        elif head in ("sudo", "doas", "env", "nohup", "time", "command", "exec", "nice", "xargs"):
-            words = words[1:]
-            while words and words[0].startswith("-"):
-                words = words[1:]
-        elif head == "timeout" and len(words) > 2:
-            words = words[2:]
-        else:
-            break
-        variants.append(words)
-    return variants
-
-
-def _inline_scripts(segment: Segment) -> list[Segment]:
-    """`bash -c "..."`, `sh -c`, `eval ...`: the commands inside, for deny and ask rules."""
-    words = segment.words
-    if not words:
-        return []
-    if words[0] == "eval":
-        return list(split_command(" ".join(words[1:])).segments)
-    if words[0] in ("bash", "sh", "zsh", "dash") and "-c" in words[1:]:
-        index = words.index("-c")
-        if index + 1 < len(words):
-            return list(split_command(words[index + 1]).segments)
-    return []
-
-
-def _all_segments(parsed: ParsedCommand) -> list[Segment]:
-    found: list[Segment] = []
-    pending = list(parsed.segments)
-    while pending:
-        segment = pending.pop()
-        found.append(segment)
-        pending.extend(_inline_scripts(segment))
-    return found
 
 
 @attrs.frozen
@@ -88,6 +49,8 @@ class CallFacts:
     paths: tuple[PathFact, ...] = ()
     command: str | None = None
     """The shell command line, for shell tools."""
+    cwd: Path | None = None
+    """The folder a shell command runs in."""
     verb: str | None = None
     """How an approval names the action ("Edit", "Move" ...): the tool's contract entry."""
     sandbox: SandboxPlan | None = None
@@ -99,11 +62,20 @@ class CallFacts:
         return split_command(self.command or "")
 
     @functools.cached_property
+    def view(self) -> CommandView:
+        """Every simple command it runs (inline scripts included) and what is opaque."""
+        return view_command(self.parsed, self.command)
+
+    @functools.cached_property
     def word_variants(self) -> tuple[tuple[str, ...], ...]:
         """Every simple command deny and ask rules look at: nested ones, inline scripts,
-        and each with its wrappers (`sudo`, `env`, `VAR=x` ...) peeled off."""
+        and each with its wrappers (`sudo`, `nice -n 5`, `VAR=x` ...) peeled off and its
+        program also by bare name (`/usr/bin/touch` -> `touch`); see wrappers.py."""
         return tuple(
-            words for segment in _all_segments(self.parsed) for words in _expanded_words(segment)
+            form
+            for segment in self.view.segments
+            if segment.words
+            for form in command_forms(segment.words)
         )
 
 
@@ -114,6 +86,8 @@ class Decision:
     """The rule that decided, as written; None for mode and fallback decisions."""
     reason: str
     """One sentence for the audit log and the error text."""
+    always_ask: bool = False
+    """Asks whatever the mode (guards.py): no unattended allow, no remembered rule."""
 
 
 @attrs.frozen
@@ -128,6 +102,8 @@ class PolicyEngine:
         self.rules = rules
         self.mode = mode
         self.classifier = classifier
+        # One classification per call: it may ask git about the repository's config.
+        self._reads: weakref.WeakKeyDictionary[CallFacts, bool] = weakref.WeakKeyDictionary()
 
     # -- matching -------------------------------------------------------------------------
     def _touches(self, rule: Rule, facts: CallFacts) -> bool:
@@ -181,14 +157,14 @@ class PolicyEngine:
         if bare is not None:
             return bare
         parsed = facts.parsed
-        if parsed.opaque or not parsed.segments:
+        if parsed.opaque or facts.view.opaque or not parsed.segments:
             return None
         # Every simple command must be covered by a rule or be a plain read; the chain
         # is approved by the first rule that took part.
         deciding: Rule | None = None
         for segment in parsed.segments:
             rule = self.segment_allowed(segment, rules, facts)
-            if rule is None and not self.classifier.segment_is_read(segment):
+            if rule is None and not self.classifier.segment_is_read(segment, facts.cwd):
                 return None
             deciding = deciding or rule
         return deciding
@@ -196,9 +172,37 @@ class PolicyEngine:
     def is_plain_read(self, facts: CallFacts) -> bool:
         if facts.read_only:
             return True
+        if facts.command is None:
+            return False
+        known = self._reads.get(facts)
+        if known is None:
+            known = not facts.view.opaque and self.classifier.is_read(facts.parsed, facts.cwd)
+            self._reads[facts] = known
+        return known
+
+    def forced_ask(self, facts: CallFacts) -> Decision | None:
+        """A call that asks in every mode, whatever allow rules say (guards.py): a write
+        to a policy file, or a command a deny rule could match unseen."""
+        places = self.classifier.places
+        if places is not None:
+            writes = [p.real for p in facts.paths if p.access == "write"]
+            shell = None
+            if (
+                facts.command is not None
+                and facts.cwd is not None
+                and not self.is_plain_read(facts)
+            ):
+                shell = (facts.view.segments, facts.cwd)
+            reason = policy_file_reason(writes, shell, places)
+            if reason is not None:
+                return Decision("ask", None, reason, True)
         if facts.command is not None:
-            return self.classifier.is_read(facts.parsed)
-        return False
+            reason = deny_could_match(
+                self.rules.deny, facts.tool, facts.kind, facts.view.segments, facts.view.opaque
+            )
+            if reason is not None:
+                return Decision("ask", None, reason, True)
+        return None
 
     # -- the decision ---------------------------------------------------------------------
     def decide(self, facts: CallFacts, session_rules: Iterable[Rule] = ()) -> Decision:
@@ -207,9 +211,10 @@ class PolicyEngine:
                 return Decision("deny", rule.text, f"denied by the rule {rule.text}")
         plain_read = self.is_plain_read(facts)
         if self.mode == "readOnly" and not plain_read:
-            return Decision(
-                "deny", None, "the policy mode is readOnly: no tool may change anything"
-            )
+            return Decision("deny", None, self._read_only_refusal(facts))
+        forced = self.forced_ask(facts)
+        if forced is not None:
+            return forced
         for rule in self.rules.ask:
             if self._touches(rule, facts):
                 if self.mode == "bypass":
@@ -219,6 +224,30 @@ class PolicyEngine:
         if allow is not None:
             return Decision("allow", allow.text, f"allowed by the rule {allow.text}")
         return self._fallback(facts, plain_read)
+
+    def _read_concern(self, facts: CallFacts) -> str | None:
+        """A secret or outside file that some part of the command names, or a repository
+        git config that runs programs."""
+        if facts.cwd is None:
+            return None
+        for segment in facts.view.segments:
+            if facts.sandbox is not None and not facts.sandbox.network:
+                # bash's /dev/tcp and /dev/udp are the network, which the sandbox cuts off.
+                kept = tuple(r for r in segment.redirects if not r.target.startswith(_NET))
+                segment = attrs.evolve(segment, redirects=kept)
+            concern = self.classifier.segment_place_concern(segment, facts.cwd)
+            if concern is not None:
+                return concern
+        return None
+
+    def _read_only_refusal(self, facts: CallFacts) -> str:
+        """readOnly mode's reason; for a command of read-only programs, what made it more."""
+        reason = "the policy mode is readOnly: no tool may change anything"
+        if facts.command is None:
+            return reason
+        concern = facts.view.opaque[0] if facts.view.opaque else None
+        concern = concern or self.classifier.concern(facts.parsed, facts.cwd)
+        return f"{reason}, and this is not a plain read: {concern}" if concern else reason
 
     def _fallback(self, facts: CallFacts, plain_read: bool) -> Decision:
         if plain_read:
@@ -237,6 +266,10 @@ class PolicyEngine:
                 "allow", None, "acceptEdits mode allows file edits inside the workspace"
             )
         if facts.sandbox is not None and facts.sandbox.contained:
+            concern = self._read_concern(facts)
+            if concern is not None:
+                # The sandbox stops writes outside and the network, not reads.
+                return Decision("ask", None, f"{concern} (the sandbox does not stop reads)")
             return Decision(
                 "allow",
                 None,

@@ -6,7 +6,9 @@ and every simple command in it
 - redirects output to no file (`2>&1` and `/dev/null` are fine),
 - starts with a bare program name (no `./x`, `/tmp/x`, no `VAR=value` prefix, no `$X`),
 - is in the table below, and passes that program's check for writing flags
-  (`sed -i`, `find -delete`, `sort -o`, `git branch -D`, `rg --pre` ...);
+  (`sed -i`, `find -delete`, `sort -o`, `git branch -D`, `rg --pre` ...; long options in
+  any abbreviation the program accepts, see options.py), and `-v` on printf/test/[
+  (bash evaluates the variable's subscript, which can run commands);
 
 or is covered by one of the configured extra read-only specs (`policy.read_only_commands`,
 written like bash rule specs: `"make -n"`, `"cargo tree:*"`).
@@ -17,45 +19,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 
+from lsp_server.policy.command_paths import Places, read_concern
+from lsp_server.policy.git_guard import GitConfigGuard
+from lsp_server.policy.options import option_hazard
 from lsp_server.policy.rules import Rule, RuleError, parse_rule
 from lsp_server.policy.shell_words import ParsedCommand, Segment
 
 Check = Callable[[Sequence[str]], bool]
 
 
-def _no_flags(*flags: str) -> Check:
-    """Refuse the listed flags, also in `--flag=value` and combined `-xyz` short forms."""
-    long_flags = tuple(f for f in flags if f.startswith("--"))
-    short_flags = {f[1] for f in flags if len(f) == 2 and f.startswith("-")}
-    single_dash_words = {
-        f for f in flags if f.startswith("-") and not f.startswith("--") and len(f) > 2
-    }
-
-    def check(args: Sequence[str]) -> bool:
-        for arg in args:
-            if arg == "--":
-                break
-            if arg in single_dash_words:
-                return False
-            if arg.startswith("--"):
-                if any(arg == f or arg.startswith(f + "=") for f in long_flags):
-                    return False
-            elif arg.startswith("-") and short_flags & set(arg[1:]):
-                return False
-        return True
-
-    return check
-
-
 def _always(args: Sequence[str]) -> bool:
     return True
-
-
-def _find(args: Sequence[str]) -> bool:
-    writers = {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0"}
-    writers |= {"-fprintf", "-fls"}
-    return not any(arg in writers for arg in args)
 
 
 # sed is a read only for the common printing and substituting scripts; `w`, `e` and `r`
@@ -105,35 +81,11 @@ def _sed_script_is_read(script: str) -> bool:
     return bool(parts) and all(_SED_SCRIPT.fullmatch(p) for p in parts)
 
 
-_GIT_BRANCH_WRITERS = _no_flags(
-    "-d",
-    "-D",
-    "-m",
-    "-M",
-    "-c",
-    "-C",
-    "-f",
-    "-u",
-    "--delete",
-    "--move",
-    "--copy",
-    "--force",
-    "--set-upstream-to",
-    "--unset-upstream",
-    "--edit-description",
-    "--track",
-    "--no-track",
-)
-_GIT_OUTPUT = _no_flags("--output", "--ext-diff", "--textconv")
-
-
 def _positional(args: Sequence[str]) -> list[str]:
     return [a for a in args if not a.startswith("-")]
 
 
 def _git_branch(args: Sequence[str]) -> bool:
-    if not _GIT_BRANCH_WRITERS(args):
-        return False
     # A bare name creates a branch; names are only patterns after --list/-l.
     return not _positional(args) or any(a in ("-l", "--list") for a in args)
 
@@ -159,9 +111,9 @@ def _git_config(args: Sequence[str]) -> bool:
 
 _GIT_SUBCOMMANDS: dict[str, Check] = {
     "status": _always,
-    "diff": _GIT_OUTPUT,
-    "log": _GIT_OUTPUT,
-    "show": _GIT_OUTPUT,
+    "diff": _always,
+    "log": _always,
+    "show": _always,
     "shortlog": _always,
     "blame": _always,
     "rev-parse": _always,
@@ -170,7 +122,7 @@ _GIT_SUBCOMMANDS: dict[str, Check] = {
     "ls-tree": _always,
     "cat-file": _always,
     "describe": _always,
-    "grep": _no_flags("-O", "--open-files-in-pager"),
+    "grep": _always,
     "branch": _git_branch,
     "tag": _git_listing_only(),
     "remote": _git_listing_only("show", "get-url"),
@@ -255,20 +207,31 @@ DEFAULT_READ_ONLY_PROGRAMS: dict[str, Check] = {
             "fold",
         )
     },
-    "rg": _no_flags("--pre"),
-    "sort": _no_flags("-o", "--output"),
-    "tree": _no_flags("-o"),
-    "date": _no_flags("-s", "--set"),
-    "find": _find,
+    "rg": _always,
+    "sort": _always,
+    "tree": _always,
+    "date": _always,
+    "find": _always,
     "sed": _sed,
     "git": _git,
 }
 
 
 class ReadOnlyClassifier:
-    """Decides whether a parsed command line only reads. Configurable with extra specs."""
+    """Decides whether a parsed command line only reads. Configurable with extra specs.
 
-    def __init__(self, extra_specs: Iterable[str] = (), problems: list[str] | None = None) -> None:
+    With `places` (the workspace roots and secret patterns) and the folder the command runs
+    in, a read of a secret file or of anything outside the workspace is not a plain read,
+    nor is a git command in a repository whose config names programs (git_guard.py)."""
+
+    def __init__(
+        self,
+        extra_specs: Iterable[str] = (),
+        problems: list[str] | None = None,
+        places: Places | None = None,
+    ) -> None:
+        self.places = places
+        self.git_guard = GitConfigGuard()
         self.extra: list[Rule] = []
         for spec in extra_specs:
             try:
@@ -277,18 +240,62 @@ class ReadOnlyClassifier:
                 if problems is not None:
                     problems.append(f"policy.read_only_commands: {exc}; entry ignored")
 
-    def segment_is_read(self, segment: Segment) -> bool:
-        if segment.writes_files or not segment.words:
-            return False
+    def segment_is_read(self, segment: Segment, cwd: Path | None = None) -> bool:
+        return self.segment_concern(segment, cwd) is None
+
+    def segment_concern(self, segment: Segment, cwd: Path | None = None) -> str | None:
+        """Why this simple command is not a plain read; None when it is one."""
+        if not segment.words:
+            return "an empty command"
+        if segment.writes_files:
+            return "it redirects output into a file"
         if any(rule.matches_segment(segment) for rule in self.extra):
-            return True
+            return self.segment_place_concern(segment, cwd)
         program, args = segment.words[0], segment.words[1:]
         if "/" in program or "=" in program or "$" in program:
-            return False
+            return f"{program} is not a known read-only program"
         check = DEFAULT_READ_ONLY_PROGRAMS.get(program)
-        return check is not None and check(args)
+        if check is None or not check(args):
+            return f"{' '.join(segment.words[:2])} is not a known read-only command"
+        hazard = option_hazard(segment.words)
+        if hazard is not None and program in ("printf", "test", "["):
+            return f"{program} {hazard} names a variable whose subscript bash evaluates as code"
+        if hazard is not None:
+            command = " ".join(w for w in segment.words[:2] if not w.startswith("-"))
+            return f"{command} {hazard} writes a file or runs a program"
+        return self.segment_place_concern(segment, cwd)
 
-    def is_read(self, parsed: ParsedCommand) -> bool:
-        if parsed.opaque or not parsed.segments:
-            return False
-        return all(self.segment_is_read(segment) for segment in parsed.segments)
+    def segment_place_concern(self, segment: Segment, cwd: Path | None) -> str | None:
+        """What this simple command reads that needs a person's eye (a secret, a file
+        outside the workspace), or a git config that names programs; None otherwise."""
+        if self.places is None or cwd is None:
+            return None
+        concern = read_concern(segment, cwd, self.places)
+        if concern is None and segment.words[0] == "git":
+            concern = self.git_guard.concern(cwd, segment.words[1:])
+        return concern
+
+    def concern(self, parsed: ParsedCommand, cwd: Path | None = None) -> str | None:
+        """Why the command line is not a plain read; None when every part only reads."""
+        if parsed.opaque:
+            return f"it runs code its words do not show ({parsed.reasons[0]})"
+        if not parsed.segments:
+            return "an empty command"
+        for segment in parsed.segments:
+            concern = self.segment_concern(segment, cwd)
+            if concern is not None:
+                return concern
+        return None
+
+    def place_concern(self, parsed: ParsedCommand, cwd: Path | None) -> str | None:
+        """Why a command of read-only programs is still not a plain read (what it reads,
+        or the repository's git config); None otherwise. For the approval prompt."""
+        for segment in parsed.segments:
+            if self.segment_concern(segment) is None:
+                concern = self.segment_place_concern(segment, cwd)
+                if concern is not None:
+                    return concern
+        return None
+
+    def is_read(self, parsed: ParsedCommand, cwd: Path | None = None) -> bool:
+        return self.concern(parsed, cwd) is None

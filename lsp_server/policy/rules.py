@@ -16,7 +16,9 @@ from typing import Literal
 import attrs
 import pathspec
 
+from lsp_server.policy.options import option_hazard
 from lsp_server.policy.shell_words import Segment, split_words
+from lsp_server.policy.wrappers import opaque_reason
 
 GROUPS = ("Read", "Edit", "Bash")
 RuleList = Literal["allow", "ask", "deny"]
@@ -67,8 +69,16 @@ class Rule:
         return self.pattern.match_file(relative)
 
     def matches_segment(self, segment: Segment) -> bool:
-        """One simple command, compared word by word."""
-        return self.matches_words(segment.words)
+        """One simple command, compared word by word. A `prefix:*` rule does not cover
+        words beyond its prefix that write or run code (`bash(git log:*)` does not cover
+        `git log --output=f`, `bash(python:*)` not `python -c ...`)."""
+        if not self.matches_words(segment.words):
+            return False
+        if self.prefix is None:
+            return True
+        if option_hazard(segment.words) is not None and option_hazard(self.prefix) is None:
+            return False
+        return opaque_reason(segment) is None or opaque_reason(Segment(self.prefix)) is not None
 
     def matches_words(self, words: tuple[str, ...]) -> bool:
         if self.words is not None:

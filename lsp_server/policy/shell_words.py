@@ -15,10 +15,13 @@ must never look like `git status` to a rule. This is a deliberately small bash l
 
 from __future__ import annotations
 
+import re
+
 import attrs
 
 # Characters that end a word when unquoted.
 _METACHARS = frozenset(" \t\n;&|()<>")
+_PARAMETER = re.compile(r"[A-Za-z_{0-9@*#?$!-]")
 _SEPARATORS = ("&&", "||", "|&", ";;", ";", "|", "&", "\n", "(", ")")
 
 
@@ -51,6 +54,10 @@ class Segment:
     redirects: tuple[Redirect, ...] = ()
     nested: bool = False
     """Found inside a command or process substitution."""
+    expanding: frozenset[int] = frozenset()
+    """Indices of words whose value bash computes (`$X`, `${X}`, `$(...)`): unknown here."""
+    patterned: frozenset[int] = frozenset()
+    """Indices of words with unquoted glob, brace or tilde characters (`*.env`, `~/x`)."""
 
     @property
     def text(self) -> str:
@@ -82,6 +89,10 @@ class _Lexer:
         self.words: list[str] = []
         self.redirects: list[Redirect] = []
         self.pending_redirect: str | None = None
+        self.expanding: set[int] = set()
+        self.patterned: set[int] = set()
+        self.word_expands = False
+        self.word_patterned = False
 
     # -- segments -------------------------------------------------------------------------
     def end_segment(self) -> None:
@@ -89,15 +100,28 @@ class _Lexer:
             self.reasons.append("redirection without a target")
             self.pending_redirect = None
         if self.words or self.redirects:
-            self.segments.append(Segment(tuple(self.words), tuple(self.redirects)))
+            self.segments.append(
+                Segment(
+                    tuple(self.words),
+                    tuple(self.redirects),
+                    expanding=frozenset(self.expanding),
+                    patterned=frozenset(self.patterned),
+                )
+            )
         self.words = []
         self.redirects = []
+        self.expanding = set()
+        self.patterned = set()
 
     def add_word(self, word: str) -> None:
         if self.pending_redirect is not None:
             self.redirects.append(Redirect(self.pending_redirect, word))
             self.pending_redirect = None
         else:
+            if self.word_expands:
+                self.expanding.add(len(self.words))
+            if self.word_patterned:
+                self.patterned.add(len(self.words))
             self.words.append(word)
 
     def nested(self, inner: str) -> None:
@@ -161,10 +185,16 @@ class _Lexer:
     def read_word(self) -> str:
         text = self.text
         out: list[str] = []
+        self.word_expands = False
+        self.word_patterned = text.startswith("~", self.pos)
         while self.pos < len(text):
             char = text[self.pos]
             if char in _METACHARS:
                 break
+            if char in "*?[{":
+                self.word_patterned = True
+            if self.at_parameter():
+                self.word_expands = True
             if char == "\\":
                 if self.pos + 1 < len(text):
                     out.append(text[self.pos + 1])
@@ -202,15 +232,23 @@ class _Lexer:
             elif char == "`" or text.startswith("$(", self.pos):
                 out.append(self.read_substitution())
             else:
+                self.word_expands = self.word_expands or self.at_parameter()
                 out.append(char)
                 self.pos += 1
         self.reasons.append("unbalanced double quote")
         return "".join(out)
 
+    def at_parameter(self) -> bool:
+        """At `$name`, `${...}`, `$1`, `$@` ...: a value bash fills in."""
+        return self.text.startswith("$", self.pos) and bool(
+            _PARAMETER.match(self.text, self.pos + 1)
+        )
+
     def read_substitution(self) -> str:
         """`$(...)`, `$((...))` or a backtick substitution: opaque, inner commands nested."""
         text = self.text
         start = self.pos
+        self.word_expands = True
         if text.startswith("$((", start):
             inner, self.pos = _balanced(text, start + 3, "((", "))")
             if inner is None:

@@ -76,8 +76,8 @@ def _bash_suggestions(facts: CallFacts, engine: PolicyEngine) -> list[str]:
         if not engine.classifier.segment_is_read(s)
         and engine.segment_allowed(s, engine.rules.allow, facts) is None
     ]
-    if len(uncovered) != 1 or uncovered[0].writes_files:
-        return []
+    if len(uncovered) != 1 or uncovered[0].writes_files or not uncovered[0].words:
+        return []  # `< file` alone has no program to name in a rule
     segment = uncovered[0]
     words = segment.words
     rules = [f"{facts.tool}({quote_words(words)})"]
@@ -111,6 +111,8 @@ def risk_level(facts: CallFacts, engine: PolicyEngine) -> Risk:
     that delete, escalate, fetch or hide what they run, and writes outside the roots."""
     if engine.is_plain_read(facts):
         return "low"
+    if engine.forced_ask(facts) is not None:
+        return "high"  # a policy file, or a command that could do what a deny rule forbids
     if facts.command is not None:
         parsed = facts.parsed
         if parsed.opaque:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote
@@ -30,7 +31,7 @@ from lsprotocol import types as lsp
 from pygls.uris import to_fs_path
 
 from lsp_server.protocol import SaveDocumentParams
-from lsp_server.runtime import textio
+from lsp_server.runtime import beneath, textio
 from lsp_server.runtime.buffer_edits import same_text, text_edits, text_hash
 from lsp_server.runtime.client import ClientRequestError
 from lsp_server.runtime.errors import EDITOR_REFUSED, FS_STALE_VERSION, ToolError
@@ -170,7 +171,7 @@ class EditorDocuments:
         """Moves and deletes act on the disk: only when the buffer holds what the disk has."""
         assert change.before is not None
         self._require_current(change.before, _text_file(change.path, uri, document), rel)
-        disk = await anyio.to_thread.run_sync(_read_disk, change.path)
+        disk = await anyio.to_thread.run_sync(_read_disk, self._workspace, change.path)
         if disk is None or not same_text(document.source, disk.text):
             raise ToolError(
                 FS_STALE_VERSION,
@@ -180,7 +181,7 @@ class EditorDocuments:
         return attrs.evolve(change, before=disk)
 
     async def _matches_disk(self, path: Path, text: str) -> bool:
-        disk = await anyio.to_thread.run_sync(_read_disk, path)
+        disk = await anyio.to_thread.run_sync(_read_disk, self._workspace, path)
         return disk is not None and same_text(text, disk.text)
 
     async def _apply(
@@ -289,13 +290,16 @@ def _text_file(path: Path, uri: str, document: TextDocument) -> TextFile:
     return TextFile(path, text, "utf-8", b"", version, source="editor")
 
 
-def _read_disk(path: Path) -> TextFile | None:
-    """The file as on disk (blocking), or None when it cannot be read as text."""
+def _read_disk(workspace: Workspace, path: Path) -> TextFile | None:
+    """The file as on disk (blocking), or None when it cannot be read as text. Bytes and
+    metadata come from one descriptor opened beneath the root (runtime/beneath.py)."""
+    rel = workspace.relative(path)
     try:
-        data = path.read_bytes()
-        st = path.stat()
+        st, data = beneath.read_regular(workspace.confining_root(path), path, rel, sys.maxsize)
+        if data is None:
+            return None
         text, encoding, bom = textio.decode(data)
-    except (OSError, textio.DecodeError):
+    except (OSError, ToolError, textio.DecodeError):
         return None
     version = textio.version_from_stat(st, data)
     return TextFile(path, text, encoding, bom, version, mode=st.st_mode)

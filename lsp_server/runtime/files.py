@@ -7,19 +7,17 @@ The document source is the disk, or an editor buffer when the file is open in th
 from __future__ import annotations
 
 import errno
-import stat
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
-from lsp_server.runtime import textio
+from lsp_server.runtime import beneath, diskwrite, hardlinks, textio
 from lsp_server.runtime.errors import (
     EDIT_UNENCODABLE,
     FS_ALREADY_EXISTS,
     FS_BINARY,
-    FS_IS_DIRECTORY,
-    FS_NOT_A_FILE,
     FS_NOT_FOUND,
     FS_NOT_OBSERVED,
     FS_PERMISSION,
@@ -86,25 +84,16 @@ class FileService:
 
     def _read_disk(self, path: Path) -> TextFile:
         rel = self.workspace.relative(path)
-        try:
-            st = path.stat()
-        except FileNotFoundError:
-            raise ToolError(
-                FS_NOT_FOUND, f"{rel} does not exist", "check the path (ls or glob can help)"
-            ) from None
-        if stat.S_ISDIR(st.st_mode):
-            raise ToolError(
-                FS_IS_DIRECTORY, f"{rel} is a directory", "use ls to list it, then read a file"
-            )
-        if not stat.S_ISREG(st.st_mode):
-            raise ToolError(FS_NOT_A_FILE, f"{rel} is not a regular file", "read a regular file")
-        if st.st_size > self.limits.max_file_bytes:
+        root = self.workspace.confining_root(path)
+        st, data = beneath.read_regular(root, path, rel, self.limits.max_file_bytes)
+        if data is None:
             raise ToolError(
                 FS_TOO_LARGE,
                 f"{rel} has {st.st_size} bytes, over the {self.limits.max_file_bytes} byte limit",
                 "use grep to find what you need in it",
             )
-        data = path.read_bytes()
+        if st.st_nlink > 1:
+            hardlinks.require_all_inside(self.workspace, root, path, st)
         try:
             text, encoding, bom = textio.decode(data)
         except textio.DecodeError as exc:
@@ -113,6 +102,7 @@ class FileService:
                 f"{rel} is not text ({exc})",
                 "use view_image for images; binary files cannot be read as text",
             ) from None
+        # The version of exactly these bytes: stat and read came from one open file.
         version = textio.version_from_stat(st, data)
         return TextFile(path, text, encoding, bom, version, mode=st.st_mode)
 
@@ -182,53 +172,33 @@ class FileService:
         return await anyio.to_thread.run_sync(self._publish_disk, change)
 
     def _publish_disk(self, change: FileChange) -> str | None:
+        """Create, replace, move or delete through descriptors opened beneath the root;
+        the observed version is re-checked against the open file right before the rename."""
         path = change.path
         rel = self.workspace.relative(path)
+        root = self.workspace.confining_root(path)
+        limit = self.limits.hash_limit_bytes
         before = change.before
         if before is None:
-            data = change.raw_after
-            if data is None:
-                data = (change.after or "").encode("utf-8")
             try:
-                textio.atomic_create(path, data)
+                written = diskwrite.create(root, path, rel, self._bytes_of(change, None), limit)
             except FileExistsError:
                 raise ToolError(
                     FS_ALREADY_EXISTS,
                     f"{rel} already exists (another writer created it first)",
                     "read it with read_file, then edit it or overwrite it with write_file",
                 ) from None
-            self._record_written(path)
+            self.observations.record_present(path, written.version)
             return None
-        now = textio.current_version(path, self.limits.hash_limit_bytes)
-        if now is None:
-            raise ToolError(FS_STALE_VERSION, f"{rel} was deleted meanwhile", "check, then retry")
-        self._require_same(rel, before.version, now)
-        if change.destination is not None:
-            try:
-                textio.atomic_move(path, change.destination)
-            except FileExistsError:
-                dest = self.workspace.relative(change.destination)
-                raise ToolError(
-                    FS_ALREADY_EXISTS, f"{dest} already exists", "choose another destination"
-                ) from None
-            self.observations.record_absent(path)
-            self._record_written(change.destination)
-            return None
-        if change.after is None and change.raw_after is None:
-            path.unlink()
-            self.observations.record_absent(path)
-            return None
-        if change.raw_after is not None:
-            data = change.raw_after
-        else:
-            try:
-                data = textio.encode_like(change.after or "", before.encoding, before.bom)
-            except textio.DecodeError as exc:
-                raise ToolError(
-                    EDIT_UNENCODABLE, f"{rel}: {exc}", "use characters the file's encoding has"
-                ) from None
+        check = functools.partial(self._require_same, rel, before.version)
         try:
-            textio.atomic_replace(path, data)
+            return self._publish_existing(change, before, root, check)
+        except ToolError as exc:
+            if exc.code == FS_NOT_FOUND:
+                raise ToolError(
+                    FS_STALE_VERSION, f"{rel} was deleted meanwhile", "check, then retry"
+                ) from None
+            raise
         except OSError as exc:
             if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
                 raise ToolError(
@@ -237,13 +207,46 @@ class FileService:
                     "check its permissions",
                 ) from None
             raise
-        self._record_written(path)
-        return None
 
-    def _record_written(self, path: Path) -> None:
-        version = textio.current_version(path, self.limits.hash_limit_bytes)
-        if version is not None:
-            self.observations.record_present(path, version)
+    def _publish_existing(
+        self, change: FileChange, before: TextFile, root: Path, check: diskwrite.VersionCheck
+    ) -> str | None:
+        path = change.path
+        rel = self.workspace.relative(path)
+        limit = self.limits.hash_limit_bytes
+        if change.destination is not None:
+            dest = change.destination
+            dest_rel = self.workspace.relative(dest)
+            target = (self.workspace.confining_root(dest), dest, dest_rel)
+            try:
+                written = diskwrite.move(root, (path, rel), target, check, limit)
+            except FileExistsError:
+                raise ToolError(
+                    FS_ALREADY_EXISTS, f"{dest_rel} already exists", "choose another destination"
+                ) from None
+            self.observations.record_absent(path)
+            self.observations.record_present(dest, written.version)
+            return None
+        if change.after is None and change.raw_after is None:
+            diskwrite.delete(root, path, rel, check, limit)
+            self.observations.record_absent(path)
+            return None
+        written = diskwrite.replace(root, path, rel, self._bytes_of(change, before), check, limit)
+        self.observations.record_present(path, written.version)
+        return written.note
+
+    def _bytes_of(self, change: FileChange, before: TextFile | None) -> bytes:
+        if change.raw_after is not None:
+            return change.raw_after
+        if before is None:
+            return (change.after or "").encode("utf-8")
+        try:
+            return textio.encode_like(change.after or "", before.encoding, before.bom)
+        except textio.DecodeError as exc:
+            rel = self.workspace.relative(change.path)
+            raise ToolError(
+                EDIT_UNENCODABLE, f"{rel}: {exc}", "use characters the file's encoding has"
+            ) from None
 
 
 def describe_change(seen: Version, now: Version) -> str:

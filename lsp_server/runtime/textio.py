@@ -49,9 +49,12 @@ class FileVersion:
         )
 
     def same_content(self, other: FileVersion) -> bool:
-        if self.same_metadata(other):
-            return True
-        return self.sha256 is not None and self.sha256 == other.sha256
+        """Content identity: the hashes when both have one (inode numbers are reused and
+        timestamps tick coarsely, so equal metadata does not prove equal bytes); metadata
+        only for files too large to hash."""
+        if self.sha256 is not None and other.sha256 is not None:
+            return self.sha256 == other.sha256
+        return self.same_metadata(other)
 
 
 @attrs.frozen

@@ -91,6 +91,19 @@ class Workspace:
                 return root
         return None
 
+    def confining_root(self, path: Path) -> Path:
+        """The root a resolved path is used beneath (runtime/beneath.py walks from it)."""
+        root = self.root_of(path)
+        if root is None:
+            root = next((r for r in self.readable_roots if _is_within(path, r)), None)
+        if root is None:
+            raise ToolError(
+                OUTSIDE_SCOPE,
+                f"{path} is outside the workspace roots",
+                "use a path inside the workspace",
+            )
+        return root
+
     def contains(self, path: Path, access: Access = "write") -> bool:
         if self.root_of(path) is not None:
             return True

@@ -10,14 +10,19 @@ files do not change what the model sees (the Python engine reads neither).
 from __future__ import annotations
 
 import base64
+import contextlib
 import importlib.metadata
 import json
 import os
+import stat
 import subprocess
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from lsp_server.runtime import beneath
 from lsp_server.search.query import (
     EngineFailure,
     FileHits,
@@ -54,7 +59,7 @@ def uses_json(query: SearchQuery) -> bool:
     return query.mode == "content" or query.multiline
 
 
-def command(rg: Path, query: SearchQuery) -> list[str]:
+def command(rg: Path, query: SearchQuery, target: str | None = None) -> list[str]:
     args = [str(rg), "--no-config", "--no-require-git", "--no-ignore-global", "--color=never"]
     if uses_json(query):
         args.append("--json")
@@ -71,8 +76,7 @@ def command(rg: Path, query: SearchQuery) -> list[str]:
     if query.include:
         args.append(f"--glob={query.include}")
     args += [f"--glob=!{pattern}" for pattern in query.excluded]
-    target = "." if query.target.is_dir() else query.target.name
-    args += ["--regexp", query.pattern, "--", target]
+    args += ["--regexp", query.pattern, "--", target or ("." if query.target.is_dir() else "-")]
     return args
 
 
@@ -150,15 +154,56 @@ def _watch(
 
 
 def search(rg: Path, query: SearchQuery, stop: threading.Event | None = None) -> SearchOutcome:
-    cwd = query.target if query.target.is_dir() else query.target.parent
+    with confined_start(query) as (cwd, stdin_fd, target, keep):
+        proc = subprocess.Popen(
+            command(rg, query, target),
+            cwd=cwd,
+            stdin=subprocess.DEVNULL if stdin_fd is None else stdin_fd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=keep,
+        )
+    outcome = _collect(proc, query, stop)
+    if stdin_fd is not None:
+        for hits in outcome.files:
+            hits.path = query.target.name if hits.path == _STDIN else hits.path
+    return outcome
+
+
+@contextmanager
+def confined_start(query: SearchQuery) -> Iterator[tuple[str, int | None, str, tuple[int, ...]]]:
+    """Where rg runs and what it reads, reached beneath the root without following a
+    symlink (runtime/beneath.py): its working folder is an open descriptor (`/proc/self/fd/N`
+    as the child sees it), and a single file arrives on stdin from a descriptor opened
+    here. Yields (cwd, stdin fd or None, target argument, descriptors to pass)."""
+    is_dir = query.target.is_dir()
+    folder = query.target if is_dir else query.target.parent
+    root = query.ignore_base if folder.is_relative_to(query.ignore_base) else folder
+    rel = str(query.target)
+    with contextlib.ExitStack() as stack:
+        try:
+            dir_fd = beneath.open_dir(root, folder.relative_to(root).parts)
+        except OSError as exc:
+            raise beneath.translate(exc, rel) from None
+        stack.callback(os.close, dir_fd)
+        cwd = f"/proc/self/fd/{dir_fd}"
+        if is_dir:
+            yield cwd, None, ".", (dir_fd,)
+            return
+        file_fd = beneath.open_in(dir_fd, query.target.name, beneath.READ_FLAGS, rel)
+        stack.callback(os.close, file_fd)
+        if not stat.S_ISREG(os.fstat(file_fd).st_mode):
+            # Not reachable from the grep tool (it refuses FIFOs and devices first); a
+            # direct caller gets rg's own behaviour on the name.
+            yield cwd, None, query.target.name, (dir_fd,)
+            return
+        yield cwd, file_fd, "-", (dir_fd,)
+
+
+def _collect(
+    proc: subprocess.Popen[bytes], query: SearchQuery, stop: threading.Event | None
+) -> SearchOutcome:
     outcome = SearchOutcome(engine="ripgrep")
-    proc = subprocess.Popen(
-        command(rg, query),
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
     stop = stop or threading.Event()
     timed_out = threading.Event()
     watcher = threading.Thread(
@@ -202,6 +247,7 @@ def search(rg: Path, query: SearchQuery, stop: threading.Event | None = None) ->
     return outcome
 
 
+_STDIN = "<stdin>"
 # rg's complaint when the globs left no file to search: for us that is just no match.
 _NOTHING = "rg: No files were searched"
 _BAD_REGEX = ("rg: regex parse error", "rg: the literal")

@@ -1,5 +1,5 @@
 """The wire: stdio (an asyncio pipe reader, no thread hop per line, with a size cap) and TCP
-on loopback with a token; logging to stderr and window/logMessage.
+on loopback (server/tcp.py); logging to stderr and window/logMessage.
 
 pygls reads stdin through a worker thread for every header line and body; on a busy
 2-core machine those hops cost more than the tool call. A message over the cap is drained
@@ -14,7 +14,6 @@ import json
 import logging
 import os
 import re
-import secrets
 import signal
 import sys
 import threading
@@ -25,7 +24,6 @@ from typing import Any, BinaryIO
 from lsprotocol import types
 from pygls.io_ import run_async
 
-from lsp_server.dirs import Dirs
 from lsp_server.server.server import ToolhostServer, create_server
 
 log = logging.getLogger(__name__)
@@ -146,7 +144,7 @@ class LogForwarder(logging.Handler):
             self.handleError(record)
 
 
-def _stop_children_on_sigterm(server: ToolhostServer) -> None:
+def stop_children_on_sigterm(server: ToolhostServer) -> None:
     """An editor stopping the server with SIGTERM must not orphan its children: the kill
     hooks (synchronous, no waiting) run first, then the default action ends the process."""
 
@@ -164,8 +162,8 @@ def _stop_children_on_sigterm(server: ToolhostServer) -> None:
 
 def serve_stdio(root: Path | None = None) -> None:
     server = create_server(root)
-    _setup_logging(server)
-    _stop_children_on_sigterm(server)
+    setup_logging(server)
+    stop_children_on_sigterm(server)
 
     async def main() -> None:
         try:
@@ -177,29 +175,7 @@ def serve_stdio(root: Path | None = None) -> None:
         asyncio.run(main())
 
 
-def serve_tcp(port: int, root: Path | None = None) -> None:
-    dirs = Dirs.from_environment()
-    token = secrets.token_urlsafe(24)
-    token_file = dirs.state / f"tcp-{port}.token"
-    token_file.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(token + "\n")
-    server = create_server(root, tcp_token=token, dirs=dirs)
-    _setup_logging(server)
-    _stop_children_on_sigterm(server)
-    print(
-        f"toolhost: listening on 127.0.0.1:{port}; token in {token_file}",
-        flush=True,
-        file=sys.stderr,
-    )
-    try:
-        server.start_tcp("127.0.0.1", port)
-    finally:
-        asyncio.run(server.close())
-
-
-def _setup_logging(server: ToolhostServer) -> None:
+def setup_logging(server: ToolhostServer) -> None:
     root_logger = logging.getLogger()
     level = os.environ.get("TOOLHOST_LOG", "INFO").upper()
     root_logger.setLevel(level)

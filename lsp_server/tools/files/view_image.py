@@ -12,15 +12,16 @@ import anyio
 import attrs
 from PIL import Image
 
+from lsp_server.runtime import beneath, hardlinks
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
 from lsp_server.runtime.errors import (
-    FS_IS_DIRECTORY,
     IMAGE_TOO_LARGE,
     IMAGE_UNSUPPORTED,
     ToolError,
 )
 from lsp_server.runtime.results import ImagePart, ToolOutput
+from lsp_server.runtime.workspace import Workspace
 from lsp_server.tools._support.schema_parts import object_schema, string
 
 MAX_IMAGE_BYTES = 3 * 1024 * 1024
@@ -111,17 +112,22 @@ def inspect_image(data: bytes, shown: str) -> ImageInfo:
     return ImageInfo(mime, width, height)
 
 
-def load_image(path: Path, shown: str) -> tuple[ImageInfo, bytes]:
-    if path.is_dir():
-        raise ToolError(FS_IS_DIRECTORY, f"{shown} is a folder", "use ls to list it")
-    with path.open("rb") as handle:
-        head = handle.read(16)
-        size = os.fstat(handle.fileno()).st_size
-        if size > MAX_IMAGE_BYTES:
-            # Say what the file is (or is not) without reading all of it.
-            _kind_or_refuse(head, shown)
-            raise _too_large(shown, f"is {size} bytes; the limit is {MAX_IMAGE_BYTES} (3 MiB)")
-        data = head + handle.read()
+def load_image(workspace: Workspace, path: Path, shown: str) -> tuple[ImageInfo, bytes]:
+    """Read beneath the root through one descriptor (runtime/beneath.py): no symlink
+    swapped in after the path was checked is followed; hard links as for read_file."""
+    root = workspace.confining_root(path)
+    st, data = beneath.read_regular(root, path, shown, MAX_IMAGE_BYTES)
+    if st.st_nlink > 1:
+        hardlinks.require_all_inside(workspace, root, path, st)
+    if data is None:
+        with beneath.parent_of(root, path, shown) as dir_fd:
+            fd = beneath.open_in(dir_fd, path.name, beneath.READ_FLAGS, shown)
+        with os.fdopen(fd, "rb") as handle:
+            head = handle.read(16)
+        # Say what the file is (or is not) without reading all of it.
+        _kind_or_refuse(head, shown)
+        size = st.st_size
+        raise _too_large(shown, f"is {size} bytes; the limit is {MAX_IMAGE_BYTES} (3 MiB)")
     return inspect_image(data, shown), data
 
 
@@ -129,7 +135,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     path: Path = ctx.paths["path"]
     ctx.workspace.require_not_secret(path)
     shown = ctx.workspace.relative(path)
-    info, data = await anyio.to_thread.run_sync(load_image, path, shown)
+    info, data = await anyio.to_thread.run_sync(load_image, ctx.workspace, path, shown)
     return ToolOutput(
         f"[image: {info.mime}, {info.width}x{info.height}] {shown}",
         images=[ImagePart(info.mime, data)],

@@ -1,0 +1,93 @@
+"""Calls that must ask whatever the mode and the allow rules say.
+
+1. A write to a policy file (`.toolhost.toml`, the user config, the trust store): an agent
+   that could edit them could grant itself every permission, so such a write always asks
+   (acceptEdits and bypass included), is rated high risk and is never remembered.
+2. A shell command that a deny rule could match but toolhost cannot see through: it is
+   opaque (`$(echo touch) f`, `python -c ...`, `... | sh`; wrappers.py), or it runs a
+   program that does the same job as a denied one (`cp /dev/null f` or `> f` when
+   `touch` is denied, families below). Deny rules name programs; these ask instead of
+   letting bypass mode wave them through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from lsp_server.policy.command_paths import Places, names_protected
+from lsp_server.policy.rules import Rule
+from lsp_server.policy.shell_words import Segment
+from lsp_server.policy.wrappers import command_forms, program_name
+
+# Programs that do one another's job: a deny rule on one makes the others ask.
+FAMILIES: tuple[frozenset[str], ...] = (
+    frozenset(
+        ("touch", "cp", "install", "tee", "dd", "truncate", "ln", "mkfifo", "mknod", "rsync")
+    ),
+    frozenset(("rm", "unlink", "shred")),
+    frozenset(("mv", "rename")),
+    frozenset(("curl", "wget", "aria2c", "fetch")),
+    frozenset(("chmod", "chown", "chgrp", "setfacl")),
+)
+# In the file-creating family, an output redirection (`> f`) does the same as `touch f`.
+_CREATES = FAMILIES[0]
+
+
+def _family(program: str) -> frozenset[str]:
+    return next((f for f in FAMILIES if program in f), frozenset())
+
+
+def _denied_programs(deny: Iterable[Rule], tool: str, kind: str) -> dict[str, Rule]:
+    """The first word of each shell deny rule that names this tool."""
+    found: dict[str, Rule] = {}
+    for rule in deny:
+        if rule.spec is None or not rule.names_tool(tool, kind, False):
+            continue
+        words = rule.prefix or rule.words
+        if words:
+            found.setdefault(program_name(words[0]), rule)
+    return found
+
+
+def deny_could_match(
+    deny: Sequence[Rule],
+    tool: str,
+    kind: str,
+    segments: Sequence[Segment],
+    opaque: Sequence[str],
+) -> str | None:
+    """Why a shell deny rule could apply to this command line although none matched."""
+    denied = _denied_programs(deny, tool, kind)
+    if not denied:
+        return None
+    if opaque:
+        rule = next(iter(denied.values()))
+        return (
+            f"toolhost cannot see what it runs ({opaque[0]}), and a deny rule such as "
+            f"{rule.text} could apply"
+        )
+    for segment in segments:
+        for form in command_forms(segment.words) if segment.words else [()]:
+            program = program_name(form[0]) if form else ""
+            for name, rule in denied.items():
+                family = _family(name)
+                if program != name and program in family:
+                    return f"{program} can do what the deny rule {rule.text} forbids"
+                if family is _CREATES and segment.writes_files:
+                    return f"the output redirection creates a file, which {rule.text} forbids"
+    return None
+
+
+def policy_file_reason(
+    writes: Sequence[Path],
+    shell: tuple[Sequence[Segment], Path] | None,
+    places: Places,
+) -> str | None:
+    """Why a call could change a policy file: a writer's real paths, or the segments of a
+    shell command that is not a plain read and the folder it runs in."""
+    protected = next((path for path in writes if places.is_protected(path)), None)
+    reason = f"it writes {protected}, a policy file" if protected else None
+    if reason is None and shell is not None:
+        reason = names_protected(shell[0], shell[1], places)
+    return f"{reason}: changes to policy files always ask" if reason else None

@@ -1,0 +1,197 @@
+"""Check-then-use races: a process flips a folder or a file with a symlink pointing outside
+(renameat2 RENAME_EXCHANGE about every 0.5 ms) while tools use the path. Nothing outside the
+workspace may ever be read or written, whatever the timing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from lsp_server.runtime.dispatch import Runtime
+from tests.helpers import call_tool, make_runtime, text_of
+
+TRIES = 200
+SECRET = "OUTSIDE-SECRET"
+
+# The flipper is a separate process (as an agent's background job would be), so that its
+# flips interleave with the tool's system calls instead of waiting for the GIL.
+FLIPPER = r"""
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+c_str, c_int = ctypes.c_char_p, ctypes.c_int
+libc.renameat2.argtypes = [c_int, c_str, c_int, c_str, ctypes.c_uint]
+AT_FDCWD, RENAME_EXCHANGE = -100, 2
+a, b = os.fsencode(sys.argv[1]), os.fsencode(sys.argv[2])
+print("ready", flush=True)
+while True:
+    if libc.renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) != 0:
+        sys.exit(f"renameat2: {os.strerror(ctypes.get_errno())}")
+    time.sleep(0.0005)
+"""
+
+
+@contextmanager
+def flipping(real: Path, link: Path) -> Iterator[None]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", FLIPPER, str(real), str(link)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        yield
+        assert proc.poll() is None, "the flipper stopped"
+    finally:
+        proc.kill()
+        proc.wait()
+    if link.is_dir() and not link.is_symlink():
+        real.rename(real.with_name("tmp-swap"))  # put the pair back in order
+        link.rename(real)
+        real.with_name("tmp-swap").rename(link)
+    elif real.is_symlink():
+        tmp = real.with_name("tmp-swap")
+        real.rename(tmp)
+        link.rename(real)
+        tmp.rename(link)
+
+
+@pytest.fixture
+def arena(tmp_path: Path) -> tuple[Path, Path, Runtime]:
+    root = tmp_path / "ws"
+    outside = tmp_path / "outside"
+    (root / "d").mkdir(parents=True)
+    outside.mkdir()
+    (root / "d" / "inner.txt").write_text("inner = 0\n")
+    (outside / "inner.txt").write_text(f"inner = 0\n{SECRET}\n")
+    (root / "d_link").symlink_to(outside)
+    (root / "f.txt").write_text("value = 0\n")
+    (outside / "f.txt").write_text(f"value = 0\n{SECRET}\n")
+    (root / "f_link").symlink_to(outside / "f.txt")
+    return root, outside, make_runtime(root)
+
+
+def outside_state(outside: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(outside.iterdir())}
+
+
+def test_flipper_flips(arena: tuple[Path, Path, Runtime]) -> None:
+    """The harness itself: while flipping, `d` is seen both as the folder and as the link."""
+    root, _, _ = arena
+    seen = set()
+    with flipping(root / "d", root / "d_link"):
+        for _ in range(20000):
+            seen.add((root / "d").is_symlink())
+            if len(seen) == 2:
+                break
+    assert seen == {True, False}
+
+
+async def test_write_file_create_into_a_flipping_folder(arena: tuple[Path, Path, Runtime]) -> None:
+    root, outside, runtime = arena
+    before = outside_state(outside)
+    created = 0
+    with flipping(root / "d", root / "d_link"):
+        for i in range(TRIES):
+            result = await call_tool(runtime, "write_file", {"path": f"d/n{i}.txt", "content": "x"})
+            created += result.error is None
+    assert outside_state(outside) == before
+    assert created > 0  # the folder was usable part of the time
+
+
+async def test_edit_file_of_a_flipping_file(arena: tuple[Path, Path, Runtime]) -> None:
+    root, outside, runtime = arena
+    before = outside_state(outside)
+    leaked = edited = 0
+    with flipping(root / "f.txt", root / "f_link"):
+        for _ in range(TRIES):
+            read = await call_tool(runtime, "read_file", {"path": "f.txt"})
+            leaked += SECRET in text_of(read)
+            old, new = (
+                ("value := ", "value = ")
+                if "value := " in text_of(read)
+                else (
+                    "value = ",
+                    "value := ",
+                )
+            )
+            result = await call_tool(
+                runtime, "edit_file", {"path": "f.txt", "old_string": old, "new_string": new}
+            )
+            edited += result.error is None
+    assert leaked == 0
+    assert outside_state(outside) == before
+    assert edited > 0
+
+
+async def test_read_file_of_a_flipping_file(arena: tuple[Path, Path, Runtime]) -> None:
+    root, _, runtime = arena
+    leaked = read = 0
+    with flipping(root / "f.txt", root / "f_link"):
+        for _ in range(TRIES):
+            result = await call_tool(runtime, "read_file", {"path": "f.txt"})
+            leaked += SECRET in text_of(result)
+            read += result.error is None
+    assert leaked == 0
+    assert read > 0
+
+
+async def test_read_file_under_a_flipping_folder(arena: tuple[Path, Path, Runtime]) -> None:
+    root, _, runtime = arena
+    leaked = read = 0
+    with flipping(root / "d", root / "d_link"):
+        for _ in range(TRIES):
+            result = await call_tool(runtime, "read_file", {"path": "d/inner.txt"})
+            leaked += SECRET in text_of(result)
+            read += result.error is None
+    assert leaked == 0
+    assert read > 0
+
+
+async def test_move_file_into_a_flipping_folder(arena: tuple[Path, Path, Runtime]) -> None:
+    root, outside, runtime = arena
+    before = outside_state(outside)
+    for i in range(TRIES):
+        (root / f"src{i}.txt").write_text(f"source {i}\n")
+        read = await call_tool(runtime, "read_file", {"path": f"src{i}.txt"})
+        assert read.error is None
+    moved = 0
+    with flipping(root / "d", root / "d_link"):
+        for i in range(TRIES):
+            result = await call_tool(
+                runtime,
+                "move_file",
+                {"source_path": f"src{i}.txt", "destination_path": f"d/m{i}.txt"},
+            )
+            moved += result.error is None
+    assert outside_state(outside) == before
+    assert moved > 0
+
+
+@pytest.mark.parametrize("path", ["d", "d/inner.txt"])
+async def test_grep_under_a_flipping_folder(arena: tuple[Path, Path, Runtime], path: str) -> None:
+    root, _, runtime = arena
+    leaked = found = 0
+    with flipping(root / "d", root / "d_link"):
+        for _ in range(TRIES):
+            result = await call_tool(runtime, "grep", {"pattern": "inner|SECRET", "path": path})
+            leaked += SECRET in text_of(result)
+            found += "inner = 0" in text_of(result)
+    assert leaked == 0
+    assert found > 0
+
+
+async def test_grep_of_a_flipping_file(arena: tuple[Path, Path, Runtime]) -> None:
+    root, _, runtime = arena
+    leaked = found = 0
+    with flipping(root / "f.txt", root / "f_link"):
+        for _ in range(TRIES):
+            result = await call_tool(runtime, "grep", {"pattern": "value|SECRET", "path": "f.txt"})
+            leaked += SECRET in text_of(result)
+            found += "value = 0" in text_of(result)
+    assert leaked == 0
+    assert found > 0
