@@ -6,10 +6,10 @@ and the benchmarks all call `build_runtime`; nothing else constructs a `Runtime`
 
 What a runtime gets, in order:
 - services: the shell sandbox (bubblewrap probed on the first command), background jobs,
-  search engines (rg looked up on first use), the symbol index
-  (long-lived: built in the background and told about every write; one shot: parses only
-  what a query needs), the language-server manager (started on the first lsp_* call), and
-  the policy service;
+  checkpoints (what writers and shell commands change), search engines (rg looked up on
+  first use), the symbol index (long-lived: built in the background and told about every
+  write; one shot: parses only what a query needs), the language-server manager (started
+  on the first lsp_* call), and the policy service;
 - the approver: the policy engine (asking the editor, else `asker`, else nobody), or a fixed
   approver given by the caller (tests, benchmarks);
 - listeners, in order: the audit log (so its line is on disk before didCall goes out), the
@@ -38,8 +38,11 @@ from lsp_server.policy.audit import AuditListener, AuditLog
 from lsp_server.policy.authorizer import PolicyApprover, PolicyService
 from lsp_server.policy.command_paths import Places
 from lsp_server.policy.prompt import Asker
+from lsp_server.policy.readonly_commands import ReadOnlyClassifier
+from lsp_server.policy.shell_words import split_command
 from lsp_server.protocol import DidCallParams
 from lsp_server.runtime.approvals import Approver
+from lsp_server.runtime.checkpoints import Checkpoints
 from lsp_server.runtime.client import ClientBridge
 from lsp_server.runtime.context import Services
 from lsp_server.runtime.contract import Registry
@@ -102,6 +105,10 @@ def build_runtime(
     documents = None
     if editor is not None:
         documents = EditorDocuments(editor.open_documents, editor.bridge, config.edits, workspace)
+    checkpoints = _checkpoints(workspace, config, dirs, documents)
+    parts.instances[Checkpoints] = checkpoints
+    # After the jobs' hook: a job killed at shutdown is recorded before trimming settles.
+    parts.lifecycle.shutdown_hooks.append(checkpoints.settle)
     runtime = Runtime(
         registry or build_registry(),
         workspace,
@@ -196,6 +203,21 @@ class _Parts:
         """Started on the first lsp_* call; stopped at shutdown (see `finish`)."""
         self.factories[LanguageServerManager] = lambda: LanguageServerManager(config.lsp)
         self.instances[LspAnswerLog] = LspAnswerLog()
+
+
+def _checkpoints(
+    workspace: Workspace, config: Config, dirs: Dirs, documents: EditorDocuments | None
+) -> Checkpoints:
+    """Checkpoints of writers and of shell commands that the policy's classifier does not
+    call plain reads (docs/CHECKPOINTS.md)."""
+    classifier = ReadOnlyClassifier(config.policy.read_only_commands)
+    return Checkpoints(
+        workspace,
+        config.checkpoints,
+        dirs.state,
+        is_read_only=lambda command: classifier.is_read(split_command(command)),
+        documents=documents,
+    )
 
 
 def _index_refresh(index: CodeIndexService) -> CallListener:

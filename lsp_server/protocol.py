@@ -11,6 +11,7 @@ from typing import Any, Literal
 import attrs
 import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+from cattrs.strategies import configure_union_passthrough
 
 PROTOCOL_VERSION = 1
 
@@ -274,6 +275,65 @@ class ToolhostClientCapabilities:
     """It confirms some calls itself and marks them `preApproved`."""
 
 
+@attrs.define
+class CheckpointsParams:
+    session: str | None = None
+    """Only this session's calls (default: every session's)."""
+    limit: int = 50
+
+
+@attrs.define
+class CheckpointFile:
+    path: str
+    change: Literal["modified", "created", "deleted", "moved"]
+    from_path: str | None = None
+    """The old path of a moved file."""
+    not_stored: bool = False
+    """Over the checkpoint size limit: recorded by size and hash, a revert cannot restore it."""
+
+
+@attrs.define
+class CheckpointInfo:
+    call_id: str
+    session: str
+    tool: str
+    time: float
+    """When the call started, in seconds since the epoch."""
+    files: list[CheckpointFile]
+    label: str = ""
+    """The command (bash), or the call that a revert undid."""
+    reverts: str | None = None
+
+
+@attrs.define
+class CheckpointsResult:
+    checkpoints: list[CheckpointInfo]
+
+
+@attrs.define
+class RevertParams:
+    call_id: str
+    session: str = "default"
+
+
+@attrs.define
+class RevertConflict:
+    path: str
+    reason: str
+    diff: str
+    """What changed at the path since the call (unified diff, from the call's result)."""
+
+
+@attrs.define
+class RevertResult:
+    reverted: list[str]
+    conflicts: list[RevertConflict]
+    checkpoint: str | None = None
+    """The call id the revert was recorded under: revert it to undo the revert."""
+    text: str = ""
+    """A summary for people."""
+
+
 Direction = Literal["client->server", "server->client"]
 
 
@@ -296,6 +356,8 @@ TOOLHOST_TOOLS = "toolhost/tools"
 TOOLHOST_CALL = "toolhost/call"
 TOOLHOST_RESULT = "toolhost/result"
 TOOLHOST_STATUS = "toolhost/status"
+TOOLHOST_CHECKPOINTS = "toolhost/checkpoints"
+TOOLHOST_REVERT = "toolhost/revert"
 TOOLHOST_PREVIEW = "toolhost/preview"
 TOOLHOST_APPROVE = "toolhost/approve"
 TOOLHOST_SAVE_DOCUMENT = "toolhost/saveDocument"
@@ -309,6 +371,8 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec(TOOLHOST_CALL, CallParams, CallResult, "client->server"),
     MethodSpec(TOOLHOST_RESULT, ResultParams, ResultPage, "client->server"),
     MethodSpec(TOOLHOST_STATUS, StatusParams, StatusResult, "client->server"),
+    MethodSpec(TOOLHOST_CHECKPOINTS, CheckpointsParams, CheckpointsResult, "client->server"),
+    MethodSpec(TOOLHOST_REVERT, RevertParams, RevertResult, "client->server"),
     MethodSpec(TOOLHOST_PREVIEW, PreviewParams, PreviewResult, "client->server"),
     MethodSpec(TOOLHOST_APPROVE, ApproveParams, ApproveResult, "server->client"),
     MethodSpec(TOOLHOST_SAVE_DOCUMENT, SaveDocumentParams, SaveDocumentResult, "server->client"),
@@ -345,6 +409,13 @@ MESSAGE_TYPES: tuple[type[Any], ...] = (
     PresentedFileInfo,
     PresentParams,
     ToolhostClientCapabilities,
+    CheckpointsParams,
+    CheckpointFile,
+    CheckpointInfo,
+    CheckpointsResult,
+    RevertParams,
+    RevertConflict,
+    RevertResult,
 )
 
 
@@ -369,4 +440,7 @@ def register_message_hooks(converter: cattrs.Converter) -> cattrs.Converter:
 
 
 def message_converter() -> cattrs.Converter:
-    return register_message_hooks(cattrs.Converter())
+    converter = cattrs.Converter()
+    # Plain cattrs has no hook for unions of primitives (work_done_token: str | int | None).
+    configure_union_passthrough(str | int | float | bool | None, converter)
+    return register_message_hooks(converter)

@@ -248,4 +248,5 @@ See `toolhost-call-async'."
 (provide 'toolhost)
 (require 'toolhost-approve)
 (require 'toolhost-views)
+(require 'toolhost-checkpoints)
 ;;; toolhost.el ends here

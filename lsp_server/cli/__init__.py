@@ -11,7 +11,18 @@ from types import ModuleType
 
 from lsp_server import __version__
 
-COMMANDS = ("serve", "mcp", "tools", "call", "schemas", "index", "doctor", "demo")
+COMMANDS = (
+    "serve",
+    "mcp",
+    "tools",
+    "call",
+    "checkpoints",
+    "revert",
+    "schemas",
+    "index",
+    "doctor",
+    "demo",
+)
 
 
 def _module(name: str) -> ModuleType:

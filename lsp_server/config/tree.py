@@ -149,6 +149,21 @@ class WebConfig:
 
 
 @attrs.define
+class CheckpointsConfig:
+    enabled: bool = True
+    """Record what each writer and each non-read-only bash command changes, so that
+    toolhost/revert can undo it (docs/CHECKPOINTS.md)."""
+    max_age_days: float = 7.0
+    """Checkpoints older than this are dropped."""
+    max_checkpoints: int = 500
+    """Checkpoints kept per workspace root (oldest dropped first)."""
+    budget_mb: int = 512
+    """Size budget of a root's shadow repository; over it, the oldest checkpoints go."""
+    max_file_bytes: int = 8 * 1024 * 1024
+    """Larger files are recorded by size and hash only (a revert cannot restore them)."""
+
+
+@attrs.define
 class Config:
     limits: Limits = attrs.Factory(Limits)
     policy: PolicyConfig = attrs.Factory(PolicyConfig)
@@ -158,6 +173,7 @@ class Config:
     lsp: LspConfig = attrs.Factory(LspConfig)
     edits: EditsConfig = attrs.Factory(EditsConfig)
     web: WebConfig = attrs.Factory(WebConfig)
+    checkpoints: CheckpointsConfig = attrs.Factory(CheckpointsConfig)
 
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")

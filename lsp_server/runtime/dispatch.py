@@ -30,6 +30,7 @@ from lsp_server.runtime.call_results import (
     success,
     unknown_tool,
 )
+from lsp_server.runtime.checkpoints import Checkpoints
 from lsp_server.runtime.client import ClientBridge, NoClient
 from lsp_server.runtime.context import Services, ToolContext
 from lsp_server.runtime.contract import ContractEntry, Registry, Surface
@@ -119,6 +120,12 @@ class Runtime:
                 },
             )
         return args
+
+    def checkpoints(self) -> Checkpoints | None:
+        try:
+            return self.services.get(Checkpoints)
+        except LookupError:
+            return None
 
     def files_for(self, session: Session) -> FileService:
         return FileService(self.workspace, session.observations, self.config.limits, self.documents)
@@ -306,11 +313,26 @@ class Runtime:
         diff = self.plan_diff(state, plan)
         await self._approve(state, diff=diff, pre_approved=pre_approved)
         notes = []
-        for change in plan.changes:
-            note = await ctx.files.publish(change)
-            state.written.append(change.destination or change.path)
-            if note:
-                notes.append(note)
+        checkpoints = self.checkpoints()
+        window = (
+            await checkpoints.before_write(
+                state.call_id,
+                state.session.id,
+                state.tool.name,
+                [(change.path, change.destination) for change in plan.changes],
+            )
+            if checkpoints
+            else None
+        )
+        try:
+            for change in plan.changes:
+                note = await ctx.files.publish(change)
+                state.written.append(change.destination or change.path)
+                if note:
+                    notes.append(note)
+        finally:
+            if checkpoints is not None:
+                await checkpoints.after_write(window)
         text = plan.message + "".join(f"\n{note}" for note in notes)
         return ToolOutput(text)
 

@@ -126,6 +126,12 @@ def current_version(path: Path, hash_limit: int) -> FileVersion | None:
     return version_from_stat(st, data)
 
 
+def looks_binary(data: bytes) -> bool:
+    if any(data.startswith(bom) for bom, _ in BOMS):
+        return False
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
 def decode(data: bytes) -> tuple[str, str, bytes]:
     """Decode to (text, encoding, bom) such that encoding back gives the same bytes."""
     for bom, encoding in BOMS:

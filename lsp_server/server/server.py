@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidRequest
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 
 from lsp_server import __version__, protocol
@@ -26,11 +26,15 @@ from lsp_server.protocol import (
     PROTOCOL_VERSION,
     CallParams,
     CallResult,
+    CheckpointsParams,
+    CheckpointsResult,
     DidCallParams,
     PreviewParams,
     PreviewResult,
     ResultPage,
     ResultParams,
+    RevertParams,
+    RevertResult,
     StatusParams,
     StatusResult,
     ToolInfo,
@@ -49,6 +53,7 @@ from lsp_server.server.typed_protocol import ToolhostProtocol, toolhost_converte
 
 if TYPE_CHECKING:
     from lsp_server.compose import EditorLink
+    from lsp_server.runtime.checkpoints import Checkpoints
     from lsp_server.runtime.dispatch import Runtime
     from lsp_server.runtime.documents import EditorDocuments
 
@@ -263,6 +268,12 @@ class ToolhostServer(LanguageServer):
         self.lifecycle.kill_hooks.append(self.attach_listener.remove_now)
         self.lifecycle.shutdown_hooks.insert(0, self.attach_listener.close)
 
+    def require_checkpoints(self) -> Checkpoints:
+        from lsp_server.runtime.checkpoints import Checkpoints
+
+        checkpoints: Checkpoints = self.ensure_runtime().services.get(Checkpoints)
+        return checkpoints
+
     # -- requests -------------------------------------------------------------------
 
     def list_tools(self, params: ToolsParams) -> ToolsResult:
@@ -384,6 +395,27 @@ def create_server(
     async def on_result(ls: ToolhostServer, params: ResultParams) -> ResultPage:
         session = ls.ensure_runtime().sessions.get(params.session or "default")
         return session.results.page(params.result_ref, params.offset, params.limit)
+
+    @server.feature(protocol.TOOLHOST_CHECKPOINTS)
+    async def on_checkpoints(ls: ToolhostServer, params: CheckpointsParams) -> CheckpointsResult:
+        from lsp_server.runtime.reverts import list_checkpoints
+
+        return await list_checkpoints(ls.require_checkpoints(), params)
+
+    @server.feature(protocol.TOOLHOST_REVERT)
+    async def on_revert(ls: ToolhostServer, params: RevertParams) -> RevertResult:
+        from lsp_server.runtime.files import FileService
+        from lsp_server.runtime.observations import Observations
+        from lsp_server.runtime.reverts import revert_request
+
+        runtime = ls.ensure_runtime()
+        files = FileService(runtime.workspace, Observations(), runtime.config.limits, ls.documents)
+        try:
+            return await revert_request(ls.require_checkpoints(), files, runtime.locks, params)
+        except ToolError as exc:
+            raise JsonRpcInvalidParams(
+                exc.message, data={"code": exc.code, "recovery": exc.recovery}
+            ) from None
 
     @server.feature(protocol.TOOLHOST_STATUS)
     async def on_status(ls: ToolhostServer, params: StatusParams) -> StatusResult:

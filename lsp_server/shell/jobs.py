@@ -59,6 +59,8 @@ class Job:
     state: CommandState
     launcher: Launcher | None = None
     notify: Notify | None = None
+    on_end: Callable[[], Awaitable[None]] | None = None
+    """Runs once the job's processes are gone, before anyone sees it ended (checkpoints)."""
     started_at: float = attrs.Factory(time.time)
     status: JobStatus = "running"
     exit_code: int | None = None
@@ -169,6 +171,7 @@ class JobManager:
         session: str,
         limits: RunLimits,
         notify: Notify | None = None,
+        on_end: Callable[[], Awaitable[None]] | None = None,
         launcher: Launcher | None = None,
     ) -> Job:
         """Start `command` (sandboxed or supervised by the launcher); raises OSError when it
@@ -186,6 +189,7 @@ class JobManager:
             state=CommandState.create(),
             launcher=launcher,
             notify=notify,
+            on_end=on_end,
         )
         env = command_environment(marker)
         argv = command_argv(command, cwd, env, job.state, launcher, keeps_daemons(command, limits))
@@ -228,6 +232,11 @@ class JobManager:
             job.status = "failed"
         finally:
             pipe.close()
+            if job.on_end is not None:
+                try:
+                    await job.on_end()
+                except Exception:
+                    log.exception("the end hook of job %s failed", job.id)
             job.state.remove()
             job.finished_at = time.time()
             job._signal_change()

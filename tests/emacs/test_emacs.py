@@ -78,3 +78,16 @@ def test_a_change_longer_than_its_window_can_be_read_first(emacs: Emacs) -> None
     assert out["focused"] == "*toolhost approval*"
     assert second["keys"] == "osadv"
     assert out["answer"] == {"decision": "allow_once"}
+
+
+def test_revert_this_call_shows_what_will_change_then_reverts(emacs: Emacs) -> None:
+    out = emacs.run("revert")
+    assert out["made"]["isError"] is False, out["made"]
+    [listed] = out["listed"]
+    assert listed["tool"] == "write_file"
+    assert "Revert this call" in out["actions"]
+    assert f"Revert call {listed['callId']} (write_file)?" in out["shown"]
+    assert "created  made.txt -> removed" in out["shown"]
+    assert out["result"]["reverted"] == ["made.txt"] and out["result"]["conflicts"] == []
+    assert out["exists"] is False
+    assert f"Reverted 1 file(s) of call {listed['callId']}." in out["buffer"]

@@ -46,6 +46,11 @@ NOT_IN_VSCODE = {
     "lsp.request_timeout_seconds": "tuning knob, .toolhost.toml only",
     "web.timeout_seconds": "tuning knob, .toolhost.toml only",
     "web.max_bytes": "tuning knob, .toolhost.toml only",
+    "checkpoints.enabled": "checkpoint bounds and switch: .toolhost.toml only",
+    "checkpoints.max_age_days": "checkpoint bounds and switch: .toolhost.toml only",
+    "checkpoints.max_checkpoints": "checkpoint bounds and switch: .toolhost.toml only",
+    "checkpoints.budget_mb": "checkpoint bounds and switch: .toolhost.toml only",
+    "checkpoints.max_file_bytes": "checkpoint bounds and switch: .toolhost.toml only",
 }
 
 

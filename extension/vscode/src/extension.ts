@@ -7,9 +7,10 @@ import * as vscode from "vscode";
 
 import { JOBS_SESSION, JobOutputs, jobActions, jobRows, KILL, killConfirmation } from "./common/jobActions";
 import { ConfirmedCalls, invokeLmTool, prepareInvocation, toolFromLmName } from "./common/lmTools";
-import { type CallParams, type CallResult, contentParts, type ToolInfo, type ToolsResult } from "./common/protocol";
+import { type CallParams, type CallResult, type CheckpointInfo, contentParts, type ToolInfo, type ToolsResult } from "./common/protocol";
 import type { PreviewParams } from "./common/protocol";
 import { argumentSkeleton, formatCallResult, parseArguments } from "./common/runTool";
+import { checkpointRows, formatRevertResult, REVERT_CHOICE, revertConfirmation } from "./common/checkpoints";
 import { ServerController, type ToolhostEvent } from "./serverController";
 import { ApprovalEditors, PREVIEW_SCHEME, PreviewDocuments, VsCodeHost } from "./vscodeHost";
 
@@ -175,6 +176,48 @@ async function showActivity(controller: ServerController, previews: PreviewDocum
   await vscode.window.showTextDocument(previews.add(`${picked.entry.call.tool}-${picked.entry.call.callId}.md`, document), { preview: true });
 }
 
+/** Toolhost: Revert a Call... — pick a checkpoint (newest first), confirm in a modal that
+ * lists what will change, revert, and show the result (conflicts with their diffs). */
+async function revertCallCommand(controller: ServerController, previews: PreviewDocuments, callId?: string): Promise<void> {
+  let listed: CheckpointInfo[];
+  try {
+    listed = (await controller.checkpoints({ limit: 200 })).checkpoints;
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Toolhost: ${(error as Error).message}`);
+    return;
+  }
+  let checkpoint = callId === undefined ? undefined : listed.find((c) => c.callId === callId);
+  if (checkpoint === undefined) {
+    if (listed.length === 0) {
+      void vscode.window.showInformationMessage("Toolhost: no checkpoints yet (no call changed a file).");
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(checkpointRows(listed), {
+      placeHolder: "Revert this call: pick a call that changed files (newest first)",
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
+    checkpoint = picked?.checkpoint;
+  }
+  if (checkpoint === undefined) {
+    return;
+  }
+  const { message, detail } = revertConfirmation(checkpoint);
+  if ((await vscode.window.showWarningMessage(message, { modal: true, detail }, REVERT_CHOICE)) !== REVERT_CHOICE) {
+    return;
+  }
+  try {
+    const result = await controller.revert({ callId: checkpoint.callId, session: "vscode" });
+    const uri = previews.add(`revert-${checkpoint.callId}.txt`, formatRevertResult(result));
+    await vscode.window.showTextDocument(uri, { preview: true });
+    if (result.conflicts.length > 0) {
+      void vscode.window.showWarningMessage(`Toolhost: ${result.conflicts.length} file(s) changed since the call were left alone.`);
+    }
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Toolhost: ${(error as Error).message}`);
+  }
+}
+
 async function openPolicy(): Promise<void> {
   const folder = vscode.workspace.workspaceFolders?.[0];
   if (folder === undefined) {
@@ -216,6 +259,7 @@ export function activate(context: vscode.ExtensionContext): ToolhostApi {
     vscode.commands.registerCommand("toolhost.showJobs", () => showJobs(controller, previews, jobOutputs)),
     vscode.commands.registerCommand("toolhost.runTool", () => runToolCommand(controller, host, previews)),
     vscode.commands.registerCommand("toolhost.openPolicy", () => openPolicy()),
+    vscode.commands.registerCommand("toolhost.revertCall", (callId?: string) => revertCallCommand(controller, previews, callId)),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       output.appendLine("workspace trusted: restarting the server out of readOnly mode");
       void controller.restart();

@@ -22,12 +22,16 @@ import {
   type ApproveResult,
   type CallParams,
   type CallResult,
+  type CheckpointsParams,
+  type CheckpointsResult,
   type DidCallParams,
   type JobUpdateParams,
   type LspRequestParams,
   type LspRequestResult,
   METHODS,
   type PresentParams,
+  type RevertParams,
+  type RevertResult,
   type SaveDocumentParams,
   type SaveDocumentResult,
   type ToolsResult,
@@ -309,6 +313,14 @@ export class ServerController implements vscode.Disposable {
 
   async tools(surface: "core" | "full" | "minimal" = "full"): Promise<ToolsResult> {
     return this.request<ToolsResult>(METHODS.tools, { surface });
+  }
+
+  async checkpoints(params: CheckpointsParams): Promise<CheckpointsResult> {
+    return this.request<CheckpointsResult>(METHODS.checkpoints, params);
+  }
+
+  async revert(params: RevertParams): Promise<RevertResult> {
+    return this.request<RevertResult>(METHODS.revert, params);
   }
 
   async status(): Promise<unknown> {

@@ -9,14 +9,10 @@ rows, sorted and deduplicated. Failures are lsp.* errors, never an empty list.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsp_server.config.tree import LspConfig
-from lsp_server.langservers import operations
 from lsp_server.langservers.answer_log import LspAnswerLog
-from lsp_server.langservers.child import LanguageServerClient, OpenDocument
-from lsp_server.langservers.manager import LanguageServerManager
-from lsp_server.langservers.operations import Location, parse_locations
 from lsp_server.langservers.positions import (
     SymbolNotOnLine,
     find_symbol,
@@ -33,6 +29,11 @@ from lsp_server.runtime.results import ToolOutput
 from lsp_server.tools._support.schema_parts import boolean, integer, object_schema, string
 from lsp_server.tools.code.editor_servers import Provenance, ask_editor, document_uri
 from lsp_server.tools.code.symbol_lookup import locate_definition
+
+if TYPE_CHECKING:  # loaded with the first lsp_* call, not with the tool registry
+    from lsp_server.langservers.child import LanguageServerClient, OpenDocument
+    from lsp_server.langservers.manager import LanguageServerManager
+    from lsp_server.langservers.operations import Location
 
 _POSITION_PROPERTIES: dict[str, Any] = {
     "file": string("File containing the symbol, relative to the workspace root or absolute."),
@@ -151,6 +152,8 @@ def _symbol_index(text: str, args: dict[str, Any], display: str) -> tuple[int, s
 
 
 def _manager(ctx: ToolContext) -> LanguageServerManager:
+    from lsp_server.langservers.manager import LanguageServerManager
+
     return ctx.services.get(LanguageServerManager)
 
 
@@ -171,6 +174,8 @@ async def _locations(
 ) -> tuple[str, str, Provenance]:
     """Ask for definition or references; -> (rows text, display of the position, who
     answered)."""
+    from lsp_server.langservers import operations
+
     root, path, text = await _document_text(ctx, args)
     display = ctx.workspace.relative(path)
     line, line_text, index = _symbol_index(text, args, display)
@@ -184,7 +189,9 @@ async def _locations(
     editor = await ask_editor(ctx, f"textDocument/{method}", params)
     if editor is not None:
         provenance = _record(ctx, path, Provenance("editor", editor.server, version))
-        rows = await _format_locations(ctx, parse_locations(editor.result), args.get("limit"))
+        rows = await _format_locations(
+            ctx, operations.parse_locations(editor.result), args.get("limit")
+        )
         return rows, where, provenance
     answered: list[str] = []
 
@@ -268,6 +275,8 @@ async def run_references(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
 
 
 async def run_hover(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+    from lsp_server.langservers import operations
+
     root, path, text = await _document_text(ctx, args)
     display = ctx.workspace.relative(path)
     line, line_text, index = _symbol_index(text, args, display)
@@ -300,6 +309,8 @@ _SEVERITY = {1: "error", 2: "warning", 3: "information", 4: "hint"}
 
 
 async def run_diagnostics(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+    from lsp_server.langservers import operations
+
     root, path, text = await _document_text(ctx, args)
     display = ctx.workspace.relative(path)
     config: LspConfig = ctx.config.lsp

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from lsp_server.config.tree import Config
 from lsp_server.protocol import TOOLHOST_JOB_UPDATE, JobUpdateParams
 from lsp_server.runtime import errors
+from lsp_server.runtime.checkpoints import command_checkpoint
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import (
     JSON_SCHEMA_DIALECT,
@@ -152,6 +153,7 @@ async def execute(
     async def progress(line: str) -> None:
         await ctx.progress.report(line)
 
+    window = await command_checkpoint(ctx, command)
     try:
         result = await run_command(
             command, cwd, limits, on_progress=progress, launcher=prepared.launcher
@@ -162,6 +164,9 @@ async def execute(
             f"the shell could not be started: {exc}",
             "check that bash or sh is installed and the working folder exists",
         ) from exc
+    finally:
+        if window is not None:
+            await window.close()
     extra = [line for line in (note, prepared.notice) if line]
     text = command_report(result, limits.pipe_wait_seconds, extra)
     if result.timed_out:
@@ -191,6 +196,8 @@ async def start_background(ctx: ToolContext, command: str, arguments: dict[str, 
     cwd, note = working_folder(ctx)
     limits = run_limits(ctx, ctx.config.shell.max_timeout_ms)
 
+    window = await command_checkpoint(ctx, command)
+
     async def notify(params: dict[str, Any]) -> None:
         update = JobUpdateParams(
             job_id=params["jobId"],
@@ -203,9 +210,19 @@ async def start_background(ctx: ToolContext, command: str, arguments: dict[str, 
 
     try:
         job = await manager.start(
-            command, cwd, ctx.session.id, limits, notify, launcher=prepared.launcher
+            command,
+            cwd,
+            ctx.session.id,
+            limits,
+            notify,
+            on_end=window.close if window else None,
+            launcher=prepared.launcher,
         )
-    except OSError as exc:
+    except BaseException as exc:
+        if window is not None:
+            await window.close()
+        if not isinstance(exc, OSError):
+            raise
         raise ToolError(
             errors.INTERNAL_ERROR,
             f"the shell could not be started: {exc}",

@@ -1,4 +1,4 @@
--- :Toolhost tools | call {name} {json} | jobs | status | activity | start | stop
+-- :Toolhost tools | call {name} {json} | checkpoints | revert {callId} | jobs | status | activity | start | stop
 -- Output goes to one scratch split (toolhost://output) that each command reuses.
 local M = {}
 
@@ -84,7 +84,7 @@ function M.status()
   show(require("toolhost.status").lines(status, toolhost().state))
 end
 
-M.subcommands = { "activity", "call", "jobs", "start", "status", "stop", "tools" }
+M.subcommands = { "activity", "call", "checkpoints", "jobs", "revert", "start", "status", "stop", "tools" }
 
 --- Entry point of :Toolhost (the whole argument string).
 function M.run(args)
@@ -94,6 +94,13 @@ function M.run(args)
   elseif sub == "call" then
     local name, json = rest:match("^(%S+)%s*(.*)$")
     M.call(name, json)
+  elseif sub == "checkpoints" then
+    require("toolhost.checkpoints").show()
+  elseif sub == "revert" then
+    if rest == "" then
+      return fail("usage: :Toolhost revert {callId} (see :Toolhost checkpoints)")
+    end
+    require("toolhost.checkpoints").revert(rest)
   elseif sub == "jobs" then
     M.jobs()
   elseif sub == "status" then

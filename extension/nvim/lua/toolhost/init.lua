@@ -240,6 +240,7 @@ end
 
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
+  require("toolhost.checkpoints").add_to_activity()
   local group = vim.api.nvim_create_augroup("toolhost", { clear = true })
   vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile", "BufFilePost" }, {
     group = group,
@@ -345,6 +346,10 @@ function M.result_text(result)
   end
   return table.concat(parts, "\n")
 end
+
+--- Any toolhost/* request: asynchronous with `on_result(result, err)`, or waiting (sync).
+M.request = request
+M.request_sync = request_sync
 
 M.command = function(args)
   return require("toolhost.commands").run(args)

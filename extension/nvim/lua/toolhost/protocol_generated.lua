@@ -5,6 +5,8 @@ return {
     call = "toolhost/call",
     result = "toolhost/result",
     status = "toolhost/status",
+    checkpoints = "toolhost/checkpoints",
+    revert = "toolhost/revert",
     preview = "toolhost/preview",
     approve = "toolhost/approve",
     save_document = "toolhost/saveDocument",

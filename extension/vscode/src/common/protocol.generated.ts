@@ -8,6 +8,8 @@ export const TOOLHOST_TOOLS = "toolhost/tools";
 export const TOOLHOST_CALL = "toolhost/call";
 export const TOOLHOST_RESULT = "toolhost/result";
 export const TOOLHOST_STATUS = "toolhost/status";
+export const TOOLHOST_CHECKPOINTS = "toolhost/checkpoints";
+export const TOOLHOST_REVERT = "toolhost/revert";
 export const TOOLHOST_PREVIEW = "toolhost/preview";
 export const TOOLHOST_APPROVE = "toolhost/approve";
 export const TOOLHOST_SAVE_DOCUMENT = "toolhost/saveDocument";
@@ -71,6 +73,32 @@ export interface CallResult {
   error?: ErrorInfo | null;
   isError: boolean;
   meta: CallMeta;
+}
+
+export interface CheckpointFile {
+  change: "modified" | "created" | "deleted" | "moved";
+  fromPath?: string | null;
+  notStored?: boolean;
+  path: string;
+}
+
+export interface CheckpointInfo {
+  callId: string;
+  files: CheckpointFile[];
+  label?: string;
+  reverts?: string | null;
+  session: string;
+  time: number;
+  tool: string;
+}
+
+export interface CheckpointsParams {
+  limit?: number;
+  session?: string | null;
+}
+
+export interface CheckpointsResult {
+  checkpoints: CheckpointInfo[];
 }
 
 export interface DidCallParams {
@@ -165,6 +193,24 @@ export interface ResultParams {
   session?: string;
 }
 
+export interface RevertConflict {
+  diff: string;
+  path: string;
+  reason: string;
+}
+
+export interface RevertParams {
+  callId: string;
+  session?: string;
+}
+
+export interface RevertResult {
+  checkpoint?: string | null;
+  conflicts: RevertConflict[];
+  reverted: string[];
+  text?: string;
+}
+
 export interface SaveDocumentParams {
   uri: string;
 }
@@ -221,6 +267,8 @@ export const TOOLHOST_METHODS = [
   { method: "toolhost/call", direction: "client->server", kind: "request", params: "CallParams", result: "CallResult" },
   { method: "toolhost/result", direction: "client->server", kind: "request", params: "ResultParams", result: "ResultPage" },
   { method: "toolhost/status", direction: "client->server", kind: "request", params: "StatusParams", result: "StatusResult" },
+  { method: "toolhost/checkpoints", direction: "client->server", kind: "request", params: "CheckpointsParams", result: "CheckpointsResult" },
+  { method: "toolhost/revert", direction: "client->server", kind: "request", params: "RevertParams", result: "RevertResult" },
   { method: "toolhost/preview", direction: "client->server", kind: "request", params: "PreviewParams", result: "PreviewResult" },
   { method: "toolhost/approve", direction: "server->client", kind: "request", params: "ApproveParams", result: "ApproveResult" },
   { method: "toolhost/saveDocument", direction: "server->client", kind: "request", params: "SaveDocumentParams", result: "SaveDocumentResult" },
@@ -238,6 +286,8 @@ export interface ToolhostMessages {
   "toolhost/call": { params: CallParams; result: CallResult };
   "toolhost/result": { params: ResultParams; result: ResultPage };
   "toolhost/status": { params: StatusParams; result: StatusResult };
+  "toolhost/checkpoints": { params: CheckpointsParams; result: CheckpointsResult };
+  "toolhost/revert": { params: RevertParams; result: RevertResult };
   "toolhost/preview": { params: PreviewParams; result: PreviewResult };
   "toolhost/approve": { params: ApproveParams; result: ApproveResult };
   "toolhost/saveDocument": { params: SaveDocumentParams; result: SaveDocumentResult };

@@ -1,0 +1,9 @@
+"""Checkpoints: a shadow git repository per workspace root that records what calls change.
+
+- shadow.py: git with its own GIT_DIR, index and config, the workspace as its work tree;
+  snapshots (`git add -A`, so git's stat cache makes one cost what changed) and tree diffs.
+- objects.py: loose blobs and trees written in-process, for writers' exact files.
+- records.py: what each checkpoint changed, stored as JSON beside the shadow repository,
+  and the bounds (age, size budget) that keep the state folder from growing.
+- restore.py: how one recorded change is put back, or why it cannot be.
+"""

@@ -1,0 +1,191 @@
+"""How one recorded change is put back, decided without touching anything.
+
+A revert undoes exactly what the call did. For each path, the state the call left ("after")
+is compared with what is there now:
+- the same: the state before the call comes back, byte for byte and with its mode;
+- a text file changed since in other places: the call's own change is taken out of the
+  current text (a three-way merge: current, base = after, other = before), so the other
+  person's edits stay;
+- changed where the call changed it, deleted, or re-created since: nothing is written and
+  the path is a conflict, with the diff of what changed since the call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import attrs
+
+from lsp_server.checkpoints.objects import object_id
+from lsp_server.checkpoints.records import FileRecord
+from lsp_server.checkpoints.shadow import POINTER_PREFIX, Entry
+from lsp_server.runtime import textio
+from lsp_server.runtime.diffs import unified_diff
+
+# (current, base, other) -> merged bytes, or None when the changes overlap.
+Merge = Callable[[bytes, bytes, bytes], bytes | None]
+
+
+@attrs.frozen
+class Present:
+    """What a path holds now. `data` is None for a file over the size limit."""
+
+    data: bytes | None
+    mode: int
+    oid: str
+
+    @classmethod
+    def of(cls, data: bytes, mode: int) -> Present:
+        return cls(data, mode, object_id("blob", data))
+
+
+Current = Present | None  # None: nothing at the path
+
+
+@attrs.frozen
+class Put:
+    """Make `path` hold `data` with `mode` (data None: remove the path)."""
+
+    path: str
+    data: bytes | None
+    mode: int = 0o100644
+    current: Current = None
+
+
+@attrs.frozen
+class Refusal:
+    path: str
+    reason: str
+    diff: str = ""
+
+
+Decision = list[Put] | Refusal | None  # None: the path is already as before the call
+
+
+def decide(
+    record: FileRecord,
+    now: dict[str, Current],
+    blobs: dict[str, bytes],
+    merge: Merge,
+) -> Decision:
+    if record.change == "moved":
+        return _moved(record, now, blobs)
+    current = now.get(record.path)
+    if record.change == "created":
+        return _remove_created(record.path, record.after, current, blobs)
+    if record.change == "deleted":
+        return _bring_back(record.path, record.before, current, blobs)
+    return _modified(record, current, blobs, merge)
+
+
+def _moved(record: FileRecord, now: dict[str, Current], blobs: dict[str, bytes]) -> Decision:
+    assert record.source is not None
+    removal = _remove_created(record.path, record.after, now.get(record.path), blobs)
+    if isinstance(removal, Refusal):
+        return attrs.evolve(removal, reason=f"moved here from {record.source}; {removal.reason}")
+    back = _bring_back(record.source, record.before, now.get(record.source), blobs)
+    if isinstance(back, Refusal):
+        return back
+    return [*(removal or []), *(back or [])]
+
+
+def _remove_created(
+    path: str, after: Entry | None, current: Current, blobs: dict[str, bytes]
+) -> Decision:
+    if current is None:
+        return None
+    if after is not None and current.oid == after.oid and current.mode == after.mode:
+        return [Put(path, None, current=current)]
+    return Refusal(
+        path, "changed since the call created it", _diff_since(path, after, current, blobs)
+    )
+
+
+def _bring_back(
+    path: str, before: Entry | None, current: Current, blobs: dict[str, bytes]
+) -> Decision:
+    assert before is not None
+    if current is not None:
+        if current.oid == before.oid and current.mode == before.mode:
+            return None
+        return Refusal(
+            path, "re-created since the call removed it", _diff_since(path, None, current, blobs)
+        )
+    data = blobs.get(before.oid)
+    if data is None or _is_pointer(data):
+        return Refusal(path, _not_stored(data))
+    return [Put(path, data, before.mode)]
+
+
+def _modified(
+    record: FileRecord, current: Current, blobs: dict[str, bytes], merge: Merge
+) -> Decision:
+    before, after, path = record.before, record.after, record.path
+    assert before is not None and after is not None
+    if current is None:
+        return Refusal(
+            path, "deleted since the call changed it", _diff_since(path, after, None, blobs)
+        )
+    # A mode the user changed since is theirs to keep.
+    mode = before.mode if current.mode == after.mode else current.mode
+    if current.oid == before.oid:
+        return None if current.mode == mode else [Put(path, current.data, mode, current)]
+    wanted = blobs.get(before.oid)
+    if wanted is None or _is_pointer(wanted):
+        return Refusal(path, _not_stored(wanted))
+    if current.oid == after.oid:
+        return [Put(path, wanted, mode, current)]
+    left = blobs.get(after.oid)
+    if current.data is None or left is None or _binary(current.data, left, wanted):
+        return Refusal(
+            path,
+            "changed since the call (not text: cannot merge)",
+            _diff_since(path, after, current, blobs),
+        )
+    merged = merge(current.data, left, wanted)
+    if merged is None:
+        return Refusal(
+            path,
+            "changed since the call, in the same lines the call changed",
+            _diff_since(path, after, current, blobs),
+        )
+    return [Put(path, merged, mode, current)]
+
+
+def _is_pointer(data: bytes) -> bool:
+    return data.startswith(POINTER_PREFIX)
+
+
+def _not_stored(data: bytes | None) -> str:
+    if data is None:
+        return "its earlier content is no longer stored (dropped by the checkpoint bounds)"
+    size = next((line[5:] for line in data.decode().splitlines() if line.startswith("size ")), "?")
+    return (
+        f"its earlier content ({size} bytes) was over the checkpoint size limit and was "
+        "recorded by size and hash only: it cannot be restored"
+    )
+
+
+def _binary(*parts: bytes) -> bool:
+    return any(textio.looks_binary(part) for part in parts)
+
+
+def _text(data: bytes | None) -> str:
+    if data is None:
+        return ""
+    try:
+        return textio.decode(data)[0]
+    except textio.DecodeError:
+        return f"[binary, {len(data)} bytes]\n"
+
+
+def _diff_since(path: str, after: Entry | None, current: Current, blobs: dict[str, bytes]) -> str:
+    """What changed at `path` since the call: from the call's result to what is there now."""
+    left = blobs.get(after.oid) if after is not None else None
+    right = current.data if current is not None else None
+    if (left is not None and _is_pointer(left)) or (current is not None and right is None):
+        return "[file over the checkpoint size limit: no diff]\n"
+    diff = unified_diff(_text(left), _text(right), path)
+    if not diff and current is not None and after is not None and current.mode != after.mode:
+        return f"mode {after.mode:o} -> {current.mode:o}\n"
+    return diff

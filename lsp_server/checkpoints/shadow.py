@@ -1,0 +1,411 @@
+"""A shadow git repository whose work tree is a workspace root (blocking; call in a thread).
+
+git runs with its own GIT_DIR, GIT_INDEX_FILE and GIT_WORK_TREE, no system or global
+configuration (GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL=/dev/null, HOME inside the shadow
+folder) and hooks switched off, so the user's repository (its HEAD, index, refs, hooks and
+config) is never read for state nor written. git itself skips every `.git` entry of the work
+tree; the workspace's .gitignore files and its .git/info/exclude decide what is ignored.
+
+A snapshot is `git add -A` + `git write-tree`: the index's stat cache makes it cost what
+changed. Files over `max_file_bytes` are kept out: the index holds a small pointer blob
+("not stored") marked assume-unchanged, and `large.json` remembers their stat to notice
+later changes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import stat
+import subprocess
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+import attrs
+
+from lsp_server.checkpoints import objects
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+GITLINK_MODE = 0o160000
+POINTER_PREFIX = b"toolhost checkpoint: file not stored"
+
+# fsync = none: a checkpoint lost to a power cut is not worth an fsync per object (100
+# changed files took a second with git's default here).
+_CONFIG = """\
+[core]
+\trepositoryformatversion = 0
+\tbare = false
+\thooksPath = /dev/null
+\tuntrackedCache = true
+\tautocrlf = false
+\tsafecrlf = false
+\tfilemode = true
+\tsymlinks = true
+\tquotePath = false
+\tfsmonitor = false
+\tlogAllRefUpdates = false
+\tlooseCompression = 1
+\tfsync = none
+[gc]
+\tauto = 0
+\tpackRefs = false
+\treflogExpire = now
+[maintenance]
+\tauto = false
+[index]
+\tversion = 4
+[advice]
+\taddEmbeddedRepo = false
+\taddIgnoredFile = false
+[user]
+\tname = toolhost
+\temail = toolhost@localhost
+"""
+
+
+class ShadowError(Exception):
+    """git failed in the shadow repository (the message is git's)."""
+
+
+@attrs.frozen
+class Entry:
+    """A file as a snapshot holds it."""
+
+    oid: str
+    mode: int
+
+    @property
+    def is_gitlink(self) -> bool:
+        return self.mode == GITLINK_MODE
+
+
+@attrs.frozen
+class TreeChange:
+    """One path that differs between two snapshots (git diff-tree --raw -M)."""
+
+    status: str  # A, D, M, T or R
+    path: str
+    old: Entry | None
+    new: Entry | None
+    source: str | None = None  # the old path of a rename
+
+
+def pointer_blob(size: int, oid: str) -> bytes:
+    return POINTER_PREFIX + f" (over the size limit)\nsize {size}\ngit-blob {oid}\n".encode()
+
+
+class ShadowRepo:
+    def __init__(self, folder: Path, work_tree: Path, max_file_bytes: int) -> None:
+        self.folder = folder
+        self.git_dir = folder / "git"
+        self.index = folder / "index"
+        self.work_tree = work_tree
+        self.max_file_bytes = max_file_bytes
+        self._large_file = folder / "large.json"
+        self._pointers = folder / "pointers"
+        self._last: tuple[tuple[int, int, int], str] | None = None  # (index stat, tree)
+        self._last_diff: tuple[str, str, list[TreeChange]] | None = None
+
+    # -- plumbing ---------------------------------------------------------------------
+
+    def environment(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+        env.update(
+            GIT_DIR=str(self.git_dir),
+            GIT_WORK_TREE=str(self.work_tree),
+            GIT_INDEX_FILE=str(self.index),
+            GIT_CONFIG_NOSYSTEM="1",
+            GIT_CONFIG_GLOBAL=os.devnull,
+            GIT_TERMINAL_PROMPT="0",
+            HOME=str(self.folder),
+            XDG_CONFIG_HOME=str(self.folder),
+            LC_ALL="C",
+        )
+        return env
+
+    def git(self, *args: str, data: bytes | None = None, ok: Sequence[int] = (0,)) -> bytes:
+        command = ["git", "-c", "core.hooksPath=/dev/null", *args]
+        done = subprocess.run(
+            command,
+            input=data,
+            capture_output=True,
+            env=self.environment(),
+            cwd=self.work_tree,
+            check=False,
+        )
+        if done.returncode not in ok:
+            message = done.stderr.decode("utf-8", "replace").strip()
+            raise ShadowError(f"git {args[0]} failed ({done.returncode}): {message}")
+        return done.stdout
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """One writer at a time across processes (the server and `toolhost revert`)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with (self.folder / "lock").open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def ensure(self) -> None:
+        if not (self.git_dir / "HEAD").exists():
+            self.folder.mkdir(parents=True, exist_ok=True)
+            done = subprocess.run(
+                ["git", "init", "--quiet", "--template=", str(self.git_dir)],
+                env={**self.environment(), "GIT_WORK_TREE": str(self.folder)},
+                check=False,
+                capture_output=True,
+                cwd=self.folder,
+            )
+            if done.returncode != 0:
+                raise ShadowError(f"git init failed: {done.stderr.decode(errors='replace')}")
+        config = self.git_dir / "config"
+        if config.read_text() != _CONFIG:
+            config.write_text(_CONFIG)
+        self._copy_user_excludes()
+
+    def _copy_user_excludes(self) -> None:
+        """The workspace repository's own info/exclude is part of its ignore rules (read only)."""
+        user = self.work_tree / ".git" / "info" / "exclude"
+        try:
+            text = user.read_text("utf-8", "replace") if user.is_file() else ""
+        except OSError:
+            text = ""
+        target = self.git_dir / "info" / "exclude"
+        if not target.exists() or target.read_text("utf-8", "replace") != text:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+
+    # -- snapshots ---------------------------------------------------------------------
+
+    def snapshot(self) -> str:
+        """The tree of every file git would see in the work tree now."""
+        self._refresh_large()
+        # --ignore-errors: an unreadable file or an embedded repository without commits
+        # must not stop the rest from being recorded.
+        self.git("add", "-A", "--ignore-errors", "--", ".", ok=(0, 1))
+        signature = self._index_signature()
+        if self._last is not None and self._last[0] == signature:
+            return self._last[1]
+        tree = self.git("write-tree").decode().strip()
+        previous = self._last[1] if self._last is not None else EMPTY_TREE
+        changes = self.diff(previous, tree)
+        if self._keep_out_large(changes):
+            tree = self.git("write-tree").decode().strip()
+            changes = self.diff(previous, tree)
+        self._last = (self._index_signature(), tree)
+        self._last_diff = (previous, tree, changes)
+        return tree
+
+    def _index_signature(self) -> tuple[int, int, int]:
+        try:
+            st = self.index.stat()
+        except FileNotFoundError:
+            return (0, 0, 0)
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+    def _keep_out_large(self, changes: Iterable[TreeChange]) -> bool:
+        """Swap blobs of files over the limit for pointers; False when there were none."""
+        large: dict[str, list[int | str]] = {}
+        for change in changes:
+            if change.new is None or change.new.is_gitlink:
+                continue
+            try:
+                st = (self.work_tree / change.path).lstat()
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode) and st.st_size > self.max_file_bytes:
+                large[change.path] = [st.st_size, st.st_mtime_ns, st.st_ino, change.new.oid]
+        if not large:
+            return False
+        known = self._load_large()
+        known.update(large)
+        self._point_at(large)
+        for _, _, _, oid in large.values():
+            # Not referenced by anything now: its bytes need not wait for the next prune.
+            objects.loose_path(self.git_dir, str(oid)).unlink(missing_ok=True)
+        self._save_large(known)
+        return True
+
+    def write_pointer(self, size: int, oid: str) -> str:
+        """Store the pointer blob that stands for a file over the size limit."""
+        pointer = objects.write_blob(self.git_dir, pointer_blob(size, oid))
+        with self._pointers.open("a") as handle:
+            handle.write(pointer + "\n")
+        return pointer
+
+    def pointer_oids(self) -> set[str]:
+        try:
+            return set(self._pointers.read_text().split())
+        except OSError:
+            return set()
+
+    def _point_at(self, large: dict[str, list[int | str]]) -> None:
+        lines = []
+        for path, (size, _, _, oid) in large.items():
+            pointer = self.write_pointer(int(size), str(oid))
+            mode = (self.work_tree / path).lstat().st_mode
+            git_mode = "100755" if mode & 0o111 else "100644"
+            lines.append(f"{git_mode} {pointer}\t{path}\0")
+        self.git("update-index", "-z", "--index-info", data="".join(lines).encode())
+        names = "".join(f"{path}\0" for path in large).encode()
+        self.git("update-index", "-z", "--assume-unchanged", "--stdin", data=names)
+
+    def _refresh_large(self) -> None:
+        """Files kept out earlier: removed, changed, or small again."""
+        known = self._load_large()
+        if not known:
+            return
+        changed: dict[str, list[int | str]] = {}
+        for path, (size, mtime, ino, _) in list(known.items()):
+            try:
+                st = (self.work_tree / path).lstat()
+            except OSError:
+                st = None
+            if st is not None and (st.st_size, st.st_mtime_ns, st.st_ino) == (size, mtime, ino):
+                continue
+            del known[path]
+            self.git("update-index", "--no-assume-unchanged", "--", path, ok=(0, 1, 128))
+            if st is None or not stat.S_ISREG(st.st_mode):
+                self.git("update-index", "--force-remove", "--", path)
+            elif st.st_size > self.max_file_bytes:
+                oid = self.git("hash-object", "--", path).decode().strip()
+                changed[path] = [st.st_size, st.st_mtime_ns, st.st_ino, oid]
+        if changed:
+            self._point_at(changed)
+            known.update(changed)
+        self._save_large(known)
+
+    def _load_large(self) -> dict[str, list[int | str]]:
+        try:
+            data = json.loads(self._large_file.read_text())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _save_large(self, known: dict[str, list[int | str]]) -> None:
+        self._large_file.write_text(json.dumps(known))
+
+    # -- reading -------------------------------------------------------------------------
+
+    def diff(self, old_tree: str, new_tree: str) -> list[TreeChange]:
+        if old_tree == new_tree:
+            return []
+        if self._last_diff is not None and self._last_diff[:2] == (old_tree, new_tree):
+            return self._last_diff[2]  # the snapshot just computed it
+        raw = self.git("diff-tree", "-r", "-z", "-M", "--raw", "--no-commit-id", old_tree, new_tree)
+        return parse_raw_diff(raw)
+
+    def entries(self, tree: str, paths: Sequence[str]) -> dict[str, Entry]:
+        """The entries of `paths` in `tree` (absent paths are left out)."""
+        if not paths:
+            return {}
+        raw = self.git("ls-tree", "-z", "--full-tree", tree, "--", *paths)
+        found: dict[str, Entry] = {}
+        for record in raw.split(b"\0"):
+            if not record:
+                continue
+            meta, path = record.split(b"\t", 1)
+            mode, kind, oid = meta.split()
+            if kind != b"tree":
+                found[path.decode("utf-8", "surrogateescape")] = Entry(oid.decode(), int(mode, 8))
+        return found
+
+    def read_blobs(self, oids: Iterable[str]) -> dict[str, bytes]:
+        wanted = sorted(set(oids))
+        if not wanted:
+            return {}
+        out = self.git("cat-file", "--batch", data="".join(f"{o}\n" for o in wanted).encode())
+        blobs: dict[str, bytes] = {}
+        offset = 0
+        while offset < len(out):
+            end = out.index(b"\n", offset)
+            header = out[offset:end].split()
+            offset = end + 1
+            if len(header) < 3:  # "<oid> missing"
+                continue
+            size = int(header[2])
+            blobs[header[0].decode()] = out[offset : offset + size]
+            offset += size + 1
+        return blobs
+
+    def merge(self, current: bytes, base: bytes, other: bytes) -> bytes | None:
+        """git merge-file: `current` with the change base -> other applied, or None when
+        that change overlaps changes made to `current`."""
+        folder = self.folder / "tmp"
+        folder.mkdir(parents=True, exist_ok=True)
+        names = []
+        for label, data in (("current", current), ("base", base), ("other", other)):
+            path = folder / f"{label}-{os.getpid()}"
+            path.write_bytes(data)
+            names.append(str(path))
+        try:
+            done = subprocess.run(
+                ["git", "merge-file", "-p", "--quiet", *names],
+                capture_output=True,
+                env=self.environment(),
+                cwd=folder,
+                check=False,
+            )
+        finally:
+            for name in names:
+                Path(name).unlink(missing_ok=True)
+        return done.stdout if done.returncode == 0 else None
+
+    # -- keeping and dropping ------------------------------------------------------------
+
+    def keep(self, name: str, oids: dict[str, int]) -> None:
+        """A ref that keeps `oids` (oid -> mode) alive through gc."""
+        tree = objects.write_flat_tree(
+            self.git_dir, {oid: (mode, oid) for oid, mode in oids.items()}
+        )
+        ref = self.git_dir / "refs" / "checkpoints" / name
+        ref.parent.mkdir(parents=True, exist_ok=True)
+        ref.write_text(tree + "\n")
+
+    def drop(self, name: str) -> None:
+        (self.git_dir / "refs" / "checkpoints" / name).unlink(missing_ok=True)
+
+    def object_counts(self) -> dict[str, int]:
+        """git count-objects -v: count (loose objects), size, size-pack ... (KiB)."""
+        text = self.git("count-objects", "-v").decode()
+        pairs = (line.split(": ", 1) for line in text.splitlines() if ": " in line)
+        return {key: int(value) for key, value in pairs if value.strip().isdigit()}
+
+    def size_bytes(self) -> int:
+        """Bytes of objects on disk (loose and packed)."""
+        counts = self.object_counts()
+        kib = counts.get("size", 0) + counts.get("size-pack", 0) + counts.get("size-garbage", 0)
+        return kib * 1024
+
+    def prune(self) -> None:
+        """Repack what refs and the index still reach; everything else goes now."""
+        self.git("gc", "--quiet", "--prune=now")
+
+
+def parse_raw_diff(raw: bytes) -> list[TreeChange]:
+    fields = raw.split(b"\0")
+    changes: list[TreeChange] = []
+    index = 0
+    while index < len(fields) and fields[index]:
+        meta = fields[index].decode().lstrip(":").split()
+        old_mode, new_mode, old_oid, new_oid, status = meta
+        kind = status[0]
+        first = fields[index + 1].decode("utf-8", "surrogateescape")
+        index += 2
+        source = None
+        path = first
+        if kind in "RC":
+            source, path = first, fields[index].decode("utf-8", "surrogateescape")
+            index += 1
+        old = None if kind == "A" else Entry(old_oid, int(old_mode, 8))
+        new = None if kind == "D" else Entry(new_oid, int(new_mode, 8))
+        if kind == "C":  # a copy is a plain creation of the new path
+            changes.append(TreeChange("A", path, None, new))
+            continue
+        changes.append(TreeChange(kind, path, old, new, source))
+    return changes

@@ -1,0 +1,70 @@
+"""`toolhost revert CALL_ID --root DIR`: put back what one call changed, without an editor
+(the disk only), never over what someone changed since: those files are listed with the
+diff of what changed. The revert is itself a checkpoint (revert its id to redo)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lsp_server.runtime.dispatch import Runtime
+    from lsp_server.runtime.lifecycle import Lifecycle
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    revert = commands.add_parser("revert", help="undo what one call changed")
+    revert.add_argument("call_id", metavar="CALL_ID", help="from `toolhost checkpoints`")
+    revert.add_argument("--root", type=Path, default=Path.cwd())
+    revert.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    return asyncio.run(_revert(args))
+
+
+def one_shot_runtime(root: Path) -> tuple[Runtime, Lifecycle]:
+    from lsp_server import compose
+    from lsp_server.config.layers import load_layers
+    from lsp_server.dirs import Dirs
+
+    roots = [root.resolve()]
+    dirs = Dirs.from_environment()
+    loaded = load_layers(None, roots, dirs)
+    return compose.build_runtime(roots, loaded.config, dirs=dirs, long_lived=False)
+
+
+async def _revert(args: argparse.Namespace) -> int:
+    from lsp_server.protocol import RevertParams, message_converter
+    from lsp_server.runtime.checkpoints import Checkpoints
+    from lsp_server.runtime.errors import ToolError
+    from lsp_server.runtime.files import FileService
+    from lsp_server.runtime.observations import Observations
+    from lsp_server.runtime.reverts import revert_request
+
+    runtime, lifecycle = one_shot_runtime(args.root)
+    files = FileService(runtime.workspace, Observations(), runtime.config.limits, None)
+    try:
+        result = await revert_request(
+            runtime.services.get(Checkpoints),
+            files,
+            runtime.locks,
+            RevertParams(call_id=args.call_id, session="cli"),
+        )
+    except ToolError as exc:
+        print(f"toolhost: {exc.message}", file=sys.stderr)
+        return 2
+    finally:
+        await lifecycle.shutdown()
+    if args.json:
+        print(json.dumps(message_converter().unstructure(result), indent=2, ensure_ascii=False))
+        return 1 if result.conflicts else 0
+    print(result.text)
+    for conflict in result.conflicts:
+        if conflict.diff:
+            print(f"\n--- changed since the call: {conflict.path}\n{conflict.diff}", end="")
+    return 1 if result.conflicts else 0
