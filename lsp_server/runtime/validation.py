@@ -138,7 +138,8 @@ def _violations(error: ValidationError) -> list[Violation]:
     extra, expected = _expected(error)
     base = list(error.absolute_path)
     if error.validator == "additionalProperties" and isinstance(error.instance, Mapping):
-        known = error.schema.get("properties") or {}
+        schema: Any = error.schema
+        known = schema.get("properties") or {}
         unexpected = sorted(str(k) for k in error.instance if k not in known)
         return [
             Violation(_pointer([*base, name]), "additionalProperties", expected)
