@@ -28,17 +28,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lsp_server.config import Config  # noqa: E402
+from lsp_server.compose import build_runtime  # noqa: E402
+from lsp_server.config.tree import Config  # noqa: E402
+from lsp_server.dirs import Dirs  # noqa: E402
 from lsp_server.langservers.discovery import resolve_server  # noqa: E402
 from lsp_server.langservers.manager import LanguageServerManager  # noqa: E402
 from lsp_server.langservers.positions import find_symbol, split_lines  # noqa: E402
-from lsp_server.langservers.service import install  # noqa: E402
 from lsp_server.langservers.table import ROWS_BY_NAME  # noqa: E402
 from lsp_server.protocol import CallParams  # noqa: E402
 from lsp_server.runtime.approvals import ModeApprover  # noqa: E402
 from lsp_server.runtime.dispatch import Runtime  # noqa: E402
-from lsp_server.runtime.workspace import Workspace  # noqa: E402
-from lsp_server.tools import build_registry  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "langservers" / "fixtures"
 CASES = {
@@ -170,16 +169,11 @@ async def start_toolhost(
 ) -> tuple[float, str, Runtime, CallParams, list[Any]]:
     fixture, file, line, symbol = CASES[language]
     root = copy_project(fixture, tmp / "toolhost")
-    config = Config()
-    runtime = Runtime(
-        build_registry(),
-        Workspace([root]),
-        config,
-        approver=ModeApprover("bypass", "deny"),
-        state_dir=tmp / "state",
+    dirs = Dirs(state=tmp / "state", config=tmp / "config")
+    runtime, lifecycle = build_runtime(
+        [root], Config(), dirs=dirs, approver=ModeApprover("bypass", "deny"), long_lived=False
     )
-    hooks: list[Any] = []
-    install(runtime.services, config.lsp, hooks, {})
+    hooks: list[Any] = lifecycle.shutdown_hooks
     params = CallParams(
         name="lsp_definition", arguments={"file": file, "line": line, "symbol": symbol}
     )

@@ -155,6 +155,9 @@ class SaveDocumentResult:
 
 @attrs.define
 class DidCallParams:
+    """Every finished call, as the editor (toolhost/didCall), the audit log and the index
+    refresh learn about it: one record, sent as it is."""
+
     call_id: str
     session: str
     tool: str
@@ -164,6 +167,12 @@ class DidCallParams:
     code: str | None
     duration_ms: float
     paths: list[str]
+    read_only: bool = True
+    arguments_digest: str = ""
+    """sha256 of the validated arguments (16 hex): correlates calls without copying file
+    contents or secrets anywhere."""
+    written: list[str] = attrs.Factory(list)
+    """Files the call wrote (created, changed, or a move's destination)."""
 
 
 @attrs.define
@@ -202,16 +211,27 @@ class MethodSpec:
     direction: Direction
 
 
+# Method names, as lsprotocol spells its own (types.TEXT_DOCUMENT_DID_OPEN ...).
+TOOLHOST_TOOLS = "toolhost/tools"
+TOOLHOST_CALL = "toolhost/call"
+TOOLHOST_RESULT = "toolhost/result"
+TOOLHOST_STATUS = "toolhost/status"
+TOOLHOST_APPROVE = "toolhost/approve"
+TOOLHOST_SAVE_DOCUMENT = "toolhost/saveDocument"
+TOOLHOST_DID_CALL = "toolhost/didCall"
+TOOLHOST_JOB_UPDATE = "toolhost/jobUpdate"
+TOOLHOST_PRESENT = "toolhost/present"
+
 METHODS: tuple[MethodSpec, ...] = (
-    MethodSpec("toolhost/tools", ToolsParams, ToolsResult, "client->server"),
-    MethodSpec("toolhost/call", CallParams, CallResult, "client->server"),
-    MethodSpec("toolhost/result", ResultParams, ResultPage, "client->server"),
-    MethodSpec("toolhost/status", StatusParams, StatusResult, "client->server"),
-    MethodSpec("toolhost/approve", ApproveParams, ApproveResult, "server->client"),
-    MethodSpec("toolhost/saveDocument", SaveDocumentParams, SaveDocumentResult, "server->client"),
-    MethodSpec("toolhost/didCall", DidCallParams, None, "server->client"),
-    MethodSpec("toolhost/jobUpdate", JobUpdateParams, None, "server->client"),
-    MethodSpec("toolhost/present", PresentParams, None, "server->client"),
+    MethodSpec(TOOLHOST_TOOLS, ToolsParams, ToolsResult, "client->server"),
+    MethodSpec(TOOLHOST_CALL, CallParams, CallResult, "client->server"),
+    MethodSpec(TOOLHOST_RESULT, ResultParams, ResultPage, "client->server"),
+    MethodSpec(TOOLHOST_STATUS, StatusParams, StatusResult, "client->server"),
+    MethodSpec(TOOLHOST_APPROVE, ApproveParams, ApproveResult, "server->client"),
+    MethodSpec(TOOLHOST_SAVE_DOCUMENT, SaveDocumentParams, SaveDocumentResult, "server->client"),
+    MethodSpec(TOOLHOST_DID_CALL, DidCallParams, None, "server->client"),
+    MethodSpec(TOOLHOST_JOB_UPDATE, JobUpdateParams, None, "server->client"),
+    MethodSpec(TOOLHOST_PRESENT, PresentParams, None, "server->client"),
 )
 METHOD_TABLE = {spec.method: spec for spec in METHODS}
 EXECUTE_COMMAND_CALL = "toolhost.call"

@@ -13,34 +13,39 @@ import attrs
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp_server.config import Config, structure_config
+from lsp_server.compose import build_runtime
+from lsp_server.config.tree import Config, structure_config
+from lsp_server.dirs import Dirs
 from lsp_server.lsp_json_client import plain_json_converter
 from lsp_server.protocol import CallParams, CallResult, message_converter
 from lsp_server.runtime.approvals import ModeApprover
 from lsp_server.runtime.dispatch import Runtime
-from lsp_server.runtime.workspace import Workspace
-from lsp_server.tools import build_registry
-from lsp_server.wiring import Lifecycle, install_services
 
 SERVER_COMMAND = [sys.executable, "-m", "lsp_server", "serve"]
 
 
 def make_runtime(
-    root: Path, settings: dict[str, Any] | None = None, mode: str = "bypass"
+    root: Path,
+    settings: dict[str, Any] | None = None,
+    mode: str = "bypass",
+    *,
+    long_lived: bool = False,
 ) -> Runtime:
     """An in-process runtime over `root` whose approver allows writers (mode bypass), with
-    the services the server installs (jobs, symbol index, language servers)."""
+    the services the server installs (jobs, symbol index, language servers), built by the
+    same composition root as the server. `long_lived=True`: the index as the server has it
+    (background builds, refreshed on every write)."""
     problems: list[str] = []
     config = structure_config(settings or {}, problems, Config())
     assert not problems, problems
-    runtime = Runtime(
-        build_registry(),
-        Workspace.from_config([root], config.workspace),
+    dirs = Dirs(state=root.parent / f".{root.name}-state", config=Dirs.from_environment().config)
+    runtime, _ = build_runtime(
+        [root],
         config,
+        dirs=dirs,
         approver=ModeApprover(mode, "deny"),
-        state_dir=root.parent / f".{root.name}-state",
+        long_lived=long_lived,
     )
-    install_services(runtime, Lifecycle(), long_lived=False)
     return runtime
 
 

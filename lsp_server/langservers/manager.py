@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 
 import attrs
 
-from lsp_server.config import LspConfig
-from lsp_server.langservers.client import LanguageServerClient, OpenDocument
+from lsp_server.config.tree import LspConfig
+from lsp_server.langservers.child import LanguageServerClient, OpenDocument
 from lsp_server.langservers.discovery import ResolvedServer, ServerNotFound, resolve_server
 from lsp_server.langservers.jsonrpc import ConnectionClosed, ResponseError
 from lsp_server.langservers.table import ServerRow, row_for_extension

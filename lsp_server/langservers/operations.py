@@ -13,8 +13,8 @@ from typing import Any
 
 import attrs
 
-from lsp_server.config import LspConfig
-from lsp_server.langservers.client import LanguageServerClient, OpenDocument
+from lsp_server.config.tree import LspConfig
+from lsp_server.langservers.child import LanguageServerClient, OpenDocument
 from lsp_server.langservers.jsonrpc import Json, ResponseError
 from lsp_server.langservers.manager import not_ready
 from lsp_server.langservers.uris import uri_to_path

@@ -8,6 +8,7 @@ Never in the workspace by default (a repository must not be able to read or rewr
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from datetime import UTC, datetime
@@ -15,39 +16,27 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import attrs
+
+from lsp_server.protocol import DidCallParams
+
+log = logging.getLogger(__name__)
 
 
-@attrs.frozen
-class AuditRecord:
-    call_id: str
-    session: str
-    tool: str
-    arguments_digest: str
-    """sha256 of the validated arguments (16 hex): correlates calls without copying file
-    contents or secrets into the log."""
-    paths: tuple[str, ...]
-    decision: str
-    """allow | allow_once | allow_session | allow_always | deny | unattended ..."""
-    rule: str | None
-    outcome: str
-    """"ok" or the error code."""
-    duration_ms: float
-    time: str = attrs.field(factory=lambda: datetime.now(UTC).isoformat(timespec="milliseconds"))
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "time": self.time,
-            "callId": self.call_id,
-            "session": self.session,
-            "tool": self.tool,
-            "argumentsDigest": self.arguments_digest,
-            "paths": list(self.paths),
-            "decision": self.decision,
-            "rule": self.rule,
-            "outcome": self.outcome,
-            "durationMs": round(self.duration_ms, 3),
-        }
+def audit_line(record: DidCallParams, time: str | None = None) -> dict[str, Any]:
+    """The JSON line of one finished call: who, what (digest only: no file contents or
+    secrets), the decision and its rule, the outcome ("ok" or the error code)."""
+    return {
+        "time": time or datetime.now(UTC).isoformat(timespec="milliseconds"),
+        "callId": record.call_id,
+        "session": record.session,
+        "tool": record.tool,
+        "argumentsDigest": record.arguments_digest,
+        "paths": list(record.paths),
+        "decision": record.decision or "none",
+        "rule": record.rule,
+        "outcome": record.code or "ok",
+        "durationMs": round(record.duration_ms, 3),
+    }
 
 
 class AuditLog:
@@ -64,8 +53,8 @@ class AuditLog:
                 older.replace(self.path.with_name(f"{self.path.name}.{index + 1}"))
         self.path.replace(self.path.with_name(f"{self.path.name}.1"))
 
-    def write(self, record: AuditRecord) -> None:
-        line = (json.dumps(record.to_json(), ensure_ascii=False) + "\n").encode("utf-8")
+    def write(self, record: DidCallParams) -> None:
+        line = (json.dumps(audit_line(record), ensure_ascii=False) + "\n").encode("utf-8")
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             try:
@@ -81,5 +70,20 @@ class AuditLog:
             finally:
                 os.close(fd)
 
-    async def append(self, record: AuditRecord) -> None:
+    async def append(self, record: DidCallParams) -> None:
         await anyio.to_thread.run_sync(self.write, record)
+
+
+class AuditListener:
+    """Writes one audit line per finished call. Listed before the didCall listener, so a
+    client that sees didCall can already read the matching line."""
+
+    def __init__(self, audit: AuditLog) -> None:
+        self.audit = audit
+
+    def __call__(self, record: DidCallParams) -> None:
+        try:
+            # One small O_APPEND write: cheaper than a thread hop, and keeps the order.
+            self.audit.write(record)
+        except OSError:
+            log.exception("could not write the audit log %s", self.audit.path)

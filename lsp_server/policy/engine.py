@@ -86,6 +86,8 @@ class CallFacts:
     paths: tuple[PathFact, ...] = ()
     command: str | None = None
     """The shell command line, for shell tools."""
+    verb: str | None = None
+    """How an approval names the action ("Edit", "Move" ...): the tool's contract entry."""
 
     @functools.cached_property
     def parsed(self) -> ParsedCommand:

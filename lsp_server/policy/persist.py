@@ -8,7 +8,7 @@ from typing import Any
 
 import tomlkit
 
-from lsp_server.policy.trust import TrustStore
+from lsp_server.config.trust import TrustStore
 from lsp_server.runtime.textio import atomic_write
 
 WORKSPACE_CONFIG_NAME = ".toolhost.toml"

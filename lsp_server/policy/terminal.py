@@ -11,12 +11,13 @@ from typing import TextIO
 
 import anyio
 
-from lsp_server.policy.approval import Answer, ApprovalAnswer, ApprovalRequest
+from lsp_server.policy.prompt import Answer, ApprovalAnswer
+from lsp_server.protocol import ApproveParams
 
 PROMPT = "Allow? [y] once  [s N] session  [a N] always  [n reason] deny: "
 
 
-def render(request: ApprovalRequest) -> str:
+def render(request: ApproveParams) -> str:
     lines = [f"\n== {request.title}  (risk: {request.risk})", request.summary]
     lines += [f"   path: {path}" for path in request.paths]
     if request.diff:
@@ -47,7 +48,7 @@ def parse_answer(text: str, suggestions: tuple[str, ...]) -> ApprovalAnswer:
 
 
 class TerminalAsker:
-    """An Asker (see service.py) that talks to a person on a terminal."""
+    """An Asker (see prompt.py) that talks to a person on a terminal."""
 
     def __init__(self, stdin: TextIO, out: TextIO) -> None:
         self.stdin = stdin
@@ -55,13 +56,13 @@ class TerminalAsker:
         # One prompt at a time: concurrent calls queue for the one keyboard.
         self._lock = anyio.Lock()
 
-    def _prompt(self, request: ApprovalRequest) -> ApprovalAnswer:
+    def _prompt(self, request: ApproveParams) -> ApprovalAnswer:
         self.out.write(render(request) + PROMPT)
         self.out.flush()
         line = self.stdin.readline()
-        return parse_answer(line, request.suggested_rules)
+        return parse_answer(line, tuple(request.suggested_rules))
 
-    async def __call__(self, request: ApprovalRequest) -> dict[str, str]:
+    async def __call__(self, request: ApproveParams) -> dict[str, str]:
         async with self._lock:
             answer = await anyio.to_thread.run_sync(self._prompt, request, abandon_on_cancel=True)
         result: dict[str, str] = {"decision": answer.decision}
@@ -72,6 +73,6 @@ class TerminalAsker:
         return result
 
 
-async def allow_everything(request: ApprovalRequest) -> dict[str, str]:
+async def allow_everything(request: ApproveParams) -> dict[str, str]:
     """`toolhost call --yes`: every "ask" is answered allow_once (deny rules still win)."""
     return {"decision": "allow_once"}

@@ -1,4 +1,4 @@
-"""The approval seam dispatch calls for every call: allow, or refuse with a code.
+"""The approval seam dispatch calls for every call: a Verdict (allow, or refuse with a code).
 
 This default approver decides by mode and the unattended setting only; the policy package
 (rules, prompts in the editor, audit) plugs in through the same `Approver` protocol.
@@ -7,12 +7,15 @@ This default approver decides by mode and the unattended setting only; the polic
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
 from lsp_server.runtime.contract import ContractEntry
 from lsp_server.runtime.errors import PERMISSION_RULE_DENIED, PERMISSION_UNATTENDED
+
+if TYPE_CHECKING:
+    from lsp_server.config.tree import PolicyConfig
 
 
 @attrs.frozen
@@ -29,7 +32,7 @@ class ApprovalRequest:
 
 
 @attrs.frozen
-class Decision:
+class Verdict:
     allowed: bool
     decision: str  # allow | allow_once | allow_session | allow_always | deny
     rule: str | None = None
@@ -40,11 +43,15 @@ class Decision:
         return {"decision": self.decision, "rule": self.rule}
 
 
-ALLOW = Decision(True, "allow")
+ALLOW = Verdict(True, "allow")
 
 
 class Approver(Protocol):
-    async def decide(self, request: ApprovalRequest) -> Decision: ...
+    async def decide(self, request: ApprovalRequest) -> Verdict: ...
+
+    def reconfigure(self, policy: PolicyConfig, problems: list[str]) -> None:
+        """New settings arrived (workspace/configuration): decide by them from now on."""
+        ...
 
 
 class ModeApprover:
@@ -54,12 +61,16 @@ class ModeApprover:
         self.mode = mode
         self.unattended = unattended
 
-    async def decide(self, request: ApprovalRequest) -> Decision:
+    def reconfigure(self, policy: PolicyConfig, problems: list[str]) -> None:
+        self.mode = policy.mode
+        self.unattended = policy.unattended
+
+    async def decide(self, request: ApprovalRequest) -> Verdict:
         tool = request.tool
         if tool.read_only:
             return ALLOW
         if self.mode == "readOnly":
-            return Decision(
+            return Verdict(
                 False,
                 "deny",
                 "mode readOnly",
@@ -71,7 +82,7 @@ class ModeApprover:
         if self.mode == "acceptEdits" and tool.kind == "edit":
             return ALLOW
         if self.unattended == "allow":
-            return Decision(True, "allow", "unattended")
-        return Decision(
+            return Verdict(True, "allow", "unattended")
+        return Verdict(
             False, "deny", None, PERMISSION_UNATTENDED, "no one could be asked to approve this call"
         )

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
 
 if TYPE_CHECKING:
-    from lsp_server.config import Config
+    from lsp_server.config.tree import Config
+    from lsp_server.protocol import CallParams
     from lsp_server.runtime.client import ClientBridge
     from lsp_server.runtime.contract import ContractEntry, Registry
     from lsp_server.runtime.files import FileService
     from lsp_server.runtime.progress import Progress
+    from lsp_server.runtime.results import ToolOutput
     from lsp_server.runtime.sessions import Session
+    from lsp_server.runtime.validation import Validators
     from lsp_server.runtime.workspace import Workspace
 
 T = TypeVar("T")
@@ -22,18 +25,18 @@ T = TypeVar("T")
 
 class Services:
     """Long-lived helpers owned by the server (job manager, symbol index, language servers),
-    looked up by type so that the runtime never imports the modules that define them."""
+    looked up by type so that the runtime never imports the modules that define them.
 
-    def __init__(self) -> None:
-        self._by_type: dict[type[Any], Any] = {}
-        self._factories: dict[type[Any], Callable[[], Any]] = {}
+    Filled once, by compose.py: `instances` exist already, `factories` make theirs on first
+    use (a server that never greps never looks for rg). Tools only `get`."""
 
-    def register(self, kind: type[T], instance: T) -> None:
-        self._by_type[kind] = instance
-
-    def register_factory(self, kind: type[T], factory: Callable[[], T]) -> None:
-        """Created on first use (so a server that never greps never starts rg lookups)."""
-        self._factories[kind] = factory
+    def __init__(
+        self,
+        instances: Mapping[type[Any], Any] | None = None,
+        factories: Mapping[type[Any], Callable[[], Any]] | None = None,
+    ) -> None:
+        self._by_type: dict[type[Any], Any] = dict(instances or {})
+        self._factories: dict[type[Any], Callable[[], Any]] = dict(factories or {})
 
     def get(self, kind: type[T]) -> T:
         if kind not in self._by_type:
@@ -44,8 +47,21 @@ class Services:
         instance: T = self._by_type[kind]
         return instance
 
+    def created(self, kind: type[T]) -> T | None:
+        """The instance if it exists already; never creates one (status, shutdown)."""
+        instance: T | None = self._by_type.get(kind)
+        return instance
+
     def all(self) -> list[Any]:
         return list(self._by_type.values())
+
+
+class NestedCalls(Protocol):
+    """The runtime, as a tool that calls other tools (use_capability) sees it."""
+
+    validators: Validators
+
+    async def call_nested(self, params: CallParams, parent_call_id: str) -> ToolOutput: ...
 
 
 @attrs.define
@@ -60,6 +76,7 @@ class ToolContext:
     services: Services
     client: ClientBridge
     registry: Registry
+    runtime: NestedCalls
     # Path arguments of the contract, resolved to real paths and confined.
     paths: dict[str, Path] = attrs.Factory(dict)
     # Whether each path existed when the call arrived, before it waited for file locks:

@@ -15,19 +15,6 @@ if TYPE_CHECKING:
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
-# The provider-visible default surface. Everything else stays reachable through
-# use_capability, so this list (and its hash) never changes mid-session.
-CORE_TOOL_NAMES = (
-    "bash",
-    "edit_file",
-    "job_kill",
-    "job_output",
-    "read_file",
-    "use_capability",
-    "view_image",
-    "write_file",
-)
-
 Surface = Literal["core", "full", "minimal"]
 SURFACES: tuple[Surface, ...] = ("core", "full", "minimal")
 
@@ -41,12 +28,27 @@ class PathArg:
 
     `access="write"` paths are locked for the call and must pass Edit rules.
     `must_exist=False` lets a missing path through (write_file creating a file).
+    `absolute=True`: a relative path is refused (the minimal surface speaks absolute paths).
     """
 
     name: str
     access: Literal["read", "write"] = "read"
     must_exist: bool = True
     default: str | None = None
+    absolute: bool = False
+
+
+@attrs.frozen
+class Hints:
+    """What an MCP client may show or decide by (MCP tool annotations). readOnly comes
+    from the entry itself."""
+
+    destructive: bool = False
+    """A writer that can lose data (overwrites, deletes, runs commands)."""
+    idempotent: bool = False
+    """Calling it again with the same arguments changes nothing more."""
+    open_world: bool = False
+    """It reaches beyond the workspace (the network, any program)."""
 
 
 @attrs.frozen
@@ -60,6 +62,22 @@ class ContractEntry:
     # Minimal-surface adapters share names with full tools (grep, bash): they
     # live in their own namespace.
     minimal: bool = False
+    core: bool = False
+    """On the provider-visible default surface. Everything else stays reachable through
+    use_capability, so the core list (and its hash) never changes mid-session."""
+    approval_verb: str | None = None
+    """How an approval prompt names the action ("Edit src/a.py"); default: the tool name."""
+    hints: Hints = Hints()
+
+    def annotations(self) -> dict[str, bool]:
+        """MCP tool annotations, from this entry alone."""
+        destructive = self.hints.destructive and not self.read_only
+        return {
+            "readOnlyHint": self.read_only,
+            "destructiveHint": destructive,
+            "idempotentHint": self.read_only or self.hints.idempotent,
+            "openWorldHint": self.hints.open_world,
+        }
 
     @property
     def canonical_schema(self) -> str:
@@ -76,6 +94,8 @@ class ContractEntry:
             "readOnly": self.read_only,
             "description": self.description,
             "inputSchema": json.loads(self.canonical_schema),
+            "core": self.core,
+            "annotations": self.annotations(),
         }
 
 
@@ -116,9 +136,7 @@ class Registry:
             if tool.name in table:
                 raise ValueError(f"tool {tool.name!r} registered twice")
             table[tool.name] = tool
-        missing = [name for name in CORE_TOOL_NAMES if name not in self._standard]
-        self.core_names = tuple(name for name in CORE_TOOL_NAMES if name in self._standard)
-        self.missing_core = tuple(missing)
+        self.core_names = tuple(sorted(n for n, t in self._standard.items() if t.contract.core))
 
     def surface(self, surface: Surface) -> list[Tool]:
         if surface == "minimal":

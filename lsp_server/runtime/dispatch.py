@@ -15,21 +15,22 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Callable, Sequence
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import anyio
 import attrs
 
-from lsp_server.config import Config
-from lsp_server.protocol import CallMeta, CallParams, CallResult, ErrorInfo
+from lsp_server.config.tree import Config
+from lsp_server.protocol import CallMeta, CallParams, CallResult, DidCallParams, ErrorInfo
 from lsp_server.runtime import errors
-from lsp_server.runtime.approvals import ApprovalRequest, Approver, Decision, ModeApprover
+from lsp_server.runtime.approvals import ApprovalRequest, Approver, Verdict
 from lsp_server.runtime.client import ClientBridge, NoClient
 from lsp_server.runtime.context import Services, ToolContext
 from lsp_server.runtime.contract import Registry, Surface, Tool
 from lsp_server.runtime.diffs import unified_diff
+from lsp_server.runtime.documents import EditorDocuments
 from lsp_server.runtime.errors import ToolError
 from lsp_server.runtime.files import FileService
 from lsp_server.runtime.observations import FileLocks
@@ -44,58 +45,60 @@ from lsp_server.runtime.workspace import Workspace
 log = logging.getLogger(__name__)
 
 
-@attrs.frozen
-class CallRecord:
-    """What listeners (didCall, audit log, index refresh) learn about each finished call."""
-
-    call_id: str
-    session: str
-    tool: str
-    read_only: bool
-    arguments_digest: str
-    paths: tuple[str, ...]
-    written: tuple[Path, ...]
-    decision: str | None
-    rule: str | None
-    is_error: bool
-    code: str | None
-    duration_ms: float
-
-
-CallListener = Callable[[CallRecord], None]
+# What listeners (audit log, didCall, index refresh) learn about each finished call: the
+# toolhost/didCall message itself.
+CallListener = Callable[[DidCallParams], None]
 
 
 class Runtime:
+    """Built once, by lsp_server/compose.py, with everything it needs; never changed
+    afterwards except through `reconfigure` (new settings from the editor)."""
+
     def __init__(
         self,
         registry: Registry,
         workspace: Workspace,
         config: Config,
         *,
+        services: Services,
+        approver: Approver,
         client: ClientBridge | None = None,
-        approver: Approver | None = None,
-        services: Services | None = None,
+        documents: EditorDocuments | None = None,
+        progress_sender: ProgressSender | None = None,
+        listeners: Sequence[CallListener] = (),
         state_dir: Path | None = None,
     ) -> None:
         self.registry = registry
         self.workspace = workspace
         self.config = config
         self.client: ClientBridge = client or NoClient()
-        self.approver: Approver = approver or ModeApprover(
-            config.policy.mode, config.policy.unattended
-        )
-        self.services = services or Services()
-        # Tools that call other tools (use_capability) reach this entry point as a service.
-        self.services.register(Runtime, self)
+        self.approver = approver
+        self.services = services
         self.state_dir = state_dir
         self.validators = Validators()
         self.locks = FileLocks()
         cwd = workspace.roots[0] if workspace.roots else Path.cwd()
         spill = state_dir / "results" if state_dir else None
         self.sessions = SessionStore(cwd, config.limits.stored_results, spill)
-        self.listeners: list[CallListener] = []
-        self.documents: Any = None  # a files.DocumentSource once the server tracks buffers
-        self.progress_sender: ProgressSender | None = None
+        self.listeners: tuple[CallListener, ...] = tuple(listeners)
+        self.documents = documents
+        self.progress_sender = progress_sender
+        self._built = True
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if getattr(self, "_built", False):
+            raise AttributeError(
+                f"Runtime.{name} cannot change after the runtime is built: compose.py gives a "
+                "runtime everything through its constructor (new settings: reconfigure())"
+            )
+        object.__setattr__(self, name, value)
+
+    def reconfigure(self, config: Config, problems: list[str]) -> None:
+        """New settings (workspace/configuration arrived or changed): policy and limits
+        follow, in place, for every later call; workspace roots stay as they were at start."""
+        self.config.policy = config.policy
+        self.config.limits = config.limits
+        self.approver.reconfigure(config.policy, problems)
 
     def files_for(self, session: Session) -> FileService:
         return FileService(self.workspace, session.observations, self.config.limits, self.documents)
@@ -114,19 +117,18 @@ class Runtime:
             self._break_storm(session, params, call_id, unknown, f"unknown_tool:{params.name}")
             arguments = params.arguments if isinstance(params.arguments, dict) else {}
             self._emit(
-                CallRecord(
+                DidCallParams(
                     call_id=call_id,
                     session=session.id,
                     tool=params.name,
-                    read_only=True,
-                    arguments_digest=_digest(arguments),
-                    paths=(),
-                    written=(),
                     decision=None,
                     rule=None,
                     is_error=True,
                     code=errors.UNKNOWN_TOOL,
                     duration_ms=unknown.meta.duration_ms,
+                    paths=[],
+                    read_only=True,
+                    arguments_digest=_digest(arguments),
                 )
             )
             return unknown
@@ -238,6 +240,8 @@ class Runtime:
             raw = args.get(path_arg.name, path_arg.default)
             if raw is None:
                 continue
+            if path_arg.absolute:
+                _require_absolute(path_arg.name, str(raw))
             path = self.workspace.resolve(str(raw), path_arg.access, base=state.session.cwd)
             ctx.paths[path_arg.name] = path
             if not path_arg.must_exist:
@@ -301,11 +305,11 @@ class Runtime:
             diff=diff,
             pre_approved=pre_approved,
         )
-        decision = await self.approver.decide(request)
-        state.decision = decision
-        if not decision.allowed:
-            code = decision.code or errors.PERMISSION_USER_DENIED
-            reason = decision.reason or "the call was not approved"
+        verdict = await self.approver.decide(request)
+        state.verdict = verdict
+        if not verdict.allowed:
+            code = verdict.code or errors.PERMISSION_USER_DENIED
+            reason = verdict.reason or "the call was not approved"
             raise ToolError(
                 code,
                 f"{entry.name} was not allowed: {reason}",
@@ -325,6 +329,7 @@ class Runtime:
             services=self.services,
             client=self.client,
             registry=self.registry,
+            runtime=self,
         )
 
     # -- results -------------------------------------------------------------------
@@ -339,7 +344,7 @@ class Runtime:
             shown_chars=fields.get("shown", 0),
             total_chars=fields.get("total", 0),
             result_ref=fields.get("ref"),
-            approval=state.decision.as_meta() if state.decision else None,
+            approval=state.verdict.as_meta() if state.verdict else None,
             paths=[str(p) for p in state.paths],
         )
 
@@ -433,23 +438,24 @@ class Runtime:
 
     def _notify(self, state: _CallState, params: CallParams, result: CallResult) -> None:
         digest = _digest(state.arguments)
-        record = CallRecord(
+        verdict = state.verdict
+        record = DidCallParams(
             call_id=state.call_id,
             session=state.session.id,
             tool=state.tool.name,
-            read_only=state.tool.contract.read_only,
-            arguments_digest=digest,
-            paths=tuple(str(p) for p in state.paths),
-            written=tuple(state.written),
-            decision=state.decision.decision if state.decision else None,
-            rule=state.decision.rule if state.decision else None,
+            decision=verdict.decision if verdict else None,
+            rule=verdict.rule if verdict else None,
             is_error=result.is_error,
             code=result.error.code if result.error else None,
             duration_ms=result.meta.duration_ms,
+            paths=[str(p) for p in state.paths],
+            read_only=state.tool.contract.read_only,
+            arguments_digest=digest,
+            written=[str(p) for p in state.written],
         )
         self._emit(record)
 
-    def _emit(self, record: CallRecord) -> None:
+    def _emit(self, record: DidCallParams) -> None:
         """Audit, didCall, index refresh: every call is reported, unknown tools included."""
         for listener in self.listeners:
             try:
@@ -466,7 +472,16 @@ class _CallState:
     arguments: dict[str, Any] = attrs.Factory(dict)
     paths: list[Path] = attrs.Factory(list)
     written: list[Path] = attrs.Factory(list)
-    decision: Decision | None = None
+    verdict: Verdict | None = None
+
+
+def _require_absolute(name: str, raw: str) -> None:
+    if not PurePosixPath(raw).is_absolute():
+        raise ToolError(
+            errors.INVALID_ARGUMENT,
+            f"{raw!r} is not an absolute path",
+            f"pass the absolute path in `{name}`",
+        )
 
 
 def _digest(arguments: Any) -> str:

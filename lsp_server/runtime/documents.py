@@ -38,7 +38,7 @@ from lsp_server.runtime.textio import BufferVersion, TextFile
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
 
-    from lsp_server.config import EditsConfig
+    from lsp_server.config.tree import EditsConfig
     from lsp_server.runtime.client import ClientBridge
     from lsp_server.runtime.observations import Observations
     from lsp_server.runtime.results import FileChange

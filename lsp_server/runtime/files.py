@@ -30,7 +30,7 @@ from lsp_server.runtime.errors import (
 from lsp_server.runtime.textio import FileVersion, TextFile, Version
 
 if TYPE_CHECKING:
-    from lsp_server.config import Limits
+    from lsp_server.config.tree import Limits
     from lsp_server.runtime.observations import Observations
     from lsp_server.runtime.results import FileChange
     from lsp_server.runtime.workspace import Workspace

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import attrs
 
+from lsp_server.protocol import ResultPage
 from lsp_server.runtime.errors import INVALID_ARGUMENT, ToolError
 
 MAX_PAGE_BYTES = 24_576
@@ -84,17 +85,6 @@ class StoredResult:
         return self.spill_path.read_bytes()
 
 
-@attrs.frozen
-class Page:
-    result_ref: str
-    offset: int
-    next_offset: int | None
-    total_bytes: int
-    sha256: str
-    complete: bool
-    text: str
-
-
 class ResultStore:
     """Full texts of bounded results, per session; evicted oldest first."""
 
@@ -122,7 +112,7 @@ class ResultStore:
                 old.spill_path.unlink(missing_ok=True)
         return ref
 
-    def page(self, ref: str, offset: int = 0, limit: int = DEFAULT_PAGE_BYTES) -> Page:
+    def page(self, ref: str, offset: int = 0, limit: int = DEFAULT_PAGE_BYTES) -> ResultPage:
         item = self._items.get(ref)
         if item is None:
             raise ToolError(
@@ -148,7 +138,8 @@ class ResultStore:
             end = min(item.size, start + 4)  # a limit smaller than one character
         text = data[start:end].decode("utf-8", errors="surrogateescape")
         complete = end >= item.size
-        return Page(ref, start, None if complete else end, item.size, item.sha256, complete, text)
+        next_offset = None if complete else end
+        return ResultPage(ref, start, next_offset, item.size, item.sha256, complete, text)
 
     def clear(self) -> None:
         for item in self._items.values():

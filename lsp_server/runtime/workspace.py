@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 import pathspec
 
 if TYPE_CHECKING:
-    from lsp_server.config import WorkspaceConfig
+    from lsp_server.config.tree import WorkspaceConfig
 
 from lsp_server.runtime.errors import INVALID_ARGUMENT, OUTSIDE_SCOPE, SECRET_FILE, ToolError
 

@@ -1,44 +1,5 @@
-"""Every tool module, listed explicitly: no discovery by import side effects."""
+"""The tools, one module per tool (or tight family), grouped by what they work on.
 
-from __future__ import annotations
-
-from lsp_server.runtime.contract import Registry, Tool
-
-TOOL_MODULES: tuple[str, ...] = (
-    "read_file",
-    "write_file",
-    "edit_file",
-    "delete_range",
-    "move_file",
-    "minimal_files",
-    "grep",
-    "glob_tool",
-    "ls",
-    "view_image",
-    "minimal_grep",
-    "bash",
-    "jobs",
-    "minimal_bash",
-    "notebook_edit",
-    "web_fetch",
-    "agent_state",
-    "present",
-    "use_capability",
-    "code_index",
-    "delete_symbol",
-    "lsp_tools",
-)
-
-
-def all_tools() -> list[Tool]:
-    import importlib
-
-    tools: list[Tool] = []
-    for module_name in TOOL_MODULES:
-        module = importlib.import_module(f"lsp_server.tools.{module_name}")
-        tools.extend(module.TOOLS)
-    return tools
-
-
-def build_registry() -> Registry:
-    return Registry(all_tools())
+`lsp_server.tools.registry` lists every module by a real import; helpers shared by several
+tools live in `_support/`.
+"""

@@ -7,7 +7,7 @@ from typing import Any
 import anyio
 
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
+from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
 from lsp_server.runtime.errors import WEB_HTTP_STATUS, ToolError
 from lsp_server.runtime.results import ToolOutput
 
@@ -15,6 +15,7 @@ _ERROR_EXCERPT_CHARS = 2000
 
 CONTRACT = ContractEntry(
     name="web_fetch",
+    hints=Hints(open_world=True),
     read_only=True,
     kind="read",
     description=(

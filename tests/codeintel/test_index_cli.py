@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from lsp_server.cli import main
+from lsp_server.cli.index import ProgressBar
 from lsp_server.codeintel.index import PARALLEL_MIN_FILES, SymbolIndex
-from lsp_server.index_cli import ProgressBar
 
 
 class FakeTerminal(io.StringIO):

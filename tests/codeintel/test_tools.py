@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.codeintel.service import CodeIndexService
-from lsp_server.index_wiring import install
+from lsp_server.codeintel.indexes import CodeIndexService
 from lsp_server.runtime.dispatch import Runtime
 from tests.codeintel.conftest import FIXTURES
 from tests.helpers import call_tool, make_runtime, text_of
@@ -23,9 +22,7 @@ def ws(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def runtime(ws: Path) -> Runtime:
-    runtime = make_runtime(ws)
-    install(runtime)
-    return runtime
+    return make_runtime(ws, long_lived=True)
 
 
 def service_of(runtime: Runtime) -> CodeIndexService:
@@ -160,7 +157,7 @@ async def test_index_picks_up_bash_style_changes_by_stat_sweep(runtime: Runtime,
 
 
 async def test_one_shot_runtimes_do_not_start_background_builds(ws: Path) -> None:
-    runtime = make_runtime(ws)  # no install(): like `toolhost call`
+    runtime = make_runtime(ws)  # not long-lived: like `toolhost call`
     result = await call_tool(runtime, "code_index", {"action": "search", "query": "greet"})
     assert "src/sample.sh:9: function greet" in text_of(result)
     assert "no workspace index yet" in text_of(result)

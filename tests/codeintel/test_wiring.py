@@ -6,8 +6,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from lsp_server.codeintel.service import CodeIndexService
-from lsp_server.index_wiring import install, note_watched_changes, watched_files_registration
+from lsp_server.codeintel.indexes import CodeIndexService
+from lsp_server.server.watch import note_watched_changes, watched_files_registration
 from tests.helpers import make_runtime
 
 
@@ -25,9 +25,9 @@ def test_watched_changes_are_noted_and_applied_before_the_next_query(tmp_path: P
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.py").write_text("def one(): pass\n", encoding="utf-8")
-    runtime = make_runtime(root)
-    service = install(runtime)
-    assert runtime.services.get(CodeIndexService) is service
+    runtime = make_runtime(root, long_lived=True)
+    service = runtime.services.get(CodeIndexService)
+    assert service.background_builds
     index = service.index_for(root)
     index.refresh()
     (root / "b.py").write_text("def two(): pass\n", encoding="utf-8")

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lsp_server.tools import build_registry
+from lsp_server.tools.registry import build_registry
 from tests.helpers import lsp_call, lsp_session
 from tests.schema_strategies import from_schema
 

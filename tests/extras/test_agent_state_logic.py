@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from lsp_server.agent_state import GoalTracker, Todo, TodoList
 from lsp_server.runtime.errors import (
     GOAL_CONFLICT,
     GOAL_EXISTS,
@@ -12,6 +11,7 @@ from lsp_server.runtime.errors import (
     INVALID_ARGUMENT,
     ToolError,
 )
+from lsp_server.runtime.session_state import GoalTracker, Todo, TodoList
 
 
 def refused(code: str) -> pytest.RaisesExc[ToolError]:

@@ -12,11 +12,11 @@ from typing import Any
 import attrs
 import pytest
 
-from lsp_server.runtime.contract import CORE_TOOL_NAMES, Registry
+from lsp_server.runtime.contract import Registry
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.runtime.storm import StormBreaker, convergence_sentence
-from lsp_server.tools import all_tools, build_registry
-from lsp_server.tools.use_capability import COMPRESS_EXPLANATION
+from lsp_server.tools.registry import all_tools, build_registry
+from lsp_server.tools.session.use_capability import COMPRESS_EXPLANATION
 from tests.extras.test_notebook_engine import FIXTURE
 from tests.helpers import (
     call_tool,
@@ -94,6 +94,23 @@ def minimal_instance(schema: dict[str, Any]) -> Any:
     return "x" * max(1, schema.get("minLength", 1))
 
 
+# The provider-visible default surface, as the contract entries mark it (`core=True`).
+CORE_TOOLS = (
+    "bash",
+    "edit_file",
+    "job_kill",
+    "job_output",
+    "read_file",
+    "use_capability",
+    "view_image",
+    "write_file",
+)
+
+
+def test_core_tools_are_the_entries_marked_core() -> None:
+    assert build_registry().core_names == CORE_TOOLS
+
+
 def optional_tools() -> list[str]:
     registry = build_registry()
     core = set(registry.core_names)
@@ -102,7 +119,7 @@ def optional_tools() -> list[str]:
 
 def test_the_core_surface_hash_ignores_optional_tools() -> None:
     tools = all_tools()
-    only_core = Registry([t for t in tools if t.name in CORE_TOOL_NAMES])
+    only_core = Registry([t for t in tools if t.contract.core])
     everything = Registry(tools)
     assert only_core.hash("core") == everything.hash("core")
     assert only_core.hash("full") != everything.hash("full")
@@ -344,7 +361,7 @@ async def test_status_present_and_core_hash_over_the_protocol(tmp_path: Path) ->
     assert before["surfaceHash"] == after["surfaceHash"]
     assert before["tools"] == after["tools"]
     assert [t["name"] for t in before["tools"]] == sorted(
-        n for n in CORE_TOOL_NAMES if n in {t["name"] for t in full["tools"]}
+        n for n in CORE_TOOLS if n in {t["name"] for t in full["tools"]}
     )
     assert before["surfaceHash"] != full["surfaceHash"]
     session = next(s for s in status["sessions"] if s["id"] == "default")
@@ -358,9 +375,12 @@ async def test_status_present_and_core_hash_over_the_protocol(tmp_path: Path) ->
     }
 
 
-def test_runtime_is_reachable_as_a_service(tmp_path: Path) -> None:
+def test_nested_calls_reach_the_runtime_through_the_context_not_services(
+    tmp_path: Path,
+) -> None:
     runtime = make_runtime(tmp_path)
-    assert runtime.services.get(Runtime) is runtime
+    with pytest.raises(LookupError):
+        runtime.services.get(Runtime)
     assert attrs.has(StormBreaker)
 
 

@@ -13,7 +13,6 @@ import pytest
 
 from lsp_server.langservers.discovery import ServerNotFound, resolve_server
 from lsp_server.langservers.manager import LanguageServerManager
-from lsp_server.langservers.service import install
 from lsp_server.langservers.table import ROWS_BY_NAME
 from lsp_server.runtime.dispatch import Runtime
 from tests.conftest import clients_required
@@ -56,9 +55,7 @@ def copy_fixture(language: str, destination: Path) -> Path:
 
 
 def lsp_runtime(root: Path, settings: dict[str, object] | None = None) -> Runtime:
-    runtime = make_runtime(root, settings)
-    install(runtime.services, runtime.config.lsp, [], {})
-    return runtime
+    return make_runtime(root, settings)
 
 
 async def stop_servers(runtime: Runtime) -> None:

@@ -34,6 +34,8 @@ def test_lua_handlers_cover_every_server_to_client_method() -> None:
 
 def test_lua_client_capabilities_are_read_by_the_server() -> None:
     declared = set(re.findall(r"(\w+) = (?:true|false)", _lua_table("client_capabilities")))
-    server = (PLUGIN_DIR.parents[1] / "lsp_server" / "server.py").read_text(encoding="utf-8")
+    server = (PLUGIN_DIR.parents[1] / "lsp_server" / "server" / "editor.py").read_text(
+        encoding="utf-8"
+    )
     read_by_server = set(re.findall(r'declared\.get\("(\w+)"\)', server))
     assert read_by_server and declared == read_by_server

@@ -7,10 +7,11 @@ import json
 import tomllib
 from pathlib import Path
 
-from lsp_server.policy.audit import AuditLog, AuditRecord
-from lsp_server.policy.layers import load_config
+from lsp_server.config.layers import load_config
+from lsp_server.config.trust import TrustStore
+from lsp_server.policy.audit import AuditLog
 from lsp_server.policy.persist import persist_allow_rule
-from lsp_server.policy.trust import TrustStore
+from lsp_server.protocol import DidCallParams
 
 WORKSPACE_TOML = """\
 # team policy -- keep this comment
@@ -129,16 +130,17 @@ def test_audit_lines_and_rotation(tmp_path: Path) -> None:
     audit = AuditLog(tmp_path / "state", max_bytes=600, keep=2)
     for index in range(12):
         audit.write(
-            AuditRecord(
+            DidCallParams(
                 call_id=f"c-{index}",
                 session="s",
                 tool="edit_file",
-                arguments_digest=f"{index:016x}",
-                paths=("/ws/a",),
                 decision="allow_once",
                 rule=None,
-                outcome="ok",
+                is_error=False,
+                code=None,
                 duration_ms=1.5,
+                paths=["/ws/a"],
+                arguments_digest=f"{index:016x}",
             )
         )
     files = sorted(p.name for p in (tmp_path / "state").iterdir())

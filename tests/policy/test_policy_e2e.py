@@ -315,7 +315,7 @@ async def test_trusted_workspace_file_applies(workspace: Path) -> None:
 
 
 async def test_bash_rules_over_the_wire(workspace: Path) -> None:
-    from lsp_server.tools import build_registry
+    from lsp_server.tools.registry import build_registry
 
     if build_registry().get("bash") is None:
         pytest.skip("the bash tool is not registered on this branch yet")

@@ -9,15 +9,16 @@ from pathlib import Path
 import anyio
 import pytest
 
-from lsp_server.config import PolicyConfig
-from lsp_server.policy.approval import ApprovalRequest
-from lsp_server.policy.service import PolicyRefusal, PolicyService
-from lsp_server.policy.trust import TrustStore
+from lsp_server.config.tree import PolicyConfig
+from lsp_server.config.trust import TrustStore
+from lsp_server.policy.authorizer import PolicyRefusal, PolicyService
+from lsp_server.protocol import ApproveParams
 from lsp_server.runtime.errors import (
     PERMISSION_RULE_DENIED,
     PERMISSION_UNATTENDED,
     PERMISSION_USER_DENIED,
 )
+from lsp_server.server.server import toolhost_converter
 
 
 def service(tmp_path: Path, **policy) -> PolicyService:
@@ -28,14 +29,18 @@ def service(tmp_path: Path, **policy) -> PolicyService:
 
 def edit_facts(svc: PolicyService, relative: str):
     return svc.facts(
-        tool="edit_file", kind="edit", read_only=False, paths=[(svc.roots[0] / relative, "write")]
+        tool="edit_file",
+        kind="edit",
+        read_only=False,
+        paths=[(svc.roots[0] / relative, "write")],
+        verb="Edit",  # the edit_file contract entry's approval verb
     )
 
 
 def answering(result):
-    asked: list[ApprovalRequest] = []
+    asked: list[ApproveParams] = []
 
-    async def ask(request: ApprovalRequest):  # stub editor
+    async def ask(request: ApproveParams):  # stub editor
         asked.append(request)
         return result
 
@@ -53,7 +58,7 @@ async def test_request_carries_params_as_in_the_protocol(tmp_path: Path) -> None
     ask, asked = answering({"decision": "allow_once"})
     result = await authorize(svc, edit_facts(svc, "src/a.py"), ask)
     assert result.decision == "allow_once"
-    params = asked[0].to_params()
+    params = toolhost_converter().unstructure(asked[0])  # as the server sends it
     assert set(params) == {
         "callId",
         "session",
@@ -148,15 +153,15 @@ async def test_bash_suggestions_are_narrowest_first(tmp_path: Path) -> None:
     request = svc.request(
         facts, call_id="c", session="s", arguments={"command": "npm run test:unit"}, diff=None
     )
-    assert request.suggested_rules == (
+    assert request.suggested_rules == [
         "bash(npm run test:unit)",
         "bash(npm run:*)",
         "bash(npm:*)",
-    )
+    ]
     assert request.title == "Run: npm run test:unit"
     rm = svc.facts(
         tool="bash", kind="shell", read_only=False, paths=[], command="git status && rm -rf build"
     )
     rm_request = svc.request(rm, call_id="c", session="s", arguments={}, diff=None)
-    assert rm_request.suggested_rules == ("bash(rm -rf build)",)
+    assert rm_request.suggested_rules == ["bash(rm -rf build)"]
     assert rm_request.risk == "high"

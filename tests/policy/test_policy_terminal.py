@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import io
 
-from lsp_server.policy.approval import ApprovalRequest
 from lsp_server.policy.terminal import TerminalAsker, parse_answer
+from lsp_server.protocol import ApproveParams
 
 SUGGESTIONS = ("bash(npm test)", "bash(npm:*)")
 
 
-def request() -> ApprovalRequest:
-    return ApprovalRequest(
+def request() -> ApproveParams:
+    return ApproveParams(
         call_id="c-1",
         session="default",
         tool="bash",

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from lsp_server.runtime.workspace import Workspace
 from lsp_server.search import ripgrep
 from lsp_server.search.query import SearchQuery
 from tests.helpers import call_tool, make_runtime, text_of
@@ -62,8 +61,6 @@ async def test_secret_files_never_listed(tree: Path, rg_path: Path, engine: str)
 
 async def test_allowed_secret_is_searchable(tree: Path, rg_path: Path) -> None:
     runtime = make_runtime(tree, {"workspace": {"allowedSecrets": ["secrets/api.key"]}})
-    # make_runtime builds a plain Workspace; the server builds it from the same config.
-    runtime.workspace = Workspace([tree], allowed_secrets=["secrets/api.key"])
     text = text_of(await call_tool(runtime, "grep", {"pattern": "hello secret"}))
     assert text == "secrets/api.key:1:hello secret key"
 

@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 import pytest
 
-from lsp_server.config import Config, snake_case, structure_config
+from lsp_server.config.tree import Config, snake_case, structure_config
 from tests.vscode.vscode_env import EXTENSION_DIR
 
 CLIENT_ONLY_PREFIXES = ("toolhost.server.", "toolhost.trace.")
@@ -134,7 +134,7 @@ def test_server_accepts_what_the_extension_sends() -> None:
     """The initializationOptions the extension builds (every setting at its default, untrusted)."""
     from lsprotocol import types
 
-    from lsp_server.server import ToolhostServer
+    from lsp_server.server.server import ToolhostServer
 
     toolhost: dict[str, Any] = {"workspaceTrusted": False}
     for setting, spec in declared_settings().items():

@@ -56,15 +56,18 @@ export interface CallResult {
 }
 
 export interface DidCallParams {
+  argumentsDigest?: string;
   callId: string;
   code: string | null;
   decision: string | null;
   durationMs: number;
   isError: boolean;
   paths: string[];
+  readOnly?: boolean;
   rule: string | null;
   session: string;
   tool: string;
+  written?: string[];
 }
 
 export interface ErrorInfo {

@@ -1,0 +1,77 @@
+"""`toolhost call NAME [JSON]`: one tool call through the same dispatch as the server."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from lsp_server.runtime.contract import SURFACES
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    call = commands.add_parser("call", help="run one tool call through the same dispatch")
+    call.add_argument("name")
+    call.add_argument("arguments", nargs="?", default="{}", help="JSON object")
+    call.add_argument("--root", type=Path, default=Path.cwd())
+    call.add_argument("--session", default="cli")
+    call.add_argument("--surface", choices=SURFACES, default="full")
+    call.add_argument(
+        "--yes",
+        action="store_true",
+        help="allow calls that would need approval (deny rules still apply)",
+    )
+    call.add_argument("--json", action="store_true", help="print the whole result as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    return asyncio.run(_call(args))
+
+
+async def _call(args: argparse.Namespace) -> int:
+    from lsp_server import compose
+    from lsp_server.config.layers import load_layers
+    from lsp_server.dirs import Dirs
+    from lsp_server.policy.prompt import Asker
+    from lsp_server.policy.terminal import TerminalAsker, allow_everything
+    from lsp_server.protocol import CallParams, message_converter
+
+    try:
+        arguments = json.loads(args.arguments)
+    except json.JSONDecodeError as exc:
+        print(f"toolhost: the arguments are not JSON ({exc})", file=sys.stderr)
+        return 2
+    roots = [args.root.resolve()]
+    dirs = Dirs.from_environment()
+    loaded = load_layers(None, roots, dirs)
+    # Who answers "ask": --yes allows, a person at a terminal is asked, otherwise nobody
+    # (the unattended decision). Deny rules and readOnly mode apply in every case.
+    asker: Asker | None = None
+    if args.yes:
+        asker = allow_everything
+    elif sys.stdin.isatty():
+        asker = TerminalAsker(sys.stdin, sys.stderr)
+    problems = loaded.problems + loaded.notices
+    runtime, lifecycle = compose.build_runtime(
+        roots, loaded.config, dirs=dirs, asker=asker, long_lived=False, problems=problems
+    )
+    for problem in problems:
+        print(f"toolhost: {problem}", file=sys.stderr)
+    params = CallParams(
+        name=args.name, arguments=arguments, session=args.session, surface=args.surface
+    )
+    try:
+        result = await runtime.call(params)
+    finally:
+        await lifecycle.shutdown()
+    if args.json:
+        print(json.dumps(message_converter().unstructure(result), indent=2, ensure_ascii=False))
+    else:
+        for part in result.content:
+            if part.get("type") == "text":
+                print(part["text"])
+            else:
+                print(f"[{part.get('type')} {part.get('mimeType', '')}]")
+    return 1 if result.is_error else 0

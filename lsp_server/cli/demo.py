@@ -1,0 +1,158 @@
+"""`toolhost demo`: a scripted agent session over a real stdio LSP connection.
+
+It copies examples/workspace to a temporary folder, starts `toolhost serve` as a child
+process, and plays an agent: list tools, read, edit (including a refused stale edit),
+search, and prints each call with a readable result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+from lsp_server.lsp_json_client import plain_json_converter
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
+
+BOLD = "\033[1m" if sys.stdout.isatty() else ""
+DIM = "\033[2m" if sys.stdout.isatty() else ""
+RESET = "\033[0m" if sys.stdout.isatty() else ""
+
+
+def _show(title: str, arguments: dict[str, Any], result: dict[str, Any]) -> None:
+    print(f"\n{BOLD}▶ {title}{RESET}  {DIM}{json.dumps(arguments, ensure_ascii=False)}{RESET}")
+    text = "\n".join(p.get("text", "") for p in result["content"] if p.get("type") == "text")
+    lines = text.splitlines()
+    for line in lines[:25]:
+        print(f"  {line}")
+    if len(lines) > 25:
+        print(f"  {DIM}... {len(lines) - 25} more lines{RESET}")
+    meta = result["meta"]
+    status = result["error"]["code"] if result["isError"] else "ok"
+    print(f"  {DIM}[{status}; {meta['durationMs']} ms; truncated={meta['truncated']}]{RESET}")
+
+
+async def _session(workspace: Path) -> int:
+    client = LanguageClient("toolhost-demo", "1", converter_factory=plain_json_converter)
+
+    @client.feature("toolhost/didCall")  # type: ignore[untyped-decorator]
+    def _did_call(params: Any) -> None:
+        """The demo prints results itself; the activity notifications are not needed."""
+
+    await client.start_io(sys.executable, "-m", "lsp_server", "serve")
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            root_uri=workspace.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="demo")],
+            initialization_options={"toolhost": {"policy": {"mode": "acceptEdits"}}},
+        )
+    )
+    client.initialized(types.InitializedParams())
+    tools = await client.protocol.send_request_async("toolhost/tools", {"surface": "full"})
+    print(f"{BOLD}toolhost demo{RESET} — workspace {workspace}")
+    print(
+        f"{len(tools['tools'])} tools on the full surface: "
+        + ", ".join(t["name"] for t in tools["tools"])
+    )
+
+    async def call(
+        title: str, name: str, arguments: dict[str, Any], session: str = "agent"
+    ) -> dict[str, Any]:
+        params = {"name": name, "arguments": arguments, "session": session}
+        result: dict[str, Any] = await client.protocol.send_request_async("toolhost/call", params)
+        _show(title, arguments, result)
+        return result
+
+    await call(
+        "An edit before reading is refused",
+        "edit_file",
+        {"path": "src/inventory.py", "old_string": "x", "new_string": "y"},
+    )
+    await call(
+        "Read the file (records an observation)",
+        "read_file",
+        {"path": "src/inventory.py", "limit": 20},
+    )
+    await call(
+        "Edit with indentation the model got wrong (fuzzy level named)",
+        "edit_file",
+        {
+            "path": "src/inventory.py",
+            "old_string": "def total_value(items):\n"
+            "  return sum(i.price * i.quantity for i in items)",
+            "new_string": "def total_value(items):\n  return round(sum(i.price * i.quantity "
+            "for i in items), 2)",
+        },
+    )
+    (workspace / "src" / "inventory.py").write_text(
+        (workspace / "src" / "inventory.py").read_text() + "\n# changed by someone else\n"
+    )
+    await call(
+        "Someone else changed the file: the next edit is refused",
+        "edit_file",
+        {"path": "src/inventory.py", "old_string": "round(", "new_string": "float(round("},
+    )
+    await call(
+        "A path escaping the workspace is refused", "read_file", {"path": "../../etc/passwd"}
+    )
+    await call(
+        "Arguments that do not match the schema are not executed",
+        "read_file",
+        {"file": "README.md"},
+    )
+    await call(
+        "Create a new file (no read needed)",
+        "write_file",
+        {"path": "notes/todo.md", "content": "- ship the demo\n"},
+    )
+    for name, arguments in (
+        ("grep", {"pattern": "def ", "path": "src"}),
+        ("code_index", {"action": "outline", "path": "src/inventory.py"}),
+        ("bash", {"command": "wc -l src/*.py tests/*.py"}),
+        ("bash", {"command": "rm -rf src"}),
+    ):
+        if any(t["name"] == name for t in tools["tools"]):
+            title = {
+                "wc -l src/*.py tests/*.py": "bash: a plain read runs without asking",
+                "rm -rf src": "bash: a destructive command needs approval; nobody can give it",
+            }.get(str(arguments.get("command")), name)
+            await call(title, name, arguments)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()  # type: ignore[no-untyped-call]
+    return 0
+
+
+def run_demo(keep: bool = False) -> int:
+    if not EXAMPLE.is_dir():
+        print(f"toolhost demo: {EXAMPLE} is missing (run from a source checkout)", file=sys.stderr)
+        return 2
+    folder = Path(tempfile.mkdtemp(prefix="toolhost-demo-"))
+    workspace = folder / "workspace"
+    shutil.copytree(EXAMPLE, workspace)
+    try:
+        return asyncio.run(_session(workspace))
+    finally:
+        if keep:
+            print(f"\nworkspace kept at {workspace}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    demo = commands.add_parser("demo", help="a scripted agent session over real LSP")
+    demo.add_argument("--keep", action="store_true", help="keep the temporary workspace")
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_demo(keep=args.keep)

@@ -1,0 +1,24 @@
+"""`toolhost serve`: the language server, on stdio (default) or TCP on loopback."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = commands.add_parser("serve", help="run the language server (stdio by default)")
+    serve.add_argument("--tcp", action="store_true", help="listen on 127.0.0.1 instead of stdio")
+    serve.add_argument("--port", type=int, default=2087)
+    serve.add_argument("--root", type=Path, help="workspace root (default: from the client)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from lsp_server.server import transport
+
+    root = args.root.resolve() if args.root else None
+    if args.tcp:
+        transport.serve_tcp(args.port, root)
+    else:
+        transport.serve_stdio(root)
+    return 0

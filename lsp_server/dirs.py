@@ -1,0 +1,32 @@
+"""Where toolhost keeps its own state (audit log, index, spilled results, trust, tokens) and
+reads the user's config: never the workspace. Resolved once per process entry point
+(`Dirs.from_environment()`) and handed down, so every part agrees on the same folders."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import attrs
+
+
+@attrs.frozen
+class Dirs:
+    state: Path
+    config: Path
+
+    @classmethod
+    def from_environment(cls) -> Dirs:
+        """TOOLHOST_STATE_DIR, else $XDG_STATE_HOME/toolhost; $XDG_CONFIG_HOME/toolhost."""
+        override = os.environ.get("TOOLHOST_STATE_DIR")
+        if override:
+            state = Path(override)
+        else:
+            base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+            state = Path(base) / "toolhost"
+        config_base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+        return cls(state=state, config=Path(config_base) / "toolhost")
+
+    @property
+    def user_config_file(self) -> Path:
+        return self.config / "config.toml"

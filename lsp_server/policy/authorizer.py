@@ -1,0 +1,315 @@
+"""The server-wide policy: the merged rules, each session's remembered rules, the round trip
+to the editor (toolhost/approve) and what each answer means.
+
+One PolicyService per server (compose.py installs it); `PolicyApprover` is the runtime's
+approval seam: dispatch calls `decide()` for every call after its paths are resolved and its
+diff is known, and gets a Verdict.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+import attrs
+
+from lsp_server.config.tree import PolicyConfig
+from lsp_server.config.trust import TrustStore
+from lsp_server.policy.engine import CallFacts, Decision, PathFact, PolicyEngine, RuleSet
+from lsp_server.policy.persist import PersistError, persist_allow_rule
+from lsp_server.policy.prompt import ApprovalAnswer, Asker, describe, editor_asker
+from lsp_server.policy.readonly_commands import ReadOnlyClassifier
+from lsp_server.policy.rules import Rule, RuleError, parse_rule, parse_rules
+from lsp_server.policy.suggest import risk_level, suggested_rules
+from lsp_server.protocol import ApproveParams
+from lsp_server.runtime.approvals import ApprovalRequest, Verdict
+from lsp_server.runtime.client import ClientBridge
+from lsp_server.runtime.errors import (
+    PERMISSION_RULE_DENIED,
+    PERMISSION_UNATTENDED,
+    PERMISSION_USER_DENIED,
+)
+
+log = logging.getLogger(__name__)
+
+
+class PolicyRefusal(Exception):
+    """The call may not run. `reason` completes "<tool> was not allowed: ..."."""
+
+    def __init__(self, code: str, reason: str, rule: str | None = None) -> None:
+        super().__init__(f"{code}: {reason}")
+        self.code = code
+        self.reason = reason
+        self.rule = rule
+
+
+@attrs.frozen
+class Authorization:
+    """An allowed call: how it was allowed, for meta.approval, the audit log and didCall."""
+
+    decision: str
+    """allow (by rule, mode or fallback) | allow_once | allow_session | allow_always |
+    unattended_allow"""
+    rule: str | None
+    note: str | None = None
+    """Something the user should know (a rule that could not be saved)."""
+
+
+def build_engine(policy: PolicyConfig, problems: list[str]) -> PolicyEngine:
+    rules = RuleSet(
+        allow=tuple(parse_rules(policy.allow, problems, "policy.allow")),
+        ask=tuple(parse_rules(policy.ask, problems, "policy.ask")),
+        deny=tuple(parse_rules(policy.deny, problems, "policy.deny")),
+    )
+    return PolicyEngine(rules, policy.mode, ReadOnlyClassifier(policy.read_only_commands, problems))
+
+
+def relative_to_roots(real: Path, roots: Sequence[Path]) -> str | None:
+    for root in roots:
+        if real == root:
+            return "."
+        if real.is_relative_to(root):
+            return real.relative_to(root).as_posix()
+    return None
+
+
+class PolicyService:
+    def __init__(
+        self,
+        policy: PolicyConfig,
+        roots: Sequence[Path],
+        trust: TrustStore,
+        problems: list[str] | None = None,
+    ) -> None:
+        self.roots = [root.resolve() for root in roots]
+        self.trust = trust
+        self._persist_lock = anyio.Lock()
+        self.problems: list[str] = problems if problems is not None else []
+        self.reconfigure(policy)
+        self._session_rules: dict[str, list[Rule]] = {}
+        self._always_rules: list[Rule] = []
+
+    def reconfigure(self, policy: PolicyConfig, problems: list[str] | None = None) -> None:
+        """New configuration (workspace/didChangeConfiguration); session rules survive.
+        Rules that do not parse go to `problems` (default: the list given at start)."""
+        self.policy = policy
+        self.engine = build_engine(policy, self.problems if problems is None else problems)
+
+    # -- facts ------------------------------------------------------------------------------
+    def facts(
+        self,
+        *,
+        tool: str,
+        kind: str,
+        read_only: bool,
+        paths: Sequence[tuple[Path, str]],
+        command: str | None = None,
+        verb: str | None = None,
+    ) -> CallFacts:
+        """`paths`: (real path, "read"|"write") of every resolved path argument."""
+        return CallFacts(
+            tool=tool,
+            kind=kind,
+            read_only=read_only,
+            paths=tuple(
+                PathFact(
+                    real,
+                    relative_to_roots(real, self.roots),
+                    "write" if access == "write" else "read",
+                )
+                for real, access in paths
+            ),
+            command=command,
+            verb=verb,
+        )
+
+    def session_rules(self, session: str) -> list[Rule]:
+        return [*self._always_rules, *self._session_rules.get(session, [])]
+
+    def decide(self, facts: CallFacts, session: str) -> Decision:
+        return self.engine.decide(facts, self.session_rules(session))
+
+    def request(
+        self,
+        facts: CallFacts,
+        *,
+        call_id: str,
+        session: str,
+        arguments: Mapping[str, Any],
+        diff: str | None,
+    ) -> ApproveParams:
+        relative = [p.relative or str(p.real) for p in facts.paths]
+        title, summary = describe(facts, arguments, relative)
+        return ApproveParams(
+            call_id=call_id,
+            session=session,
+            tool=facts.tool,
+            read_only=facts.read_only,
+            title=title,
+            summary=summary,
+            arguments=dict(arguments),
+            paths=[str(p.real) for p in facts.paths],
+            diff=diff,
+            risk=risk_level(facts, self.engine),
+            suggested_rules=list(suggested_rules(facts, self.engine)),
+        )
+
+    # -- the whole decision, asking when needed ---------------------------------------------
+    async def authorize(
+        self,
+        facts: CallFacts,
+        *,
+        call_id: str,
+        session: str,
+        arguments: Mapping[str, Any],
+        diff: str | None,
+        ask: Asker | None,
+    ) -> Authorization:
+        """Allowed -> Authorization; refused -> PolicyRefusal(permission.*)."""
+        decision = self.decide(facts, session)
+        if decision.action == "allow":
+            return Authorization("allow", decision.rule)
+        if decision.action == "deny":
+            raise PolicyRefusal(PERMISSION_RULE_DENIED, decision.reason, decision.rule)
+        request = self.request(
+            facts, call_id=call_id, session=session, arguments=arguments, diff=diff
+        )
+        if ask is None:
+            return self._unattended(facts, decision)
+        answer = await self._ask(ask, request)
+        return await self._apply(answer, request, session)
+
+    def _unattended(self, facts: CallFacts, decision: Decision) -> Authorization:
+        if self.policy.unattended == "allow":
+            return Authorization("unattended_allow", decision.rule)
+        raise PolicyRefusal(
+            PERMISSION_UNATTENDED,
+            f"it needs the user's approval ({decision.reason}) and no one can be asked "
+            "(the client did not declare the approvals capability); add an allow rule or "
+            "ask the user",
+            decision.rule,
+        )
+
+    async def _ask(self, ask: Asker, request: ApproveParams) -> ApprovalAnswer:
+        timeout = self.policy.approval_timeout_seconds
+        result: Any = None
+        try:
+            with anyio.move_on_after(timeout) as scope:
+                result = await ask(request)
+            timed_out = scope.cancelled_caught
+        except TimeoutError:  # the bridge's own deadline
+            timed_out = True
+        except Exception as exc:  # the editor answered with an error: nobody approved
+            log.warning("toolhost/approve failed: %r", exc)
+            raise PolicyRefusal(
+                PERMISSION_USER_DENIED, f"the editor could not show the approval ({exc})"
+            ) from exc
+        if timed_out:
+            raise PolicyRefusal(
+                PERMISSION_USER_DENIED, f"no answer within {timeout:g} seconds counts as a denial"
+            )
+        try:
+            return ApprovalAnswer.from_result(result)
+        except ValueError as exc:
+            raise PolicyRefusal(PERMISSION_USER_DENIED, str(exc)) from exc
+
+    async def _apply(
+        self, answer: ApprovalAnswer, request: ApproveParams, session: str
+    ) -> Authorization:
+        if answer.decision == "deny":
+            said = f"the user said: {answer.reason}" if answer.reason else "no reason given"
+            raise PolicyRefusal(PERMISSION_USER_DENIED, f"the user denied it ({said})")
+        if answer.decision == "allow_once":
+            return Authorization("allow_once", None)
+        text = answer.rule or (request.suggested_rules[0] if request.suggested_rules else None)
+        if text is None:
+            return Authorization(answer.decision, None, "no rule to remember: allowed this once")
+        try:
+            rule = parse_rule(text)
+        except RuleError as exc:
+            return Authorization(answer.decision, text, f"{exc}: allowed this once")
+        if answer.decision == "allow_session":
+            self._session_rules.setdefault(session, []).append(rule)
+            return Authorization("allow_session", rule.text)
+        self._always_rules.append(rule)
+        note = await self._persist(rule.text)
+        return Authorization("allow_always", rule.text, note)
+
+    async def _persist(self, rule_text: str) -> str | None:
+        if not self.roots:
+            return "no workspace root to save the rule in: remembered until the server stops"
+        root = self.roots[0]
+        try:
+            async with self._persist_lock:
+                await anyio.to_thread.run_sync(persist_allow_rule, root, rule_text, self.trust)
+        except PersistError as exc:
+            log.warning("allow_always: %s", exc)
+            return f"{exc}; remembered until the server stops"
+        return None
+
+
+def call_facts(service: PolicyService, request: ApprovalRequest) -> CallFacts:
+    entry = request.tool
+    command = request.arguments.get("command") if entry.kind == "shell" else None
+    return service.facts(
+        tool=entry.name,
+        kind=entry.kind,
+        read_only=entry.read_only,
+        paths=[(p, "write" if p in request.write_paths else "read") for p in request.paths],
+        command=command if isinstance(command, str) else None,
+        verb=entry.approval_verb,
+    )
+
+
+async def _already_confirmed(request: ApproveParams) -> dict[str, str]:
+    return {"decision": "allow_once"}
+
+
+class PolicyApprover:
+    """The runtime's Approver, backed by the policy service.
+
+    `asker_for()` picks who is asked when policy says "ask": the editor when it declared
+    the approvals capability, else whatever `fallback_asker` gives (the CLI's terminal
+    prompt or --yes), else nobody (the unattended decision)."""
+
+    def __init__(
+        self,
+        service: PolicyService,
+        client: ClientBridge | None = None,
+        fallback_asker: Asker | None = None,
+    ) -> None:
+        self.service = service
+        self.client = client
+        self.fallback_asker = fallback_asker
+
+    def asker_for(self, request: ApprovalRequest) -> Asker | None:
+        if request.pre_approved:
+            # The client confirmed this very call itself (VS Code's tool dialog); deny rules
+            # and readOnly mode are still decided before this asker is consulted.
+            return _already_confirmed
+        if self.client is not None and self.client.features.approvals:
+            return editor_asker(self.client, lambda: self.service.policy.approval_timeout_seconds)
+        return self.fallback_asker
+
+    async def decide(self, request: ApprovalRequest) -> Verdict:
+        facts = call_facts(self.service, request)
+        try:
+            granted = await self.service.authorize(
+                facts,
+                call_id=request.call_id,
+                session=request.session,
+                arguments=request.arguments,
+                diff=request.diff,
+                ask=self.asker_for(request),
+            )
+        except PolicyRefusal as refusal:
+            return Verdict(False, "deny", refusal.rule, refusal.code, refusal.reason)
+        if granted.note and self.client is not None:
+            self.client.show_message(f"toolhost: {granted.note}", "warning")
+        return Verdict(True, granted.decision, granted.rule)
+
+    def reconfigure(self, policy: PolicyConfig, problems: list[str]) -> None:
+        self.service.reconfigure(policy, problems)

@@ -1,0 +1,89 @@
+"""`toolhost/approve`: what the editor is asked (protocol.ApproveParams, worded here), the
+answer it gives back, and the asker that sends the request."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Literal
+
+import attrs
+
+from lsp_server.policy.engine import CallFacts
+from lsp_server.protocol import TOOLHOST_APPROVE, ApproveParams
+from lsp_server.runtime.client import ClientBridge
+
+Answer = Literal["allow_once", "allow_session", "allow_always", "deny"]
+ANSWERS: tuple[Answer, ...] = ("allow_once", "allow_session", "allow_always", "deny")
+
+# Sends a request to whoever can answer (the editor, a terminal); None: nobody can be asked.
+Asker = Callable[[ApproveParams], Awaitable[Any]]
+
+
+@attrs.frozen
+class ApprovalAnswer:
+    decision: Answer
+    rule: str | None = None
+    reason: str | None = None
+
+    @classmethod
+    def from_result(cls, result: Any) -> ApprovalAnswer:
+        """Read the client's answer; ValueError says why an unreadable one is refused."""
+        if attrs.has(type(result)):  # the typed protocol.ApproveResult
+            result = attrs.asdict(result)
+        elif hasattr(result, "_asdict"):  # an untyped pygls namedtuple
+            result = result._asdict()
+        if not isinstance(result, Mapping):
+            raise ValueError("the editor's answer was not an object")
+        decision = result.get("decision")
+        if decision not in ANSWERS:
+            raise ValueError(f"the editor answered an unknown decision {decision!r}")
+        rule = result.get("rule")
+        reason = result.get("reason")
+        return cls(
+            decision,
+            rule=rule if isinstance(rule, str) and rule.strip() else None,
+            reason=reason if isinstance(reason, str) and reason.strip() else None,
+        )
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def describe(
+    facts: CallFacts, arguments: Mapping[str, Any], relative: list[str]
+) -> tuple[str, str]:
+    """A short human title and a one-sentence summary of what the call will do."""
+    if facts.command is not None:
+        title = f"Run: {_clip(facts.command)}"
+        purpose = arguments.get("description")
+        summary = (
+            f"{purpose.rstrip('.')}."
+            if isinstance(purpose, str) and purpose.strip()
+            else f"Run the shell command `{_clip(facts.command, 200)}` in the workspace."
+        )
+        return title, summary
+    verb = facts.verb or facts.tool
+    if facts.tool == "move_file" and len(relative) == 2:
+        return f"Move {relative[0]} → {relative[1]}", f"Rename {relative[0]} to {relative[1]}."
+    if facts.tool == "job_kill":
+        job = arguments.get("job_id", "?")
+        return f"Stop job {job}", f"Kill the process group of background job {job}."
+    target = ", ".join(relative) if relative else "(no file)"
+    return f"{verb} {target}", f"{verb} {target} with the change shown below."
+
+
+# The client's own deadline is a little longer than ours, so our timeout decides.
+_CLIENT_TIMEOUT_MARGIN = 5.0
+
+
+def editor_asker(client: ClientBridge, timeout_seconds: Callable[[], float]) -> Asker:
+    """Asks through `toolhost/approve`; each call awaits its own request, so concurrent
+    prompts never wait for one another."""
+
+    async def ask(request: ApproveParams) -> Any:
+        timeout = timeout_seconds() + _CLIENT_TIMEOUT_MARGIN
+        return await client.request(TOOLHOST_APPROVE, request, timeout)
+
+    return ask

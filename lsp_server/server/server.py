@@ -1,0 +1,407 @@
+"""ToolhostServer: the pygls language server that exposes the tool runtime — its state, the
+typed toolhost/* messages, and thin handlers. The runtime comes from compose.py; the
+editor side of it is server/editor.py, the wire is server/transport.py."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import attrs
+import cattrs
+from lsprotocol import types
+from lsprotocol.converters import get_converter
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.uris import to_fs_path
+
+from lsp_server import __version__, compose, protocol
+from lsp_server.config.layers import load_layers
+from lsp_server.config.tree import Config
+from lsp_server.dirs import Dirs
+from lsp_server.protocol import (
+    PROTOCOL_VERSION,
+    CallParams,
+    CallResult,
+    DidCallParams,
+    ResultPage,
+    ResultParams,
+    StatusParams,
+    StatusResult,
+    ToolInfo,
+    ToolsParams,
+    ToolsResult,
+)
+from lsp_server.runtime.client import ClientFeatures
+from lsp_server.runtime.contract import SURFACES, Registry
+from lsp_server.runtime.dispatch import Runtime
+from lsp_server.runtime.documents import EditorDocuments
+from lsp_server.runtime.errors import ToolError
+from lsp_server.server import watch
+from lsp_server.server.editor import EditorBridge, client_features
+from lsp_server.tools.registry import build_registry
+
+log = logging.getLogger(__name__)
+
+
+def _message_type(spec: protocol.MethodSpec) -> type[Any]:
+    fields = {
+        "params": attrs.field(type=spec.params),
+        "method": attrs.field(type=str),
+        "jsonrpc": attrs.field(type=str),
+    }
+    if spec.result is not None:
+        fields = {"id": attrs.field(type=Any), **fields}
+    return attrs.make_class(spec.params.__name__ + "Message", fields)
+
+
+def _response_type(spec: protocol.MethodSpec) -> type[Any]:
+    assert spec.result is not None
+    fields = {
+        "id": attrs.field(type=Any),
+        "result": attrs.field(type=spec.result | None, default=None),  # type: ignore[arg-type]
+        "jsonrpc": attrs.field(type=str, default="2.0"),
+    }
+    return attrs.make_class(spec.result.__name__ + "Response", fields)
+
+
+MESSAGE_TYPES = {spec.method: _message_type(spec) for spec in protocol.METHODS}
+RESPONSE_TYPES = {
+    spec.method: _response_type(spec) for spec in protocol.METHODS if spec.result is not None
+}
+
+
+def toolhost_converter() -> cattrs.Converter:
+    return protocol.register_message_hooks(get_converter())
+
+
+class ToolhostProtocol(LanguageServerProtocol):
+    """Types the toolhost/* messages from one table; adds the experimental capability."""
+
+    _server: ToolhostServer
+
+    def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
+        if method in MESSAGE_TYPES:
+            return MESSAGE_TYPES[method]
+        return super().get_message_type(method)
+
+    def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
+        if method in RESPONSE_TYPES:
+            return RESPONSE_TYPES[method]
+        return super().get_result_type(method)
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """A request whose params cannot be read gets a JSON-RPC error instead of silence."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if "id" in data and "method" in data:
+                self._send_response(data["id"], error=exc.to_response_error())
+            raise
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = {"toolhost": self._server.advertised()}
+        return result
+
+
+class ToolhostServer(LanguageServer):
+    def __init__(
+        self,
+        root_override: Path | None = None,
+        tcp_token: str | None = None,
+        dirs: Dirs | None = None,
+    ) -> None:
+        super().__init__(
+            "toolhost",
+            __version__,
+            protocol_cls=ToolhostProtocol,
+            converter_factory=toolhost_converter,
+        )
+        self.root_override = root_override
+        self.tcp_token = tcp_token
+        self.dirs = dirs or Dirs.from_environment()
+        self.registry: Registry = build_registry()
+        self.config = Config()
+        self.config_problems: list[str] = []
+        self.config_notices: list[str] = []
+        self.init_options: dict[str, Any] = {}
+        self.supports_configuration = False
+        # Calls wait until the client's workspace/configuration answer is in (or failed), so
+        # that no call runs under a policy that is about to change.
+        self.settings_ready = asyncio.Event()
+        self.policy_sources: list[str] = []
+        self.features = ClientFeatures()
+        self.runtime: Runtime | None = None
+        self.documents: EditorDocuments | None = None
+        self.lifecycle = compose.Lifecycle()
+        self._closed = False
+
+    def advertised(self) -> dict[str, Any]:
+        return {
+            "protocolVersion": PROTOCOL_VERSION,
+            "surfaceHash": self.registry.hash("core"),
+            "fullHash": self.registry.hash("full"),
+            "surfaces": list(SURFACES),
+            "toolCount": len(self.registry.surface("full")),
+        }
+
+    # -- set-up ---------------------------------------------------------------------
+
+    def setup(self, params: types.InitializeParams) -> None:
+        options = params.initialization_options or {}
+        toolhost_options = options.get("toolhost", {}) if isinstance(options, dict) else {}
+        if not isinstance(toolhost_options, dict):
+            # e.g. an empty Lua table, which Neovim encodes as []: never refuse to start.
+            if toolhost_options:
+                self.config_problems.append("initializationOptions.toolhost should be an object")
+            toolhost_options = {}
+        if self.tcp_token is not None and not secrets.compare_digest(
+            str(toolhost_options.get("token", "")), self.tcp_token
+        ):
+            asyncio.get_running_loop().call_later(0.1, self._drop_connection)
+            raise JsonRpcInvalidRequest("toolhost: wrong or missing token for a TCP connection")
+        self.init_options = toolhost_options
+        roots = self._roots(params)
+        loaded = load_layers(self.init_options, roots, self.dirs)
+        self.config = loaded.config
+        self.config_problems += loaded.problems
+        self.config_notices = loaded.notices
+        self.policy_sources = loaded.sources
+        self.features = client_features(params.capabilities)
+        workspace_caps = params.capabilities.workspace
+        self.supports_configuration = bool(workspace_caps and workspace_caps.configuration)
+        if not self.supports_configuration:
+            self.settings_ready.set()
+        self.runtime, self.lifecycle = compose.build_runtime(
+            roots,
+            self.config,
+            dirs=self.dirs,
+            editor=self._editor_link(),
+            problems=self.config_problems,
+            registry=self.registry,
+        )
+        self.documents = self.runtime.documents
+        for problem in self.config_problems:
+            log.warning("configuration: %s", problem)
+
+    def _editor_link(self) -> compose.EditorLink:
+        bridge = EditorBridge(self)
+        build_progress = None
+        if self.features.work_done_progress:
+            build_progress = watch.BuildProgress(self, asyncio.get_event_loop())
+        return compose.EditorLink(
+            bridge=bridge,
+            open_documents=bridge,
+            send_progress=self._send_progress,
+            did_call=self._did_call,
+            index_build_listener=build_progress,
+        )
+
+    def _drop_connection(self) -> None:
+        writer = self.protocol.writer
+        close = getattr(writer, "close", None)
+        if callable(close):
+            close()
+
+    def _roots(self, params: types.InitializeParams) -> list[Path]:
+        if self.root_override is not None:
+            return [self.root_override]
+        roots = [Path(to_fs_path(f.uri) or f.uri) for f in params.workspace_folders or []]
+        if not roots and params.root_uri:
+            roots = [Path(to_fs_path(params.root_uri) or params.root_uri)]
+        if not roots and params.root_path:
+            roots = [Path(params.root_path)]
+        return roots or [Path.cwd()]
+
+    async def wait_for_settings(self) -> None:
+        # Bounded: a client that never sends `initialized` still gets its calls run.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.settings_ready.wait(), timeout=15)
+
+    async def fetch_client_settings(self) -> None:
+        """workspace/configuration section `toolhost` (between initializationOptions and the
+        workspace file in precedence); asked after `initialized` and on every change."""
+        try:
+            await self._fetch_client_settings()
+        finally:
+            self.settings_ready.set()
+
+    async def _fetch_client_settings(self) -> None:
+        runtime = self.runtime
+        if runtime is None or not self.supports_configuration:
+            return
+        try:
+            answer = await asyncio.wait_for(
+                self.workspace_configuration_async(
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section="toolhost")])
+                ),
+                timeout=10,
+            )
+        except Exception as exc:  # an editor that fails here must not stop the server
+            log.warning("workspace/configuration failed: %r", exc)
+            return
+        section = answer[0] if answer else None
+        if not isinstance(section, dict):
+            return
+        loaded = load_layers(self.init_options, runtime.workspace.roots, self.dirs, section)
+        runtime.reconfigure(loaded.config, loaded.problems)
+        self.policy_sources = loaded.sources
+        for problem in loaded.problems + loaded.notices:
+            if problem not in self.config_problems and problem not in self.config_notices:
+                self.window_show_message(
+                    types.ShowMessageParams(
+                        type=types.MessageType.Warning, message=f"toolhost: {problem}"
+                    )
+                )
+        self.config_problems[:] = loaded.problems
+        self.config_notices[:] = loaded.notices
+
+    def _send_progress(self, token: str | int, value: dict[str, Any]) -> None:
+        self.protocol.notify(types.PROGRESS, types.ProgressParams(token=token, value=value))
+
+    def _did_call(self, record: DidCallParams) -> None:
+        self.protocol.notify(protocol.TOOLHOST_DID_CALL, record)
+
+    def require_runtime(self) -> Runtime:
+        if self.runtime is None:
+            raise ToolError(
+                "server.not_initialized", "the server is not initialized", "send initialize first"
+            )
+        return self.runtime
+
+    # -- requests -------------------------------------------------------------------
+
+    def list_tools(self, params: ToolsParams) -> ToolsResult:
+        surface = params.surface or "core"
+        infos = [
+            ToolInfo(
+                name=tool.name,
+                read_only=tool.contract.read_only,
+                description=tool.contract.description,
+                input_schema=tool.contract.public()["inputSchema"],
+            )
+            for tool in self.registry.surface(surface)
+        ]
+        return ToolsResult(surface=surface, surface_hash=self.registry.hash(surface), tools=infos)
+
+    def status(self, params: StatusParams) -> StatusResult:
+        runtime = self.runtime
+        sessions = [s.status() for s in runtime.sessions.all()] if runtime else []
+        extra = {name: provider() for name, provider in self.lifecycle.status_providers.items()}
+        return StatusResult(
+            version=__version__,
+            roots=[str(r) for r in runtime.workspace.roots] if runtime else [],
+            sessions=sessions,
+            jobs=list(extra.pop("jobs", [])),
+            language_servers=list(extra.pop("languageServers", [])),
+            index=extra.pop("index", None),
+            policy_sources=self.policy_sources,
+            config_problems=self.config_problems,
+        )
+
+    async def close(self) -> None:
+        """Stop every child (jobs, language servers): on shutdown, exit or disconnect."""
+        if self._closed:
+            return
+        self._closed = True
+        for hook in self.lifecycle.shutdown_hooks:
+            try:
+                await asyncio.wait_for(hook(), timeout=10)
+            except Exception:
+                log.exception("shutdown hook failed")
+
+
+def create_server(
+    root: Path | None = None, tcp_token: str | None = None, dirs: Dirs | None = None
+) -> ToolhostServer:
+    server = ToolhostServer(root, tcp_token, dirs)
+
+    @server.feature(types.INITIALIZE)
+    def on_initialize(ls: ToolhostServer, params: types.InitializeParams) -> None:
+        ls.setup(params)
+
+    @server.feature(types.INITIALIZED)
+    async def on_initialized(ls: ToolhostServer, params: types.InitializedParams) -> None:
+        if ls.features.watched_files_dynamic:
+            ls.client_register_capability(watch.watched_files_registration())
+        for problem in ls.config_problems + ls.config_notices:
+            ls.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning, message=f"toolhost: {problem}"
+                )
+            )
+        await ls.fetch_client_settings()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def on_configuration_changed(
+        ls: ToolhostServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        await ls.fetch_client_settings()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def on_watched_files(
+        ls: ToolhostServer, params: types.DidChangeWatchedFilesParams
+    ) -> None:
+        if ls.runtime is not None:
+            watch.note_watched_changes(ls.runtime, params)
+
+    # Registering these makes pygls announce open/close sync (it keeps the text itself);
+    # the handlers only tell the document source, which waits for edits to arrive.
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def on_did_open(ls: ToolhostServer, params: types.DidOpenTextDocumentParams) -> None:
+        if ls.documents is not None:
+            ls.documents.opened(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def on_did_change(ls: ToolhostServer, params: types.DidChangeTextDocumentParams) -> None:
+        if ls.documents is not None:
+            ls.documents.changed(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def on_did_close(ls: ToolhostServer, params: types.DidCloseTextDocumentParams) -> None:
+        if ls.documents is not None:
+            ls.documents.closed(params.text_document.uri)
+
+    @server.feature(protocol.TOOLHOST_TOOLS)
+    async def on_tools(ls: ToolhostServer, params: ToolsParams) -> ToolsResult:
+        return ls.list_tools(params)
+
+    @server.feature(protocol.TOOLHOST_CALL)
+    async def on_call(ls: ToolhostServer, params: CallParams) -> CallResult:
+        runtime = ls.require_runtime()
+        await ls.wait_for_settings()
+        return await runtime.call(params)
+
+    @server.feature(protocol.TOOLHOST_RESULT)
+    async def on_result(ls: ToolhostServer, params: ResultParams) -> ResultPage:
+        session = ls.require_runtime().sessions.get(params.session or "default")
+        return session.results.page(params.result_ref, params.offset, params.limit)
+
+    @server.feature(protocol.TOOLHOST_STATUS)
+    async def on_status(ls: ToolhostServer, params: StatusParams) -> StatusResult:
+        return ls.status(params)
+
+    @server.command(protocol.EXECUTE_COMMAND_CALL)
+    async def on_execute_call(ls: ToolhostServer, *args: Any) -> Any:
+        raw = args[0] if args else {}
+        params = ls.protocol._converter.structure(raw, CallParams)
+        runtime = ls.require_runtime()
+        await ls.wait_for_settings()
+        result = await runtime.call(params)
+        return ls.protocol._converter.unstructure(result)
+
+    @server.feature(types.SHUTDOWN)
+    async def on_shutdown(ls: ToolhostServer, params: None) -> None:
+        await ls.close()
+
+    return server

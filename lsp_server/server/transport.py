@@ -1,0 +1,212 @@
+"""The wire: stdio (an asyncio pipe reader, no thread hop per line, with a size cap) and TCP
+on loopback with a token; logging to stderr and window/logMessage.
+
+pygls reads stdin through a worker thread for every header line and body; on a busy
+2-core machine those hops cost more than the tool call. A message over the cap is drained
+without being held in memory and answered with a JSON-RPC error, never a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import re
+import secrets
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from lsprotocol import types
+from pygls.io_ import run_async
+
+from lsp_server.dirs import Dirs
+from lsp_server.server.server import ToolhostServer, create_server
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+DROPPED = b'{"jsonrpc": "2.0", "method": "$/toolhost/droppedMessage"}'
+_ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
+
+
+class CoalescingWriter:
+    """Messages written in one event-loop turn (a result and its didCall) leave in one write:
+    half the syscalls and client wake-ups of pygls' write-and-flush per message."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._pending: list[bytes] = []
+        self._scheduled = False
+
+    def write(self, data: bytes) -> None:
+        self._pending.append(data)
+        if self._scheduled:
+            return
+        try:
+            asyncio.get_running_loop().call_soon(self.flush)
+            self._scheduled = True
+        except RuntimeError:  # no loop (shutting down): write now
+            self.flush()
+
+    def flush(self) -> None:
+        self._scheduled = False
+        if not self._pending:
+            return
+        data, self._pending = b"".join(self._pending), []
+        self._stream.write(data)
+        self._stream.flush()
+
+    def close(self) -> None:
+        self.flush()
+        self._stream.close()
+
+
+class CappedReader:
+    def __init__(
+        self, reader: asyncio.StreamReader, cap: int, on_oversize: Callable[[Any, int], None]
+    ) -> None:
+        self._reader = reader
+        self._cap = cap
+        self._on_oversize = on_oversize
+
+    async def readline(self) -> bytes:
+        return await self._reader.readline()
+
+    async def readexactly(self, n: int) -> bytes:
+        if n <= self._cap:
+            return await self._reader.readexactly(n)
+        head = b""
+        remaining = n
+        while remaining:
+            chunk = await self._reader.read(min(remaining, 1 << 20))
+            if not chunk:
+                break
+            if len(head) < 4096:
+                head += chunk[: 4096 - len(head)]
+            remaining -= len(chunk)
+        match = _ID.search(head)
+        self._on_oversize(json.loads(match.group(1)) if match else None, n)
+        return DROPPED
+
+
+async def serve_pipes(protocol: Any, report_error: Callable[..., Any], cap: int) -> None:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 16)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+    writer = CoalescingWriter(sys.stdout.buffer)
+    protocol.set_writer(writer)
+
+    def oversize(msg_id: Any, size: int) -> None:
+        log.warning("dropped a %d byte message (limit %d)", size, cap)
+        if msg_id is None:
+            return
+        error = {"code": -32600, "message": f"message of {size} bytes exceeds {cap} bytes"}
+        body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": error}).encode()
+        writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    await run_async(
+        stop_event=threading.Event(),
+        reader=CappedReader(reader, cap, oversize),
+        protocol=protocol,
+        logger=log,
+        error_handler=report_error,
+    )
+
+
+class LogForwarder(logging.Handler):
+    """Forwards log records to the client's window/logMessage (stdout belongs to JSON-RPC)."""
+
+    def __init__(self, server: ToolhostServer) -> None:
+        super().__init__(logging.INFO)
+        self._server = server
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self._server.runtime is None:
+            return
+        kind = (
+            types.MessageType.Error
+            if record.levelno >= logging.ERROR
+            else (
+                types.MessageType.Warning
+                if record.levelno >= logging.WARNING
+                else types.MessageType.Log
+            )
+        )
+        try:
+            self._server.window_log_message(
+                types.LogMessageParams(type=kind, message=self.format(record))
+            )
+        except Exception:  # never let logging break the server
+            self.handleError(record)
+
+
+def _stop_children_on_sigterm(server: ToolhostServer) -> None:
+    """An editor stopping the server with SIGTERM must not orphan its children: the kill
+    hooks (synchronous, no waiting) run first, then the default action ends the process."""
+
+    def handler(signum: int, frame: object) -> None:
+        for hook in server.lifecycle.kill_hooks:
+            try:
+                hook()
+            except Exception:
+                log.exception("kill hook failed")
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def serve_stdio(root: Path | None = None) -> None:
+    server = create_server(root)
+    _setup_logging(server)
+    _stop_children_on_sigterm(server)
+
+    async def main() -> None:
+        try:
+            await serve_pipes(server.protocol, server.report_server_error, MAX_MESSAGE_BYTES)
+        finally:
+            await server.close()
+
+    with contextlib.suppress(KeyboardInterrupt, SystemExit, BrokenPipeError):
+        asyncio.run(main())
+
+
+def serve_tcp(port: int, root: Path | None = None) -> None:
+    dirs = Dirs.from_environment()
+    token = secrets.token_urlsafe(24)
+    token_file = dirs.state / f"tcp-{port}.token"
+    token_file.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(token + "\n")
+    server = create_server(root, tcp_token=token, dirs=dirs)
+    _setup_logging(server)
+    _stop_children_on_sigterm(server)
+    print(
+        f"toolhost: listening on 127.0.0.1:{port}; token in {token_file}",
+        flush=True,
+        file=sys.stderr,
+    )
+    try:
+        server.start_tcp("127.0.0.1", port)
+    finally:
+        asyncio.run(server.close())
+
+
+def _setup_logging(server: ToolhostServer) -> None:
+    root_logger = logging.getLogger()
+    level = os.environ.get("TOOLHOST_LOG", "INFO").upper()
+    root_logger.setLevel(level)
+    stderr = logging.StreamHandler()
+    stderr.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root_logger.addHandler(stderr)
+    forward = LogForwarder(server)
+    forward.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logging.getLogger("lsp_server").addHandler(forward)
+    logging.getLogger("pygls").setLevel(logging.WARNING)

@@ -1,0 +1,92 @@
+"""read_file: a numbered window of a text file; records this session's observation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsp_server.runtime.context import ToolContext
+from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
+from lsp_server.runtime.errors import FS_NOT_FOUND, ToolError
+from lsp_server.runtime.output import cut_line
+from lsp_server.runtime.results import ToolOutput
+from lsp_server.runtime.textio import TextFile
+from lsp_server.tools._support.schema_parts import integer, object_schema, string
+
+CONTRACT = ContractEntry(
+    name="read_file",
+    core=True,
+    read_only=True,
+    kind="read",
+    description=(
+        "Read a text file from the workspace. Returns up to `limit` lines (default 2000) "
+        "starting at the 0-based line `offset`, each prefixed with its 1-based line number "
+        "and '→'. Reads the editor's unsaved buffer when the file is open there. Any "
+        "successful read lets this session edit the file afterwards. A trailer says how to "
+        "continue when more lines remain."
+    ),
+    schema=object_schema(
+        {
+            "path": string("File path, relative to the workspace root or absolute."),
+            "offset": integer("0-based line to start from (default 0).", minimum=0),
+            "limit": integer("Maximum number of lines to return (default 2000).", minimum=1),
+            "intent": string(
+                "Why you read: a hint only, it never changes the result.",
+                enum=["inspect", "range", "full"],
+            ),
+        },
+        ["path"],
+    ),
+    path_args=(PathArg("path", access="read"),),
+)
+
+
+def render_window(text_file: TextFile, offset: int, limit: int, max_line_chars: int) -> str:
+    lines = text_file.text.splitlines()
+    total = len(lines)
+    if total == 0:
+        return "(empty file)"
+    if offset >= total:
+        return f"(offset {offset} is past the end: the file has {total} lines)"
+    end = min(total, offset + limit)
+    width = max(6, len(str(end)))
+    rows = [
+        f"{number:>{width}}→{cut_line(line, max_line_chars)}"
+        for number, line in enumerate(lines[offset:end], start=offset + 1)
+    ]
+    if end < total or offset > 0:
+        rows.append(
+            f"[PARTIAL view: lines {offset + 1}-{end} of {total}; pass offset={end} to continue]"
+            if end < total
+            else f"[PARTIAL view: lines {offset + 1}-{end} of {total}]"
+        )
+    if text_file.encoding != "utf-8" or text_file.bom:
+        rows.append(f"[encoding: {text_file.reported_encoding}]")
+    return "\n".join(rows)
+
+
+async def read_observed(ctx: ToolContext, key: str = "path") -> TextFile:
+    """Read and observe (shared with the minimal `read` adapter)."""
+    path = ctx.paths[key]
+    ctx.workspace.require_not_secret(path)
+    try:
+        text_file = await ctx.files.read_text(path)
+    except ToolError as exc:
+        if exc.code == FS_NOT_FOUND:
+            ctx.files.observe_absent(path)
+        raise
+    ctx.files.observe(text_file)
+    return text_file
+
+
+async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+    text_file = await read_observed(ctx)
+    text = render_window(
+        text_file,
+        args.get("offset", 0),
+        args.get("limit", ctx.config.limits.read_default_lines),
+        ctx.config.limits.max_line_chars,
+    )
+    return ToolOutput(text)
+
+
+TOOLS = (Tool(CONTRACT, run),)

@@ -1,0 +1,39 @@
+"""bash of the minimal surface: `{command}` only, 60 s timeout, same runner and safety."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lsp_server.runtime.context import ToolContext
+from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
+from lsp_server.runtime.results import ToolOutput
+from lsp_server.tools.shell.bash import COMMAND_PROPERTY, execute
+
+CONTRACT = ContractEntry(
+    name="bash",
+    hints=Hints(destructive=True, open_world=True),
+    read_only=False,
+    kind="shell",
+    minimal=True,
+    description=(
+        "Run a shell command (bash -c) in the working folder, without a terminal or stdin; "
+        "returns stdout and stderr combined, then the exit status. Stopped after 60 seconds."
+    ),
+    schema={
+        "$schema": JSON_SCHEMA_DIALECT,
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["command"],
+        "properties": {
+            "command": COMMAND_PROPERTY,
+        },
+    },
+)
+
+
+async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+    shell = ctx.config.shell
+    return await execute(ctx, args["command"], min(shell.minimal_timeout_ms, shell.max_timeout_ms))
+
+
+TOOLS = (Tool(CONTRACT, run),)

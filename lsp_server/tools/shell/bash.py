@@ -1,0 +1,203 @@
+"""bash: run a shell command that cannot hang the agent (lsp_server/shell does the work)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lsp_server.protocol import JobUpdateParams
+from lsp_server.runtime import errors
+from lsp_server.runtime.context import ToolContext
+from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
+from lsp_server.runtime.errors import ToolError
+from lsp_server.runtime.results import ToolOutput
+from lsp_server.shell.jobs import JobManager
+from lsp_server.shell.report import command_report
+from lsp_server.shell.runner import RunLimits, run_command
+
+MAX_TIMEOUT_MS = 600_000
+
+COMMAND_PROPERTY = {
+    "type": "string",
+    "minLength": 1,
+    "description": "The command line, run by bash -c.",
+}
+
+CONTRACT = ContractEntry(
+    name="bash",
+    core=True,
+    hints=Hints(destructive=True, open_world=True),
+    read_only=False,
+    kind="shell",
+    description=(
+        "Run a shell command with `bash -c` in the session's working folder (a trailing "
+        "`cd` moves it; it stays inside the workspace). No terminal and no stdin: prompts "
+        "fail at once instead of waiting (git gets no editor and no password prompt). "
+        "Returns stdout and stderr interleaved as they arrived, then the exit code. "
+        "Processes still running when the command ends are killed and named in the result; "
+        "start servers and watchers with run_in_background and read them with job_output. "
+        "Does not count as reading files: read a file before editing it."
+    ),
+    schema={
+        "$schema": JSON_SCHEMA_DIALECT,
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["command"],
+        "properties": {
+            "command": COMMAND_PROPERTY,
+            "timeout_ms": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_TIMEOUT_MS,
+                "description": (
+                    "Stop a foreground command after this many milliseconds (default "
+                    "120000, at most 600000); output so far comes with the timeout error."
+                ),
+            },
+            "run_in_background": {
+                "type": "boolean",
+                "description": (
+                    "Start the command as a background job and return its id at once "
+                    "(default false); read its output with job_output, stop it with job_kill."
+                ),
+            },
+            "description": {
+                "type": "string",
+                "description": "What the command does, in a few words, for the approval prompt.",
+            },
+        },
+    },
+)
+
+
+def job_manager(ctx: ToolContext) -> JobManager:
+    """The runtime's job manager (compose.py installs it)."""
+    return ctx.services.get(JobManager)
+
+
+def run_limits(ctx: ToolContext, timeout_ms: int) -> RunLimits:
+    shell = ctx.config.shell
+    return RunLimits(
+        timeout_seconds=timeout_ms / 1000,
+        kill_grace_seconds=shell.kill_grace_seconds,
+        pipe_wait_seconds=shell.pipe_wait_seconds,
+        capture_bytes=shell.capture_bytes,
+        kill_daemons=shell.kill_daemons,
+    )
+
+
+def check_timeout(ctx: ToolContext, timeout_ms: int) -> None:
+    limit = ctx.config.shell.max_timeout_ms
+    if timeout_ms > limit:
+        raise ToolError(
+            errors.INVALID_ARGUMENT,
+            f"timeout_ms {timeout_ms} is above the configured maximum of {limit}",
+            f"pass timeout_ms of at most {limit}, or use run_in_background for longer work",
+        )
+
+
+def working_folder(ctx: ToolContext) -> tuple[Path, str | None]:
+    """The session's folder, or the workspace root (with a note) when it went away."""
+    cwd = ctx.session.cwd
+    if cwd.is_dir() and ctx.workspace.contains(cwd, "write"):
+        return cwd, None
+    root = ctx.workspace.primary_root
+    ctx.session.cwd = root
+    return root, f"[working folder {cwd} no longer exists; ran in the workspace root]"
+
+
+def follow_cd(ctx: ToolContext, final: Path | None, started_in: Path) -> str | None:
+    """Move the session's folder to where the command ended, if that is in the workspace."""
+    if final is None or final == started_in:
+        return None
+    if not ctx.workspace.contains(final, "write"):
+        return (
+            f"[working folder stays {ctx.workspace.relative(started_in)}: the command ended "
+            f"in {final}, outside the workspace]"
+        )
+    ctx.session.cwd = final
+    return f"[working folder is now {ctx.workspace.relative(final)}]"
+
+
+async def execute(ctx: ToolContext, command: str, timeout_ms: int) -> ToolOutput:
+    """Run `command` in the foreground; shared by bash and the minimal surface's bash."""
+    check_timeout(ctx, timeout_ms)
+    cwd, note = working_folder(ctx)
+    limits = run_limits(ctx, timeout_ms)
+
+    async def progress(line: str) -> None:
+        await ctx.progress.report(line)
+
+    try:
+        result = await run_command(command, cwd, limits, on_progress=progress)
+    except OSError as exc:
+        raise ToolError(
+            errors.INTERNAL_ERROR,
+            f"the shell could not be started: {exc}",
+            "check that bash or sh is installed and the working folder exists",
+        ) from exc
+    extra = [note] if note else []
+    text = command_report(result, limits.pipe_wait_seconds, extra)
+    if result.timed_out:
+        raise ToolError(
+            errors.TIMEOUT,
+            f"the command was still running after {timeout_ms} ms; its process group was "
+            "stopped (SIGTERM, then SIGKILL)",
+            f"pass a larger timeout_ms (at most {ctx.config.shell.max_timeout_ms}), or start "
+            "it with run_in_background and read it with job_output",
+            partial_text=text,
+        )
+    moved = follow_cd(ctx, result.final_cwd, cwd)
+    if moved:
+        text += "\n" + moved
+    return ToolOutput(text)
+
+
+async def start_background(ctx: ToolContext, command: str) -> ToolOutput:
+    manager = job_manager(ctx)
+    if manager.running_count() >= manager.max_running:
+        raise ToolError(
+            errors.JOB_LIMIT,
+            f"{manager.running_count()} background jobs are running already",
+            "stop one with job_kill (job_output shows their state) and start this again",
+        )
+    cwd, note = working_folder(ctx)
+    limits = run_limits(ctx, ctx.config.shell.max_timeout_ms)
+
+    async def notify(params: dict[str, Any]) -> None:
+        update = JobUpdateParams(
+            job_id=params["jobId"],
+            session=params["session"],
+            status=params["status"],
+            exit_code=params.get("exitCode"),
+            new_bytes=params["newBytes"],
+        )
+        ctx.client.notify("toolhost/jobUpdate", update)
+
+    try:
+        job = await manager.start(command, cwd, ctx.session.id, limits, notify)
+    except OSError as exc:
+        raise ToolError(
+            errors.INTERNAL_ERROR,
+            f"the shell could not be started: {exc}",
+            "check that bash or sh is installed and the working folder exists",
+        ) from exc
+    folder = ctx.workspace.relative(cwd)
+    text = (
+        f'Started background job "{job.id}" (pid {job.pid}) in '
+        f"{'the workspace root' if folder == '.' else folder}. Read its output with job_output "
+        f'{{"job_id": "{job.id}"}} (wait, filter); stop it with job_kill.'
+    )
+    return ToolOutput(text + (f"\n{note}" if note else ""))
+
+
+async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+    command: str = args["command"]
+    if args.get("run_in_background", False):
+        return await start_background(ctx, command)
+    shell = ctx.config.shell
+    timeout_ms: int = args.get("timeout_ms", min(shell.default_timeout_ms, shell.max_timeout_ms))
+    return await execute(ctx, command, timeout_ms)
+
+
+TOOLS = (Tool(CONTRACT, run),)
