@@ -16,6 +16,7 @@ import pytest
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, Registry, Tool
 from lsp_server.runtime.results import ToolOutput
+from lsp_server.tools.registry import build_registry
 from tests.conftest import missing_part, require_program
 from tests.helpers import call_tool, make_runtime, text_of
 from tests.langservers.conftest import lsp_runtime, stop_servers
@@ -174,9 +175,8 @@ async def test_internal_error_has_an_incident_id_and_the_server_keeps_running(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     root = workspace_with(tmp_path, "a.txt", b"alpha\n")
-    runtime = make_runtime(root)
     # A test-only registry: the real tools plus one that raises.
-    runtime.registry = Registry([*runtime.registry.all_tools(), EXPLODING])
+    runtime = make_runtime(root, registry=Registry([*build_registry().all_tools(), EXPLODING]))
     with caplog.at_level(logging.ERROR):
         result = await call_tool(runtime, "explode", {})
     assert result.error is not None and result.error.code == "internal_error"
