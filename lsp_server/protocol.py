@@ -90,7 +90,8 @@ class ResultParams:
     result_ref: str
     offset: int = 0
     limit: int = 16384
-    session: str = "default"
+    session: str | None = None
+    """Not needed: a resultRef is unique per server."""
 
 
 @attrs.define

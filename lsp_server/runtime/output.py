@@ -112,6 +112,9 @@ class ResultStore:
                 old.spill_path.unlink(missing_ok=True)
         return ref
 
+    def has(self, ref: str) -> bool:
+        return ref in self._items
+
     def page(self, ref: str, offset: int = 0, limit: int = DEFAULT_PAGE_BYTES) -> ResultPage:
         item = self._items.get(ref)
         if item is None:

@@ -62,6 +62,10 @@ class SessionStore:
     def all(self) -> list[Session]:
         return list(self._sessions.values())
 
+    def holding(self, ref: str) -> Session | None:
+        """The session that stored this result (refs are unique per server)."""
+        return next((s for s in self._sessions.values() if s.results.has(ref)), None)
+
     def set_default_cwd(self, cwd: Path) -> None:
         self._default_cwd = cwd
         for session in self._sessions.values():

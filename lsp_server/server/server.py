@@ -42,8 +42,7 @@ from lsp_server.runtime.client import ClientFeatures
 from lsp_server.runtime.contract import SURFACES, Registry
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.runtime.documents import EditorDocuments
-from lsp_server.runtime.errors import ToolError
-from lsp_server.server import watch
+from lsp_server.server import watch, wire_errors
 from lsp_server.server.editor import EditorBridge, client_features
 from lsp_server.tools.registry import build_registry
 
@@ -95,6 +94,12 @@ class ToolhostProtocol(LanguageServerProtocol):
         if method in RESPONSE_TYPES:
             return RESPONSE_TYPES[method]
         return super().get_result_type(method)
+
+    def _send_response(
+        self, msg_id: Any, result: Any | None = None, error: Any | None = None
+    ) -> None:
+        """No traceback or exception text goes over the wire (it stays in the log)."""
+        super()._send_response(msg_id, result, wire_errors.safe(error))
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """A request whose params cannot be read gets a JSON-RPC error instead of silence."""
@@ -274,9 +279,7 @@ class ToolhostServer(LanguageServer):
 
     def require_runtime(self) -> Runtime:
         if self.runtime is None:
-            raise ToolError(
-                "server.not_initialized", "the server is not initialized", "send initialize first"
-            )
+            raise wire_errors.not_initialized()
         return self.runtime
 
     # -- requests -------------------------------------------------------------------
@@ -384,8 +387,7 @@ def create_server(
 
     @server.feature(protocol.TOOLHOST_RESULT)
     async def on_result(ls: ToolhostServer, params: ResultParams) -> ResultPage:
-        session = ls.require_runtime().sessions.get(params.session or "default")
-        return session.results.page(params.result_ref, params.offset, params.limit)
+        return wire_errors.result_page(ls.require_runtime(), params)
 
     @server.feature(protocol.TOOLHOST_STATUS)
     async def on_status(ls: ToolhostServer, params: StatusParams) -> StatusResult:
@@ -393,8 +395,7 @@ def create_server(
 
     @server.command(protocol.EXECUTE_COMMAND_CALL)
     async def on_execute_call(ls: ToolhostServer, *args: Any) -> Any:
-        raw = args[0] if args else {}
-        params = ls.protocol._converter.structure(raw, CallParams)
+        params = wire_errors.command_params(ls.protocol._converter, args)
         runtime = ls.require_runtime()
         await ls.wait_for_settings()
         result = await runtime.call(params)
