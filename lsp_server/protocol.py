@@ -273,6 +273,9 @@ def _accepts(kind: Any, value: Any) -> bool:
         return value is None
     if kind is int:
         return isinstance(value, int) and not isinstance(value, bool)
+    if kind is str and isinstance(value, str):
+        # A lone surrogate (JSON allows "\ud800") is no text: it cannot be logged or stored.
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "ignore") == value
     return isinstance(value, kind)
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from lsp_server import __version__
@@ -30,7 +31,14 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     for command in COMMANDS:
         if args.command == command.__name__.rsplit(".", 1)[1]:
-            code: int = command.run(args)
+            try:
+                code: int = command.run(args)
+            except BrokenPipeError:
+                # The reader went away (`toolhost tools --json | head`): not an error of ours.
+                # Point stdout at /dev/null so the interpreter's final flush stays quiet.
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+                return 0
             return code
     return 2
 

@@ -188,8 +188,7 @@ class PolicyService:
         raise PolicyRefusal(
             PERMISSION_UNATTENDED,
             f"it needs the user's approval ({decision.reason}) and no one can be asked "
-            "(the client did not declare the approvals capability); add an allow rule or "
-            "ask the user",
+            "(the client did not declare the approvals capability)",
             decision.rule,
         )
 

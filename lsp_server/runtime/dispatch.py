@@ -146,19 +146,13 @@ class Runtime:
             )
             self._notify(state, params, result)
             return result  # a cancellation is nobody's repeated mistake: no storm bookkeeping
+        except OSError as exc:
+            # A path given by the model that the file system refused between the checks and
+            # the use (a link loop, a vanished file) is input, not a bug.
+            refusal = errors.from_os_error(exc, self.workspace.relative)
+            result = self._failure(state, refusal or _bug(exc, tool.name), started)
         except Exception as exc:  # the one boundary that turns bugs into values
-            incident = uuid.uuid4().hex[:8]
-            log.exception("internal error %s in %s", incident, tool.name)
-            result = self._failure(
-                state,
-                ToolError(
-                    errors.INTERNAL_ERROR,
-                    f"toolhost hit a bug ({type(exc).__name__}, incident {incident})",
-                    "the server keeps running; report the incident id from the log, "
-                    "or try another way",
-                ),
-                started,
-            )
+            result = self._failure(state, _bug(exc, tool.name), started)
         error = result.error
         fallback = f"{error.code}:{tool.name}:{_digest(state.arguments)}" if error else None
         self._break_storm(session, params, call_id, result, fallback)
@@ -242,7 +236,8 @@ class Runtime:
                 continue
             if path_arg.absolute:
                 _require_absolute(path_arg.name, str(raw))
-            path = self.workspace.resolve(str(raw), path_arg.access, base=state.session.cwd)
+            # Workspace-relative, always: the shell's folder (after `cd`) is the shell's own.
+            path = self.workspace.resolve(str(raw), path_arg.access)
             ctx.paths[path_arg.name] = path
             if not path_arg.must_exist:
                 # One stat: cheaper inline than a thread hop.
@@ -310,11 +305,14 @@ class Runtime:
         if not verdict.allowed:
             code = verdict.code or errors.PERMISSION_USER_DENIED
             reason = verdict.reason or "the call was not approved"
-            raise ToolError(
-                code,
-                f"{entry.name} was not allowed: {reason}",
-                "do not retry the same call; ask the user or choose another approach",
+            # The one place the next step is said (a policy reason says only why).
+            recovery = (
+                "do not retry the same call; an allow rule or the user can permit it, "
+                "or choose another approach"
+                if code == errors.PERMISSION_UNATTENDED
+                else "do not retry the same call; ask the user or choose another approach"
             )
+            raise ToolError(code, f"{entry.name} was not allowed: {reason}", recovery)
 
     def _context(self, state: _CallState, params: CallParams) -> ToolContext:
         token = params.work_done_token
@@ -484,6 +482,19 @@ def _require_absolute(name: str, raw: str) -> None:
         )
 
 
+def _bug(exc: BaseException, tool_name: str) -> ToolError:
+    incident = uuid.uuid4().hex[:8]
+    log.error("internal error %s in %s", incident, tool_name, exc_info=exc)
+    return ToolError(
+        errors.INTERNAL_ERROR,
+        f"toolhost hit a bug ({type(exc).__name__}, incident {incident})",
+        "the server keeps running; report the incident id from the log, or try another way",
+    )
+
+
 def _digest(arguments: Any) -> str:
-    encoded = json.dumps(arguments, sort_keys=True, default=str).encode()
+    try:
+        encoded = json.dumps(arguments, sort_keys=True, default=str).encode()
+    except (RecursionError, ValueError, TypeError):  # odd input (an unknown tool's arguments)
+        encoded = repr(type(arguments)).encode()
     return hashlib.sha256(encoded).hexdigest()[:16]

@@ -143,6 +143,11 @@ async def search(
     """Run one search in a worker thread; secret files are dropped from the outcome.
     Returns the outcome and the folder its paths are relative to."""
     ctx.workspace.require_not_secret(target)
+    if "\x00" in pattern or "\x00" in (include or ""):
+        # No program argument can hold a NUL: say so instead of failing inside rg's spawn.
+        raise ToolError(
+            INVALID_ARGUMENT, "the pattern or glob contains a NUL byte", "use \\x00 in the regex"
+        )
     base = await anyio.to_thread.run_sync(folder_of, target)
     query = SearchQuery(
         pattern,
