@@ -34,7 +34,7 @@ from lsp_server.runtime.documents import EditorDocuments
 from lsp_server.runtime.errors import ToolError
 from lsp_server.runtime.files import FileService
 from lsp_server.runtime.observations import FileLocks
-from lsp_server.runtime.output import bound_text
+from lsp_server.runtime.output import PAGING_NOTE_CHARS, bound_text, paging_note
 from lsp_server.runtime.progress import Progress, ProgressSender
 from lsp_server.runtime.results import ToolOutput, WritePlan
 from lsp_server.runtime.sessions import Session, SessionStore
@@ -347,9 +347,13 @@ class Runtime:
         )
 
     def _success(self, state: _CallState, output: ToolOutput, started: float) -> CallResult:
-        bounded = bound_text(output.text, self.config.limits.max_output_chars)
+        limit = self.config.limits.max_output_chars
+        bounded = bound_text(output.text, limit)
+        if bounded.truncated:  # leave room for the paging note inside the limit
+            bounded = bound_text(output.text, max(limit // 2, limit - PAGING_NOTE_CHARS))
         ref = state.session.results.store(output.text) if bounded.truncated else None
-        content: list[Any] = [{"type": "text", "text": bounded.text}]
+        text = bounded.text + (paging_note(ref, bounded.total_chars) if ref else "")
+        content: list[Any] = [{"type": "text", "text": text}]
         for image in output.images:
             content.append(
                 {
@@ -362,7 +366,7 @@ class Runtime:
             state,
             started,
             truncated=bounded.truncated,
-            shown=bounded.shown_chars,
+            shown=len(text),
             total=bounded.total_chars,
             ref=ref,
         )
@@ -379,7 +383,9 @@ class Runtime:
             bounded = bound_text(exc.partial_text, self.config.limits.max_output_chars)
             if bounded.truncated:
                 ref = state.session.results.store(exc.partial_text)
-            text = f"{bounded.text}\n{message}"
+                text = bounded.text + paging_note(ref, bounded.total_chars) + f"\n{message}"
+            else:
+                text = f"{bounded.text}\n{message}"
         details = dict(exc.details)
         signature = details.pop("signature", None)
         violations = details.pop("violations", None)

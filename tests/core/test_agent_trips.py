@@ -3,6 +3,7 @@ the rest."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.helpers import call_tool, make_runtime, text_of
@@ -20,3 +21,23 @@ async def test_paths_stay_workspace_relative_after_cd(tmp_path: Path) -> None:
     assert not (root / "pkg" / "pkg").exists()
     read = await call_tool(runtime, "read_file", {"path": "pkg/new.py"})
     assert "x = 1" in text_of(read)
+
+
+async def test_cut_text_names_its_result_ref_and_the_exact_paging_call(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    runtime = make_runtime(root)
+    result = await call_tool(runtime, "bash", {"command": "seq 1 200000"})
+    ref = result.meta.result_ref
+    assert result.meta.truncated and ref is not None
+    text = text_of(result)
+    call = (
+        '{"id": "session:tool_result", "action": "call", '
+        f'"arguments": {{"result_ref": "{ref}", "offset": 0}}}}'
+    )
+    assert f"is stored as result_ref {ref}; read it page by page with use_capability {call}" in text
+    # The call as written works.
+    page = await call_tool(runtime, "use_capability", json.loads(call))
+    assert not page.is_error, text_of(page)
+    assert text_of(page).startswith(f"[{ref}: bytes 0-16384 of ")
+    assert "\n1\n2\n3\n" in text_of(page)
