@@ -110,8 +110,13 @@ class Runtime:
         call_id = params.call_id or f"c-{uuid.uuid4().hex[:12]}"
         session = self.sessions.get(params.session or "default")
         session.call_count += 1
-        surface: Surface = params.surface or "full"
-        tool = self.registry.get(params.name, surface)
+        if session.surface is None and params.surface is not None:
+            session.surface = params.surface
+        surface = _surface(params.surface or session.surface)
+        # A name on one surface only is found from any (minimal's `read`, full's `ls`).
+        tool = self.registry.get(params.name, surface) or self.registry.get(
+            params.name, "full" if surface == "minimal" else "minimal"
+        )
         if tool is None:
             unknown = self._unknown_tool(params, call_id, surface, started)
             self._break_storm(session, params, call_id, unknown, f"unknown_tool:{params.name}")
@@ -486,6 +491,10 @@ def _require_absolute(name: str, raw: str) -> None:
             f"{raw!r} is not an absolute path",
             f"pass the absolute path in `{name}`",
         )
+
+
+def _surface(name: str | None) -> Surface:
+    return "minimal" if name == "minimal" else "core" if name == "core" else "full"
 
 
 def _bug(exc: BaseException, tool_name: str) -> ToolError:

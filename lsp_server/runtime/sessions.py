@@ -18,6 +18,8 @@ class Session:
         self.observations = Observations()
         self.results = results
         self.call_count = 0
+        self.surface: str | None = None
+        """The surface this session first listed or called with; later calls keep it."""
         self._extensions: dict[type[Any], Any] = {}
 
     def extension(self, kind: type[T]) -> T:

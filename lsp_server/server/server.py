@@ -286,6 +286,9 @@ class ToolhostServer(LanguageServer):
 
     def list_tools(self, params: ToolsParams) -> ToolsResult:
         surface = params.surface or "core"
+        if params.session is not None and self.runtime is not None:
+            session = self.runtime.sessions.get(params.session)
+            session.surface = session.surface or surface
         infos = [
             ToolInfo(
                 name=tool.name,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.helpers import call_tool, make_runtime, text_of
+from tests.helpers import call_tool, lsp_call, lsp_session, make_runtime, text_of
 
 
 async def test_paths_stay_workspace_relative_after_cd(tmp_path: Path) -> None:
@@ -41,3 +41,21 @@ async def test_cut_text_names_its_result_ref_and_the_exact_paging_call(tmp_path:
     assert not page.is_error, text_of(page)
     assert text_of(page).startswith(f"[{ref}: bytes 0-16384 of ")
     assert "\n1\n2\n3\n" in text_of(page)
+
+
+async def test_a_session_keeps_the_surface_it_listed(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("alpha\n")
+    async with lsp_session(root, {"policy": {"mode": "bypass"}}) as client:
+        await client.protocol.send_request_async(
+            "toolhost/tools", {"surface": "minimal", "session": "m"}
+        )
+        read = await lsp_call(client, "read", {"path": str(root / "a.txt")}, session="m")
+        # A name on one surface only is found from another session's default surface too.
+        listed = await lsp_call(client, "ls", {}, session="m")
+        other = await lsp_call(client, "read", {"path": str(root / "a.txt")}, session="o")
+    assert not read["isError"], text_of(read)
+    assert "alpha" in text_of(read)
+    assert not listed["isError"] and "a.txt" in text_of(listed)
+    assert not other["isError"] and "alpha" in text_of(other)
