@@ -5,7 +5,8 @@ and the benchmarks all call `build_runtime`; nothing else constructs a `Runtime`
 `Services`, and nothing changes a Runtime after it is built (tests/core/test_composition.py).
 
 What a runtime gets, in order:
-- services: background jobs, search engines (rg looked up on first use), the symbol index
+- services: the shell sandbox (bubblewrap probed on the first command), background jobs,
+  search engines (rg looked up on first use), the symbol index
   (long-lived: built in the background and told about every write; one shot: parses only
   what a query needs), the language-server manager (started on the first lsp_* call), and
   the policy service;
@@ -43,9 +44,11 @@ from lsp_server.runtime.dispatch import CallListener, Runtime
 from lsp_server.runtime.documents import EditorDocuments, OpenDocuments
 from lsp_server.runtime.progress import ProgressSender
 from lsp_server.runtime.workspace import Workspace
+from lsp_server.sandbox.service import SandboxService
 from lsp_server.search.engine import SearchEngines
 from lsp_server.shell.jobs import JobManager
 from lsp_server.tools.registry import build_registry
+from lsp_server.tools.shell.sandboxing import plan_call
 
 ShutdownHook = Callable[[], Awaitable[None]]
 StatusProvider = Callable[[], Any]
@@ -101,10 +104,14 @@ def build_runtime(
     factories: dict[type[Any], Callable[[], Any]] = {}
     listeners: list[CallListener] = []
 
+    sandbox = SandboxService()  # probes bubblewrap on the first command, not at start
+    services[SandboxService] = sandbox
     if approver is None:
         policy = PolicyService(
             config.policy, workspace.writable_roots(), TrustStore(dirs.state), problems
         )
+        # The approval and the command see the same plan (sandboxed or not, network).
+        policy.sandbox_planner = lambda arguments: plan_call(sandbox, config.shell, arguments)
         services[PolicyService] = policy
         approver = PolicyApprover(policy, editor.bridge if editor else None, asker)
         listeners.append(AuditListener(AuditLog(dirs.state)))

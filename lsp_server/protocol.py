@@ -135,6 +135,16 @@ class ApproveParams:
     diff: str | None
     risk: Literal["low", "medium", "high"]
     suggested_rules: list[str]
+    cwd: str | None = None
+    """bash: the folder the command runs in."""
+    background: bool | None = None
+    """bash: started as a background job (it keeps running after the call returns)."""
+    timeout_ms: int | None = None
+    """bash: stopped after this many milliseconds (None for a background job)."""
+    sandbox: str | None = None
+    """bash: workspace-write | read-only | none."""
+    client: str | None = None
+    """The agent chat or MCP client that made the call (initialize's clientInfo.name)."""
 
 
 @attrs.define
@@ -142,6 +152,34 @@ class ApproveResult:
     decision: Literal["allow_once", "allow_session", "allow_always", "deny"]
     rule: str | None = None
     reason: str | None = None
+    dismissed: bool = False
+    """With deny: the user closed the prompt without choosing (Escape), said nothing."""
+
+
+@attrs.define
+class PreviewParams:
+    name: str
+    arguments: JSON = None
+    session: str = "default"
+    surface: Literal["core", "full", "minimal"] | None = None
+
+
+@attrs.define
+class PreviewResult:
+    """What `toolhost/call` with the same params would ask: a dry run that writes nothing."""
+
+    would_ask: bool
+    title: str
+    summary: str
+    paths: list[str]
+    risk: Literal["low", "medium", "high"]
+    diff: str | None = None
+    cwd: str | None = None
+    background: bool | None = None
+    timeout_ms: int | None = None
+    sandbox: str | None = None
+    error: ErrorInfo | None = None
+    """Set when the call would be refused (validation, confinement, observation, policy)."""
 
 
 @attrs.define
@@ -217,6 +255,7 @@ TOOLHOST_TOOLS = "toolhost/tools"
 TOOLHOST_CALL = "toolhost/call"
 TOOLHOST_RESULT = "toolhost/result"
 TOOLHOST_STATUS = "toolhost/status"
+TOOLHOST_PREVIEW = "toolhost/preview"
 TOOLHOST_APPROVE = "toolhost/approve"
 TOOLHOST_SAVE_DOCUMENT = "toolhost/saveDocument"
 TOOLHOST_DID_CALL = "toolhost/didCall"
@@ -228,6 +267,7 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec(TOOLHOST_CALL, CallParams, CallResult, "client->server"),
     MethodSpec(TOOLHOST_RESULT, ResultParams, ResultPage, "client->server"),
     MethodSpec(TOOLHOST_STATUS, StatusParams, StatusResult, "client->server"),
+    MethodSpec(TOOLHOST_PREVIEW, PreviewParams, PreviewResult, "client->server"),
     MethodSpec(TOOLHOST_APPROVE, ApproveParams, ApproveResult, "server->client"),
     MethodSpec(TOOLHOST_SAVE_DOCUMENT, SaveDocumentParams, SaveDocumentResult, "server->client"),
     MethodSpec(TOOLHOST_DID_CALL, DidCallParams, None, "server->client"),
@@ -251,6 +291,8 @@ MESSAGE_TYPES: tuple[type[Any], ...] = (
     StatusResult,
     ApproveParams,
     ApproveResult,
+    PreviewParams,
+    PreviewResult,
     SaveDocumentParams,
     SaveDocumentResult,
     DidCallParams,

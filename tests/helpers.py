@@ -87,6 +87,7 @@ async def lsp_session(
     state_dir: Path | None = None,
     client_factory: Any = make_test_client,
     capabilities: types.ClientCapabilities | None = None,
+    client_info: types.ClientInfo | None = None,
 ) -> AsyncIterator[LanguageClient]:
     """A real `toolhost serve` subprocess, initialized with `root` as its workspace folder."""
     env = dict(os.environ)
@@ -104,6 +105,7 @@ async def lsp_session(
             root_uri=root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
             initialization_options={"toolhost": options or {}},
+            client_info=client_info,
         )
     )
     try:

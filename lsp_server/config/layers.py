@@ -9,7 +9,8 @@ section `toolhost` > `.toolhost.toml` at the workspace root > the user file
   no layer can drop another layer's deny rule.
 - `trusted_roots` is honoured from the user's own layers only (not from the workspace file).
 - An untrusted workspace file can only tighten: its `deny` and `ask` rules, `mode` default or
-  readOnly, `unattended = "deny"`, the approval timeout, extra secret patterns and the
+  readOnly, `unattended = "deny"`, the approval timeout, extra secret patterns, a stricter
+  `shell.sandbox` (and `sandbox_network = false`, over every other layer) and the
   harmless limits/search/edits sections apply; its `allow` rules apply one by one when this
   user recorded them through allow_always; everything else (other modes, unattended allow,
   read-only command lists, extra or readable roots, language server commands ...) is ignored
@@ -29,6 +30,7 @@ from lsp_server.config.tree import Config, snake_case, structure_config
 from lsp_server.config.trust import TrustStore
 from lsp_server.dirs import Dirs
 from lsp_server.policy.persist import WORKSPACE_CONFIG_NAME
+from lsp_server.sandbox import stricter_mode
 
 RULE_LISTS = ("allow", "ask", "deny")
 # Keys of the initializationOptions `toolhost` object that are not settings.
@@ -40,6 +42,7 @@ _TIGHTENING = {
     "edits": "*",
     "policy": {"deny", "ask", "approval_timeout_seconds", "mode", "unattended", "allow"},
     "workspace": {"secret_patterns"},
+    "shell": {"sandbox", "sandbox_network"},
 }
 
 
@@ -94,6 +97,25 @@ def _root_is_listed(root: Path, listed: Sequence[str]) -> bool:
     return False
 
 
+def _tightens_sandbox(key: str, value: Any) -> bool:
+    if key == "sandbox":
+        return value in ("workspace-write", "read-only")
+    return value is False  # sandbox_network
+
+
+def _apply_sandbox_tightening(config: Config, workspace: Mapping[str, Any]) -> None:
+    """An untrusted workspace's sandbox settings only tighten what the other layers set,
+    whatever their precedence: the stricter mode wins, network off wins."""
+    shell = workspace.get("shell")
+    if not isinstance(shell, Mapping):
+        return
+    mode = shell.get("sandbox")
+    if mode in ("workspace-write", "read-only"):
+        config.shell.sandbox = stricter_mode(config.shell.sandbox, mode)
+    if shell.get("sandbox_network") is False:
+        config.shell.sandbox_network = False
+
+
 def _filter_untrusted(
     data: dict[str, Any], root: Path, trust: TrustStore, notices: list[str], where: str
 ) -> dict[str, Any]:
@@ -109,6 +131,11 @@ def _filter_untrusted(
                 notices.append(f"{where}: {section}.{key} ignored (workspace not trusted)")
             elif section == "policy" and key == "mode" and item not in ("default", "readOnly"):
                 notices.append(f"{where}: policy.mode = {item!r} ignored (workspace not trusted)")
+            elif section == "shell" and not _tightens_sandbox(key, item):
+                notices.append(
+                    f"{where}: shell.{key} = {item!r} ignored (workspace not trusted: it may "
+                    "only make the sandbox stricter)"
+                )
             elif section == "policy" and key == "unattended" and item != "deny":
                 notices.append(
                     f"{where}: policy.unattended = {item!r} ignored (workspace not trusted)"
@@ -163,6 +190,7 @@ def load_config(
             [r for r in listed if isinstance(r, str)] if isinstance(listed, list) else []
         )
 
+    untrusted_workspace: dict[str, Any] = {}
     if roots:
         root = roots[0]
         where = str(root / WORKSPACE_CONFIG_NAME)
@@ -177,6 +205,7 @@ def load_config(
                 )
             if not loaded.workspace_trusted:
                 data = _filter_untrusted(data, root, trust, loaded.notices, where)
+                untrusted_workspace = data
             layers.append((where, data))
     layers += [(name, data) for name, data in client_layers if data]
 
@@ -210,6 +239,7 @@ def load_config(
         rules["deny"],
     )
     config.policy.trusted_roots = user_trusted_roots
+    _apply_sandbox_tightening(config, untrusted_workspace)
     loaded.config = config
     return loaded
 

@@ -82,6 +82,14 @@ class ShellConfig:
     """Background jobs that may run at once; bash refuses more (job.limit)."""
     minimal_timeout_ms: int = 60_000
     """Timeout of the minimal surface's bash, which has no timeout argument."""
+    sandbox: Literal["workspace-write", "read-only", "off"] = "workspace-write"
+    """Where commands run (docs/SANDBOX.md): workspace-write (only the workspace and a
+    private /tmp are writable, no network; such commands run without asking), read-only,
+    or off (no sandbox: every command that is not a plain read asks)."""
+    sandbox_network: bool = False
+    """Let sandboxed commands reach the network without asking."""
+    sandbox_read_only: list[str] = attrs.Factory(lambda: [".git", ".toolhost.toml"])
+    """Names inside each workspace root that stay read-only in the sandbox."""
 
 
 @attrs.define
@@ -192,6 +200,12 @@ def _literal_of(text: str) -> Any:
     return eval(text, {"Literal": Literal})
 
 
+# Sections that configure an editor client, not the server (the VS Code extension's
+# toolhost.trace.server and toolhost.server.path/python): sent along with the rest of the
+# `toolhost` settings, and ignored here without a warning.
+CLIENT_SECTIONS = frozenset({"trace", "server"})
+
+
 def structure_config(
     data: Mapping[str, Any], problems: list[str], base: Config | None = None
 ) -> Config:
@@ -199,6 +213,8 @@ def structure_config(
     config = base if base is not None else Config()
     for raw_section, section_value in data.items():
         section = snake_case(raw_section)
+        if section in CLIENT_SECTIONS:
+            continue
         if section not in attrs.fields_dict(Config):
             problems.append(f"unknown setting section {raw_section!r}")
             continue

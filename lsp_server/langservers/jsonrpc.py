@@ -17,6 +17,8 @@ import signal
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from lsp_server.sandbox.lifetime import parent_death_hook
+
 log = logging.getLogger(__name__)
 
 # JSON-RPC / LSP error codes the client reacts to.
@@ -121,6 +123,8 @@ class JsonRpcProcess:
             cwd=self._cwd,
             env=self._env,
             start_new_session=True,
+            # SIGKILL of the server must not leave the language server running.
+            preexec_fn=parent_death_hook(),
         )
         self._spawn(self._read_stdout())
         self._spawn(self._read_stderr())

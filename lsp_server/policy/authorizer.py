@@ -9,7 +9,7 @@ diff is known, and gets a Verdict.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +25,29 @@ from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import Rule, RuleError, parse_rule, parse_rules
 from lsp_server.policy.suggest import risk_level, suggested_rules
 from lsp_server.protocol import ApproveParams
-from lsp_server.runtime.approvals import ApprovalRequest, Verdict
+from lsp_server.runtime.approvals import ApprovalPreview, ApprovalRequest, ShellDetails, Verdict
 from lsp_server.runtime.client import ClientBridge
 from lsp_server.runtime.errors import (
     PERMISSION_RULE_DENIED,
     PERMISSION_UNATTENDED,
     PERMISSION_USER_DENIED,
 )
+from lsp_server.sandbox import SandboxPlan
 
 log = logging.getLogger(__name__)
+
+
+def sandbox_label(plan: SandboxPlan | None) -> str:
+    """How a shell command is confined, as toolhost/approve says it: the sandbox mode
+    (`workspace-write`, `read-only`), with `+network` when it may reach the network, or
+    `none` when it runs outside any sandbox."""
+    if plan is None or not plan.sandboxed:
+        return "none"
+    return f"{plan.mode}+network" if plan.network else str(plan.mode)
+
+
+# How a shell call will run, from its arguments (the sandbox's plan); set by the composer.
+SandboxPlanner = Callable[[Mapping[str, Any]], SandboxPlan]
 
 
 class PolicyRefusal(Exception):
@@ -91,6 +105,7 @@ class PolicyService:
         self.reconfigure(policy)
         self._session_rules: dict[str, list[Rule]] = {}
         self._always_rules: list[Rule] = []
+        self.sandbox_planner: SandboxPlanner | None = None
 
     def reconfigure(self, policy: PolicyConfig, problems: list[str] | None = None) -> None:
         """New configuration (workspace/didChangeConfiguration); session rules survive.
@@ -108,6 +123,7 @@ class PolicyService:
         paths: Sequence[tuple[Path, str]],
         command: str | None = None,
         verb: str | None = None,
+        arguments: Mapping[str, Any] | None = None,
     ) -> CallFacts:
         """`paths`: (real path, "read"|"write") of every resolved path argument."""
         return CallFacts(
@@ -124,6 +140,11 @@ class PolicyService:
             ),
             command=command,
             verb=verb,
+            sandbox=(
+                self.sandbox_planner(arguments or {})
+                if command is not None and self.sandbox_planner is not None
+                else None
+            ),
         )
 
     def session_rules(self, session: str) -> list[Rule]:
@@ -140,6 +161,8 @@ class PolicyService:
         session: str,
         arguments: Mapping[str, Any],
         diff: str | None,
+        shell: ShellDetails | None = None,
+        client: str | None = None,
     ) -> ApproveParams:
         relative = [p.relative or str(p.real) for p in facts.paths]
         title, summary = describe(facts, arguments, relative)
@@ -155,6 +178,11 @@ class PolicyService:
             diff=diff,
             risk=risk_level(facts, self.engine),
             suggested_rules=list(suggested_rules(facts, self.engine)),
+            cwd=str(shell.cwd) if shell else None,
+            background=shell.background if shell else None,
+            timeout_ms=shell.timeout_ms if shell else None,
+            sandbox=sandbox_label(facts.sandbox) if shell else None,
+            client=client,
         )
 
     # -- the whole decision, asking when needed ---------------------------------------------
@@ -167,6 +195,8 @@ class PolicyService:
         arguments: Mapping[str, Any],
         diff: str | None,
         ask: Asker | None,
+        shell: ShellDetails | None = None,
+        client: str | None = None,
     ) -> Authorization:
         """Allowed -> Authorization; refused -> PolicyRefusal(permission.*)."""
         decision = self.decide(facts, session)
@@ -175,14 +205,20 @@ class PolicyService:
         if decision.action == "deny":
             raise PolicyRefusal(PERMISSION_RULE_DENIED, decision.reason, decision.rule)
         request = self.request(
-            facts, call_id=call_id, session=session, arguments=arguments, diff=diff
+            facts,
+            call_id=call_id,
+            session=session,
+            arguments=arguments,
+            diff=diff,
+            shell=shell,
+            client=client,
         )
         if ask is None:
-            return self._unattended(facts, decision)
+            return self.unattended(facts, decision)
         answer = await self._ask(ask, request)
-        return await self._apply(answer, request, session)
+        return await self._apply(answer, request, session, decision)
 
-    def _unattended(self, facts: CallFacts, decision: Decision) -> Authorization:
+    def unattended(self, facts: CallFacts, decision: Decision) -> Authorization:
         if self.policy.unattended == "allow":
             return Authorization("unattended_allow", decision.rule)
         raise PolicyRefusal(
@@ -216,11 +252,19 @@ class PolicyService:
             raise PolicyRefusal(PERMISSION_USER_DENIED, str(exc)) from exc
 
     async def _apply(
-        self, answer: ApprovalAnswer, request: ApproveParams, session: str
+        self, answer: ApprovalAnswer, request: ApproveParams, session: str, decision: Decision
     ) -> Authorization:
+        if answer.decision == "deny" and answer.dismissed:
+            raise PolicyRefusal(
+                PERMISSION_USER_DENIED,
+                "the user dismissed the approval prompt without choosing, which counts as a denial",
+            )
         if answer.decision == "deny":
             said = f"the user said: {answer.reason}" if answer.reason else "no reason given"
-            raise PolicyRefusal(PERMISSION_USER_DENIED, f"the user denied it ({said})")
+            raise PolicyRefusal(
+                PERMISSION_USER_DENIED,
+                f"the user denied it ({said}); it needed approval because {decision.reason}",
+            )
         if answer.decision == "allow_once":
             return Authorization("allow_once", None)
         text = answer.rule or (request.suggested_rules[0] if request.suggested_rules else None)
@@ -260,6 +304,7 @@ def call_facts(service: PolicyService, request: ApprovalRequest) -> CallFacts:
         paths=[(p, "write" if p in request.write_paths else "read") for p in request.paths],
         command=command if isinstance(command, str) else None,
         verb=entry.approval_verb,
+        arguments=request.arguments,
     )
 
 
@@ -293,6 +338,32 @@ class PolicyApprover:
             return editor_asker(self.client, lambda: self.service.policy.approval_timeout_seconds)
         return self.fallback_asker
 
+    def preview(self, request: ApprovalRequest) -> ApprovalPreview:
+        """Whether `decide` would ask, and the prompt's words, without asking anyone."""
+        facts = call_facts(self.service, request)
+        prompt = self.service.request(
+            facts,
+            call_id=request.call_id,
+            session=request.session,
+            arguments=request.arguments,
+            diff=request.diff,
+            shell=request.shell,
+            client=request.client,
+        )
+        decision = self.service.decide(facts, request.session)
+        refusal = None
+        would_ask = decision.action == "ask" and self.asker_for(request) is not None
+        if decision.action == "deny":
+            refusal = Verdict(False, "deny", decision.rule, PERMISSION_RULE_DENIED, decision.reason)
+        elif decision.action == "ask" and not would_ask:
+            try:
+                self.service.unattended(facts, decision)
+            except PolicyRefusal as exc:
+                refusal = Verdict(False, "deny", exc.rule, exc.code, exc.reason)
+        return ApprovalPreview(
+            would_ask, prompt.title, prompt.summary, prompt.risk, refusal, prompt.sandbox
+        )
+
     async def decide(self, request: ApprovalRequest) -> Verdict:
         facts = call_facts(self.service, request)
         try:
@@ -303,6 +374,8 @@ class PolicyApprover:
                 arguments=request.arguments,
                 diff=request.diff,
                 ask=self.asker_for(request),
+                shell=request.shell,
+                client=request.client,
             )
         except PolicyRefusal as refusal:
             return Verdict(False, "deny", refusal.rule, refusal.code, refusal.reason)

@@ -1,7 +1,8 @@
 """The decision for one call: deny > ask > allow > fallback, shaped by the mode.
 
 Fallback: read-only tools (and plainly read-only shell commands) are allowed; file writers
-and shell commands ask; tools that only change session state (goals) are allowed.
+and shell commands ask, except shell commands the sandbox contains (it already prevents
+what the approval would guard); tools that only change session state (goals) are allowed.
 Modes: `acceptEdits` allows file writers whose paths are all inside the workspace;
 `readOnly` denies every writer; `bypass` turns every ask into allow. Deny rules win always.
 """
@@ -18,6 +19,7 @@ import attrs
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import Rule
 from lsp_server.policy.shell_words import ParsedCommand, Segment, split_command
+from lsp_server.sandbox import SandboxPlan
 
 Action = Literal["allow", "ask", "deny"]
 Mode = Literal["default", "acceptEdits", "readOnly", "bypass"]
@@ -88,6 +90,8 @@ class CallFacts:
     """The shell command line, for shell tools."""
     verb: str | None = None
     """How an approval names the action ("Edit", "Move" ...): the tool's contract entry."""
+    sandbox: SandboxPlan | None = None
+    """How the shell command will run (sandboxed or not), for shell tools."""
 
     @functools.cached_property
     def parsed(self) -> ParsedCommand:
@@ -232,4 +236,13 @@ class PolicyEngine:
             return Decision(
                 "allow", None, "acceptEdits mode allows file edits inside the workspace"
             )
+        if facts.sandbox is not None and facts.sandbox.contained:
+            return Decision(
+                "allow",
+                None,
+                f"the command runs in the sandbox ({facts.sandbox.mode}), which already "
+                "prevents writes outside the workspace and network access",
+            )
+        if facts.sandbox is not None:
+            return Decision("ask", None, f"of how it would run: {facts.sandbox.describe()}")
         return Decision("ask", None, "changes need the user's approval by default")

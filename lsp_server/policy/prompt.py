@@ -24,6 +24,7 @@ class ApprovalAnswer:
     decision: Answer
     rule: str | None = None
     reason: str | None = None
+    dismissed: bool = False
 
     @classmethod
     def from_result(cls, result: Any) -> ApprovalAnswer:
@@ -43,6 +44,7 @@ class ApprovalAnswer:
             decision,
             rule=rule if isinstance(rule, str) and rule.strip() else None,
             reason=reason if isinstance(reason, str) and reason.strip() else None,
+            dismissed=result.get("dismissed") is True,
         )
 
 
@@ -56,13 +58,17 @@ def describe(
 ) -> tuple[str, str]:
     """A short human title and a one-sentence summary of what the call will do."""
     if facts.command is not None:
-        title = f"Run: {_clip(facts.command)}"
+        plan = facts.sandbox
+        how = f" {plan.escalation}" if plan is not None and plan.escalation else ""
+        title = f"Run{how}: {_clip(facts.command)}"
         purpose = arguments.get("description")
         summary = (
             f"{purpose.rstrip('.')}."
             if isinstance(purpose, str) and purpose.strip()
             else f"Run the shell command `{_clip(facts.command, 200)}` in the workspace."
         )
+        if plan is not None:
+            summary += f" How it runs: {plan.describe()}."
         return title, summary
     verb = facts.verb or facts.tool
     if facts.tool == "move_file" and len(relative) == 2:
@@ -71,6 +77,8 @@ def describe(
         job = arguments.get("job_id", "?")
         return f"Stop job {job}", f"Kill the process group of background job {job}."
     target = ", ".join(relative) if relative else "(no file)"
+    if facts.read_only:  # a preview of a reader: nothing changes
+        return f"{verb} {target}", f"{verb} {target}; it changes nothing."
     return f"{verb} {target}", f"{verb} {target} with the change shown below."
 
 

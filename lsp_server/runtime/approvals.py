@@ -19,6 +19,15 @@ if TYPE_CHECKING:
 
 
 @attrs.frozen
+class ShellDetails:
+    """What a person needs to judge a shell command besides its text."""
+
+    cwd: Path
+    background: bool
+    timeout_ms: int | None
+
+
+@attrs.frozen
 class ApprovalRequest:
     call_id: str
     session: str
@@ -29,6 +38,9 @@ class ApprovalRequest:
     diff: str | None = None
     # Set when the client already confirmed this call itself (VS Code's LM tool dialog).
     pre_approved: bool = False
+    shell: ShellDetails | None = None
+    client: str | None = None
+    """The agent chat or MCP client that made the call."""
 
 
 @attrs.frozen
@@ -46,8 +58,24 @@ class Verdict:
 ALLOW = Verdict(True, "allow")
 
 
+@attrs.frozen
+class ApprovalPreview:
+    """What `decide` would do, without asking anyone (toolhost/preview)."""
+
+    would_ask: bool
+    title: str
+    summary: str
+    risk: str
+    refusal: Verdict | None = None
+    """Set when the call would be refused without a prompt."""
+    sandbox: str | None = None
+    """For shell calls: how the command would be confined (as toolhost/approve says)."""
+
+
 class Approver(Protocol):
     async def decide(self, request: ApprovalRequest) -> Verdict: ...
+
+    def preview(self, request: ApprovalRequest) -> ApprovalPreview: ...
 
     def reconfigure(self, policy: PolicyConfig, problems: list[str]) -> None:
         """New settings arrived (workspace/configuration): decide by them from now on."""
@@ -65,7 +93,21 @@ class ModeApprover:
         self.mode = policy.mode
         self.unattended = policy.unattended
 
+    def preview(self, request: ApprovalRequest) -> ApprovalPreview:
+        verdict = self._verdict(request)
+        title = f"{request.tool.name} {', '.join(str(p) for p in request.paths)}".strip()
+        return ApprovalPreview(
+            would_ask=False,
+            title=title,
+            summary=f"Call {request.tool.name}; this runtime asks no one.",
+            risk="low" if request.tool.read_only else "medium",
+            refusal=None if verdict.allowed else verdict,
+        )
+
     async def decide(self, request: ApprovalRequest) -> Verdict:
+        return self._verdict(request)
+
+    def _verdict(self, request: ApprovalRequest) -> Verdict:
         tool = request.tool
         if tool.read_only:
             return ALLOW

@@ -20,6 +20,12 @@ class ClientFeatures:
     apply_edit: bool = False
     work_done_progress: bool = False
     watched_files_dynamic: bool = False
+    name: str | None = None
+    """The client's name (initialize's clientInfo), shown in approvals."""
+
+
+class ClientRequestError(Exception):
+    """The client answered a request with a JSON-RPC error (eglot declines an edit so)."""
 
 
 class ClientBridge(Protocol):
@@ -29,7 +35,8 @@ class ClientBridge(Protocol):
     def notify(self, method: str, params: Any) -> None: ...
 
     async def request(self, method: str, params: Any, timeout: float) -> Any:
-        """Send a request to the client; raise TimeoutError when it does not answer."""
+        """Send a request to the client; raise TimeoutError when it does not answer and
+        ClientRequestError when it answers with an error."""
         ...
 
     def show_message(self, text: str, level: str = "warning") -> None: ...

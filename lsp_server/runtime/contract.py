@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import attrs
 
 if TYPE_CHECKING:
+    from lsp_server.config.tree import Config
     from lsp_server.runtime.context import ToolContext
     from lsp_server.runtime.results import ToolOutput, WritePlan
 
@@ -104,9 +105,22 @@ RunFunction = Callable[["ToolContext", dict[str, Any]], Awaitable["ToolOutput | 
 
 
 @attrs.frozen
+class ShellLaunch:
+    """How a shell tool would run a call, for the approval prompt and the preview."""
+
+    background: bool
+    timeout_ms: int | None
+    """None for a background job (it runs until it ends or is killed)."""
+
+
+ShellPlanner = Callable[["Config", Mapping[str, Any]], ShellLaunch]
+
+
+@attrs.frozen
 class Tool:
     contract: ContractEntry
     run: RunFunction
+    shell_launch: ShellPlanner | None = None
 
     @property
     def name(self) -> str:

@@ -25,7 +25,7 @@ import attrs
 from lsp_server.config.tree import Config
 from lsp_server.protocol import CallMeta, CallParams, CallResult, DidCallParams, ErrorInfo
 from lsp_server.runtime import errors
-from lsp_server.runtime.approvals import ApprovalRequest, Approver, Verdict
+from lsp_server.runtime.approvals import ApprovalRequest, Approver, ShellDetails, Verdict
 from lsp_server.runtime.client import ClientBridge, NoClient
 from lsp_server.runtime.context import Services, ToolContext
 from lsp_server.runtime.contract import Registry, Surface, Tool
@@ -118,7 +118,7 @@ class Runtime:
             params.name, "full" if surface == "minimal" else "minimal"
         )
         if tool is None:
-            unknown = self._unknown_tool(params, call_id, surface, started)
+            unknown = self.unknown_tool(params, call_id, surface, started)
             self._break_storm(session, params, call_id, unknown, f"unknown_tool:{params.name}")
             arguments = params.arguments if isinstance(params.arguments, dict) else {}
             self._emit(
@@ -137,7 +137,7 @@ class Runtime:
                 )
             )
             return unknown
-        state = _CallState(call_id=call_id, tool=tool, session=session)
+        state = CallState(call_id=call_id, tool=tool, session=session)
         try:
             output = await self._run(params, state, placement)
             result = self._success(state, output, started)
@@ -181,7 +181,7 @@ class Runtime:
                 "list the capabilities with use_capability action=list",
             )
         call_id = params.call_id or f"{parent_call_id}/{tool.name}"
-        state = _CallState(call_id=call_id, tool=tool, session=session)
+        state = CallState(call_id=call_id, tool=tool, session=session)
         try:
             output = await self._run(params, state, "arguments")
         except ToolError as exc:
@@ -219,7 +219,28 @@ class Runtime:
         details = result.error.details if isinstance(result.error.details, dict) else {}
         result.error.details = {**details, "convergence": sentence}
 
-    async def _run(self, params: CallParams, state: _CallState, placement: Placement) -> ToolOutput:
+    async def _run(self, params: CallParams, state: CallState, placement: Placement) -> ToolOutput:
+        ctx, write_paths = self.prepare(params, state, placement)
+        # The client's own confirmation replaces the prompt only when it declared that it
+        # confirms calls itself; deny rules and readOnly mode still refuse.
+        pre_approved = params.pre_approved and self.client.features.pre_approved
+        if state.tool.contract.kind != "edit":
+            await self._approve(state, diff=None, pre_approved=pre_approved)
+        async with self.locks.hold(write_paths):
+            with anyio.fail_after(self.config.limits.call_timeout_seconds):
+                produced = await state.tool.run(ctx, state.arguments)
+            if isinstance(produced, WritePlan):
+                return await self._publish(state, ctx, produced, pre_approved)
+            for path in produced.paths:
+                if path not in state.paths:
+                    state.paths.append(path)
+            return produced
+
+    def prepare(
+        self, params: CallParams, state: CallState, placement: Placement
+    ) -> tuple[ToolContext, list[Path]]:
+        """Validate the arguments and resolve and confine their paths (ToolError if not);
+        returns the tool's context and the paths it will write. Shared with the preview."""
         entry = state.tool.contract
         args, failure = self.validators.validate(entry, params.arguments, placement)
         if failure is not None:
@@ -246,28 +267,14 @@ class Runtime:
             ctx.paths[path_arg.name] = path
             if not path_arg.must_exist:
                 # One stat: cheaper inline than a thread hop.
-                ctx.existed[path_arg.name] = os.path.lexists(path)  # noqa: ASYNC240
+                ctx.existed[path_arg.name] = os.path.lexists(path)
             state.paths.append(path)
             if path_arg.access == "write":
                 write_paths.append(path)
-        # The client's own confirmation replaces the prompt only when it declared that it
-        # confirms calls itself; deny rules and readOnly mode still refuse.
-        pre_approved = params.pre_approved and self.client.features.pre_approved
-        if entry.kind != "edit":
-            await self._approve(state, args, diff=None, pre_approved=pre_approved)
-        async with self.locks.hold(write_paths):
-            with anyio.fail_after(self.config.limits.call_timeout_seconds):
-                produced = await state.tool.run(ctx, args)
-            if isinstance(produced, WritePlan):
-                return await self._publish(state, ctx, produced, pre_approved)
-            for path in produced.paths:
-                if path not in state.paths:
-                    state.paths.append(path)
-            return produced
+        return ctx, write_paths
 
-    async def _publish(
-        self, state: _CallState, ctx: ToolContext, plan: WritePlan, pre_approved: bool
-    ) -> ToolOutput:
+    def plan_diff(self, state: CallState, plan: WritePlan) -> str:
+        """The unified diff of a writer's plan; adds the plan's paths to the call's."""
         diff = "".join(
             unified_diff(
                 change.before.text if change.before else "",
@@ -281,7 +288,13 @@ class Runtime:
             for path in (change.path, change.destination):
                 if path is not None and path not in state.paths:
                     state.paths.append(path)
-        await self._approve(state, state.arguments, diff=diff, pre_approved=pre_approved)
+        return diff
+
+    async def _publish(
+        self, state: CallState, ctx: ToolContext, plan: WritePlan, pre_approved: bool
+    ) -> ToolOutput:
+        diff = self.plan_diff(state, plan)
+        await self._approve(state, diff=diff, pre_approved=pre_approved)
         notes = []
         for change in plan.changes:
             note = await ctx.files.publish(change)
@@ -291,21 +304,31 @@ class Runtime:
         text = plan.message + "".join(f"\n{note}" for note in notes)
         return ToolOutput(text)
 
-    async def _approve(
-        self, state: _CallState, args: dict[str, Any], diff: str | None, pre_approved: bool
-    ) -> None:
+    def approval_request(
+        self, state: CallState, diff: str | None, pre_approved: bool
+    ) -> ApprovalRequest:
+        """What the approver is asked about this call (a shell call: how it would run)."""
         entry = state.tool.contract
-        request = ApprovalRequest(
+        shell = None
+        if state.tool.shell_launch is not None:
+            how = state.tool.shell_launch(self.config, state.arguments)
+            shell = ShellDetails(state.session.cwd, how.background, how.timeout_ms)
+        return ApprovalRequest(
             call_id=state.call_id,
             session=state.session.id,
             tool=entry,
-            arguments=args,
+            arguments=state.arguments,
             paths=tuple(state.paths),
             write_paths=tuple(p for p in state.paths if not entry.read_only),
             diff=diff,
             pre_approved=pre_approved,
+            shell=shell,
+            client=self.client.features.name,
         )
-        verdict = await self.approver.decide(request)
+
+    async def _approve(self, state: CallState, diff: str | None, pre_approved: bool) -> None:
+        entry = state.tool.contract
+        verdict = await self.approver.decide(self.approval_request(state, diff, pre_approved))
         state.verdict = verdict
         if not verdict.allowed:
             code = verdict.code or errors.PERMISSION_USER_DENIED
@@ -319,7 +342,7 @@ class Runtime:
             )
             raise ToolError(code, f"{entry.name} was not allowed: {reason}", recovery)
 
-    def _context(self, state: _CallState, params: CallParams) -> ToolContext:
+    def _context(self, state: CallState, params: CallParams) -> ToolContext:
         token = params.work_done_token
         return ToolContext(
             tool=state.tool.contract,
@@ -337,7 +360,7 @@ class Runtime:
 
     # -- results -------------------------------------------------------------------
 
-    def _meta(self, state: _CallState, started: float, **fields: Any) -> CallMeta:
+    def _meta(self, state: CallState, started: float, **fields: Any) -> CallMeta:
         entry = state.tool.contract
         return CallMeta(
             tool=entry.name,
@@ -351,7 +374,7 @@ class Runtime:
             paths=[str(p) for p in state.paths],
         )
 
-    def _success(self, state: _CallState, output: ToolOutput, started: float) -> CallResult:
+    def _success(self, state: CallState, output: ToolOutput, started: float) -> CallResult:
         limit = self.config.limits.max_output_chars
         bounded = bound_text(output.text, limit)
         if bounded.truncated:  # leave room for the paging note inside the limit
@@ -377,7 +400,7 @@ class Runtime:
         )
         return CallResult(call_id=state.call_id, is_error=False, content=content, meta=meta)
 
-    def _failure(self, state: _CallState, exc: ToolError, started: float) -> CallResult:
+    def _failure(self, state: CallState, exc: ToolError, started: float) -> CallResult:
         for path in exc.paths:
             if path not in state.paths:
                 state.paths.append(path)
@@ -411,7 +434,7 @@ class Runtime:
             error=error,
         )
 
-    def _unknown_tool(
+    def unknown_tool(
         self, params: CallParams, call_id: str, surface: Surface, started: float
     ) -> CallResult:
         names = self.registry.names(surface)
@@ -445,7 +468,7 @@ class Runtime:
             ),
         )
 
-    def _notify(self, state: _CallState, params: CallParams, result: CallResult) -> None:
+    def _notify(self, state: CallState, params: CallParams, result: CallResult) -> None:
         digest = _digest(state.arguments)
         verdict = state.verdict
         record = DidCallParams(
@@ -474,7 +497,7 @@ class Runtime:
 
 
 @attrs.define
-class _CallState:
+class CallState:
     call_id: str
     tool: Tool
     session: Session

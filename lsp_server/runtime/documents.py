@@ -32,7 +32,8 @@ from pygls.uris import to_fs_path
 from lsp_server.protocol import SaveDocumentParams
 from lsp_server.runtime import textio
 from lsp_server.runtime.buffer_edits import same_text, text_edits, text_hash
-from lsp_server.runtime.errors import FS_STALE_VERSION, ToolError
+from lsp_server.runtime.client import ClientRequestError
+from lsp_server.runtime.errors import EDITOR_REFUSED, FS_STALE_VERSION, ToolError
 from lsp_server.runtime.textio import BufferVersion, TextFile
 
 if TYPE_CHECKING:
@@ -212,13 +213,11 @@ class EditorDocuments:
                 f"the editor did not answer the edit of {rel} within {timeout:g} s",
                 "read the file to see whether the edit was applied",
             ) from None
+        except ClientRequestError as exc:  # eglot declines with a JSON-RPC error
+            raise _refused(rel, str(exc)) from None
         if not _field(response, "applied"):
             reason = _field(response, "failure_reason") or _field(response, "failureReason")
-            raise ToolError(
-                FS_STALE_VERSION,
-                f"the editor refused the edit of {rel}" + (f" ({reason})" if reason else ""),
-                REREAD,
-            )
+            raise _refused(rel, reason)
         return await self._wait_for_text(uri, after, rel)
 
     async def _wait_for_text(self, uri: str, expected: str, rel: str) -> BufferVersion:
@@ -264,8 +263,8 @@ class EditorDocuments:
                 self._config.editor_timeout_seconds,
             )
             saved = bool(_field(answer, "saved"))
-        except TimeoutError:
-            log.warning("the editor did not answer toolhost/saveDocument for %s", uri)
+        except (TimeoutError, ClientRequestError) as exc:
+            log.warning("toolhost/saveDocument for %s failed: %r", uri, exc)
         document = self._documents.text_documents.get(unquote(uri))
         if saved and document is not None and await self._matches_disk(path, document.source):
             return f"The editor applied the edit to its buffer of {rel} and saved it."
@@ -273,6 +272,15 @@ class EditorDocuments:
             f"The edit is in the editor's buffer of {rel}, but the editor did not save it: "
             "the file on disk is behind the buffer."
         )
+
+
+def _refused(rel: str, reason: object) -> ToolError:
+    said = f": {reason}" if reason else " (it gave no reason)"
+    return ToolError(
+        EDITOR_REFUSED,
+        f"the editor declined the edit of {rel}{said}, so nothing was changed",
+        "read the file again and redo the edit if it is still wanted, or ask the user",
+    )
 
 
 def _text_file(path: Path, uri: str, document: TextDocument) -> TextFile:

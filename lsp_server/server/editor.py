@@ -8,9 +8,10 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.workspace import TextDocument
 
-from lsp_server.runtime.client import ClientFeatures
+from lsp_server.runtime.client import ClientFeatures, ClientRequestError
 
 if TYPE_CHECKING:
     from lsp_server.server.server import ToolhostServer
@@ -37,7 +38,10 @@ class EditorBridge:
 
     async def request(self, method: str, params: Any, timeout: float) -> Any:
         future = self._server.protocol.send_request_async(method, params)
-        return await asyncio.wait_for(future, timeout)
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except JsonRpcException as exc:  # eglot declines an edit so
+            raise ClientRequestError(exc.message or type(exc).__name__) from exc
 
     def show_message(self, text: str, level: str = "warning") -> None:
         kind = _MESSAGE_TYPES.get(level, types.MessageType.Warning)

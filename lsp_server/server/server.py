@@ -30,6 +30,8 @@ from lsp_server.protocol import (
     CallParams,
     CallResult,
     DidCallParams,
+    PreviewParams,
+    PreviewResult,
     ResultPage,
     ResultParams,
     StatusParams,
@@ -42,6 +44,7 @@ from lsp_server.runtime.client import ClientFeatures
 from lsp_server.runtime.contract import SURFACES, Registry
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.runtime.documents import EditorDocuments
+from lsp_server.runtime.preview import preview_call
 from lsp_server.server import watch, wire_errors
 from lsp_server.server.editor import EditorBridge, client_features
 from lsp_server.tools.registry import build_registry
@@ -183,6 +186,7 @@ class ToolhostServer(LanguageServer):
         self.config_notices = loaded.notices
         self.policy_sources = loaded.sources
         self.features = client_features(params.capabilities)
+        self.features.name = params.client_info.name if params.client_info else None
         workspace_caps = params.capabilities.workspace
         self.supports_configuration = bool(workspace_caps and workspace_caps.configuration)
         if not self.supports_configuration:
@@ -387,6 +391,12 @@ def create_server(
         runtime = ls.require_runtime()
         await ls.wait_for_settings()
         return await runtime.call(params)
+
+    @server.feature(protocol.TOOLHOST_PREVIEW)
+    async def on_preview(ls: ToolhostServer, params: PreviewParams) -> PreviewResult:
+        runtime = ls.require_runtime()
+        await ls.wait_for_settings()
+        return await preview_call(runtime, params)
 
     @server.feature(protocol.TOOLHOST_RESULT)
     async def on_result(ls: ToolhostServer, params: ResultParams) -> ResultPage:

@@ -20,11 +20,24 @@ from typing import Any, Literal
 import anyio
 import attrs
 
+from lsp_server.sandbox.lifetime import parent_death_hook
 from lsp_server.shell import processes
 from lsp_server.shell.capture import RollingBuffer
-from lsp_server.shell.environment import command_environment, shell_program
+from lsp_server.shell.confinement import (
+    CommandState,
+    Launcher,
+    read_leftovers,
+)
+from lsp_server.shell.environment import command_environment
 from lsp_server.shell.pipes import OutputPipe, start_process
-from lsp_server.shell.runner import RunLimits, looks_daemonising, new_marker, shell_script
+from lsp_server.shell.processes import ProcessInfo
+from lsp_server.shell.runner import (
+    RunLimits,
+    command_argv,
+    keeps_daemons,
+    looks_daemonising,
+    new_marker,
+)
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +56,8 @@ class Job:
     marker: str
     limits: RunLimits
     output: RollingBuffer
+    state: CommandState
+    launcher: Launcher | None = None
     notify: Notify | None = None
     started_at: float = attrs.Factory(time.time)
     status: JobStatus = "running"
@@ -119,6 +134,13 @@ def _complete_lines(data: bytes, keep_partial: bool) -> tuple[bytes, int]:
     return data[:cut], cut
 
 
+def _leftover_note(what: str, leftovers: list[ProcessInfo]) -> str:
+    names = ", ".join(p.describe() for p in leftovers)
+    if what.startswith("left"):
+        return f"{what}: {names}"
+    return f"{what} {len(leftovers)} process(es) left when it ended: {names}"
+
+
 class JobManager:
     """All background jobs of the server (a service: one instance, owned by the server)."""
 
@@ -147,8 +169,10 @@ class JobManager:
         session: str,
         limits: RunLimits,
         notify: Notify | None = None,
+        launcher: Launcher | None = None,
     ) -> Job:
-        """Start `command`; raises OSError when it cannot be started."""
+        """Start `command` (sandboxed or supervised by the launcher); raises OSError when it
+        cannot be started."""
         self._counter += 1
         marker = new_marker()
         job = Job(
@@ -159,14 +183,18 @@ class JobManager:
             marker=marker,
             limits=limits,
             output=RollingBuffer(limits.capture_bytes),
+            state=CommandState.create(),
+            launcher=launcher,
             notify=notify,
         )
         env = command_environment(marker)
-        argv = [*shell_program(env), shell_script(None), "bash", command]
+        argv = command_argv(command, cwd, env, job.state, launcher, keeps_daemons(command, limits))
+        preexec = parent_death_hook() if launcher is None else None
         try:
-            process, pipe = await start_process(argv, cwd, env, job.feed)
+            process, pipe = await start_process(argv, cwd, env, job.feed, preexec)
         except BaseException:
             processes.kill_now(None, marker)  # cancelled while starting: nothing may stay
+            job.state.remove()
             raise
         job.pid = process.pid
         self._jobs[job.id] = job
@@ -180,15 +208,12 @@ class JobManager:
         try:
             await process.wait()
             pipe_held = not await pipe.wait_closed(job.limits.pipe_wait_seconds)
-            leftovers = await anyio.to_thread.run_sync(processes.find_processes, pgid, job.marker)
-            if leftovers:
-                names = ", ".join(p.describe() for p in leftovers)
-                if job.limits.kill_daemons or not looks_daemonising(job.command):
-                    await processes.terminate(pgid, job.marker, job.limits.kill_grace_seconds)
-                    job.note = f"killed {len(leftovers)} process(es) left when it ended: {names}"
-                else:
-                    job.note = f"left running (the command daemonised them): {names}"
-            elif pipe_held:
+            if job.launcher is not None:
+                # Its PID namespace (or the supervisor) ended what it left behind.
+                self._note_leftovers(job, job.launcher.namespace)
+            else:
+                await self._end_leftovers(job, pgid)
+            if job.launcher is None and pipe_held and not job.note:
                 job.note = "processes outside the job still held its output pipe"
             await pipe.wait_closed(1.0)
             job.exit_code = process.returncode
@@ -203,9 +228,32 @@ class JobManager:
             job.status = "failed"
         finally:
             pipe.close()
+            job.state.remove()
             job.finished_at = time.time()
             job._signal_change()
         await self._notify(job)
+
+    @staticmethod
+    def _note_leftovers(job: Job, namespace: bool) -> None:
+        leftovers = read_leftovers(job.state)
+        if not leftovers:
+            return
+        if namespace or not keeps_daemons(job.command, job.limits):
+            job.note = _leftover_note("killed", leftovers)
+        else:
+            job.note = _leftover_note("left running (the command daemonised them)", leftovers)
+
+    async def _end_leftovers(self, job: Job, pgid: int) -> None:
+        """Outside the sandbox: find what the job left (group and marker) and kill it,
+        unless it plainly daemonised and the configuration keeps daemons."""
+        leftovers = await anyio.to_thread.run_sync(processes.find_processes, pgid, job.marker)
+        if not leftovers:
+            return
+        if job.limits.kill_daemons or not looks_daemonising(job.command):
+            await processes.terminate(pgid, job.marker, job.limits.kill_grace_seconds)
+            job.note = _leftover_note("killed", leftovers)
+        else:
+            job.note = _leftover_note("left running (the command daemonised them)", leftovers)
 
     async def _notify(self, job: Job) -> None:
         if job.notify is None:

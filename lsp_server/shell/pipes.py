@@ -62,9 +62,14 @@ class OutputPipe:
 
 
 async def start_process(
-    argv: Sequence[str], cwd: Path, env: Mapping[str, str], sink: Sink
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    sink: Sink,
+    preexec: Callable[[], None] | None = None,
 ) -> tuple[asyncio.subprocess.Process, OutputPipe]:
-    """Start `argv` in a new session (no controlling terminal), stdin from /dev/null."""
+    """Start `argv` in a new session (no controlling terminal), stdin from /dev/null;
+    `preexec` runs in the child before exec (the parent-death signal)."""
     loop = asyncio.get_running_loop()
     read_fd, write_fd = os.pipe()
     with contextlib.suppress(OSError):  # not Linux, or over /proc/sys/fs/pipe-max-size
@@ -78,6 +83,7 @@ async def start_process(
             cwd=cwd,
             env=dict(env),
             start_new_session=True,
+            preexec_fn=preexec,
         )
     except BaseException:
         os.close(read_fd)

@@ -1,9 +1,10 @@
 """Finding and signalling every process a command started, wherever it went.
 
-A command's processes are found two ways in /proc: by process group (the command runs
-in a session of its own, so its group id is the shell's pid) and by the marker variable
-its environment carries (processes that called setsid left the group but kept the
-environment). Zombies are dead already and are not counted.
+A command's processes are found three ways in /proc: by process group (the command runs
+in a session of its own, so its group id is its first process's pid), by descent from that
+first process (the supervisor keeps orphans as its children; bwrap's namespace hangs below
+it), and by the marker variable its environment carries (processes that called setsid
+left the group but kept the environment). Zombies are dead already and are not counted.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ class ProcessInfo:
         return f"{self.pid} {self.command}"
 
 
-def _read_stat(pid_dir: Path) -> tuple[str, int, int] | None:
-    """(state, pgid, sid) from /proc/<pid>/stat; the name may hold spaces and parens."""
+def _read_stat(pid_dir: Path) -> tuple[str, int, int, int] | None:
+    """(state, ppid, pgid, sid) from /proc/<pid>/stat; the name may hold spaces and parens."""
     try:
         text = (pid_dir / "stat").read_text()
     except OSError:
@@ -43,7 +44,16 @@ def _read_stat(pid_dir: Path) -> tuple[str, int, int] | None:
     fields = text[text.rfind(")") + 2 :].split()
     if len(fields) < 4:
         return None
-    return fields[0], int(fields[2]), int(fields[3])
+    return fields[0], int(fields[1]), int(fields[2]), int(fields[3])
+
+
+def _below(pid: int, root: int, parents: dict[int, int]) -> bool:
+    ancestor = parents.get(pid)
+    while ancestor is not None and ancestor > 1:
+        if ancestor == root:
+            return True
+        ancestor = parents.get(ancestor)
+    return False
 
 
 def _has_marker(pid_dir: Path, marker: bytes) -> bool:
@@ -70,29 +80,36 @@ def _command_line(pid_dir: Path) -> str:
 
 
 def find_processes(pgid: int | None, marker: str) -> list[ProcessInfo]:
-    """Live processes in group `pgid` or carrying the marker (blocking: a /proc scan)."""
+    """Live processes in group `pgid`, below its leader (a supervisor's re-parented
+    orphans, a sandbox's namespace) or carrying the marker (blocking: a /proc scan)."""
     if not _PROC.is_dir():
         return []
     wanted = f"{MARKER_VARIABLE}={marker}".encode()
     own = os.getpid()
-    found: list[ProcessInfo] = []
     try:
         entries = list(_PROC.iterdir())
     except OSError:
         return []
+    stats: dict[int, tuple[Path, str, int, int]] = {}
+    parents: dict[int, int] = {}
     for entry in entries:
         if not entry.name.isdigit():
-            continue
-        pid = int(entry.name)
-        if pid == own:
             continue
         stat = _read_stat(entry)
         if stat is None:
             continue
-        state, group, session = stat
-        if state in ("Z", "X"):
-            continue
-        if group == pgid or _has_marker(entry, wanted):
+        pid = int(entry.name)
+        state, parent, group, session = stat
+        parents[pid] = parent
+        if pid != own and state not in ("Z", "X"):
+            stats[pid] = (entry, state, group, session)
+    found: list[ProcessInfo] = []
+    for pid, (entry, _, group, session) in stats.items():
+        if (
+            group == pgid
+            or (pgid is not None and _below(pid, pgid, parents))
+            or _has_marker(entry, wanted)
+        ):
             found.append(ProcessInfo(pid, group, session, _command_line(entry)))
     return sorted(found, key=lambda p: p.pid)
 

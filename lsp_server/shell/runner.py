@@ -10,12 +10,9 @@ killed at once.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import re
-import shlex
 import signal
-import tempfile
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -23,8 +20,15 @@ from pathlib import Path
 import anyio
 import attrs
 
+from lsp_server.sandbox.lifetime import parent_death_hook
 from lsp_server.shell import processes
 from lsp_server.shell.capture import HeadTailCapture
+from lsp_server.shell.confinement import (
+    CommandState,
+    Launcher,
+    exit_trap,
+    read_leftovers,
+)
 from lsp_server.shell.environment import command_environment, shell_program
 from lsp_server.shell.pipes import start_process
 from lsp_server.shell.processes import ProcessInfo
@@ -88,18 +92,36 @@ def decode_capture(capture: HeadTailCapture) -> str:
     return head + gap + tail
 
 
-def shell_script(cwd_file: Path | None) -> str:
+def shell_script(state: CommandState | None, sandboxed: bool = False) -> str:
     """The script `bash -c` runs; the command itself is its first argument.
 
-    An EXIT trap records the final folder even when the command ends with `exit N`.
-    `eval` of the argument keeps the command's own line numbers in error messages and
-    keeps our wrapper out of them.
+    An EXIT trap records the final folder even when the command ends with `exit N` (and,
+    in the sandbox, what is still running). `eval` of the argument keeps the command's own
+    line numbers in error messages and keeps our wrapper out of them.
     """
-    trap = ""
-    if cwd_file is not None:
-        action = "pwd -P > " + shlex.quote(str(cwd_file))
-        trap = f"trap {shlex.quote(action)} EXIT; "
+    trap = "" if state is None else exit_trap(state, sandboxed)
     return trap + '__toolhost_command=$1; shift; eval "$__toolhost_command"'
+
+
+def keeps_daemons(command: str, limits: RunLimits) -> bool:
+    """Leftovers of a command that plainly daemonised stay when shell.kill_daemons is off."""
+    return not limits.kill_daemons and looks_daemonising(command)
+
+
+def command_argv(
+    command: str,
+    cwd: Path,
+    env: dict[str, str],
+    state: CommandState,
+    launcher: Launcher | None,
+    keep_daemons: bool = False,
+) -> list[str]:
+    """bash -c with our script, wrapped by the launcher (sandbox or supervisor) if any."""
+    in_namespace = launcher is not None and launcher.namespace
+    argv = [*shell_program(env), shell_script(state, in_namespace), "bash", command]
+    if launcher is None:
+        return argv
+    return launcher.wrap(argv, cwd, state.folder, keep_daemons)
 
 
 def _read_cwd(cwd_file: Path) -> Path | None:
@@ -108,11 +130,6 @@ def _read_cwd(cwd_file: Path) -> Path | None:
     except OSError:
         return None
     return Path(text) if text.startswith("/") else None
-
-
-def _remove(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        path.unlink()
 
 
 async def _report_progress(capture: HeadTailCapture, report: ProgressCallback) -> None:
@@ -136,21 +153,23 @@ async def run_command(
     *,
     on_progress: ProgressCallback | None = None,
     marker: str | None = None,
+    launcher: Launcher | None = None,
 ) -> CommandResult:
-    """Run `command` in `cwd`; raises only on a failure to start (OSError) or when the
-    caller is cancelled, in which case every process of the command is killed first."""
+    """Run `command` in `cwd` (sandboxed or supervised by the launcher); raises only on a
+    failure to start (OSError) or when the caller is cancelled, in which case every
+    process of the command is killed first."""
     marker = marker or new_marker()
     capture = HeadTailCapture(limits.capture_bytes)
-    fd, cwd_name = tempfile.mkstemp(prefix="toolhost-cwd-")
-    os.close(fd)
-    cwd_file = Path(cwd_name)
+    state = CommandState.create()
     env = command_environment(marker)
-    argv = [*shell_program(env), shell_script(cwd_file), "bash", command]
+    keep = keeps_daemons(command, limits)
+    argv = command_argv(command, cwd, env, state, launcher, keep)
+    preexec = parent_death_hook() if launcher is None else None
     ticker: asyncio.Task[None] | None = None
     process = None
     pipe = None
     try:
-        process, pipe = await start_process(argv, cwd, env, capture.feed)
+        process, pipe = await start_process(argv, cwd, env, capture.feed, preexec)
         pgid = process.pid
         if on_progress is not None:
             ticker = asyncio.create_task(_report_progress(capture, on_progress))
@@ -164,6 +183,11 @@ async def run_command(
             await pipe.wait_closed(_DRAIN_SECONDS)
             pipe_held = False
             killed = True
+        elif launcher is not None:
+            # The PID namespace (or the supervisor) ended what the shell left behind.
+            leftovers = read_leftovers(state)
+            pipe_held = not await pipe.wait_closed(limits.pipe_wait_seconds)
+            killed = bool(leftovers) and (launcher.namespace or not keep)
         else:
             # Grandchildren may still hold the pipe (`sleep 100 &`): wait a bounded time.
             pipe_held = not await pipe.wait_closed(limits.pipe_wait_seconds)
@@ -178,7 +202,7 @@ async def run_command(
             timed_out=timed_out,
             total_bytes=capture.total,
             dropped_bytes=capture.dropped,
-            final_cwd=None if timed_out else _read_cwd(cwd_file),
+            final_cwd=None if timed_out else _read_cwd(state.cwd_file),
             leftovers=leftovers,
             leftovers_killed=killed,
             daemonised=looks_daemonising(command),
@@ -194,7 +218,7 @@ async def run_command(
             ticker.cancel()
         if pipe is not None:
             pipe.close()
-        _remove(cwd_file)
+        state.remove()
 
 
 def describe_exit(exit_code: int | None) -> str:

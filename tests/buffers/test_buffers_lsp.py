@@ -125,8 +125,8 @@ async def test_editor_refuses_an_edit_for_an_older_version(tmp_path: Path) -> No
         )
         buffer = editor.text(path)
     assert result["isError"]
-    assert result["error"]["code"] == "FS_STALE_VERSION"
-    assert "refused" in result["error"]["message"]
+    assert result["error"]["code"] == "editor.refused"
+    assert "buffer at version" in result["error"]["message"]
     assert buffer == "typed meanwhile\nalpha\nbeta\ngamma\n"
     assert path.read_text() == "alpha\nbeta\ngamma\n"
 

@@ -102,6 +102,14 @@ PRODUCED_BY: dict[str, str] = {
     "server.not_initialized": (
         "tests/core/test_transport_malformed.py::test_a_request_before_initialize_is_refused"
     ),
+    "editor.refused": (
+        "tests/buffers/test_editor_refused.py::"
+        "test_a_declined_edit_is_editor_refused_and_changes_nothing"
+    ),
+    "shell.needs_terminal": (
+        "tests/sandbox/test_sandbox_config.py::"
+        "test_full_screen_programs_return_at_once_with_the_reason"
+    ),
     "internal_error": (
         "tests/core/test_error_codes.py::"
         "test_internal_error_has_an_incident_id_and_the_server_keeps_running"

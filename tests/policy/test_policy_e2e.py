@@ -322,7 +322,11 @@ async def test_bash_rules_over_the_wire(workspace: Path) -> None:
     (workspace / "x").mkdir()
     editor = Editor()
     editor.script = editor.answer({"decision": "deny", "reason": "not that"})
-    options = {"policy": {"allow": ["bash(git status)", "bash(npm run test:*)"]}}
+    # Rules alone, without the sandbox that would let `rm -rf x` in the workspace run.
+    options = {
+        "policy": {"allow": ["bash(git status)", "bash(npm run test:*)"]},
+        "shell": {"sandbox": "off"},
+    }
     async with editor_session(workspace, editor, options) as client:
         plain = await lsp_call(client, "bash", {"command": "git status"})
         chained = await lsp_call(client, "bash", {"command": "git status && rm -rf x"})

@@ -71,6 +71,11 @@ async def test_request_carries_params_as_in_the_protocol(tmp_path: Path) -> None
         "diff",
         "risk",
         "suggestedRules",
+        "cwd",
+        "background",
+        "timeoutMs",
+        "sandbox",
+        "client",
     }
     assert params["paths"] == [str(svc.roots[0] / "src/a.py")]
     assert params["suggestedRules"][:3] == ["edit_file(src/a.py)", "Edit(src/a.py)", "Edit(src/**)"]
@@ -84,6 +89,16 @@ async def test_deny_answer_carries_the_users_reason(tmp_path: Path) -> None:
         await authorize(svc, edit_facts(svc, "a.py"), ask)
     assert caught.value.code == PERMISSION_USER_DENIED
     assert "use the helper instead" in caught.value.reason
+
+
+async def test_a_dismissed_prompt_is_reported_as_dismissed(tmp_path: Path) -> None:
+    svc = service(tmp_path)
+    ask, _ = answering({"decision": "deny", "dismissed": True})
+    with pytest.raises(PolicyRefusal) as caught:
+        await authorize(svc, edit_facts(svc, "a.py"), ask)
+    assert caught.value.code == PERMISSION_USER_DENIED
+    assert "dismissed the approval prompt" in caught.value.reason
+    assert "said" not in caught.value.reason
 
 
 async def test_allow_session_is_remembered_for_that_session_only(tmp_path: Path) -> None:

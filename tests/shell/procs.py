@@ -50,3 +50,29 @@ def processes_with_marker(marker: str, *, prefix: bool = False) -> list[int]:
 
 def read_pids(path: Path) -> list[int]:
     return [int(word) for word in path.read_text().split()]
+
+
+def pids_running(*argv: str) -> list[int]:
+    """Live processes whose command line is exactly `argv` (pids as the host sees them:
+    a sandboxed command sees its own PID namespace, so `echo $$` does not name it here)."""
+    wanted = [a.encode() for a in argv]
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if cmdline.rstrip(b"\0").split(b"\0") == wanted and is_alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+async def wait_running(*argv: str, limit_seconds: float = 30.0) -> list[int]:
+    """Poll until a process runs `argv`; its pids (empty at the limit)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit_seconds
+    while not (found := pids_running(*argv)) and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+    return found

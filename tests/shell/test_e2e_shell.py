@@ -17,7 +17,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.helpers import SERVER_COMMAND, lsp_call, lsp_session, make_test_client, text_of
-from tests.shell.procs import is_alive, processes_with_marker, wait_gone
+from tests.shell.procs import is_alive, processes_with_marker, wait_gone, wait_running
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -39,11 +39,11 @@ async def test_cancel_request_kills_a_running_command(workspace: Path) -> None:
     async with lsp_session(workspace, BYPASS) as client:
         params = {
             "name": "bash",
-            "arguments": {"command": "echo $$ > sleeper.pid && exec sleep 60"},
+            "arguments": {"command": "exec sleep 60.25"},
             "session": "default",
         }
         pending = client.protocol.send_request("toolhost/call", params, msg_id="cancel-me")
-        pid = int(await wait_for_file(workspace / "sleeper.pid"))
+        [pid] = await wait_running("sleep", "60.25")
         assert is_alive(pid)
         client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="cancel-me"))
         # protocol.md: the call stops and its RESULT says cancelled (not a JSON-RPC error).
@@ -141,7 +141,10 @@ async def test_dev_server_job_and_nothing_left_after_disconnect(workspace: Path)
         command = (
             "setsid sleep 300 > /dev/null 2>&1 & exec python3 -m http.server 0 --bind 127.0.0.1"
         )
-        started = await lsp_call(client, "bash", {"command": command, "run_in_background": True})
+        # A dev server others reach shares the host's network: sandbox "network".
+        started = await lsp_call(
+            client, "bash", {"command": command, "run_in_background": True, "sandbox": "network"}
+        )
         assert text_of(started).startswith('Started background job "bash-1"')
         waited = await lsp_call(
             client,

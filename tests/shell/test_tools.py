@@ -15,7 +15,7 @@ from lsp_server.runtime.client import NoClient
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.shell.jobs import JobManager
 from tests.helpers import call_tool, make_runtime, text_of
-from tests.shell.procs import wait_gone
+from tests.shell.procs import pids_running
 
 
 @pytest.fixture
@@ -85,12 +85,12 @@ async def test_timeout_returns_partial_output_with_the_error(runtime: Runtime) -
 
 @pytest.mark.timeout(60)
 async def test_leftover_processes_are_named_in_the_result(runtime: Runtime) -> None:
-    result = await call_tool(runtime, "bash", {"command": "sleep 100 & echo $!"})
-    pid = int(text_of(result).split("\n")[0])
-    assert f"[killed 1 process still running after the command ended: {pid} sleep 100." in (
+    result = await call_tool(runtime, "bash", {"command": "sleep 100.5 & echo $!"})
+    pid = int(text_of(result).split("\n")[0])  # as the command saw it (in the sandbox)
+    assert f"[killed 1 process still running after the command ended: {pid} sleep 100.5." in (
         text_of(result)
     )
-    assert await wait_gone([pid]) == []
+    assert pids_running("sleep", "100.5") == []
     daemon = await call_tool(runtime, "bash", {"command": "setsid sleep 100 >/dev/null 2>&1 &"})
     assert "[the command daemonised (nohup/setsid/disown) 1 process; killed them:" in (
         text_of(daemon)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from lsp_server.config.tree import Config
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
+from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, ShellLaunch, Tool
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.tools.shell.bash import COMMAND_PROPERTY, execute
 
@@ -31,9 +33,15 @@ CONTRACT = ContractEntry(
 )
 
 
+def launch(config: Config, args: Mapping[str, Any]) -> ShellLaunch:
+    shell = config.shell
+    return ShellLaunch(False, min(shell.minimal_timeout_ms, shell.max_timeout_ms))
+
+
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
-    shell = ctx.config.shell
-    return await execute(ctx, args["command"], min(shell.minimal_timeout_ms, shell.max_timeout_ms))
+    timeout_ms = launch(ctx.config, args).timeout_ms
+    assert timeout_ms is not None
+    return await execute(ctx, args["command"], timeout_ms)
 
 
-TOOLS = (Tool(CONTRACT, run),)
+TOOLS = (Tool(CONTRACT, run, shell_launch=launch),)

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from lsp_server.config.tree import Config
 from lsp_server.protocol import JobUpdateParams
 from lsp_server.runtime import errors
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
+from lsp_server.runtime.contract import (
+    JSON_SCHEMA_DIALECT,
+    ContractEntry,
+    Hints,
+    ShellLaunch,
+    Tool,
+)
 from lsp_server.runtime.errors import ToolError
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.shell.jobs import JobManager
 from lsp_server.shell.report import command_report
 from lsp_server.shell.runner import RunLimits, run_command
+from lsp_server.tools.shell.sandboxing import SANDBOX_PROPERTY, prepare
 
 MAX_TIMEOUT_MS = 600_000
 
@@ -31,8 +40,11 @@ CONTRACT = ContractEntry(
     kind="shell",
     description=(
         "Run a shell command with `bash -c` in the session's working folder (a trailing "
-        "`cd` moves it; it stays inside the workspace). No terminal and no stdin: prompts "
-        "fail at once instead of waiting (git gets no editor and no password prompt). "
+        "`cd` moves it; it stays inside the workspace). It runs in a sandbox: only the "
+        "workspace and a private /tmp are writable, .git and .toolhost.toml are read-only, "
+        "there is no network (see the sandbox argument). No terminal and no stdin: prompts "
+        "fail at once instead of waiting (git gets no editor and no password prompt; "
+        "full-screen programs such as vi or top are refused). "
         "Returns stdout and stderr interleaved as they arrived, then the exit code. "
         "Processes still running when the command ends are killed and named in the result; "
         "start servers and watchers with run_in_background and read them with job_output. "
@@ -65,6 +77,7 @@ CONTRACT = ContractEntry(
                 "type": "string",
                 "description": "What the command does, in a few words, for the approval prompt.",
             },
+            "sandbox": SANDBOX_PROPERTY,
         },
     },
 )
@@ -119,9 +132,12 @@ def follow_cd(ctx: ToolContext, final: Path | None, started_in: Path) -> str | N
     return f"[working folder is now {ctx.workspace.relative(final)}]"
 
 
-async def execute(ctx: ToolContext, command: str, timeout_ms: int) -> ToolOutput:
+async def execute(
+    ctx: ToolContext, command: str, timeout_ms: int, arguments: dict[str, Any] | None = None
+) -> ToolOutput:
     """Run `command` in the foreground; shared by bash and the minimal surface's bash."""
     check_timeout(ctx, timeout_ms)
+    prepared = prepare(ctx, command, arguments or {})
     cwd, note = working_folder(ctx)
     limits = run_limits(ctx, timeout_ms)
 
@@ -129,14 +145,16 @@ async def execute(ctx: ToolContext, command: str, timeout_ms: int) -> ToolOutput
         await ctx.progress.report(line)
 
     try:
-        result = await run_command(command, cwd, limits, on_progress=progress)
+        result = await run_command(
+            command, cwd, limits, on_progress=progress, launcher=prepared.launcher
+        )
     except OSError as exc:
         raise ToolError(
             errors.INTERNAL_ERROR,
             f"the shell could not be started: {exc}",
             "check that bash or sh is installed and the working folder exists",
         ) from exc
-    extra = [note] if note else []
+    extra = [line for line in (note, prepared.notice) if line]
     text = command_report(result, limits.pipe_wait_seconds, extra)
     if result.timed_out:
         raise ToolError(
@@ -153,7 +171,8 @@ async def execute(ctx: ToolContext, command: str, timeout_ms: int) -> ToolOutput
     return ToolOutput(text)
 
 
-async def start_background(ctx: ToolContext, command: str) -> ToolOutput:
+async def start_background(ctx: ToolContext, command: str, arguments: dict[str, Any]) -> ToolOutput:
+    prepared = prepare(ctx, command, arguments)
     manager = job_manager(ctx)
     if manager.running_count() >= manager.max_running:
         raise ToolError(
@@ -175,7 +194,9 @@ async def start_background(ctx: ToolContext, command: str) -> ToolOutput:
         ctx.client.notify("toolhost/jobUpdate", update)
 
     try:
-        job = await manager.start(command, cwd, ctx.session.id, limits, notify)
+        job = await manager.start(
+            command, cwd, ctx.session.id, limits, notify, launcher=prepared.launcher
+        )
     except OSError as exc:
         raise ToolError(
             errors.INTERNAL_ERROR,
@@ -188,16 +209,25 @@ async def start_background(ctx: ToolContext, command: str) -> ToolOutput:
         f"{'the workspace root' if folder == '.' else folder}. Read its output with job_output "
         f'{{"job_id": "{job.id}"}} (wait, filter); stop it with job_kill.'
     )
-    return ToolOutput(text + (f"\n{note}" if note else ""))
+    notes = "".join(f"\n{line}" for line in (note, prepared.notice) if line)
+    return ToolOutput(text + notes)
+
+
+def launch(config: Config, args: Mapping[str, Any]) -> ShellLaunch:
+    """How a call runs: in the background, or in the foreground with its timeout."""
+    if args.get("run_in_background", False):
+        return ShellLaunch(background=True, timeout_ms=None)
+    shell = config.shell
+    timeout_ms: int = args.get("timeout_ms", min(shell.default_timeout_ms, shell.max_timeout_ms))
+    return ShellLaunch(background=False, timeout_ms=timeout_ms)
 
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     command: str = args["command"]
-    if args.get("run_in_background", False):
-        return await start_background(ctx, command)
-    shell = ctx.config.shell
-    timeout_ms: int = args.get("timeout_ms", min(shell.default_timeout_ms, shell.max_timeout_ms))
-    return await execute(ctx, command, timeout_ms)
+    how = launch(ctx.config, args)
+    if how.background or how.timeout_ms is None:
+        return await start_background(ctx, command, args)
+    return await execute(ctx, command, how.timeout_ms, args)
 
 
-TOOLS = (Tool(CONTRACT, run),)
+TOOLS = (Tool(CONTRACT, run, shell_launch=launch),)

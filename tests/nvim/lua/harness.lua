@@ -26,14 +26,22 @@ function H.start(opts)
   return toolhost
 end
 
+-- An answer for stub_ui: the picker is closed without a choice (Escape).
+H.DISMISS = "<dismiss>"
+
 --- Replace vim.ui.select / vim.ui.input with scripted answers, recording each prompt.
---- `answers` is a list of choices (item labels) taken in order; `inputs` likewise.
+--- `answers` is a list of choices (item labels, or H.DISMISS) taken in order; `inputs`
+--- likewise.
 function H.stub_ui(answers, inputs)
-  H.out.prompts, H.out.items = {}, {}
+  H.out.prompts, H.out.items, H.out.screens = {}, {}, {}
   vim.ui.select = function(items, opts, on_choice)
     table.insert(H.out.prompts, opts.prompt)
     table.insert(H.out.items, items)
+    table.insert(H.out.screens, H.screen())
     local answer = table.remove(answers, 1)
+    if answer == H.DISMISS then
+      answer = nil
+    end
     -- Answer from the event loop, as a real picker does.
     vim.schedule(function()
       on_choice(answer)
@@ -45,6 +53,22 @@ function H.stub_ui(answers, inputs)
       on_confirm(answer)
     end)
   end
+end
+
+--- The windows on screen now: {name, height, lines} each (what the user can see).
+function H.screen()
+  local windows = {}
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    local bufnr = vim.api.nvim_win_get_buf(win)
+    local top = vim.fn.line("w0", win)
+    local height = vim.api.nvim_win_get_height(win)
+    table.insert(windows, {
+      name = vim.api.nvim_buf_get_name(bufnr),
+      height = height,
+      lines = vim.api.nvim_buf_get_lines(bufnr, top - 1, top - 1 + height, false),
+    })
+  end
+  return windows
 end
 
 function H.read(path)
@@ -59,8 +83,12 @@ function H.lines(bufnr)
 end
 
 local function write_out()
+  local ok, encoded = pcall(vim.json.encode, H.out)
+  if not ok then
+    encoded = vim.json.encode({ error = "the observations could not be encoded: " .. tostring(encoded) })
+  end
   local file = assert(io.open(assert(os.getenv("TOOLHOST_TEST_OUT")), "w"))
-  file:write(vim.json.encode(H.out))
+  file:write(encoded)
   file:close()
 end
 

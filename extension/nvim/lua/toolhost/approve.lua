@@ -1,7 +1,10 @@
--- Answers toolhost/approve: the user decides through vim.ui.select (so any picker plugin
--- works); file writers offer "Show diff", which opens the diff in a scratch split and asks
--- again.
+-- Answers toolhost/approve. What the call would do opens first, in a window at the top of
+-- the screen that stays open while vim.ui.select asks (any picker works; the default one
+-- lists its items at the bottom, below that window): a writer's diff, or a command with its
+-- folder, background flag, timeout and sandbox. The choices keep one order for every tool,
+-- Deny always fourth, and closing the picker is reported to the agent as a dismissal.
 local await = require("toolhost.await")
+local view = require("toolhost.view")
 
 local M = {}
 
@@ -10,43 +13,84 @@ M.choices = {
   allow_session = "Allow for this session",
   allow_always = "Always allow (edit rule)",
   deny = "Deny",
-  show_diff = "Show diff",
+  read_first = "Read the whole change first",
 }
 
---- Open `text` in a scratch split named `name` (reused when it exists) and return its buffer.
-function M.scratch(name, lines, filetype)
-  local bufnr = vim.fn.bufnr(name)
-  if bufnr == -1 or not vim.api.nvim_buf_is_valid(bufnr) then
-    bufnr = vim.api.nvim_create_buf(false, true)
-    vim.api.nvim_buf_set_name(bufnr, name)
-  end
-  vim.bo[bufnr].bufhidden = "hide"
-  vim.bo[bufnr].swapfile = false
-  vim.bo[bufnr].modifiable = true
-  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
-  vim.bo[bufnr].modifiable = false
-  vim.bo[bufnr].filetype = filetype or ""
-  if vim.fn.bufwinid(bufnr) == -1 then
-    vim.cmd("botright split")
-    vim.api.nvim_win_set_buf(0, bufnr)
-  end
-  return bufnr
+-- Fixed positions: a number typed out of habit means the same on every prompt.
+M.items = { M.choices.allow_once, M.choices.allow_session, M.choices.allow_always, M.choices.deny }
+M.deny_index = 4
+
+local function present(value)
+  return value ~= nil and value ~= vim.NIL and value ~= ""
 end
 
-function M.show_diff(params)
-  local name = "toolhost://diff/" .. tostring(params.callId or "call")
-  return M.scratch(name, vim.split(params.diff or "", "\n", { plain = true }), "diff")
+local function is_shell(params)
+  return present(params.cwd) or params.tool == "bash"
 end
 
-local function prompt_text(params)
-  local parts = { "toolhost: " .. (params.title or params.tool or "tool call") }
-  if params.risk and params.risk ~= vim.NIL then
-    table.insert(parts, "[" .. params.risk .. " risk]")
+local function seconds(ms)
+  if ms % 1000 == 0 then
+    return string.format("%d s", ms / 1000)
   end
-  if type(params.paths) == "table" and #params.paths > 0 then
-    table.insert(parts, table.concat(params.paths, ", "))
+  return string.format("%.1f s", ms / 1000)
+end
+
+local function shell_lines(params)
+  local args = type(params.arguments) == "table" and params.arguments or {}
+  local lines = { "", "command:" }
+  for _, line in ipairs(vim.split(tostring(args.command or "?"), "\n", { plain = true })) do
+    table.insert(lines, "    " .. line)
   end
-  return table.concat(parts, " ")
+  table.insert(lines, "folder:     " .. (present(params.cwd) and params.cwd or "(the session's folder)"))
+  if params.background == true then
+    table.insert(lines, "background: yes, it keeps running after the call returns (job_output, job_kill)")
+    table.insert(lines, "timeout:    none (a background job runs until it ends or is killed)")
+  else
+    table.insert(lines, "background: no")
+    local timeout = present(params.timeoutMs) and seconds(params.timeoutMs) or "the default"
+    table.insert(lines, "timeout:    " .. timeout .. ", then the process group is stopped")
+  end
+  table.insert(lines, "sandbox:    " .. (present(params.sandbox) and params.sandbox or "none"))
+  return lines
+end
+
+--- The lines of the approval window: what is asked, then the diff or the command details.
+function M.request_lines(params)
+  local head = "toolhost asks: " .. tostring(params.title or params.tool or "a tool call")
+  if present(params.risk) then
+    head = head .. "  [" .. params.risk .. " risk]"
+  end
+  local lines = { head }
+  if present(params.summary) then
+    table.insert(lines, params.summary)
+  end
+  if present(params.client) then
+    table.insert(lines, "from: " .. params.client .. " (session " .. tostring(params.session) .. ")")
+  end
+  if is_shell(params) then
+    vim.list_extend(lines, shell_lines(params))
+  elseif present(params.diff) then
+    table.insert(lines, "")
+    vim.list_extend(lines, vim.split(params.diff:gsub("\n$", ""), "\n", { plain = true }))
+  elseif type(params.paths) == "table" and #params.paths > 0 then
+    table.insert(lines, "")
+    vim.list_extend(lines, params.paths)
+  end
+  return lines
+end
+
+--- Open the approval window for `params`; returns its buffer and window.
+function M.show_request(params)
+  local name = "toolhost://approve/" .. tostring(params.callId or "call")
+  local lines = M.request_lines(params)
+  local filetype = (not is_shell(params) and present(params.diff)) and "diff" or ""
+  return view.open_top(name, lines, filetype)
+end
+
+local function prompt_text(params, fits)
+  local where = fits and "shown above" or "shown above; it does not fit, read it first"
+  local what = is_shell(params) and "the command details are " or "the change is "
+  return "toolhost: " .. tostring(params.title or params.tool) .. " (" .. what .. where .. ")"
 end
 
 local function first_rule(params)
@@ -56,50 +100,79 @@ local function first_rule(params)
   return params.tool
 end
 
---- Ask the user; returns the ApprovalResult table.
-function M.decide(params)
-  local has_diff = type(params.diff) == "string" and params.diff ~= ""
-  local items = { M.choices.allow_once, M.choices.allow_session, M.choices.allow_always }
-  if has_diff then
-    table.insert(items, M.choices.show_diff)
-  end
-  table.insert(items, M.choices.deny)
-  local prompt = prompt_text(params)
-  if params.summary and params.summary ~= vim.NIL and params.summary ~= "" then
-    prompt = prompt .. "\n" .. params.summary
-  end
-  while true do
-    local choice = await.select(items, { prompt = prompt, kind = "toolhost.approve" })
-    if choice == M.choices.show_diff then
-      M.show_diff(params)
-    elseif choice == M.choices.allow_once then
-      return { decision = "allow_once" }
-    elseif choice == M.choices.allow_session then
-      return { decision = "allow_session", rule = first_rule(params) }
-    elseif choice == M.choices.allow_always then
-      -- The rule is written to .toolhost.toml exactly as the user leaves it here.
-      local rule = await.input({ prompt = "Always allow rule: ", default = first_rule(params) })
-      if rule and rule ~= "" then
-        return { decision = "allow_always", rule = rule }
-      end
-    elseif choice == M.choices.deny then
-      local reason = await.input({ prompt = "Reason for denying (optional): " })
-      if reason and reason ~= "" then
-        return { decision = "deny", reason = reason }
-      end
-      return { decision = "deny" }
-    else -- cancelled picker: deny, never allow by default
-      return { decision = "deny", reason = "the approval prompt was dismissed" }
+-- Focus the approval window so the user can scroll it; <CR> or q there asks again.
+local function read_first(bufnr, win)
+  await.await(function(done)
+    vim.api.nvim_set_current_win(win)
+    for _, key in ipairs({ "<CR>", "q" }) do
+      vim.keymap.set("n", key, function()
+        done(true)
+      end, { buffer = bufnr, nowait = true, desc = "toolhost: back to the approval" })
     end
+    vim.notify("toolhost: read the change, then press <CR> in it to decide", vim.log.levels.INFO)
+  end)
+end
+
+local function answer(choice, params)
+  if choice == M.choices.allow_once then
+    return { decision = "allow_once" }
+  elseif choice == M.choices.allow_session then
+    return { decision = "allow_session", rule = first_rule(params) }
+  elseif choice == M.choices.allow_always then
+    -- The rule is written to .toolhost.toml exactly as the user leaves it here.
+    local rule = await.input({ prompt = "Always allow rule: ", default = first_rule(params) })
+    if rule and rule ~= "" then
+      return { decision = "allow_always", rule = rule }
+    end
+    return nil -- no rule: ask again
+  elseif choice == M.choices.deny then
+    local reason = await.input({ prompt = "Reason for denying (optional): " })
+    if reason and reason ~= "" then
+      return { decision = "deny", reason = reason }
+    end
+    return { decision = "deny" }
   end
+  -- The picker was closed without a choice: deny, and say so (never put words in the
+  -- user's mouth).
+  return { decision = "deny", dismissed = true }
+end
+
+--- Ask the user; returns the ApproveResult table.
+function M.decide(params)
+  local bufnr, win = M.show_request(params)
+  local fits = view.fits(win, bufnr)
+  local items = vim.list_slice(M.items)
+  if not fits then
+    table.insert(items, M.choices.read_first)
+  end
+  local ok, result = pcall(function()
+    while true do
+      local choice = await.select(items, { prompt = prompt_text(params, fits), kind = "toolhost.approve" })
+      if choice == M.choices.read_first then
+        read_first(bufnr, win)
+      else
+        local decided = answer(choice, params)
+        if decided then
+          return decided
+        end
+      end
+    end
+  end)
+  view.close(win)
+  if not ok then
+    error(result, 0)
+  end
+  return result
 end
 
 --- The LSP request handler for toolhost/approve.
 function M.handler(_, params, _)
   local ok, result = pcall(M.decide, params or {})
   if not ok then
-    vim.notify("toolhost: approval failed: " .. tostring(result), vim.log.levels.ERROR)
-    return { decision = "deny", reason = "the approval prompt failed in Neovim" }
+    -- An error answer: the server tells the agent the editor could not ask (no one said no).
+    local message = "the approval prompt failed in Neovim: " .. tostring(result)
+    vim.notify("toolhost: " .. message, vim.log.levels.ERROR)
+    return nil, vim.lsp.rpc.rpc_response_error(vim.lsp.protocol.ErrorCodes.InternalError, message)
   end
   return result
 end

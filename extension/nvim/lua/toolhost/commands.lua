@@ -1,4 +1,4 @@
--- :Toolhost tools | call {name} {json} | jobs | status | start | stop
+-- :Toolhost tools | call {name} {json} | jobs | status | activity | start | stop
 -- Output goes to one scratch split (toolhost://output) that each command reuses.
 local M = {}
 
@@ -13,7 +13,7 @@ local function show(lines)
       table.insert(flat, piece)
     end
   end
-  return require("toolhost.approve").scratch("toolhost://output", flat, "markdown")
+  return require("toolhost.view").scratch("toolhost://output", flat, "markdown")
 end
 
 local function fail(message)
@@ -81,12 +81,10 @@ function M.status()
   if not status then
     return fail((err and err.message) or "toolhost is not running")
   end
-  local lines = { "root: " .. tostring(toolhost().state.root_dir) }
-  vim.list_extend(lines, vim.split(vim.inspect(status), "\n", { plain = true }))
-  show(lines)
+  show(require("toolhost.status").lines(status, toolhost().state))
 end
 
-M.subcommands = { "call", "jobs", "start", "status", "stop", "tools" }
+M.subcommands = { "activity", "call", "jobs", "start", "status", "stop", "tools" }
 
 --- Entry point of :Toolhost (the whole argument string).
 function M.run(args)
@@ -100,6 +98,8 @@ function M.run(args)
     M.jobs()
   elseif sub == "status" then
     M.status()
+  elseif sub == "activity" then
+    require("toolhost.activity").open()
   elseif sub == "start" then
     toolhost().start()
   elseif sub == "stop" then

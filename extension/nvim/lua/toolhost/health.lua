@@ -17,16 +17,14 @@ function M.check()
   end
 
   local toolhost = require("toolhost")
-  local cmd = toolhost.config.cmd
-  if type(cmd) == "table" and cmd[1] then
-    if vim.fn.executable(cmd[1]) == 1 then
-      ok("server command: " .. table.concat(cmd, " ") .. " (" .. vim.fn.exepath(cmd[1]) .. ")")
-    else
-      error(
-        "server command not found: " .. cmd[1],
-        { "pip install toolhost, or set cmd in require('toolhost').setup({cmd = {...}})" }
-      )
-    end
+  local root = toolhost.state.root_dir or vim.fn.getcwd()
+  local cmd, found_by, fixes = toolhost.find_server(root)
+  if not cmd then
+    error(found_by, fixes)
+  elseif vim.fn.executable(cmd[1]) == 1 then
+    ok("server command: " .. table.concat(cmd, " ") .. ", from " .. found_by)
+  else
+    error("server command not executable: " .. cmd[1] .. " (from " .. found_by .. ")", toolhost.install_fix(root))
   end
 
   local client = toolhost.client()
@@ -50,7 +48,9 @@ function M.check()
   local status, err = toolhost.status()
   if status then
     ok("toolhost/status answered")
-    info(vim.inspect(status))
+    for _, line in ipairs(require("toolhost.status").lines(status, toolhost.state)) do
+      info(line)
+    end
   else
     error("toolhost/status failed: " .. tostring(err and err.message))
   end

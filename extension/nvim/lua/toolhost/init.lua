@@ -1,6 +1,7 @@
 -- toolhost for Neovim: starts the toolhost language server for the workspace, answers its
 -- approval and save requests, and offers a Lua API that agent-chat plugins can call.
 --
+--   require("toolhost").setup({})   -- finds toolhost: cmd, the workspace .venv, then PATH
 --   require("toolhost").setup({ cmd = { "toolhost", "serve" }, policy = { mode = "default" } })
 --   require("toolhost").call("read_file", { path = "README.md" }, function(result, err) end)
 local protocol = require("toolhost.protocol")
@@ -13,7 +14,8 @@ local methods = protocol.methods
 
 local defaults = {
   name = "toolhost",
-  cmd = { "toolhost", "serve" },
+  -- The server command; nil: <root>/.venv/bin/toolhost, else `toolhost` on PATH.
+  cmd = nil,
   -- The first folder upwards from the current file (or cwd) holding one of these.
   root_markers = { ".toolhost.toml", ".git" },
   root_dir = nil,
@@ -29,10 +31,28 @@ local defaults = {
   max_activity = 200,
 }
 
+-- What a missing server is fixed by, for the start-up error and :checkhealth.
+function M.install_fix(root)
+  return {
+    "install it into the workspace: cd " .. root .. " && python3 -m venv .venv && .venv/bin/pip install toolhost",
+    "or put `toolhost` on PATH (pipx install toolhost)",
+    "or name it: require('toolhost').setup({ cmd = { '/path/to/toolhost', 'serve' } })",
+  }
+end
+
 M.config = vim.deepcopy(defaults)
 
 -- Runtime state (notifications received), kept for :Toolhost jobs / status.
-M.state = { client_id = nil, root_dir = nil, jobs = {}, activity = {}, presented = {}, last_result = nil }
+M.state = {
+  client_id = nil,
+  root_dir = nil,
+  server = nil, -- { cmd = {...}, found_by = "..." } of the running server
+  jobs = {},
+  activity = {},
+  results = {}, -- callId -> the toolhost/call result of calls made from this editor
+  presented = {},
+  last_result = nil,
+}
 
 local function has(version)
   return vim.fn.has("nvim-" .. version) == 1
@@ -72,6 +92,25 @@ function M.client()
   return client
 end
 
+--- The server command for `root` and how it was found: the `cmd` setting, the workspace's
+--- .venv/bin/toolhost, then `toolhost` on PATH. Without one: nil, what was looked at, and
+--- the fixes (lines for :checkhealth).
+function M.find_server(root)
+  if M.config.cmd then
+    return M.config.cmd, "the cmd setting"
+  end
+  local venv = root .. "/.venv/bin/toolhost"
+  if vim.fn.executable(venv) == 1 then
+    return { venv, "serve" }, "the workspace virtualenv (" .. venv .. ")"
+  end
+  local on_path = vim.fn.exepath("toolhost")
+  if on_path ~= "" then
+    return { on_path, "serve" }, "PATH (" .. on_path .. ")"
+  end
+  local looked = "toolhost was not found: no cmd setting, no " .. venv .. ", and not on PATH"
+  return nil, looked, M.install_fix(root)
+end
+
 local function in_root(bufnr)
   local root = M.state.root_dir
   if not root or vim.bo[bufnr].buftype ~= "" then
@@ -96,9 +135,11 @@ end
 
 local function on_did_call(_, params)
   local activity = M.state.activity
+  params.time = os.time() -- when it finished, for :Toolhost activity
   table.insert(activity, params)
   while #activity > M.config.max_activity do
-    table.remove(activity, 1)
+    local dropped = table.remove(activity, 1)
+    M.state.results[dropped.callId] = nil
   end
 end
 
@@ -121,7 +162,7 @@ local function on_present(_, params)
   vim.notify("toolhost: the agent presented " .. table.concat(names, ", "), vim.log.levels.INFO)
 end
 
-local function client_config(root)
+local function client_config(root, cmd)
   local cfg = M.config
   local capabilities = vim.lsp.protocol.make_client_capabilities()
   capabilities.experimental = capabilities.experimental or {}
@@ -135,7 +176,7 @@ local function client_config(root)
   end
   return {
     name = cfg.name,
-    cmd = cfg.cmd,
+    cmd = cmd,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } },
     capabilities = capabilities,
@@ -160,7 +201,15 @@ function M.start()
     return M.state.client_id
   end
   local root = find_root(vim.api.nvim_buf_get_name(0))
-  local config = client_config(root)
+  local cmd, found_by, fixes = M.find_server(root)
+  if not cmd then
+    vim.notify(
+      "toolhost: " .. found_by .. ".\n" .. table.concat(fixes, "\n") .. "\n(:checkhealth toolhost)",
+      vim.log.levels.ERROR
+    )
+    return nil
+  end
+  local config = client_config(root, cmd)
   local id
   if has("0.11") then
     id = vim.lsp.start(config, { attach = false })
@@ -168,10 +217,11 @@ function M.start()
     id = vim.lsp.start_client(config)
   end
   if not id then
-    vim.notify("toolhost: could not start " .. table.concat(M.config.cmd, " "), vim.log.levels.ERROR)
+    vim.notify("toolhost: could not start " .. table.concat(cmd, " "), vim.log.levels.ERROR)
     return nil
   end
   M.state.client_id, M.state.root_dir = id, root
+  M.state.server = { cmd = cmd, found_by = found_by }
   for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
     M.attach(bufnr)
   end
@@ -237,7 +287,14 @@ function M.call(name, args, on_result, opts)
     callId = opts.callId or ("nvim-" .. call_counter),
     session = opts.session or M.config.session,
   }
-  request(methods.call, params, on_result or function() end)
+  request(methods.call, params, function(result, err)
+    if type(result) == "table" and result.callId then
+      M.state.results[result.callId] = result -- for :Toolhost activity
+    end
+    if on_result then
+      on_result(result, err)
+    end
+  end)
 end
 
 --- Call a tool and wait for its result (for scripts and commands).

@@ -7,6 +7,7 @@ M.methods = {
   call = "toolhost/call",
   result = "toolhost/result",
   status = "toolhost/status",
+  preview = "toolhost/preview",
   approve = "toolhost/approve",
   save_document = "toolhost/saveDocument",
   did_call = "toolhost/didCall",

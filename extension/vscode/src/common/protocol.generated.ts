@@ -6,20 +6,26 @@ export const EXECUTE_COMMAND = "toolhost.call";
 
 export interface ApproveParams {
   arguments: unknown;
+  background?: boolean | null;
   callId: string;
+  client?: string | null;
+  cwd?: string | null;
   diff: string | null;
   paths: string[];
   readOnly: boolean;
   risk: "low" | "medium" | "high";
+  sandbox?: string | null;
   session: string;
   suggestedRules: string[];
   summary: string;
+  timeoutMs?: number | null;
   title: string;
   tool: string;
 }
 
 export interface ApproveResult {
   decision: "allow_once" | "allow_session" | "allow_always" | "deny";
+  dismissed?: boolean;
   reason?: string | null;
   rule?: string | null;
 }
@@ -98,6 +104,27 @@ export interface PresentedFileInfo {
   uri: string;
 }
 
+export interface PreviewParams {
+  arguments?: unknown;
+  name: string;
+  session?: string;
+  surface?: "core" | "full" | "minimal" | null;
+}
+
+export interface PreviewResult {
+  background?: boolean | null;
+  cwd?: string | null;
+  diff?: string | null;
+  error?: ErrorInfo | null;
+  paths: string[];
+  risk: "low" | "medium" | "high";
+  sandbox?: string | null;
+  summary: string;
+  timeoutMs?: number | null;
+  title: string;
+  wouldAsk: boolean;
+}
+
 export interface ResultPage {
   complete: boolean;
   nextOffset: number | null;
@@ -162,6 +189,7 @@ export const TOOLHOST_METHODS = [
   { method: "toolhost/call", direction: "client->server", kind: "request", params: "CallParams", result: "CallResult" },
   { method: "toolhost/result", direction: "client->server", kind: "request", params: "ResultParams", result: "ResultPage" },
   { method: "toolhost/status", direction: "client->server", kind: "request", params: "StatusParams", result: "StatusResult" },
+  { method: "toolhost/preview", direction: "client->server", kind: "request", params: "PreviewParams", result: "PreviewResult" },
   { method: "toolhost/approve", direction: "server->client", kind: "request", params: "ApproveParams", result: "ApproveResult" },
   { method: "toolhost/saveDocument", direction: "server->client", kind: "request", params: "SaveDocumentParams", result: "SaveDocumentResult" },
   { method: "toolhost/didCall", direction: "server->client", kind: "notification", params: "DidCallParams", result: null },
@@ -177,6 +205,7 @@ export interface ToolhostMessages {
   "toolhost/call": { params: CallParams; result: CallResult };
   "toolhost/result": { params: ResultParams; result: ResultPage };
   "toolhost/status": { params: StatusParams; result: StatusResult };
+  "toolhost/preview": { params: PreviewParams; result: PreviewResult };
   "toolhost/approve": { params: ApproveParams; result: ApproveResult };
   "toolhost/saveDocument": { params: SaveDocumentParams; result: SaveDocumentResult };
   "toolhost/didCall": { params: DidCallParams; result: void };

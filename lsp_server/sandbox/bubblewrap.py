@@ -1,0 +1,86 @@
+"""The bubblewrap (bwrap) command line for one sandboxed command: pure, no I/O but lexists.
+
+Layout, in mount order (later mounts cover earlier ones):
+  the whole filesystem read-only; a fresh /dev and /proc (the PID namespace's own); a
+  private /tmp (with the home folder re-bound read-only when it lives under /tmp); each
+  workspace root writable (read-only in read-only mode), bound after
+  /tmp so a workspace under /tmp stays visible; the protected names inside each root
+  (.git, .toolhost.toml) read-only again; the command's own state folder writable.
+Then: no network unless allowed, a new PID namespace (every process the command starts is
+in it and dies with it), die-with-parent (the server's death kills the sandbox), and a new
+session (no controlling terminal to inject keystrokes into).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+import attrs
+
+
+@attrs.frozen
+class BubblewrapLayout:
+    bwrap: str
+    """The bwrap executable."""
+    roots: tuple[Path, ...]
+    """Workspace roots (resolved)."""
+    writable: bool
+    """Roots are writable (workspace-write) or read-only (read-only mode)."""
+    protected: tuple[str, ...] = (".git", ".toolhost.toml")
+    """Names inside each root kept read-only; missing ones are skipped."""
+    network: bool = False
+    under_tmp: tuple[Path, ...] = ()
+    """Folders under /tmp to keep visible (read-only) over the private /tmp: the home
+    folder when it lives there, so ~/.gitconfig still applies and ~ stays read-only."""
+    confined: bool = True
+    """False: the filesystem, /dev and the network are the host's (a command approved to
+    run outside the sandbox); the PID namespace and die-with-parent still hold, so nothing
+    it starts outlives it or the server."""
+
+    namespace: ClassVar[bool] = True
+    """Its processes live in a PID namespace: the shell's EXIT trap lists leftovers."""
+
+    def wrap(
+        self, argv: Sequence[str], cwd: Path, state_dir: Path, keep_daemons: bool = False
+    ) -> list[str]:
+        """`keep_daemons` cannot hold here: the namespace ends with the command."""
+        return bubblewrap_argv(self, argv, cwd, state_dir)
+
+
+def _mount_points(layout: BubblewrapLayout, state_dir: Path) -> list[str]:
+    if not layout.confined:
+        return ["--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc"]
+    args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for folder in layout.under_tmp:
+        args += ["--ro-bind-try", str(folder), str(folder)]
+    bind = "--bind" if layout.writable else "--ro-bind"
+    for root in layout.roots:
+        args += [bind, str(root), str(root)]
+    if layout.writable:
+        for root in layout.roots:
+            for name in layout.protected:
+                path = root / name
+                if os.path.lexists(path):
+                    # -try: a name removed since the check must not stop the command.
+                    args += ["--ro-bind-try", str(path), str(path)]
+    args += ["--bind", str(state_dir), str(state_dir)]
+    return args
+
+
+def bubblewrap_argv(
+    layout: BubblewrapLayout, argv: Sequence[str], cwd: Path, state_dir: Path
+) -> list[str]:
+    """`bwrap ... -- argv`, run in `cwd`; `state_dir` is the command's own writable folder."""
+    args = [layout.bwrap, *_mount_points(layout, state_dir)]
+    if layout.confined and not layout.network:
+        args.append("--unshare-net")
+    args += ["--unshare-pid", "--die-with-parent", "--new-session"]
+    if layout.confined:
+        # Run as root, bwrap keeps every capability: `mount -o remount,rw /` would undo
+        # the read-only filesystem. Without capabilities the mounts stay as laid out.
+        args += ["--cap-drop", "ALL", "--setenv", "TMPDIR", "/tmp"]
+    args += ["--chdir", str(cwd), "--", *argv]
+    return args

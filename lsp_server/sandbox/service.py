@@ -1,0 +1,73 @@
+"""The server's sandbox: probed once (per PATH), planned per command, and the one-time
+notice that tells an agent session when commands cannot be sandboxed here."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from lsp_server.sandbox.bubblewrap import BubblewrapLayout
+from lsp_server.sandbox.lifetime import Supervised
+from lsp_server.sandbox.plan import SandboxMode, SandboxPlan, SandboxRequest, plan_command
+from lsp_server.sandbox.platforms import BackendFound, find_backend
+
+
+def _home_under_tmp() -> tuple[Path, ...]:
+    home = os.environ.get("HOME")
+    if not home:
+        return ()
+    path = Path(home)
+    return (path,) if path.is_absolute() and path.is_relative_to("/tmp") else ()
+
+
+class SandboxService:
+    """One instance per server. Blocking only in `backend()` (the first call runs bwrap)."""
+
+    def __init__(self) -> None:
+        self._found: dict[str | None, BackendFound] = {}
+        self._lock = threading.Lock()
+        self._told: set[str] = set()
+
+    def backend(self) -> BackendFound:
+        path = os.environ.get("PATH")
+        with self._lock:
+            found = self._found.get(path)
+            if found is None:
+                found = self._found[path] = find_backend(path)
+            return found
+
+    def plan(
+        self, mode: SandboxMode, requested: SandboxRequest = "default", network: bool = False
+    ) -> SandboxPlan:
+        """`network`: the user's configuration lets sandboxed commands reach the network."""
+        problem = None if mode == "off" else self.backend().problem
+        return plan_command(mode, problem, requested, network)
+
+    def launcher(
+        self, plan: SandboxPlan, roots: Sequence[Path], protected: Sequence[str]
+    ) -> BubblewrapLayout | Supervised:
+        """How to start a command under `plan`: confined when sandboxed; approved to run
+        outside, still in a PID namespace that dies with the server; without bwrap (or with
+        the sandbox off) under the supervisor, which keeps every process it starts findable
+        and ends them with it or with the server."""
+        executable = self.backend().executable if plan.mode != "off" else None
+        if executable is None:
+            return Supervised()
+        return BubblewrapLayout(
+            bwrap=executable,
+            roots=tuple(roots),
+            writable=plan.mode == "workspace-write",
+            protected=tuple(protected),
+            network=plan.network,
+            under_tmp=_home_under_tmp(),
+            confined=plan.sandboxed,
+        )
+
+    def notice(self, session: str, plan: SandboxPlan) -> str | None:
+        """Once per session: a line saying that commands run without a sandbox, and why."""
+        if plan.sandboxed or plan.requested == "off" or session in self._told:
+            return None
+        self._told.add(session)
+        return f"[{plan.describe()}]"

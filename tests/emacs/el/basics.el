@@ -1,0 +1,21 @@
+;;; basics.el --- connect, capabilities, a call round trip, the views  -*- lexical-binding: t; -*-
+(th-run
+ (lambda ()
+   (let* ((server (th-start "notes.txt"))
+          (result (toolhost-call-sync "read_file" '(:path "notes.txt"))))
+     (th-put "capabilities" (plist-get (eglot--capabilities server) :experimental))
+     (th-put "read" result)
+     (toolhost-tools)
+     (th-put "tools" (with-current-buffer "*toolhost tools*" (buffer-string)))
+     (toolhost-status)
+     (th-put "status" (with-current-buffer "*toolhost status*" (buffer-string)))
+     (th-wait "the didCall notification" (lambda () (toolhost--activity server)))
+     (with-current-buffer (toolhost-activity)
+       (th-put "activity" (buffer-string))
+       (goto-char (point-min))
+       (let ((entry (tabulated-list-get-id)))
+         (th-put "actions" (mapcar #'car toolhost-activity-actions))
+         (toolhost-show-result entry)
+         (th-put "result" (with-current-buffer (format "*toolhost result %s*"
+                                                       (plist-get entry :callId))
+                            (buffer-string))))))))
