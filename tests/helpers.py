@@ -19,6 +19,7 @@ from lsp_server.dirs import Dirs
 from lsp_server.lsp_json_client import plain_json_converter
 from lsp_server.protocol import CallParams, CallResult, message_converter
 from lsp_server.runtime.approvals import ModeApprover
+from lsp_server.runtime.contract import Registry
 from lsp_server.runtime.dispatch import Runtime
 
 SERVER_COMMAND = [sys.executable, "-m", "lsp_server", "serve"]
@@ -30,6 +31,7 @@ def make_runtime(
     mode: str = "bypass",
     *,
     long_lived: bool = False,
+    registry: Registry | None = None,
 ) -> Runtime:
     """An in-process runtime over `root` whose approver allows writers (mode bypass), with
     the services the server installs (jobs, symbol index, language servers), built by the
@@ -45,6 +47,7 @@ def make_runtime(
         dirs=dirs,
         approver=ModeApprover(mode, "deny"),
         long_lived=long_lived,
+        registry=registry,
     )
     return runtime
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from types import ModuleType
 
@@ -45,7 +46,14 @@ def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     names = (given[0],) if given and given[0] in COMMANDS else COMMANDS
     args = _parser(names).parse_args(given)
-    code: int = _module(args.command).run(args)
+    try:
+        code: int = _module(args.command).run(args)
+    except BrokenPipeError:
+        # The reader went away (`toolhost tools --json | head`): not an error of ours.
+        # Point stdout at /dev/null so the interpreter's final flush stays quiet.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     return code
 
 

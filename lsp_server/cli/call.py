@@ -43,7 +43,12 @@ async def _call(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as exc:
         print(f"toolhost: the arguments are not JSON ({exc})", file=sys.stderr)
         return 2
-    roots = [args.root.resolve()]
+    root = args.root.resolve()
+    if not root.is_dir():
+        what = "is not a folder" if root.exists() else "does not exist"
+        print(f"toolhost: --root {args.root} {what}; pass the workspace folder", file=sys.stderr)
+        return 2
+    roots = [root]
     dirs = Dirs.from_environment()
     loaded = load_layers(None, roots, dirs)
     # Who answers "ask": --yes allows, a person at a terminal is asked, otherwise nobody
@@ -74,4 +79,10 @@ async def _call(args: argparse.Namespace) -> int:
                 print(part["text"])
             else:
                 print(f"[{part.get('type')} {part.get('mimeType', '')}]")
+    if result.error is not None and result.error.code == "permission.unattended":
+        print(
+            "toolhost: this call needs approval and there is no terminal to ask; "
+            "pass --yes to allow it (deny rules and readOnly mode still apply)",
+            file=sys.stderr,
+        )
     return 1 if result.is_error else 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 
 from lsp_server.runtime.contract import SURFACES
 
@@ -12,6 +13,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     tools = commands.add_parser("tools", help="list the tools of a surface")
     tools.add_argument("--surface", choices=SURFACES, default="core")
     tools.add_argument("--json", action="store_true", help="print the schemas as JSON")
+
+
+def first_sentence(text: str) -> str:
+    """Up to the first full stop that ends a sentence: not the one in "(e.g. ...)"."""
+    match = re.search(r"(?<!\be\.g)(?<!\bi\.e)\.(\s+(?=[A-Z`])|$)", text)
+    return text[: match.start()] if match else text
 
 
 def run(args: argparse.Namespace) -> int:
@@ -25,6 +32,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"{args.surface} surface ({len(tools)} tools, hash {registry.hash(args.surface)[:16]})")
     for tool in tools:
         flag = "read-only" if tool.contract.read_only else "writes   "
-        summary = tool.contract.description.split(". ")[0]
+        summary = first_sentence(tool.contract.description)
         print(f"  {tool.name:<16} {flag}  {summary}")
     return 0

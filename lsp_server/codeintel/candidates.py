@@ -37,7 +37,7 @@ def _rg_command(rg: str, query: str, excludes: Sequence[str]) -> list[str]:
 def files_mentioning(root: Path, query: str, excludes: Sequence[str] = ()) -> list[str]:
     """Relative paths of indexable files whose bytes contain `query`, ignoring case."""
     rg = find_rg()
-    if rg is not None:
+    if rg is not None and "\x00" not in query:  # no program argument can hold a NUL
         done = subprocess.run(
             _rg_command(rg, query, excludes), cwd=root, capture_output=True,
             timeout=RG_TIMEOUT_SECONDS, check=False,

@@ -253,7 +253,7 @@ class PolicyService:
             f"it needs the user's approval ({decision.reason}) and no one can be asked "
             "(the client declared neither toolhost approvals nor MCP elicitation); what "
             f"would allow it: an allow rule{rule} in the user's config.toml [policy] allow, "
-            'or policy.unattended = "allow"; otherwise ask the user',
+            'or policy.unattended = "allow"',
             decision.rule,
         )
 

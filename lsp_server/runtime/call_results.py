@@ -7,7 +7,9 @@ import base64
 import difflib
 import hashlib
 import json
+import logging
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +20,11 @@ from lsp_server.runtime import errors
 from lsp_server.runtime.approvals import Verdict
 from lsp_server.runtime.contract import Registry, Surface, Tool
 from lsp_server.runtime.errors import ToolError
-from lsp_server.runtime.output import bound_text
+from lsp_server.runtime.output import PAGING_NOTE_CHARS, bound_text, paging_note
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.runtime.sessions import Session
+
+log = logging.getLogger(__name__)
 
 
 @attrs.define
@@ -53,8 +57,11 @@ def call_meta(state: CallState, started: float, **fields: Any) -> CallMeta:
 
 def success(state: CallState, output: ToolOutput, started: float, max_chars: int) -> CallResult:
     bounded = bound_text(output.text, max_chars)
+    if bounded.truncated:  # leave room for the paging note inside the limit
+        bounded = bound_text(output.text, max(max_chars // 2, max_chars - PAGING_NOTE_CHARS))
     ref = state.session.results.store(output.text) if bounded.truncated else None
-    content: list[Any] = [{"type": "text", "text": bounded.text}]
+    text = bounded.text + (paging_note(ref, bounded.total_chars) if ref else "")
+    content: list[Any] = [{"type": "text", "text": text}]
     for image in output.images:
         content.append(
             {
@@ -67,7 +74,7 @@ def success(state: CallState, output: ToolOutput, started: float, max_chars: int
         state,
         started,
         truncated=bounded.truncated,
-        shown=bounded.shown_chars,
+        shown=len(text),
         total=bounded.total_chars,
         ref=ref,
     )
@@ -85,7 +92,9 @@ def failure(state: CallState, exc: ToolError, started: float, max_chars: int) ->
         bounded = bound_text(exc.partial_text, max_chars)
         if bounded.truncated:
             ref = state.session.results.store(exc.partial_text)
-        text = f"{bounded.text}\n{message}"
+            text = bounded.text + paging_note(ref, bounded.total_chars) + f"\n{message}"
+        else:
+            text = f"{bounded.text}\n{message}"
     details = dict(exc.details)
     signature = details.pop("signature", None)
     violations = details.pop("violations", None)
@@ -164,5 +173,19 @@ def call_record(state: CallState, result: CallResult) -> DidCallParams:
 
 
 def digest_of(arguments: Any) -> str:
-    encoded = json.dumps(arguments, sort_keys=True, default=str).encode()
+    try:
+        encoded = json.dumps(arguments, sort_keys=True, default=str).encode()
+    except (RecursionError, ValueError, TypeError):  # odd input (an unknown tool's arguments)
+        encoded = repr(type(arguments)).encode()
     return hashlib.sha256(encoded).hexdigest()[:16]
+
+
+def internal_error(exc: BaseException, tool_name: str) -> ToolError:
+    """A bug, as a value: logged with its traceback under an incident id."""
+    incident = uuid.uuid4().hex[:8]
+    log.error("internal error %s in %s", incident, tool_name, exc_info=exc)
+    return ToolError(
+        errors.INTERNAL_ERROR,
+        f"toolhost hit a bug ({type(exc).__name__}, incident {incident})",
+        "the server keeps running; report the incident id from the log, or try another way",
+    )

@@ -27,6 +27,7 @@ from lsp_server.runtime.call_results import (
     call_record,
     digest_of,
     failure,
+    internal_error,
     success,
     unknown_tool,
 )
@@ -137,8 +138,13 @@ class Runtime:
         call_id = params.call_id or f"c-{uuid.uuid4().hex[:12]}"
         session = self.sessions.get(params.session or "default")
         session.call_count += 1
-        surface: Surface = params.surface or "full"
-        tool = self.registry.get(params.name, surface)
+        if session.surface is None and params.surface is not None:
+            session.surface = params.surface
+        surface = _surface(params.surface or session.surface)
+        # A name on one surface only is found from any (minimal's `read`, full's `ls`).
+        tool = self.registry.get(params.name, surface) or self.registry.get(
+            params.name, "full" if surface == "minimal" else "minimal"
+        )
         if tool is None:
             unknown = self.unknown_tool(params, call_id, surface, started)
             self._break_storm(session, params, call_id, unknown, f"unknown_tool:{params.name}")
@@ -173,19 +179,13 @@ class Runtime:
             )
             self._notify(state, params, result)
             return result  # a cancellation is nobody's repeated mistake: no storm bookkeeping
+        except OSError as exc:
+            # A path given by the model that the file system refused between the checks and
+            # the use (a link loop, a vanished file) is input, not a bug.
+            refusal = errors.from_os_error(exc, self.workspace.relative)
+            result = self._failure(state, refusal or internal_error(exc, tool.name), started)
         except Exception as exc:  # the one boundary that turns bugs into values
-            incident = uuid.uuid4().hex[:8]
-            log.exception("internal error %s in %s", incident, tool.name)
-            result = self._failure(
-                state,
-                ToolError(
-                    errors.INTERNAL_ERROR,
-                    f"toolhost hit a bug ({type(exc).__name__}, incident {incident})",
-                    "the server keeps running; report the incident id from the log, "
-                    "or try another way",
-                ),
-                started,
-            )
+            result = self._failure(state, internal_error(exc, tool.name), started)
         error = result.error
         fallback = f"{error.code}:{tool.name}:{digest_of(state.arguments)}" if error else None
         self._break_storm(session, params, call_id, result, fallback)
@@ -280,7 +280,8 @@ class Runtime:
                 continue
             if path_arg.absolute:
                 _require_absolute(path_arg.name, str(raw))
-            path = self.workspace.resolve(str(raw), path_arg.access, base=state.session.cwd)
+            # Workspace-relative, always: the shell's folder (after `cd`) is the shell's own.
+            path = self.workspace.resolve(str(raw), path_arg.access)
             ctx.paths[path_arg.name] = path
             if not path_arg.must_exist:
                 # One stat: cheaper inline than a thread hop.
@@ -365,11 +366,14 @@ class Runtime:
         if not verdict.allowed:
             code = verdict.code or errors.PERMISSION_USER_DENIED
             reason = verdict.reason or "the call was not approved"
-            raise ToolError(
-                code,
-                f"{entry.name} was not allowed: {reason}",
-                "do not retry the same call; ask the user or choose another approach",
+            # The one place the next step is said (a policy reason says only why).
+            recovery = (
+                "do not retry the same call; an allow rule or the user can permit it, "
+                "or choose another approach"
+                if code == errors.PERMISSION_UNATTENDED
+                else "do not retry the same call; ask the user or choose another approach"
             )
+            raise ToolError(code, f"{entry.name} was not allowed: {reason}", recovery)
 
     def _context(self, state: CallState, params: CallParams) -> ToolContext:
         token = params.work_done_token
@@ -419,3 +423,7 @@ def _require_absolute(name: str, raw: str) -> None:
             f"{raw!r} is not an absolute path",
             f"pass the absolute path in `{name}`",
         )
+
+
+def _surface(name: str | None) -> Surface:
+    return "minimal" if name == "minimal" else "core" if name == "core" else "full"

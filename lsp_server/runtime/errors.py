@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 from typing import Any
 
@@ -85,3 +87,35 @@ class ToolError(Exception):
     @property
     def message(self) -> str:
         return f"{self.code}: {self.cause}; {self.recovery}"
+
+
+_OS_ERRORS: dict[int, tuple[str, str, str]] = {
+    errno.ELOOP: (
+        INVALID_ARGUMENT,
+        "is a loop of symbolic links",
+        "use a path that is not a link loop (ls shows links as `name -> target`)",
+    ),
+    errno.ENOENT: (FS_NOT_FOUND, "does not exist", "check the path (ls or glob can help)"),
+    errno.ENOTDIR: (FS_NOT_FOUND, "has a file where a folder is expected", "check the path"),
+    errno.ENAMETOOLONG: (INVALID_ARGUMENT, "has a name too long", "use a shorter path"),
+    errno.EACCES: (
+        FS_PERMISSION,
+        "cannot be accessed (permission denied)",
+        "check its permissions",
+    ),
+    errno.EPERM: (FS_PERMISSION, "cannot be accessed (operation not permitted)", "check it"),
+    errno.EROFS: (FS_PERMISSION, "is on a read-only file system", "write somewhere else"),
+    errno.EISDIR: (FS_IS_DIRECTORY, "is a directory", "use ls to list it, then name a file"),
+}
+
+
+def from_os_error(exc: OSError, shown: Any) -> ToolError | None:
+    """The ToolError for an OSError a path given by the model caused (a link loop, a name
+    that vanished between check and use), or None when it is not one of those (a bug).
+    `shown(path)` turns an absolute path into what the model should read."""
+    entry = _OS_ERRORS.get(exc.errno or 0)
+    if entry is None:
+        return None
+    code, what, recovery = entry
+    name = shown(Path(os.fsdecode(exc.filename))) if exc.filename else "the path"
+    return ToolError(code, f"{name} {what}", recovery)

@@ -70,6 +70,23 @@ def bound_text(text: str, max_chars: int) -> Bounded:
     return Bounded(shown, True, len(shown), total)
 
 
+PAGING_NOTE_CHARS = 400
+"""Room kept under the output limit for the paging note (about 300 chars with a long ref)."""
+
+
+def paging_note(ref: str, total_chars: int) -> str:
+    """The line under a cut text: where the rest is and the exact call that pages it."""
+    call = (
+        '{"id": "session:tool_result", "action": "call", '
+        f'"arguments": {{"result_ref": "{ref}", "offset": 0}}}}'
+    )
+    return (
+        f"\n[cut to fit: the full text ({total_chars} chars) is stored as result_ref {ref}; "
+        f"read it page by page with use_capability {call}, then pass each page's nextOffset "
+        "as offset]"
+    )
+
+
 @attrs.define
 class StoredResult:
     ref: str
@@ -111,6 +128,9 @@ class ResultStore:
             if old.spill_path is not None:
                 old.spill_path.unlink(missing_ok=True)
         return ref
+
+    def has(self, ref: str) -> bool:
+        return ref in self._items
 
     def page(self, ref: str, offset: int = 0, limit: int = DEFAULT_PAGE_BYTES) -> ResultPage:
         item = self._items.get(ref)

@@ -18,6 +18,8 @@ class Session:
         self.observations = Observations()
         self.results = results
         self.call_count = 0
+        self.surface: str | None = None
+        """The surface this session first listed or called with; later calls keep it."""
         self._extensions: dict[type[Any], Any] = {}
 
     def extension(self, kind: type[T]) -> T:
@@ -61,3 +63,12 @@ class SessionStore:
 
     def all(self) -> list[Session]:
         return list(self._sessions.values())
+
+    def holding(self, ref: str) -> Session | None:
+        """The session that stored this result (refs are unique per server)."""
+        return next((s for s in self._sessions.values() if s.results.has(ref)), None)
+
+    def set_default_cwd(self, cwd: Path) -> None:
+        self._default_cwd = cwd
+        for session in self._sessions.values():
+            session.cwd = cwd

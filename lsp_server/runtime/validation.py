@@ -15,6 +15,9 @@ from lsp_server.runtime.contract import ContractEntry
 
 MAX_VIOLATIONS = 8
 MAX_FEEDBACK_BYTES = 4096
+MAX_DEPTH = 64
+"""Nesting no tool schema needs; deeper values are refused before jsonschema (and json)
+would recurse into them."""
 
 Placement = Literal["root", "arguments"]
 
@@ -39,8 +42,50 @@ class ValidationFailure:
 
 
 def _pointer(parts: Any) -> str:
-    items = [str(p).replace("~", "~0").replace("/", "~1") for p in parts]
+    # Lone surrogates are shown escaped: the feedback itself must be valid UTF-8.
+    items = [_printable(str(p)).replace("~", "~0").replace("/", "~1") for p in parts]
     return "/" + "/".join(items) if items else "/"
+
+
+def _printable(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def odd_values(arguments: Any) -> list[Violation]:
+    """What no tool can use and a schema cannot state: nesting deeper than MAX_DEPTH, and
+    strings or keys with lone surrogates (no file name or UTF-8 text can hold them).
+    Iterative, so a value nested 100,000 levels deep costs a loop, not the stack."""
+    found: list[Violation] = []
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(arguments, ())]
+    while stack and len(found) < MAX_VIOLATIONS:
+        value, parts = stack.pop()
+        if len(parts) > MAX_DEPTH:
+            found.append(
+                Violation(_pointer(parts), "maxDepth", f"at most {MAX_DEPTH} levels of nesting")
+            )
+            continue
+        if isinstance(value, str):
+            if _has_lone_surrogate(value):
+                found.append(Violation(_pointer(parts), "unicode", _NO_SURROGATES))
+        elif isinstance(value, Mapping):
+            for key, item in reversed(list(value.items())):
+                if isinstance(key, str) and _has_lone_surrogate(key):
+                    found.append(Violation(_pointer((*parts, key)), "unicode", _NO_SURROGATES))
+                stack.append((item, (*parts, key)))
+        elif isinstance(value, list):
+            stack.extend((item, (*parts, i)) for i, item in reversed(list(enumerate(value))))
+    return found[:MAX_VIOLATIONS]
+
+
+_NO_SURROGATES = "valid Unicode text (a lone surrogate U+D800-U+DFFF is not a character)"
 
 
 def _expected(error: ValidationError) -> tuple[str, str]:
@@ -54,9 +99,9 @@ def _expected(error: ValidationError) -> tuple[str, str]:
         name = missing[0] if missing else "?"
         return name, f'property "{name}" is required'
     if keyword == "additionalProperties":
+        # One violation per unexpected property is made by _violations; this is the text.
         allowed = sorted((schema.get("properties") or {}).keys())
-        extra = sorted(k for k in (instance or {}) if k not in (schema.get("properties") or {}))
-        return (extra[0] if extra else ""), "no such property; allowed: " + ", ".join(allowed)
+        return "", "no such property; allowed: " + ", ".join(allowed)
     if keyword == "type":
         return (
             "",
@@ -87,6 +132,23 @@ def _expected(error: ValidationError) -> tuple[str, str]:
     return "", f"a value satisfying {keyword}"
 
 
+def _violations(error: ValidationError) -> list[Violation]:
+    """One per problem: an object with two unexpected properties gives two, so the model
+    fixes both at once instead of one per round."""
+    extra, expected = _expected(error)
+    base = list(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, Mapping):
+        schema: Any = error.schema
+        known = schema.get("properties") or {}
+        unexpected = sorted(str(k) for k in error.instance if k not in known)
+        return [
+            Violation(_pointer([*base, name]), "additionalProperties", expected)
+            for name in unexpected
+        ]
+    parts = base + ([extra] if extra else [])
+    return [Violation(_pointer(parts), str(error.validator), expected)]
+
+
 class Validators:
     """Compiled once per schema fingerprint."""
 
@@ -111,20 +173,19 @@ class Validators:
             arguments = {}
         if not isinstance(arguments, Mapping):
             kind = type(arguments).__name__
-            violation = Violation("/", "json", f"a JSON object (got a {_json_kind(kind)})")
+            violation = Violation("/", "json", f"a JSON object (got {_json_kind(kind)})")
             return {}, self._failure(entry, [violation], placement, None)
         args = dict(arguments)
+        odd = odd_values(args)
+        if odd:
+            return args, self._failure(entry, odd, placement, None)
         errors = sorted(
             self.validator(entry).iter_errors(args),
             key=lambda e: (list(map(str, e.absolute_path)), str(e.validator)),
         )
         if not errors:
             return args, None
-        violations: list[Violation] = []
-        for error in errors[:MAX_VIOLATIONS]:
-            extra, expected = _expected(error)
-            parts = list(error.absolute_path) + ([extra] if extra else [])
-            violations.append(Violation(_pointer(parts), str(error.validator), expected))
+        violations = [v for error in errors for v in _violations(error)][:MAX_VIOLATIONS]
         return args, self._failure(entry, violations, placement, args)
 
     def _failure(
@@ -176,13 +237,14 @@ class Validators:
 
 
 def _json_kind(python_kind: str) -> str:
+    """The JSON name of a Python value's type, with its article ("an array")."""
     return {
-        "list": "array",
-        "str": "string",
-        "int": "number",
-        "float": "number",
-        "bool": "boolean",
-    }.get(python_kind, python_kind)
+        "list": "an array",
+        "str": "a string",
+        "int": "a number",
+        "float": "a number",
+        "bool": "a boolean",
+    }.get(python_kind, f"a {python_kind}")
 
 
 def _clip(text: str) -> str:

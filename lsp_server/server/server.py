@@ -41,13 +41,12 @@ from lsp_server.protocol import (
     ToolsParams,
     ToolsResult,
 )
-from lsp_server.runtime import errors
 from lsp_server.runtime.client import ClientFeatures
 from lsp_server.runtime.contract import SURFACES, Registry
 from lsp_server.runtime.errors import ToolError
 from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.runtime.uris import uri_to_path
-from lsp_server.server import capability_cache, watch
+from lsp_server.server import capability_cache, watch, wire_errors
 from lsp_server.server.editor import EditorBridge, client_features
 from lsp_server.server.typed_protocol import ToolhostProtocol, toolhost_converter
 
@@ -156,11 +155,7 @@ class ToolhostServer(LanguageServer):
         earlier request): the initialize answer never waits for it."""
         if self.runtime is None:
             if self._roots_at_start is None:
-                raise ToolError(
-                    errors.SERVER_NOT_INITIALIZED,
-                    "the server is not initialized",
-                    "send initialize first",
-                )
+                raise wire_errors.not_initialized()
             from lsp_server import compose  # the whole house: after the answer
 
             self.runtime, self.lifecycle = compose.build_runtime(
@@ -278,6 +273,9 @@ class ToolhostServer(LanguageServer):
 
     def list_tools(self, params: ToolsParams) -> ToolsResult:
         surface = params.surface or "core"
+        if params.session is not None and self.runtime is not None:
+            session = self.runtime.sessions.get(params.session)
+            session.surface = session.surface or surface
         infos = [
             ToolInfo(
                 name=tool.name,
@@ -393,8 +391,7 @@ def create_server(
 
     @server.feature(protocol.TOOLHOST_RESULT)
     async def on_result(ls: ToolhostServer, params: ResultParams) -> ResultPage:
-        session = ls.ensure_runtime().sessions.get(params.session or "default")
-        return session.results.page(params.result_ref, params.offset, params.limit)
+        return wire_errors.result_page(ls.ensure_runtime(), params)
 
     @server.feature(protocol.TOOLHOST_CHECKPOINTS)
     async def on_checkpoints(ls: ToolhostServer, params: CheckpointsParams) -> CheckpointsResult:
@@ -423,8 +420,7 @@ def create_server(
 
     @server.command(protocol.EXECUTE_COMMAND_CALL)
     async def on_execute_call(ls: ToolhostServer, *args: Any) -> Any:
-        raw = args[0] if args else {}
-        params = ls.protocol._converter.structure(raw, CallParams)
+        params = wire_errors.command_params(ls.protocol._converter, args)
         runtime = ls.ensure_runtime()
         await ls.wait_for_settings()
         result = await runtime.call(params)

@@ -2,8 +2,8 @@
 on loopback (server/tcp.py); logging to stderr and window/logMessage.
 
 pygls reads stdin through a worker thread for every header line and body; on a busy
-2-core machine those hops cost more than the tool call. A message over the cap is drained
-without being held in memory and answered with a JSON-RPC error, never a crash.
+2-core machine those hops cost more than the tool call. The framing (server/framing.py)
+answers or drops every malformed message and keeps reading.
 """
 
 from __future__ import annotations
@@ -16,19 +16,20 @@ import os
 import re
 import signal
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from lsprotocol import types
-from pygls.io_ import run_async
+from pygls.exceptions import JsonRpcException
 
+from lsp_server.server import framing
 from lsp_server.server.server import ToolhostServer, create_server
 
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+# For TCP connections (server/tcp.py): a message over the cap is drained and answered.
 DROPPED = b'{"jsonrpc": "2.0", "method": "$/toolhost/droppedMessage"}'
 _ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
 
@@ -93,28 +94,30 @@ class CappedReader:
         return DROPPED
 
 
-async def serve_pipes(protocol: Any, report_error: Callable[..., Any], cap: int) -> None:
+async def serve_pipes(protocol: Any, cap: int) -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 16)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
     writer = CoalescingWriter(sys.stdout.buffer)
     protocol.set_writer(writer)
 
-    def oversize(msg_id: Any, size: int) -> None:
-        log.warning("dropped a %d byte message (limit %d)", size, cap)
-        if msg_id is None:
-            return
-        error = {"code": -32600, "message": f"message of {size} bytes exceeds {cap} bytes"}
+    def reply_error(msg_id: Any, code: int, message: str) -> None:
+        log.warning("answered a malformed message (id %r) with %d: %s", msg_id, code, message)
+        error = {"code": code, "message": message}
         body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": error}).encode()
         writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
-    await run_async(
-        stop_event=threading.Event(),
-        reader=CappedReader(reader, cap, oversize),
-        protocol=protocol,
-        logger=log,
-        error_handler=report_error,
-    )
+    def deliver(data: dict[str, Any]) -> None:
+        try:
+            protocol.handle_message(protocol.structure_message(data))
+        except JsonRpcException:
+            pass  # answered by ToolhostProtocol.structure_message
+        except Exception as exc:  # a message pygls cannot handle must not end the loop
+            log.warning("dropped a message pygls could not handle: %s", type(exc).__name__)
+            if "id" in data and "method" in data:
+                reply_error(data["id"], -32600, "the message could not be handled")
+
+    await framing.read_loop(framing.FrameReader(reader), cap, deliver, reply_error)
 
 
 class LogForwarder(logging.Handler):
@@ -136,10 +139,12 @@ class LogForwarder(logging.Handler):
                 else types.MessageType.Log
             )
         )
+        # The message only: a traceback stays in the server's own log (stderr).
+        text = f"{record.levelname} {record.name}: {record.getMessage()}"
+        if record.exc_info:
+            text += " (traceback in the server's log)"
         try:
-            self._server.window_log_message(
-                types.LogMessageParams(type=kind, message=self.format(record))
-            )
+            self._server.window_log_message(types.LogMessageParams(type=kind, message=text))
         except Exception:  # never let logging break the server
             self.handleError(record)
 
@@ -167,7 +172,7 @@ def serve_stdio(root: Path | None = None) -> None:
 
     async def main() -> None:
         try:
-            await serve_pipes(server.protocol, server.report_server_error, MAX_MESSAGE_BYTES)
+            await serve_pipes(server.protocol, MAX_MESSAGE_BYTES)
         finally:
             await server.close()
 
@@ -183,6 +188,5 @@ def setup_logging(server: ToolhostServer) -> None:
     stderr.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root_logger.addHandler(stderr)
     forward = LogForwarder(server)
-    forward.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     logging.getLogger("lsp_server").addHandler(forward)
     logging.getLogger("pygls").setLevel(logging.WARNING)

@@ -15,6 +15,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from lsp_server import protocol
+from lsp_server.server import wire_errors
 
 if TYPE_CHECKING:
     from lsp_server.server.server import ToolhostServer
@@ -65,6 +66,12 @@ class ToolhostProtocol(LanguageServerProtocol):
         if method in RESPONSE_TYPES:
             return RESPONSE_TYPES[method]
         return super().get_result_type(method)
+
+    def _send_response(
+        self, msg_id: Any, result: Any | None = None, error: Any | None = None
+    ) -> None:
+        """No traceback or exception text goes over the wire (it stays in the log)."""
+        super()._send_response(msg_id, result, wire_errors.safe(error))
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """A request whose params cannot be read gets a JSON-RPC error instead of silence."""

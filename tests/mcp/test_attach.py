@@ -222,3 +222,36 @@ async def test_attached_progress_and_cancellation_reach_the_editor_runtime(ws: P
             with contextlib.suppress(asyncio.CancelledError):
                 await call
             assert await _wait_gone(f"sleep {marker}") == []
+
+
+def _running(command: str) -> bool:
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if (entry / "cmdline").read_bytes().replace(
+                    b"\0", b" "
+                ).strip() == command.encode():
+                    return True
+    return False
+
+
+async def test_editor_gone_during_a_call_is_attach_lost(ws: Path, bypass_policy: None) -> None:
+    editor = lsp_session(ws, EDITOR_OPTIONS)
+    await editor.__aenter__()
+    try:
+        await wait_for_record(ws)
+        async with mcp_session(ws) as session:
+            call = asyncio.create_task(session.call_tool("bash", {"command": "sleep 37.25"}))
+            for _ in range(600):  # until the command runs in the editor's runtime
+                if _running("sleep 37.25"):
+                    break
+                await asyncio.sleep(0.05)
+            await editor.__aexit__(None, None, None)  # the editor's server goes away
+            editor = None
+            lost = await call
+    finally:
+        if editor is not None:
+            await editor.__aexit__(None, None, None)
+    assert lost.is_error is True
+    assert structured(lost)["code"] == "attach.lost", text_of(lost)
+    assert "read the files it touches again" in text_of(lost)

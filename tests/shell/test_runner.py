@@ -138,10 +138,18 @@ async def test_background_child_is_killed_after_the_command(tmp_path: Path) -> N
 
 @pytest.mark.timeout(60)
 async def test_subshell_daemon_is_reported_and_killed(tmp_path: Path) -> None:
-    result = await run_command("(sleep 100 > /dev/null 2>&1 &) ; echo hi", tmp_path, LIMITS)
+    # The subshell writes its child's pid; the command ends only once that child has become
+    # `sleep 100` (a fork that has not exec'd yet still shows the subshell's command line).
+    command = (
+        "(sleep 100 > /dev/null 2>&1 & echo $! > daemon.pid) ; "
+        'until [ "$(tr "\\0" " " < /proc/$(cat daemon.pid)/cmdline)" = "sleep 100 " ]; '
+        "do :; done; echo hi"
+    )
+    result = await run_command(command, tmp_path, LIMITS)
     assert result.output == "hi\n"
+    daemon = int((tmp_path / "daemon.pid").read_text())
     # The subshell itself may still be on its way out when the scan runs.
-    assert "sleep 100" in [p.command for p in result.leftovers]
+    assert (daemon, "sleep 100") in [(p.pid, p.command) for p in result.leftovers]
     assert result.leftovers_killed
     assert await wait_gone([p.pid for p in result.leftovers]) == []
 

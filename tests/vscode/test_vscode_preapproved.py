@@ -56,12 +56,17 @@ async def test_pre_approved_is_ignored_from_a_client_that_did_not_declare_it(
 async def test_without_the_mark_the_server_still_asks(tmp_path: Path) -> None:
     root = workspace_with_file(tmp_path)
     result = await edit(runtime_for(root, "default", declared=True), pre_approved=False)
-    assert result.is_error
+    # No approvals capability here: "ask" falls back to the unattended decision (deny).
+    assert result.error is not None
+    assert result.error.code == "permission.unattended"
+    assert "no one could be asked to approve this call" in result.error.message
     assert (root / "hello.txt").read_text() == "hello\n"
 
 
 async def test_read_only_mode_wins_over_pre_approved(tmp_path: Path) -> None:
     root = workspace_with_file(tmp_path)
     result = await edit(runtime_for(root, "readOnly", declared=True), pre_approved=True)
-    assert result.is_error
+    assert result.error is not None
+    assert result.error.code == "permission.rule_denied"
+    assert "the policy mode is readOnly" in result.error.message
     assert (root / "hello.txt").read_text() == "hello\n"

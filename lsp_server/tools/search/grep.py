@@ -144,6 +144,11 @@ async def search(
     from lsp_server.search.query import EngineFailure, InvalidInclude, InvalidPattern, SearchQuery
 
     ctx.workspace.require_not_secret(target)
+    if "\x00" in pattern or "\x00" in (include or ""):
+        # No program argument can hold a NUL: say so instead of failing inside rg's spawn.
+        raise ToolError(
+            INVALID_ARGUMENT, "the pattern or glob contains a NUL byte", "use \\x00 in the regex"
+        )
     base = await anyio.to_thread.run_sync(folder_of, target)
     query = SearchQuery(
         pattern,

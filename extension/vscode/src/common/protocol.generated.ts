@@ -190,7 +190,7 @@ export interface ResultParams {
   limit?: number;
   offset?: number;
   resultRef: string;
-  session?: string;
+  session?: string | null;
 }
 
 export interface RevertConflict {

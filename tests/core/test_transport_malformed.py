@@ -1,0 +1,118 @@
+"""Malformed messages on the wire: each gets a JSON-RPC error (or, with no id to answer,
+is dropped with a log line), no Python traceback ever goes over the wire, and the server
+keeps serving. A body cut short by EOF ends the server cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.core.raw_wire import SERVER, RawPeer
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+async def peer(tmp_path: Path) -> AsyncIterator[RawPeer]:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("alpha\n")
+    started = await RawPeer.start(root, tmp_path / "state")
+    try:
+        yield started
+    finally:
+        await started.close()
+        # Nothing the client received carries a traceback (the server's stderr log may).
+        assert "Traceback" not in json.dumps(started.messages)
+
+
+def assert_clean_error(reply: dict[str, Any], code: int) -> dict[str, Any]:
+    error: dict[str, Any] = reply["error"]
+    assert error["code"] == code, reply
+    assert "Traceback" not in json.dumps(reply), reply
+    return error
+
+
+async def test_a_header_line_over_64_kib_is_dropped_and_serving_goes_on(peer: RawPeer) -> None:
+    await peer.write(b"X-Padding: " + b"a" * (70 * 1024) + b"\r\n")
+    await peer.send({"jsonrpc": "2.0", "id": 1, "method": "toolhost/status", "params": {}})
+    # The long line broke that message's header: it has no readable id; the next one works.
+    await peer.still_serving()
+    assert any("header line" in line for line in peer.logged()), peer.logged()
+
+
+async def test_json_nested_1000_levels_gets_an_error_reply(peer: RawPeer) -> None:
+    deep = "[" * 5000 + "]" * 5000
+    body = (
+        '{"jsonrpc": "2.0", "id": 2, "method": "toolhost/call", '
+        f'"params": {{"name": "read_file", "arguments": {{"path": {deep}}}}}}}'
+    )
+    await peer.send(body.encode())
+    error = assert_clean_error(await peer.reply_to(2), -32700)
+    assert "nested" in error["message"]
+    await peer.still_serving()
+
+
+async def test_huge_content_length_is_refused_and_the_stream_recovers(peer: RawPeer) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "toolhost/status", "params": {}})
+    await peer.write(b"Content-Length: 99999999999999999999\r\n\r\n" + body.encode())
+    error = assert_clean_error(await peer.reply_to(3), -32600)
+    assert "99999999999999999999" in error["message"]
+    await peer.still_serving()
+
+
+async def test_a_request_without_jsonrpc_gets_invalid_request(peer: RawPeer) -> None:
+    await peer.send({"id": 4, "method": "toolhost/status", "params": {}})
+    error = assert_clean_error(await peer.reply_to(4), -32600)
+    assert '"jsonrpc": "2.0"' in error["message"]
+    await peer.still_serving()
+
+
+async def test_execute_command_with_a_number_is_invalid_params(peer: RawPeer) -> None:
+    reply = await peer.request(
+        "workspace/executeCommand", {"command": "toolhost.call", "arguments": [5]}
+    )
+    assert_clean_error(reply, -32602)
+    await peer.still_serving()
+
+
+async def test_unknown_result_ref_is_a_clean_error(peer: RawPeer) -> None:
+    reply = await peer.request("toolhost/result", {"resultRef": "r-does-not-exist"})
+    error = assert_clean_error(reply, -32602)
+    assert error["message"].startswith("result.not_found: ")
+    await peer.still_serving()
+
+
+async def test_a_request_before_initialize_is_refused(tmp_path: Path) -> None:
+    # Not through RawPeer.start: that initializes.
+    env = {**os.environ, "TOOLHOST_STATE_DIR": str(tmp_path / "state")}
+    process = await asyncio.create_subprocess_exec(
+        *SERVER,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
+    peer = RawPeer(process)
+    try:
+        reply = await peer.request("toolhost/call", {"name": "ls", "arguments": {}})
+        error = assert_clean_error(reply, -32002)
+        assert error["message"].startswith("server.not_initialized: ")
+    finally:
+        await peer.close()
+
+
+async def test_a_body_cut_short_by_eof_exits_cleanly(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    peer = await RawPeer.start(root, tmp_path / "state")
+    await peer.write(b'Content-Length: 100\r\n\r\n{"jsonrpc": "2.0", "id"')
+    code = await peer.close()
+    assert code == 0
+    assert b"Traceback" not in peer.stderr, peer.stderr.decode(errors="replace")

@@ -1,0 +1,63 @@
+"""Schema feedback the model can act on in one round: every unexpected property listed,
+the JSON type named with its article, and values no tool can use (lone surrogates, deep
+nesting) refused before anything recurses into them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.helpers import call_tool, make_runtime, text_of
+
+
+async def test_each_unexpected_property_is_listed(tmp_path: Path) -> None:
+    runtime = make_runtime(tmp_path)
+    arguments = {"path": "a.txt", "from": 1, "$schema": "x", "zeta": True}
+    result = await call_tool(runtime, "read_file", arguments)
+    assert result.error is not None and result.error.code == "schema_mismatch"
+    paths = [v["path"] for v in result.error.violations or []]
+    assert paths == ["/$schema", "/from", "/zeta"]
+    assert [v["keyword"] for v in result.error.violations or []] == ["additionalProperties"] * 3
+
+
+async def test_at_most_eight_violations(tmp_path: Path) -> None:
+    runtime = make_runtime(tmp_path)
+    arguments = {"path": "a.txt", **{f"extra{i}": i for i in range(12)}}
+    result = await call_tool(runtime, "read_file", arguments)
+    assert result.error is not None
+    assert len(result.error.violations or []) == 8
+
+
+async def test_a_non_object_is_named_with_its_article(tmp_path: Path) -> None:
+    runtime = make_runtime(tmp_path)
+    result = await call_tool(runtime, "read_file", [1, 2])
+    assert "- / [json]: expected a JSON object (got an array)" in text_of(result)
+
+
+async def test_lone_surrogates_are_refused_before_the_tool_runs(tmp_path: Path) -> None:
+    runtime = make_runtime(tmp_path, mode="bypass")
+    result = await call_tool(runtime, "write_file", {"path": "a\udfffb.txt", "content": "x"})
+    assert result.error is not None and result.error.code == "schema_mismatch"
+    assert result.error.violations == [
+        {
+            "path": "/path",
+            "keyword": "unicode",
+            "expected": "valid Unicode text (a lone surrogate U+D800-U+DFFF is not a character)",
+        }
+    ]
+    assert list(tmp_path.iterdir()) == []
+    # The feedback itself is valid UTF-8 (a key with a surrogate is shown escaped).
+    keyed = await call_tool(runtime, "read_file", {"path": "a.txt", "\ud800": 1})
+    text_of(keyed).encode("utf-8")
+    assert "/\\ud800 [unicode]" in text_of(keyed)
+
+
+async def test_deep_nesting_is_refused_without_recursion(tmp_path: Path) -> None:
+    runtime = make_runtime(tmp_path)
+    deep: object = "x"
+    for _ in range(100_000):
+        deep = [deep]
+    result = await call_tool(runtime, "read_file", {"path": deep})
+    assert result.error is not None and result.error.code == "schema_mismatch"
+    [violation] = result.error.violations or []
+    assert violation["keyword"] == "maxDepth"
+    assert violation["expected"] == "at most 64 levels of nesting"
