@@ -150,7 +150,7 @@ async def test_request_while_indexing_is_lsp_not_ready_then_the_full_answer(
         assert rows[-1] == "(8201 more not shown; pass a larger limit)", rows[-3:]
         assert len(rows) == 201
         definition = await call_tool(runtime, "lsp_definition", arguments)
-        assert text_of(definition) == "core.py:1: def shared_helper(value: int) -> int:"
+        assert rows_of(definition) == "core.py:1: def shared_helper(value: int) -> int:"
     finally:
         await stop_servers(runtime)
 

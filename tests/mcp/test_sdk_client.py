@@ -102,7 +102,7 @@ async def test_truncated_result_pages_back_to_the_whole(ws: Path, bypass_policy:
         ref = meta["resultRef"]
         text = text_of(result)
         # The text alone says exactly how to get the rest.
-        assert f"result_ref {ref!r}" in text and '"id": "session:tool_result"' in text
+        assert f"result_ref {ref};" in text and '"id": "session:tool_result"' in text
         pieces: list[str] = []
         offset, digest = 0, None
         for _ in range(400):

@@ -50,7 +50,8 @@ async def test_megabytes_of_matches_are_bounded_and_pageable(tmp_path: Path, rg_
         assert meta["truncated"] is True
         assert meta["shownChars"] <= 30_000 < meta["totalChars"]
         shown = "".join(part["text"] for part in result["content"] if part["type"] == "text")
-        assert "omitted" in shown
+        # The cut text says where the rest is and how to page it.
+        assert f"result_ref {meta['resultRef']};" in shown
         full, last_page = await page_all(client, meta["resultRef"])
 
     assert len(full) == meta["totalChars"]
@@ -60,5 +61,5 @@ async def test_megabytes_of_matches_are_bounded_and_pageable(tmp_path: Path, rg_
     assert rows[0].startswith("bundle00.min.js:1:function f(){return needle+1};")
     assert rows[0].endswith(" [... 700 more chars]")
     assert rows[-1].startswith("[showing 2000 of 6000 matching lines in 40 files")
-    # The tail of the shown text carries the same true totals.
-    assert shown.rstrip().endswith(rows[-1])
+    # The tail of the shown text carries the same true totals, above the paging note.
+    assert shown.rstrip().rpartition("\n[cut to fit:")[0].endswith(rows[-1])

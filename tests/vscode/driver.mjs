@@ -239,7 +239,7 @@ async function untrustedScenario(page) {
 /** The agent's lsp_* questions, answered by VS Code's own TypeScript support. */
 async function lspProxyScenario(page) {
   await section(page, "lspproxy", async () => {
-    await runCommand(page, "Toolhost E2E: LSP Check");
+    await runCommand(page, "Toolhost E2E: Ask Language Servers");
     // The first answer waits for VS Code's TypeScript server to load the project.
     const check = await waitFor("the lsp_* answers", (o) => o.kind === "lspCheck", 180_000);
     await page.screenshot({ path: join(config.artifacts, "lsp-proxy.png") });

@@ -23,6 +23,7 @@ CLIENT_ONLY_PREFIXES = ("toolhost.server.", "toolhost.trace.")
 NOT_IN_VSCODE = {
     "policy.trusted_roots": "user config file only: a workspace must not trust itself",
     "lsp.project_servers": "set by toolhost from workspace trust, never by a setting",
+    "lsp.editor_timeout_seconds": "tuning knob, .toolhost.toml only",
     "limits.max_line_chars": "tuning knob, .toolhost.toml only",
     "limits.read_default_lines": "tuning knob, .toolhost.toml only",
     "limits.max_file_bytes": "tuning knob, .toolhost.toml only",
