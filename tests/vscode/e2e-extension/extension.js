@@ -47,10 +47,10 @@ function processes() {
 // lsp_* calls on the TypeScript fixture (tests/langservers/fixtures/typescript), none of
 // whose files is open in an editor.
 const LSP_CALLS = {
-  definition: ["lsp_definition", { file: "src/main.ts", line: 7, symbol: "makeCircle" }],
-  references: ["lsp_references", { file: "src/main.ts", line: 7, symbol: "makeCircle" }],
-  hover: ["lsp_hover", { file: "src/main.ts", line: 7, symbol: "makeCircle" }],
-  unicode: ["lsp_definition", { file: "src/unicode.ts", line: 3, symbol: "makeCircle" }],
+  definition: ["lsp_definition", { path: "src/main.ts", line: 7, symbol: "makeCircle" }],
+  references: ["lsp_references", { path: "src/main.ts", line: 7, symbol: "makeCircle" }],
+  hover: ["lsp_hover", { path: "src/main.ts", line: 7, symbol: "makeCircle" }],
+  unicode: ["lsp_definition", { path: "src/unicode.ts", line: 3, symbol: "makeCircle" }],
 };
 
 async function activate(context) {
@@ -81,7 +81,7 @@ async function activate(context) {
       }
       const seen = processes();
       // Not shown in an editor, bad.ts gets no diagnostics from VS Code: toolhost's own answer.
-      const diagnostics = await api.call("lsp_diagnostics", { file: "src/bad.ts" });
+      const diagnostics = await api.call("lsp_diagnostics", { path: "src/bad.ts" });
       const text = diagnostics.content.filter((part) => part.type === "text").map((part) => part.text).join("\n");
       record({ kind: "lspCheck", results, diagnostics: { isError: diagnostics.isError, text }, processes: seen, extensionHostPid: process.pid });
     }),
