@@ -66,8 +66,9 @@
   "Send SERVER the pending changes of the buffers other eglot servers manage."
   (dolist (buffer (toolhost--mirrored-buffers server))
     (with-current-buffer buffer
-      (eglot--signal-textDocument/didChange) ; sends to the buffer's server ...
-      (toolhost--mirror server))))           ; ... and to toolhost, when it had not
+      (with-demoted-errors "toolhost: could not send the buffer's changes: %S"
+        (eglot--signal-textDocument/didChange) ; sends to the buffer's server ...
+        (toolhost--mirror server)))))          ; ... and to toolhost, when it had not
 
 (defun toolhost--mirror-project (server)
   "On connecting: send SERVER the project's buffers other eglot servers manage."

@@ -122,10 +122,12 @@ Eglot 1.9 keeps a list; newer ones a list and the version it is for."
 (defun toolhost-lsp-answer (method params)
   "The toolhost/lspRequest result for METHOD with PARAMS (standard LSP params)."
   (let* ((uri (plist-get (plist-get params :textDocument) :uri))
-         (buffer (and (stringp uri) (toolhost--lsp-buffer uri)))
+         (known (or (equal method "textDocument/diagnostic")
+                    (assoc method toolhost--lsp-capabilities)))
+         (buffer (and toolhost-answer-lsp-requests known (stringp uri)
+                      (toolhost--lsp-buffer uri)))
          (server (and buffer (with-current-buffer buffer (toolhost--other-server)))))
-    (if (not (and server (or (equal method "textDocument/diagnostic")
-                             (assoc method toolhost--lsp-capabilities))))
+    (if (not server)
         (list :handled :json-false)
       (with-current-buffer buffer
         (when eglot--recent-changes ; diagnostics from before this change do not count

@@ -74,6 +74,13 @@ def test_an_unsaved_buffer_is_answered_for_its_current_version(out: dict[str, An
         "text": f"main.py:13: def added_in_buffer() -> int:\n{EDITOR_S.format(version)}",
     }
 
+    # ... and its edits of those buffers land in them, next to the user's unsaved text.
+    assert out["edit"]["isError"] is False, out["edit"]
+    assert "big = Circle(20.0)" in out["edited_buffer"], out["edited_buffer"]
+    assert "added = added_in_buffer()" in out["edited_buffer"]
+    assert out["edited_disk"] == out["main_disk"]
+    assert out["confirmations"] == 0
+
     assert out["bad_modified"] is True and "return 42" not in out["bad_disk"]
     text = out["diagnostics"]["text"]
     assert out["diagnostics"]["isError"] is False, text
@@ -91,3 +98,18 @@ def test_a_buffer_no_eglot_server_manages_gets_toolhost_s_own_answer(
         "isError": False,
         "text": f"{DEFINITION}\n(answered by toolhost's pyright-langserver for the file on disk)",
     }
+
+
+def test_a_hung_editor_server_is_waited_for_a_bounded_time_then_toolhost_answers(
+    out: dict[str, Any],
+) -> None:
+    assert out["hung_answers"] == 0  # Emacs answered neither: it gave up with an error
+    version = out["hung_version"]
+    toolhost_s = (
+        f"(answered by toolhost's pyright-langserver for the editor buffer (version {version}))"
+    )
+    text = out["hung_diagnostics"]["text"]
+    assert out["hung_diagnostics"]["isError"] is False, text
+    assert text.startswith("1 diagnostic(s) in main.py:\n18:13 error [Pyright] "), text
+    assert text.endswith(toolhost_s), text
+    assert out["hung_definition"] == {"isError": False, "text": f"{DEFINITION}\n{toolhost_s}"}

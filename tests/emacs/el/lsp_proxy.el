@@ -86,6 +86,33 @@
      (th-put "pyright_pid" (process-id (jsonrpc--process pyright)))
      (th-put "processes" (th-process-tree (emacs-pid)))
      (th-put "answers" (vconcat (reverse th-answers)))
+     (setq th-answers nil)
+
+     ;; The agent edits a buffer pyright manages, with unsaved text: the edit lands in it.
+     (th-answer-with (list ?o))
+     (th-put "edit" (th-call "edit_file" '(:path "main.py" :old_string "big = Circle(10.0)"
+                                            :new_string "big = Circle(20.0)")))
+     (th-put "edited_buffer" (with-current-buffer main (buffer-string)))
+     (th-put "edited_disk" (th-disk "main.py"))
+     (th-put "confirmations" th-confirmations)
+
+     ;; The editor's pyright hangs (stopped): Emacs waits `toolhost-lsp-timeout', no longer,
+     ;; and toolhost's own server answers.
+     (let ((node (cl-find (process-id (jsonrpc--process pyright)) (th-process-tree (emacs-pid))
+                          :key (lambda (p) (plist-get p :parent))))
+           (toolhost-lsp-timeout 2))
+       (with-current-buffer main
+         (goto-char (point-max))
+         (insert "late: str = 1\n"))
+       (signal-process (plist-get node :pid) 'SIGSTOP)
+       (unwind-protect
+           (progn
+             (th-put "hung_diagnostics" (th-call "lsp_diagnostics" '(:file "main.py")))
+             (th-put "hung_definition"
+                     (th-call "lsp_definition" '(:file "main.py" :line 8 :symbol "make_circle"))))
+         (signal-process (plist-get node :pid) 'SIGCONT))
+       (th-put "hung_version" (buffer-local-value 'eglot--versioned-identifier main))
+       (th-put "hung_answers" (length th-answers)))
 
      ;; No eglot server for the buffer any more: handled false, toolhost's own answer.
      (setq th-answers nil)
