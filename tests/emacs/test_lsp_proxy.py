@@ -55,6 +55,7 @@ def test_eglot_s_pyright_answers_and_toolhost_starts_none(out: dict[str, Any]) -
     assert out["language_servers"] == []
     assert out["lsp_answers"]["languages"]["python"]["answeredBy"] == "editor"
     assert [answer["server"] for answer in out["answers"]] == ["pyright"] * 4
+    assert "\n  python       the editor's pyright\n" in out["status_view"], out["status_view"]
     # pyright runs under Emacs; nothing that mentions pyright runs under toolhost's server.
     processes = out["processes"]
     pyright = [p for p in processes if p["pid"] == out["pyright_pid"]]

@@ -81,6 +81,8 @@
      (let ((status (jsonrpc-request server :toolhost/status eglot--{})))
        (th-put "language_servers" (or (plist-get status :languageServers) []))
        (th-put "lsp_answers" (plist-get status :lspAnswers)))
+     (toolhost-status)
+     (th-put "status_view" (with-current-buffer "*toolhost status*" (buffer-string)))
      (th-put "emacs_pid" (emacs-pid))
      (th-put "toolhost_pid" (process-id (jsonrpc--process server)))
      (th-put "pyright_pid" (process-id (jsonrpc--process pyright)))
