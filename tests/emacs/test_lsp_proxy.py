@@ -51,6 +51,9 @@ def test_eglot_s_pyright_answers_and_toolhost_starts_none(out: dict[str, Any]) -
     rows, _, provenance = out["unicode"]["text"].rpartition("\n")
     assert out["unicode"]["isError"] is False and rows == DEFINITION, out["unicode"]
     assert provenance.startswith("(answered by the editor's pyright "), provenance
+    # toolhost's UTF-16 positions land on the symbol's first character in the buffer, also
+    # after CJK and emoji (the emoji count two units each).
+    assert out["landed"] == ["make_circle(1.0", "make_circle(1.0", "added_in_buffer"]
 
     assert out["language_servers"] == []
     assert out["lsp_answers"]["languages"]["python"]["answeredBy"] == "editor"

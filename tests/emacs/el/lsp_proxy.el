@@ -42,6 +42,13 @@
                     found))))))
     (vconcat (nreverse found))))
 
+(defvar th-landed nil "The text at each position toolhost asked about, newest first.")
+(advice-add 'toolhost--utf16-position :filter-return
+            (lambda (pos)
+              (push (buffer-substring-no-properties pos (min (point-max) (+ pos 15))) th-landed)
+              pos)
+            '((name . th-record)))
+
 (advice-add 'toolhost-lsp-answer :filter-return
             (lambda (answer) (push answer th-answers) answer) '((name . th-record)))
 
@@ -88,6 +95,7 @@
      (th-put "pyright_pid" (process-id (jsonrpc--process pyright)))
      (th-put "processes" (th-process-tree (emacs-pid)))
      (th-put "answers" (vconcat (reverse th-answers)))
+     (th-put "landed" (vconcat (reverse th-landed)))
      (setq th-answers nil)
 
      ;; The agent edits a buffer pyright manages, with unsaved text: the edit lands in it.
