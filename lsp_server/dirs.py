@@ -37,5 +37,10 @@ class Dirs:
         return self.attach or self.state / "run"
 
     @property
+    def cli_sessions(self) -> Path:
+        """`toolhost call` sessions kept between invocations (runtime/session_files.py)."""
+        return self.state / "cli-sessions"
+
+    @property
     def user_config_file(self) -> Path:
         return self.config / "config.toml"
