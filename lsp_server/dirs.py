@@ -1,4 +1,4 @@
-"""Where toolhost keeps its own state (audit log, index, spilled results, trust, tokens) and
+"""Where toolhost keeps its own state (audit log, index, results, CLI sessions, trust, tokens) and
 reads the user's config: never the workspace. Resolved once per process entry point
 (`Dirs.from_environment()`) and handed down, so every part agrees on the same folders."""
 

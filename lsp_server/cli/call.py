@@ -91,6 +91,8 @@ async def _call(args: argparse.Namespace) -> int:
         result = await runtime.call(params)
     finally:
         await lifecycle.shutdown()
+    for problem in sessions.problems:
+        print(f"toolhost: {problem}", file=sys.stderr)
     if args.json:
         print(json.dumps(message_converter().unstructure(result), indent=2, ensure_ascii=False))
     else:

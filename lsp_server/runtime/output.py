@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,8 @@ from lsp_server.protocol import ResultPage
 from lsp_server.runtime import textio
 from lsp_server.runtime.errors import INVALID_ARGUMENT, RESULT_NOT_FOUND, ToolError
 from lsp_server.runtime.session_names import ref_token
+
+log = logging.getLogger(__name__)
 
 MAX_PAGE_BYTES = 24_576
 DEFAULT_PAGE_BYTES = 16_384
@@ -148,8 +151,12 @@ class ResultStore:
         item = StoredResult(ref, len(data), hashlib.sha256(data).hexdigest(), number=number)
         if len(data) > self._spill_bytes and self._spill_dir is not None:
             item.spill_path = self._spill_dir / spill_name(ref)
-            textio.atomic_write(item.spill_path, data, mode=0o600)
-        else:
+            try:
+                textio.atomic_write(item.spill_path, data, mode=0o600)
+            except OSError as exc:  # the state folder refuses: page it from memory instead
+                log.warning("cannot keep result %s in %s: %s", ref, self._spill_dir, exc)
+                item.spill_path = None
+        if item.spill_path is None:
             item.data = data
         self.adopt(item)
         return ref

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
+import itertools
 import json
 import logging
 import os
@@ -65,6 +67,8 @@ class SessionFiles:
         self.bounds = bounds or SessionBounds()
         self._max_results: dict[str, int] = {}
         self._loaded: dict[str, dict[Path, Observation]] = {}
+        self.problems: list[str] = []
+        """Why a session could not be kept (an unwritable state folder): the CLI says so."""
 
     def session_folder(self, session_id: str) -> Path:
         return self.root_folder / file_name(session_id)
@@ -77,7 +81,7 @@ class SessionFiles:
             session_id,
             max_results,
             folder / RESULTS,
-            numbers=lambda: _reserve_number(folder),
+            numbers=functools.partial(self._reserve_number, folder, itertools.count(1)),
             spill_bytes=-1,
         )
 
@@ -91,6 +95,21 @@ class SessionFiles:
 
     def save(self, session: Session) -> None:
         """Merge this process's changes into the session on disk, then keep the bounds."""
+        try:
+            self._save(session)
+        except OSError as exc:
+            self.problems.append(
+                f"session {session.id!r} could not be kept in {self.root_folder} ({exc}); "
+                "the next call starts it afresh"
+            )
+
+    def _reserve_number(self, folder: Path, fallback: Iterator[int]) -> int:
+        try:
+            return _reserve_number(folder)
+        except OSError:  # nothing of this session will be kept: any number will do
+            return next(fallback)
+
+    def _save(self, session: Session) -> None:
         folder = self.session_folder(session.id)
         _make_folder(folder)
         loaded = self._loaded.get(session.id, {})
