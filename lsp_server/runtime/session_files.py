@@ -129,11 +129,14 @@ class SessionFiles:
         """Forget what the session read and stored (`toolhost call --fresh`); the counter
         stays, so a new ref never repeats a dropped one."""
         folder = self.session_folder(session_id)
-        if not folder.is_dir():
-            return
-        with _locked(folder):
-            (folder / RECORD).unlink(missing_ok=True)
-            shutil.rmtree(folder / RESULTS, ignore_errors=True)
+        try:
+            with _locked(folder):
+                (folder / RECORD).unlink(missing_ok=True)
+                shutil.rmtree(folder / RESULTS, ignore_errors=True)
+        except FileNotFoundError:
+            return  # nothing kept: already fresh
+        except OSError as exc:
+            self.problems.append(f"session {session_id!r} could not be dropped ({exc})")
 
 
 def read_record(folder: Path) -> SessionRecord:
