@@ -16,6 +16,8 @@ import attrs
 
 RECORD = "session.json"
 LOCK = "lock"
+FOLDER_BYTES = 4096
+"""What a folder is counted as (its own block) in a session's size."""
 UNLISTED_GRACE_SECONDS = 600.0
 """A file in a session folder that its record does not list (a concurrent process's result
 not yet listed, or what a killed write left) stays this long before it is removed."""
@@ -26,7 +28,7 @@ class SessionBounds:
     per_root: int = 16
     """Sessions kept per workspace root."""
     total_bytes: int = 64 * 1024 * 1024
-    """All kept sessions together, stored results included."""
+    """All kept sessions together on disk, stored results included."""
     max_age_days: float = 14.0
     """A session not used for this long is dropped."""
 
@@ -93,11 +95,14 @@ def _last_used(folder: Path) -> float:
 
 
 def _size(folder: Path) -> int:
+    """Disk use, not content length: many tiny sessions cost blocks and folders too."""
     total = 0
     for dirpath, _dirs, files in os.walk(folder):
+        total += FOLDER_BYTES
         for name in files:
             with contextlib.suppress(OSError):
-                total += (Path(dirpath) / name).lstat().st_size
+                st = (Path(dirpath) / name).lstat()
+                total += max(st.st_size, st.st_blocks * 512)
     return total
 
 

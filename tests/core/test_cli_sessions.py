@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.runtime.session_bounds import SessionBounds, kept_sessions
+
 TOOLHOST = [sys.executable, "-m", "lsp_server"]
 
 
@@ -164,6 +166,26 @@ def test_kept_sessions_stay_within_their_bounds(state: Path, root: Path) -> None
     assert "newest" in kept and "seed" in kept
     assert kept == sorted(["newest", "seed", *[f"old{n:02d}" for n in range(14)]])
     assert not ancient.parent.exists()
+
+
+def test_kept_sessions_stay_within_the_total_bytes(state: Path, root: Path) -> None:
+    read(state, root, "--session", "seed")
+    [seed] = (state / "cli-sessions").glob("*/seed~*")
+    # 70 sessions of 1 MiB each (sparse files: counted, not paid for) over 10 other roots.
+    now = time.time()
+    for n in range(70):
+        copy = state / "cli-sessions" / f"r{n % 10}~{n % 10:016x}" / f"s{n:02d}~{n:016x}"
+        shutil.copytree(seed, copy)
+        with (copy / "big").open("wb") as sparse:
+            sparse.truncate(1024 * 1024)
+        os.utime(copy / "session.json", (now - 3600 - n, now - 3600 - n))
+    read(state, root, "--session", "newest")
+    kept = kept_sessions(state / "cli-sessions")
+    assert sum(session.size for session in kept) <= SessionBounds().total_bytes
+    names = sorted(s.folder.name.split("~")[0] for s in kept)
+    survivors = len(names) - 2  # newest and seed, the two most recent, stay
+    assert 50 < survivors < 64 and names[:2] == ["newest", "s00"]
+    assert names[2:] == [f"s{n:02d}" for n in range(1, survivors)] + ["seed"]
 
 
 def test_concurrent_invocations_on_one_session_lose_no_reads(state: Path, root: Path) -> None:
