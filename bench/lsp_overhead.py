@@ -175,7 +175,7 @@ async def start_toolhost(
     )
     hooks: list[Any] = lifecycle.shutdown_hooks
     params = CallParams(
-        name="lsp_definition", arguments={"file": file, "line": line, "symbol": symbol}
+        name="lsp_definition", arguments={"path": file, "line": line, "symbol": symbol}
     )
     started = time.perf_counter()
     result = await runtime.call(params)

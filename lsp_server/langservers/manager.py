@@ -127,7 +127,7 @@ class LanguageServerManager:
                 raise ToolError(
                     LSP_REQUEST_FAILED,
                     f"{client.name} answered with an error: {exc.message} (code {exc.code})",
-                    "check file, line and symbol (the symbol must be on that line), or use grep",
+                    "check path, line and symbol (the symbol must be on that line), or use grep",
                 ) from None
             except TimeoutError:
                 raise ToolError(

@@ -3,10 +3,14 @@ elicitation, otherwise nobody is asked and policy decides alone (permission.unat
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from lsp_server.mcp.current import CURRENT_ELICIT
 from lsp_server.protocol import ApproveParams as PromptRequest
+from lsp_server.runtime.client import UnreadableAnswer
+
+log = logging.getLogger(__name__)
 
 CHOICES = (
     ("allow_once", "Allow once"),
@@ -14,6 +18,7 @@ CHOICES = (
     ("deny", "Deny"),
 )
 MAX_DIFF_CHARS = 20_000
+MCP_CLIENT = "the MCP client"
 
 FORM_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -50,18 +55,30 @@ def form_message(prompt: PromptRequest) -> str:
 
 
 def answer_from(action: str, content: dict[str, Any] | None) -> dict[str, str]:
-    """The form's answer as a toolhost/approve answer."""
+    """The form's answer as a toolhost/approve answer; UnreadableAnswer when it is none of
+    the form's choices (the client did not hold to the form's schema)."""
     if action == "decline":
         return {"decision": "deny", "reason": "the user declined in the MCP client"}
-    if action != "accept" or not isinstance(content, dict):
+    if action == "cancel":
         return {"decision": "deny", "reason": "the user dismissed the approval form"}
+    if action != "accept":
+        raise unreadable_answer({"action": action}, "its action is not accept, decline or cancel")
+    if not isinstance(content, dict):
+        raise unreadable_answer({"action": action, "content": content}, "no form content")
     decision = content.get("decision")
     reason = content.get("reason")
-    if decision not in ("allow_once", "allow_session", "deny"):
-        return {"decision": "deny", "reason": f"the form's answer {decision!r} is not a choice"}
+    if decision not in [value for value, _ in CHOICES]:
+        raise unreadable_answer(content, "its decision is not one of the form's choices")
     answer = {"decision": str(decision)}
     if isinstance(reason, str) and reason.strip():
         answer["reason"] = reason.strip()
+    return answer
+
+
+def unreadable_answer(sent: Any, problem: str) -> UnreadableAnswer:
+    """A form answer toolhost cannot read, logged for the MCP client's developer."""
+    answer = UnreadableAnswer.of(sent, problem, MCP_CLIENT)
+    log.warning("the MCP client's approval answer cannot be read: %s", answer)
     return answer
 
 

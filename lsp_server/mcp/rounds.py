@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 
 from lsp_server.mcp.current import Elicit
+from lsp_server.mcp.elicit import unreadable_answer
 
 APPROVAL_KEY = "approval"
 # How long a finished call whose client never came back is kept for it.
@@ -59,9 +60,13 @@ class RoundTrips:
         response = responses.get(APPROVAL_KEY)
         action = getattr(response, "action", None)
         content = getattr(response, "content", None)
-        waiting.answer.set_result(
-            (action if isinstance(action, str) else "cancel", dict(content) if content else None)
-        )
+        if isinstance(action, str):
+            waiting.answer.set_result((action, dict(content) if content else None))
+        else:  # no answer to the form, or another kind of answer (a sampling result)
+            dump = getattr(response, "model_dump", None)
+            sent = dump() if callable(dump) else response
+            problem = f"inputResponses.{APPROVAL_KEY} is not an elicitation answer"
+            waiting.answer.set_exception(unreadable_answer(sent, problem))
         return await self._step(waiting)
 
     async def _step(self, waiting: _Waiting) -> dict[str, Any]:

@@ -19,10 +19,13 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
+from pydantic import ValidationError
 
 from lsp_server import __version__
 from lsp_server.mcp.current import CURRENT_ELICIT, Elicit
 from lsp_server.mcp.rounds import RoundTrips, UnknownRequestState
+from lsp_server.mcp.unreadable import AnswerStream, form_answer
+from lsp_server.runtime.client import UnreadableAnswer
 
 if TYPE_CHECKING:
     from lsp_server.mcp.router import AttachMode, CallRouter
@@ -101,7 +104,14 @@ def _elicit_for(ctx: ServerRequestContext[Any, Any]) -> Elicit | None:
     request_id = ctx.request_id
 
     async def elicit(message: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
-        answer = await ctx.session.elicit_form(message, schema, related_request_id=request_id)
+        try:
+            answer = await ctx.session.elicit_form(message, schema, related_request_id=request_id)
+        except MCPError as exc:
+            if isinstance(exc.data, UnreadableAnswer):  # made by AnswerStream
+                raise exc.data from None
+            raise
+        except ValidationError as exc:  # a result object, but not an ElicitResult
+            raise form_answer(exc) from None
         return answer.action, dict(answer.content) if answer.content else None
 
     return elicit
@@ -228,7 +238,8 @@ async def serve(root: Path, surface: Surface, session: str, attach: AttachMode) 
     server = build_server(backend)
     try:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            answers = AnswerStream(read_stream)
+            await server.run(answers, write_stream, server.create_initialization_options())
     finally:
         # The stream closed: running calls were cancelled (shell groups killed); stop the rest.
         with contextlib.suppress(Exception):

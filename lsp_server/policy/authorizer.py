@@ -33,10 +33,11 @@ from lsp_server.policy.rules import Rule, RuleError, parse_rule, parse_rules
 from lsp_server.policy.suggest import risk_level, suggested_rules
 from lsp_server.protocol import ApproveParams
 from lsp_server.runtime.approvals import ApprovalPreview, ApprovalRequest, ShellDetails, Verdict
-from lsp_server.runtime.client import ClientBridge
+from lsp_server.runtime.client import ClientBridge, UnreadableAnswer, sent_preview
 from lsp_server.runtime.errors import (
     PERMISSION_RULE_DENIED,
     PERMISSION_UNATTENDED,
+    PERMISSION_UNREADABLE_ANSWER,
     PERMISSION_USER_DENIED,
 )
 from lsp_server.sandbox import SandboxPlan
@@ -65,6 +66,31 @@ class PolicyRefusal(Exception):
         self.code = code
         self.reason = reason
         self.rule = rule
+
+
+def unreadable_refusal(answer: UnreadableAnswer) -> PolicyRefusal:
+    """What the model reads: who could not be read and what it sent (bounded, escaped)."""
+    return PolicyRefusal(
+        PERMISSION_UNREADABLE_ANSWER,
+        f"{answer.peer} gave an answer toolhost cannot read (it sent {answer.sent}), "
+        "which counts as a denial; nothing ran",
+    )
+
+
+def read_answer(result: Any) -> ApprovalAnswer:
+    """The asker's answer; one that cannot be read is a denial (and a warning for the
+    editor's developer), never a wait."""
+    try:
+        return ApprovalAnswer.from_result(result)
+    except ValueError as exc:
+        unreadable = UnreadableAnswer.of(result, str(exc))
+        log.warning(
+            "the editor's answer to toolhost/approve cannot be read: %s; it sent %s; expected "
+            '{"decision": "allow_once" | "allow_session" | "allow_always" | "deny", ...}',
+            unreadable.problem,
+            unreadable.sent,
+        )
+        raise unreadable_refusal(unreadable) from exc
 
 
 @attrs.frozen
@@ -266,19 +292,19 @@ class PolicyService:
             timed_out = scope.cancelled_caught
         except TimeoutError:  # the bridge's own deadline
             timed_out = True
+        except UnreadableAnswer as exc:  # logged for the editor's developer where it was read
+            raise unreadable_refusal(exc) from exc
         except Exception as exc:  # the editor answered with an error: nobody approved
             log.warning("toolhost/approve failed: %r", exc)
+            said = sent_preview(str(exc))
             raise PolicyRefusal(
-                PERMISSION_USER_DENIED, f"the editor could not show the approval ({exc})"
+                PERMISSION_USER_DENIED, f"the editor could not show the approval (it said {said})"
             ) from exc
         if timed_out:
             raise PolicyRefusal(
                 PERMISSION_USER_DENIED, f"no answer within {timeout:g} seconds counts as a denial"
             )
-        try:
-            return ApprovalAnswer.from_result(result)
-        except ValueError as exc:
-            raise PolicyRefusal(PERMISSION_USER_DENIED, str(exc)) from exc
+        return read_answer(result)
 
     async def _apply(
         self, answer: ApprovalAnswer, request: ApproveParams, session: str, decision: Decision

@@ -44,10 +44,10 @@ class ApprovalAnswer:
         elif hasattr(result, "_asdict"):  # an untyped pygls namedtuple
             result = result._asdict()
         if not isinstance(result, Mapping):
-            raise ValueError("the editor's answer was not an object")
+            raise ValueError("it is not an object")
         decision = result.get("decision")
         if decision not in ANSWERS:
-            raise ValueError(f"the editor answered an unknown decision {decision!r}")
+            raise ValueError("its decision is not one of " + ", ".join(ANSWERS))
         rule = result.get("rule")
         reason = result.get("reason")
         return cls(

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Protocol
 
 import attrs
+
+# How much of an unreadable answer a message shows (the model's text and the log line).
+SENT_PREVIEW_CHARS = 200
 
 
 @attrs.define
@@ -26,6 +30,35 @@ class ClientFeatures:
 
 class ClientRequestError(Exception):
     """The client answered a request with a JSON-RPC error (eglot declines an edit so)."""
+
+
+class UnreadableAnswer(ClientRequestError):
+    """The client answered, but with something that is not the request's answer type (`{}`,
+    an unknown decision, a bare string, an error that is not a JSON-RPC error object).
+
+    `sent` shows what it sent: bounded, escaped to ASCII JSON, safe to quote to the model."""
+
+    def __init__(self, sent: str, problem: str, peer: str = "the editor") -> None:
+        super().__init__(f"{peer} gave an answer toolhost cannot read ({problem}); it sent {sent}")
+        self.sent = sent
+        self.problem = problem
+        self.peer = peer
+
+    @classmethod
+    def of(cls, value: Any, problem: str, peer: str = "the editor") -> UnreadableAnswer:
+        return cls(sent_preview(value), problem, peer)
+
+
+def sent_preview(value: Any, limit: int = SENT_PREVIEW_CHARS) -> str:
+    """What a client sent, as ASCII JSON cut to `limit` characters (control characters,
+    lone surrogates and non-ASCII text escaped)."""
+    try:
+        text = json.dumps(value, ensure_ascii=True, default=repr)
+    except (RecursionError, ValueError):
+        return "(a value too deeply nested to show)"
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} chars in all)"
 
 
 class ClientBridge(Protocol):

@@ -49,6 +49,14 @@ from lsp_server.runtime.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
+# The next step after a denial, said in one place (a policy reason says only why).
+_DENIAL_RECOVERY = {
+    errors.PERMISSION_UNATTENDED: "do not retry the same call; an allow rule or the user can "
+    "permit it, or choose another approach",
+    errors.PERMISSION_UNREADABLE_ANSWER: "do not retry the same call; tell the user the "
+    "approval prompt is not working (toolhost logged what their client sent), or choose "
+    "another approach",
+}
 
 # What listeners (audit log, didCall, index refresh) learn about each finished call: the
 # toolhost/didCall message itself.
@@ -367,12 +375,8 @@ class Runtime:
         if not verdict.allowed:
             code = verdict.code or errors.PERMISSION_USER_DENIED
             reason = verdict.reason or "the call was not approved"
-            # The one place the next step is said (a policy reason says only why).
-            recovery = (
-                "do not retry the same call; an allow rule or the user can permit it, "
-                "or choose another approach"
-                if code == errors.PERMISSION_UNATTENDED
-                else "do not retry the same call; ask the user or choose another approach"
+            recovery = _DENIAL_RECOVERY.get(
+                code, "do not retry the same call; ask the user or choose another approach"
             )
             raise ToolError(code, f"{entry.name} was not allowed: {reason}", recovery)
 

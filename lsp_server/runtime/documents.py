@@ -31,7 +31,7 @@ from lsprotocol import types as lsp
 from lsp_server.protocol import TOOLHOST_SAVE_DOCUMENT, SaveDocumentParams
 from lsp_server.runtime import beneath, textio
 from lsp_server.runtime.buffer_edits import same_text, text_edits, text_hash
-from lsp_server.runtime.client import ClientRequestError
+from lsp_server.runtime.client import ClientRequestError, UnreadableAnswer
 from lsp_server.runtime.errors import EDITOR_REFUSED, FS_STALE_VERSION, TIMEOUT, ToolError
 from lsp_server.runtime.textio import BufferVersion, TextFile
 from lsp_server.runtime.uris import document_key, uri_to_path
@@ -213,6 +213,8 @@ class EditorDocuments:
                 f"the editor did not answer the edit of {rel} within {timeout:g} s",
                 "read the file to see whether the edit was applied",
             ) from None
+        except UnreadableAnswer as exc:  # applied or not, its buffer will tell
+            return await self._wait_for_text(uri, after, rel, exc)
         except ClientRequestError as exc:  # eglot declines with a JSON-RPC error
             raise _refused(rel, str(exc)) from None
         if not _field(response, "applied"):
@@ -220,7 +222,9 @@ class EditorDocuments:
             raise _refused(rel, reason)
         return await self._wait_for_text(uri, after, rel)
 
-    async def _wait_for_text(self, uri: str, expected: str, rel: str) -> BufferVersion:
+    async def _wait_for_text(
+        self, uri: str, expected: str, rel: str, unreadable: UnreadableAnswer | None = None
+    ) -> BufferVersion:
         """The buffer's version once its reported text is the edited text.
 
         Editors may answer applyEdit before they send the didChange carrying the edit.
@@ -236,6 +240,12 @@ class EditorDocuments:
                 ):
                     return BufferVersion(uri, document.version, text_hash(document.source))
                 await changed.wait()
+        if unreadable is not None:
+            raise _refused(
+                rel,
+                f"it gave an answer toolhost cannot read (it sent {unreadable.sent}), and its "
+                "buffer does not hold the edited text",
+            )
         raise ToolError(
             FS_STALE_VERSION,
             f"the editor accepted the edit of {rel} but its buffer does not hold the edited "

@@ -13,7 +13,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.workspace import TextDocument
 
 from lsp_server.protocol import ToolhostClientCapabilities, camel
-from lsp_server.runtime.client import ClientFeatures, ClientRequestError
+from lsp_server.runtime.client import ClientFeatures, ClientRequestError, UnreadableAnswer
 
 if TYPE_CHECKING:
     from lsp_server.server.server import ToolhostServer
@@ -43,6 +43,8 @@ class EditorBridge:
         try:
             return await asyncio.wait_for(future, timeout)
         except JsonRpcException as exc:  # eglot declines an edit so
+            if isinstance(exc.data, UnreadableAnswer):  # see ToolhostProtocol.structure_message
+                raise exc.data from None
             raise ClientRequestError(exc.message or type(exc).__name__) from exc
 
     def show_message(self, text: str, level: str = "warning") -> None:

@@ -4,6 +4,7 @@ message and response type per method), the camelCase converter, and the experime
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
@@ -15,10 +16,13 @@ from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from lsp_server import protocol
+from lsp_server.runtime.client import UnreadableAnswer
 from lsp_server.server import wire_errors
 
 if TYPE_CHECKING:
     from lsp_server.server.server import ToolhostServer
+
+log = logging.getLogger(__name__)
 
 
 def _message_type(spec: protocol.MethodSpec) -> type[Any]:
@@ -46,6 +50,7 @@ MESSAGE_TYPES = {spec.method: _message_type(spec) for spec in protocol.METHODS}
 RESPONSE_TYPES = {
     spec.method: _response_type(spec) for spec in protocol.METHODS if spec.result is not None
 }
+_METHOD_OF_RESPONSE = {response: method for method, response in RESPONSE_TYPES.items()}
 
 
 def toolhost_converter() -> cattrs.Converter:
@@ -74,13 +79,40 @@ class ToolhostProtocol(LanguageServerProtocol):
         super()._send_response(msg_id, result, wire_errors.safe(error))
 
     def structure_message(self, data: dict[str, Any]) -> Any:
-        """A request whose params cannot be read gets a JSON-RPC error instead of silence."""
+        """A request whose params cannot be read gets a JSON-RPC error instead of silence; a
+        response that cannot be read fails the request that waits for it (pygls would drop
+        it, and the waiter would wait out its whole timeout)."""
+        msg_id = data.get("id")
+        if not isinstance(msg_id, int | str) or "method" in data:
+            msg_id = None  # not an answer to one of our requests
+        answered = self._result_types.get(msg_id) if msg_id is not None else None
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:
+            if msg_id is not None:
+                return self._unreadable_response(msg_id, data, answered, exc)
             if "id" in data and "method" in data:
                 self._send_response(data["id"], error=exc.to_response_error())
             raise
+
+    def _unreadable_response(
+        self, msg_id: int | str, data: dict[str, Any], answered: Any, exc: JsonRpcException
+    ) -> types.ResponseErrorMessage:
+        """An error response carrying the UnreadableAnswer (an object no wire message can
+        hold), which EditorBridge.request raises to the waiter."""
+        method = _METHOD_OF_RESPONSE.get(answered) or getattr(answered, "__name__", "a request")
+        problem = _validation_problem(exc.__cause__)
+        answer = UnreadableAnswer.of(data.get("error", data.get("result")), problem)
+        # For the editor's developer: which answer, what was wrong, what it sent.
+        log.warning(
+            "the editor's answer to %s (id %r) cannot be read: %s; it sent %s",
+            method,
+            msg_id,
+            problem,
+            answer.sent,
+        )
+        error = types.ResponseError(code=exc.code, message=str(answer), data=answer)
+        return types.ResponseErrorMessage(id=msg_id, error=error)
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(
@@ -89,3 +121,16 @@ class ToolhostProtocol(LanguageServerProtocol):
         result: types.InitializeResult = yield from super().lsp_initialize(params)
         result.capabilities.experimental = {"toolhost": self._server.advertised()}
         return result
+
+
+def _validation_problem(cause: BaseException | None, limit: int = 3) -> str:
+    """cattrs' own account of what did not fit (`invalid value ... @ $.result.decision`)."""
+    if isinstance(cause, cattrs.BaseValidationError):
+        lines = cattrs.transform_error(cause, path="$")
+        more = f" (+{len(lines) - limit} more)" if len(lines) > limit else ""
+        return _clip("; ".join(lines[:limit]) + more)
+    return "it does not fit the answer's type"
+
+
+def _clip(text: str, limit: int = 400) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."

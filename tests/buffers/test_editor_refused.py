@@ -83,3 +83,63 @@ async def test_a_declined_edit_is_editor_refused_and_changes_nothing(
     assert buffer == "alpha\nbeta\n"
     assert path.read_text(encoding="utf-8") == "alpha\nbeta\n"
     assert again["isError"] is False
+
+
+def unreadable_editor(
+    holder: list[EditorDouble], apply: bool, answer: Any
+) -> Callable[[], LanguageClient]:
+    """Applies the edit to its buffer (or not), then answers applyEdit with `answer`, which
+    is no ApplyWorkspaceEditResult."""
+
+    def factory() -> LanguageClient:
+        client = make_test_client()
+        editor = EditorDouble(client)
+        holder.append(editor)
+
+        @client.feature(types.WORKSPACE_APPLY_EDIT)
+        def _apply(params: types.ApplyWorkspaceEditParams) -> Any:
+            if apply:
+                editor.on_apply_edit(params)
+            else:
+                editor.apply_edits.append(params)
+            return answer
+
+        return client
+
+    return factory
+
+
+@pytest.mark.parametrize(("apply", "answer"), [(True, "ok"), (False, {})])
+async def test_an_unreadable_apply_edit_answer_is_judged_by_the_buffer(
+    tmp_path: Path, apply: bool, answer: Any
+) -> None:
+    """The answer cannot say whether the edit was made; the buffer can: the edited text is
+    a success, an unchanged buffer (within edits.editor_timeout_seconds) editor.refused."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    path = root / "notes.txt"
+    path.write_text("alpha\nbeta\n", encoding="utf-8")
+    holder: list[EditorDouble] = []
+    options = {"policy": {"mode": "bypass"}, "edits": {"editorTimeoutSeconds": 2}}
+    async with lsp_session(
+        root,
+        options,
+        client_factory=unreadable_editor(holder, apply, answer),
+        capabilities=EDITOR_CAPABILITIES,
+    ) as client:
+        editor = holder[0]
+        editor.open(path)
+        await lsp_call(client, "read_file", {"path": "notes.txt"})
+        result = await lsp_call(
+            client, "edit_file", {"path": "notes.txt", "old_string": "beta", "new_string": "BETA"}
+        )
+        buffer = editor.text(path)
+    assert len(editor.apply_edits) == 1
+    if apply:
+        assert result["isError"] is False, result
+        assert buffer == "alpha\nBETA\n"
+        return
+    assert result["error"]["code"] == "editor.refused"
+    assert "an answer toolhost cannot read (it sent {})" in result["error"]["message"]
+    assert buffer == "alpha\nbeta\n"
+    assert path.read_text(encoding="utf-8") == "alpha\nbeta\n"

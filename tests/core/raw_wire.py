@@ -28,9 +28,18 @@ class RawPeer:
         self._stderr = asyncio.create_task(self._drain_stderr())
         self.stderr = b""
         self.next_id = 1000
+        self.root = Path()
+        self._taken: set[Any] = set()  # ids of server requests already handed out
 
     @classmethod
-    async def start(cls, root: Path, state: Path) -> RawPeer:
+    async def start(
+        cls,
+        root: Path,
+        state: Path,
+        capabilities: dict[str, Any] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> RawPeer:
+        """`capabilities`: the client's; `options`: initializationOptions.toolhost."""
         env = {**os.environ, "TOOLHOST_STATE_DIR": str(state)}
         process = await asyncio.create_subprocess_exec(
             *SERVER,
@@ -41,9 +50,15 @@ class RawPeer:
             cwd=root,
         )
         peer = cls(process)
+        peer.root = root
         await peer.request(
             "initialize",
-            {"processId": None, "rootUri": root.as_uri(), "capabilities": {}},
+            {
+                "processId": None,
+                "rootUri": root.as_uri(),
+                "capabilities": capabilities or {},
+                "initializationOptions": {"toolhost": options or {}},
+            },
         )
         await peer.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
         return peer
@@ -90,6 +105,22 @@ class RawPeer:
         async with self._arrived:
             await asyncio.wait_for(self._arrived.wait_for(found), wait_seconds)
         return next(m for m in self.messages if m.get("id") == msg_id and "method" not in m)
+
+    async def request_from_server(self, method: str, wait_seconds: float = 30) -> dict[str, Any]:
+        """The next request the server sent with this method (once each)."""
+
+        def pending() -> list[dict[str, Any]]:
+            return [
+                m
+                for m in self.messages
+                if m.get("method") == method and "id" in m and m["id"] not in self._taken
+            ]
+
+        async with self._arrived:
+            await asyncio.wait_for(self._arrived.wait_for(pending), wait_seconds)
+        request = pending()[0]
+        self._taken.add(request["id"])
+        return request
 
     async def request(self, method: str, params: Any) -> dict[str, Any]:
         self.next_id += 1

@@ -42,6 +42,14 @@ def test_every_tool_is_documented_valid_and_canonical() -> None:
         assert canonical_json(json.loads(canonical)) == canonical
 
 
+def test_a_file_argument_is_called_path_in_every_tool() -> None:
+    """One name for one idea: a single file or folder is `path`, two are `<role>_path`."""
+    for tool in build_registry().all_tools():
+        names = [arg.name for arg in tool.contract.path_args]
+        assert all(name == "path" or name.endswith("_path") for name in names), tool.name
+        assert "file" not in tool.contract.schema.get("properties", {}), tool.name
+
+
 def test_schemas_file_is_byte_equal_to_the_registry() -> None:
     registry = build_registry()
     document = json.loads((ROOT / "schemas" / "tools.json").read_text())

@@ -181,11 +181,11 @@ async def test_web_fetch_over_the_wire(tmp_path: Path, loopback_site: str) -> No
 async def test_language_server_tools_over_the_wire(tmp_path: Path) -> None:
     root = copy_fixture("python", tmp_path)
     require_server("python", root)
-    where = {"file": "main.py", "line": 8, "symbol": "make_circle"}
+    where = {"path": "main.py", "line": 8, "symbol": "make_circle"}
     async with lsp_session(root, BYPASS) as client:
         references = ok(await lsp_call(client, "lsp_references", where))
         hover = ok(await lsp_call(client, "lsp_hover", where))
-        diagnostics = ok(await lsp_call(client, "lsp_diagnostics", {"file": "bad_types.py"}))
+        diagnostics = ok(await lsp_call(client, "lsp_diagnostics", {"path": "bad_types.py"}))
     assert references.splitlines()[:3] == [
         "main.py:1: from shapes import Circle, area_of, make_circle",
         "main.py:8: small = make_circle(1.0)",

@@ -143,7 +143,7 @@ async def test_lsp_request_failed_carries_the_servers_message(tmp_path: Path) ->
     )
     try:
         result = await call_tool(
-            runtime, "lsp_definition", {"file": "main.py", "line": 1, "symbol": "main"}
+            runtime, "lsp_definition", {"path": "main.py", "line": 1, "symbol": "main"}
         )
     finally:
         await stop_servers(runtime)
@@ -152,7 +152,7 @@ async def test_lsp_request_failed_carries_the_servers_message(tmp_path: Path) ->
     assert text_of(result) == (
         f"lsp.request_failed: {Path(sys.executable).name} answered with an error: "
         "FAKE: cannot resolve this position (on purpose) (code -32602); "
-        "check file, line and symbol (the symbol must be on that line), or use grep"
+        "check path, line and symbol (the symbol must be on that line), or use grep"
     )
 
 

@@ -24,6 +24,9 @@ PRODUCED_BY: dict[str, str] = {
     "permission.user_denied": (
         "tests/policy/test_policy_e2e.py::test_denied_call_changes_nothing_and_returns_the_reason"
     ),
+    "permission.unreadable_answer": (
+        "tests/policy/test_unreadable_answers.py::test_each_malformed_answer_is_a_denial_at_once"
+    ),
     "permission.rule_denied": (
         "tests/policy/test_policy_e2e.py::test_deny_rules_beat_bypass_and_allow"
     ),

@@ -78,7 +78,7 @@ async def definition(
         experimental=experimental,
         client_factory=editor.factory,
     ) as client:
-        arguments = {"file": "unicode_names.py", "line": UNICODE_LINE, "symbol": "make_circle"}
+        arguments = {"path": "unicode_names.py", "line": UNICODE_LINE, "symbol": "make_circle"}
         result = await lsp_call(client, "lsp_definition", arguments)
         status = await client.protocol.send_request_async("toolhost/status", {})
     return result, status
@@ -194,9 +194,9 @@ async def test_editor_hover_and_diagnostics_are_formatted_as_toolhost_s_own(
         client_factory=editor.factory,
     ) as client:
         hover = await lsp_call(
-            client, "lsp_hover", {"file": "main.py", "line": 8, "symbol": "make_circle"}
+            client, "lsp_hover", {"path": "main.py", "line": 8, "symbol": "make_circle"}
         )
-        found = await lsp_call(client, "lsp_diagnostics", {"file": "bad_types.py"})
+        found = await lsp_call(client, "lsp_diagnostics", {"path": "bad_types.py"})
     assert text_of(hover) == (
         "def make_circle(...)\n(answered by the editor's pyright for the file on disk)"
     )
@@ -237,7 +237,7 @@ async def test_doctor_says_per_language_who_answers(tmp_path: Path) -> None:
         client_factory=editor.factory,
         client_info=types.ClientInfo(name="Test Editor"),
     ) as client:
-        arguments = {"file": "unicode_names.py", "line": UNICODE_LINE, "symbol": "make_circle"}
+        arguments = {"path": "unicode_names.py", "line": UNICODE_LINE, "symbol": "make_circle"}
         result = await lsp_call(client, "lsp_definition", arguments)
         assert not result["isError"], text_of(result)
         beside = await asyncio.to_thread(doctor, root)

@@ -25,7 +25,7 @@ from tests.langservers.conftest import (
 
 pytestmark = pytest.mark.langserver
 
-DEFINITION = {"file": "main.py", "line": 8, "symbol": "make_circle"}
+DEFINITION = {"path": "main.py", "line": 8, "symbol": "make_circle"}
 EXPECTED = "shapes.py:15: def make_circle(radius: float) -> Circle:"
 
 
@@ -93,7 +93,7 @@ async def test_server_crashing_at_every_start_gives_lsp_crashed_with_stderr(
 
 @pytest.mark.parametrize("project", ["python"], indirect=True)
 async def test_edit_file_is_resynced_to_the_server(project: Runtime) -> None:
-    before = await call_tool(project, "lsp_diagnostics", {"file": "bad_types.py"})
+    before = await call_tool(project, "lsp_diagnostics", {"path": "bad_types.py"})
     assert text_of(before).startswith("1 diagnostic(s) in bad_types.py:"), text_of(before)
     await call_tool(project, "read_file", {"path": "bad_types.py"})
     edited = await call_tool(
@@ -102,7 +102,7 @@ async def test_edit_file_is_resynced_to_the_server(project: Runtime) -> None:
         {"path": "bad_types.py", "old_string": '"forty-two"', "new_string": "42"},
     )
     assert not edited.is_error, text_of(edited)
-    after = await call_tool(project, "lsp_diagnostics", {"file": "bad_types.py"})
+    after = await call_tool(project, "lsp_diagnostics", {"path": "bad_types.py"})
     assert rows_of(after) == "0 diagnostic(s) in bad_types.py."
     (client,) = manager_of(project).clients()
     (document,) = [d for d in client.documents.values() if d.uri.endswith("bad_types.py")]
@@ -134,7 +134,7 @@ async def test_request_while_indexing_is_lsp_not_ready_then_the_full_answer(
     # so the server is really indexing and the honest answer is lsp.not_ready.
     runtime = lsp_runtime(root, {"lsp": {"readyTimeoutSeconds": 0}})
     try:
-        arguments = {"file": "module_000.py", "line": 5, "symbol": "shared_helper"}
+        arguments = {"path": "module_000.py", "line": 5, "symbol": "shared_helper"}
         refused = await call_tool(runtime, "lsp_references", arguments)
         assert refused.error is not None and refused.error.code == "lsp.not_ready"
         assert text_of(refused) == (
@@ -159,7 +159,7 @@ SHUTDOWN_CASES = {
     "python": (DEFINITION, EXPECTED),
     # typescript-language-server runs tsserver (and its typings installer) as children.
     "typescript": (
-        {"file": "src/main.ts", "line": 7, "symbol": "makeCircle"},
+        {"path": "src/main.ts", "line": 7, "symbol": "makeCircle"},
         "src/shapes.ts:11: export function makeCircle(radius: number): Circle {",
     ),
 }

@@ -21,7 +21,7 @@ from lsp_server.langservers.table import ROWS_BY_NAME
 from tests.helpers import call_tool, lsp_call, lsp_session, make_runtime, text_of
 from tests.langservers.conftest import require_server, stop_servers
 
-HOVER = {"file": "app.py", "symbol": "x", "line": 2}
+HOVER = {"path": "app.py", "symbol": "x", "line": 2}
 
 
 @pytest.fixture
@@ -76,7 +76,7 @@ async def test_untrusted_hover_does_not_run_the_clone(hostile: Path) -> None:
     runtime = make_runtime(hostile)
     try:
         for tool in ("lsp_hover", "lsp_diagnostics"):
-            arguments = HOVER if tool == "lsp_hover" else {"file": "app.py"}
+            arguments = HOVER if tool == "lsp_hover" else {"path": "app.py"}
             result = await call_tool(runtime, tool, arguments)
             assert result.error is None, text_of(result)  # served by a real server
             assert markers_of(hostile) == [], text_of(result)
@@ -106,7 +106,7 @@ async def test_served_over_lsp(hostile: Path, options: dict[str, Any], ran: list
     require_server("python", hostile)
     async with lsp_session(hostile, options) as client:
         for tool in ("lsp_hover", "lsp_diagnostics"):
-            arguments = HOVER if tool == "lsp_hover" else {"file": "app.py"}
+            arguments = HOVER if tool == "lsp_hover" else {"path": "app.py"}
             result = await lsp_call(client, tool, arguments)
             # Without the project's server a real one answers; with it, the fake crashes.
             assert result["isError"] == bool(ran), text_of(result)

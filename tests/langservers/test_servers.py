@@ -72,7 +72,7 @@ async def ok_text(runtime: Runtime, tool: str, arguments: dict[str, Any]) -> str
 
 def position(case: tuple[str, int, str]) -> dict[str, Any]:
     file, line, symbol = case
-    return {"file": file, "line": line, "symbol": symbol}
+    return {"path": file, "line": line, "symbol": symbol}
 
 
 @pytest.mark.parametrize("project", LANGUAGES, indirect=True)
@@ -83,7 +83,7 @@ async def test_definition_references_hover_diagnostics(project: Runtime, request
     check_golden(language, "definition", await ok_text(project, "lsp_definition", use))
     check_golden(language, "references", await ok_text(project, "lsp_references", use))
     check_golden(language, "hover", await ok_text(project, "lsp_hover", use))
-    diagnostics = await ok_text(project, "lsp_diagnostics", {"file": case["bad"]})
+    diagnostics = await ok_text(project, "lsp_diagnostics", {"path": case["bad"]})
     check_golden(language, "diagnostics", diagnostics)
     assert not diagnostics.startswith("0 diagnostic")
 

@@ -112,3 +112,31 @@ async def test_2026_revision_decline_leaves_the_file(ws: Path) -> None:
     assert isinstance(done, types.CallToolResult) and done.is_error is True
     assert "declined" in text_of(done)
     assert (ws / "notes.md").read_text() == "# Notes\n\nline three\n"
+
+
+async def test_2026_revision_an_unreadable_answer_is_a_denial_at_once(ws: Path) -> None:
+    """An answer that is no elicitation answer (a sampling result), or a decision that is
+    none of the form's choices: denied with permission.unreadable_answer, nothing written."""
+    sampled = types.CreateMessageResult(
+        role="assistant", content=types.TextContent(type="text", text="yes"), model="m"
+    )
+    off_form = types.ElicitResult(action="accept", content={"decision": "allow_forever"})
+    async with mcp_session(
+        ws, modern=True, elicitation_callback=answering("accept", {}, [])
+    ) as session:
+        await session.call_tool("read_file", {"path": "notes.md"})
+        for answer, quoted in [(sampled, '"model": "m"'), (off_form, '"allow_forever"')]:
+            first = await session.call_tool("edit_file", EDIT, allow_input_required=True)
+            assert isinstance(first, types.InputRequiredResult), first
+            done = await session.call_tool(
+                "edit_file",
+                EDIT,
+                input_responses={"approval": answer},
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+            assert isinstance(done, types.CallToolResult) and done.is_error is True, done
+            assert structured(done)["code"] == "permission.unreadable_answer"
+            assert "the MCP client gave an answer toolhost cannot read" in text_of(done)
+            assert quoted in text_of(done)
+    assert (ws / "notes.md").read_text() == "# Notes\n\nline three\n"

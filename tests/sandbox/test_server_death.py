@@ -73,7 +73,7 @@ async def test_sigkill_of_the_server_leaves_nothing_running(tmp_path: Path, bwra
             "toolhost/call",
             {"name": "bash", "arguments": {"command": "sleep 313.4"}, "session": "default"},
         )
-        hover = await lsp_call(client, "lsp_diagnostics", {"file": "bad.c"})
+        hover = await lsp_call(client, "lsp_diagnostics", {"path": "bad.c"})
         assert not hover["isError"], hover
         names = ("313.1", "313.2", "313.3", "313.4")
         sleepers = [pid for n in names for pid in await wait_running("sleep", n)]

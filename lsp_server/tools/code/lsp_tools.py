@@ -36,7 +36,10 @@ if TYPE_CHECKING:  # loaded with the first lsp_* call, not with the tool registr
     from lsp_server.langservers.operations import Location
 
 _POSITION_PROPERTIES: dict[str, Any] = {
-    "file": string("File containing the symbol, relative to the workspace root or absolute."),
+    "path": string(
+        "File containing the symbol, relative to the workspace root or absolute (default: "
+        "the one definition named `symbol` in the code index)."
+    ),
     "line": integer("1-based line on which the symbol appears.", minimum=1),
     "symbol": string(
         "The symbol's text as written on that line (e.g. a function name).", minLength=1
@@ -48,8 +51,9 @@ _POSITION_PROPERTIES: dict[str, Any] = {
     ),
 }
 _POSITION_HELP = (
-    "Give `file`, `line` (1-based) and the `symbol` text on that line; `column` picks one "
-    "occurrence when the symbol appears several times on the line."
+    "Give `path`, `line` (1-based) and the `symbol` text on that line; `column` picks one "
+    "occurrence when the symbol appears several times on the line. `symbol` alone finds its "
+    "one definition through the code index."
 )
 
 
@@ -60,7 +64,7 @@ def _contract(name: str, summary: str, extra: dict[str, Any] | None = None) -> C
         kind="read",
         description=f"{summary} {_POSITION_HELP}",
         schema=object_schema({**_POSITION_PROPERTIES, **(extra or {})}, ["symbol"]),
-        path_args=(PathArg("file", access="read"),),
+        path_args=(PathArg("path", access="read"),),
     )
 
 
@@ -91,17 +95,17 @@ DIAGNOSTICS = ContractEntry(
         "current content (editor buffer or disk), as `line:column severity [source] message`."
     ),
     schema=object_schema(
-        {"file": string("File to check, relative to the workspace root or absolute.")}, ["file"]
+        {"path": string("File to check, relative to the workspace root or absolute.")}, ["path"]
     ),
-    path_args=(PathArg("file", access="read"),),
+    path_args=(PathArg("path", access="read"),),
 )
 
 
 async def _document_text(ctx: ToolContext, args: dict[str, Any]) -> tuple[Path, Path, str]:
-    if "file" not in ctx.paths:
+    if "path" not in ctx.paths:
         # A bare name: its one definition, found through the code index.
-        ctx.paths["file"], args["line"] = await locate_definition(ctx, str(args["symbol"]))
-    path = ctx.paths["file"]
+        ctx.paths["path"], args["line"] = await locate_definition(ctx, str(args["symbol"]))
+    path = ctx.paths["path"]
     if _is_secret(ctx, path):
         ctx.workspace.require_not_secret(path)  # raises the standard refusal
     root = ctx.workspace.root_of(path) or ctx.workspace.primary_root

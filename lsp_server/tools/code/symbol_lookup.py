@@ -14,7 +14,7 @@ MAX_LISTED = 10
 
 
 async def locate_definition(ctx: ToolContext, name: str) -> tuple[Path, int]:
-    """(file, 1-based line of the name) when exactly one definition is called `name`."""
+    """(path, 1-based line of the name) when exactly one definition is called `name`."""
     root = ctx.workspace.primary_root
     service = index_service(ctx)
     rows, _ = await anyio.to_thread.run_sync(_search_index, service, root, name, None, 200, "")
@@ -23,7 +23,7 @@ async def locate_definition(ctx: ToolContext, name: str) -> tuple[Path, int]:
         raise ToolError(
             INVALID_ARGUMENT,
             f"no definition named {name!r} in the workspace index",
-            "pass `file` and `line` of an occurrence of the symbol (grep can find one)",
+            "pass `path` and `line` of an occurrence of the symbol (grep can find one)",
         )
     if len(exact) > 1:
         listed = "; ".join(
@@ -34,7 +34,7 @@ async def locate_definition(ctx: ToolContext, name: str) -> tuple[Path, int]:
         raise ToolError(
             INVALID_ARGUMENT,
             f"{len(exact)} definitions are named {name!r}: {listed}{more}",
-            "pass `file` and `line` of the one you mean",
+            "pass `path` and `line` of the one you mean",
             details={"candidates": [f"{rel}:{symbol.start_line}" for rel, symbol in exact]},
         )
     rel, symbol = exact[0]

@@ -58,10 +58,10 @@
           (pyright (th-start-pyright main))
           (server (th-start "notes.txt")))
      (th-put "client_capabilities" (toolhost--capabilities))
-     (th-put "definition" (th-call "lsp_definition" '(:file "main.py" :line 8 :symbol "make_circle")))
+     (th-put "definition" (th-call "lsp_definition" '(:path "main.py" :line 8 :symbol "make_circle")))
 
      ;; A file no buffer has: visited (not shown), pyright manages it, and it answers.
-     (th-put "unicode" (th-call "lsp_definition" '(:file "unicode_names.py" :line 3 :symbol "make_circle")))
+     (th-put "unicode" (th-call "lsp_definition" '(:path "unicode_names.py" :line 3 :symbol "make_circle")))
      (let ((loaded (find-buffer-visiting (expand-file-name "unicode_names.py" th-workspace))))
        (th-put "unicode_loaded" (th-bool loaded))
        (th-put "unicode_shown" (th-bool (and loaded (get-buffer-window loaded t)))))
@@ -70,7 +70,7 @@
      (with-current-buffer main
        (goto-char (point-max))
        (insert "\n\ndef added_in_buffer() -> int:\n    return 1\n\n\nadded = added_in_buffer()\n"))
-     (th-put "added" (th-call "lsp_definition" '(:file "main.py" :line 17 :symbol "added_in_buffer")))
+     (th-put "added" (th-call "lsp_definition" '(:path "main.py" :line 17 :symbol "added_in_buffer")))
      (th-put "read_main" (th-call "read_file" '(:path "main.py")))
      (th-put "main_version" (buffer-local-value 'eglot--versioned-identifier main))
      (th-put "main_disk" (th-disk "main.py"))
@@ -80,7 +80,7 @@
        (with-current-buffer bad
          (goto-char (point-max))
          (insert "\n\ndef other() -> str:\n    return 42\n"))
-       (th-put "diagnostics" (th-call "lsp_diagnostics" '(:file "bad_types.py")))
+       (th-put "diagnostics" (th-call "lsp_diagnostics" '(:path "bad_types.py")))
        (th-put "bad_version" (buffer-local-value 'eglot--versioned-identifier bad))
        (th-put "bad_modified" (th-bool (buffer-modified-p bad)))
        (th-put "bad_disk" (th-disk "bad_types.py")))
@@ -117,9 +117,9 @@
        (signal-process (plist-get node :pid) 'SIGSTOP)
        (unwind-protect
            (progn
-             (th-put "hung_diagnostics" (th-call "lsp_diagnostics" '(:file "main.py")))
+             (th-put "hung_diagnostics" (th-call "lsp_diagnostics" '(:path "main.py")))
              (th-put "hung_definition"
-                     (th-call "lsp_definition" '(:file "main.py" :line 8 :symbol "make_circle"))))
+                     (th-call "lsp_definition" '(:path "main.py" :line 8 :symbol "make_circle"))))
          (signal-process (plist-get node :pid) 'SIGCONT))
        (th-put "hung_version" (buffer-local-value 'eglot--versioned-identifier main))
        (th-put "hung_answers" (length th-answers)))
@@ -127,5 +127,5 @@
      ;; No eglot server for the buffer any more: handled false, toolhost's own answer.
      (setq th-answers nil)
      (eglot-shutdown pyright)
-     (th-put "unmanaged" (th-call "lsp_definition" '(:file "main.py" :line 8 :symbol "make_circle")))
+     (th-put "unmanaged" (th-call "lsp_definition" '(:path "main.py" :line 8 :symbol "make_circle")))
      (th-put "unmanaged_answers" (vconcat (reverse th-answers))))))

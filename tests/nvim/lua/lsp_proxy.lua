@@ -37,9 +37,9 @@ H.run(function()
     return { isError = result.isError, text = toolhost.result_text(result) }
   end
 
-  H.out.definition = call("lsp_definition", { file = "main.py", line = 8, symbol = "make_circle" })
+  H.out.definition = call("lsp_definition", { path = "main.py", line = 8, symbol = "make_circle" })
   -- A file not open yet: the plugin loads it and pyright (same root, same filetype) attaches.
-  H.out.unicode = call("lsp_definition", { file = "unicode_names.py", line = 3, symbol = "make_circle" })
+  H.out.unicode = call("lsp_definition", { path = "unicode_names.py", line = 3, symbol = "make_circle" })
 
   -- Unsaved text in the buffer: the answer is for the buffer the user sees.
   vim.cmd("edit " .. H.workspace .. "/bad_types.py")
@@ -47,7 +47,7 @@ H.run(function()
   vim.api.nvim_buf_set_lines(bad, -1, -1, false, { "", "", "def other() -> str:", "    return 42" })
   H.out.bad_version = vim.lsp.util.buf_versions[bad]
   H.out.bad_modified = vim.bo[bad].modified
-  H.out.diagnostics = call("lsp_diagnostics", { file = "bad_types.py" })
+  H.out.diagnostics = call("lsp_diagnostics", { path = "bad_types.py" })
   H.out.disk = H.read("bad_types.py")
 
   local status = assert(toolhost.status())

@@ -47,10 +47,10 @@ function processes() {
 // lsp_* calls on the TypeScript fixture (tests/langservers/fixtures/typescript), none of
 // whose files is open in an editor.
 const LSP_CALLS = {
-  definition: ["lsp_definition", { file: "src/main.ts", line: 7, symbol: "makeCircle" }],
-  references: ["lsp_references", { file: "src/main.ts", line: 7, symbol: "makeCircle" }],
-  hover: ["lsp_hover", { file: "src/main.ts", line: 7, symbol: "makeCircle" }],
-  unicode: ["lsp_definition", { file: "src/unicode.ts", line: 3, symbol: "makeCircle" }],
+  definition: ["lsp_definition", { path: "src/main.ts", line: 7, symbol: "makeCircle" }],
+  references: ["lsp_references", { path: "src/main.ts", line: 7, symbol: "makeCircle" }],
+  hover: ["lsp_hover", { path: "src/main.ts", line: 7, symbol: "makeCircle" }],
+  unicode: ["lsp_definition", { path: "src/unicode.ts", line: 3, symbol: "makeCircle" }],
 };
 
 async function activate(context) {
@@ -84,7 +84,7 @@ async function activate(context) {
       }
       // bad.ts is in no tab: the extension shows it in a background tab for the question.
       record({ kind: "lspAsking", key: "diagnostics" });
-      const diagnostics = await api.call("lsp_diagnostics", { file: "src/bad.ts" });
+      const diagnostics = await api.call("lsp_diagnostics", { path: "src/bad.ts" });
       const text = diagnostics.content.filter((part) => part.type === "text").map((part) => part.text).join("\n");
       const after = { tabs: tabs(), active: vscode.window.activeTextEditor?.document.uri.toString() ?? null };
       record({ kind: "lspCheck", results, diagnostics: { isError: diagnostics.isError, text }, processes: processes(), extensionHostPid: process.pid, before, after });
