@@ -19,8 +19,8 @@ import anyio
 
 from lsp_server.config.tree import Config
 from lsp_server.protocol import CallParams, CallResult, DidCallParams
-from lsp_server.runtime import errors
-from lsp_server.runtime.approvals import ApprovalRequest, Approver, ShellDetails
+from lsp_server.runtime import approval_step, errors
+from lsp_server.runtime.approvals import Approver
 from lsp_server.runtime.call_results import (
     CallState,
     call_meta,
@@ -35,7 +35,6 @@ from lsp_server.runtime.checkpoints import Checkpoints
 from lsp_server.runtime.client import ClientBridge, NoClient
 from lsp_server.runtime.context import Services, ToolContext
 from lsp_server.runtime.contract import ContractEntry, Registry, Surface
-from lsp_server.runtime.diffs import unified_diff
 from lsp_server.runtime.documents import EditorDocuments
 from lsp_server.runtime.errors import ToolError
 from lsp_server.runtime.files import FileService
@@ -48,15 +47,6 @@ from lsp_server.runtime.validation import Placement, Validators
 from lsp_server.runtime.workspace import Workspace
 
 log = logging.getLogger(__name__)
-
-# The next step after a denial, said in one place (a policy reason says only why).
-_DENIAL_RECOVERY = {
-    errors.PERMISSION_UNATTENDED: "do not retry the same call; an allow rule or the user can "
-    "permit it, or choose another approach",
-    errors.PERMISSION_UNREADABLE_ANSWER: "do not retry the same call; tell the user the "
-    "approval prompt is not working (toolhost logged what their client sent), or choose "
-    "another approach",
-}
 
 # What listeners (audit log, didCall, index refresh) learn about each finished call: the
 # toolhost/didCall message itself.
@@ -262,7 +252,7 @@ class Runtime:
         # confirms calls itself; deny rules and readOnly mode still refuse.
         pre_approved = params.pre_approved and self.client.features.pre_approved
         if state.tool.contract.kind != "edit":
-            await self._approve(state, diff=None, pre_approved=pre_approved)
+            await approval_step.approve(self, state, None, pre_approved)
         async with self.locks.hold(write_paths):
             with anyio.fail_after(self.config.limits.call_timeout_seconds):
                 produced = await state.tool.run(ctx, state.arguments)
@@ -300,85 +290,12 @@ class Runtime:
                 write_paths.append(path)
         return ctx, write_paths
 
-    def plan_diff(self, state: CallState, plan: WritePlan) -> str:
-        """The unified diff of a writer's plan; adds the plan's paths to the call's."""
-        diff = "".join(
-            unified_diff(
-                change.before.text if change.before else "",
-                change.after if change.after is not None else "",
-                self.workspace.relative(change.path),
-            )
-            for change in plan.changes
-            if change.destination is None
-        )
-        for change in plan.changes:
-            for path in (change.path, change.destination):
-                if path is not None and path not in state.paths:
-                    state.paths.append(path)
-        return diff
-
     async def _publish(
         self, state: CallState, ctx: ToolContext, plan: WritePlan, pre_approved: bool
     ) -> ToolOutput:
-        diff = self.plan_diff(state, plan)
-        await self._approve(state, diff=diff, pre_approved=pre_approved)
-        notes = []
-        checkpoints = self.checkpoints()
-        window = (
-            await checkpoints.before_write(
-                state.call_id,
-                state.session.id,
-                state.tool.name,
-                [(change.path, change.destination) for change in plan.changes],
-            )
-            if checkpoints
-            else None
-        )
-        try:
-            for change in plan.changes:
-                note = await ctx.files.publish(change)
-                state.written.append(change.destination or change.path)
-                if note:
-                    notes.append(note)
-        finally:
-            if checkpoints is not None:
-                await checkpoints.after_write(window)
-        text = plan.message + "".join(f"\n{note}" for note in notes)
-        return ToolOutput(text)
-
-    def approval_request(
-        self, state: CallState, diff: str | None, pre_approved: bool
-    ) -> ApprovalRequest:
-        """What the approver is asked about this call (a shell call: how it would run)."""
-        entry = state.tool.contract
-        shell = None
-        if state.tool.shell_launch is not None:
-            how = state.tool.shell_launch(self.config, state.arguments)
-            shell = ShellDetails(state.session.cwd, how.background, how.timeout_ms)
-        return ApprovalRequest(
-            call_id=state.call_id,
-            session=state.session.id,
-            tool=entry,
-            arguments=state.arguments,
-            paths=tuple(state.paths),
-            write_paths=tuple(p for p in state.paths if not entry.read_only),
-            diff=diff,
-            pre_approved=pre_approved,
-            shell=shell,
-            client=self.client.features.name,
-        )
-
-    async def _approve(self, state: CallState, diff: str | None, pre_approved: bool) -> None:
-        entry = state.tool.contract
-        verdict = await self.approver.decide(self.approval_request(state, diff, pre_approved))
-        state.verdict = verdict
-        if not verdict.allowed:
-            code = verdict.code or errors.PERMISSION_USER_DENIED
-            reason = verdict.reason or "the call was not approved"
-            recovery = _DENIAL_RECOVERY.get(
-                code, "do not retry the same call; ask the user or choose another approach"
-            )
-            raise ToolError(code, f"{entry.name} was not allowed: {reason}", recovery)
+        diff = approval_step.plan_diff(self.workspace, state, plan)
+        await approval_step.approve(self, state, diff, pre_approved)
+        return await approval_step.publish(self.checkpoints(), state, ctx, plan)
 
     def _context(self, state: CallState, params: CallParams) -> ToolContext:
         token = params.work_done_token

@@ -12,6 +12,7 @@ import time
 import uuid
 
 from lsp_server.protocol import CallParams, ErrorInfo, PreviewParams, PreviewResult
+from lsp_server.runtime import approval_step
 from lsp_server.runtime.approvals import ApprovalPreview, ApprovalRequest
 from lsp_server.runtime.call_results import CallState
 from lsp_server.runtime.dispatch import Runtime
@@ -73,8 +74,12 @@ async def _request(runtime: Runtime, call: CallParams, state: CallState) -> Appr
         # dispatch's step, which a preview never takes.
         async with runtime.locks.hold(write_paths):
             produced = await state.tool.run(ctx, state.arguments)
-        diff = runtime.plan_diff(state, produced) if isinstance(produced, WritePlan) else ""
-    return runtime.approval_request(state, diff, pre_approved=False)
+        diff = (
+            approval_step.plan_diff(runtime.workspace, state, produced)
+            if isinstance(produced, WritePlan)
+            else ""
+        )
+    return approval_step.approval_request(runtime, state, diff, pre_approved=False)
 
 
 def _result(request: ApprovalRequest, verdict: ApprovalPreview) -> PreviewResult:

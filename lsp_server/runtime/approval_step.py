@@ -1,0 +1,112 @@
+"""The approval step of a call and the publishing of a writer's plan: what the approver is
+asked (a writer: with the diff of its plan; a shell call: how it would run), the refusal the
+model reads when it is not allowed, and the plan written under a checkpoint."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsp_server.runtime import errors
+from lsp_server.runtime.approvals import ApprovalRequest, ShellDetails
+from lsp_server.runtime.call_results import CallState
+from lsp_server.runtime.checkpoints import Checkpoints
+from lsp_server.runtime.context import ToolContext
+from lsp_server.runtime.diffs import unified_diff
+from lsp_server.runtime.errors import ToolError
+from lsp_server.runtime.results import ToolOutput, WritePlan
+from lsp_server.runtime.workspace import Workspace
+
+if TYPE_CHECKING:
+    from lsp_server.runtime.dispatch import Runtime
+
+# The next step after a denial, said in one place (a policy reason says only why).
+_DENIAL_RECOVERY = {
+    errors.PERMISSION_UNATTENDED: "do not retry the same call; an allow rule or the user can "
+    "permit it, or choose another approach",
+    errors.PERMISSION_UNREADABLE_ANSWER: "do not retry the same call; tell the user the "
+    "approval prompt is not working (toolhost logged what their client sent), or choose "
+    "another approach",
+}
+_DEFAULT_RECOVERY = "do not retry the same call; ask the user or choose another approach"
+
+
+def plan_diff(workspace: Workspace, state: CallState, plan: WritePlan) -> str:
+    """The unified diff of a writer's plan; adds the plan's paths to the call's."""
+    diff = "".join(
+        unified_diff(
+            change.before.text if change.before else "",
+            change.after if change.after is not None else "",
+            workspace.relative(change.path),
+        )
+        for change in plan.changes
+        if change.destination is None
+    )
+    for change in plan.changes:
+        for path in (change.path, change.destination):
+            if path is not None and path not in state.paths:
+                state.paths.append(path)
+    return diff
+
+
+def approval_request(
+    runtime: Runtime, state: CallState, diff: str | None, pre_approved: bool
+) -> ApprovalRequest:
+    """What the approver is asked about this call (a shell call: how it would run)."""
+    entry = state.tool.contract
+    shell = None
+    if state.tool.shell_launch is not None:
+        how = state.tool.shell_launch(runtime.config, state.arguments)
+        shell = ShellDetails(state.session.cwd, how.background, how.timeout_ms)
+    return ApprovalRequest(
+        call_id=state.call_id,
+        session=state.session.id,
+        tool=entry,
+        arguments=state.arguments,
+        paths=tuple(state.paths),
+        write_paths=tuple(p for p in state.paths if not entry.read_only),
+        diff=diff,
+        pre_approved=pre_approved,
+        shell=shell,
+        client=runtime.client.features.name,
+    )
+
+
+async def approve(runtime: Runtime, state: CallState, diff: str | None, pre_approved: bool) -> None:
+    """Ask the approver; a refusal is a ToolError saying why and what to do next."""
+    verdict = await runtime.approver.decide(approval_request(runtime, state, diff, pre_approved))
+    state.verdict = verdict
+    if not verdict.allowed:
+        code = verdict.code or errors.PERMISSION_USER_DENIED
+        reason = verdict.reason or "the call was not approved"
+        raise ToolError(
+            code,
+            f"{state.tool.contract.name} was not allowed: {reason}",
+            _DENIAL_RECOVERY.get(code, _DEFAULT_RECOVERY),
+        )
+
+
+async def publish(
+    checkpoints: Checkpoints | None, state: CallState, ctx: ToolContext, plan: WritePlan
+) -> ToolOutput:
+    """Write an approved plan's changes, recorded by the checkpoints around the write."""
+    notes = []
+    window = (
+        await checkpoints.before_write(
+            state.call_id,
+            state.session.id,
+            state.tool.name,
+            [(change.path, change.destination) for change in plan.changes],
+        )
+        if checkpoints
+        else None
+    )
+    try:
+        for change in plan.changes:
+            note = await ctx.files.publish(change)
+            state.written.append(change.destination or change.path)
+            if note:
+                notes.append(note)
+    finally:
+        if checkpoints is not None:
+            await checkpoints.after_write(window)
+    return ToolOutput(plan.message + "".join(f"\n{note}" for note in notes))
