@@ -16,6 +16,7 @@ from lsp_server.protocol import ApproveParams
 from lsp_server.runtime.errors import (
     PERMISSION_RULE_DENIED,
     PERMISSION_UNATTENDED,
+    PERMISSION_UNREADABLE_ANSWER,
     PERMISSION_USER_DENIED,
 )
 from lsp_server.server.typed_protocol import toolhost_converter
@@ -157,7 +158,9 @@ async def test_garbage_answers_are_denials(tmp_path: Path) -> None:
         ask, _ = answering(garbage)
         with pytest.raises(PolicyRefusal) as caught:
             await authorize(svc, edit_facts(svc, "a.py"), ask)
-        assert caught.value.code == PERMISSION_USER_DENIED
+        # Denied at once, and the model is told the answer could not be read (not "denied").
+        assert caught.value.code == PERMISSION_UNREADABLE_ANSWER
+        assert "gave an answer toolhost cannot read" in caught.value.reason
 
 
 async def test_bash_suggestions_are_narrowest_first(tmp_path: Path) -> None:
