@@ -18,6 +18,7 @@ import attrs
 
 from lsp_server.config.tree import PolicyConfig
 from lsp_server.config.trust import TrustStore
+from lsp_server.policy.answers import PolicyRefusal, read_answer, unreadable_refusal
 from lsp_server.policy.command_paths import Places
 from lsp_server.policy.engine import CallFacts, Decision, PathFact, PolicyEngine, RuleSet
 from lsp_server.policy.persist import PersistError, persist_allow_rule
@@ -27,6 +28,7 @@ from lsp_server.policy.prompt import (
     ConditionalAsker,
     describe,
     editor_asker,
+    sandbox_label,
 )
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import Rule, RuleError, parse_rule, parse_rules
@@ -37,7 +39,6 @@ from lsp_server.runtime.client import ClientBridge, UnreadableAnswer, sent_previ
 from lsp_server.runtime.errors import (
     PERMISSION_RULE_DENIED,
     PERMISSION_UNATTENDED,
-    PERMISSION_UNREADABLE_ANSWER,
     PERMISSION_USER_DENIED,
 )
 from lsp_server.sandbox import SandboxPlan
@@ -45,52 +46,8 @@ from lsp_server.sandbox import SandboxPlan
 log = logging.getLogger(__name__)
 
 
-def sandbox_label(plan: SandboxPlan | None) -> str:
-    """How a shell command is confined, as toolhost/approve says it: the sandbox mode
-    (`workspace-write`, `read-only`), with `+network` when it may reach the network, or
-    `none` when it runs outside any sandbox."""
-    if plan is None or not plan.sandboxed:
-        return "none"
-    return f"{plan.mode}+network" if plan.network else str(plan.mode)
-
-
 # How a shell call will run, from its arguments (the sandbox's plan); set by the composer.
 SandboxPlanner = Callable[[Mapping[str, Any]], SandboxPlan]
-
-
-class PolicyRefusal(Exception):
-    """The call may not run. `reason` completes "<tool> was not allowed: ..."."""
-
-    def __init__(self, code: str, reason: str, rule: str | None = None) -> None:
-        super().__init__(f"{code}: {reason}")
-        self.code = code
-        self.reason = reason
-        self.rule = rule
-
-
-def unreadable_refusal(answer: UnreadableAnswer) -> PolicyRefusal:
-    """What the model reads: who could not be read and what it sent (bounded, escaped)."""
-    return PolicyRefusal(
-        PERMISSION_UNREADABLE_ANSWER,
-        f"{answer.peer} gave an answer toolhost cannot read (it sent {answer.sent}), "
-        "which counts as a denial; nothing ran",
-    )
-
-
-def read_answer(result: Any) -> ApprovalAnswer:
-    """The asker's answer; one that cannot be read is a denial (and a warning for the
-    editor's developer), never a wait."""
-    try:
-        return ApprovalAnswer.from_result(result)
-    except ValueError as exc:
-        unreadable = UnreadableAnswer.of(result, str(exc))
-        log.warning(
-            "the editor's answer to toolhost/approve cannot be read: %s; it sent %s; expected "
-            '{"decision": "allow_once" | "allow_session" | "allow_always" | "deny", ...}',
-            unreadable.problem,
-            unreadable.sent,
-        )
-        raise unreadable_refusal(unreadable) from exc
 
 
 @attrs.frozen

@@ -11,6 +11,7 @@ import attrs
 from lsp_server.policy.engine import CallFacts
 from lsp_server.protocol import TOOLHOST_APPROVE, ApproveParams
 from lsp_server.runtime.client import ClientBridge
+from lsp_server.sandbox import SandboxPlan
 
 Answer = Literal["allow_once", "allow_session", "allow_always", "deny"]
 ANSWERS: tuple[Answer, ...] = ("allow_once", "allow_session", "allow_always", "deny")
@@ -56,6 +57,15 @@ class ApprovalAnswer:
             reason=reason if isinstance(reason, str) and reason.strip() else None,
             dismissed=result.get("dismissed") is True,
         )
+
+
+def sandbox_label(plan: SandboxPlan | None) -> str:
+    """How a shell command is confined, as toolhost/approve says it: the sandbox mode
+    (`workspace-write`, `read-only`), with `+network` when it may reach the network, or
+    `none` when it runs outside any sandbox."""
+    if plan is None or not plan.sandboxed:
+        return "none"
+    return f"{plan.mode}+network" if plan.network else str(plan.mode)
 
 
 def _clip(text: str, limit: int = 80) -> str:
