@@ -41,6 +41,7 @@ from lsp_server.policy.prompt import Asker
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.shell_words import split_command
 from lsp_server.protocol import DidCallParams
+from lsp_server.runtime import leftover_temps
 from lsp_server.runtime.approvals import Approver
 from lsp_server.runtime.checkpoints import Checkpoints
 from lsp_server.runtime.client import ClientBridge
@@ -121,6 +122,9 @@ def build_runtime(
         listeners=parts.listeners,
         state_dir=dirs.state,
     )
+    if long_lived:  # a one-shot `toolhost call` does not walk the workspace
+        swept = leftover_temps.sweep_in_background(workspace.roots)
+        parts.lifecycle.status_providers["leftoverTemps"] = swept.status
     answers: LspAnswerLog = runtime.services.get(LspAnswerLog)
     parts.lifecycle.status_providers["lspAnswers"] = lambda: answers.status(
         runtime.config.lsp.provider, runtime.client.features.lsp_proxy

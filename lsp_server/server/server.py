@@ -302,6 +302,7 @@ class ToolhostServer(LanguageServer):
             config_problems=self.config_problems,
             lsp_answers=extra.pop("lspAnswers", None),
             mcp_sessions=self.attach_listener.status(),
+            leftover_temps=extra.pop("leftoverTemps", None),
         )
 
     async def close(self) -> None:
