@@ -38,6 +38,8 @@ class Session:
             "cwd": str(self.cwd),
             "calls": self.call_count,
             "observedFiles": len(self.observations),
+            # What the contents kept to diff stale files cost (chars and digest bytes).
+            "observedContent": self.observations.content_cost,
         }
         for ext in self._extensions.values():
             status = getattr(ext, "status", None)

@@ -143,3 +143,22 @@ async def test_move_requires_observation_and_updates_both_paths(workspace: Path)
         {"source_path": "docs/README.md", "destination_path": "src/inventory.py"},
     )
     assert occupied.error is not None and occupied.error.code == "FS_ALREADY_EXISTS"
+
+
+def test_kept_contents_stay_within_the_budget() -> None:
+    from lsp_server.runtime.observations import SEEN_TEXT_CHARS, Observations
+    from lsp_server.runtime.textio import BufferVersion
+
+    observations = Observations(budget=250)
+    for name in ("a", "b", "c"):
+        observations.record_present(Path(name), BufferVersion(name, 1, "h"), name * 100)
+    assert observations.content_cost == 200  # the oldest content went; its version stays
+    oldest = observations.get(Path("a"))
+    assert oldest is not None and oldest.seen is None and oldest.state == "present"
+    assert [observations.get(Path(n)).seen.text for n in "bc"] == ["b" * 100, "c" * 100]  # type: ignore[union-attr]
+    big = "line\n" * (SEEN_TEXT_CHARS // 5 + 1)
+    large = Observations()
+    large.record_present(Path("big"), BufferVersion("big", 1, "h"), big)
+    seen = large.get(Path("big")).seen  # type: ignore[union-attr]
+    assert seen is not None and seen.text is None and seen.lines == big.count("\n")
+    assert large.content_cost == 4 * seen.lines  # one 4-byte digest per line, no text
