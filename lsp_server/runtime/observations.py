@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import array
 import zlib
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -20,9 +21,9 @@ from lsp_server.runtime.textio import Version
 
 SEEN_TEXT_CHARS = 256 * 1024
 """Files up to this size keep the text seen (to show the diff of a later change)."""
-SEEN_BUDGET = 8 * 1024 * 1024
-"""Per session, what the kept contents may cost in all (chars of text, bytes of digests);
-over it the oldest are dropped (their observations stay, without content)."""
+SEEN_BUDGET = 16 * 1024 * 1024
+"""What the kept contents of all sessions may cost (chars of text, bytes of digests); over
+it the oldest are dropped (their observations stay, without content)."""
 
 
 @attrs.frozen
@@ -61,12 +62,33 @@ class Observation:
     """The content observed (optional: dropped under memory pressure, or not kept)."""
 
 
-class Observations:
-    """Per session: real path -> unseen (missing key) | absent | present(version)."""
+class SeenBudget:
+    """The server-wide bound on kept contents, oldest dropped first across sessions."""
 
-    def __init__(self, budget: int = SEEN_BUDGET) -> None:
+    def __init__(self, limit: int = SEEN_BUDGET) -> None:
+        self.limit = limit
+        self.used = 0
+        self._order: OrderedDict[tuple[int, Path], Observations] = OrderedDict()
+
+    def add(self, owner: Observations, path: Path, cost: int) -> None:
+        self._order[(id(owner), path)] = owner
+        self.used += cost
+        while self.used > self.limit and len(self._order) > 1:
+            (_, oldest), holder = next(iter(self._order.items()))
+            holder.drop_content(oldest)
+
+    def remove(self, owner: Observations, path: Path, cost: int) -> None:
+        if self._order.pop((id(owner), path), None) is not None:
+            self.used -= cost
+
+
+class Observations:
+    """Per session: real path -> unseen (missing key) | absent | present(version), with
+    the content seen while the (shared) budget allows."""
+
+    def __init__(self, budget: SeenBudget | None = None) -> None:
         self._by_path: dict[Path, Observation] = {}
-        self._budget = budget
+        self._budget = budget or SeenBudget()
         self._cost = 0
 
     def get(self, path: Path) -> Observation | None:
@@ -81,22 +103,24 @@ class Observations:
         self._put(path, Observation("absent"))
 
     def _put(self, path: Path, observation: Observation) -> None:
-        old = self._by_path.pop(path, None)
-        if old is not None and old.seen is not None:
-            self._cost -= old.seen.cost
-        self._by_path[path] = observation  # newest last: the oldest content goes first
+        self.drop_content(path)
+        self._by_path[path] = observation
         if observation.seen is not None:
             self._cost += observation.seen.cost
-        for key, held in self._by_path.items():
-            if self._cost <= self._budget:
-                break
-            if held.seen is not None and key != path:
-                self._cost -= held.seen.cost
-                self._by_path[key] = attrs.evolve(held, seen=None)
+            self._budget.add(self, path, observation.seen.cost)
+
+    def drop_content(self, path: Path) -> None:
+        """Forget the content seen of `path`; its observation (the version) stays."""
+        held = self._by_path.get(path)
+        if held is None or held.seen is None:
+            return
+        self._cost -= held.seen.cost
+        self._budget.remove(self, path, held.seen.cost)
+        self._by_path[path] = attrs.evolve(held, seen=None)
 
     @property
     def content_cost(self) -> int:
-        """What the kept contents cost now (chars and digest bytes)."""
+        """What this session's kept contents cost now (chars and digest bytes)."""
         return self._cost
 
     def __len__(self) -> int:

@@ -5,17 +5,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TypeVar
 
-from lsp_server.runtime.observations import Observations
+from lsp_server.runtime.observations import Observations, SeenBudget
 from lsp_server.runtime.output import ResultStore
 
 T = TypeVar("T")
 
 
 class Session:
-    def __init__(self, session_id: str, cwd: Path, results: ResultStore) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        cwd: Path,
+        results: ResultStore,
+        seen_budget: SeenBudget | None = None,
+    ) -> None:
         self.id = session_id
         self.cwd = cwd
-        self.observations = Observations()
+        self.observations = Observations(seen_budget)
         self.results = results
         self.call_count = 0
         self.surface: str | None = None
@@ -54,13 +60,16 @@ class SessionStore:
         self._max_results = max_results
         self._spill_dir = spill_dir
         self._sessions: dict[str, Session] = {}
+        # One bound for the contents all sessions keep of what they read.
+        self._seen_budget = SeenBudget()
 
     def get(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)
         if session is None:
             spill = self._spill_dir / session_id if self._spill_dir else None
             results = ResultStore(session_id, self._max_results, spill)
-            session = self._sessions[session_id] = Session(session_id, self._default_cwd, results)
+            session = Session(session_id, self._default_cwd, results, self._seen_budget)
+            self._sessions[session_id] = session
         return session
 
     def all(self) -> list[Session]:
