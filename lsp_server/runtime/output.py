@@ -32,12 +32,17 @@ class Bounded:
     """UTF-8 byte offset in the full text of the first character left out (for paging)."""
 
 
+def head_chars(max_chars: int) -> int:
+    """How much of a cut line's head `cut_line` shows."""
+    return max(int(max_chars * 0.6), 1)
+
+
 def cut_line(line: str, max_chars: int, how: str = "") -> str:
     """A line over `max_chars` as its head and its tail around a marker; `how` says where
     the rest is (appended inside the marker)."""
     if len(line) <= max_chars:
         return line
-    head = max(int(max_chars * 0.6), 1)
+    head = head_chars(max_chars)
     tail = max(max_chars - head, 1)
     left = len(line) - head - tail
     return f"{line[:head]} [... {left} chars of this line left out{how} ...] {line[-tail:]}"

@@ -120,7 +120,7 @@ async def test_read_file_of_minified_js_pages_the_cut_line(tmp_path: Path) -> No
             rows[1],
         )
         assert found, rows[1][:2000]
-        assert '"result_ref": "' + found[2] + '", "offset": <the offset in the marker>' in text
+        assert f'"result_ref": "{found[2]}", "offset": {found[3]}}}}}' in text  # the one cut line
         rest = await page(client, found[2], int(found[3]), 20_000)
     head = rows[1].split("→", 1)[1].split(" [...")[0]
     line = MINIFIED.splitlines()[1]
@@ -179,4 +179,17 @@ async def test_mcp_text_of_a_cut_line_has_head_tail_and_paging(tmp_path: Path) -
     text = mcp_text(result)
     assert "2→v0=1;v1=1;" in text and "v399999=1;END;\n" in text
     assert re.search(r"chars of this line left out; result_ref \S+ has them from offset \d+", text)
-    assert '"offset": <the offset in the marker>' in text
+    assert re.search(r'"offset": \d+\}\}\]', text)
+
+
+async def test_each_cut_line_names_its_own_offset(tmp_path: Path) -> None:
+    from tests.helpers import call_tool, make_runtime
+
+    (tmp_path / "two.js").write_text("é" * 3000 + "A" * 10 + "\nshort\n" + "B" * 2500 + "\n")
+    runtime = make_runtime(tmp_path)
+    text = text_of(await call_tool(runtime, "read_file", {"path": "two.js"}))
+    found = re.findall(r"result_ref (\S+) has them from offset (\d+)", text)
+    assert len(found) == 2 and '"offset": <the offset in the marker>' in text
+    session = runtime.sessions.get("default")
+    first, second = (session.results.page(ref, int(at), 8).text for ref, at in found)
+    assert (first, second) == ("é" * 4, "B" * 8)  # 8 bytes: four 2-byte chars

@@ -8,7 +8,7 @@ from typing import Any
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
 from lsp_server.runtime.errors import FS_NOT_FOUND, ToolError
-from lsp_server.runtime.output import cut_line
+from lsp_server.runtime.output import cut_line, head_chars
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.runtime.textio import TextFile
 from lsp_server.tools._support.schema_parts import integer, object_schema, string
@@ -83,17 +83,19 @@ def cut_long_lines(
         return [cut_line(line, max_chars) for line in lines], None
     ref = store("\n".join(lines))
     shown: list[str] = []
+    offsets: list[int] = []  # where each cut line's left-out part starts in the stored text
     position = 0  # UTF-8 offset of the line in the stored text
     for line in lines:
         how = ""
         if len(line) > max_chars:
-            head = line[: max(int(max_chars * 0.6), 1)]
-            how = f"; result_ref {ref} has them from offset {position + _utf8_len(head)}"
+            offsets.append(position + _utf8_len(line[: head_chars(max_chars)]))
+            how = f"; result_ref {ref} has them from offset {offsets[-1]}"
         shown.append(cut_line(line, max_chars, how))
         position += _utf8_len(line) + 1
+    offset = str(offsets[0]) if len(offsets) == 1 else "<the offset in the marker>"
     call = (
         '{"id": "session:tool_result", "action": "call", '
-        f'"arguments": {{"result_ref": "{ref}", "offset": <the offset in the marker>}}}}'
+        f'"arguments": {{"result_ref": "{ref}", "offset": {offset}}}}}'
     )
     return shown, f"[long lines were cut: page their full text with use_capability {call}]"
 
