@@ -123,6 +123,13 @@ class Observations:
         """What this session's kept contents cost now (chars and digest bytes)."""
         return self._cost
 
+    def record(self, path: Path, observation: Observation) -> None:
+        """Keep `observation` as it is (a CLI session loads its earlier ones so)."""
+        self._put(path, observation)
+
+    def items(self) -> list[tuple[Path, Observation]]:
+        return list(self._by_path.items())
+
     def __len__(self) -> int:
         return len(self._by_path)
 

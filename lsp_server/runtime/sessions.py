@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from lsp_server.runtime.observations import Observations, SeenBudget
 from lsp_server.runtime.output import ResultStore
+from lsp_server.runtime.session_names import file_name
 
 T = TypeVar("T")
 
@@ -54,11 +55,28 @@ class Session:
         return info
 
 
+class SessionFolders(Protocol):
+    """Sessions kept on disk between processes (`toolhost call`: runtime/session_files.py)."""
+
+    def results_store(self, session_id: str, max_results: int) -> ResultStore: ...
+
+    def load(self, session: Session) -> None: ...
+
+    def save(self, session: Session) -> None: ...
+
+
 class SessionStore:
-    def __init__(self, default_cwd: Path, max_results: int, spill_dir: Path | None) -> None:
+    def __init__(
+        self,
+        default_cwd: Path,
+        max_results: int,
+        spill_dir: Path | None,
+        folders: SessionFolders | None = None,
+    ) -> None:
         self._default_cwd = default_cwd
         self._max_results = max_results
         self._spill_dir = spill_dir
+        self._folders = folders
         self._sessions: dict[str, Session] = {}
         # One bound for the contents all sessions keep of what they read.
         self._seen_budget = SeenBudget()
@@ -66,11 +84,25 @@ class SessionStore:
     def get(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)
         if session is None:
-            spill = self._spill_dir / session_id if self._spill_dir else None
-            results = ResultStore(session_id, self._max_results, spill)
-            session = Session(session_id, self._default_cwd, results, self._seen_budget)
-            self._sessions[session_id] = session
+            session = self._sessions[session_id] = self._new(session_id)
         return session
+
+    def _new(self, session_id: str) -> Session:
+        if self._folders is not None:
+            results = self._folders.results_store(session_id, self._max_results)
+            session = Session(session_id, self._default_cwd, results, self._seen_budget)
+            self._folders.load(session)
+            return session
+        # The id names a folder only through its encoding: `../x` stays inside.
+        spill = self._spill_dir / file_name(session_id) if self._spill_dir else None
+        results = ResultStore(session_id, self._max_results, spill)
+        return Session(session_id, self._default_cwd, results, self._seen_budget)
+
+    def save(self) -> None:
+        """Write every session back to its folder (sessions kept on disk only)."""
+        if self._folders is not None:
+            for session in self._sessions.values():
+                self._folders.save(session)
 
     def all(self) -> list[Session]:
         return list(self._sessions.values())
