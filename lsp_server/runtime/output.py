@@ -92,7 +92,7 @@ def _marker(text: str, start: int, end: int, ref: str | None, offset: int) -> st
     at_line_start = start == 0 or text[start - 1] == "\n"
     at_line_end = end == len(text) or text[end - 1] == "\n"
     breaks = text.count("\n", start, end)
-    where = f"; result_ref {ref} from offset {offset}, see the last line" if ref else ""
+    where = f"; result_ref {ref}; from offset {offset} (paging call below)" if ref else ""
     if at_line_start and at_line_end:
         return f"[... {breaks} lines ({omitted} chars) omitted{where} ...]\n"
     lead = "" if at_line_start else " "

@@ -33,7 +33,7 @@ async def test_cut_text_names_its_result_ref_and_the_exact_paging_call(tmp_path:
     assert result.meta.truncated and ref is not None
     text = text_of(result)
     # The call starts where the text left out lines: the marker says that offset too.
-    marker = re.search(r"omitted; result_ref (\S+) from offset (\d+), see the last line", text)
+    marker = re.search(r"omitted; result_ref (\S+); from offset (\d+) \(paging call below\)", text)
     assert marker and marker[1] == ref
     offset = int(marker[2])
     call = (

@@ -44,7 +44,7 @@ def test_one_enormous_line_keeps_head_and_tail_and_says_where_the_rest_is() -> N
     left_out = len(text) - len(bounded.text.replace(_marker(bounded.text), ""))
     assert f"[... line 1 cut: {left_out} of its {len(text)} chars left out here" in bounded.text
     assert bounded.omitted_offset == bounded.text.index(" [...")
-    assert f"result_ref r-s-1 from offset {bounded.omitted_offset}" in bounded.text
+    assert f"result_ref r-s-1; from offset {bounded.omitted_offset} (paging call" in bounded.text
 
 
 def test_a_cut_between_lines_names_the_partial_lines() -> None:
@@ -115,7 +115,7 @@ async def test_read_file_of_minified_js_pages_the_cut_line(tmp_path: Path) -> No
         assert rows[0].endswith("1→/*! head */") and rows[2].endswith("3→// tail")
         assert "2→v0=1;v1=1;" in rows[1] and rows[1].endswith("v399999=1;END;")
         found = re.search(
-            r"\[\.\.\. (\d+) chars of this line left out; result_ref (\S+) has them from "
+            r"\[\.\.\. (\d+) chars of this line left out; result_ref (\S+); from "
             r"offset (\d+) \.\.\.\]",
             rows[1],
         )
@@ -178,7 +178,7 @@ async def test_mcp_text_of_a_cut_line_has_head_tail_and_paging(tmp_path: Path) -
         result = await session.call_tool("read_file", {"path": "bundle.min.js"})
     text = mcp_text(result)
     assert "2→v0=1;v1=1;" in text and "v399999=1;END;\n" in text
-    assert re.search(r"chars of this line left out; result_ref \S+ has them from offset \d+", text)
+    assert re.search(r"chars of this line left out; result_ref \S+; from offset \d+", text)
     assert re.search(r'"offset": \d+\}\}\]', text)
 
 
@@ -188,7 +188,7 @@ async def test_each_cut_line_names_its_own_offset(tmp_path: Path) -> None:
     (tmp_path / "two.js").write_text("é" * 3000 + "A" * 10 + "\nshort\n" + "B" * 2500 + "\n")
     runtime = make_runtime(tmp_path)
     text = text_of(await call_tool(runtime, "read_file", {"path": "two.js"}))
-    found = re.findall(r"result_ref (\S+) has them from offset (\d+)", text)
+    found = re.findall(r"result_ref (\S+); from offset (\d+)", text)
     assert len(found) == 2 and '"offset": <the offset in the marker>' in text
     session = runtime.sessions.get("default")
     first, second = (session.results.page(ref, int(at), 8).text for ref, at in found)

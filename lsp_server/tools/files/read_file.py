@@ -89,7 +89,7 @@ def cut_long_lines(
         how = ""
         if len(line) > max_chars:
             offsets.append(position + _utf8_len(line[: head_chars(max_chars)]))
-            how = f"; result_ref {ref} has them from offset {offsets[-1]}"
+            how = f"; result_ref {ref}; from offset {offsets[-1]}"
         shown.append(cut_line(line, max_chars, how))
         position += _utf8_len(line) + 1
     offset = str(offsets[0]) if len(offsets) == 1 else "<the offset in the marker>"
