@@ -41,6 +41,7 @@ from lsp_server.policy.prompt import Asker
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.shell_words import split_command
 from lsp_server.protocol import DidCallParams
+from lsp_server.runtime import leftover_temps
 from lsp_server.runtime.approvals import Approver
 from lsp_server.runtime.checkpoints import Checkpoints
 from lsp_server.runtime.client import ClientBridge
@@ -126,6 +127,9 @@ def build_runtime(
         state_dir=dirs.state,
         session_folders=session_folders,
     )
+    if long_lived:  # a one-shot `toolhost call` does not walk the workspace
+        swept = leftover_temps.sweep_in_background(workspace.roots)
+        parts.lifecycle.status_providers["leftoverTemps"] = swept.status
     if session_folders is not None:
         parts.lifecycle.shutdown_hooks.insert(0, lambda: asyncio.to_thread(runtime.sessions.save))
     answers: LspAnswerLog = runtime.services.get(LspAnswerLog)

@@ -126,6 +126,9 @@ class StatusResult:
     declared lspProxy) and, per language, who answered last (`editor` or `toolhost`)."""
     mcp_sessions: list[JSON] = attrs.Factory(list)
     """MCP clients attached to this runtime (`toolhost mcp`), one session each."""
+    leftover_temps: JSON = None
+    """The start-up sweep of temp files left by killed writes: `done`, `removed`,
+    `freedBytes`, `folders` (walked so far)."""
 
 
 @attrs.define

@@ -56,11 +56,15 @@ def call_meta(state: CallState, started: float, **fields: Any) -> CallMeta:
 
 
 def success(state: CallState, output: ToolOutput, started: float, max_chars: int) -> CallResult:
-    bounded = bound_text(output.text, max_chars)
-    if bounded.truncated:  # leave room for the paging note inside the limit
-        bounded = bound_text(output.text, max(max_chars // 2, max_chars - PAGING_NOTE_CHARS))
-    ref = state.session.results.store(output.text) if bounded.truncated else None
-    text = bounded.text + (paging_note(ref, bounded.total_chars) if ref else "")
+    ref = None
+    if len(output.text) > max_chars:  # the cut text names the stored full text
+        ref = state.session.results.store(output.text)
+        # Leave room for the paging note inside the limit.
+        max_chars = max(max_chars // 2, max_chars - PAGING_NOTE_CHARS)
+    bounded = bound_text(output.text, max_chars, ref)
+    text = bounded.text
+    if ref is not None:
+        text += paging_note(ref, bounded.total_chars, bounded.omitted_offset or 0)
     content: list[Any] = [{"type": "text", "text": text}]
     for image in output.images:
         content.append(
@@ -89,10 +93,12 @@ def failure(state: CallState, exc: ToolError, started: float, max_chars: int) ->
     text = message
     ref = None
     if exc.partial_text:
-        bounded = bound_text(exc.partial_text, max_chars)
-        if bounded.truncated:
+        if len(exc.partial_text) > max_chars:
             ref = state.session.results.store(exc.partial_text)
-            text = bounded.text + paging_note(ref, bounded.total_chars) + f"\n{message}"
+        bounded = bound_text(exc.partial_text, max_chars, ref)
+        if ref is not None:
+            offset = bounded.omitted_offset or 0
+            text = bounded.text + paging_note(ref, bounded.total_chars, offset) + f"\n{message}"
         else:
             text = f"{bounded.text}\n{message}"
     details = dict(exc.details)

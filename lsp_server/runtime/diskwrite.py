@@ -15,7 +15,6 @@ import contextlib
 import errno
 import fcntl
 import os
-import secrets
 import signal
 import stat
 import time
@@ -24,7 +23,7 @@ from pathlib import Path
 
 import attrs
 
-from lsp_server.runtime import beneath
+from lsp_server.runtime import beneath, leftover_temps
 from lsp_server.runtime.errors import FS_NOT_A_FILE, FS_STALE_VERSION, ToolError
 from lsp_server.runtime.textio import FileVersion, version_from_stat
 
@@ -46,13 +45,21 @@ class Written:
     window_ns: int = 0
 
 
-def _temp_name(name: str) -> str:
-    return f".{name}.{secrets.token_hex(4)}.toolhost-tmp"
+# Test-only: a file to create once a temp file is written, after which the write stalls
+# until the process is killed (tests kill `toolhost serve` in the middle of a write).
+_STALL_MARKER = os.environ.get("TOOLHOST_TEST_STALL_WRITES")
+
+
+def _stall_for_tests() -> None:
+    if _STALL_MARKER:
+        Path(_STALL_MARKER).touch()
+        while True:
+            time.sleep(3600)
 
 
 def _write_temp(dir_fd: int, name: str, data: bytes, mode: int) -> tuple[str, int]:
     """A fully written and synced temporary file next to `name`: (its name, an open fd)."""
-    temp = _temp_name(name)
+    temp = leftover_temps.temp_name(name)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(temp, flags, mode, dir_fd=dir_fd)
     try:
@@ -60,6 +67,7 @@ def _write_temp(dir_fd: int, name: str, data: bytes, mode: int) -> tuple[str, in
         while view:
             view = view[os.write(fd, view) :]
         os.fsync(fd)
+        _stall_for_tests()
     except BaseException:
         os.close(fd)
         with contextlib.suppress(OSError):

@@ -33,6 +33,8 @@ from lsp_server.runtime import beneath, textio
 from lsp_server.runtime.buffer_edits import same_text, text_edits, text_hash
 from lsp_server.runtime.client import ClientRequestError, UnreadableAnswer
 from lsp_server.runtime.errors import EDITOR_REFUSED, FS_STALE_VERSION, TIMEOUT, ToolError
+from lsp_server.runtime.observations import SeenContent
+from lsp_server.runtime.stale_diff import stale_refusal
 from lsp_server.runtime.textio import BufferVersion, TextFile
 from lsp_server.runtime.uris import document_key, uri_to_path
 
@@ -142,15 +144,21 @@ class EditorDocuments:
         if change.destination is not None or change.after is None:
             return await self._rebase_on_disk(change, uri, document, rel)
         current = _text_file(change.path, uri, document)
-        self._require_current(change.before, current, rel)
+        self._require_current(change.before, current, rel, observations)
         was_clean = await self._matches_disk(change.path, current.text)
         version = await self._apply(uri, document, current, change.after, rel)
-        observations.record_present(change.path, version)
+        observations.record_present(change.path, version, change.after)
         return await self._settle_disk(uri, change.path, rel, was_clean)
 
     # -- steps -----------------------------------------------------------------------
 
-    def _require_current(self, before: TextFile, current: TextFile, rel: str) -> None:
+    def _require_current(
+        self,
+        before: TextFile,
+        current: TextFile,
+        rel: str,
+        observations: Observations | None = None,
+    ) -> None:
         seen = before.version
         if isinstance(seen, BufferVersion):
             if seen.same_content(current.version):  # type: ignore[arg-type]
@@ -158,11 +166,8 @@ class EditorDocuments:
         elif same_text(before.text, current.text):
             # Read from disk before the editor opened it; the buffer still holds that text.
             return
-        raise ToolError(
-            FS_STALE_VERSION,
-            f"{rel} changed in the editor since this session read it (unsaved edits)",
-            REREAD,
-        )
+        what = "changed in the editor since this session read it (unsaved edits)"
+        raise stale_refusal(rel, what, SeenContent.of(before.text), current, observations)
 
     async def _rebase_on_disk(
         self, change: FileChange, uri: str, document: TextDocument, rel: str

@@ -25,6 +25,8 @@ from lsp_server.runtime.errors import (
     FS_TOO_LARGE,
     ToolError,
 )
+from lsp_server.runtime.observations import SeenContent
+from lsp_server.runtime.stale_diff import stale_refusal
 from lsp_server.runtime.textio import FileVersion, TextFile, Version
 
 if TYPE_CHECKING:
@@ -109,7 +111,7 @@ class FileService:
     # -- observations ------------------------------------------------------------
 
     def observe(self, text_file: TextFile) -> None:
-        self.observations.record_present(text_file.path, text_file.version)
+        self.observations.record_present(text_file.path, text_file.version, text_file.text)
 
     def observe_absent(self, path: Path) -> None:
         self.observations.record_absent(path)
@@ -140,18 +142,17 @@ class FileService:
                 f"{rel} was created by someone else after this session saw it missing",
                 "read the file with read_file, then retry",
             )
-        self._require_same(rel, seen.version, current.version)
+        if not same_version(seen.version, current.version):
+            change = describe_change(seen.version, current.version)
+            what = f"changed since this session read it ({change})"
+            raise stale_refusal(rel, what, seen.seen, current, self.observations)
         if current.version != seen.version:
             # Same bytes, new metadata (a touch or an identical save): refresh silently.
-            self.observations.record_present(path, current.version)
+            self.observations.record_present(path, current.version, current.text)
         return current
 
     def _require_same(self, rel: str, seen: Version, now: Version) -> None:
-        if type(seen) is type(now) and seen.same_content(now):  # type: ignore[arg-type]
-            return
-        if type(seen) is not type(now) and seen.sha256 is not None and seen.sha256 == now.sha256:
-            # Read from disk, now open in the editor (or the reverse): a buffer's hash is that
-            # of its UTF-8 text, so equal hashes mean the buffer holds the bytes that were read.
+        if same_version(seen, now):
             return
         raise ToolError(
             FS_STALE_VERSION,
@@ -169,7 +170,24 @@ class FileService:
                 return outcome
             if outcome is not None:
                 change = outcome
-        return await anyio.to_thread.run_sync(self._publish_disk, change)
+        try:
+            return await anyio.to_thread.run_sync(self._publish_disk, change)
+        except ToolError as exc:
+            if exc.code != FS_STALE_VERSION or change.before is None:
+                raise
+            raise await self._stale_with_diff(exc, change.before) from None
+
+    async def _stale_with_diff(self, exc: ToolError, before: TextFile) -> ToolError:
+        """The file changed between the load and the rename: show what changed since."""
+        try:
+            current = await self.read_text(before.path)
+        except ToolError:
+            return exc  # gone or unreadable now: the refusal says so already
+        rel = self.workspace.relative(before.path)
+        seen = SeenContent.of(before.text)
+        return stale_refusal(
+            rel, exc.cause.removeprefix(f"{rel} "), seen, current, self.observations
+        )
 
     def _publish_disk(self, change: FileChange) -> str | None:
         """Create, replace, move or delete through descriptors opened beneath the root;
@@ -188,7 +206,7 @@ class FileService:
                     f"{rel} already exists (another writer created it first)",
                     "read it with read_file, then edit it or overwrite it with write_file",
                 ) from None
-            self.observations.record_present(path, written.version)
+            self.observations.record_present(path, written.version, _text_of(change))
             return None
         check = functools.partial(self._require_same, rel, before.version)
         try:
@@ -225,14 +243,14 @@ class FileService:
                     FS_ALREADY_EXISTS, f"{dest_rel} already exists", "choose another destination"
                 ) from None
             self.observations.record_absent(path)
-            self.observations.record_present(dest, written.version)
+            self.observations.record_present(dest, written.version, before.text)
             return None
         if change.after is None and change.raw_after is None:
             diskwrite.delete(root, path, rel, check, limit)
             self.observations.record_absent(path)
             return None
         written = diskwrite.replace(root, path, rel, self._bytes_of(change, before), check, limit)
-        self.observations.record_present(path, written.version)
+        self.observations.record_present(path, written.version, _text_of(change))
         return written.note
 
     def _bytes_of(self, change: FileChange, before: TextFile | None) -> bytes:
@@ -247,6 +265,19 @@ class FileService:
             raise ToolError(
                 EDIT_UNENCODABLE, f"{rel}: {exc}", "use characters the file's encoding has"
             ) from None
+
+
+def same_version(seen: Version, now: Version) -> bool:
+    if type(seen) is type(now) and seen.same_content(now):  # type: ignore[arg-type]
+        return True
+    # Read from disk, now open in the editor (or the reverse): a buffer's hash is that of its
+    # UTF-8 text, so equal hashes mean the buffer holds the bytes that were read.
+    return type(seen) is not type(now) and seen.sha256 is not None and seen.sha256 == now.sha256
+
+
+def _text_of(change: FileChange) -> str | None:
+    """The text a change leaves in the file (None: raw bytes, not kept as seen text)."""
+    return change.after if change.raw_after is None else None
 
 
 def describe_change(seen: Version, now: Version) -> str:

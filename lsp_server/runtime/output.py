@@ -24,56 +24,95 @@ DEFAULT_PAGE_BYTES = 16_384
 SPILL_BYTES = 1024 * 1024
 
 
+MARKER_ROOM = 300
+"""Room kept for the markers a cut text carries (a cut-line marker names a ref and offset)."""
+
+
 @attrs.frozen
 class Bounded:
     text: str
     truncated: bool
     shown_chars: int
     total_chars: int
+    omitted_offset: int | None = None
+    """UTF-8 byte offset in the full text of the first character left out (for paging)."""
 
 
-def cut_line(line: str, max_chars: int) -> str:
+def head_chars(max_chars: int) -> int:
+    """How much of a cut line's head `cut_line` shows."""
+    return max(int(max_chars * 0.6), 1)
+
+
+def cut_line(line: str, max_chars: int, how: str = "") -> str:
+    """A line over `max_chars` as its head and its tail around a marker; `how` says where
+    the rest is (appended inside the marker)."""
     if len(line) <= max_chars:
         return line
-    return line[:max_chars] + f" [... line cut: {len(line) - max_chars} more chars]"
+    head = head_chars(max_chars)
+    tail = max(max_chars - head, 1)
+    left = len(line) - head - tail
+    return f"{line[:head]} [... {left} chars of this line left out{how} ...] {line[-tail:]}"
 
 
-def bound_text(text: str, max_chars: int) -> Bounded:
-    """Keep whole lines from the head (~60%) and the tail (~40%), say exactly what is left out."""
+def bound_text(text: str, max_chars: int, ref: str | None = None) -> Bounded:
+    """Keep the head (~60%) and the tail (~40%), whole lines where they fit; a line cut by
+    the bounds still shows its head and its tail. The marker says exactly what is left out
+    and, with `ref`, where it starts in the stored full text."""
     total = len(text)
     if total <= max_chars:
         return Bounded(text, False, total, total)
-    lines = text.splitlines(keepends=True)
-    budget = max_chars - 80
-    head: list[str] = []
-    used = 0
-    for line in lines:
-        if used + len(line) > budget * 0.6:
-            break
-        head.append(line)
-        used += len(line)
-    tail: list[str] = []
-    for line in reversed(lines[len(head) :]):
-        if used + len(line) > budget:
-            break
-        tail.append(line)
-        used += len(line)
-    tail.reverse()
-    if not head and not tail:
-        # One enormous line: cut by characters.
-        head_text = text[: int(budget * 0.6)]
-        tail_text = text[total - int(budget * 0.4) :]
-        omitted_chars = total - len(head_text) - len(tail_text)
-        marker = f"\n[... {omitted_chars} chars omitted ...]\n"
-        shown = head_text + marker + tail_text
-        return Bounded(shown, True, len(shown), total)
-    omitted = lines[len(head) : len(lines) - len(tail)]
-    omitted_chars = sum(len(line) for line in omitted)
-    marker = f"[... {len(omitted)} lines ({omitted_chars} chars) omitted ...]\n"
-    if head and not head[-1].endswith("\n"):
-        marker = "\n" + marker
-    shown = "".join(head) + marker + "".join(tail)
-    return Bounded(shown, True, len(shown), total)
+    budget = max(max_chars - MARKER_ROOM, 100)
+    start = _head_end(text, int(budget * 0.6))
+    end = _tail_start(text, total - (budget - start), start)
+    offset = len(text[:start].encode("utf-8", "surrogateescape"))
+    marker = _marker(text, start, end, ref, offset)
+    shown = text[:start] + marker + text[end:]
+    return Bounded(shown, True, len(shown), total, offset)
+
+
+def _head_end(text: str, limit: int) -> int:
+    """Where the head stops: after the last whole line that fits, unless that leaves most of
+    the room unused (a long line there is cut instead)."""
+    cut = text.rfind("\n", 0, limit) + 1
+    return cut if cut >= limit // 2 else limit
+
+
+def _tail_start(text: str, limit: int, floor: int) -> int:
+    """Where the tail starts: at the first whole line within the room, unless that leaves
+    most of it unused."""
+    limit = max(limit, floor)
+    room = len(text) - limit
+    found = text.find("\n", limit)
+    cut = found + 1 if found != -1 else len(text)
+    return cut if len(text) - cut >= room // 2 else limit
+
+
+def _marker(text: str, start: int, end: int, ref: str | None, offset: int) -> str:
+    omitted = end - start
+    at_line_start = start == 0 or text[start - 1] == "\n"
+    at_line_end = end == len(text) or text[end - 1] == "\n"
+    breaks = text.count("\n", start, end)
+    where = f"; result_ref {ref}; from offset {offset} (paging call below)" if ref else ""
+    if at_line_start and at_line_end:
+        return f"[... {breaks} lines ({omitted} chars) omitted{where} ...]\n"
+    lead = "" if at_line_start else " "
+    trail = "\n" if at_line_end else " "
+    number = text.count("\n", 0, start) + 1
+    if breaks == 0:  # head and tail of the same line
+        length = _line_length(text, start, end)
+        cut = f"line {number} cut: {omitted} of its {length} chars left out here"
+        return f"{lead}[... {cut}{where} ...]{trail}"
+    rest = "" if at_line_start else f"the rest of line {number}, "
+    whole = breaks - (0 if at_line_start else 1)
+    start_of = "" if at_line_end else f", and the start of line {number + breaks}"
+    parts = f"{omitted} chars omitted: {rest}{whole} whole lines{start_of}"
+    return f"{lead}[... {parts}{where} ...]{trail}"
+
+
+def _line_length(text: str, start: int, end: int) -> int:
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    return (len(text) if line_end == -1 else line_end) - line_start
 
 
 PAGING_NOTE_CHARS = 400
@@ -85,16 +124,18 @@ def spill_name(ref: str) -> str:
     return hashlib.sha256(ref.encode("utf-8", "surrogatepass")).hexdigest() + ".txt"
 
 
-def paging_note(ref: str, total_chars: int) -> str:
-    """The line under a cut text: where the rest is and the exact call that pages it."""
+def paging_note(ref: str, total_chars: int, offset: int = 0) -> str:
+    """The line under a cut text: where the rest is and the exact call that pages it,
+    starting at `offset` (the first byte left out)."""
     call = (
         '{"id": "session:tool_result", "action": "call", '
-        f'"arguments": {{"result_ref": "{ref}", "offset": 0}}}}'
+        f'"arguments": {{"result_ref": "{ref}", "offset": {offset}}}}}'
     )
+    start = f"the part left out starts at offset {offset}; " if offset else ""
     return (
         f"\n[cut to fit: the full text ({total_chars} chars) is stored as result_ref {ref}; "
-        f"read it page by page with use_capability {call}, then pass each page's nextOffset "
-        "as offset]"
+        f"{start}read it page by page with use_capability {call}, then pass each page's "
+        "nextOffset as offset (offset 0 is the start)]"
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from lsp_server.runtime.observations import Observations
+from lsp_server.runtime.observations import Observations, SeenBudget
 from lsp_server.runtime.output import ResultStore
 from lsp_server.runtime.session_names import file_name
 
@@ -13,10 +13,16 @@ T = TypeVar("T")
 
 
 class Session:
-    def __init__(self, session_id: str, cwd: Path, results: ResultStore) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        cwd: Path,
+        results: ResultStore,
+        seen_budget: SeenBudget | None = None,
+    ) -> None:
         self.id = session_id
         self.cwd = cwd
-        self.observations = Observations()
+        self.observations = Observations(seen_budget)
         self.results = results
         self.call_count = 0
         self.surface: str | None = None
@@ -39,6 +45,8 @@ class Session:
             "cwd": str(self.cwd),
             "calls": self.call_count,
             "observedFiles": len(self.observations),
+            # What the contents kept to diff stale files cost (chars and digest bytes).
+            "observedContent": self.observations.content_cost,
         }
         for ext in self._extensions.values():
             status = getattr(ext, "status", None)
@@ -70,6 +78,8 @@ class SessionStore:
         self._spill_dir = spill_dir
         self._folders = folders
         self._sessions: dict[str, Session] = {}
+        # One bound for the contents all sessions keep of what they read.
+        self._seen_budget = SeenBudget()
 
     def get(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)
@@ -80,13 +90,13 @@ class SessionStore:
     def _new(self, session_id: str) -> Session:
         if self._folders is not None:
             results = self._folders.results_store(session_id, self._max_results)
-            session = Session(session_id, self._default_cwd, results)
+            session = Session(session_id, self._default_cwd, results, self._seen_budget)
             self._folders.load(session)
             return session
         # The id names a folder only through its encoding: `../x` stays inside.
         spill = self._spill_dir / file_name(session_id) if self._spill_dir else None
         results = ResultStore(session_id, self._max_results, spill)
-        return Session(session_id, self._default_cwd, results)
+        return Session(session_id, self._default_cwd, results, self._seen_budget)
 
     def save(self) -> None:
         """Write every session back to its folder (sessions kept on disk only)."""

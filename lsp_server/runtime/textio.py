@@ -12,10 +12,11 @@ import contextlib
 import hashlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 import attrs
+
+from lsp_server.runtime import leftover_temps
 
 BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -218,8 +219,10 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def _write_temp(folder: Path, name: str, data: bytes, mode: int | None) -> Path:
-    fd, temp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".toolhost-tmp", dir=folder)
-    temp = Path(temp_name)
+    # Named as a toolhost temp file, so that a killed write's leftover is swept at the next
+    # start (runtime/leftover_temps.py).
+    temp = folder / leftover_temps.temp_name(name)
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

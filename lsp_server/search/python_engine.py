@@ -19,6 +19,7 @@ from lsp_server.search.overrides import Overrides
 from lsp_server.search.pyregex import compile_pattern
 from lsp_server.search.query import (
     BINARY_SNIFF_BYTES,
+    MAX_LINE_CHARS,
     FileHits,
     Line,
     SearchOutcome,
@@ -84,7 +85,9 @@ def matching_line_numbers(regex: re.Pattern[str], text: str, multiline: bool) ->
     return numbers
 
 
-def _file_hits(rel: str, text: str, numbers: list[int], query: SearchQuery) -> FileHits:
+def _file_hits(
+    rel: str, text: str, numbers: list[int], query: SearchQuery, regex: re.Pattern[str]
+) -> FileHits:
     hits = FileHits(rel, matched_lines=len(numbers))
     if query.mode != "content":
         return hits
@@ -96,9 +99,18 @@ def _file_hits(rel: str, text: str, numbers: list[int], query: SearchQuery) -> F
     for number in numbers:
         shown.update(range(max(1, number - query.context), number + query.context + 1))
     hits.lines = [
-        Line(n, cut_line(lines[n - 1]), n in wanted) for n in sorted(shown) if n <= len(lines)
+        Line(n, _cut(lines[n - 1], n, regex if n in wanted else None), n in wanted)
+        for n in sorted(shown)
+        if n <= len(lines)
     ]
     return hits
+
+
+def _cut(line: str, number: int, regex: re.Pattern[str] | None) -> str:
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    found = regex.search(line) if regex is not None else None
+    return cut_line(line, number, found.start() if found else None)
 
 
 def search(query: SearchQuery, stop: threading.Event | None = None) -> SearchOutcome:
@@ -136,6 +148,6 @@ def search(query: SearchQuery, stop: threading.Event | None = None) -> SearchOut
             continue
         numbers = matching_line_numbers(regex, text, query.multiline)
         if numbers:
-            outcome.files.append(_file_hits(rel, text, numbers, query))
+            outcome.files.append(_file_hits(rel, text, numbers, query, regex))
     outcome.sort()
     return outcome

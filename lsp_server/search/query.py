@@ -80,7 +80,29 @@ class SearchOutcome:
         return sum(hits.matched_lines for hits in self.files)
 
 
-def cut_line(text: str) -> str:
+_HEAD_CHARS = 200
+_TAIL_CHARS = 150
+_BEFORE_MATCH = 50
+
+
+def cut_line(text: str, number: int, match_at: int | None = None) -> str:
+    """A long line as its head, the first match in some context (when the head does not
+    show it), and its tail; each gap says how many chars it leaves out and how to see
+    them."""
     if len(text) <= MAX_LINE_CHARS:
         return text
-    return f"{text[:MAX_LINE_CHARS]} [... {len(text) - MAX_LINE_CHARS} more chars]"
+    how = f": read_file offset={number - 1} limit=1 shows the line"
+    tail_from = len(text) - _TAIL_CHARS
+    parts = [text[:_HEAD_CHARS]]
+    position = _HEAD_CHARS
+    if match_at is not None and match_at + _BEFORE_MATCH > _HEAD_CHARS and match_at < tail_from:
+        start = max(_HEAD_CHARS, match_at - _BEFORE_MATCH)
+        stop = min(tail_from, start + MAX_LINE_CHARS - _HEAD_CHARS - _TAIL_CHARS)
+        if start > position:
+            parts.append(f" [... {start - position} chars left out{how} ...] ")
+        parts.append(text[start:stop])
+        position = stop
+    if tail_from > position:
+        parts.append(f" [... {tail_from - position} chars of this line left out{how} ...] ")
+    parts.append(text[max(tail_from, position) :])
+    return "".join(parts)

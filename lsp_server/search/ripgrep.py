@@ -24,6 +24,7 @@ from typing import Any
 
 from lsp_server.runtime import beneath
 from lsp_server.search.query import (
+    MAX_LINE_CHARS,
     EngineFailure,
     FileHits,
     InvalidInclude,
@@ -87,6 +88,15 @@ def _text(value: dict[str, Any]) -> str:
     return base64.b64decode(value["bytes"]).decode("utf-8", errors="replace")
 
 
+def _match_char(data: dict[str, Any], line: str) -> int | None:
+    """Where the first match starts in a long line, in chars (rg gives a byte offset)."""
+    submatches = data.get("submatches") or []
+    if len(line) <= MAX_LINE_CHARS or not submatches:
+        return None
+    start: int = submatches[0]["start"]
+    return len(line.encode("utf-8", "surrogateescape")[:start].decode("utf-8", "replace"))
+
+
 def _path(value: dict[str, Any]) -> str:
     raw = value["text"] if "text" in value else os.fsdecode(base64.b64decode(value["bytes"]))
     return raw[2:] if raw.startswith("./") else raw
@@ -120,7 +130,9 @@ class _JsonReader:
                 self.last_line = number
                 self.current.matched_lines += is_match
                 if self.keep_lines:
-                    self.current.lines.append(Line(number, cut_line(text), is_match))
+                    match_at = _match_char(data, text) if is_match and offset == 0 else None
+                    shown = cut_line(text, number, match_at)
+                    self.current.lines.append(Line(number, shown, is_match))
         elif kind == "end" and self.current is not None:
             if self.current.matched_lines:
                 self.outcome.files.append(self.current)

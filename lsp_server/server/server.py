@@ -293,6 +293,7 @@ class ToolhostServer(LanguageServer):
             config_problems=self.config_problems,
             lsp_answers=extra.pop("lspAnswers", None),
             mcp_sessions=self.attach_listener.status(),
+            leftover_temps=extra.pop("leftoverTemps", None),
         )
 
     def attach_status(self) -> dict[str, Any]:

@@ -18,6 +18,7 @@ class HeadTailCapture:
         self._head = bytearray()
         self._tail: deque[bytes] = deque()
         self._tail_size = 0
+        self._popped_newlines = 0
         self.total = 0
 
     def feed(self, chunk: bytes) -> None:
@@ -31,12 +32,20 @@ class HeadTailCapture:
         self._tail.append(chunk)
         self._tail_size += len(chunk)
         while self._tail and self._tail_size - len(self._tail[0]) >= self._tail_limit:
-            self._tail_size -= len(self._tail.popleft())
+            popped = self._tail.popleft()
+            self._tail_size -= len(popped)
+            self._popped_newlines += popped.count(b"\n")
 
     @property
     def dropped(self) -> int:
         """Bytes that arrived but are no longer kept (between head and tail)."""
         return self.total - len(self._head) - min(self._tail_size, self._tail_limit)
+
+    def dropped_newlines(self) -> int:
+        """Line breaks in the bytes no longer kept (0: the gap is inside one line)."""
+        excess = self._tail_size - self._tail_limit
+        partial = self._tail[0][:excess].count(b"\n") if excess > 0 and self._tail else 0
+        return self._popped_newlines + partial
 
     def head(self) -> bytes:
         return bytes(self._head)

@@ -84,11 +84,15 @@ def decode_capture(capture: HeadTailCapture) -> str:
         return (capture.head() + capture.tail()).decode("utf-8", "replace")
     head = capture.head().decode("utf-8", "replace")
     tail = capture.tail().decode("utf-8", "replace")
-    gap = (
-        f"\n[... {capture.dropped} bytes of output dropped here: the command printed "
-        f"{capture.total} bytes, the first {len(capture.head())} and the last "
-        f"{len(capture.tail())} are kept ...]\n"
-    )
+    kept = f"the first {len(capture.head())} and the last {len(capture.tail())} are kept"
+    breaks = capture.dropped_newlines()
+    if breaks == 0:  # the gap is inside one line: say so in place, on that line
+        gap = f" [... {capture.dropped} bytes of this line dropped here ({kept}) ...] "
+    else:
+        gap = (
+            f"\n[... {capture.dropped} bytes of output dropped here ({breaks} line breaks): "
+            f"the command printed {capture.total} bytes, {kept} ...]\n"
+        )
     return head + gap + tail
 
 

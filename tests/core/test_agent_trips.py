@@ -4,6 +4,7 @@ the rest."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from tests.helpers import call_tool, lsp_call, lsp_session, make_runtime, text_of
@@ -31,16 +32,23 @@ async def test_cut_text_names_its_result_ref_and_the_exact_paging_call(tmp_path:
     ref = result.meta.result_ref
     assert result.meta.truncated and ref is not None
     text = text_of(result)
+    # The call starts where the text left out lines: the marker says that offset too.
+    marker = re.search(r"omitted; result_ref (\S+); from offset (\d+) \(paging call below\)", text)
+    assert marker and marker[1] == ref
+    offset = int(marker[2])
     call = (
         '{"id": "session:tool_result", "action": "call", '
-        f'"arguments": {{"result_ref": "{ref}", "offset": 0}}}}'
+        f'"arguments": {{"result_ref": "{ref}", "offset": {offset}}}}}'
     )
-    assert f"is stored as result_ref {ref}; read it page by page with use_capability {call}" in text
-    # The call as written works.
+    assert f"is stored as result_ref {ref}; the part left out starts at offset {offset}; " in text
+    assert f"read it page by page with use_capability {call}" in text
+    shown_head = text.split("[...", 1)[0]
+    # The call as written works, and gives the first line left out.
     page = await call_tool(runtime, "use_capability", json.loads(call))
     assert not page.is_error, text_of(page)
-    assert text_of(page).startswith(f"[{ref}: bytes 0-16384 of ")
-    assert "\n1\n2\n3\n" in text_of(page)
+    assert text_of(page).startswith(f"[{ref}: bytes {offset}-{offset + 16384} of ")
+    first_left_out = int(shown_head.splitlines()[-1]) + 1
+    assert f"\n{first_left_out}\n{first_left_out + 1}\n" in text_of(page)
 
 
 async def test_a_session_keeps_the_surface_it_listed(tmp_path: Path) -> None:

@@ -143,3 +143,28 @@ async def test_move_requires_observation_and_updates_both_paths(workspace: Path)
         {"source_path": "docs/README.md", "destination_path": "src/inventory.py"},
     )
     assert occupied.error is not None and occupied.error.code == "FS_ALREADY_EXISTS"
+
+
+def test_kept_contents_stay_within_the_budget() -> None:
+    from lsp_server.runtime.observations import SEEN_TEXT_CHARS, Observations, SeenBudget
+    from lsp_server.runtime.textio import BufferVersion
+
+    budget = SeenBudget(limit=250)  # shared by the sessions of a server
+    first, second = Observations(budget), Observations(budget)
+    first.record_present(Path("a"), BufferVersion("a", 1, "h"), "a" * 100)
+    second.record_present(Path("b"), BufferVersion("b", 1, "h"), "b" * 100)
+    second.record_present(Path("c"), BufferVersion("c", 1, "h"), "c" * 100)
+    # The oldest content (another session's) went; its version stays.
+    assert (budget.used, first.content_cost, second.content_cost) == (200, 0, 200)
+    oldest = first.get(Path("a"))
+    assert oldest is not None and oldest.seen is None and oldest.state == "present"
+    kept = [second.get(Path(n)) for n in "bc"]
+    assert [o.seen.text for o in kept if o and o.seen] == ["b" * 100, "c" * 100]
+    second.record_absent(Path("b"))  # a new observation replaces the content it held
+    assert (budget.used, second.content_cost) == (100, 100)
+    big = "line\n" * (SEEN_TEXT_CHARS // 5 + 1)
+    large = Observations()
+    large.record_present(Path("big"), BufferVersion("big", 1, "h"), big)
+    seen = large.get(Path("big")).seen  # type: ignore[union-attr]
+    assert seen is not None and seen.text is None and seen.lines == big.count("\n")
+    assert large.content_cost == 4 * seen.lines  # one 4-byte digest per line, no text

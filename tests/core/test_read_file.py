@@ -28,7 +28,9 @@ async def test_empty_past_end_long_lines_and_encoding(tmp_path: Path) -> None:
     past = await call_tool(runtime, "read_file", {"path": "long.txt", "offset": 9})
     assert "the file has 1 lines" in text_of(past)
     long = text_of(await call_tool(runtime, "read_file", {"path": "long.txt"}))
-    assert "[... line cut: 3000 more chars]" in long
+    # 5000 chars: the first 1200 and the last 800 shown, the rest stored and named.
+    assert "1→" + "x" * 1200 + " [... 3000 chars of this line left out; result_ref " in long
+    assert long.splitlines()[0].endswith(" ...] " + "x" * 800)
     assert "[encoding: utf-8 with BOM]" in text_of(
         await call_tool(runtime, "read_file", {"path": "bom.txt"})
     )

@@ -59,7 +59,10 @@ async def test_megabytes_of_matches_are_bounded_and_pageable(tmp_path: Path, rg_
     rows = full.splitlines()
     assert len(rows) == 2001
     assert rows[0].startswith("bundle00.min.js:1:function f(){return needle+1};")
-    assert rows[0].endswith(" [... 700 more chars]")
+    assert (
+        " [... 850 chars of this line left out: read_file offset=0 limit=1 shows the line"
+        in (rows[0])
+    )
     assert rows[-1].startswith("[showing 2000 of 6000 matching lines in 40 files")
     # The tail of the shown text carries the same true totals, above the paging note.
     assert shown.rstrip().rpartition("\n[cut to fit:")[0].endswith(rows[-1])

@@ -114,8 +114,9 @@ async def test_long_lines_are_cut(tmp_path: Path, rg_path: Path) -> None:
         text = text_of(await call_tool(runtime, "grep", {"pattern": "var a"}))
         prefix = "min.js:1:"
         assert text.startswith(prefix + "var a=1;")
-        assert text.endswith("[... 7500 more chars]")
-        assert len(text) == len(prefix) + 500 + len(" [... 7500 more chars]")
+        how = "read_file offset=0 limit=1 shows the line"
+        marker = f" [... 7650 chars of this line left out: {how} ...] "
+        assert text == prefix + "var a=1;" * 25 + marker + ("var a=1;" * 1000)[-150:]
 
 
 async def test_search_in_a_subfolder_and_a_file(tree: Path, rg_path: Path) -> None:

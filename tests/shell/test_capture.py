@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lsp_server.shell.capture import HeadTailCapture, RollingBuffer
+from lsp_server.shell.runner import decode_capture
 
 chunks = st.lists(st.binary(min_size=0, max_size=300), max_size=40)
 
@@ -22,6 +23,7 @@ def test_head_tail_capture_keeps_head_and_tail(parts: list[bytes], limit: int) -
     assert data.endswith(tail)
     assert len(head) + len(tail) <= limit
     assert capture.dropped == len(data) - len(head) - len(tail)
+    assert capture.dropped_newlines() == data[len(head) : len(data) - len(tail)].count(b"\n")
     if len(data) <= limit:
         assert head + tail == data
     if capture.dropped == 0 or len(tail) >= 10:
@@ -41,3 +43,19 @@ def test_rolling_buffer_reads_from_any_offset(parts: list[bytes], limit: int, cu
     assert data[cursor:].endswith(kept)
     assert dropped == max(buffer.start - cursor, 0)
     assert dropped + len(kept) == len(data) - cursor
+
+
+def test_a_gap_inside_one_line_is_named_on_that_line() -> None:
+    capture = HeadTailCapture(100)
+    for _ in range(100):
+        capture.feed(b"a" * 100)
+    text = decode_capture(capture)
+    assert "\n" not in text
+    assert (
+        text
+        == "a" * 50
+        + " [... 9900 bytes of this line dropped here (the first 50 and the "
+        + ("last 50 are kept) ...] " + "a" * 50)
+    )
+    capture.feed(b"\n" * 3 + b"b" * 100)
+    assert "bytes of output dropped here (3 line breaks)" in decode_capture(capture)

@@ -247,7 +247,8 @@ async def _format_locations(ctx: ToolContext, found: list[Location], limit: int 
             rows[key] = f"{display}:{location.line + 1}: (outside the workspace)"
         else:
             source = lines[location.line].strip() if location.line < len(lines) else ""
-            rows[key] = f"{display}:{location.line + 1}: {cut_line(source, max_chars)}"
+            whole = f": read_file offset={location.line} limit=1 shows the line"
+            rows[key] = f"{display}:{location.line + 1}: {cut_line(source, max_chars, whole)}"
     ordered = [rows[key] for key in sorted(rows)]
     if limit is not None and len(ordered) > limit:
         hidden = len(ordered) - limit

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
 from lsp_server.runtime.errors import FS_NOT_FOUND, ToolError
-from lsp_server.runtime.output import cut_line
+from lsp_server.runtime.output import cut_line, head_chars
 from lsp_server.runtime.results import ToolOutput
 from lsp_server.runtime.textio import TextFile
 from lsp_server.tools._support.schema_parts import integer, object_schema, string
@@ -40,7 +41,15 @@ CONTRACT = ContractEntry(
 )
 
 
-def render_window(text_file: TextFile, offset: int, limit: int, max_line_chars: int) -> str:
+def render_window(
+    text_file: TextFile,
+    offset: int,
+    limit: int,
+    max_line_chars: int,
+    store: Callable[[str], str] | None = None,
+) -> str:
+    """Numbered lines; a line over `max_line_chars` shows its head and tail (`store` keeps
+    the full lines so that its marker can name where the rest is)."""
     lines = text_file.text.splitlines()
     total = len(lines)
     if total == 0:
@@ -49,10 +58,10 @@ def render_window(text_file: TextFile, offset: int, limit: int, max_line_chars: 
         return f"(offset {offset} is past the end: the file has {total} lines)"
     end = min(total, offset + limit)
     width = max(6, len(str(end)))
-    rows = [
-        f"{number:>{width}}→{cut_line(line, max_line_chars)}"
-        for number, line in enumerate(lines[offset:end], start=offset + 1)
-    ]
+    shown, note = cut_long_lines(lines[offset:end], max_line_chars, store)
+    rows = [f"{number:>{width}}→{line}" for number, line in enumerate(shown, start=offset + 1)]
+    if note:
+        rows.append(note)
     if end < total or offset > 0:
         rows.append(
             f"[PARTIAL view: lines {offset + 1}-{end} of {total}; pass offset={end} to continue]"
@@ -62,6 +71,37 @@ def render_window(text_file: TextFile, offset: int, limit: int, max_line_chars: 
     if text_file.encoding != "utf-8" or text_file.bom:
         rows.append(f"[encoding: {text_file.reported_encoding}]")
     return "\n".join(rows)
+
+
+def cut_long_lines(
+    lines: list[str], max_chars: int, store: Callable[[str], str] | None
+) -> tuple[list[str], str | None]:
+    """Each line over `max_chars` as its head and tail; with `store`, the lines' full text is
+    kept as one result and each marker names the offset of what it left out; the note
+    (None when nothing was cut or stored) gives the paging call."""
+    if store is None or all(len(line) <= max_chars for line in lines):
+        return [cut_line(line, max_chars) for line in lines], None
+    ref = store("\n".join(lines))
+    shown: list[str] = []
+    offsets: list[int] = []  # where each cut line's left-out part starts in the stored text
+    position = 0  # UTF-8 offset of the line in the stored text
+    for line in lines:
+        how = ""
+        if len(line) > max_chars:
+            offsets.append(position + _utf8_len(line[: head_chars(max_chars)]))
+            how = f"; result_ref {ref}; from offset {offsets[-1]}"
+        shown.append(cut_line(line, max_chars, how))
+        position += _utf8_len(line) + 1
+    offset = str(offsets[0]) if len(offsets) == 1 else "<the offset in the marker>"
+    call = (
+        '{"id": "session:tool_result", "action": "call", '
+        f'"arguments": {{"result_ref": "{ref}", "offset": {offset}}}}}'
+    )
+    return shown, f"[long lines were cut: page their full text with use_capability {call}]"
+
+
+def _utf8_len(text: str) -> int:
+    return len(text.encode("utf-8", "surrogateescape"))
 
 
 async def read_observed(ctx: ToolContext, key: str = "path") -> TextFile:
@@ -85,6 +125,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         args.get("offset", 0),
         args.get("limit", ctx.config.limits.read_default_lines),
         ctx.config.limits.max_line_chars,
+        ctx.session.results.store,
     )
     return ToolOutput(text)
 

@@ -11,12 +11,11 @@ from typing import Any
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.contract import ContractEntry, Hints, PathArg, Tool
 from lsp_server.runtime.errors import EDIT_NOT_UNIQUE, ToolError
-from lsp_server.runtime.output import cut_line
 from lsp_server.runtime.results import FileChange, ToolOutput, WritePlan
 from lsp_server.runtime.textio import encode_like
 from lsp_server.tools._support import edit_matching
 from lsp_server.tools._support.schema_parts import object_schema, string
-from lsp_server.tools.files.read_file import read_observed
+from lsp_server.tools.files.read_file import cut_long_lines, read_observed
 from lsp_server.tools.files.write_file import plan_write
 
 ABSOLUTE_PATH = string("Absolute path of the file.")
@@ -67,7 +66,8 @@ EDIT = ContractEntry(
 async def run_read(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     text_file = await read_observed(ctx)
     limit = ctx.config.limits.max_line_chars
-    return ToolOutput("\n".join(cut_line(line, limit) for line in text_file.text.splitlines()))
+    lines, note = cut_long_lines(text_file.text.splitlines(), limit, ctx.session.results.store)
+    return ToolOutput("\n".join([*lines, note] if note else lines))
 
 
 async def run_write(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput | WritePlan:

@@ -228,6 +228,7 @@ export interface StatusResult {
   index: unknown;
   jobs: unknown[];
   languageServers: unknown[];
+  leftoverTemps?: unknown;
   lspAnswers?: unknown;
   mcpSessions?: unknown[];
   policySources: string[];
