@@ -85,7 +85,14 @@ async def test_timeout_returns_partial_output_with_the_error(runtime: Runtime) -
 
 @pytest.mark.timeout(60)
 async def test_leftover_processes_are_named_in_the_result(runtime: Runtime) -> None:
-    result = await call_tool(runtime, "bash", {"command": "sleep 100.5 & echo $!"})
+    # The command ends once its child has become `sleep 100.5` (a fork that has not exec'd
+    # yet still shows the shell's command line to the scan).
+    command = (
+        "sleep 100.5 & pid=$!; "
+        'until [ "$(tr "\\0" " " < /proc/$pid/cmdline)" = "sleep 100.5 " ]; do :; done; '
+        "echo $pid"
+    )
+    result = await call_tool(runtime, "bash", {"command": command})
     pid = int(text_of(result).split("\n")[0])  # as the command saw it (in the sandbox)
     assert f"[killed 1 process still running after the command ended: {pid} sleep 100.5." in (
         text_of(result)
