@@ -86,7 +86,7 @@ class EditorArm:
             if self.process.returncode is not None:
                 raise RuntimeError(f"Neovim ended: {self.stderr.read_text()[-3000:]}")
             await asyncio.sleep(0.05)
-        own_first = json.loads(ready.read_text())["own_first_ns"] / 1e9
+        own_first: float = json.loads(ready.read_text())["own_first_ns"] / 1e9
         self.control = await asyncio.open_unix_connection(str(control))
         await self._attach()
         return own_first
@@ -140,8 +140,8 @@ class EditorArm:
         return answer["ns"] / 1e9, seen
 
     async def stop(self) -> None:
-        with contextlib.suppress(Exception):
-            self.writer.close()
+        self.writer.close()
+        with contextlib.suppress(ConnectionError):
             self.control[1].write(b"quit\n")
         try:
             await asyncio.wait_for(self.process.wait(), 20)

@@ -118,7 +118,7 @@ class DirectClient:
             message = json.loads(await stream.readexactly(length))
             if "method" in message and "id" in message:
                 items = (message.get("params") or {}).get("items", [])
-                result = (
+                result: list[dict[str, Any]] | None = (
                     [{}] * len(items) if message["method"] == "workspace/configuration" else None
                 )
                 self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
