@@ -52,6 +52,19 @@
 (defun toolhost--section (title rows empty)
   (append (list "" title) (or rows (list (concat "  " empty)))))
 
+(defun toolhost--lsp-answer-lines (answers)
+  "The lspAnswers of toolhost/status: who answers the lsp_* tools, per language."
+  (when answers
+    (let (rows)
+      (cl-loop for (language info) on (plist-get answers :languages) by #'cddr
+               do (push (format "  %-12s %s %s" (substring (symbol-name language) 1)
+                                (if (equal (plist-get info :answeredBy) "editor")
+                                    "the editor's" "toolhost's")
+                                (plist-get info :server))
+                        rows))
+      (toolhost--section (format "lsp_* answers: %s" (plist-get answers :summary))
+                         (nreverse rows) "no question asked yet"))))
+
 (defun toolhost-status-lines (status)
   "The toolhost/status result STATUS as lines."
   (let ((root (or (aref (plist-get status :roots) 0) "")))
@@ -80,6 +93,7 @@
       (mapcar (lambda (ls) (format "  %s  pid %s" (plist-get ls :language) (plist-get ls :pid)))
               (plist-get status :languageServers))
       "none started (they start on first use)")
+     (toolhost--lsp-answer-lines (plist-get status :lspAnswers))
      (toolhost--section
       "Policy from"
       (mapcar (lambda (source) (concat "  " source)) (plist-get status :policySources))

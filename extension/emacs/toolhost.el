@@ -15,6 +15,8 @@
 ;;   shown in a window at the top of the frame while you choose;
 ;; - before each call, pending changes of managed buffers are sent to the server, so it
 ;;   sees your unsaved text;
+;; - the agent's lsp_* questions are answered by the eglot server of the file's buffer
+;;   (pyright, say), which toolhost hears about too (see toolhost-lsp.el);
 ;; - an edit the agent makes to an open file arrives as workspace/applyEdit; toolhost has
 ;;   already asked you about it, so eglot's own "Server wants to edit" question is not
 ;;   asked a second time (see `toolhost-confirm-edits');
@@ -68,9 +70,23 @@ default is not to ask twice."
   "Seconds `toolhost-call-sync' waits for a result (an approval can take a while)."
   :type 'integer)
 
-(defconst toolhost--capabilities
-  '(:approvals t :saveDocument t :lspProxy :json-false :preApproved :json-false)
-  "What this client declares in capabilities.experimental.toolhost.")
+(defcustom toolhost-answer-lsp-requests t
+  "Non-nil: the agent's lsp_* questions go to the eglot server of the file.
+That server is warm and knows your settings; toolhost starts its own server only
+for files no eglot server manages.  nil: toolhost always uses its own."
+  :type 'boolean)
+
+(defcustom toolhost-lsp-timeout 25
+  "Seconds Emacs waits for its language server when answering toolhost.
+Less than toolhost's own bound (lsp.editor_timeout_seconds, 30), so that an
+answer that comes in time is not thrown away."
+  :type 'number)
+
+(defun toolhost--capabilities ()
+  "What this client declares in capabilities.experimental.toolhost."
+  (list :approvals t :saveDocument t
+        :lspProxy (if toolhost-answer-lsp-requests t :json-false)
+        :preApproved :json-false))
 
 (defclass toolhost-server (eglot-lsp-server)
   ((activity :initform nil :accessor toolhost--activity
@@ -134,20 +150,24 @@ default is not to ask twice."
 
 (cl-defmethod eglot-client-capabilities :around ((_server toolhost-server))
   (let ((capabilities (cl-call-next-method)))
-    (plist-put capabilities :experimental (list :toolhost toolhost--capabilities))))
+    (plist-put capabilities :experimental (list :toolhost (toolhost--capabilities)))))
 
 (cl-defmethod eglot-initialization-options ((_server toolhost-server))
   (list :toolhost (or toolhost-settings eglot--{})))
 
 ;;;; Calls
 
+(declare-function toolhost--flush-mirrored "toolhost-buffers" (server))
+
 (defun toolhost--flush-changes (server)
   "Send the pending didChange of SERVER's buffers now.
-Eglot sends them on an idle timer; a call must see the text as it is."
+Eglot sends them on an idle timer; a call must see the text as it is.  The
+buffers other eglot servers manage are sent too (see toolhost-buffers.el)."
   (dolist (buffer (eglot--managed-buffers server))
     (when (buffer-live-p buffer)
       (with-current-buffer buffer
-        (eglot--signal-textDocument/didChange)))))
+        (eglot--signal-textDocument/didChange))))
+  (toolhost--flush-mirrored server))
 
 (defvar toolhost--call-counter 0)
 
@@ -247,6 +267,8 @@ See `toolhost-call-async'."
 
 (provide 'toolhost)
 (require 'toolhost-approve)
+(require 'toolhost-buffers)
+(require 'toolhost-lsp)
 (require 'toolhost-views)
 (require 'toolhost-checkpoints)
 ;;; toolhost.el ends here

@@ -1,5 +1,6 @@
-"""`toolhost doctor [--root DIR]`: which language server serves each language, and whether
-shell commands can run in the sandbox here (and in which mode)."""
+"""`toolhost doctor [--root DIR]`: which language server serves each language, who answers
+lsp_* questions (the editor's servers or toolhost's), and whether shell commands can run in
+the sandbox here (and in which mode)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,29 @@ def sandbox_section(root: Path) -> str:
     return render_sandbox(shell.sandbox, found, shell.sandbox_network, where_mode_is_set(files))
 
 
+def answers_section(root: Path, languages: list[str], provider: str) -> str:
+    """Asks the editor's toolhost for this folder, if one runs, who has answered so far."""
+    import asyncio
+
+    from lsp_server.dirs import Dirs
+    from lsp_server.langservers.answer_log import render_answers
+    from lsp_server.mcp.attach_client import editor_status
+
+    try:
+        found = asyncio.run(editor_status(Dirs.from_environment().attach_folder, root))
+    except OSError:
+        found = None  # no usable discovery folder: as if no editor ran
+    if found is None:
+        return render_answers(languages, provider, None, None)
+    record, status = found
+    editor = f"{status.get('editor') or 'the editor'} (toolhost pid {record.pid})"
+    answers = status.get("lspAnswers")
+    # The running editor's settings decide, not the config files alone.
+    if isinstance(answers, dict) and isinstance(answers.get("provider"), str):
+        provider = answers["provider"]
+    return render_answers(languages, provider, editor, answers)
+
+
 def run(args: argparse.Namespace) -> int:
     from lsp_server.config.layers import load_layers
     from lsp_server.dirs import Dirs
@@ -39,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
     lsp = load_layers(None, [root], Dirs.from_environment()).config.lsp
     report = diagnosis.diagnose(root, lsp.servers, project_local=lsp.project_servers)
     print(diagnosis.render(report))
+    print()
+    print(answers_section(root, [row.language for row in report], lsp.provider))
     print()
     print(sandbox_section(root))
     return 0

@@ -158,3 +158,31 @@ async def attach(
         except (OSError, TimeoutError, ValueError, wire.ConnectionLost) as exc:
             log.info("could not attach to %s: %r", record.socket, exc)
     return None
+
+
+async def editor_status(folder: Path, root: Path) -> tuple[discovery.Record, dict[str, Any]] | None:
+    """What the first live editor runtime for `root` says of itself (`toolhost/status` on
+    its socket: no session is attached), or None when no editor's toolhost runs there."""
+    for record in discovery.find_records(folder, root):
+        try:
+            reader, writer = await asyncio.open_unix_connection(
+                str(record.socket), limit=wire.LINE_LIMIT
+            )
+        except OSError:
+            continue
+        try:
+            params = {"token": record.token}
+            writer.write(
+                wire.encode({"jsonrpc": "2.0", "id": 1, "method": wire.STATUS, "params": params})
+            )
+            async with asyncio.timeout(HANDSHAKE_TIMEOUT):
+                await writer.drain()
+                answer = await wire.read_message(reader)
+        except (OSError, TimeoutError, ValueError, wire.ConnectionLost):
+            continue
+        finally:
+            writer.close()
+        result = answer.get("result") if answer else None
+        if isinstance(result, dict):
+            return record, result
+    return None

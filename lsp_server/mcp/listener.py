@@ -85,9 +85,16 @@ class AttachListener:
     """Made before the runtime (its bridge and progress router go into the EditorLink), bound
     to it once built, started when the editor is initialized."""
 
-    def __init__(self, folder: Path, ready: Callable[[], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        ready: Callable[[], Awaitable[None]],
+        status: Callable[[], dict[str, Any]] = dict,
+    ) -> None:
         self.folder = folder
         self.ready = ready
+        self.describe = status
+        """What `toolhost/status` on the socket answers (toolhost doctor asks it)."""
         self.runtime: Runtime | None = None
         self.record: discovery.Record | None = None
         self.sessions: dict[str, AttachedSession] = {}
@@ -196,7 +203,7 @@ class AttachListener:
         params = params if isinstance(params, dict) else {}
         token = params.get("token")
         expected = self.record.token if self.record else ""
-        if first.get("method") != wire.ATTACH or not (
+        if first.get("method") not in (wire.ATTACH, wire.STATUS) or not (
             isinstance(token, str) and secrets.compare_digest(token, expected)
         ):
             writer.write(
@@ -206,6 +213,11 @@ class AttachListener:
                     )
                 )
             )
+            await writer.drain()
+            return None
+        if first.get("method") == wire.STATUS:
+            answer = {"jsonrpc": "2.0", "id": first.get("id"), "result": self.describe()}
+            writer.write(wire.encode(answer))
             await writer.drain()
             return None
         raw_client = params.get("client")

@@ -8,6 +8,9 @@ Between `toolhost mcp` and the editor's `toolhost serve` only:
   <- {"id": N, "result": <CallResult as on the LSP face>}
   <- {"method": "toolhost/progress", "params": {"token", "value"}}   for a call's workDoneToken
   -> {"method": "$/cancelRequest", "params": {"id": N}}
+Or, instead of attaching (`toolhost doctor`), one question and the connection closes:
+  -> {"id": 1, "method": "toolhost/status", "params": {"token"}}
+  <- {"id": 1, "result": {"editor", "lspAnswers"}}
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ ATTACH = "toolhost/attach"
 CALL = "toolhost/call"
 PROGRESS = "toolhost/progress"
 CANCEL = "$/cancelRequest"
+STATUS = "toolhost/status"
 
 # A call result is bounded by the output contract, but arguments are the model's: allow big.
 LINE_LIMIT = 64 * 1024 * 1024

@@ -91,7 +91,9 @@ class ToolhostServer(LanguageServer):
         self._roots_at_start: list[Path] | None = None
         # MCP agents beside the editor (`toolhost mcp`) attach to this runtime over a
         # private socket; started once the editor is initialized.
-        self.attach_listener = AttachListener(self.dirs.attach_folder, self.wait_for_settings)
+        self.attach_listener = AttachListener(
+            self.dirs.attach_folder, self.wait_for_settings, self.attach_status
+        )
         self._attach_started = False
         self._closed = False
 
@@ -303,6 +305,11 @@ class ToolhostServer(LanguageServer):
             lsp_answers=extra.pop("lspAnswers", None),
             mcp_sessions=self.attach_listener.status(),
         )
+
+    def attach_status(self) -> dict[str, Any]:
+        """For `toolhost doctor`: which editor this runtime serves and who answers lsp_*."""
+        provider = self.lifecycle.status_providers.get("lspAnswers")
+        return {"editor": self.features.name, "lspAnswers": provider() if provider else None}
 
     async def close(self) -> None:
         """Stop every child (jobs, language servers): on shutdown, exit or disconnect."""

@@ -17,4 +17,4 @@ trap 'rm -rf "$tmp"' EXIT
 cp "$root"/extension/emacs/*.el "$tmp"/
 say "byte-compile extension/emacs (warnings are errors)"
 emacs --batch -Q --eval "$elpa" --eval '(setq byte-compile-error-on-warn t)' -L "$tmp" \
-  -f batch-byte-compile "$tmp"/toolhost.el "$tmp"/toolhost-approve.el "$tmp"/toolhost-views.el
+  -f batch-byte-compile "$tmp"/toolhost*.el

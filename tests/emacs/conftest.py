@@ -58,7 +58,7 @@ class Emacs:
     workspace: Path
     home: Path
 
-    def run(self, script: str) -> dict[str, Any]:
+    def run(self, script: str, **extra_env: str) -> dict[str, Any]:
         """Run one test script; fail with its error and stderr when it raised."""
         out_file = self.home / f"{script}.json"
         env = {
@@ -71,6 +71,7 @@ class Emacs:
             "TOOLHOST_TEST_PACKAGE": str(PACKAGE_DIR),
             "TOOLHOST_TEST_WORKSPACE": str(self.workspace),
             "TOOLHOST_TEST_CMD": json.dumps(server_command()),
+            **extra_env,
         }
         command = [self.program, "--batch", "-Q", "-l", str(EL_DIR / "harness.el")]
         proc = subprocess.run(
@@ -96,6 +97,10 @@ class Emacs:
 @pytest.fixture
 def emacs(emacs_program: str, tmp_path: Path) -> Emacs:
     """A fixture workspace (a git checkout with notes.txt) and a private home."""
+    return make_emacs(emacs_program, tmp_path)
+
+
+def make_emacs(emacs_program: str, tmp_path: Path) -> Emacs:
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     subprocess.run(["git", "init", "-q", str(workspace)], check=True, timeout=30)

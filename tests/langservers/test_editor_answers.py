@@ -5,11 +5,14 @@ the real editors' own servers answer in tests/nvim and tests/vscode."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.helpers import lsp_call, lsp_session, make_test_client, text_of
@@ -206,3 +209,42 @@ async def test_editor_hover_and_diagnostics_are_formatted_as_toolhost_s_own(
         "textDocument/hover",
         "textDocument/diagnostic",
     ]
+
+
+def doctor(root: Path) -> str:
+    """`toolhost doctor` as a user runs it, beside the editor's toolhost (same folders)."""
+    run = subprocess.run(
+        [sys.executable, "-m", "lsp_server", "doctor", "--root", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    start = run.stdout.index("Who answers lsp_* questions")
+    return run.stdout[start:].partition("\n\n")[0]
+
+
+async def test_doctor_says_per_language_who_answers(tmp_path: Path) -> None:
+    root = copy_fixture("python", tmp_path)
+    alone = await asyncio.to_thread(doctor, root)
+    assert alone.splitlines()[0] == "Who answers lsp_* questions (lsp.provider = auto):"
+    assert "no editor's toolhost runs for this folder" in alone, alone
+    editor = LspEditor(handled([definition_location(root)]))
+    async with lsp_session(
+        root,
+        options={"lsp": {"provider": "editor"}},
+        experimental=PROXY,
+        client_factory=editor.factory,
+        client_info=types.ClientInfo(name="Test Editor"),
+    ) as client:
+        arguments = {"file": "unicode_names.py", "line": UNICODE_LINE, "symbol": "make_circle"}
+        result = await lsp_call(client, "lsp_definition", arguments)
+        assert not result["isError"], text_of(result)
+        beside = await asyncio.to_thread(doctor, root)
+    lines = beside.splitlines()
+    # The editor's runtime runs with lsp.provider = editor (its settings), the files say auto.
+    assert lines[0] == "Who answers lsp_* questions (lsp.provider = editor):", beside
+    python = next(line for line in lines if line.strip().startswith("python"))
+    assert "Test Editor (toolhost pid" in python and "the editor's pyright" in python, beside
+    typescript = next(line for line in lines if line.strip().startswith("typescript"))
+    assert "not asked yet: Test Editor" in typescript, beside

@@ -94,6 +94,20 @@ async def test_a_client_without_the_token_is_refused(ws: Path) -> None:
         assert "hello from the fixture" in answered["result"]["content"][0]["text"]
 
 
+async def test_status_on_the_socket_needs_the_token_and_attaches_no_session(ws: Path) -> None:
+    """`toolhost doctor` asks the editor's runtime who answers lsp_* questions."""
+    async with lsp_session(ws, EDITOR_OPTIONS) as client:
+        record = await wait_for_record(ws)
+        ask = {"jsonrpc": "2.0", "id": 1, "method": "toolhost/status", "params": {}}
+        (refused,) = await _exchange(record, {**ask, "params": {"token": "guess"}})
+        assert refused["error"]["code"] == wire.WRONG_TOKEN
+        found = await attach_client.editor_status(attach_folder(), ws)
+        assert found is not None
+        assert found[0] == record and found[1]["lspAnswers"]["provider"] == "auto"
+        status = await client.protocol.send_request_async("toolhost/status", {})
+        assert status["mcpSessions"] == []
+
+
 async def test_mcp_calls_run_in_the_editor_runtime(ws: Path) -> None:
     async with lsp_session(ws, EDITOR_OPTIONS) as editor:
         await wait_for_record(ws)

@@ -126,6 +126,9 @@ def test_the_change_is_on_screen_while_the_choice_is_made(neovim: Neovim, tmux: 
     bash = tmux.wait_for("the bash approval", lambda s: "Run outside the sandbox: echo hello" in s)
     save("approval-bash.txt", bash)
     assert "    echo hello > greeting.txt" in bash
+    # The summary is wrapped to the window, not cut at its edge: how it runs, to the end.
+    how = bash[bash.index("How it runs:") : bash.index("from: Neovim")]
+    assert " ".join(how.split()).endswith("the command runs with your full permissions."), bash
     assert f"folder:     {neovim.workspace}" in bash
     assert "timeout:    30 s, then the process group is stopped" in bash
     assert "4: Deny" in bash

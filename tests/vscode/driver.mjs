@@ -12,7 +12,7 @@ const config = JSON.parse(process.argv[2]);
 const require = createRequire(import.meta.url);
 const { chromium } = require(config.playwright);
 
-const STEP_TIMEOUT = 30_000;
+const STEP_TIMEOUT = 60_000;
 const steps = [];
 
 function note(name, extra = {}) {
@@ -135,7 +135,9 @@ const LONG_NEW = Array.from({ length: 200 }, (_, i) => (CHANGED_AT.includes(i + 
 /** The approval's diff editor for `name`, once it is the active editor (the previous
  * approval's editor has closed first: they carry the same title). */
 async function approvalEditor(page, name) {
-  const tab = page.locator(".tab.active", { hasText: name });
+  // The approval's own tab: an earlier editor on the same file may still be the active one
+  // for a moment while the approval opens.
+  const tab = page.locator(".tab.active", { hasText: "Approve?" }).filter({ hasText: name });
   await tab.first().waitFor({ state: "visible" });
   const diff = page.locator(".editor-group-container.active .monaco-diff-editor").first();
   await diff.waitFor({ state: "visible" });
@@ -241,9 +243,9 @@ async function lspProxyScenario(page) {
   await section(page, "lspproxy", async () => {
     await runCommand(page, "Toolhost E2E: Ask Language Servers");
     // The first answer waits for VS Code's TypeScript server to load the project.
-    const check = await waitFor("the lsp_* answers", (o) => o.kind === "lspCheck", 180_000);
+    const check = await waitFor("the lsp_* answers", (o) => o.kind === "lspCheck", 300_000);
     await page.screenshot({ path: join(config.artifacts, "lsp-proxy.png") });
-    note("lsp answers", { results: check.results, diagnostics: check.diagnostics, processes: check.processes, extensionHostPid: check.extensionHostPid });
+    note("lsp answers", { results: check.results, diagnostics: check.diagnostics, processes: check.processes, extensionHostPid: check.extensionHostPid, before: check.before, after: check.after });
   });
 }
 
@@ -341,7 +343,7 @@ async function main() {
       await page.locator(".tab", { hasText: "Approve?" }).first().waitFor({ state: "detached" });
       await runTool(page, "edit_file", { path: "hello.txt", old_string: "hello", new_string: "DISMISSED" });
       await approvalEditor(page, "hello.txt");
-      await page.locator(".tab.active .tab-actions .action-label").first().click();
+      await page.locator(".tab.active", { hasText: "Approve?" }).locator(".tab-actions .action-label").first().click();
       const dismissed = await waitFor("edit_file dismissed", runToolResult("edit_file", (e) => e.arguments.new_string === "DISMISSED"));
       note("dismiss", { result: dismissed.event.result, onDisk: onDisk() });
     });

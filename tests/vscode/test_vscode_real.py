@@ -9,7 +9,6 @@ language-model tools. Screenshots of the modals go to test-artifacts/vscode/.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -184,7 +183,7 @@ def run_cycle(
             env=env,
             capture_output=True,
             text=True,
-            timeout=400,
+            timeout=500,
         )
     finally:
         os.killpg(process.pid, signal.SIGTERM)
@@ -218,16 +217,11 @@ def test_packaged_extension_in_real_vscode(
     tmp_path: Path, toolhost_vsix: Path, vscode_workspace: Path
 ) -> None:
     report = run_cycle(tmp_path, toolhost_vsix, vscode_workspace, "main", trusted=True)
-    steps = {step["name"]: step for step in report["steps"]}
-    if importlib.util.find_spec("lsp_server.policy") is None and not approvals_of(report):
-        # Before the policy package is on main the server never sends toolhost/approve
-        # (its placeholder approver answers permission.unattended). Everything that does not
-        # need a prompt is still checked; once lsp_server.policy exists this is a failure.
-        check_without_prompts(steps, vscode_workspace)
-        pytest.xfail("the server does not ask the editor yet: lsp_server.policy is not wired in")
-    check_scenario(steps, approvals_of(report), vscode_workspace)
-    # Each part of the scenario ran without a driver failure (listed with their screenshots).
+    # Each part of the scenario ran without a driver failure (listed with their screenshots);
+    # a failed part explains the scenario checks that fail after it.
     assert report["failures"] == [], json.dumps(report["failures"], indent=2)
+    steps = {step["name"]: step for step in report["steps"]}
+    check_scenario(steps, approvals_of(report), vscode_workspace)
 
 
 def test_untrusted_workspace_runs_the_server_read_only(
@@ -246,21 +240,6 @@ def test_untrusted_workspace_runs_the_server_read_only(
     assert "readOnly" in refused["error"]["message"], refused["error"]
     assert steps["untrusted edit"]["onDisk"] == "hello world\n"
     assert approvals_of(report) == []
-
-
-def check_without_prompts(steps: dict[str, Any], workspace: Path) -> None:
-    """The parts of the scenario that need no toolhost/approve from the server."""
-    assert steps["extension activated"]["serverState"] == "running"
-    read = steps["run tool read_file"]["result"]
-    assert read["isError"] is False and "hello world" in read["content"][0]["text"]
-    wanted = {"toolhost_read_file", "toolhost_edit_file", "toolhost_write_file"}
-    assert wanted <= set(steps["lm tools"]["names"])
-    assert "world" in "".join(steps["lm tools"]["read"]["texts"])
-    lm_edit = steps["lm edit"]
-    assert "error" not in lm_edit["result"], lm_edit
-    assert lm_edit["onDisk"] == NOTES.replace("world", "from the LM tool")
-    assert "Toolhost" in steps["status bar"]["text"]
-    assert steps["restarted"]["stopped"] is True
 
 
 def check_scenario(steps: dict[str, Any], approvals: list[Any], workspace: Path) -> None:
@@ -418,6 +397,10 @@ def check_lm_tools(steps: dict[str, Any], approvals: list[Any], expect: Expect) 
 def typescript_workspace(tmp_path: Path) -> Path:
     root = tmp_path / "ts-workspace"
     shutil.copytree(TYPESCRIPT_FIXTURE, root)
+    # On a loaded machine VS Code's TypeScript server may take longer than the default 30 s
+    # to load the project; falling back to toolhost's own server is not what is tested here.
+    (root / ".toolhost.toml").write_text("[lsp]\neditor_timeout_seconds = 150\n")
+    (root / "hello.txt").write_text("hello world\n")  # the scenario's first read
     return root
 
 
@@ -443,13 +426,16 @@ def test_lsp_tools_are_answered_by_vscode_s_own_typescript_support(
     # CJK and emoji before the symbol: the same definition as on toolhost's own path.
     assert rows["unicode"] == (golden / "definition.txt").read_text().rstrip("\n")
     assert "makeCircle(radius: number): Circle" in rows["hover"]
-    # VS Code computes no diagnostics for a file no editor shows: the extension says it has
-    # no answer, and toolhost's own server gives the usual one.
+    # bad.ts is in no tab: the extension showed it in a background tab for the question
+    # (VS Code checks only what tabs show), closed it again and did not move the focus.
+    # VS Code's TypeScript support names the source "ts", typescript-language-server
+    # "typescript": the rest is the same row.
     diagnostics = steps["lsp answers"]["diagnostics"]["text"]
-    assert diagnostics == (TYPESCRIPT_GOLDEN / "diagnostics.txt").read_text() + (
-        "(answered by toolhost's typescript-language-server for the file on disk)"
-    )
-    # From /proc, after the four answers: VS Code's tsserver is there, toolhost's server has
+    expected = (TYPESCRIPT_GOLDEN / "diagnostics.txt").read_text().replace("[typescript]", "[ts]")
+    assert diagnostics.rpartition("\n")[0] + "\n" == expected, diagnostics
+    assert diagnostics.rpartition("\n")[2].startswith(provenance), diagnostics
+    assert steps["lsp answers"]["after"] == steps["lsp answers"]["before"]
+    # From /proc, after the five answers: VS Code's tsserver is there, toolhost's server has
     # no child.
     processes = steps["lsp answers"]["processes"]
     servers = [p for p in processes if " serve" in p["cmdline"] and "toolhost" in p["cmdline"]]

@@ -107,9 +107,10 @@ async function runToolCommand(controller: ServerController, host: VsCodeHost, pr
     const parsed = parseArguments(typed);
     if (parsed.ok) {
       const result = await controller.call({ name: picked.tool.name, arguments: parsed.value, session: COMMAND_SESSION });
-      controller.emit({ kind: "runTool", tool: picked.tool.name, arguments: parsed.value, result });
       const uri = previews.add(`${picked.tool.name}-result.md`, formatCallResult(picked.tool.name, parsed.value, result));
       await vscode.window.showTextDocument(uri, { preview: true });
+      // After the result is shown: whoever follows the event sees the editor it opened.
+      controller.emit({ kind: "runTool", tool: picked.tool.name, arguments: parsed.value, result });
       return;
     }
     host.showInfo(parsed.message);

@@ -1,8 +1,9 @@
 // Answers toolhost/lspRequest with VS Code's own language features (the built-in
 // TypeScript support, Pylance, ...): the agent's lsp_* questions are answered by the warm
-// servers the user already runs, with their interpreter and tsconfig. A document that is
-// not open is opened in the background; no answer means handled = false, and toolhost
-// asks its own server.
+// servers the user already runs, with their interpreter and tsconfig. A document no tab
+// shows is opened in a background tab for the question (VS Code's language features check
+// only what tabs show) and that tab is closed again; no answer means handled = false, and
+// toolhost asks its own server.
 
 import * as vscode from "vscode";
 
@@ -20,11 +21,12 @@ import {
 } from "./common/lspProxy";
 import type { LspRequestParams, LspRequestResult } from "./common/protocol";
 
-// Diagnostics of a document just opened arrive a moment later.
-const DIAGNOSTICS_WAIT_MS = 5_000;
-// Bound on waiting for a just-opened document's server to load its project (the server
-// waits 30 s for the whole answer: lsp.editorTimeoutSeconds).
-const READY_WAIT_MS = 10_000;
+// Diagnostics of a document just shown arrive a moment later. The server waits 30 s for the
+// whole answer (lsp.editorTimeoutSeconds).
+const DIAGNOSTICS_WAIT_MS = 10_000;
+// A project still loading: how long to wait for it, and how often to look.
+const LOADING_WAIT_MS = 25_000;
+const LOADING_PAUSE_MS = 500;
 // Asks again (at most, and how far apart) until two answers agree, for a just-opened document.
 const STABLE_ASKS = 4;
 const STABLE_PAUSE_MS = 1_000;
@@ -44,39 +46,81 @@ function sameLocation(a: { uri: string; range: { start: LspPosition } }, b: { ur
   return a.uri === b.uri && a.range.start.line === b.range.start.line && a.range.start.character === b.range.start.character;
 }
 
-/** Resolves at the first diagnostics change for `uri`, or after `timeoutMs`. */
-function firstDiagnostics(uri: vscode.Uri, timeoutMs: number): Promise<void> {
+/** Resolves at the first diagnostics change for `uri` (true), or after `timeoutMs` (false). */
+function firstDiagnostics(uri: vscode.Uri, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       subscription.dispose();
-      resolve();
+      resolve(false);
     }, timeoutMs);
     const subscription = vscode.languages.onDidChangeDiagnostics((event) => {
       if (event.uris.some((changed) => changed.toString() === uri.toString())) {
         clearTimeout(timer);
         subscription.dispose();
-        resolve();
+        resolve(true);
       }
     });
   });
 }
 
-/** The document's diagnostics; none yet: wait (bounded) for the server to report some
- * (syntax checks come first, often empty, then the project's). A clean file costs the
- * whole wait. */
-async function diagnosticsOf(uri: vscode.Uri): Promise<readonly vscode.Diagnostic[]> {
+/** The document's diagnostics, or undefined when nothing checked it: none yet, wait
+ * (bounded) for its server to report (syntax checks come first, often empty, then the
+ * project's). A clean file costs the whole wait. */
+async function diagnosticsOf(uri: vscode.Uri): Promise<readonly vscode.Diagnostic[] | undefined> {
   const deadline = Date.now() + DIAGNOSTICS_WAIT_MS;
+  let reported = false;
   while (vscode.languages.getDiagnostics(uri).length === 0 && Date.now() < deadline) {
-    await firstDiagnostics(uri, deadline - Date.now());
+    reported = (await firstDiagnostics(uri, deadline - Date.now())) || reported;
   }
-  return vscode.languages.getDiagnostics(uri);
+  const found = vscode.languages.getDiagnostics(uri);
+  return found.length > 0 || reported ? found : undefined;
 }
 
-/** VS Code checks only documents shown in an editor (its TypeScript support computes no
- * diagnostics for one opened in the background): no diagnostics for such a document is no
- * answer, not "no problems". */
-function shownInAnEditor(uri: vscode.Uri): boolean {
-  return vscode.window.visibleTextEditors.some((editor) => editor.document.uri.toString() === uri.toString());
+function tabOf(uri: vscode.Uri): vscode.Tab | undefined {
+  const wanted = uri.toString();
+  for (const group of vscode.window.tabGroups.all) {
+    for (const tab of group.tabs) {
+      const input = tab.input;
+      if (input instanceof vscode.TabInputText && input.uri.toString() === wanted) {
+        return tab;
+      }
+      if (input instanceof vscode.TabInputTextDiff && input.modified.toString() === wanted) {
+        return tab;
+      }
+    }
+  }
+  return undefined;
+}
+
+// Questions in flight per document shown in a background tab of ours: the last one closes it.
+const borrowedTabs = new Map<string, number>();
+
+/** Runs `body` while a tab shows the document: the user's own, or one opened in the
+ * background (not focused, not replacing the preview tab) and closed afterwards. */
+async function withTab<T>(uri: vscode.Uri, body: (opened: boolean) => Promise<T>): Promise<T> {
+  const key = uri.toString();
+  if (!borrowedTabs.has(key) && tabOf(uri) !== undefined) {
+    return body(false);
+  }
+  const opened = !borrowedTabs.has(key);
+  borrowedTabs.set(key, (borrowedTabs.get(key) ?? 0) + 1);
+  try {
+    if (opened) {
+      await vscode.commands.executeCommand("vscode.open", uri, { background: true, preview: false, preserveFocus: true });
+    }
+    return await body(opened);
+  } finally {
+    const left = (borrowedTabs.get(key) ?? 1) - 1;
+    if (left > 0) {
+      borrowedTabs.set(key, left);
+    } else {
+      borrowedTabs.delete(key);
+      const tab = tabOf(uri);
+      if (tab !== undefined && !tab.isDirty) {
+        await vscode.window.tabGroups.close(tab, true);
+      }
+    }
+  }
 }
 
 /** Opening a document in the background starts its language's extensions; their providers
@@ -108,9 +152,43 @@ async function ask(method: string, params: TextDocumentParams, uri: vscode.Uri):
       const hovers = await vscode.commands.executeCommand<{ contents: HoverPart[] }[]>("vscode.executeHoverProvider", uri, position(params));
       return toLspHover(hovers);
     }
-    default:
-      return toLspDiagnosticReport((await diagnosticsOf(uri)) as readonly DiagnosticLike[]);
+    default: {
+      // Nothing checked the document (no extension for its language): no answer, not "no problems".
+      const found = await diagnosticsOf(uri);
+      return found === undefined ? null : toLspDiagnosticReport(found as readonly DiagnosticLike[]);
+    }
   }
+}
+
+/** Waits (bounded) while the document's server is still loading its project. VS Code's
+ * TypeScript support answers from a syntax-only server until then (a definition points at
+ * the import) and marks its hovers "(loading...)"; other servers never say so, and a
+ * position without a hover cannot tell: both cost one hover. */
+async function projectLoaded(uri: vscode.Uri, at: vscode.Position): Promise<void> {
+  const deadline = Date.now() + LOADING_WAIT_MS;
+  while (Date.now() < deadline) {
+    const hovers = await vscode.commands.executeCommand<{ contents: HoverPart[] }[]>("vscode.executeHoverProvider", uri, at);
+    const text = JSON.stringify(toLspHover(hovers) ?? "");
+    if (!text.includes("(loading...)")) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, LOADING_PAUSE_MS));
+  }
+}
+
+async function askUntilStable(method: string, params: TextDocumentParams, uri: vscode.Uri): Promise<unknown> {
+  let result = await ask(method, params, uri);
+  // A project that is still loading gives partial answers; one that repeats is whole.
+  for (let attempt = 0; attempt < STABLE_ASKS; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, STABLE_PAUSE_MS));
+    const again = await ask(method, params, uri);
+    const same = JSON.stringify(again) === JSON.stringify(result);
+    result = again;
+    if (same) {
+      break;
+    }
+  }
+  return result;
 }
 
 export async function answerLspRequest(request: LspRequestParams): Promise<LspRequestResult> {
@@ -126,28 +204,16 @@ export async function answerLspRequest(request: LspRequestParams): Promise<LspRe
     return { handled: false };
   }
   await activateLanguage(document.languageId);
-  if (!wasOpen && request.method !== "textDocument/diagnostic") {
-    // A server still loading the project answers in part (TypeScript points at the import
-    // instead of the definition): its first diagnostics for the document say it is loaded.
-    await firstDiagnostics(uri, READY_WAIT_MS);
-  }
-  let result = await ask(request.method, params, uri);
-  if (!wasOpen && request.method !== "textDocument/diagnostic") {
-    // A project that is still loading gives partial answers; one that repeats is whole.
-    for (let attempt = 0; attempt < STABLE_ASKS; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, STABLE_PAUSE_MS));
-      const again = await ask(request.method, params, uri);
-      const same = JSON.stringify(again) === JSON.stringify(result);
-      result = again;
-      if (same) {
-        break;
-      }
-    }
+  let result: unknown;
+  if (request.method === "textDocument/diagnostic") {
+    result = await withTab(uri, () => ask(request.method, params, uri));
+  } else if (wasOpen) {
+    result = await ask(request.method, params, uri);
+  } else {
+    await projectLoaded(uri, position(params));
+    result = await askUntilStable(request.method, params, uri);
   }
   if (isEmptyAnswer(request.method, result)) {
-    return { handled: false };
-  }
-  if (request.method === "textDocument/diagnostic" && !shownInAnEditor(uri) && vscode.languages.getDiagnostics(uri).length === 0) {
     return { handled: false };
   }
   return { handled: true, result, server: providerName(document.languageId) };

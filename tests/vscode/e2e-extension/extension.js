@@ -69,8 +69,11 @@ async function activate(context) {
       await invoke("toolhost_read_file", { path: "notes.md" });
     }),
     vscode.commands.registerCommand("toolhostE2E.lspCheck", async () => {
+      const tabs = () => vscode.window.tabGroups.all.flatMap((group) => group.tabs.map((tab) => tab.label));
+      const before = { tabs: tabs(), active: vscode.window.activeTextEditor?.document.uri.toString() ?? null };
       const results = {};
       for (const [key, [tool, args]] of Object.entries(LSP_CALLS)) {
+        record({ kind: "lspAsking", key });
         try {
           const result = await api.call(tool, args);
           const text = result.content.filter((part) => part.type === "text").map((part) => part.text).join("\n");
@@ -79,11 +82,12 @@ async function activate(context) {
           results[key] = { isError: true, text: `${error.name}: ${error.message}` };
         }
       }
-      const seen = processes();
-      // Not shown in an editor, bad.ts gets no diagnostics from VS Code: toolhost's own answer.
+      // bad.ts is in no tab: the extension shows it in a background tab for the question.
+      record({ kind: "lspAsking", key: "diagnostics" });
       const diagnostics = await api.call("lsp_diagnostics", { file: "src/bad.ts" });
       const text = diagnostics.content.filter((part) => part.type === "text").map((part) => part.text).join("\n");
-      record({ kind: "lspCheck", results, diagnostics: { isError: diagnostics.isError, text }, processes: seen, extensionHostPid: process.pid });
+      const after = { tabs: tabs(), active: vscode.window.activeTextEditor?.document.uri.toString() ?? null };
+      record({ kind: "lspCheck", results, diagnostics: { isError: diagnostics.isError, text }, processes: processes(), extensionHostPid: process.pid, before, after });
     }),
     vscode.commands.registerCommand("toolhostE2E.lmEdit", async () => {
       // notes.md: not covered by the Edit(*.txt) rule the always-allow step writes.

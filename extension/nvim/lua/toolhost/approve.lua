@@ -54,15 +54,36 @@ local function shell_lines(params)
   return lines
 end
 
+--- `text` cut at spaces into lines of at most `width` columns (a longer word stays whole):
+--- the window does not wrap (a diff must not), so the prose lines are wrapped here.
+function M.wrap(text, width)
+  text = tostring(text)
+  if vim.fn.strdisplaywidth(text) <= width then
+    return { text }
+  end
+  local lines, line = {}, ""
+  for word in text:gmatch("%S+") do
+    if line ~= "" and vim.fn.strdisplaywidth(line .. " " .. word) > width then
+      table.insert(lines, line)
+      line = word
+    else
+      line = line == "" and word or (line .. " " .. word)
+    end
+  end
+  table.insert(lines, line)
+  return lines
+end
+
 --- The lines of the approval window: what is asked, then the diff or the command details.
 function M.request_lines(params)
   local head = "toolhost asks: " .. tostring(params.title or params.tool or "a tool call")
   if present(params.risk) then
     head = head .. "  [" .. params.risk .. " risk]"
   end
-  local lines = { head }
+  local width = math.max(40, vim.o.columns - 2)
+  local lines = M.wrap(head, width)
   if present(params.summary) then
-    table.insert(lines, params.summary)
+    vim.list_extend(lines, M.wrap(params.summary, width))
   end
   if present(params.client) then
     table.insert(lines, "from: " .. params.client .. " (session " .. tostring(params.session) .. ")")

@@ -110,10 +110,11 @@ export function providerName(languageId: string): string {
   return `VS Code ${languageId} language features`;
 }
 
-/** Definitions and references with nothing in them: no provider (or no answer) for the file. */
+/** No answer: definitions and references with nothing in them (no provider for the file),
+ * or diagnostics that nothing computed (null). An empty diagnostics report is an answer. */
 export function isEmptyAnswer(method: LspProxyMethod, result: unknown): boolean {
   if (method === "textDocument/diagnostic") {
-    return false;
+    return result === null;
   }
   return result === null || (Array.isArray(result) && result.length === 0);
 }

@@ -46,5 +46,6 @@ test("only the four proxied methods are answered; an empty definition is no answ
   assert.ok(!isProxyMethod("textDocument/rename"));
   assert.ok(isEmptyAnswer("textDocument/definition", []));
   assert.ok(!isEmptyAnswer("textDocument/diagnostic", { kind: "full", items: [] }));
+  assert.ok(isEmptyAnswer("textDocument/diagnostic", null));
   assert.ok(!isEmptyAnswer("textDocument/references", [{ uri: "file:///a", range }]));
 });
