@@ -50,6 +50,7 @@ from lsp_server.runtime.dispatch import CallListener, Runtime
 from lsp_server.runtime.documents import EditorDocuments, OpenDocuments
 from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.runtime.progress import ProgressSender
+from lsp_server.runtime.sessions import SessionFolders
 from lsp_server.runtime.workspace import Workspace
 from lsp_server.sandbox.service import SandboxService
 from lsp_server.search.engines import SearchEngines
@@ -82,6 +83,7 @@ def build_runtime(
     problems: list[str] | None = None,
     registry: Registry | None = None,
     progress_sender: ProgressSender | None = None,
+    session_folders: SessionFolders | None = None,
 ) -> tuple[Runtime, Lifecycle]:
     """The runtime over `roots`, and what its owner runs at shutdown.
 
@@ -89,7 +91,9 @@ def build_runtime(
     `approver` replaces the policy engine (and its audit log) with a fixed one.
     `long_lived=False` (one `toolhost call`): no background index build, which would die
     with the process. Policy rules that do not parse are appended to `problems`.
-    `progress_sender` reports progress without an editor (`toolhost mcp`'s local runtime)."""
+    `progress_sender` reports progress without an editor (`toolhost mcp`'s local runtime).
+    `session_folders` keeps sessions on disk between processes (`toolhost call`): loaded
+    when a call first names one, saved first thing at shutdown."""
     workspace = Workspace.from_config(list(roots), config.workspace)
     parts = _Parts()
     bridge = editor.bridge if editor else None
@@ -120,7 +124,10 @@ def build_runtime(
         progress_sender=editor.send_progress if editor else progress_sender,
         listeners=parts.listeners,
         state_dir=dirs.state,
+        session_folders=session_folders,
     )
+    if session_folders is not None:
+        parts.lifecycle.shutdown_hooks.insert(0, lambda: asyncio.to_thread(runtime.sessions.save))
     answers: LspAnswerLog = runtime.services.get(LspAnswerLog)
     parts.lifecycle.status_providers["lspAnswers"] = lambda: answers.status(
         runtime.config.lsp.provider, runtime.client.features.lsp_proxy

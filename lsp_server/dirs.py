@@ -1,4 +1,4 @@
-"""Where toolhost keeps its own state (audit log, index, spilled results, trust, tokens) and
+"""Where toolhost keeps its own state (audit log, index, results, CLI sessions, trust, tokens) and
 reads the user's config: never the workspace. Resolved once per process entry point
 (`Dirs.from_environment()`) and handed down, so every part agrees on the same folders."""
 
@@ -35,6 +35,11 @@ class Dirs:
     @property
     def attach_folder(self) -> Path:
         return self.attach or self.state / "run"
+
+    @property
+    def cli_sessions(self) -> Path:
+        """`toolhost call` sessions kept between invocations (runtime/session_files.py)."""
+        return self.state / "cli-sessions"
 
     @property
     def user_config_file(self) -> Path:

@@ -16,7 +16,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     call.add_argument("name")
     call.add_argument("arguments", nargs="?", default="{}", help="JSON object")
     call.add_argument("--root", type=Path, default=Path.cwd())
-    call.add_argument("--session", default="cli")
+    call.add_argument(
+        "--session",
+        default="cli",
+        help="the session (per --root) whose reads and stored results later calls share",
+    )
+    call.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start the session anew: forget what it read and the results it stored",
+    )
     call.add_argument("--surface", choices=SURFACES, default="full")
     call.add_argument(
         "--yes",
@@ -37,6 +46,7 @@ async def _call(args: argparse.Namespace) -> int:
     from lsp_server.policy.prompt import Asker
     from lsp_server.policy.terminal import TerminalAsker, allow_everything
     from lsp_server.protocol import CallParams, message_converter
+    from lsp_server.runtime.session_files import SessionFiles
 
     try:
         arguments = json.loads(args.arguments)
@@ -59,8 +69,18 @@ async def _call(args: argparse.Namespace) -> int:
     elif sys.stdin.isatty():
         asker = TerminalAsker(sys.stdin, sys.stderr)
     problems = loaded.problems + loaded.notices
+    # What this session read and stored in earlier invocations (docs: README, CLI).
+    sessions = SessionFiles(dirs.cli_sessions, root)
+    if args.fresh:
+        sessions.drop(args.session)
     runtime, lifecycle = compose.build_runtime(
-        roots, loaded.config, dirs=dirs, asker=asker, long_lived=False, problems=problems
+        roots,
+        loaded.config,
+        dirs=dirs,
+        asker=asker,
+        long_lived=False,
+        problems=problems,
+        session_folders=sessions,
     )
     for problem in problems:
         print(f"toolhost: {problem}", file=sys.stderr)
@@ -71,6 +91,8 @@ async def _call(args: argparse.Namespace) -> int:
         result = await runtime.call(params)
     finally:
         await lifecycle.shutdown()
+    for problem in sessions.problems:
+        print(f"toolhost: {problem}", file=sys.stderr)
     if args.json:
         print(json.dumps(message_converter().unstructure(result), indent=2, ensure_ascii=False))
     else:

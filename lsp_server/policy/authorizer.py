@@ -182,7 +182,7 @@ class PolicyService:
         client: str | None = None,
     ) -> ApproveParams:
         relative = [p.relative or str(p.real) for p in facts.paths]
-        title, summary = describe(facts, arguments, relative)
+        title, summary = describe(facts, arguments, relative, diff)
         forced = self.engine.forced_ask(facts)
         why = forced.reason if forced else None
         if why is None and facts.command is not None and not facts.parsed.opaque:

@@ -63,8 +63,20 @@ def _clip(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _change_size(diff: str | None) -> str:
+    """What the diff changes, in words that need no diff beside them."""
+    if diff is None or not diff.strip():
+        return ""
+    lines = diff.splitlines()
+    added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
+    removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+    files = max(1, sum(1 for line in lines if line.startswith("+++ ")))
+    where = f" in {files} files" if files > 1 else ""
+    return f": {added} line{'s' * (added != 1)} added, {removed} removed{where}"
+
+
 def describe(
-    facts: CallFacts, arguments: Mapping[str, Any], relative: list[str]
+    facts: CallFacts, arguments: Mapping[str, Any], relative: list[str], diff: str | None = None
 ) -> tuple[str, str]:
     """A short human title and a one-sentence summary of what the call will do."""
     if facts.command is not None:
@@ -89,7 +101,7 @@ def describe(
     target = ", ".join(relative) if relative else "(no file)"
     if facts.read_only:  # a preview of a reader: nothing changes
         return f"{verb} {target}", f"{verb} {target}; it changes nothing."
-    return f"{verb} {target}", f"{verb} {target} with the change shown below."
+    return f"{verb} {target}", f"{verb} {target}{_change_size(diff)}."
 
 
 # The client's own deadline is a little longer than ours, so our timeout decides.

@@ -42,7 +42,7 @@ from lsp_server.runtime.files import FileService
 from lsp_server.runtime.observations import FileLocks
 from lsp_server.runtime.progress import Progress, ProgressSender
 from lsp_server.runtime.results import ToolOutput, WritePlan
-from lsp_server.runtime.sessions import Session, SessionStore
+from lsp_server.runtime.sessions import Session, SessionFolders, SessionStore
 from lsp_server.runtime.storm import StormBreaker
 from lsp_server.runtime.validation import Placement, Validators
 from lsp_server.runtime.workspace import Workspace
@@ -72,6 +72,7 @@ class Runtime:
         progress_sender: ProgressSender | None = None,
         listeners: Sequence[CallListener] = (),
         state_dir: Path | None = None,
+        session_folders: SessionFolders | None = None,
     ) -> None:
         self.registry = registry
         self.workspace = workspace
@@ -84,7 +85,7 @@ class Runtime:
         self.locks = FileLocks()
         cwd = workspace.roots[0] if workspace.roots else Path.cwd()
         spill = state_dir / "results" if state_dir else None
-        self.sessions = SessionStore(cwd, config.limits.stored_results, spill)
+        self.sessions = SessionStore(cwd, config.limits.stored_results, spill, session_folders)
         self.listeners: tuple[CallListener, ...] = tuple(listeners)
         self.documents = documents
         self.progress_sender = progress_sender

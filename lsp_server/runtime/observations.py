@@ -38,6 +38,12 @@ class Observations:
     def record_absent(self, path: Path) -> None:
         self._by_path[path] = Observation("absent")
 
+    def record(self, path: Path, observation: Observation) -> None:
+        self._by_path[path] = observation
+
+    def items(self) -> list[tuple[Path, Observation]]:
+        return list(self._by_path.items())
+
     def __len__(self) -> int:
         return len(self._by_path)
 

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import logging
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 
 import attrs
 
 from lsp_server.protocol import ResultPage
+from lsp_server.runtime import textio
 from lsp_server.runtime.errors import INVALID_ARGUMENT, RESULT_NOT_FOUND, ToolError
+from lsp_server.runtime.session_names import ref_token
+
+log = logging.getLogger(__name__)
 
 MAX_PAGE_BYTES = 24_576
 DEFAULT_PAGE_BYTES = 16_384
@@ -74,6 +80,11 @@ PAGING_NOTE_CHARS = 400
 """Room kept under the output limit for the paging note (about 300 chars with a long ref)."""
 
 
+def spill_name(ref: str) -> str:
+    """The file a spilled result is kept in: named by the ref's hash, never by the ref."""
+    return hashlib.sha256(ref.encode("utf-8", "surrogatepass")).hexdigest() + ".txt"
+
+
 def paging_note(ref: str, total_chars: int) -> str:
     """The line under a cut text: where the rest is and the exact call that pages it."""
     call = (
@@ -94,40 +105,72 @@ class StoredResult:
     sha256: str
     data: bytes | None = None
     spill_path: Path | None = None
+    number: int = 0
+    """Its place in the session's order of refs (oldest first)."""
 
     def read(self) -> bytes:
         if self.data is not None:
             return self.data
         assert self.spill_path is not None
-        return self.spill_path.read_bytes()
+        try:
+            return self.spill_path.read_bytes()
+        except OSError:  # dropped from the state folder meanwhile (bounds, --fresh)
+            raise ToolError(
+                RESULT_NOT_FOUND,
+                f"stored result {self.ref!r} is no longer in toolhost's state folder",
+                "re-run the call that produced it",
+            ) from None
 
 
 class ResultStore:
-    """Full texts of bounded results, per session; evicted oldest first."""
+    """Full texts of bounded results, per session; evicted oldest first.
 
-    def __init__(self, session_id: str, max_results: int, spill_dir: Path | None) -> None:
-        self._session_id = session_id
+    `numbers` gives each new ref its number (a CLI session reserves them on disk, so two
+    processes never hand out the same ref); texts over `spill_bytes` go to `spill_dir`."""
+
+    def __init__(
+        self,
+        session_id: str,
+        max_results: int,
+        spill_dir: Path | None,
+        *,
+        numbers: Callable[[], int] | None = None,
+        spill_bytes: int = SPILL_BYTES,
+    ) -> None:
+        self._token = ref_token(session_id)
         self._max_results = max_results
         self._spill_dir = spill_dir
+        self._spill_bytes = spill_bytes
         self._items: OrderedDict[str, StoredResult] = OrderedDict()
-        self._counter = itertools.count(1)
+        self._numbers = numbers or itertools.count(1).__next__
 
     def store(self, text: str) -> str:
         data = text.encode("utf-8", errors="surrogateescape")
-        ref = f"r-{self._session_id}-{next(self._counter)}"
-        item = StoredResult(ref, len(data), hashlib.sha256(data).hexdigest())
-        if len(data) > SPILL_BYTES and self._spill_dir is not None:
-            self._spill_dir.mkdir(parents=True, exist_ok=True)
-            item.spill_path = self._spill_dir / f"{hashlib.sha256(ref.encode()).hexdigest()}.txt"
-            item.spill_path.write_bytes(data)
-        else:
+        number = self._numbers()
+        ref = f"r-{self._token}-{number}"
+        item = StoredResult(ref, len(data), hashlib.sha256(data).hexdigest(), number=number)
+        if len(data) > self._spill_bytes and self._spill_dir is not None:
+            item.spill_path = self._spill_dir / spill_name(ref)
+            try:
+                textio.atomic_write(item.spill_path, data, mode=0o600)
+            except OSError as exc:  # the state folder refuses: page it from memory instead
+                log.warning("cannot keep result %s in %s: %s", ref, self._spill_dir, exc)
+                item.spill_path = None
+        if item.spill_path is None:
             item.data = data
-        self._items[ref] = item
+        self.adopt(item)
+        return ref
+
+    def adopt(self, item: StoredResult) -> None:
+        """Keep `item` as the newest result (a CLI session loads its earlier ones so)."""
+        self._items[item.ref] = item
         while len(self._items) > self._max_results:
             _, old = self._items.popitem(last=False)
             if old.spill_path is not None:
                 old.spill_path.unlink(missing_ok=True)
-        return ref
+
+    def items(self) -> list[StoredResult]:
+        return list(self._items.values())
 
     def has(self, ref: str) -> bool:
         return ref in self._items

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from lsp_server.runtime.observations import Observations
 from lsp_server.runtime.output import ResultStore
+from lsp_server.runtime.session_names import file_name
 
 T = TypeVar("T")
 
@@ -46,20 +47,52 @@ class Session:
         return info
 
 
+class SessionFolders(Protocol):
+    """Sessions kept on disk between processes (`toolhost call`: runtime/session_files.py)."""
+
+    def results_store(self, session_id: str, max_results: int) -> ResultStore: ...
+
+    def load(self, session: Session) -> None: ...
+
+    def save(self, session: Session) -> None: ...
+
+
 class SessionStore:
-    def __init__(self, default_cwd: Path, max_results: int, spill_dir: Path | None) -> None:
+    def __init__(
+        self,
+        default_cwd: Path,
+        max_results: int,
+        spill_dir: Path | None,
+        folders: SessionFolders | None = None,
+    ) -> None:
         self._default_cwd = default_cwd
         self._max_results = max_results
         self._spill_dir = spill_dir
+        self._folders = folders
         self._sessions: dict[str, Session] = {}
 
     def get(self, session_id: str) -> Session:
         session = self._sessions.get(session_id)
         if session is None:
-            spill = self._spill_dir / session_id if self._spill_dir else None
-            results = ResultStore(session_id, self._max_results, spill)
-            session = self._sessions[session_id] = Session(session_id, self._default_cwd, results)
+            session = self._sessions[session_id] = self._new(session_id)
         return session
+
+    def _new(self, session_id: str) -> Session:
+        if self._folders is not None:
+            results = self._folders.results_store(session_id, self._max_results)
+            session = Session(session_id, self._default_cwd, results)
+            self._folders.load(session)
+            return session
+        # The id names a folder only through its encoding: `../x` stays inside.
+        spill = self._spill_dir / file_name(session_id) if self._spill_dir else None
+        results = ResultStore(session_id, self._max_results, spill)
+        return Session(session_id, self._default_cwd, results)
+
+    def save(self) -> None:
+        """Write every session back to its folder (sessions kept on disk only)."""
+        if self._folders is not None:
+            for session in self._sessions.values():
+                self._folders.save(session)
 
     def all(self) -> list[Session]:
         return list(self._sessions.values())

@@ -1,6 +1,6 @@
-"""ToolhostServer: the pygls language server that exposes the tool runtime — its state, the
-typed toolhost/* messages, and thin handlers. The runtime comes from compose.py; the
-editor side of it is server/editor.py, the wire is server/transport.py."""
+"""ToolhostServer: the pygls language server that exposes the tool runtime, and its state.
+Its handlers are server/handlers.py; the runtime comes from compose.py; the editor side of
+it is server/editor.py, the wire is server/transport.py."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 
 from lsp_server import __version__, protocol
@@ -24,17 +24,7 @@ from lsp_server.mcp.discovery import UnsafeFolder
 from lsp_server.mcp.listener import AttachListener
 from lsp_server.protocol import (
     PROTOCOL_VERSION,
-    CallParams,
-    CallResult,
-    CheckpointsParams,
-    CheckpointsResult,
     DidCallParams,
-    PreviewParams,
-    PreviewResult,
-    ResultPage,
-    ResultParams,
-    RevertParams,
-    RevertResult,
     StatusParams,
     StatusResult,
     ToolInfo,
@@ -43,7 +33,6 @@ from lsp_server.protocol import (
 )
 from lsp_server.runtime.client import ClientFeatures
 from lsp_server.runtime.contract import SURFACES, Registry
-from lsp_server.runtime.errors import ToolError
 from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.runtime.uris import uri_to_path
 from lsp_server.server import capability_cache, watch, wire_errors
@@ -321,120 +310,3 @@ class ToolhostServer(LanguageServer):
                 await asyncio.wait_for(hook(), timeout=10)
             except Exception:
                 log.exception("shutdown hook failed")
-
-
-def create_server(
-    root: Path | None = None, tcp_token: str | None = None, dirs: Dirs | None = None
-) -> ToolhostServer:
-    server = ToolhostServer(root, tcp_token, dirs)
-
-    @server.feature(types.INITIALIZE)
-    def on_initialize(ls: ToolhostServer, params: types.InitializeParams) -> None:
-        ls.setup(params)
-
-    @server.feature(types.INITIALIZED)
-    async def on_initialized(ls: ToolhostServer, params: types.InitializedParams) -> None:
-        ls.ensure_runtime()
-        if ls.features.watched_files_dynamic:
-            ls.client_register_capability(watch.watched_files_registration())
-        for problem in ls.config_problems + ls.config_notices:
-            ls.window_show_message(
-                types.ShowMessageParams(
-                    type=types.MessageType.Warning, message=f"toolhost: {problem}"
-                )
-            )
-        await ls.start_attach_listener()
-        await ls.fetch_client_settings()
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def on_configuration_changed(
-        ls: ToolhostServer, params: types.DidChangeConfigurationParams
-    ) -> None:
-        await ls.fetch_client_settings()
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    async def on_watched_files(
-        ls: ToolhostServer, params: types.DidChangeWatchedFilesParams
-    ) -> None:
-        watch.note_watched_changes(ls.ensure_runtime(), params)
-
-    # Registering these makes pygls announce open/close sync (it keeps the text itself);
-    # the handlers only tell the document source, which waits for edits to arrive.
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def on_did_open(ls: ToolhostServer, params: types.DidOpenTextDocumentParams) -> None:
-        documents = ls.ensure_runtime().documents
-        if documents is not None:
-            documents.opened(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def on_did_change(ls: ToolhostServer, params: types.DidChangeTextDocumentParams) -> None:
-        documents = ls.ensure_runtime().documents
-        if documents is not None:
-            documents.changed(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def on_did_close(ls: ToolhostServer, params: types.DidCloseTextDocumentParams) -> None:
-        documents = ls.ensure_runtime().documents
-        if documents is not None:
-            documents.closed(params.text_document.uri)
-
-    @server.feature(protocol.TOOLHOST_TOOLS)
-    async def on_tools(ls: ToolhostServer, params: ToolsParams) -> ToolsResult:
-        return ls.list_tools(params)
-
-    @server.feature(protocol.TOOLHOST_CALL)
-    async def on_call(ls: ToolhostServer, params: CallParams) -> CallResult:
-        runtime = ls.ensure_runtime()
-        await ls.wait_for_settings()
-        return await runtime.call(params)
-
-    @server.feature(protocol.TOOLHOST_PREVIEW)
-    async def on_preview(ls: ToolhostServer, params: PreviewParams) -> PreviewResult:
-        runtime = ls.ensure_runtime()
-        await ls.wait_for_settings()
-        from lsp_server.runtime.preview import preview_call  # with the runtime, not at start
-
-        return await preview_call(runtime, params)
-
-    @server.feature(protocol.TOOLHOST_RESULT)
-    async def on_result(ls: ToolhostServer, params: ResultParams) -> ResultPage:
-        return wire_errors.result_page(ls.ensure_runtime(), params)
-
-    @server.feature(protocol.TOOLHOST_CHECKPOINTS)
-    async def on_checkpoints(ls: ToolhostServer, params: CheckpointsParams) -> CheckpointsResult:
-        from lsp_server.runtime.reverts import list_checkpoints
-
-        return await list_checkpoints(ls.require_checkpoints(), params)
-
-    @server.feature(protocol.TOOLHOST_REVERT)
-    async def on_revert(ls: ToolhostServer, params: RevertParams) -> RevertResult:
-        from lsp_server.runtime.files import FileService
-        from lsp_server.runtime.observations import Observations
-        from lsp_server.runtime.reverts import revert_request
-
-        runtime = ls.ensure_runtime()
-        files = FileService(runtime.workspace, Observations(), runtime.config.limits, ls.documents)
-        try:
-            return await revert_request(ls.require_checkpoints(), files, runtime.locks, params)
-        except ToolError as exc:
-            raise JsonRpcInvalidParams(
-                exc.message, data={"code": exc.code, "recovery": exc.recovery}
-            ) from None
-
-    @server.feature(protocol.TOOLHOST_STATUS)
-    async def on_status(ls: ToolhostServer, params: StatusParams) -> StatusResult:
-        return ls.status(params)
-
-    @server.command(protocol.EXECUTE_COMMAND_CALL)
-    async def on_execute_call(ls: ToolhostServer, *args: Any) -> Any:
-        params = wire_errors.command_params(ls.protocol._converter, args)
-        runtime = ls.ensure_runtime()
-        await ls.wait_for_settings()
-        result = await runtime.call(params)
-        return ls.protocol._converter.unstructure(result)
-
-    @server.feature(types.SHUTDOWN)
-    async def on_shutdown(ls: ToolhostServer, params: None) -> None:
-        await ls.close()
-
-    return server

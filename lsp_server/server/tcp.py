@@ -28,7 +28,8 @@ from typing import Any
 from pygls.io_ import run_async
 
 from lsp_server.dirs import Dirs
-from lsp_server.server.server import ToolhostServer, create_server
+from lsp_server.server.handlers import create_server
+from lsp_server.server.server import ToolhostServer
 from lsp_server.server.transport import (
     MAX_MESSAGE_BYTES,
     CappedReader,

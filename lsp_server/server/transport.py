@@ -24,7 +24,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from lsp_server.server import framing
-from lsp_server.server.server import ToolhostServer, create_server
+from lsp_server.server.handlers import create_server
+from lsp_server.server.server import ToolhostServer
 
 log = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ import json, sys
 from lsprotocol import types
 from lsp_server.cli import main  # what `toolhost serve` imports before it reads a message
 from lsp_server.server import transport
-from lsp_server.server.server import create_server
+from lsp_server.server.handlers import create_server
 server = create_server()
 params = types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=None)
 server.setup(params)

@@ -113,6 +113,9 @@ async def test_preview_returns_the_diff_and_writes_nothing(workspace: Path) -> N
     assert shown["wouldAsk"] is True and shown.get("error") is None
     assert shown["diff"] == unified_diff(before, before.replace(OLD, NEW), "src/inventory.py")
     assert shown["title"] == "Edit src/inventory.py"
+    # The summary says how big the change is in words: it is read where no diff is beside it
+    # (a tooltip, a notification), so it never points at one.
+    assert shown["summary"] == "Edit src/inventory.py: 1 line added, 1 removed."
     assert shown["paths"] == [str(target.resolve())]
     assert shown["risk"] == "medium"
     assert after_preview == before

@@ -1,0 +1,150 @@
+"""The LSP features and toolhost/* methods of a ToolhostServer: each handler is thin and
+hands over to the server's state (server/server.py) or the runtime."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from lsp_server import protocol
+from lsp_server.dirs import Dirs
+from lsp_server.protocol import (
+    CallParams,
+    CallResult,
+    CheckpointsParams,
+    CheckpointsResult,
+    PreviewParams,
+    PreviewResult,
+    ResultPage,
+    ResultParams,
+    RevertParams,
+    RevertResult,
+    StatusParams,
+    StatusResult,
+    ToolsParams,
+    ToolsResult,
+)
+from lsp_server.runtime.errors import ToolError
+from lsp_server.server import watch, wire_errors
+from lsp_server.server.server import ToolhostServer
+
+
+def create_server(
+    root: Path | None = None, tcp_token: str | None = None, dirs: Dirs | None = None
+) -> ToolhostServer:
+    """A ToolhostServer with its LSP features and toolhost/* methods registered."""
+    server = ToolhostServer(root, tcp_token, dirs)
+
+    @server.feature(types.INITIALIZE)
+    def on_initialize(ls: ToolhostServer, params: types.InitializeParams) -> None:
+        ls.setup(params)
+
+    @server.feature(types.INITIALIZED)
+    async def on_initialized(ls: ToolhostServer, params: types.InitializedParams) -> None:
+        ls.ensure_runtime()
+        if ls.features.watched_files_dynamic:
+            ls.client_register_capability(watch.watched_files_registration())
+        for problem in ls.config_problems + ls.config_notices:
+            ls.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning, message=f"toolhost: {problem}"
+                )
+            )
+        await ls.start_attach_listener()
+        await ls.fetch_client_settings()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def on_configuration_changed(
+        ls: ToolhostServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        await ls.fetch_client_settings()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def on_watched_files(
+        ls: ToolhostServer, params: types.DidChangeWatchedFilesParams
+    ) -> None:
+        watch.note_watched_changes(ls.ensure_runtime(), params)
+
+    # Registering these makes pygls announce open/close sync (it keeps the text itself);
+    # the handlers only tell the document source, which waits for edits to arrive.
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def on_did_open(ls: ToolhostServer, params: types.DidOpenTextDocumentParams) -> None:
+        documents = ls.ensure_runtime().documents
+        if documents is not None:
+            documents.opened(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def on_did_change(ls: ToolhostServer, params: types.DidChangeTextDocumentParams) -> None:
+        documents = ls.ensure_runtime().documents
+        if documents is not None:
+            documents.changed(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def on_did_close(ls: ToolhostServer, params: types.DidCloseTextDocumentParams) -> None:
+        documents = ls.ensure_runtime().documents
+        if documents is not None:
+            documents.closed(params.text_document.uri)
+
+    @server.feature(protocol.TOOLHOST_TOOLS)
+    async def on_tools(ls: ToolhostServer, params: ToolsParams) -> ToolsResult:
+        return ls.list_tools(params)
+
+    @server.feature(protocol.TOOLHOST_CALL)
+    async def on_call(ls: ToolhostServer, params: CallParams) -> CallResult:
+        runtime = ls.ensure_runtime()
+        await ls.wait_for_settings()
+        return await runtime.call(params)
+
+    @server.feature(protocol.TOOLHOST_PREVIEW)
+    async def on_preview(ls: ToolhostServer, params: PreviewParams) -> PreviewResult:
+        runtime = ls.ensure_runtime()
+        await ls.wait_for_settings()
+        from lsp_server.runtime.preview import preview_call  # with the runtime, not at start
+
+        return await preview_call(runtime, params)
+
+    @server.feature(protocol.TOOLHOST_RESULT)
+    async def on_result(ls: ToolhostServer, params: ResultParams) -> ResultPage:
+        return wire_errors.result_page(ls.ensure_runtime(), params)
+
+    @server.feature(protocol.TOOLHOST_CHECKPOINTS)
+    async def on_checkpoints(ls: ToolhostServer, params: CheckpointsParams) -> CheckpointsResult:
+        from lsp_server.runtime.reverts import list_checkpoints
+
+        return await list_checkpoints(ls.require_checkpoints(), params)
+
+    @server.feature(protocol.TOOLHOST_REVERT)
+    async def on_revert(ls: ToolhostServer, params: RevertParams) -> RevertResult:
+        from lsp_server.runtime.files import FileService
+        from lsp_server.runtime.observations import Observations
+        from lsp_server.runtime.reverts import revert_request
+
+        runtime = ls.ensure_runtime()
+        files = FileService(runtime.workspace, Observations(), runtime.config.limits, ls.documents)
+        try:
+            return await revert_request(ls.require_checkpoints(), files, runtime.locks, params)
+        except ToolError as exc:
+            raise JsonRpcInvalidParams(
+                exc.message, data={"code": exc.code, "recovery": exc.recovery}
+            ) from None
+
+    @server.feature(protocol.TOOLHOST_STATUS)
+    async def on_status(ls: ToolhostServer, params: StatusParams) -> StatusResult:
+        return ls.status(params)
+
+    @server.command(protocol.EXECUTE_COMMAND_CALL)
+    async def on_execute_call(ls: ToolhostServer, *args: Any) -> Any:
+        params = wire_errors.command_params(ls.protocol._converter, args)
+        runtime = ls.ensure_runtime()
+        await ls.wait_for_settings()
+        result = await runtime.call(params)
+        return ls.protocol._converter.unstructure(result)
+
+    @server.feature(types.SHUTDOWN)
+    async def on_shutdown(ls: ToolhostServer, params: None) -> None:
+        await ls.close()
+
+    return server
