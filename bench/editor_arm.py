@@ -69,19 +69,20 @@ class EditorArm:
             "control": str(control),
             "ready": str(ready),
         }
-        self.process = await asyncio.create_subprocess_exec(
-            self.nvim,
-            "--headless",
-            "--clean",
-            "-l",
-            str(SCRIPT),
-            cwd=self.root,
-            env={**self.env, "TOOLHOST_BENCH_EDITOR": json.dumps(config)},
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=self.stderr.open("wb"),
-            start_new_session=True,
-        )
+        with self.stderr.open("wb") as stderr:
+            self.process = await asyncio.create_subprocess_exec(
+                self.nvim,
+                "--headless",
+                "--clean",
+                "-l",
+                str(SCRIPT),
+                cwd=self.root,
+                env={**self.env, "TOOLHOST_BENCH_EDITOR": json.dumps(config)},
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=stderr,
+                start_new_session=True,
+            )
         while not ready.exists():
             if self.process.returncode is not None:
                 raise RuntimeError(f"Neovim ended: {self.stderr.read_text()[-3000:]}")
