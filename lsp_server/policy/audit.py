@@ -80,10 +80,18 @@ class AuditListener:
 
     def __init__(self, audit: AuditLog) -> None:
         self.audit = audit
+        self._warned = False
 
     def __call__(self, record: DidCallParams) -> None:
         try:
             # One small O_APPEND write: cheaper than a thread hop, and keeps the order.
             self.audit.write(record)
-        except OSError:
-            log.exception("could not write the audit log %s", self.audit.path)
+        except OSError as exc:
+            # An unwritable state folder is the user's setup, not a bug: say it once, plainly.
+            if not self._warned:
+                self._warned = True
+                log.warning(
+                    "could not write the audit log %s (%s): calls still run, without audit lines",
+                    self.audit.path,
+                    exc.strerror or exc,
+                )

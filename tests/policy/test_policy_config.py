@@ -4,12 +4,15 @@ files in tmp_path."""
 from __future__ import annotations
 
 import json
+import logging
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from lsp_server.config.layers import load_config
 from lsp_server.config.trust import TrustStore
-from lsp_server.policy.audit import AuditLog
+from lsp_server.policy.audit import AuditListener, AuditLog
 from lsp_server.policy.persist import persist_allow_rule
 from lsp_server.protocol import DidCallParams
 
@@ -149,3 +152,29 @@ def test_audit_lines_and_rotation(tmp_path: Path) -> None:
         assert (tmp_path / "state" / name).stat().st_size <= 600
     last = json.loads((tmp_path / "state" / "audit.jsonl").read_text().splitlines()[-1])
     assert last["callId"] == "c-11" and last["paths"] == ["/ws/a"] and last["outcome"] == "ok"
+
+
+def test_an_unwritable_audit_folder_is_said_once_without_a_traceback(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocked = tmp_path / "state"
+    blocked.write_text("a file where the state folder should be")
+    listener = AuditListener(AuditLog(blocked))
+    record = DidCallParams(
+        call_id="c-1",
+        session="s",
+        tool="read_file",
+        decision="allow",
+        rule=None,
+        is_error=False,
+        code=None,
+        duration_ms=1.0,
+        paths=[],
+        arguments_digest="0" * 16,
+    )
+    with caplog.at_level(logging.WARNING, logger="lsp_server.policy.audit"):
+        listener(record)
+        listener(record)
+    (warning,) = caplog.records
+    assert "calls still run, without audit lines" in warning.getMessage()
+    assert warning.exc_info is None
