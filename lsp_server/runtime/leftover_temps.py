@@ -27,8 +27,9 @@ log = logging.getLogger(__name__)
 
 SUFFIX = ".toolhost-tmp"
 _NAME = re.compile(r"^\..+\.(?P<pid>[1-9][0-9]*)-(?P<start>[0-9]+)\.[0-9a-f]{8}\.toolhost-tmp$")
-# Room left for the rest of the name under the usual 255-byte limit.
-_TARGET_NAME_CHARS = 120
+# Room left for the rest of the name under the usual 255-byte limit (bytes, not
+# characters: a name of 80 CJK characters is 240 bytes).
+_TARGET_NAME_BYTES = 120
 # A sweep of a huge tree stops after this many folders (the next start goes on).
 MAX_FOLDERS = 200_000
 _SKIPPED = frozenset({".git", ".hg", ".svn"})
@@ -55,7 +56,9 @@ def temp_name(target: str) -> str:
     global _OWNER
     if not _OWNER.startswith(f"{os.getpid()}-"):  # a forked child writes under its own pid
         _OWNER = f"{os.getpid()}-{process_start(os.getpid()) or 0}"
-    return f".{target[:_TARGET_NAME_CHARS]}.{_OWNER}.{secrets.token_hex(4)}{SUFFIX}"
+    # Cut in bytes; a character cut in half stays as undecodable bytes (surrogateescape).
+    short = os.fsdecode(os.fsencode(target)[:_TARGET_NAME_BYTES])
+    return f".{short}.{_OWNER}.{secrets.token_hex(4)}{SUFFIX}"
 
 
 def owner_is_dead(name: str) -> bool:

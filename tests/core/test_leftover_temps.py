@@ -127,6 +127,9 @@ def test_temp_names_fit_and_name_their_owner() -> None:
     name = temp_name("n" * 250)
     assert len(name.encode()) < 255
     assert f".{os.getpid()}-{process_start(os.getpid())}." in name
+    # Bytes count, not characters: 84 CJK characters are a 252-byte name.
+    wide = temp_name("名" * 84)
+    assert len(os.fsencode(wide)) < 255 and wide.endswith(".toolhost-tmp")
 
 
 def test_a_forked_child_names_its_own_temp_files() -> None:
