@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -80,11 +81,12 @@ class ContractEntry:
             "openWorldHint": self.hints.open_world,
         }
 
-    @property
+    # Computed once per entry: dispatch looks the validator up by fingerprint on every call.
+    @functools.cached_property
     def canonical_schema(self) -> str:
         return canonical_json(self.schema)
 
-    @property
+    @functools.cached_property
     def fingerprint(self) -> str:
         return hashlib.sha256(self.canonical_schema.encode()).hexdigest()
 
