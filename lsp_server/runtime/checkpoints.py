@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
-import os
 import stat
 import threading
 import time
@@ -29,6 +27,17 @@ import anyio
 import attrs
 
 from lsp_server.checkpoints import objects
+from lsp_server.checkpoints.file_states import (
+    disk_state,
+    file_record,
+    git_mode,
+    is_nested_repo,
+    large_identity,
+    moved_record,
+    paths_of,
+    record_of,
+    relative,
+)
 from lsp_server.checkpoints.records import (
     Bounds,
     Checkpoint,
@@ -37,7 +46,7 @@ from lsp_server.checkpoints.records import (
     Reads,
 )
 from lsp_server.checkpoints.restore import Current, Present
-from lsp_server.checkpoints.shadow import Entry, ShadowError, TreeChange, pointer_blob
+from lsp_server.checkpoints.shadow import Entry, ShadowError
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.runtime import textio
 from lsp_server.runtime.files import DocumentSource
@@ -180,7 +189,7 @@ class Checkpoints:
             try:
                 after = store.repo.snapshot()
                 changes = store.repo.diff(before, after)
-                files = [_record_of(change) for change in changes if not _is_nested_repo(change)]
+                files = [record_of(change) for change in changes if not is_nested_repo(change)]
                 if not files:
                     return None
                 self.note_growth(root, (f.path for f in files))
@@ -210,7 +219,7 @@ class Checkpoints:
     ) -> WriteWindow | None:
         if not self.enabled:
             return None
-        paths = _paths_of(moves)
+        paths = paths_of(moves)
         if not any(self.root_of(path) for path in paths):
             return None
         window = WriteWindow(call_id, session, tool, time.time(), moves, {}, reads, reverts)
@@ -244,7 +253,7 @@ class Checkpoints:
             if root is None:
                 continue
             if destination is not None and window.before[source] is not None:
-                moved = _moved_record(root, source, destination, window.before, after)
+                moved = moved_record(root, source, destination, window.before, after)
                 if moved is not None:
                     records.setdefault(root, []).append(moved)
                     taken |= {source, destination}
@@ -252,7 +261,7 @@ class Checkpoints:
             root = self.root_of(path)
             if root is None or path in taken:
                 continue
-            record = _file_record(_relative(root, path), old, after[path])
+            record = file_record(relative(root, path), old, after[path])
             if record is not None:
                 records.setdefault(root, []).append(record)
         made = []
@@ -294,7 +303,7 @@ class Checkpoints:
         with self._locked(root):
             store.ensure()
             if current.data is None:  # over the size limit: only the pointer
-                size, oid = _large_identity(path)
+                size, oid = large_identity(path)
                 store.repo.write_pointer(size, oid)
             else:
                 objects.write_blob(store.repo.git_dir, current.data)
@@ -318,7 +327,7 @@ class Checkpoints:
             document = self.documents.open_document(path)
             if document is not None:
                 data = textio.encode_like(document.text, document.encoding, document.bom)
-                return Present.of(data, _git_mode(path) or 0o100644)
+                return Present.of(data, git_mode(path) or 0o100644)
         return await anyio.to_thread.run_sync(disk_state, path, self.config.max_file_bytes)
 
     # -- listing -----------------------------------------------------------------------
@@ -426,102 +435,3 @@ async def command_checkpoint(ctx: ToolContext, command: str) -> OpenCommand | No
         return None
     window = await checkpoints.before_command(ctx.call_id, ctx.session.id, ctx.tool.name, command)
     return OpenCommand(checkpoints, window) if window is not None else None
-
-
-def disk_state(path: Path, max_file_bytes: int) -> Current:
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    if stat.S_ISLNK(st.st_mode):
-        return Present.of(os.fsencode(path.readlink()), 0o120000)
-    if not stat.S_ISREG(st.st_mode):
-        return Present(None, stat.S_IFDIR, "not-a-file")
-    mode = 0o100755 if st.st_mode & 0o100 else 0o100644
-    if st.st_size > max_file_bytes:
-        pointer = _pointer_of(path)
-        return Present(None, mode, objects.object_id("blob", pointer))
-    try:
-        return Present.of(path.read_bytes(), mode)
-    except OSError:
-        return None
-
-
-def _large_identity(path: Path) -> tuple[int, str]:
-    """Size and git blob id of a file, read in chunks (it is over the size limit)."""
-    size = path.stat().st_size
-    digest = hashlib.sha1(f"blob {size}\0".encode(), usedforsecurity=False)
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return size, digest.hexdigest()
-
-
-def _pointer_of(path: Path) -> bytes:
-    """The pointer the shadow repository keeps for a file over the size limit."""
-    return pointer_blob(*_large_identity(path))
-
-
-def _git_mode(path: Path) -> int | None:
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    return 0o100755 if st.st_mode & 0o100 else 0o100644
-
-
-def _paths_of(moves: Iterable[tuple[Path, Path | None]]) -> list[Path]:
-    paths: list[Path] = []
-    for source, destination in moves:
-        for path in (source, destination):
-            if path is not None and path not in paths:
-                paths.append(path)
-    return paths
-
-
-def _relative(root: Path, path: Path) -> str:
-    return path.relative_to(root).as_posix()
-
-
-def _file_record(path: str, old: Entry | None, new: Entry | None) -> FileRecord | None:
-    if old == new:
-        return None
-    if old is None:
-        return FileRecord(path, "created", None, new)
-    if new is None:
-        return FileRecord(path, "deleted", old, None)
-    return FileRecord(path, "modified", old, new)
-
-
-def _moved_record(
-    root: Path,
-    source: Path,
-    destination: Path,
-    before: dict[Path, Entry | None],
-    after: dict[Path, Entry | None],
-) -> FileRecord | None:
-    if after.get(source) is not None or after.get(destination) is None:
-        return None  # the move did not happen
-    if before.get(destination) is not None:
-        return None  # it replaced a file: two plain records say that better
-    return FileRecord(
-        _relative(root, destination),
-        "moved",
-        before[source],
-        after[destination],
-        source=_relative(root, source),
-    )
-
-
-def _record_of(change: TreeChange) -> FileRecord:
-    if change.status == "A":
-        return FileRecord(change.path, "created", None, change.new)
-    if change.status == "D":
-        return FileRecord(change.path, "deleted", change.old, None)
-    if change.status == "R":
-        return FileRecord(change.path, "moved", change.old, change.new, source=change.source)
-    return FileRecord(change.path, "modified", change.old, change.new)
-
-
-def _is_nested_repo(change: TreeChange) -> bool:
-    return any(e is not None and e.is_gitlink for e in (change.old, change.new))

@@ -1,0 +1,115 @@
+"""What a checkpoint records of one file: its state on disk (a symlink, a file under the size
+limit by content, a larger one by a pointer to its git blob id) and the record of how it
+changed between two states (created, deleted, modified, moved)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+
+from lsp_server.checkpoints import objects
+from lsp_server.checkpoints.records import FileRecord
+from lsp_server.checkpoints.restore import Current, Present
+from lsp_server.checkpoints.shadow import Entry, TreeChange, pointer_blob
+
+
+def disk_state(path: Path, max_file_bytes: int) -> Current:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return Present.of(os.fsencode(path.readlink()), 0o120000)
+    if not stat.S_ISREG(st.st_mode):
+        return Present(None, stat.S_IFDIR, "not-a-file")
+    mode = 0o100755 if st.st_mode & 0o100 else 0o100644
+    if st.st_size > max_file_bytes:
+        pointer = pointer_of(path)
+        return Present(None, mode, objects.object_id("blob", pointer))
+    try:
+        return Present.of(path.read_bytes(), mode)
+    except OSError:
+        return None
+
+
+def large_identity(path: Path) -> tuple[int, str]:
+    """Size and git blob id of a file, read in chunks (it is over the size limit)."""
+    size = path.stat().st_size
+    digest = hashlib.sha1(f"blob {size}\0".encode(), usedforsecurity=False)
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return size, digest.hexdigest()
+
+
+def pointer_of(path: Path) -> bytes:
+    """The pointer the shadow repository keeps for a file over the size limit."""
+    return pointer_blob(*large_identity(path))
+
+
+def git_mode(path: Path) -> int | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return 0o100755 if st.st_mode & 0o100 else 0o100644
+
+
+def paths_of(moves: Iterable[tuple[Path, Path | None]]) -> list[Path]:
+    paths: list[Path] = []
+    for source, destination in moves:
+        for path in (source, destination):
+            if path is not None and path not in paths:
+                paths.append(path)
+    return paths
+
+
+def relative(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def file_record(path: str, old: Entry | None, new: Entry | None) -> FileRecord | None:
+    if old == new:
+        return None
+    if old is None:
+        return FileRecord(path, "created", None, new)
+    if new is None:
+        return FileRecord(path, "deleted", old, None)
+    return FileRecord(path, "modified", old, new)
+
+
+def moved_record(
+    root: Path,
+    source: Path,
+    destination: Path,
+    before: dict[Path, Entry | None],
+    after: dict[Path, Entry | None],
+) -> FileRecord | None:
+    if after.get(source) is not None or after.get(destination) is None:
+        return None  # the move did not happen
+    if before.get(destination) is not None:
+        return None  # it replaced a file: two plain records say that better
+    return FileRecord(
+        relative(root, destination),
+        "moved",
+        before[source],
+        after[destination],
+        source=relative(root, source),
+    )
+
+
+def record_of(change: TreeChange) -> FileRecord:
+    if change.status == "A":
+        return FileRecord(change.path, "created", None, change.new)
+    if change.status == "D":
+        return FileRecord(change.path, "deleted", change.old, None)
+    if change.status == "R":
+        return FileRecord(change.path, "moved", change.old, change.new, source=change.source)
+    return FileRecord(change.path, "modified", change.old, change.new)
+
+
+def is_nested_repo(change: TreeChange) -> bool:
+    return any(e is not None and e.is_gitlink for e in (change.old, change.new))
