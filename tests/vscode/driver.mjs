@@ -412,12 +412,37 @@ async function main() {
       });
     });
 
-    // 10. No toolhost warning or error notification since the start (default settings).
+    // 10. Revert a Call...: the newest checkpoint is the LM edit of notes.md; the modal says
+    //     what will change, and confirming puts the file back.
+    await section(page, "revert", async () => {
+      const edited = onDisk("notes.md");
+      await runCommand(page, "Toolhost: Revert a Call...");
+      const row = page.locator(".quick-input-list .monaco-list-row").first();
+      await row.waitFor({ state: "visible" });
+      const picked = await row.innerText();
+      await page.screenshot({ path: join(config.artifacts, "revert-pick.png") });
+      await page.keyboard.press("Enter");
+      const box = await dialog(page);
+      const confirmation = { text: await box.innerText(), buttons: await box.locator(".monaco-button").allInnerTexts() };
+      await page.screenshot({ path: join(config.artifacts, "revert-confirm.png") });
+      await box.getByRole("button", { name: "Revert this call", exact: true }).click();
+      const deadline = Date.now() + STEP_TIMEOUT;
+      while (onDisk("notes.md") === edited && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const tab = page.locator(".tab.active", { hasText: "revert-" }).first();
+      await tab.waitFor({ state: "visible" });
+      const shown = await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().innerText();
+      await page.screenshot({ path: join(config.artifacts, "revert-result.png") });
+      note("revert", { picked, confirmation, edited, onDisk: onDisk("notes.md"), shown });
+    });
+
+    // 11. No toolhost warning or error notification since the start (default settings).
     await section(page, "notifications", async () => {
       note("notifications", { toolhost: await toolhostNotifications(page) });
     });
 
-    // 11. The status bar item, then Restart Server: the server stops and comes back.
+    // 12. The status bar item, then Restart Server: the server stops and comes back.
     await section(page, "restart", async () => {
       const item = page.locator(".statusbar-item", { hasText: "Toolhost" }).first();
       await item.waitFor({ state: "visible" });

@@ -310,6 +310,14 @@ def check_scenario(steps: dict[str, Any], approvals: list[Any], workspace: Path)
         expect(activity["tab"].strip().endswith(".md"), f"result tab: {activity['tab']}")
         expect(activity["language"] == "Markdown", f"result language: {activity['language']}")
         expect("# meta" not in activity["text"], "no one-line meta dump")
+    # Revert a Call...: the LM edit of notes.md, picked newest first, confirmed in a modal that
+    # names the file and what happens to it, is undone on disk.
+    revert = steps.get("revert")
+    expect(revert is not None, "revert section")
+    if revert is not None:
+        expect("edit_file" in revert["picked"] and "notes.md" in revert["picked"], revert["picked"])
+        expect("modified notes.md → put back" in revert["confirmation"]["text"], str(revert))
+        expect(revert["edited"] != NOTES and revert["onDisk"] == NOTES, "revert put notes.md back")
     # No toolhost warning toast with default settings.
     noted = steps.get("notifications", {}).get("toolhost")
     expect(noted == [], f"toolhost notifications on start: {noted}")
