@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import functools
+import http.server
 import os
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -128,3 +130,37 @@ async def lsp_call(
     params = {"name": name, "arguments": arguments, "session": session, **extra}
     result: dict[str, Any] = await client.protocol.send_request_async("toolhost/call", params)
     return result
+
+
+@contextmanager
+def loopback_http(handler: type[http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
+    """An HTTP server on 127.0.0.1 (tests reach loopback only) serving `handler` in a thread;
+    yields its base URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def fixed_page(body: bytes, content_type: str) -> type[http.server.BaseHTTPRequestHandler]:
+    """A handler that answers every GET with `body`, quietly."""
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return Page

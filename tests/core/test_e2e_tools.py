@@ -5,11 +5,9 @@ notebooks, the web, goals, and the success paths of multi_edit, delete_range, mo
 from __future__ import annotations
 
 import base64
-import http.server
 import io
 import json
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +15,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from tests.helpers import lsp_call, lsp_session, text_of
+from tests.helpers import fixed_page, loopback_http, lsp_call, lsp_session, text_of
 from tests.langservers.conftest import copy_fixture, require_server
 
 BYPASS = {"policy": {"mode": "bypass"}}
@@ -143,29 +141,11 @@ async def test_goals_over_the_wire(tmp_path: Path) -> None:
     assert shown == "goal goal-1 (revision 2): complete\nobjective: ship 1.0"
 
 
-class _Pages(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = b"<html><body><h1>Release notes</h1><p>It works.</p></body></html>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def loopback_site() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    page = b"<html><body><h1>Release notes</h1><p>It works.</p></body></html>"
+    with loopback_http(fixed_page(page, "text/html; charset=utf-8")) as url:
+        yield url
 
 
 async def test_web_fetch_over_the_wire(tmp_path: Path, loopback_site: str) -> None:

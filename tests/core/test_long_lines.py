@@ -4,19 +4,16 @@ and in the background, read_file (minified JS), grep, web_fetch and the MCP face
 
 from __future__ import annotations
 
-import http.server
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pytest_lsp import LanguageClient
 
 from lsp_server.runtime.output import bound_text
 from lsp_server.search.query import cut_line
-from tests.helpers import lsp_call, lsp_session, text_of
+from tests.helpers import fixed_page, loopback_http, lsp_call, lsp_session, text_of
 from tests.mcp.clients import mcp_session
 from tests.mcp.clients import text_of as mcp_text
 
@@ -138,28 +135,11 @@ async def test_grep_over_the_wire_shows_the_match_in_a_minified_line(tmp_path: P
     assert "chars of this line left out: read_file offset=1 limit=1 shows the line" in row
 
 
-class _OneLinePage(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        body = ("HEAD" + "x" * 900_000 + "TAIL").encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def one_line_site() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _OneLinePage)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/big.txt"
-    finally:
-        server.shutdown()
-        server.server_close()
+    body = ("HEAD" + "x" * 900_000 + "TAIL").encode()
+    with loopback_http(fixed_page(body, "text/plain")) as url:
+        yield f"{url}/big.txt"
 
 
 async def test_web_fetch_of_one_line_shows_head_and_tail(

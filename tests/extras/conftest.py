@@ -12,11 +12,12 @@ from __future__ import annotations
 import http.server
 import ipaddress
 import socket
-import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+
+from tests.helpers import loopback_http
 
 Answer = list[str] | Callable[[], list[str]]
 
@@ -137,12 +138,5 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def site() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    with loopback_http(Handler) as url:
+        yield url

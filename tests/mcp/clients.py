@@ -1,8 +1,11 @@
 """The official MCP SDK's own client (ClientSession over stdio_client) against `toolhost mcp`
-started as a subprocess; helpers shared by the MCP tests."""
+started as a subprocess, a raw newline-delimited JSON-RPC client for what the SDK would not
+send; helpers shared by the MCP tests."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -58,3 +61,75 @@ def text_of(result: Any) -> str:
 def structured(result: Any) -> dict[str, Any]:
     assert isinstance(result.structured_content, dict), result
     return result.structured_content
+
+
+class RawMcp:
+    """Newline-delimited JSON-RPC to a `toolhost mcp` subprocess, as a careless client (or one
+    that answers the server's requests by hand) writes it."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.next_id = 100
+
+    async def send_bytes(self, payload: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(payload + b"\n")
+        await self.process.stdin.drain()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.send_bytes(json.dumps(message).encode())
+
+    async def next_message(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        # A generous bound for a busy machine, not a timing assertion.
+        line = await asyncio.wait_for(self.process.stdout.readline(), 60)
+        assert line, "the MCP server closed its output: it died"
+        message: dict[str, Any] = json.loads(line)
+        return message
+
+    async def answer(self, message_id: Any) -> dict[str, Any]:
+        """The response to `message_id` (the server's own requests are skipped)."""
+        while True:
+            message = await self.next_message()
+            if message.get("id") == message_id and "method" not in message:
+                return message
+
+    async def request(self, method: str, params: Any) -> dict[str, Any]:
+        self.next_id += 1
+        await self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        return await self.answer(self.next_id)
+
+    async def close(self) -> None:
+        self.process.kill()
+        await self.process.wait()
+
+
+async def raw_mcp(
+    root: Path, capabilities: dict[str, Any], name: str, env: dict[str, str] | None = None
+) -> RawMcp:
+    """`toolhost mcp --attach never` on `root`, initialized (revision 2025-11-25)."""
+    process = await asyncio.create_subprocess_exec(
+        *toolhost_command(),
+        "mcp",
+        "--root",
+        str(root),
+        "--attach",
+        "never",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        limit=64 * 1024 * 1024,
+        env={**os.environ, **(env or {})},
+    )
+    client = RawMcp(process)
+    init = await client.request(
+        "initialize",
+        {
+            "protocolVersion": "2025-11-25",
+            "capabilities": capabilities,
+            "clientInfo": {"name": name, "version": "0"},
+        },
+    )
+    assert init["result"]["protocolVersion"] == "2025-11-25"
+    await client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return client

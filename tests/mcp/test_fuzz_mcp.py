@@ -4,13 +4,12 @@ server (raw newline-delimited JSON on the real subprocess, as a careless client 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from pathlib import Path
 from typing import Any
 
-from tests.mcp.clients import toolhost_command
+from tests.mcp.clients import raw_mcp
 
 
 def random_json(rng: random.Random, depth: int = 0) -> Any:
@@ -36,63 +35,6 @@ def random_json(rng: random.Random, depth: int = 0) -> Any:
     }
 
 
-class RawServer:
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self.process = process
-        self.next_id = 100
-
-    async def send(self, payload: bytes) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(payload + b"\n")
-        await self.process.stdin.drain()
-
-    async def request(self, method: str, params: Any) -> dict[str, Any]:
-        self.next_id += 1
-        await self.send(
-            json.dumps(
-                {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
-            ).encode()
-        )
-        return await self.answer(self.next_id)
-
-    async def answer(self, message_id: Any) -> dict[str, Any]:
-        assert self.process.stdout is not None
-        while True:
-            line = await asyncio.wait_for(self.process.stdout.readline(), 60)
-            assert line, "the MCP server closed its output: it died"
-            message = json.loads(line)
-            if message.get("id") == message_id:
-                return message  # type: ignore[no-any-return]
-
-
-async def start(root: Path) -> RawServer:
-    command = toolhost_command()
-    process = await asyncio.create_subprocess_exec(
-        *command,
-        "mcp",
-        "--root",
-        str(root),
-        "--attach",
-        "never",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        limit=64 * 1024 * 1024,
-    )
-    server = RawServer(process)
-    init = await server.request(
-        "initialize",
-        {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "fuzz", "version": "0"},
-        },
-    )
-    assert init["result"]["protocolVersion"] == "2025-11-25"
-    await server.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
-    return server
-
-
 def assert_answered(reply: dict[str, Any]) -> None:
     """A JSON-RPC error, or a tool result; never a traceback on the wire."""
     if "error" in reply:
@@ -106,7 +48,7 @@ def assert_answered(reply: dict[str, Any]) -> None:
 
 
 async def test_malformed_messages_never_kill_the_server(ws: Path) -> None:
-    server = await start(ws)
+    server = await raw_mcp(ws, {}, "fuzz")
     try:
         for garbage in (
             b"{",
@@ -118,7 +60,7 @@ async def test_malformed_messages_never_kill_the_server(ws: Path) -> None:
             b'{"id": 5}',
             b"null",
         ):
-            await server.send(garbage)
+            await server.send_bytes(garbage)
         for method, params in [
             ("tools/call", None),
             ("tools/call", {"name": 5}),
@@ -130,7 +72,7 @@ async def test_malformed_messages_never_kill_the_server(ws: Path) -> None:
             assert_answered(await server.request(method, params))
         # Nested deeper than any JSON encoder recurses: written by hand.
         deep = "[" * 5000 + '"x"' + "]" * 5000
-        await server.send(
+        await server.send_bytes(
             b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file",'
             b'"arguments":{"path":' + deep.encode() + b"}}}"
         )
@@ -151,8 +93,7 @@ async def test_malformed_messages_never_kill_the_server(ws: Path) -> None:
         )
         assert "hello from the fixture" in alive["result"]["content"][0]["text"]
     finally:
-        server.process.kill()
-        await server.process.wait()
+        await server.close()
 
 
 async def test_fuzzed_tool_calls_are_results(ws: Path) -> None:
@@ -161,7 +102,7 @@ async def test_fuzzed_tool_calls_are_results(ws: Path) -> None:
 
     names = [tool.name for tool in build_registry().surface("full") if tool.contract.read_only]
     rng = random.Random(14)
-    server = await start(ws)
+    server = await raw_mcp(ws, {}, "fuzz")
     try:
         for number in range(150):
             name = rng.choice([*names, "", "x" * 300, "read_file\x00"])
@@ -179,5 +120,4 @@ async def test_fuzzed_tool_calls_are_results(ws: Path) -> None:
         alive = await server.request("tools/list", {})
         assert len(alive["result"]["tools"]) == len(build_registry().surface("full"))
     finally:
-        server.process.kill()
-        await server.process.wait()
+        await server.close()

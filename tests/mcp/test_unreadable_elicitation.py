@@ -5,13 +5,10 @@ waited would not answer within the read bound, and would say "no answer within 3
 
 from __future__ import annotations
 
-import asyncio
-import json
-import os
 from pathlib import Path
 from typing import Any
 
-from tests.mcp.clients import toolhost_command
+from tests.mcp.clients import RawMcp, raw_mcp
 
 # (what the client answers elicitation/create with, how the result quotes it back)
 MALFORMED: list[tuple[dict[str, Any], str]] = [
@@ -27,75 +24,18 @@ MALFORMED: list[tuple[dict[str, Any], str]] = [
 ]
 
 
-class RawClient:
-    """Newline-delimited JSON-RPC to `toolhost mcp`, answering the server's requests by hand."""
-
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self.process = process
-        self.next_id = 100
-
-    async def send(self, message: dict[str, Any]) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(message).encode() + b"\n")
-        await self.process.stdin.drain()
-
-    async def next_message(self) -> dict[str, Any]:
-        assert self.process.stdout is not None
-        # A generous bound for a busy machine, not a timing assertion.
-        line = await asyncio.wait_for(self.process.stdout.readline(), 60)
-        assert line, "the MCP server closed its output: it died"
-        message: dict[str, Any] = json.loads(line)
-        return message
-
-    async def request(self, method: str, params: Any) -> dict[str, Any]:
-        self.next_id += 1
-        await self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
-        while (message := await self.next_message()).get("id") != self.next_id or (
-            "method" in message
-        ):
-            pass
-        return message
-
-    async def call_answering_the_form(self, name: str, arguments: Any, answer: Any) -> Any:
-        """tools/call; its elicitation/create is answered with `answer` (a response body)."""
-        self.next_id += 1
-        call_id = self.next_id
-        params = {"name": name, "arguments": arguments}
-        await self.send({"jsonrpc": "2.0", "id": call_id, "method": "tools/call", "params": params})
-        while True:
-            message = await self.next_message()
-            if message.get("method") == "elicitation/create":
-                await self.send({"jsonrpc": "2.0", "id": message["id"], **answer})
-            elif message.get("id") == call_id and "method" not in message:
-                return message
-
-
-async def start(root: Path, config_home: Path) -> RawClient:
-    command = toolhost_command()
-    process = await asyncio.create_subprocess_exec(
-        *command,
-        "mcp",
-        "--root",
-        str(root),
-        "--attach",
-        "never",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        env={**os.environ, "XDG_CONFIG_HOME": str(config_home)},
-    )
-    client = RawClient(process)
-    init = await client.request(
-        "initialize",
-        {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"elicitation": {"form": {}}},
-            "clientInfo": {"name": "raw", "version": "0"},
-        },
-    )
-    assert init["result"]["protocolVersion"] == "2025-11-25"
-    await client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    return client
+async def call_answering_the_form(client: RawMcp, name: str, arguments: Any, answer: Any) -> Any:
+    """tools/call; its elicitation/create is answered with `answer` (a response body)."""
+    client.next_id += 1
+    call_id = client.next_id
+    params = {"name": name, "arguments": arguments}
+    await client.send({"jsonrpc": "2.0", "id": call_id, "method": "tools/call", "params": params})
+    while True:
+        message = await client.next_message()
+        if message.get("method") == "elicitation/create":
+            await client.send({"jsonrpc": "2.0", "id": message["id"], **answer})
+        elif message.get("id") == call_id and "method" not in message:
+            return message
 
 
 async def test_each_malformed_form_answer_is_a_denial_at_once(ws: Path, tmp_path: Path) -> None:
@@ -104,11 +44,13 @@ async def test_each_malformed_form_answer_is_a_denial_at_once(ws: Path, tmp_path
     (config_home / "toolhost" / "config.toml").write_text(
         "[policy]\napproval_timeout_seconds = 3600\n", encoding="utf-8"
     )
-    client = await start(ws, config_home)
+    client = await raw_mcp(
+        ws, {"elicitation": {"form": {}}}, "raw", {"XDG_CONFIG_HOME": str(config_home)}
+    )
     try:
         for number, (answer, quoted) in enumerate(MALFORMED):
             arguments = {"path": f"f{number}.txt", "content": "x\n"}
-            reply = await client.call_answering_the_form("write_file", arguments, answer)
+            reply = await call_answering_the_form(client, "write_file", arguments, answer)
             result = reply["result"]
             text = result["content"][0]["text"]
             assert result["isError"] is True, (answer, text)
@@ -121,9 +63,8 @@ async def test_each_malformed_form_answer_is_a_denial_at_once(ws: Path, tmp_path
         # The server goes on serving, and a readable answer still allows.
         good = {"result": {"action": "accept", "content": {"decision": "allow_once"}}}
         arguments = {"path": "fine.txt", "content": "x\n"}
-        reply = await client.call_answering_the_form("write_file", arguments, good)
+        reply = await call_answering_the_form(client, "write_file", arguments, good)
         assert reply["result"]["isError"] is False, reply
         assert (ws / "fine.txt").read_text() == "x\n"
     finally:
-        client.process.kill()
-        await client.process.wait()
+        await client.close()

@@ -129,23 +129,28 @@ def test_invalid_entries_become_problems_never_crashes(tmp_path: Path) -> None:
     assert loaded.config.policy.mode == "default"
 
 
+def did_call(
+    call_id: str, tool: str, decision: str, paths: list[str], digest: str
+) -> DidCallParams:
+    """A finished call's record, as the listeners receive it."""
+    return DidCallParams(
+        call_id=call_id,
+        session="s",
+        tool=tool,
+        decision=decision,
+        rule=None,
+        is_error=False,
+        code=None,
+        duration_ms=1.5,
+        paths=paths,
+        arguments_digest=digest,
+    )
+
+
 def test_audit_lines_and_rotation(tmp_path: Path) -> None:
     audit = AuditLog(tmp_path / "state", max_bytes=600, keep=2)
     for index in range(12):
-        audit.write(
-            DidCallParams(
-                call_id=f"c-{index}",
-                session="s",
-                tool="edit_file",
-                decision="allow_once",
-                rule=None,
-                is_error=False,
-                code=None,
-                duration_ms=1.5,
-                paths=["/ws/a"],
-                arguments_digest=f"{index:016x}",
-            )
-        )
+        audit.write(did_call(f"c-{index}", "edit_file", "allow_once", ["/ws/a"], f"{index:016x}"))
     files = sorted(p.name for p in (tmp_path / "state").iterdir())
     assert files == ["audit.jsonl", "audit.jsonl.1", "audit.jsonl.2"]
     for name in files:
@@ -160,18 +165,7 @@ def test_an_unwritable_audit_folder_is_said_once_without_a_traceback(
     blocked = tmp_path / "state"
     blocked.write_text("a file where the state folder should be")
     listener = AuditListener(AuditLog(blocked))
-    record = DidCallParams(
-        call_id="c-1",
-        session="s",
-        tool="read_file",
-        decision="allow",
-        rule=None,
-        is_error=False,
-        code=None,
-        duration_ms=1.0,
-        paths=[],
-        arguments_digest="0" * 16,
-    )
+    record = did_call("c-1", "read_file", "allow", [], "0" * 16)
     with caplog.at_level(logging.WARNING, logger="lsp_server.policy.audit"):
         listener(record)
         listener(record)

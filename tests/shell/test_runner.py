@@ -9,13 +9,13 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from lsp_server.shell.runner import RunLimits, run_command
+from tests.helpers import loopback_http
 from tests.shell.procs import is_alive, processes_with_marker, read_pids, wait_gone
 
 LIMITS = RunLimits(timeout_seconds=60, kill_grace_seconds=1.0, pipe_wait_seconds=2.0)
@@ -104,14 +104,8 @@ class _Unauthorized(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def unauthorized_remote() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Unauthorized)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/repo.git"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with loopback_http(_Unauthorized) as url:
+        yield f"{url}/repo.git"
 
 
 @pytest.mark.timeout(60)
