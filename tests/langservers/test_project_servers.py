@@ -54,12 +54,27 @@ def test_discovery_skips_project_binaries_unless_allowed(hostile: Path) -> None:
     assert refused.source != "project"
     assert not refused.program.is_relative_to(hostile)
     assert refused.skipped_project  # doctor can say what it left alone
-    # A configured bare name is not looked up in the project either (only on PATH).
-    try:
-        configured = resolve_server(row, hostile, {"python": ["pylsp"]}, project_local=False)
-    except ServerNotFound:
-        return
-    assert not configured.program.is_relative_to(hostile)
+    # A configured bare name is not looked up in the project either, only on PATH: with
+    # the program on PATH it is that one; with PATH holding none, it is not found at all
+    # (the project's own .venv/bin/pylsp is never the answer).
+    on_path = hostile.parent / "on-path"
+    on_path.mkdir()
+    stub = on_path / "pylsp"
+    stub.write_text("#!/bin/sh\nexit 0\n")
+    stub.chmod(0o755)
+    assert (hostile / ".venv" / "bin" / "pylsp").exists()
+    configured = resolve_server(
+        row, hostile, {"python": ["pylsp"]}, project_local=False, search_path=str(on_path)
+    )
+    assert configured.program == stub
+    with pytest.raises(ServerNotFound, match=r"lsp\.servers\.python"):
+        resolve_server(
+            row,
+            hostile,
+            {"python": ["pylsp"]},
+            project_local=False,
+            search_path=str(hostile.parent / "markers"),
+        )
 
 
 def test_path_entries_inside_the_workspace_are_skipped(hostile: Path) -> None:

@@ -10,7 +10,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import pytest
 from lsprotocol import types
 
 from lsp_server.runtime.diffs import unified_diff
@@ -315,10 +314,6 @@ async def test_trusted_workspace_file_applies(workspace: Path) -> None:
 
 
 async def test_bash_rules_over_the_wire(workspace: Path) -> None:
-    from lsp_server.tools.registry import build_registry
-
-    if build_registry().get("bash") is None:
-        pytest.skip("the bash tool is not registered on this branch yet")
     (workspace / "x").mkdir()
     editor = Editor()
     editor.script = editor.answer({"decision": "deny", "reason": "not that"})
