@@ -1,7 +1,9 @@
-"""What the shell policy costs per call: the lexer alone (reference), the lexer plus the
-bash grammar and the wrapper unfolding, and the whole decision with the workspace checks
-(paths resolved, secrets, git config asked for git commands, `rg --files` for rg) --
-beside running `git status` and `rg` themselves in the same folder, same run.
+"""What the shell policy costs per call: the bare bash grammar parse (reference), the split
+into simple commands with every word resolved (tree-sitter-bash, policy/commands/
+bash_split.py), the split plus the wrapper unfolding, the read-only shape check, and the
+whole decision with the workspace checks (paths resolved, secrets, git config asked for
+git commands, `rg --files` for rg) -- beside running `git status` and `rg` themselves in
+the same folder, same run.
 
     .venv/bin/python bench/policy_decision.py [--rounds 300]
 """
@@ -19,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lsp_server.policy.commands.bash_tree import hidden_code
+from lsp_server.policy.commands.bash_tree import parse
 from lsp_server.policy.commands.command_paths import Places
 from lsp_server.policy.commands.shell_words import split_command
 from lsp_server.policy.commands.wrappers import view_command
@@ -72,11 +74,16 @@ def main() -> None:
         def facts(command: str) -> CallFacts:
             return CallFacts(tool="bash", kind="shell", read_only=False, command=command, cwd=root)
 
-        lexer = _median_ms(lambda: [split_command(c) for c in COMMANDS], rounds) / len(COMMANDS)
-        grammar = _median_ms(lambda: [hidden_code(c) for c in COMMANDS], rounds) / len(COMMANDS)
-        unfolded = _median_ms(
-            lambda: [view_command(split_command(c), c) for c in COMMANDS], rounds
-        ) / len(COMMANDS)
+        per = len(COMMANDS)
+        grammar = _median_ms(lambda: [parse(c) for c in COMMANDS], rounds) / per
+        split = _median_ms(lambda: [split_command(c) for c in COMMANDS], rounds) / per
+        unfolded = (
+            _median_ms(lambda: [view_command(split_command(c), c) for c in COMMANDS], rounds) / per
+        )
+        bare = ReadOnlyClassifier()
+        shapes = (
+            _median_ms(lambda: [bare.concern(split_command(c)) for c in COMMANDS], rounds) / per
+        )
         decision = _median_ms(lambda: [engine.decide(facts(c)) for c in COMMANDS], rounds) / len(
             COMMANDS
         )
@@ -93,10 +100,11 @@ def main() -> None:
             git_rounds,
         )
     print(f"per command, median of {rounds} rounds over {len(COMMANDS)} commands")
-    print(f"lexer only (reference)         {lexer:8.3f} ms")
-    print(f"bash grammar check             {grammar:8.3f} ms   {grammar / lexer:5.1f}x lexer")
-    print(f"lexer + grammar + unfolding    {unfolded:8.3f} ms   {unfolded / lexer:5.1f}x lexer")
-    print(f"whole decision (paths checked) {decision:8.3f} ms   {decision / lexer:5.1f}x lexer")
+    print(f"grammar parse only (reference) {grammar:8.3f} ms")
+    print(f"split, words resolved          {split:8.3f} ms   {split / grammar:5.1f}x parse")
+    print(f"split + unfolding              {unfolded:8.3f} ms   {unfolded / grammar:5.1f}x parse")
+    print(f"split + read-only shapes       {shapes:8.3f} ms   {shapes / grammar:5.1f}x parse")
+    print(f"whole decision (paths checked) {decision:8.3f} ms   {decision / grammar:5.1f}x parse")
     cold, warm = git_cold / git_run, git_decision / git_run
     print(f"git decision, git config run     {git_cold:8.3f} ms   {cold:5.2f}x `{GIT}`")
     print(f"git decision, config unchanged   {git_decision:8.3f} ms   {warm:5.2f}x `{GIT}`")

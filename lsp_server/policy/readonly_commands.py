@@ -1,220 +1,35 @@
-"""A small classifier of plainly read-only shell commands.
+"""The read-only shell command classifier: which command lines are plain reads.
 
-A command line counts as a read when it is not opaque (no substitutions, here-docs ...),
-and every simple command in it
+Where a sandbox runs, this is a guess the sandbox backs (a plain read runs in the
+read-only sandbox, so a wrong guess cannot write); where none can start, it decides
+alone, so it fails closed. A command line is a plain read when it is not opaque (nothing
+bash evaluates that its words do not show: substitutions, arithmetic, `${x@P}`,
+here-documents ...; policy/commands/bash_split.py), and every simple command in it
 
 - redirects output to no file (`2>&1` and `/dev/null` are fine),
-- starts with a bare program name (no `./x`, `/tmp/x`, no `VAR=value` prefix, no `$X`),
-- is in the table below, and passes that program's check for writing flags
-  (`sed -i`, `find -delete`, `sort -o`, `git branch -D`, `rg --pre` ...; long options in
-  any abbreviation the program accepts, see options.py), and `-v` on printf/test/[
-  (bash evaluates the variable's subscript, which can run commands);
+- has only literal words (no `$X`, `${X}`: their value is only known when it runs),
+- starts with a bare program name (no `./x`, `/tmp/x`, no `VAR=value` prefix),
+- has a read-only shape: its program is in the allow list and every option and argument
+  it uses is one that program's list names (policy/commands/read_programs.py,
+  git_reads.py: an allow list, never a list of hazards);
 
 or is covered by one of the configured extra read-only specs (`policy.read_only_commands`,
-written like bash rule specs: `"make -n"`, `"cargo tree:*"`).
-Anything unknown is not a read: the policy then asks.
+written like bash rule specs: `"make -n"`, `"cargo tree:*"`). With the workspace's places,
+a read of a secret or of anything outside the workspace is not a plain read either, nor
+is a git command in a repository whose config names programs (git_guard.py).
+Anything else is not a read: the policy then asks.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 from lsp_server.policy.commands.command_paths import Places, read_concern
 from lsp_server.policy.commands.git_guard import GitConfigGuard
-from lsp_server.policy.commands.options import option_hazard
+from lsp_server.policy.commands.read_programs import read_shape_concern
 from lsp_server.policy.commands.shell_words import ParsedCommand, Segment
 from lsp_server.policy.rules import Rule, RuleError, parse_rule
-
-Check = Callable[[Sequence[str]], bool]
-
-
-def _always(args: Sequence[str]) -> bool:
-    return True
-
-
-# sed is a read only for the common printing and substituting scripts; `w`, `e` and `r`
-# commands (write, execute, read-in) and in-place editing are not.
-_SED_SCRIPT = re.compile(
-    r"(?:\d+(?:,\d+|,\$)?|\$|/[^/]*/)?\s*[pdq]"  # 5p, 1,10p, $p, /re/d, q
-    r"|s(?P<d>[/|#,:])(?:(?!(?P=d)).)*(?P=d)(?:(?!(?P=d)).)*(?P=d)[gpiI0-9]*"  # s/a/b/g
-)
-
-
-def _sed(args: Sequence[str]) -> bool:
-    scripts: list[str] = []
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        if arg in ("-e", "--expression"):
-            if index + 1 >= len(args):
-                return False
-            scripts.append(args[index + 1])
-            index += 2
-            continue
-        if arg.startswith("-"):
-            if arg.startswith("--in-place") or arg.startswith(("-f", "--file")):
-                return False
-            if not arg.startswith("--") and ("i" in arg[1:] or "f" in arg[1:]):
-                return False
-            if arg not in (
-                "-n",
-                "--quiet",
-                "--silent",
-                "-E",
-                "-r",
-                "--regexp-extended",
-                "-s",
-                "-u",
-                "-z",
-            ):
-                return False
-        elif not scripts:
-            scripts.append(arg)
-        index += 1
-    return bool(scripts) and all(_sed_script_is_read(s) for s in scripts)
-
-
-def _sed_script_is_read(script: str) -> bool:
-    parts = [p.strip() for p in re.split(r"[;\n]", script) if p.strip()]
-    return bool(parts) and all(_SED_SCRIPT.fullmatch(p) for p in parts)
-
-
-def _positional(args: Sequence[str]) -> list[str]:
-    return [a for a in args if not a.startswith("-")]
-
-
-def _git_branch(args: Sequence[str]) -> bool:
-    # A bare name creates a branch; names are only patterns after --list/-l.
-    return not _positional(args) or any(a in ("-l", "--list") for a in args)
-
-
-def _git_listing_only(*reading_words: str, bare_reads: bool = True) -> Check:
-    """`git tag`, `git remote`, `git stash` ...: reads with no words (unless bare_reads is
-    False: a bare `git stash` stashes), or with a reading subcommand."""
-
-    def check(args: Sequence[str]) -> bool:
-        positional = _positional(args)
-        if not positional:
-            return bare_reads and all(a in ("-v", "--verbose", "-l", "--list", "-n") for a in args)
-        return positional[0] in reading_words
-
-    return check
-
-
-def _git_config(args: Sequence[str]) -> bool:
-    return any(a in ("--get", "--get-all", "--get-regexp", "--list", "-l") for a in args) or (
-        len(args) >= 1 and args[0] in ("get", "list")
-    )
-
-
-_GIT_SUBCOMMANDS: dict[str, Check] = {
-    "status": _always,
-    "diff": _always,
-    "log": _always,
-    "show": _always,
-    "shortlog": _always,
-    "blame": _always,
-    "rev-parse": _always,
-    "rev-list": _always,
-    "ls-files": _always,
-    "ls-tree": _always,
-    "cat-file": _always,
-    "describe": _always,
-    "grep": _always,
-    "branch": _git_branch,
-    "tag": _git_listing_only(),
-    "remote": _git_listing_only("show", "get-url"),
-    "stash": _git_listing_only("list", "show", bare_reads=False),
-    "worktree": _git_listing_only("list"),
-    "reflog": _git_listing_only("show"),
-    "config": _git_config,
-    "merge-base": _always,
-    "show-ref": _always,
-}
-
-
-def _git(args: Sequence[str]) -> bool:
-    index = 0
-    # Global options: `-c` could set an alias or a pager, so it is not a read.
-    while index < len(args) and args[index].startswith("-"):
-        if args[index] == "-C" and index + 1 < len(args):
-            index += 2
-        elif args[index] in ("--no-pager", "--no-optional-locks", "-P"):
-            index += 1
-        else:
-            return False
-    if index >= len(args):
-        return False
-    check = _GIT_SUBCOMMANDS.get(args[index])
-    return check is not None and check(args[index + 1 :])
-
-
-DEFAULT_READ_ONLY_PROGRAMS: dict[str, Check] = {
-    **{
-        name: _always
-        for name in (
-            "ls",
-            "cat",
-            "head",
-            "tail",
-            "wc",
-            "pwd",
-            "echo",
-            "printf",
-            "grep",
-            "egrep",
-            "fgrep",
-            "which",
-            "type",
-            "file",
-            "stat",
-            "du",
-            "df",
-            "diff",
-            "cmp",
-            "basename",
-            "dirname",
-            "realpath",
-            "readlink",
-            "whoami",
-            "id",
-            "uname",
-            "true",
-            "false",
-            "test",
-            "[",
-            "cut",
-            "tr",
-            "nl",
-            "od",
-            "hexdump",
-            "jq",
-            "column",
-            "ps",
-            "printenv",
-            "nproc",
-            "free",
-            "uptime",
-            "seq",
-            "sha256sum",
-            "sha1sum",
-            "md5sum",
-            "cksum",
-            "comm",
-            "rev",
-            "fold",
-        )
-    },
-    "rg": _always,
-    "sort": _always,
-    "tree": _always,
-    "date": _always,
-    "find": _always,
-    "sed": _sed,
-    "git": _git,
-}
 
 
 class ReadOnlyClassifier:
@@ -243,27 +58,26 @@ class ReadOnlyClassifier:
     def segment_is_read(self, segment: Segment, cwd: Path | None = None) -> bool:
         return self.segment_concern(segment, cwd) is None
 
-    def segment_concern(self, segment: Segment, cwd: Path | None = None) -> str | None:
-        """Why this simple command is not a plain read; None when it is one."""
+    def shape_concern(self, segment: Segment) -> str | None:
+        """Why this simple command's shape is not a read (its program, options, words,
+        redirections), whatever files it names; None when it is a read-only shape."""
         if not segment.words:
-            return "an empty command"
+            return "an empty command" if not segment.redirects else "a group's redirection"
         if segment.writes_files:
             return "it redirects output into a file"
+        if segment.expanding:
+            word = segment.words[min(segment.expanding)]
+            return f"the word {word!r} is only known when the command runs"
         if any(rule.matches_segment(segment) for rule in self.extra):
-            return self.segment_place_concern(segment, cwd)
-        program, args = segment.words[0], segment.words[1:]
-        if "/" in program or "=" in program or "$" in program:
+            return None
+        program = segment.words[0]
+        if "/" in program or "=" in program:
             return f"{program} is not a known read-only program"
-        check = DEFAULT_READ_ONLY_PROGRAMS.get(program)
-        if check is None or not check(args):
-            return f"{' '.join(segment.words[:2])} is not a known read-only command"
-        hazard = option_hazard(segment.words)
-        if hazard is not None and program in ("printf", "test", "["):
-            return f"{program} {hazard} names a variable whose subscript bash evaluates as code"
-        if hazard is not None:
-            command = " ".join(w for w in segment.words[:2] if not w.startswith("-"))
-            return f"{command} {hazard} writes a file or runs a program"
-        return self.segment_place_concern(segment, cwd)
+        return read_shape_concern(segment.words)
+
+    def segment_concern(self, segment: Segment, cwd: Path | None = None) -> str | None:
+        """Why this simple command is not a plain read; None when it is one."""
+        return self.shape_concern(segment) or self.segment_place_concern(segment, cwd)
 
     def segment_place_concern(self, segment: Segment, cwd: Path | None) -> str | None:
         """What this simple command reads that needs a person's eye (a secret, a file
@@ -271,7 +85,7 @@ class ReadOnlyClassifier:
         if self.places is None or cwd is None:
             return None
         concern = read_concern(segment, cwd, self.places)
-        if concern is None and segment.words[0] == "git":
+        if concern is None and segment.words[:1] == ("git",):
             concern = self.git_guard.concern(cwd, segment.words[1:])
         return concern
 
@@ -291,7 +105,7 @@ class ReadOnlyClassifier:
         """Why a command of read-only programs is still not a plain read (what it reads,
         or the repository's git config); None otherwise. For the approval prompt."""
         for segment in parsed.segments:
-            if self.segment_concern(segment) is None:
+            if self.shape_concern(segment) is None:
                 concern = self.segment_place_concern(segment, cwd)
                 if concern is not None:
                     return concern

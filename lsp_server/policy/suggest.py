@@ -82,8 +82,10 @@ def _bash_suggestions(facts: CallFacts, engine: PolicyEngine) -> list[str]:
     words = segment.words
     rules = [f"{facts.tool}({quote_words(words)})"]
     if words[0] not in _NO_PREFIX_PROGRAMS and "/" not in words[0] and "=" not in words[0]:
-        # Shorter prefixes, dropping arguments that look like paths or values first.
-        for length in range(min(len(words) - 1, 3), 0, -1):
+        # Shorter prefixes, dropping arguments that look like paths or values first; never
+        # shorter than the program and its first word (`bash(git push:*)`): `bash(git:*)`
+        # would approve every git command, the ones that write included.
+        for length in range(min(len(words) - 1, 3), 1, -1):
             head = words[:length]
             if any(w.startswith("-") or "/" in w for w in head[1:]):
                 continue

@@ -171,12 +171,21 @@ async def test_bash_suggestions_are_narrowest_first(tmp_path: Path) -> None:
     request = svc.request(
         facts, call_id="c", session="s", arguments={"command": "npm run test:unit"}, diff=None
     )
-    assert request.suggested_rules == [
-        "bash(npm run test:unit)",
-        "bash(npm run:*)",
-        "bash(npm:*)",
-    ]
+    # Never broader than program + subcommand: `bash(npm:*)` would approve `npm publish`.
+    assert request.suggested_rules == ["bash(npm run test:unit)", "bash(npm run:*)"]
     assert request.title == "Run: npm run test:unit"
+    push = svc.facts(
+        tool="bash",
+        kind="shell",
+        read_only=False,
+        paths=[],
+        command="git push --force origin main",
+    )
+    push_request = svc.request(push, call_id="c", session="s", arguments={}, diff=None)
+    assert push_request.suggested_rules == [
+        "bash(git push --force origin main)",
+        "bash(git push:*)",
+    ]
     rm = svc.facts(
         tool="bash", kind="shell", read_only=False, paths=[], command="git status && rm -rf build"
     )

@@ -20,14 +20,15 @@ import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-# Keys (lower case; <x> = any subsection) whose value is a program git may run.
+# Keys (lower case; <x> = any subsection) whose value is a program git may run (or lets
+# a remote URL `ext::<command>` run one).
 _PROGRAM_KEYS = re.compile(
     r"core\.(fsmonitor|pager|editor|sshcommand|gitproxy|askpass|hookspath|worktree"
     r"|alternaterefscommand)"
     r"|pager\..+|sequence\.editor|diff\.external|diff\..+\.(command|textconv)"
     r"|filter\..+\.(clean|smudge|process)|merge\..+\.driver|gpg(\..+)?\.program"
     r"|credential(\..+)?\.helper|uploadpack\.packobjectshook|interactive\.difffilter"
-    r"|remote\..+\.(uploadpack|receivepack)"
+    r"|remote\..+\.(uploadpack|receivepack|url|pushurl)|protocol\.(.+\.)?allow"
 )
 # The subset that commands counted as reads run (status, diff, log, show, grep, blame
 # ...; core.worktree points them at files elsewhere), and what `git remote show` adds by
@@ -39,7 +40,7 @@ _READ_KEYS = re.compile(
 )
 _REMOTE_KEYS = re.compile(
     r"core\.(sshcommand|gitproxy|askpass)|credential(\..+)?\.helper"
-    r"|remote\..+\.(uploadpack|receivepack)"
+    r"|remote\..+\.(uploadpack|receivepack|url|pushurl)|protocol\.(.+\.)?allow"
 )
 _FALSE = frozenset(("", "false", "no", "off", "0"))
 _REPOSITORY_SCOPES = frozenset(("local", "worktree"))
@@ -88,6 +89,12 @@ def program_key(key: str, value: str) -> bool:
         return False
     if key == "core.fsmonitor":
         return value.strip().lower() not in _FALSE | {"true", "yes", "on", "1"}
+    if key.endswith(("url", "pushurl")):
+        # An `ext::<command>` remote runs the command (where protocol.ext.allow lets it).
+        return value.strip().lower().startswith("ext::")
+    if key.startswith("protocol."):
+        # protocol.ext.allow=always (or protocol.allow=always) lets ext:: remotes run.
+        return value.strip().lower() != "never"
     return True
 
 

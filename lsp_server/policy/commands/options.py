@@ -42,11 +42,13 @@ class OptionSet:
     """Full long names with dashes (`--output`); any accepted prefix matches."""
     words: frozenset[str] = frozenset()
     """Single-dash words compared whole (`-delete` for find)."""
+    after_dashes: bool = False
+    """Options still count after `--` (find reads its expression there)."""
 
     def found_in(self, args: Sequence[str]) -> str | None:
         """The first argument that uses one of the options, or None."""
         for arg in args:
-            if arg == "--":
+            if arg == "--" and not self.after_dashes:
                 return None
             if arg in self.words:
                 return arg
@@ -58,11 +60,12 @@ class OptionSet:
         return None
 
 
-def options(*flags: str, words: Iterable[str] = ()) -> OptionSet:
+def options(*flags: str, words: Iterable[str] = (), after_dashes: bool = False) -> OptionSet:
     return OptionSet(
         short=frozenset(f[1] for f in flags if len(f) == 2 and f[0] == "-" and f[1] != "-"),
         long=tuple(f for f in flags if f.startswith("--")),
         words=frozenset(words),
+        after_dashes=after_dashes,
     )
 
 
@@ -72,7 +75,7 @@ PROGRAM_HAZARDS: dict[str, OptionSet] = {
     "tree": options("-o", "-R"),
     "date": options("-s", "--set"),
     "file": options("-C", "--compile"),
-    "rg": options("--pre"),
+    "rg": options("-z", "--pre", "--search-zip"),
     "printf": options("-v"),
     "test": options(words=("-v", "-R")),
     "[": options(words=("-v", "-R")),
@@ -87,7 +90,8 @@ PROGRAM_HAZARDS: dict[str, OptionSet] = {
             "-fprint0",
             "-fprintf",
             "-fls",
-        )
+        ),
+        after_dashes=True,
     ),
 }
 _GIT_OUTPUT = options("--output", "--ext-diff", "--textconv")
@@ -96,6 +100,10 @@ GIT_HAZARDS: dict[str, OptionSet] = {
     "log": _GIT_OUTPUT,
     "show": _GIT_OUTPUT,
     "whatchanged": _GIT_OUTPUT,
+    "shortlog": _GIT_OUTPUT,
+    "rev-list": _GIT_OUTPUT,
+    "reflog": _GIT_OUTPUT,
+    "stash": _GIT_OUTPUT,
     "grep": options("-O", "--open-files-in-pager", "--textconv", "--ext-grep"),
     "cat-file": options("--filters", "--textconv"),
     "blame": options("--textconv"),

@@ -20,7 +20,6 @@ import re
 
 import attrs
 
-from lsp_server.policy.commands.bash_tree import hidden_code
 from lsp_server.policy.commands.git_guard import program_key
 from lsp_server.policy.commands.options import long_name
 from lsp_server.policy.commands.shell_words import (
@@ -203,14 +202,26 @@ def _git_without_globals(args: Words) -> Words | None:
 
 
 def _git_sets_a_program(args: Words) -> str | None:
-    """`git -c alias.x='!touch f' x`, `git -c core.pager=sh log`: a program chosen inline."""
-    for index, arg in enumerate(args[:-1]):
-        if arg == "-c":
-            key = args[index + 1].split("=", 1)[0].lower()
-            if key.startswith("alias.") or program_key(key, args[index + 1].partition("=")[2]):
-                return f"git -c {key} chooses a program to run"
-        elif not arg.startswith("-"):
-            break
+    """`git -c alias.x='!touch f' x`, `git -c core.pager=sh log`, `git -c protocol.ext.allow=
+    always ...` (an `ext::` remote runs a command), `git --config-env=core.pager=VAR log`: a
+    program chosen inline."""
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        arg = args[index]
+        if arg.startswith("--config-env"):
+            return "git --config-env sets configuration from the environment"
+        if arg == "-c" and index + 1 < len(args):
+            setting = args[index + 1]
+        elif arg.startswith("-c") and arg != "-c":
+            setting = arg[2:]
+        else:
+            index += 2 if arg in _GIT_VALUED else 1
+            continue
+        key, _, value = setting.partition("=")
+        key = key.lower()
+        if key.startswith(("alias.", "protocol.")) or program_key(key, value):
+            return f"git -c {key} chooses a program to run"
+        index += 2 if arg == "-c" else 1
     return None
 
 
@@ -346,14 +357,12 @@ class CommandView:
 
 
 def view_command(parsed: ParsedCommand, text: str | None = None) -> CommandView:
-    """Segments of `parsed` (the split of `text`) and, recursively, of the scripts they
-    run inline (bounded: a script nested 16 deep is cut there and counts as opaque).
-    The bash grammar checks `text` and each inline script too (bash_tree.py)."""
+    """Segments of `parsed` (the split of `text`, by the bash grammar) and, recursively, of
+    the scripts they run inline (bounded: a script nested 16 deep is cut there and counts
+    as opaque)."""
+    del text  # the split already holds all the grammar saw
     found: list[Segment] = []
     reasons = list(parsed.reasons)
-    seen_by_grammar = hidden_code(text) if text else None
-    if seen_by_grammar is not None:
-        reasons.append(seen_by_grammar)
     pending = [(segment, 0) for segment in parsed.segments]
     while pending:
         segment, depth = pending.pop()
@@ -370,8 +379,5 @@ def view_command(parsed: ParsedCommand, text: str | None = None) -> CommandView:
                     continue
                 inner = split_command(script)
                 reasons.extend(inner.reasons)
-                inner_code = hidden_code(script)
-                if inner_code is not None:
-                    reasons.append(inner_code)
                 pending.extend((s, depth + 1) for s in inner.segments)
     return CommandView(tuple(found), tuple(dict.fromkeys(reasons)))
