@@ -70,6 +70,8 @@ class SearchOutcome:
     # Per-file problems (unreadable files) that did not stop the search.
     warnings: list[str] = attrs.Factory(list)
     engine: str = ""
+    # Said to the model under the results (files the tool left out, and why).
+    notes: list[str] = attrs.Factory(list)
 
     def sort(self) -> None:
         """Path order of `rg --sort path`: component by component."""

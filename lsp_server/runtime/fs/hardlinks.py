@@ -11,6 +11,7 @@ atomically (runtime/fs/diskwrite.py), so the other names keep the old bytes.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,15 +57,24 @@ def _same_file(entry: os.DirEntry[str], st: os.stat_result) -> bool:
 
 
 def require_all_inside(workspace: Workspace, root: Path, path: Path, st: os.stat_result) -> None:
+    refusal = link_refusal(workspace, path, st, names_of(root, st))
+    if refusal is not None:
+        raise refusal
+
+
+def link_refusal(
+    workspace: Workspace, path: Path, st: os.stat_result, names: list[Path] | None
+) -> ToolError | None:
+    """Why a file with `names` found for it (None: the scan hit its limit) may not be
+    shown: not all of its st_nlink names are inside, or one of them is a secret."""
     rel = workspace.relative(path)
-    names = names_of(root, st)
     if names is None or len(names) < st.st_nlink:
         why = (
             f"the workspace is too large to find its {st.st_nlink} names"
             if names is None
             else f"only {len(names)} of its {st.st_nlink} names are inside the workspace"
         )
-        raise ToolError(
+        return ToolError(
             OUTSIDE_SCOPE,
             f"{rel} is a hard link ({why}): it may be a file from outside the workspace",
             "files linked from outside are not read; copy the content into a new file "
@@ -72,9 +82,45 @@ def require_all_inside(workspace: Workspace, root: Path, path: Path, st: os.stat
         )
     for name in names:
         if workspace.is_secret(name):
-            raise ToolError(
+            return ToolError(
                 SECRET_FILE,
                 f"{rel} is another name (hard link) of {workspace.relative(name)}, "
                 "which looks like a secret",
                 "it is not shown to tools; a user can allow it with workspace.allowed_secrets",
             )
+    return None
+
+
+def names_of_many(
+    root: Path, files: Sequence[os.stat_result], limit: int = SCAN_LIMIT
+) -> dict[tuple[int, int], list[Path]] | None:
+    """`names_of` for several files in one scan of `root`: (device, inode) -> the names
+    found; None when the scan hit its limit before it found them all."""
+    wanted = {(st.st_dev, st.st_ino): st.st_nlink for st in files}
+    inodes = {inode for _, inode in wanted}
+    found: dict[tuple[int, int], list[Path]] = {key: [] for key in wanted}
+    missing = sum(wanted.values())
+    seen = 0
+    pending = [root]
+    while pending and missing > 0:
+        folder = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > limit:
+                return None
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(Path(entry.path))
+            elif entry.inode() in inodes:
+                try:
+                    other = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                key = (other.st_dev, other.st_ino)
+                if key in found:
+                    found[key].append(Path(entry.path))
+                    missing -= 1
+    return found

@@ -12,7 +12,13 @@ import pathspec
 if TYPE_CHECKING:
     from lsp_server.config.tree import WorkspaceConfig
 
-from lsp_server.runtime.core.errors import INVALID_ARGUMENT, OUTSIDE_SCOPE, SECRET_FILE, ToolError
+from lsp_server.runtime.core.errors import (
+    FS_NOT_FOUND,
+    INVALID_ARGUMENT,
+    OUTSIDE_SCOPE,
+    SECRET_FILE,
+    ToolError,
+)
 
 Access = Literal["read", "write"]
 
@@ -133,7 +139,7 @@ class Workspace:
                 f"{raw!r} goes through a system folder",
                 "use a path inside the workspace",
             )
-        real = Path(os.path.realpath(candidate))
+        real = real_path_of(candidate, raw)
         if not self.contains(real, access):
             roots = ", ".join(str(r) for r in self.roots) or "(none)"
             raise ToolError(
@@ -179,3 +185,20 @@ class Workspace:
                 f"{self.relative(path)} looks like a secret (credentials or keys)",
                 "it is not shown to tools; a user can allow it with workspace.allowed_secrets",
             )
+
+
+def real_path_of(candidate: Path, raw: str, attempts: int = 3) -> Path:
+    """`os.path.realpath`, tried again when the path changes under it (a symlink swapped
+    for a file between its lstat and its readlink raises EINVAL); a path that keeps
+    changing is refused, never an internal error."""
+    problem = "it kept changing"
+    for _ in range(attempts):
+        try:
+            return Path(os.path.realpath(candidate))
+        except OSError as exc:
+            problem = exc.strerror or str(exc)
+    raise ToolError(
+        FS_NOT_FOUND,
+        f"{raw!r} changed while toolhost resolved it ({problem})",
+        "retry when nothing is renaming or replacing it",
+    )

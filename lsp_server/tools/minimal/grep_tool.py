@@ -61,6 +61,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         rows.append(f"(truncated at {len(rows)} matches)")
     if outcome.timed_out:
         rows.append("(search timed out; results are partial)")
+    rows += outcome.notes
     return ToolOutput("\n".join(rows) or NO_MATCHES, paths=[target])
 
 

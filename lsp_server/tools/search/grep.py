@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
 from collections.abc import Callable
 from functools import partial
@@ -19,6 +21,7 @@ from lsp_server.runtime.core.errors import (
     INVALID_ARGUMENT,
     ToolError,
 )
+from lsp_server.runtime.fs import hardlinks
 from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools._support.schema_parts import boolean, integer, object_schema, string
 
@@ -144,6 +147,7 @@ async def search(
     from lsp_server.search.query import EngineFailure, InvalidInclude, InvalidPattern, SearchQuery
 
     ctx.workspace.require_not_secret(target)
+    await anyio.to_thread.run_sync(require_readable_link, ctx, target)
     if "\x00" in pattern or "\x00" in (include or ""):
         # No program argument can hold a NUL: say so instead of failing inside rg's spawn.
         raise ToolError(
@@ -190,7 +194,52 @@ async def search(
         stop.set()  # ends rg if the call was cancelled while it ran
     is_secret = secret_test(ctx, engines, base)
     outcome.files = [hits for hits in outcome.files if not is_secret(hits.path)]
+    await anyio.to_thread.run_sync(leave_out_links, ctx, base, outcome)
     return outcome, base
+
+
+def require_readable_link(ctx: ToolContext, target: Path) -> None:
+    """A single file with more than one name is searched only when read_file would read
+    it (runtime/fs/hardlinks.py): all its names inside, none a secret."""
+    try:
+        st = os.lstat(target)
+    except OSError:
+        return  # the engine reports what is missing
+    if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        root = ctx.workspace.root_of(target) or target.parent
+        hardlinks.require_all_inside(ctx.workspace, root, target, st)
+
+
+def leave_out_links(ctx: ToolContext, base: Path, outcome: SearchOutcome) -> None:
+    """Drop the files read_file would refuse as hard links (a name for a file from outside
+    the workspace, or another name of a secret), with one note saying how many."""
+    linked = []
+    for hits in outcome.files:
+        path = base / hits.path
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            linked.append((hits, path, st))
+    if not linked:
+        return
+    root = ctx.workspace.root_of(base) or base
+    names = hardlinks.names_of_many(root, [st for _, _, st in linked])
+    refused = {
+        id(hits)
+        for hits, path, st in linked
+        if hardlinks.link_refusal(
+            ctx.workspace, path, st, None if names is None else names[(st.st_dev, st.st_ino)]
+        )
+        is not None
+    }
+    if refused:
+        outcome.files = [hits for hits in outcome.files if id(hits) not in refused]
+        outcome.notes.append(
+            f"[{len(refused)} hard-linked file(s) left out: another name of a file outside "
+            "the workspace or of a secret; read_file refuses them too]"
+        )
 
 
 def secret_test(ctx: ToolContext, engines: SearchEngines, base: Path) -> Callable[[str], bool]:
@@ -238,6 +287,8 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         display=display_prefix(ctx, base).__add__,
         timeout_seconds=timeout,
     )
+    if outcome.notes:
+        text = "\n".join((text, *outcome.notes))
     return ToolOutput(text, paths=[target])
 
 
