@@ -12,7 +12,7 @@ import attrs
 import cattrs
 from lsprotocol import types
 from lsprotocol.converters import get_converter
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from lsp_server import protocol
@@ -82,6 +82,15 @@ class ToolhostProtocol(LanguageServerProtocol):
         """A request whose params cannot be read gets a JSON-RPC error instead of silence; a
         response that cannot be read fails the request that waits for it (pygls would drop
         it, and the waiter would wait out its whole timeout)."""
+        if "id" in data and "method" in data and self._is_notification(data["method"]):
+            # A request to a notification method would get no answer at all (pygls runs it
+            # as a notification): answer it with an error, and run nothing.
+            method = data["method"]
+            error = JsonRpcInvalidRequest(
+                f"{method} is a notification: send it without an id (nothing was done)"
+            )
+            self._send_response(data["id"], error=error.to_response_error())
+            raise error
         msg_id = data.get("id")
         if not isinstance(msg_id, int | str) or "method" in data:
             msg_id = None  # not an answer to one of our requests
@@ -94,6 +103,18 @@ class ToolhostProtocol(LanguageServerProtocol):
             if "id" in data and "method" in data:
                 self._send_response(data["id"], error=exc.to_response_error())
             raise
+
+    def _is_notification(self, method: Any) -> bool:
+        """The method's message type has no id: it is a notification (didOpen, $/cancelRequest,
+        initialized, exit ...)."""
+        if not isinstance(method, str):
+            return False
+        message_type = self.get_message_type(method)
+        return (
+            message_type is not None
+            and attrs.has(message_type)
+            and "id" not in attrs.fields_dict(message_type)
+        )
 
     def _unreadable_response(
         self, msg_id: int | str, data: dict[str, Any], answered: Any, exc: JsonRpcException

@@ -101,7 +101,22 @@ DIAGNOSTICS = ContractEntry(
 )
 
 
+MAX_SYMBOL_CHARS = 1000
+"""Longer than any name on a line: such a `symbol` is refused before it reaches the code
+index (SQLite) or rg's argument list."""
+
+
+def _check_symbol(symbol: str) -> None:
+    if len(symbol) > MAX_SYMBOL_CHARS:
+        raise ToolError(
+            INVALID_ARGUMENT,
+            f"`symbol` has {len(symbol)} characters; a symbol is at most {MAX_SYMBOL_CHARS}",
+            "pass the symbol's name as written on its line (e.g. a function name)",
+        )
+
+
 async def _document_text(ctx: ToolContext, args: dict[str, Any]) -> tuple[Path, Path, str]:
+    _check_symbol(str(args.get("symbol", "")))
     if "path" not in ctx.paths:
         # A bare name: its one definition, found through the code index.
         ctx.paths["path"], args["line"] = await locate_definition(ctx, str(args["symbol"]))

@@ -105,6 +105,16 @@ def run_limits(ctx: ToolContext, timeout_ms: int) -> RunLimits:
     )
 
 
+def check_command(command: str) -> None:
+    """No program argument can hold a NUL byte: refuse instead of failing in the spawn."""
+    if "\x00" in command:
+        raise ToolError(
+            errors.INVALID_ARGUMENT,
+            "the command contains a NUL byte, which no shell command can hold",
+            "remove it; to produce one, write printf '\\0' in the command",
+        )
+
+
 def check_timeout(ctx: ToolContext, timeout_ms: int) -> None:
     limit = ctx.config.shell.max_timeout_ms
     if timeout_ms > limit:
@@ -145,6 +155,7 @@ async def execute(
     from lsp_server.shell.report import command_report
     from lsp_server.shell.runner import run_command
 
+    check_command(command)
     check_timeout(ctx, timeout_ms)
     prepared = prepare(ctx, command, arguments or {})
     cwd, note = working_folder(ctx)
@@ -185,6 +196,7 @@ async def execute(
 
 
 async def start_background(ctx: ToolContext, command: str, arguments: dict[str, Any]) -> ToolOutput:
+    check_command(command)
     prepared = prepare(ctx, command, arguments)
     manager = job_manager(ctx)
     if manager.running_count() >= manager.max_running:
