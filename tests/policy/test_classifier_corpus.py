@@ -5,6 +5,9 @@ refused, with no sandbox every one asks; ordinary reads in their common shapes s
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from lsp_server.policy.commands.shell_words import split_command
@@ -134,3 +137,51 @@ def test_plain_expansions_make_a_word_opaque_not_the_line() -> None:
 def test_non_ascii_words_keep_their_text() -> None:
     parsed = split_command("cat 'naïve 🎉.txt' {\U000fce39")
     assert parsed.segments[0].words == ("cat", "naïve 🎉.txt", "{\U000fce39")
+
+
+def test_an_ext_remote_makes_remote_commands_a_concern(tmp_path: Path) -> None:
+    """`ext::<command>` remotes run the command where protocol.ext.allow lets them: the
+    repository's own config choosing one is a concern for what talks to remotes."""
+    from lsp_server.policy.commands.git_guard import GitConfigGuard
+
+    def config_concern(cwd: Path, args: list[str]) -> str | None:
+        return GitConfigGuard().concern(cwd, args)
+
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+
+    def git_config(*args: str) -> None:
+        subprocess.run(["git", "config", *args], cwd=tmp_path, check=True)
+
+    git_config("remote.origin.url", "https://example.invalid/repo.git")
+    assert config_concern(tmp_path, ["ls-remote", "origin"]) is None
+    git_config("remote.evil.url", "ext::sh -c touch% PWNED")
+    assert config_concern(tmp_path, ["ls-remote", "evil"]) is not None
+    assert config_concern(tmp_path, ["log"]) is None  # reads do not talk to remotes
+    git_config("--unset", "remote.evil.url")
+    git_config("protocol.ext.allow", "always")
+    assert config_concern(tmp_path, ["remote", "show", "origin"]) is not None
+    git_config("protocol.ext.allow", "never")
+    assert config_concern(tmp_path, ["remote", "show", "origin"]) is None
+
+
+@pytest.mark.parametrize(
+    ("command", "read"),
+    [
+        ("git log --output=f", False),
+        ("git log --out=f", False),  # an abbreviation is not a read
+        ("git log --stat", True),  # an exact name is that option
+        ("sort --reverse a", True),
+        ("sort --rev a", False),
+        ("ls -la", True),
+        ("ls -laZ", True),
+        ("ls -la --dired", False),  # not in ls's allow list
+        ("head -n5 a", True),
+        ("head -n", False),  # a missing value
+        ("git config --global --get user.name", True),
+        ("git config --get user.name extra more", False),
+        ("git stash", False),
+        ("git reflog expire --all", False),
+    ],
+)
+def test_options_are_judged_by_allow_list(command: str, read: bool) -> None:
+    assert (ReadOnlyClassifier().concern(split_command(command)) is None) == read
