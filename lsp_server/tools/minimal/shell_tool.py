@@ -15,7 +15,7 @@ from lsp_server.runtime.core.contract import (
     Tool,
 )
 from lsp_server.runtime.results.tool_output import ToolOutput
-from lsp_server.tools.shell.bash import COMMAND_PROPERTY, execute
+from lsp_server.tools.shell.bash import COMMAND_PROPERTY, check_command, execute
 
 CONTRACT = ContractEntry(
     name="bash",
@@ -45,6 +45,7 @@ def launch(config: Config, args: Mapping[str, Any]) -> ShellLaunch:
 
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+    check_command(args["command"])
     timeout_ms = launch(ctx.config, args).timeout_ms
     assert timeout_ms is not None
     return await execute(ctx, args["command"], timeout_ms)

@@ -155,7 +155,6 @@ async def execute(
     from lsp_server.shell.report import command_report
     from lsp_server.shell.runner import run_command
 
-    check_command(command)
     check_timeout(ctx, timeout_ms)
     prepared = prepare(ctx, command, arguments or {})
     cwd, note = working_folder(ctx)
@@ -196,7 +195,6 @@ async def execute(
 
 
 async def start_background(ctx: ToolContext, command: str, arguments: dict[str, Any]) -> ToolOutput:
-    check_command(command)
     prepared = prepare(ctx, command, arguments)
     manager = job_manager(ctx)
     if manager.running_count() >= manager.max_running:
@@ -261,6 +259,7 @@ def launch(config: Config, args: Mapping[str, Any]) -> ShellLaunch:
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     command: str = args["command"]
+    check_command(command)
     how = launch(ctx.config, args)
     if how.background or how.timeout_ms is None:
         return await start_background(ctx, command, args)
