@@ -11,12 +11,15 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "lsp_server"
 ENGINES = ("codeintel", "search", "shell", "sandbox", "web", "notebook", "langservers")
 # Leaf modules every layer may use: the error vocabulary, the one path/URI helper, opening
-# files beneath a root, the shell word splitter (they import nothing of toolhost but errors).
+# files beneath a root, the shell command split and the bash grammar behind it (they import
+# nothing of toolhost but errors and one another).
 LEAVES = {
     "lsp_server.runtime.core.errors",
     "lsp_server.runtime.core.uris",
     "lsp_server.runtime.fs.beneath",
     "lsp_server.policy.commands.shell_words",
+    "lsp_server.policy.commands.bash_split",
+    "lsp_server.policy.commands.bash_tree",
 }
 MAX_MODULES_PER_FOLDER = 16
 MAX_LINES_PER_MODULE = 400
