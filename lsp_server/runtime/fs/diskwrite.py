@@ -33,6 +33,8 @@ VersionCheck = Callable[[FileVersion], None]
 LOST_BYTES_SHOWN = 4000
 # How long a replace waits for outside writers to close the file it replaced.
 WRITER_GRACE_SECONDS = 0.2
+# How long a publish waits for another toolhost process publishing to the same file.
+PUBLISH_WAIT_SECONDS = 5.0
 
 
 @attrs.frozen
@@ -93,6 +95,29 @@ def _require_named(dir_fd: int, name: str, st: os.stat_result, rel: str) -> None
         )
 
 
+def _publishing(fd: int, rel: str) -> None:
+    """Hold the file (its inode) for the last check and the rename: another toolhost
+    process publishing to the same file waits here, then finds it replaced and refuses.
+    Without this, two servers on one folder could both pass their check before either
+    renamed, and the second rename would drop the first one's change. Released when `fd`
+    is closed. Programs that do not take the lock are detected, not excluded."""
+    deadline = time.monotonic() + PUBLISH_WAIT_SECONDS
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise ToolError(
+                    FS_STALE_VERSION,
+                    f"another writer kept {rel} locked for {PUBLISH_WAIT_SECONDS:.0f} s",
+                    "read the file again (any window), then redo the change",
+                ) from None
+        except OSError:
+            return  # a file system without flock: the checks alone apply
+        time.sleep(0.0005)
+
+
 def _open_existing(dir_fd: int, name: str, rel: str) -> int:
     fd = beneath.open_in(dir_fd, name, beneath.READ_FLAGS, rel)
     if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -115,6 +140,7 @@ def replace(
                 with contextlib.suppress(PermissionError):
                     os.fchown(temp_fd, old.st_uid, old.st_gid)
                 os.fchmod(temp_fd, stat.S_IMODE(old.st_mode))
+                _publishing(old_fd, rel)
                 checked, version = _current(old_fd, hash_limit)
                 check(version)
                 _require_named(dir_fd, path.name, checked, rel)
@@ -223,6 +249,7 @@ def move(
     ):
         fd = _open_existing(src_dir, path.name, rel)
         try:
+            _publishing(fd, rel)
             checked, version = _current(fd, hash_limit)
             check(version)
             _require_named(src_dir, path.name, checked, rel)
@@ -269,6 +296,7 @@ def delete(root: Path, path: Path, rel: str, check: VersionCheck, hash_limit: in
     with beneath.parent_of(root, path, rel) as dir_fd:
         fd = _open_existing(dir_fd, path.name, rel)
         try:
+            _publishing(fd, rel)
             checked, version = _current(fd, hash_limit)
             check(version)
             _require_named(dir_fd, path.name, checked, rel)
