@@ -36,6 +36,10 @@ class CommandReading:
     reads_only: bool = False
     """Its programs only read (plain_read also needs what they read to be unremarkable:
     no secret, nothing outside the workspace): it runs in the read-only sandbox."""
+    place_concern: str | None = None
+    """What some part of it reads that needs a person's eye (a secret, a file outside the
+    workspace, a repository git config that runs programs): the sandbox does not stop
+    reads, so such a command asks even where the sandbox contains it."""
 
 
 @attrs.frozen

@@ -156,6 +156,9 @@ def main(args: list[str]) -> None:
     child = os.fork()
     if child == 0:
         listener.close()
+        # Python ignores SIGPIPE; the command must get the default (`yes | head` ends).
+        for sig in (signal.SIGPIPE, signal.SIGXFSZ):
+            signal.signal(sig, signal.SIG_DFL)
         try:
             os.execvpe(argv[0], argv, env)
         finally:

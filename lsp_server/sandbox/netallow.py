@@ -58,7 +58,9 @@ def split_host_port(text: str, default_port: int | None = None) -> tuple[str, in
     return host.lower().rstrip("."), int(port_text)
 
 
-def parse_allow_list(entries: Iterable[str], problems: list[str] | None = None) -> tuple[AllowEntry, ...]:
+def parse_allow_list(
+    entries: Iterable[str], problems: list[str] | None = None
+) -> tuple[AllowEntry, ...]:
     parsed = []
     for entry in entries:
         try:
@@ -91,7 +93,9 @@ class NetworkAllowList:
             return "not in sandbox_network_allow"
         return None
 
-    def usable(self, host: str, port: int, addresses: Sequence[str]) -> tuple[list[str], str | None]:
+    def usable(
+        self, host: str, port: int, addresses: Sequence[str]
+    ) -> tuple[list[str], str | None]:
         """The resolved addresses a connection may use, or why none may."""
         literal = literal_address(host)
         if literal is not None:

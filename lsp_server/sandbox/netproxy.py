@@ -95,7 +95,9 @@ class NetworkProxy:
             return
         upstream = await _connect(addresses, port)
         if upstream is None:
-            await _reply(writer, 502, f"toolhost's sandbox proxy could not connect to {host}:{port}")
+            await _reply(
+                writer, 502, f"toolhost's sandbox proxy could not connect to {host}:{port}"
+            )
             return
         up_reader, up_writer = upstream
         try:
@@ -110,15 +112,17 @@ class NetworkProxy:
 
 def _without_proxy_headers(head: bytes) -> bytes:
     lines = head.split(b"\r\n")
-    kept = [ln for ln in lines if not ln.lower().startswith((b"proxy-connection:", b"proxy-authorization:"))]
+    kept = [
+        ln
+        for ln in lines
+        if not ln.lower().startswith((b"proxy-connection:", b"proxy-authorization:"))
+    ]
     return b"\r\n".join(kept)
 
 
 async def _resolve(host: str, port: int) -> list[str]:
     try:
-        infos = await asyncio.get_running_loop().getaddrinfo(
-            host, port, type=socket.SOCK_STREAM
-        )
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
         return []
     return list(dict.fromkeys(str(info[4][0]) for info in infos))

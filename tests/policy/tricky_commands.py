@@ -33,7 +33,7 @@ TRICKY_COMMANDS: tuple[Tricky, ...] = (
     Tricky("find . $'\\x2ddelete'", "quoting", "hex escape spells -delete"),
     Tricky("find . $'\\055delete'", "quoting", "octal escape spells -delete"),
     Tricky("find . $'\\u002ddelete'", "quoting", "unicode escape spells -delete"),
-    Tricky("find . $\"-delete\"", "quoting", "locale quoting spells -delete"),
+    Tricky('find . $"-delete"', "quoting", "locale quoting spells -delete"),
     Tricky("find . -del''ete", "quoting", "empty quotes inside the word"),
     Tricky("find . -de\\lete", "quoting", "a backslash inside the word"),
     Tricky('find . "-"delete', "quoting", "quoted and bare parts of one word"),
