@@ -16,7 +16,7 @@ from lsp_server.config.tree import Config, structure_config
 from lsp_server.dirs import Dirs
 from lsp_server.protocol import ApproveParams, CallParams
 from tests.conftest import require_program
-from tests.helpers import fixed_page, loopback_http, text_of
+from tests.helpers import call_tool, fixed_page, loopback_http, make_runtime, text_of
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -124,3 +124,27 @@ async def test_read_only_mode_has_no_network_at_all(
     text, _, _ = await call_bash(tmp_path, settings, f"curl -sS {listed}/; echo rc=$?")
     assert "listed server says hi" not in text
     assert "rc=7" in text  # no proxy at all: nothing listens in the sandbox
+
+
+async def test_a_background_job_names_what_was_blocked(bwrap: str, tmp_path: Path) -> None:
+    require_program("curl", "the network test runs a real HTTP client")
+    root = tmp_path / "ws"
+    root.mkdir()
+    runtime = make_runtime(root)
+    command = "curl -sS https://blocked.invalid/; echo rc=$?"
+    started = await call_tool(runtime, "bash", {"command": command, "run_in_background": True})
+    job_id = text_of(started).split('"')[1]
+    text = ""
+    for _ in range(20):  # each call waits until the job ends (or 30 s)
+        text = text_of(
+            await call_tool(
+                runtime, "job_output", {"job_id": job_id, "wait": True, "timeout_ms": 30000}
+            )
+        )
+        if "rc=" in text and "still running" not in text:
+            break
+    assert "rc=56" in text
+    assert (
+        'blocked: blocked.invalid:443 (not in sandbox_network_allow); ask with sandbox: "network"'
+        in text
+    )

@@ -28,7 +28,7 @@ from lsp_server.tools.shell.sandboxing import (
 )
 
 if TYPE_CHECKING:
-    from lsp_server.shell.jobs import JobManager
+    from lsp_server.shell.jobs import Job, JobManager
     from lsp_server.shell.runner import RunLimits
 
 MAX_TIMEOUT_MS = 600_000
@@ -209,14 +209,21 @@ async def start_background(ctx: ToolContext, command: str, arguments: dict[str, 
     window = await command_checkpoint(ctx, command, prepared.plan.needs_checkpoint)
     proxy = await open_network_proxy(ctx, prepared.plan)
 
+    started: list[Job] = []
+
     async def ended() -> None:
-        """When the job ends or is killed: its checkpoint, then its proxy."""
+        """When the job ends or is killed: its checkpoint, then its proxy; what they have
+        to say (a failed checkpoint, unrecorded files, blocked hosts) joins the job's note."""
         try:
             if window is not None:
                 await window.close()
         finally:
             if proxy is not None:
                 await proxy.close()
+        said = [*(window.window.notes if window is not None else []), *blocked_notes(proxy)]
+        if said and started:
+            job = started[0]
+            job.note = "; ".join([*([job.note] if job.note else []), *(n[1:-1] for n in said)])
 
     async def notify(params: dict[str, Any]) -> None:
         update = JobUpdateParams(
@@ -238,6 +245,7 @@ async def start_background(ctx: ToolContext, command: str, arguments: dict[str, 
             on_end=ended,
             launcher=prepared.launcher(proxy),
         )
+        started.append(job)
     except BaseException as exc:
         await ended()
         if not isinstance(exc, OSError):
