@@ -92,8 +92,9 @@ class CommandPlanner:
             mode = "read-only"
         network_configured = shell.sandbox_network and not read_only_mode
         # The proxy lets what may write reach sandbox_network_allow; plain reads and
-        # readOnly mode get no network at all.
-        proxy = not read_only_mode and not reads_only
+        # readOnly mode get no network at all, and with nothing listed there is no proxy
+        # (its forwarder costs a Python start per command: bench/sandbox_proxy.py).
+        proxy = not read_only_mode and not reads_only and bool(shell.sandbox_network_allow)
         sandbox = self.sandbox.plan(mode, requested, network_configured, proxy=proxy)
         # Then what it reads (a secret, a file outside the workspace, a repository config
         # that runs programs): asked about even where the sandbox contains the command.

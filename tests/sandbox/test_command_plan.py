@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsp_server.checkpoints.recorder import Checkpoints
 
+from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.compose import build_runtime
 from lsp_server.config.tree import Config, structure_config
 from lsp_server.dirs import Dirs
@@ -40,8 +40,11 @@ def test_the_plan_of_each_kind_of_command(bwrap: str, tmp_path: Path) -> None:
     assert not read.needs_checkpoint and not read.needs_approval and not read.sandbox.proxy
     write = plan("touch x", root, {})
     assert not write.plain_read and write.sandbox.sandboxed and not write.runs_read_only
-    assert write.sandbox.mode == "workspace-write" and write.sandbox.proxy
+    assert write.sandbox.mode == "workspace-write" and not write.sandbox.proxy
     assert write.needs_checkpoint and not write.needs_approval
+    listed = {"shell": {"sandbox_network_allow": ["pypi.org"]}}
+    assert planner_of(root, listed).plan("pip download x", root, {}).sandbox.proxy
+    assert not planner_of(root, listed).plan("cat x", root, {}).sandbox.proxy
     network = plan("npm install", root, {"sandbox": "network"})
     assert network.needs_approval and network.sandbox.network and not network.sandbox.proxy
     in_read_only_mode = planner_of(root, {"policy": {"mode": "readOnly"}}).plan("touch x", root, {})

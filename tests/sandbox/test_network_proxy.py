@@ -90,11 +90,11 @@ async def test_listed_server_reached_unlisted_blocked_and_named(
 
 
 async def test_nothing_is_listed_by_default(bwrap: str, tmp_path: Path, listed: str) -> None:
+    """No allow list, no proxy: the sandbox has no network at all (as before)."""
     require_program("curl", "the network test runs a real HTTP client")
     text, prompts, _ = await call_bash(tmp_path, {}, f"curl -sSf {listed}/; echo rc=$?")
     assert prompts == []
-    assert "listed server says hi" not in text and "rc=22" in text
-    assert f"blocked: 127.0.0.1:{_port(listed)} (not in sandbox_network_allow)" in text
+    assert "listed server says hi" not in text and "rc=7" in text  # connection refused
 
 
 async def test_a_server_the_command_starts_itself_stays_reachable(
@@ -109,7 +109,8 @@ async def test_a_server_the_command_starts_itself_stays_reachable(
         "for i in $(seq 100); do curl -sSf 127.0.0.1:8765/page.txt 2>/dev/null && break; "
         "sleep 0.1; done\nkill %1\n"
     )
-    text, _, _ = await call_bash(tmp_path, {}, "bash serve.sh")
+    settings = {"shell": {"sandbox_network_allow": ["127.0.0.1:9"]}}  # the proxy runs
+    text, _, _ = await call_bash(tmp_path, settings, "bash serve.sh")
     assert "served inside" in text  # (tries before it listened went to the proxy)
 
 
@@ -130,7 +131,7 @@ async def test_a_background_job_names_what_was_blocked(bwrap: str, tmp_path: Pat
     require_program("curl", "the network test runs a real HTTP client")
     root = tmp_path / "ws"
     root.mkdir()
-    runtime = make_runtime(root)
+    runtime = make_runtime(root, {"shell": {"sandbox_network_allow": ["127.0.0.1:9"]}})
     command = "curl -sS https://blocked.invalid/; echo rc=$?"
     started = await call_tool(runtime, "bash", {"command": command, "run_in_background": True})
     job_id = text_of(started).split('"')[1]
