@@ -47,7 +47,7 @@ def snapshot_root(
             return store.repo.snapshot(), ignored.left_out()
         except (ShadowError, OSError) as exc:
             log.exception("checkpoint snapshot of %s failed", root)
-            return f"the snapshot failed ({exc})"
+            return f"the snapshot failed ({str(exc).strip()})"
 
 
 def finish_command(
@@ -83,5 +83,7 @@ def finish_command(
             )
         except (ShadowError, OSError) as exc:
             log.exception("checkpoint of %s in %s failed", window.call_id, root)
-            window.notes.append(f"[no checkpoint of {root}: recording the change failed ({exc})]")
+            window.notes.append(
+                f"[no checkpoint of {root}: recording the change failed ({str(exc).strip()})]"
+            )
             return None

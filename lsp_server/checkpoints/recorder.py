@@ -80,6 +80,7 @@ class Checkpoints:
         self._trimmed_once = False
         self._grown_bytes = 0
         self.documents: DocumentSource | None = documents
+        self._failed: dict[str, str] = {}
 
     @property
     def enabled(self) -> bool:
@@ -157,19 +158,27 @@ class Checkpoints:
         try:
             for path in paths:
                 window.before[path] = await self._store_state(path, window)
-        except (OSError, ShadowError):
+        except (OSError, ShadowError) as exc:
             # The write matters more than its checkpoint: it goes ahead, unrecorded.
             log.exception("checkpoint of %s (before) failed", call_id)
+            self._failed[call_id] = (
+                f"recording the files before the write failed ({str(exc).strip()})"
+            )
             await anyio.to_thread.run_sync(self._drop_pending, window)
             return None
         return window
+
+    def take_failure(self, call_id: str) -> str | None:
+        """Why a writer's checkpoint failed (once), for its result; None when it did not."""
+        return self._failed.pop(call_id, None)
 
     async def after_write(self, window: WriteWindow | None) -> list[Checkpoint]:
         if window is None:
             return []
         try:
             return await self._record_write(window)
-        except (OSError, ShadowError):
+        except (OSError, ShadowError) as exc:
+            self._failed[window.call_id] = f"recording the change failed ({str(exc).strip()})"
             log.exception("checkpoint of %s (after) failed", window.call_id)
             return []
         finally:

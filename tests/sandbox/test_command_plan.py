@@ -122,3 +122,17 @@ async def test_a_checkpoint_that_fails_is_said_in_the_result(bwrap: str, tmp_pat
     result = await call_tool(runtime, "bash", {"command": "touch made.txt"})
     assert not result.is_error
     assert f"[no checkpoint of {root}: the snapshot failed" in text_of(result)
+
+
+async def test_a_writers_checkpoint_that_fails_is_said_in_the_result(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    runtime = make_runtime(root)
+    store = runtime.services.get(Checkpoints).store(root)
+    store.repo.git_dir.parent.mkdir(parents=True, exist_ok=True)
+    store.repo.git_dir.write_text("a file where the shadow repository should be\n")
+    result = await call_tool(runtime, "write_file", {"path": "new.txt", "content": "x\n"})
+    assert not result.is_error, text_of(result)
+    assert (root / "new.txt").read_text() == "x\n"  # the write matters more
+    assert "[no checkpoint: recording the change failed (git init failed" in text_of(result)
+    assert "toolhost/revert cannot undo this call]" in text_of(result)
