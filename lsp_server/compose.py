@@ -54,6 +54,7 @@ from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.runtime.progress import ProgressSender
 from lsp_server.runtime.sessions.session import SessionFolders
+from lsp_server.sandbox.netallow import parse_allow_list
 from lsp_server.sandbox.service import SandboxService
 from lsp_server.search.engines import SearchEngines
 from lsp_server.shell.jobs import JobManager
@@ -100,6 +101,8 @@ def build_runtime(
     bridge = editor.bridge if editor else None
     sandbox = parts.sandbox()
     planner = parts.planner(config, workspace, dirs, sandbox)
+    if problems is not None:  # entries of sandbox_network_allow that do not parse
+        parse_allow_list(config.shell.sandbox_network_allow, problems)
     if approver is None:
         approver = parts.policy(config, workspace, dirs, bridge, asker, problems, planner)
     if editor is not None:
