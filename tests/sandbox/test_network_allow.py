@@ -3,8 +3,13 @@ name is resolved (never by the command). No test here touches the network."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from lsp_server.compose import build_runtime
+from lsp_server.config.tree import Config
+from lsp_server.dirs import Dirs
 from lsp_server.sandbox.netallow import (
     NetworkAllowList,
     blocked_line,
@@ -70,3 +75,14 @@ def test_the_blocked_line_names_host_port_and_the_way_out() -> None:
         'blocked: example.org:443 (not in sandbox_network_allow); ask with sandbox: "network"'
     )
     assert blocked_line("::1", 80, "x").startswith("blocked: [::1]:80 (x)")
+
+
+def test_a_bad_entry_is_reported_when_the_runtime_is_built(tmp_path: Path) -> None:
+    config = Config()
+    config.shell.sandbox_network_allow = ["pypi.org", "x:http"]
+    problems: list[str] = []
+    dirs = Dirs(state=tmp_path / "state", config=tmp_path / "config")
+    build_runtime([tmp_path], config, dirs=dirs, problems=problems, long_lived=False)
+    assert problems == [
+        "shell.sandbox_network_allow: 'x:http': the port must be 1-65535; entry ignored"
+    ]
