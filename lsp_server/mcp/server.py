@@ -246,7 +246,9 @@ async def serve(root: Path, surface: Surface, session: str, attach: AttachMode) 
             await asyncio.wait_for(backend.close(), 10)
 
 
-def main(root: Path | None, surface: Surface, session: str, attach: AttachMode) -> int:
+def main(
+    root: Path | None, surface: Surface, session: str, attach: AttachMode, http: str | None = None
+) -> int:
     logging.basicConfig(
         level=os.environ.get("TOOLHOST_LOG", "WARNING").upper(),
         stream=sys.stderr,
@@ -256,6 +258,10 @@ def main(root: Path | None, surface: Surface, session: str, attach: AttachMode) 
     if not resolved.is_dir():
         print(f"toolhost mcp: --root {resolved} is not a folder", file=sys.stderr)
         return 2
+    if http is not None:
+        from lsp_server.mcp import http_serve
+
+        return http_serve.main(resolved, surface, session, attach, http)
     with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
         asyncio.run(serve(resolved, surface, session, attach))
     return 0

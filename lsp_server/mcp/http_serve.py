@@ -1,0 +1,116 @@
+"""`toolhost mcp --http 127.0.0.1:PORT`: the same MCP server over Streamable HTTP, with the
+official SDK's transport (sessions, SSE streams, both revisions) behind toolhost's gate
+(mcp/http_gate.py: loopback only, Host and Origin, a bearer token from a fresh 0600 file).
+
+One server is one toolhost session, as over stdio: every client that connects shares what
+it has read and its stored results (or the `--session` it names). Start one per agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import uvicorn
+from mcp.server.transport_security import TransportSecuritySettings
+
+from lsp_server.dirs import Dirs
+from lsp_server.mcp.http_gate import (
+    HttpGate,
+    NotLoopback,
+    allowed_hosts,
+    authority,
+    parse_address,
+)
+from lsp_server.mcp.server import Backend, build_server
+from lsp_server.token_files import write_token_file
+
+if TYPE_CHECKING:
+    from lsp_server.mcp.router import AttachMode
+    from lsp_server.runtime.contract import Surface
+
+log = logging.getLogger(__name__)
+
+MCP_PATH = "/mcp"
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before anything else happens (port 0: any free port)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(64)
+    except BaseException:
+        sock.close()
+        raise
+    sock.setblocking(False)
+    return sock
+
+
+def token_path(dirs: Dirs, port: int) -> Path:
+    return dirs.state / f"mcp-http-{port}.token"
+
+
+async def serve_http(
+    root: Path, surface: Surface, session: str, attach: AttachMode, host: str, port: int
+) -> None:
+    sock = bind(host, port)
+    port = sock.getsockname()[1]
+    path = token_path(Dirs.from_environment(), port)
+    token = write_token_file(path)
+    backend = Backend(root, surface, session, attach)
+    hosts = allowed_hosts(host, port)
+    app = build_server(backend).streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        host=host,
+        # The gate checks first; the SDK's own check agrees with it (this port only).
+        transport_security=TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=hosts,
+            allowed_origins=[f"http://{name}" for name in hosts],
+        ),
+    )
+    config = uvicorn.Config(
+        HttpGate(app, token, host, port),
+        lifespan="on",
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+    )
+    server = uvicorn.Server(config)
+    print(
+        f"toolhost mcp: serving MCP over Streamable HTTP at http://{authority(host, port)}"
+        f"{MCP_PATH}; bearer token in {path}",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        sock.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(backend.close(), 10)
+        path.unlink(missing_ok=True)
+
+
+def main(root: Path, surface: Surface, session: str, attach: AttachMode, address: str) -> int:
+    try:
+        host, port = parse_address(address)
+    except NotLoopback as exc:
+        print(f"toolhost mcp: --http {exc}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(serve_http(root, surface, session, attach, host, port))
+    except OSError as exc:  # the port is taken, or the address is not this machine's
+        print(f"toolhost mcp: --http {address}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    return 0
