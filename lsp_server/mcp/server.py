@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from lsp_server import __version__
 from lsp_server.mcp.current import CURRENT_ELICIT, Elicit
+from lsp_server.mcp.results import unknown_tool_error
 from lsp_server.mcp.rounds import RoundTrips, UnknownRequestState
 from lsp_server.mcp.unreadable import AnswerStream, form_answer
 from lsp_server.runtime.client import UnreadableAnswer
@@ -127,14 +128,25 @@ class Backend:
         self.session = session
         self.attach = attach
         self._listing: types.ListToolsResult | None = None
+        self._registry: Registry | None = None
         self.rounds = RoundTrips()
         self._router: CallRouter | None = None
 
-    def listing(self) -> types.ListToolsResult:
-        if self._listing is None:  # fixed for the whole session from here on
+    def registry(self) -> Registry:
+        if self._registry is None:
             from lsp_server.tools.registry import build_registry
 
-            tools = tool_listing(build_registry(), self.surface)
+            self._registry = build_registry()
+        return self._registry
+
+    def knows(self, name: str) -> bool:
+        """A tool any surface has (dispatch finds a full or minimal tool from every surface)."""
+        registry = self.registry()
+        return registry.get(name, "full") is not None or registry.get(name, "minimal") is not None
+
+    def listing(self) -> types.ListToolsResult:
+        if self._listing is None:  # fixed for the whole session from here on
+            tools = tool_listing(self.registry(), self.surface)
             self._listing = types.ListToolsResult(
                 tools=[types.Tool.model_validate(t) for t in tools]
             )
@@ -171,6 +183,14 @@ def _complete(result: dict[str, Any]) -> types.CallToolResult:
     return cast("types.CallToolResult", result)
 
 
+def _known(backend: Backend, name: str, result: dict[str, Any]) -> dict[str, Any]:
+    """The result, unless the tool does not exist: that is a protocol error (-32602, near
+    names in `data`), after the runtime has recorded the call like any other."""
+    if backend.knows(name):
+        return result
+    raise unknown_tool_error(name, result, backend.registry().names(backend.surface))
+
+
 def build_server(backend: Backend) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -198,7 +218,7 @@ def build_server(backend: Backend) -> Server[Any]:
                 CURRENT_ELICIT.set(elicit)
                 return await router.call(params.name, params.arguments, None, client)
 
-            return _complete(await backend.rounds.start(run))
+            return _complete(_known(backend, params.name, await backend.rounds.start(run)))
         meta = ctx.meta or {}
         relay = (
             ProgressRelay(ctx)
@@ -207,7 +227,8 @@ def build_server(backend: Backend) -> Server[Any]:
         )
         token = CURRENT_ELICIT.set(_elicit_for(ctx))
         try:
-            return _complete(await router.call(params.name, params.arguments, relay, client))
+            result = await router.call(params.name, params.arguments, relay, client)
+            return _complete(_known(backend, params.name, result))
         finally:
             CURRENT_ELICIT.reset(token)
             if relay is not None:

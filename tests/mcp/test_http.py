@@ -18,6 +18,7 @@ import httpx2
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp_types import Implementation
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS
 
@@ -69,6 +70,10 @@ async def test_the_sdk_http_client_lists_reads_and_is_refused(ws: Path, modern: 
         edit = await session.call_tool(
             "edit_file", {"path": "notes.md", "old_string": "three", "new_string": "3"}
         )
+        with pytest.raises(MCPError) as unknown:
+            await session.call_tool("grpe", {"pattern": "x"})
+    assert unknown.value.error.code == -32602
+    assert unknown.value.error.data["closest"][0] == "grep"
     assert session.protocol_version == ("2026-07-28" if modern else "2025-11-25")
     assert [tool.name for tool in listed] == build_registry().names("full")
     assert read.is_error is False
