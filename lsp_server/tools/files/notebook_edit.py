@@ -7,12 +7,13 @@ from typing import Any
 import anyio
 
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, PathArg, Tool
+from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, PathArg, Tool
 from lsp_server.runtime.errors import EDIT_INVALID, ToolError
 from lsp_server.runtime.results import FileChange, WritePlan
 
 CONTRACT = ContractEntry(
     name="notebook_edit",
+    hints=Hints(destructive=True),
     approval_verb="Edit notebook",
     read_only=False,
     kind="edit",

@@ -18,6 +18,7 @@ from lsp_server.runtime.context import NestedCalls, ToolContext
 from lsp_server.runtime.contract import (
     JSON_SCHEMA_DIALECT,
     ContractEntry,
+    Hints,
     Tool,
 )
 from lsp_server.runtime.errors import INVALID_ARGUMENT, UNKNOWN_TOOL, ToolError
@@ -71,6 +72,8 @@ RESULT_PAGE = ContractEntry(
 CONTRACT = ContractEntry(
     name="use_capability",
     core=True,
+    # It can call every tool (each asks for approval as itself): its hints are the union.
+    hints=Hints(changes_state=True, destructive=True, open_world=True),
     read_only=True,
     kind="read",
     description=(
