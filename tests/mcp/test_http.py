@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import httpx2
+import mcp_types as types
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -41,12 +42,14 @@ MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, 
 
 
 @asynccontextmanager
-async def sdk_session(server: HttpMcp, modern: bool = False) -> AsyncIterator[ClientSession]:
+async def sdk_session(
+    server: HttpMcp, modern: bool = False, **options: Any
+) -> AsyncIterator[ClientSession]:
     async with (
         httpx2.AsyncClient(headers=server.auth, timeout=120) as http,
         streamable_http_client(server.url, http_client=http) as (read, write),
         ClientSession(
-            read, write, client_info=Implementation(name="http-tests", version="1.0")
+            read, write, client_info=Implementation(name="http-tests", version="1.0"), **options
         ) as session,
     ):
         if modern:
@@ -85,13 +88,22 @@ async def test_the_sdk_http_client_lists_reads_and_is_refused(ws: Path, modern: 
     assert (ws / "notes.md").read_text() == "# Notes\n\nline three\n"
 
 
-async def test_the_sdk_http_client_edits_after_a_read(ws: Path, bypass_policy: None) -> None:
-    async with http_mcp(ws) as server, sdk_session(server) as session:
-        await session.call_tool("read_file", {"path": "notes.md"})
-        edit = await session.call_tool(
+async def test_an_approval_form_over_http_lets_the_edit_through(ws: Path) -> None:
+    """Revision 2025-11-25 over HTTP: the approval is an elicitation/create request on the
+    call's SSE stream, answered by the client's POST."""
+    asked: list[Any] = []
+
+    async def approve(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        return types.ElicitResult(action="accept", content={"decision": "allow_once"})
+
+    async with http_mcp(ws) as server, sdk_session(server, elicitation_callback=approve) as s:
+        await s.call_tool("read_file", {"path": "notes.md"})
+        edit = await s.call_tool(
             "edit_file", {"path": "notes.md", "old_string": "three", "new_string": "3"}
         )
     assert edit.is_error is False, text_of(edit)
+    assert len(asked) == 1 and "+line 3" in asked[0].message
     assert (ws / "notes.md").read_text() == "# Notes\n\nline 3\n"
 
 
