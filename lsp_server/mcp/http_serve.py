@@ -11,8 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 import socket
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,6 +39,22 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp"
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn, stopping on SIGTERM/SIGINT without re-raising the signal afterwards (its
+    default), so that the runtime still shuts down (jobs killed) and the token file goes."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, self.handle_exit, signum, None)
+        try:
+            yield
+        finally:
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(signum)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -83,8 +101,10 @@ async def serve_http(
         log_level="warning",
         access_log=False,
         server_header=False,
+        # A client's open SSE stream must not keep a stopping server alive.
+        timeout_graceful_shutdown=5,
     )
-    server = uvicorn.Server(config)
+    server = _Uvicorn(config)
     print(
         f"toolhost mcp: serving MCP over Streamable HTTP at http://{authority(host, port)}"
         f"{MCP_PATH}; bearer token in {path}",

@@ -3,6 +3,7 @@ refused (no or a wrong token, a foreign Host or Origin, an address beyond loopba
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import socket
@@ -159,6 +160,12 @@ async def test_the_token_file_is_new_and_private(ws: Path, tmp_path: Path) -> No
         assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
         assert second.token not in ("old-token", first_token)
         assert (await post(second, {"Authorization": "Bearer old-token"})).status_code == 401
+        # Stopped while a client holds a session open: it ends, and takes its token along.
+        async with sdk_session(second) as session:
+            await session.call_tool("read_file", {"path": "hello.txt"})
+            second.process.terminate()
+            assert await asyncio.wait_for(second.process.wait(), 60) == 0
+    assert not token_file.exists()
 
 
 @pytest.mark.parametrize(
