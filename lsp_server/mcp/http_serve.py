@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp"
+MAX_REQUEST_BYTES = 64 * 1024 * 1024  # as the LSP face's message cap
 
 
 class _Uvicorn(uvicorn.Server):
@@ -88,6 +89,8 @@ async def serve_http(
     app = build_server(backend).streamable_http_app(
         streamable_http_path=MCP_PATH,
         host=host,
+        # toolhost's own limits decide (a 16 MiB file, escaped in JSON), not the SDK's 4 MiB.
+        max_request_body_size=MAX_REQUEST_BYTES,
         # The gate checks first; the SDK's own check agrees with it (this port only).
         transport_security=TransportSecuritySettings(
             enable_dns_rebinding_protection=True,

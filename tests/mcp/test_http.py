@@ -108,6 +108,15 @@ async def test_an_approval_form_over_http_lets_the_edit_through(ws: Path) -> Non
     assert (ws / "notes.md").read_text() == "# Notes\n\nline 3\n"
 
 
+async def test_a_large_write_reaches_the_runtime(ws: Path, bypass_policy: None) -> None:
+    """The HTTP body cap is toolhost's own (64 MiB), not the SDK's default 4 MiB."""
+    content = "0123456789abcdef\n" * (5 * 1024 * 1024 // 17)  # over the SDK default
+    async with http_mcp(ws) as server, sdk_session(server) as session:
+        written = await session.call_tool("write_file", {"path": "big.txt", "content": content})
+    assert written.is_error is False, text_of(written)
+    assert (ws / "big.txt").read_text() == content
+
+
 async def test_a_missing_or_wrong_token_is_refused(ws: Path) -> None:
     async with http_mcp(ws) as server:
         missing = await post(server, {})
