@@ -60,8 +60,7 @@ def authority(host: str, port: int) -> str:
 
 def allowed_hosts(host: str, port: int) -> list[str]:
     """Host header values naming this server: its address, and localhost for a loopback one."""
-    names = [authority(host, port), f"localhost:{port}"]
-    return names if host != "::1" else [*names, f"[::1]:{port}"]
+    return [authority(host, port), f"localhost:{port}"]
 
 
 class HttpGate:
