@@ -34,7 +34,7 @@ from lsp_server.token_files import write_token_file
 
 if TYPE_CHECKING:
     from lsp_server.mcp.router import AttachMode
-    from lsp_server.runtime.contract import Surface
+    from lsp_server.runtime.core.contract import Surface
 
 log = logging.getLogger(__name__)
 

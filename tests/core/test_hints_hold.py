@@ -23,7 +23,7 @@ import pytest
 from PIL import Image
 
 from lsp_server.runtime.dispatch import Runtime
-from lsp_server.runtime.session_state import GoalTracker, PresentedFiles, TodoList
+from lsp_server.runtime.sessions.session_state import GoalTracker, PresentedFiles, TodoList
 from lsp_server.shell.jobs import JobManager
 from lsp_server.tools.registry import build_registry
 from tests.helpers import call_tool, fixed_page, loopback_http, text_of
