@@ -64,6 +64,9 @@ def bind(host: str, port: int) -> socket.socket:
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Inherited by every accepted connection: without it a response's last small write
+        # waits for the client's delayed ACK (about 40 ms per call, bench/mcp_http_latency.py).
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((host, port))
         sock.listen(64)
     except BaseException:
