@@ -2,8 +2,8 @@
 official SDK's transport (sessions, SSE streams, both revisions) behind toolhost's gate
 (mcp/http_gate.py: loopback only, Host and Origin, a bearer token from a fresh 0600 file).
 
-One server is one toolhost session, as over stdio: every client that connects shares what
-it has read and its stored results (or the `--session` it names). Start one per agent.
+Every MCP session over HTTP is a toolhost session of its own (mcp/server.py `_connection`);
+the runtime (local, or the attached editor's) is one for the whole server.
 """
 
 from __future__ import annotations

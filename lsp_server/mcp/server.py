@@ -91,6 +91,14 @@ def _client_info(ctx: ServerRequestContext[Any, Any]) -> dict[str, str]:
     return {"name": info.name, "version": info.version or ""}
 
 
+def _connection(ctx: ServerRequestContext[Any, Any]) -> str:
+    """Over Streamable HTTP, each MCP session (`Mcp-Session-Id`) is a toolhost session of its
+    own: what one client read does not let another write. Stdio has one connection."""
+    headers = getattr(ctx.request, "headers", None)
+    session_id = headers.get("mcp-session-id") if headers is not None else None
+    return f"mcp-{session_id[:16]}" if isinstance(session_id, str) and session_id else ""
+
+
 def _form_mode(ctx: ServerRequestContext[Any, Any]) -> bool:
     """The client declared form elicitation (URL mode alone has no form for the diff)."""
     capabilities = ctx.session.client_capabilities
@@ -216,7 +224,9 @@ def build_server(backend: Backend) -> Server[Any]:
             # 2026-07-28: no server-to-client requests; forms go back as input_required.
             async def run(elicit: Elicit) -> dict[str, Any]:
                 CURRENT_ELICIT.set(elicit)
-                return await router.call(params.name, params.arguments, None, client)
+                return await router.call(
+                    params.name, params.arguments, None, client, _connection(ctx)
+                )
 
             return _complete(_known(backend, params.name, await backend.rounds.start(run)))
         meta = ctx.meta or {}
@@ -227,7 +237,9 @@ def build_server(backend: Backend) -> Server[Any]:
         )
         token = CURRENT_ELICIT.set(_elicit_for(ctx))
         try:
-            result = await router.call(params.name, params.arguments, relay, client)
+            result = await router.call(
+                params.name, params.arguments, relay, client, _connection(ctx)
+            )
             return _complete(_known(backend, params.name, result))
         finally:
             CURRENT_ELICIT.reset(token)

@@ -108,6 +108,22 @@ async def test_an_approval_form_over_http_lets_the_edit_through(ws: Path) -> Non
     assert (ws / "notes.md").read_text() == "# Notes\n\nline 3\n"
 
 
+async def test_each_http_session_is_a_toolhost_session(ws: Path, bypass_policy: None) -> None:
+    """Two clients of one server: what one read does not let the other write."""
+    edit = {"path": "notes.md", "old_string": "three", "new_string": "3"}
+    async with (
+        http_mcp(ws) as server,
+        sdk_session(server) as reader,
+        sdk_session(server) as other,
+    ):
+        await reader.call_tool("read_file", {"path": "notes.md"})
+        blind = await other.call_tool("edit_file", edit)
+        informed = await reader.call_tool("edit_file", edit)
+    assert blind.is_error is True and structured(blind)["code"] == "FS_NOT_OBSERVED"
+    assert informed.is_error is False, text_of(informed)
+    assert (ws / "notes.md").read_text() == "# Notes\n\nline 3\n"
+
+
 async def test_a_large_write_reaches_the_runtime(ws: Path, bypass_policy: None) -> None:
     """The HTTP body cap is toolhost's own (64 MiB), not the SDK's default 4 MiB."""
     content = "0123456789abcdef\n" * (5 * 1024 * 1024 // 17)  # over the SDK default
