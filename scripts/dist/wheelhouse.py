@@ -4,7 +4,8 @@ that uses the network), so that `./run dist` and tests/dist install with `--no-i
     python scripts/dist/wheelhouse.py WHEELHOUSE
 
 Downloads into WHEELHOUSE:
-  - toolhost's runtime dependencies (from pyproject.toml) for this machine's Python;
+  - toolhost's runtime dependencies (from pyproject.toml), as wheels any patch release of
+    this machine's Python X.Y takes;
   - the build backend (setuptools, wheel) and `build`, for an offline `python -m build`;
   - for each other Python the VS Code bundle serves (ABI_PYTHONS), the wheels of the
     dependencies that are built for one CPython version (cp311-cp311, not abi3): the
@@ -91,7 +92,11 @@ def abi_pip_args(python: str, target: str) -> list[str]:
 def main() -> int:
     wheelhouse = Path(sys.argv[1]).resolve()
     wheelhouse.mkdir(parents=True, exist_ok=True)
-    pip("download", "--dest", str(wheelhouse), *runtime_requirements(), *BUILD_TOOLS)
+    # Versions any 3.X.0 takes (Debian's 3.11.2 refuses soupsieve 4.1, which wants 3.11.5).
+    base = f"{sys.version_info.major}.{sys.version_info.minor}"
+    pip("download", "--dest", str(wheelhouse), *abi_pip_args(base, "linux-x64"),
+        *runtime_requirements())  # fmt: skip
+    pip("download", "--dest", str(wheelhouse), *BUILD_TOOLS)
     pinned = version_specific(wheelhouse)
     for python in ABI_PYTHONS:
         pip(

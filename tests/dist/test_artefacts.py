@@ -98,3 +98,22 @@ def test_the_vsix_carries_the_server_and_ripgrep(dist_dir: Path) -> None:
     # No console script or checkout file slipped in.
     assert not any(n.startswith(f"{libs}bin/") and n != f"{libs}bin/rg" for n in infos)
     assert not any("/.venv/" in n or "node_modules" in n for n in infos)
+
+
+def test_the_vsix_page_shows_what_the_extension_does(dist_dir: Path) -> None:
+    """The package's README (its page in VS Code) describes the current extension, and the
+    screenshots it shows travel in the package."""
+    vsix_path = next(dist_dir.glob("toolhost-linux-x64-*.vsix"))
+    with zipfile.ZipFile(vsix_path) as vsix:
+        names = set(vsix.namelist())
+        # vsce stores the README as readme.md
+        page = next(n for n in names if n.lower() == "extension/readme.md")
+        readme = vsix.read(page).decode()
+    for topic in ("diff editor", "language-model tools", "Revert a Call", "bundled"):
+        assert topic.lower() in readme.lower(), topic
+    assert "Show diff" not in readme  # the old modal's button is gone
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", readme)
+    assert len(images) >= 2, images
+    for image in images:
+        assert f"extension/{image}" in names, image
+        assert (REPO / "extension" / "vscode" / image).stat().st_size < 80_000

@@ -86,11 +86,12 @@ def test_the_neovim_recipe_installs_with_vim_pack(
 
 
 EMACS_CHECK = """
-(find-file "pkg/shapes.py")
-(setq result (condition-case err
-                 (progn (toolhost) (toolhost-call-sync "read_file" '(:path "README.md")))
-               (error (list :failed (error-message-string err)))))
-(with-temp-file (getenv "TOOLHOST_TEST_OUT") (insert (json-encode result)))
+(let ((result (condition-case err
+                  (progn (find-file "pkg/shapes.py")
+                         (toolhost)
+                         (toolhost-call-sync "read_file" '(:path "README.md")))
+                (error (list :failed (error-message-string err))))))
+  (with-temp-file (getenv "TOOLHOST_TEST_OUT") (insert (json-encode result))))
 """
 
 

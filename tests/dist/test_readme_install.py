@@ -7,6 +7,7 @@ The Neovim and Emacs blocks run in test_editor_recipes.py."""
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import tomllib
@@ -81,7 +82,7 @@ def test_the_agent_lines_register_the_installed_toolhost(
     assert lines.count("mcp add toolhost") == 3
     env = {**readme_user, "PATH": f"{readme_user['PATH']}:{AGENTS}"}
     # Only loopback: the agents' own start-up traffic goes nowhere.
-    done = sh(f"unshare -n -- bash -euo pipefail -c {json.dumps(lines)}", env, far_folder)
+    done = sh(f"unshare -n -- bash -euo pipefail -c {shlex.quote(lines)}", env, far_folder)
     assert done.returncode == 0, done.stdout + done.stderr
     home = Path(readme_user["HOME"])
     claude = json.loads((home / ".claude.json").read_text())
