@@ -105,23 +105,30 @@ def user_venv(tmp_path_factory: pytest.TempPathFactory, dist_dir: Path) -> Path:
     return venv
 
 
-@pytest.fixture
-def user_env(tmp_path: Path, user_venv: Path) -> Iterator[dict[str, str]]:
-    """The environment of a user who installed the wheel: nothing of the checkout in it."""
-    home = tmp_path / "home"
+def user_environment(folder: Path, path: list[str]) -> dict[str, str]:
+    """The environment of a user whose HOME is folder/home and whose PATH is `path` and the
+    system's folders: nothing of the checkout in it; the audit hook logs to folder."""
+    home = folder / "home"
     home.mkdir()
-    runtime = tmp_path / "run"
+    runtime = folder / "run"
     runtime.mkdir(mode=0o700)
     env = {
         "HOME": str(home),
-        "PATH": ":".join([str(user_venv / "bin"), *SYSTEM_PATH]),
+        "PATH": ":".join([*path, *SYSTEM_PATH]),
         "LANG": "C.UTF-8",
         "XDG_RUNTIME_DIR": str(runtime),
-        "TMPDIR": str(tmp_path),
+        "TMPDIR": str(folder),
         "TOOLHOST_TEST_FORBIDDEN": str(REPO),
-        "TOOLHOST_TEST_AUDIT_LOG": str(tmp_path / "checkout-access.jsonl"),
+        "TOOLHOST_TEST_AUDIT_LOG": str(folder / "checkout-access.jsonl"),
     }
     assert str(REPO) not in env["PATH"]
+    return env
+
+
+@pytest.fixture
+def user_env(tmp_path: Path, user_venv: Path) -> Iterator[dict[str, str]]:
+    """A user who installed the wheel into user_venv (its bin first on PATH)."""
+    env = user_environment(tmp_path, [str(user_venv / "bin")])
     yield env
     assert_checkout_untouched(env)
 

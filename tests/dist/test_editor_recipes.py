@@ -38,10 +38,12 @@ def project(far_folder: Path) -> Path:
 
 
 NVIM_CHECK = """
-local ok = vim.wait(30000, function()
-  local client = require("toolhost").client()
-  return client ~= nil and client.initialized
-end, 100)
+if vim.fn.executable("toolhost") == 1 then
+  vim.wait(30000, function()
+    local client = require("toolhost").client()
+    return client ~= nil and client.initialized
+  end, 100)
+end
 vim.cmd("checkhealth toolhost")
 vim.cmd("write! " .. vim.env.TOOLHOST_TEST_OUT)
 vim.cmd("qall!")

@@ -16,7 +16,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import missing_part
-from tests.dist.conftest import REPO, SYSTEM_PATH, WHEELHOUSE, assert_checkout_untouched
+from tests.dist.conftest import (
+    REPO,
+    SYSTEM_PATH,
+    WHEELHOUSE,
+    assert_checkout_untouched,
+    user_environment,
+)
 from tests.vscode.vscode_env import CODE_SERVER
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
@@ -36,29 +42,31 @@ def sh(block: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProces
     )  # fmt: skip
 
 
-@pytest.fixture
-def readme_user(tmp_path: Path, user_env: dict[str, str], dist_dir: Path) -> dict[str, str]:
+@pytest.fixture(scope="module")
+def readme_user(tmp_path_factory: pytest.TempPathFactory, dist_dir: Path) -> dict[str, str]:
     """A user who ran the README's first block: toolhost in ~/.local/bin, nothing else."""
-    home = Path(user_env["HOME"])
-    hook = tmp_path / "audit"
+    folder = tmp_path_factory.mktemp("readme-user")
+    home = folder / "home"
+    env = user_environment(folder, [str(home / ".local" / "bin")])
+    hook = folder / "audit"
     hook.mkdir()
     shutil.copy(Path(__file__).with_name("audit_hook.py"), hook / "sitecustomize.py")
-    env = {
-        **user_env,
-        "PATH": ":".join([str(home / ".local" / "bin"), *SYSTEM_PATH]),
-        # The audit hook rides along (a temp folder, not the checkout).
-        "PYTHONPATH": str(hook),
-        "PIP_NO_INDEX": "1",
-        "PIP_FIND_LINKS": str(WHEELHOUSE),
-        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-    }
+    env.update(
+        {
+            # The audit hook rides along (a temp folder, not the checkout).
+            "PYTHONPATH": str(hook),
+            "PIP_NO_INDEX": "1",
+            "PIP_FIND_LINKS": str(WHEELHOUSE),
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        }
+    )
     block = install_blocks("sh")[0].replace(" dist/", f" {dist_dir}/")
     assert "pip install" in block and str(dist_dir) in block
-    done = sh(block, env, tmp_path)
+    done = sh(block, env, folder)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (home / ".local" / "bin" / "toolhost").exists()
     # `toolhost doctor` (the block's last line) named what this machine lacks or has.
-    assert "sandbox" in done.stdout.lower(), done.stdout
+    assert "sandbox:" in done.stdout, done.stdout
     return env
 
 

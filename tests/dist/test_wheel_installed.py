@@ -106,6 +106,16 @@ def test_call_index_and_doctor_from_any_folder(
     assert "1 file" in indexed.stdout + indexed.stderr or "files" in indexed.stdout, indexed
     doctor = run(user_env, elsewhere, "doctor", "--root", str(far_folder))
     assert doctor.returncode == 0, doctor.stderr
-    # The doctor names what this machine lacks and how to get it.
-    assert "python" in doctor.stdout.lower() and "sandbox" in doctor.stdout.lower()
+    # The doctor says which toolhost runs and that what it carries came with the wheel ...
+    venv = Path(user_env["PATH"].split(":")[0]).parent
+    first = doctor.stdout.splitlines()[:3]
+    assert first[0].startswith("toolhost ") and str(venv) in first[0], first
+    assert first[1].startswith("  ripgrep   ok") and str(venv) in first[1], first
+    assert first[2].startswith("  grammars  ok"), first
+    # ... and names what this machine lacks (language servers, sandbox) and how to get it,
+    # never with a checkout's path.
+    assert "sandbox:" in doctor.stdout
+    assert ".tools/" not in doctor.stdout, doctor.stdout
+    if "MISSING" in doctor.stdout:
+        assert "install " in doctor.stdout
     assert_checkout_untouched(user_env)
