@@ -6,6 +6,7 @@ server it carries with the machine's python3, a Run Tool call works, an approval
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -62,3 +63,36 @@ def test_the_vsix_runs_its_bundled_server_without_toolhost_installed(
     assert not any(m.startswith(str(REPO)) for m in server["maps"]), server["maps"]
     assert str(REPO) not in server["path"] and str(REPO) not in server["pythonPath"]
     assert not server["cwd"].startswith(str(REPO))
+
+
+def test_without_a_usable_python_one_message_names_the_fix(tmp_path: Path, dist_dir: Path) -> None:
+    """A PATH (the login shell's too) with node and no Python at all: the extension says,
+    once, that its bundled server needs Python 3.11+ and how to get one."""
+    vsix = next(dist_dir.glob("toolhost-linux-x64-*.vsix"))
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "hello.txt").write_text("hello world\n")
+    only_node = tmp_path / "bin"
+    only_node.mkdir()
+    (only_node / "node").symlink_to(shutil.which("node") or "/usr/bin/node")
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = {"PATH": str(only_node), "LANG": "C.UTF-8", "XDG_RUNTIME_DIR": str(runtime)}
+    # VS Code takes PATH from the user's login shell: the user's profile sets it, as on a
+    # machine whose PATH has no Python.
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".profile").write_text(f"PATH={only_node}\nexport PATH\n")
+    (home / ".bash_profile").write_text(". ~/.profile\n")
+    report = run_cycle(
+        tmp_path, vsix, workspace, "nopython", True, server_settings={}, base_env=env
+    )
+    assert report["failures"] == [], json.dumps(report["failures"], indent=2)
+    steps = {step["name"]: step for step in report["steps"]}
+    assert steps["no python"]["serverState"] == "failed"
+    assert "failed" in steps["no python"]["status"]
+    [message] = steps["no python notifications"]["items"]
+    assert message["severity"] == "error", message
+    text = message["text"]
+    assert "bundled server needs Python 3.11" in text and "no Python found" in text, text
+    assert "Install Python 3.11 or newer" in text and "toolhost.server.path" in text, text

@@ -273,6 +273,17 @@ async function bundledScenario(page) {
   });
 }
 
+/** No usable Python on the machine: the server cannot start; one notification names the
+ * fix and the status bar says the server failed. */
+async function noPythonScenario(page, started) {
+  await section(page, "nopython", async () => {
+    const item = page.locator(".statusbar-item", { hasText: "Toolhost" }).first();
+    await item.waitFor({ state: "visible" });
+    note("no python", { serverState: started.serverState, status: await item.innerText() });
+    note("no python notifications", { items: await toolhostNotifications(page) });
+  });
+}
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: config.chromium,
@@ -299,6 +310,10 @@ async function main() {
     // The server's first start imports its dependencies: slow on a loaded machine.
     const started = await waitFor("the toolhost server to start", (o) => o.kind === "toolhostStarted", 120_000);
     note("extension activated", { serverState: started.serverState });
+    if (config.scenario === "nopython") {
+      await noPythonScenario(page, started);
+      return;
+    }
     if (started.serverState !== "running") {
       throw new Error(`server state after the first start: ${started.serverState}`);
     }

@@ -118,7 +118,7 @@ def run_cycle(
     user_data = tmp_path / "user-data"
     extensions = tmp_path / "extensions"
     for folder in (home, user_data / "User", extensions):
-        folder.mkdir(parents=True)
+        folder.mkdir(parents=True, exist_ok=True)
     observations = tmp_path / "observations.jsonl"
     env = {
         **(os.environ if base_env is None else base_env),

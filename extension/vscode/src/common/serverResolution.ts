@@ -111,7 +111,7 @@ async function resolveBundled(
   const found = problems.length === 0 ? "no Python found (neither the Python extension's interpreter nor python3 on PATH)" : problems.join("; ");
   return {
     ok: false,
-    message: `Toolhost's bundled server needs Python ${bundle.pythons[0]} to ${bundle.pythons[bundle.pythons.length - 1]}: ${found}.`,
+    message: `the bundled server needs Python ${bundle.pythons[0]} to ${bundle.pythons[bundle.pythons.length - 1]}: ${found}.`,
     fix: `Install Python ${MINIMUM_PYTHON} or newer as python3 (e.g. "sudo apt install python3" or python.org) or select one in the Python extension, then run "Toolhost: Restart Server"; or set toolhost.server.path to an installed toolhost.`,
   };
 }
