@@ -29,23 +29,37 @@ def _inside(value):
     if not isinstance(value, (str, os.PathLike)):
         return False
     try:
-        full = os.path.realpath(os.fspath(value))
-    except (OSError, ValueError):
+        # Both the path as named and where it leads (the checkout's .venv/bin/python is a
+        # symlink to an interpreter outside it).
+        named = os.path.abspath(os.fspath(value))
+        full = os.path.realpath(named)
+    except (OSError, ValueError, TypeError):
         return False
-    return full == _FORBIDDEN or full.startswith(_FORBIDDEN + os.sep)
+    return any(p == _FORBIDDEN or p.startswith(_FORBIDDEN + os.sep) for p in (named, full))
+
+
+def _paths(event, args):
+    """The paths an event touches: subprocess.Popen's (executable, args, cwd, env) names
+    its program in args[0] when executable is None."""
+    if event == "subprocess.Popen":
+        executable, argv, cwd = args[0], args[1], args[2]
+        program = argv if isinstance(argv, (str, bytes, os.PathLike)) else (list(argv) or [None])[0]
+        return [executable, program, cwd]
+    if args[0] is None and event in ("os.listdir", "os.scandir"):
+        return [os.getcwd()]
+    return [args[0]]
 
 
 def _hook(event, args):
     if event not in _EVENTS or not args:
         return
-    first = args[0]
-    if first is None and event in ("os.listdir", "os.scandir"):
-        first = os.getcwd()
-    if _inside(first):
-        with open(_LOG, "a", encoding="utf-8") as log:
-            log.write(json.dumps({"pid": os.getpid(), "event": event, "path": str(first)}) + "\n")
+    for path in _paths(event, args):
+        if _inside(path):
+            with open(_LOG, "a", encoding="utf-8") as log:
+                entry = {"pid": os.getpid(), "event": event, "path": str(path)}
+                log.write(json.dumps(entry) + "\n")
 
 
 if _FORBIDDEN and _LOG:
-    _FORBIDDEN = os.path.realpath(_FORBIDDEN)
+    _FORBIDDEN = os.path.abspath(_FORBIDDEN)
     sys.addaudithook(_hook)
