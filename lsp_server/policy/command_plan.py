@@ -15,12 +15,15 @@ sandbox runs does the classifier decide alone, and there what is not a plain rea
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
-from lsp_server.policy.commands.shell_words import ParsedCommand
-from lsp_server.policy.commands.wrappers import CommandView
 from lsp_server.sandbox import SandboxPlan
+
+if TYPE_CHECKING:  # the parse itself (tree-sitter) loads with the first shell call only
+    from lsp_server.policy.commands.shell_words import ParsedCommand
+    from lsp_server.policy.commands.wrappers import CommandView
 
 
 @attrs.frozen

@@ -11,17 +11,18 @@ import collections
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from lsp_server.config.tree import Config
 from lsp_server.policy.command_plan import CommandPlan, CommandReading
 from lsp_server.policy.commands.shell_words import Segment, split_command
-from lsp_server.policy.commands.wrappers import view_command
-from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.sandbox import SANDBOX_REQUESTS, SandboxMode, SandboxRequest
 from lsp_server.sandbox.service import SandboxService
+
+if TYPE_CHECKING:
+    from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 
 _NET = ("/dev/tcp/", "/dev/udp/")
 _KEPT = 256  # plans of calls approved but not yet run (bounded: a call may never run)
@@ -78,6 +79,9 @@ class CommandPlanner:
                 del self._kept[key]
 
     def _make(self, command: str, cwd: Path | None, arguments: Mapping[str, Any]) -> CommandPlan:
+        # The parse (tree-sitter) loads with the first shell call, never at start-up.
+        from lsp_server.policy.commands.wrappers import view_command
+
         parsed = split_command(command)
         view = view_command(parsed, command)
         classifier = self.classifier()
