@@ -4,11 +4,12 @@ Importing the SDK (pydantic models of two protocol revisions, starlette) takes l
 the official filesystem server needs to answer `initialize`. So the front claims stdin and
 stdout, starts importing the SDK and toolhost's MCP server in a thread, and answers a
 well-formed `initialize` of the handshake revisions itself, with the answer the SDK gives
-(tests/mcp/test_front.py compares the two for every revision). Everything it read is then
-handed to the SDK in order, the `initialize` request included, so that the SDK's session
-knows the client; the SDK's own answer to that request is not sent again (mcp/pipes.py).
-Anything else (the stateless 2026-07-28 revision, an odd `initialize`, stdin or stdout
-that is not a pipe) waits for the SDK and gets its answer, as before.
+(tests/mcp/test_front.py compares the two for every revision), then a plain tools/list
+from the SDK's answer of the last start (ListingCache), while the SDK loads. Everything it
+read is then handed to the SDK in order, the requests it answered included, so that the
+SDK's session knows the client; the SDK's own answers to them are not sent again
+(mcp/pipes.py). Anything else (the stateless 2026-07-28 revision, an odd `initialize`,
+stdin or stdout that is not a pipe) waits for the SDK and gets its answer, as before.
 """
 
 from __future__ import annotations
@@ -16,13 +17,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import hashlib
 import importlib
+import importlib.util
 import json
 import logging
 import os
 import stat
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -115,15 +119,28 @@ class Pipes:
         self.reader = reader
         self.writer = writer
         self.pending: list[bytes] = []
-        """Lines the front read before the SDK was loaded, oldest first."""
-        self.answered: Any = None
-        """The id of the `initialize` request the front answered, if it did."""
-        self.client: dict[str, str] | None = None
-        """The client's name and version, from that request."""
+        """Lines the front read before the SDK was loaded, oldest first (b"": end of input)."""
+        self.answered: list[Any] = []
+        """Ids of the requests the front answered; the SDK's answers to them are dropped."""
+        self.remember_listing: Callable[[dict[str, Any]], None] | None = None
+        """Keeps the SDK's tools/list answer for the next start (ListingCache.store)."""
+        self._reading: asyncio.Future[bytes] | None = None
+
+    def next_line(self) -> asyncio.Future[bytes]:
+        """The read of the next line, started once and shared until it is taken."""
+        if self._reading is None:
+            self._reading = asyncio.ensure_future(self._read_line())
+        return self._reading
 
     async def read_line(self) -> bytes:
-        """The next line; b"" at end of input. A line over LINE_LIMIT is read to its end and
-        returned cut, so the SDK answers it as the parse error it is."""
+        """The next line; b"" at end of input."""
+        line = await self.next_line()
+        self._reading = None
+        return line
+
+    async def _read_line(self) -> bytes:
+        """A line over LINE_LIMIT is read to its end and returned cut, so the SDK answers it
+        as the parse error it is."""
         try:
             return await self.reader.readline()
         except ValueError:  # over the limit: the reader dropped what it had
@@ -131,11 +148,56 @@ class Pipes:
                 pass
             return b"{\n"
 
+    def write_message(self, message: dict[str, Any]) -> None:
+        self.writer.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+
     def write(self, data: bytes) -> None:
         self.writer.write(data)
 
     async def drain(self) -> None:
         await self.writer.drain()
+
+
+class ListingCache:
+    """The SDK's tools/list answer of the last start, per protocol revision and surface, in
+    the state folder, under a key of toolhost's and the SDK's source files (path, size,
+    mtime): any change to a tool or to the SDK makes a new key. A cache that cannot be read
+    or written is not used."""
+
+    FILE_NAME = "mcp-tools-list.json"
+
+    def __init__(self, state: Path, key: str) -> None:
+        self.path = state / self.FILE_NAME
+        self.key = key
+
+    @classmethod
+    def of(cls, version: str, surface: str) -> ListingCache:
+        from lsp_server.dirs import Dirs  # attrs: after the initialize answer
+
+        digest = hashlib.sha256(f"{__version__}\n{version}\n{surface}\n".encode())
+        for name in ("lsp_server", "mcp", "mcp_types"):
+            spec = importlib.util.find_spec(name)  # finds, does not import
+            locations = spec.submodule_search_locations if spec is not None else None
+            for folder in locations or []:
+                for path in sorted(Path(folder).rglob("*.py")):
+                    info = path.stat()
+                    digest.update(f"{path}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+        return cls(Dirs.from_environment().state, digest.hexdigest())
+
+    def load(self) -> dict[str, Any] | None:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        value = data.get(self.key) if isinstance(data, dict) else None
+        return value if isinstance(value, dict) else None
+
+    def store(self, result: dict[str, Any]) -> None:
+        temporary = self.path.with_name(f".{self.FILE_NAME}.{os.getpid()}")
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            temporary.write_text(json.dumps({self.key: result}), "utf-8")
+            temporary.replace(self.path)  # atomic: a concurrent start never reads half
 
 
 def _is_stream(fd: int) -> bool:
@@ -212,20 +274,60 @@ async def serve(loader: Loader, root: Path, surface: str, session: str, attach: 
             await server.serve(root, surface, session, attach)
             return
         first = await pipes.read_line()
-        if first:
-            pipes.pending.append(first)
-            try:
-                message = json.loads(first)
-            except ValueError:
-                message = None
-            answer = initialize_answer(message)
-            if answer is not None:
-                pipes.write(json.dumps(answer, separators=(",", ":")).encode() + b"\n")
-                pipes.answered = answer["id"]
-                info = message["params"]["clientInfo"]
-                pipes.client = {"name": info["name"], "version": info["version"]}
+        pipes.pending.append(first)
+        answer = initialize_answer(_parsed(first))
+        if answer is not None:
+            pipes.write_message(answer)
+            pipes.answered.append(answer["id"])
+            cache = ListingCache.of(answer["result"]["protocolVersion"], surface)
+            listing = cache.load()
+            if listing is None:
+                pipes.remember_listing = cache.store
+            await _answer_while_loading(pipes, loader, listing)
         server = await loader.module()
         await server.serve_pipes(pipes, root, surface, session, attach)
+
+
+async def _answer_while_loading(
+    pipes: Pipes, loader: Loader, listing: dict[str, Any] | None
+) -> None:
+    """Until the SDK is loaded: `notifications/initialized` waits for it, a plain tools/list
+    is answered from the cache; anything else (or the end of input) waits with the rest."""
+    loading: asyncio.Future[Any] = asyncio.ensure_future(loader.module())
+    while not loading.done() and pipes.pending[-1]:
+        reading: asyncio.Future[Any] = pipes.next_line()
+        await asyncio.wait({reading, loading}, return_when=asyncio.FIRST_COMPLETED)
+        if not reading.done():
+            break
+        line = await pipes.read_line()
+        pipes.pending.append(line)
+        message = _parsed(line)
+        if message == {"jsonrpc": "2.0", "method": "notifications/initialized"}:
+            continue
+        if listing is None or not _plain_listing_request(message):
+            break
+        pipes.write_message({"jsonrpc": "2.0", "id": message["id"], "result": listing})
+        pipes.answered.append(message["id"])
+    with contextlib.suppress(BaseException):
+        await loading  # an import error is raised again by the caller's loader.module()
+
+
+def _parsed(line: bytes) -> Any:
+    try:
+        return json.loads(line) if line else None
+    except ValueError:
+        return None
+
+
+def _plain_listing_request(message: Any) -> bool:
+    return (
+        isinstance(message, dict)
+        and set(message) <= {"jsonrpc", "id", "method", "params"}
+        and message.get("jsonrpc") == "2.0"
+        and message.get("method") == "tools/list"
+        and _plain_id(message.get("id"))
+        and message.get("params") in (None, {})
+    )
 
 
 def main(root: Path | None, surface: str, session: str, attach: str) -> int:

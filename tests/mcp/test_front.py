@@ -221,3 +221,45 @@ def test_the_local_runtime_does_not_import_lsprotocol() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
     assert loaded == []
+
+
+async def _listing_of_a_fresh_start(root: Path, version: str) -> tuple[dict[str, Any], ...]:
+    """initialize, initialized and tools/list in one write, then a ping: the answers."""
+    client = await start(root)
+    try:
+        messages = [
+            initialize(version, {}, 1),
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": "list", "method": "tools/list"},
+            {"jsonrpc": "2.0", "id": 9, "method": "ping"},
+        ]
+        await client.send_bytes(b"\n".join(json.dumps(m).encode() for m in messages))
+        return tuple([await client.next_message() for _ in range(3)])
+    finally:
+        await client.close()
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-06-18", "2025-11-25"])
+async def test_tools_list_from_the_cache_is_the_sdks_answer(ws: Path, version: str) -> None:
+    """The first start keeps the SDK's tools/list answer; the next one answers from it before
+    the SDK is loaded: the same answer, each request answered once."""
+    cache = front.ListingCache.of(version, "full")
+    cache.path.unlink(missing_ok=True)
+    fresh = await _listing_of_a_fresh_start(ws, version)
+    assert cache.load() == fresh[1]["result"]
+    cached = await _listing_of_a_fresh_start(ws, version)
+    assert [m["id"] for m in cached] == [1, "list", 9]
+    assert cached == fresh
+
+
+async def test_the_front_answers_tools_list_from_its_cache(ws: Path) -> None:
+    """What the cache holds under the current key is what the client gets; a key of another
+    surface or revision is not used."""
+    cache = front.ListingCache.of("2025-11-25", "full")
+    planted = {"tools": [{"name": "planted", "inputSchema": {"type": "object"}}]}
+    cache.store(planted)
+    answers = await _listing_of_a_fresh_start(ws, "2025-11-25")
+    assert answers[1]["result"] == planted
+    assert front.ListingCache.of("2025-06-18", "full").load() is None
+    assert front.ListingCache.of("2025-11-25", "core").load() is None
+    cache.path.unlink()
