@@ -175,13 +175,15 @@ class ListingCache:
         from lsp_server.dirs import Dirs  # attrs: after the initialize answer
 
         digest = hashlib.sha256(f"{__version__}\n{version}\n{surface}\n".encode())
-        for name in ("lsp_server", "mcp", "mcp_types"):
+        for name, every_file in (("lsp_server", True), ("mcp", False), ("mcp_types", False)):
             spec = importlib.util.find_spec(name)  # finds, does not import
-            locations = spec.submodule_search_locations if spec is not None else None
-            for folder in locations or []:
-                for path in sorted(Path(folder).rglob("*.py")):
-                    info = path.stat()
-                    digest.update(f"{path}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+            for folder in (spec.submodule_search_locations or []) if spec else []:
+                # toolhost: every module (a tool's schema may change anywhere); the SDK: an
+                # upgrade rewrites its __init__.py
+                for path in _modules(folder) if every_file else [f"{folder}/__init__.py"]:
+                    with contextlib.suppress(OSError):
+                        info = os.stat(path)  # noqa: PTH116 (pathlib costs 2x here)
+                        digest.update(f"{path}:{info.st_size}:{info.st_mtime_ns}\n".encode())
         return cls(Dirs.from_environment().state, digest.hexdigest())
 
     def load(self) -> dict[str, Any] | None:
@@ -302,7 +304,7 @@ async def _answer_while_loading(
         line = await pipes.read_line()
         pipes.pending.append(line)
         message = _parsed(line)
-        if message == {"jsonrpc": "2.0", "method": "notifications/initialized"}:
+        if _is_initialized(message):
             continue
         if listing is None or not _plain_listing_request(message):
             break
@@ -310,6 +312,24 @@ async def _answer_while_loading(
         pipes.answered.append(message["id"])
     with contextlib.suppress(BaseException):
         await loading  # an import error is raised again by the caller's loader.module()
+
+
+def _modules(folder: str) -> list[str]:
+    found = []
+    for parent, folders, files in os.walk(folder):
+        folders[:] = sorted(f for f in folders if f != "__pycache__")
+        found += [f"{parent}/{name}" for name in sorted(files) if name.endswith(".py")]
+    return found
+
+
+def _is_initialized(message: Any) -> bool:
+    return (
+        isinstance(message, dict)
+        and set(message) <= {"jsonrpc", "method", "params"}
+        and message.get("jsonrpc") == "2.0"
+        and message.get("method") == "notifications/initialized"
+        and message.get("params") in (None, {})
+    )
 
 
 def _parsed(line: bytes) -> Any:
