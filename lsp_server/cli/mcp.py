@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-# runtime.contract's SURFACES, written out: importing it costs attrs before the front
+# runtime.core.contract's SURFACES, written out: importing it costs attrs before the front
 # answers (tests/mcp/test_front.py checks both are the same).
 SURFACES = ("core", "full", "minimal")
 

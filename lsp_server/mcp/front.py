@@ -8,7 +8,7 @@ well-formed `initialize` of the handshake revisions itself, with the answer the 
 from the SDK's answer of the last start (ListingCache), while the SDK loads. Everything it
 read is then handed to the SDK in order, the requests it answered included, so that the
 SDK's session knows the client; the SDK's own answers to them are not sent again
-(mcp/pipes.py). Anything else (the stateless 2026-07-28 revision, an odd `initialize`,
+(mcp/stdio_streams.py). Anything else (the stateless 2026-07-28 revision, an odd `initialize`,
 stdin or stdout that is not a pipe) waits for the SDK and gets its answer, as before.
 """
 

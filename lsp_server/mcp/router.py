@@ -13,10 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from lsp_server.mcp import attach_client, discovery, wire
+from lsp_server.mcp import attach_client, attach_records, wire
 from lsp_server.mcp.attach_client import EditorRuntime, ProgressCallback
 from lsp_server.mcp.results import refusal, to_mcp
-from lsp_server.runtime.errors import ATTACH_LOST, ATTACH_UNAVAILABLE
+from lsp_server.runtime.core.errors import ATTACH_LOST, ATTACH_UNAVAILABLE
 
 if TYPE_CHECKING:
     from lsp_server.runtime.dispatch import Runtime
@@ -154,7 +154,7 @@ class CallRouter:
 
     def editor_expected(self) -> bool:
         """An editor's toolhost has a live record for the root (the first call attaches)."""
-        return bool(discovery.find_records(self.attach_folder, self.root))
+        return bool(attach_records.find_records(self.attach_folder, self.root))
 
     def warm_local(self) -> None:
         """Build the local runtime before the first call needs it."""

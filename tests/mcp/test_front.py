@@ -182,7 +182,7 @@ async def test_an_odd_initialize_gets_the_sdks_own_answer(ws: Path) -> None:
 
 def test_the_commands_surfaces_are_the_contracts() -> None:
     from lsp_server.cli.mcp import SURFACES
-    from lsp_server.runtime.contract import SURFACES as CONTRACT_SURFACES
+    from lsp_server.runtime.core.contract import SURFACES as CONTRACT_SURFACES
 
     assert SURFACES == CONTRACT_SURFACES
 
