@@ -165,7 +165,8 @@ def cold_start(arm: Arm, root: Path, env: dict[str, str], agent_delay: float) ->
         assert tools["tools"], tools
         t1 = time.perf_counter()
         checked(client.request("tools/call", arm.read(root)))
-        first = time.perf_counter() - t1
+        answered = time.perf_counter()
+        first = answered - t1
     finally:
         client.close()
     started_late = time.perf_counter()
@@ -180,7 +181,7 @@ def cold_start(arm: Arm, root: Path, env: dict[str, str], agent_delay: float) ->
         late = time.perf_counter() - t1
     finally:
         client.close()
-    return initialized - started, listed - t0, listed - started, first, late
+    return initialized - started, listed - t0, listed - started, first, late, answered - started
 
 
 def percentile(samples: list[float], fraction: float) -> float:
@@ -266,6 +267,7 @@ def main() -> None:
         ("first tools/list, sent at once after initialized", 1),
         ("start -> tools/list answered", 2),
         ("first read, sent at once after tools/list", 3),
+        ("start -> that first read answered", 5),
         (f"first read, sent {options.agent_delay:g} s after start", 4),
     ]
     head = " | ".join(names)
