@@ -23,8 +23,8 @@ from pydantic import ValidationError
 from lsp_server import __version__
 from lsp_server.mcp.current import CURRENT_ELICIT, Elicit
 from lsp_server.mcp.front import INSTRUCTIONS, SERVER_NAME, Pipes
-from lsp_server.mcp.stdio_streams import pipe_streams
 from lsp_server.mcp.rounds import RoundTrips, UnknownRequestState
+from lsp_server.mcp.stdio_streams import pipe_streams
 from lsp_server.mcp.unreadable import AnswerStream, form_answer
 from lsp_server.runtime.core.client import UnreadableAnswer
 

@@ -2,10 +2,11 @@
 
 The same messages as the SDK's `stdio_server` (each line validated by
 `jsonrpc_message_adapter`, each answer dumped by alias without unset fields, one per
-line), read and written on the event loop: the SDK's transport hops to a worker thread for
-every line read, every write and every flush. The lines the front read before the SDK was
-loaded come first; the SDK's answers to the requests the front already answered are
-dropped, and its first answer to a plain tools/list is kept for the next start.
+line), read on the event loop and written by one worker-thread hop per answer: the SDK's
+transport hops to a worker thread for every line read, every write and every flush. The
+lines the front read before the SDK was loaded come first; the SDK's answers to the
+requests the front already answered are dropped, and its first answer to a plain
+tools/list is kept for the next start.
 """
 
 from __future__ import annotations
@@ -78,8 +79,7 @@ async def pipe_streams(pipes: Pipes) -> AsyncIterator[tuple[Any, Any]]:
                         if isinstance(message, types.JSONRPCResponse):
                             pipes.remember_listing(json.loads(dumped)["result"])
                         pipes.remember_listing = None
-                    pipes.write(dumped.encode("utf-8") + b"\n")
-                    await pipes.drain()
+                    await pipes.send(dumped.encode("utf-8") + b"\n")
         except (anyio.ClosedResourceError, ConnectionError):
             await anyio.lowlevel.checkpoint()
 
