@@ -28,7 +28,13 @@ def sandbox_section(root: Path) -> str:
     if loaded.workspace_trusted or shell.sandbox != "off":
         files.append(root / WORKSPACE_CONFIG_NAME)
     found = find_backend(None)
-    return render_sandbox(shell.sandbox, found, shell.sandbox_network, where_mode_is_set(files))
+    return render_sandbox(
+        shell.sandbox,
+        found,
+        shell.sandbox_network,
+        where_mode_is_set(files),
+        shell.sandbox_network_allow,
+    )
 
 
 def answers_section(root: Path, languages: list[str], provider: str) -> str:

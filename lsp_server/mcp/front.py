@@ -358,8 +358,10 @@ def _plain_listing_request(message: Any) -> bool:
     )
 
 
-def main(root: Path | None, surface: str, session: str, attach: str) -> int:
-    loader = Loader()  # first: the import runs while the rest starts
+def main(
+    root: Path | None, surface: str, session: str, attach: str, http: str | None = None
+) -> int:
+    loader = Loader() if http is None else None  # first: the import runs while the rest starts
     logging.basicConfig(
         level=os.environ.get("TOOLHOST_LOG", "WARNING").upper(),
         stream=sys.stderr,
@@ -369,6 +371,10 @@ def main(root: Path | None, surface: str, session: str, attach: str) -> int:
     if not resolved.is_dir():
         print(f"toolhost mcp: --root {resolved} is not a folder", file=sys.stderr)
         return 2
+    if loader is None:  # --http: no stdio to answer early
+        from lsp_server.mcp import http_serve
+
+        return http_serve.main(resolved, surface, session, attach, http)  # type: ignore[arg-type]
     with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
         asyncio.run(serve(loader, resolved, surface, session, attach))
     return 0
