@@ -45,7 +45,9 @@ CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": False}}
 # The SDK's HANDSHAKE_PROTOCOL_VERSIONS (mcp_types.version), oldest first: the revisions
 # that open with `initialize`. The newest is the counter-offer to any other version.
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-LINE_LIMIT = 64 * 1024 * 1024
+# The SDK's own transport reads a line of any length; so does the front (a cap would turn a
+# big write_file into a parse error that it was not before).
+LINE_LIMIT = sys.maxsize
 SERVER_MODULE = "lsp_server.mcp.server"
 
 
@@ -143,8 +145,8 @@ class Pipes:
         return line
 
     async def _read_line(self) -> bytes:
-        """A line over LINE_LIMIT is read to its end and returned cut, so the SDK answers it
-        as the parse error it is."""
+        """A line over LINE_LIMIT (none in practice) is read to its end and returned cut, so
+        the SDK answers it as a parse error."""
         try:
             return await self.reader.readline()
         except ValueError:  # over the limit: the reader dropped what it had

@@ -263,3 +263,25 @@ async def test_the_front_answers_tools_list_from_its_cache(ws: Path) -> None:
     assert front.ListingCache.of("2025-06-18", "full").load() is None
     assert front.ListingCache.of("2025-11-25", "core").load() is None
     cache.path.unlink()
+
+
+async def test_a_large_message_is_read_whole(ws: Path) -> None:
+    """The front reads lines of any length, as the SDK's transport did (70 MiB here)."""
+    client = await start(ws)
+    try:
+        await client.send(initialize("2025-11-25", {}))
+        assert (await client.next_message())["id"] == 1
+        big = "x" * (70 * 1024 * 1024)
+        await client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "read_file", "arguments": {"path": "hello.txt", "pad": big}},
+            }
+        )
+        answer = await client.answer(2)
+        assert "result" in answer, answer  # a refusal of the unknown argument, not a parse error
+        assert answer["result"]["isError"] is True
+    finally:
+        await client.close()
