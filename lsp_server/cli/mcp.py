@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lsp_server.runtime.core.contract import SURFACES
+# runtime.core.contract's SURFACES, written out: importing it costs attrs before the front
+# answers (tests/mcp/test_front.py checks both are the same).
+SURFACES = ("core", "full", "minimal")
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,6 +36,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from lsp_server.mcp import server  # the MCP SDK: imported by this command only
+    # The standard library only: the MCP SDK loads in the front's thread (mcp/front.py).
+    from lsp_server.mcp import front
 
-    return server.main(args.root, args.surface, args.session, args.attach, args.http)
+    return front.main(args.root, args.surface, args.session, args.attach, args.http)
