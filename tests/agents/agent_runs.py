@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.agents.model_servers import read_log
 from tests.agents.model_wire import Logged, Step, tool_names, tool_results
 from tests.conftest import missing_part, require_program
 
@@ -107,19 +108,11 @@ def run_in_netns(
     timeout: float = RUN_TIMEOUT,
 ) -> AgentRun:
     """Run `command` (an agent) in a new network namespace beside the scripted model."""
-    folder.mkdir(parents=True, exist_ok=True)
-    script_file = folder / "script.json"
-    log = folder / "requests.jsonl"
-    log.unlink(missing_ok=True)
-    script_file.write_text(json.dumps(script), encoding="utf-8")
-    full_env = {key: os.environ[key] for key in PASSED_ON if key in os.environ}
-    full_env |= {"LANG": "C.UTF-8", "NO_COLOR": "1"} | env
-    argv = ["unshare", "-n", "--", sys.executable, str(IN_NETNS)]
-    argv += ["--script", str(script_file), "--log", str(log), "--", *command]
+    argv, log = netns_argv(command, script, folder)
     process = subprocess.Popen(
         argv,
         cwd=cwd,
-        env=full_env,
+        env=agent_env(env) | {"NO_COLOR": "1"},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -132,6 +125,22 @@ def run_in_netns(
         os.killpg(process.pid, signal.SIGKILL)
         stdout, stderr = process.communicate()
         stderr += f"\n[the run did not finish within {timeout:g} s and was killed]"
-    from tests.agents.model_servers import read_log
-
     return AgentRun(process.returncode, stdout, stderr, read_log(log))
+
+
+def netns_argv(command: list[str], script: list[Step], folder: Path) -> tuple[list[str], Path]:
+    """`command` wrapped to run in a new network namespace beside the scripted model; the
+    file the model's request log goes to."""
+    folder.mkdir(parents=True, exist_ok=True)
+    script_file = folder / "script.json"
+    log = folder / "requests.jsonl"
+    log.unlink(missing_ok=True)
+    script_file.write_text(json.dumps(script), encoding="utf-8")
+    argv = ["unshare", "-n", "--", sys.executable, str(IN_NETNS)]
+    return [*argv, "--script", str(script_file), "--log", str(log), "--", *command], log
+
+
+def agent_env(env: dict[str, str]) -> dict[str, str]:
+    """What an agent runs with: `env` over what it inherits from the test process."""
+    inherited = {key: os.environ[key] for key in PASSED_ON if key in os.environ}
+    return inherited | {"LANG": "C.UTF-8"} | env
