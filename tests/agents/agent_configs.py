@@ -6,6 +6,7 @@ tools a scenario uses. docs/MCP.md shows these same settings to users."""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,6 +121,13 @@ class Codex(Agent):
         return command, {"CODEX_HOME": str(codex_home), "SCRIPTED_MODEL_KEY": "scripted"}
 
 
+def codex_env() -> str:
+    """toolhost's own folders as a TOML inline table's entries."""
+    passed = ("TOOLHOST_STATE_DIR", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR")
+    present = [key for key in passed if key in os.environ]
+    return ", ".join(f"{key} = {json.dumps(os.environ[key])}" for key in present)
+
+
 def codex_config(
     program: str, args: list[str], allow: tuple[str, ...], *, required: bool = True
 ) -> str:
@@ -148,6 +156,9 @@ def codex_config(
         "[mcp_servers.toolhost]",
         f"command = {json.dumps(program)}",
         f"args = {json.dumps(args)}",
+        # Codex starts MCP servers with a few variables only: toolhost's state and config
+        # folders (the test's own) are passed by name.
+        f"env = {{ {codex_env()} }}",
         # Codex gives optional MCP servers about a second, then runs the turn without the
         # tools of any still starting; a required server is waited for (docs/MCP.md).
         f"required = {'true' if required else 'false'}",

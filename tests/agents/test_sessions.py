@@ -64,7 +64,7 @@ def test_headless_refusal_says_how_to_allow_the_call(agent: Agent, project: Path
     refusal = run.results[1]
     assert "user denied" not in refusal and "the user dismissed" not in refusal, refusal
     assert "--approvals client" in refusal, refusal
-    assert "allow rule" in refusal and "Edit(app.py)" in refusal, refusal
+    assert "allow rule such as" in refusal and "edit_file(/app.py)" in refusal, refusal
     if agent.declares_elicitation:  # the form was sent and answered at once, unseen
         assert "permission.form_not_shown" in refusal, refusal
         assert "without showing" in refusal, refusal
