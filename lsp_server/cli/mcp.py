@@ -26,8 +26,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="run calls in the editor's toolhost when one serves the root (default: auto)",
     )
 
+    mcp.add_argument(
+        "--approvals",
+        choices=["auto", "client"],
+        default=None,
+        help="who approves calls: auto (the attached editor, else the MCP client's form) or "
+        "client (the MCP client's own permission step); default: mcp.approvals in config.toml",
+    )
+
 
 def run(args: argparse.Namespace) -> int:
     from lsp_server.mcp import server  # the MCP SDK: imported by this command only
 
-    return server.main(args.root, args.surface, args.session, args.attach)
+    return server.main(args.root, args.surface, args.session, args.attach, args.approvals)

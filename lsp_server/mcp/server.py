@@ -22,12 +22,13 @@ from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 
 from lsp_server import __version__
-from lsp_server.mcp.current import CURRENT_ELICIT, Elicit
+from lsp_server.mcp.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
 from lsp_server.mcp.rounds import RoundTrips, UnknownRequestState
 from lsp_server.mcp.unreadable import AnswerStream, form_answer
 from lsp_server.runtime.core.client import UnreadableAnswer
 
 if TYPE_CHECKING:
+    from lsp_server.mcp.local import Approvals
     from lsp_server.mcp.router import AttachMode, CallRouter
     from lsp_server.runtime.core.contract import Registry, Surface
 
@@ -121,11 +122,19 @@ class Backend:
     """The registry and the call router, made on first use: the `initialize` answer waits
     only for the SDK, not for the tools (their imports cost as much again)."""
 
-    def __init__(self, root: Path, surface: Surface, session: str, attach: AttachMode) -> None:
+    def __init__(
+        self,
+        root: Path,
+        surface: Surface,
+        session: str,
+        attach: AttachMode,
+        approvals: Approvals | None = None,
+    ) -> None:
         self.root = root
         self.surface = surface
         self.session = session
         self.attach = attach
+        self.approvals = approvals
         self._listing: types.ListToolsResult | None = None
         self.rounds = RoundTrips()
         self._router: CallRouter | None = None
@@ -146,14 +155,14 @@ class Backend:
             from lsp_server.mcp.local import build_local_runtime
             from lsp_server.mcp.router import CallRouter
 
-            root, dirs = self.root, Dirs.from_environment()
+            root, dirs, approvals = self.root, Dirs.from_environment(), self.approvals
             self._router = CallRouter(
                 dirs.attach_folder,
                 root,
                 self.attach,
                 self.session,
                 self.surface,
-                lambda progress: build_local_runtime(root, dirs, progress),
+                lambda progress: build_local_runtime(root, dirs, progress, approvals),
             )
         return self._router
 
@@ -181,6 +190,7 @@ def build_server(backend: Backend) -> Server[Any]:
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         client = _client_info(ctx)
+        CURRENT_CLIENT.set(client["name"])  # this request's own context (a task of its own)
         router = backend.router()
         if params.request_state is not None:  # 2026-07-28: the answer to an approval form
             try:
@@ -233,8 +243,10 @@ def find_root(start: Path) -> Path:
     return start
 
 
-async def serve(root: Path, surface: Surface, session: str, attach: AttachMode) -> None:
-    backend = Backend(root, surface, session, attach)
+async def serve(
+    root: Path, surface: Surface, session: str, attach: AttachMode, approvals: Approvals | None
+) -> None:
+    backend = Backend(root, surface, session, attach, approvals)
     server = build_server(backend)
     try:
         async with stdio_server() as (read_stream, write_stream):
@@ -246,7 +258,13 @@ async def serve(root: Path, surface: Surface, session: str, attach: AttachMode) 
             await asyncio.wait_for(backend.close(), 10)
 
 
-def main(root: Path | None, surface: Surface, session: str, attach: AttachMode) -> int:
+def main(
+    root: Path | None,
+    surface: Surface,
+    session: str,
+    attach: AttachMode,
+    approvals: Approvals | None = None,
+) -> int:
     logging.basicConfig(
         level=os.environ.get("TOOLHOST_LOG", "WARNING").upper(),
         stream=sys.stderr,
@@ -257,5 +275,5 @@ def main(root: Path | None, surface: Surface, session: str, attach: AttachMode) 
         print(f"toolhost mcp: --root {resolved} is not a folder", file=sys.stderr)
         return 2
     with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
-        asyncio.run(serve(resolved, surface, session, attach))
+        asyncio.run(serve(resolved, surface, session, attach, approvals))
     return 0
