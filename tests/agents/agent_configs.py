@@ -37,9 +37,15 @@ class Agent:
         """The name the model sees for toolhost's tool `name`."""
         return f"mcp__toolhost__{name}"
 
-    def toolhost_args(self, approvals: str | None) -> list[str]:
+    def server_command(self, approvals: str | None, record: Path | None) -> list[str]:
+        """How the agent starts toolhost; `record`: a folder where a recorder on the pipes
+        keeps what the agent sent (mcp-in.jsonl) and what toolhost answered (mcp-out.jsonl)."""
         args = ["mcp", "--root", str(self.workspace)]
-        return [*args, "--approvals", approvals] if approvals else args
+        args += ["--approvals", approvals] if approvals else []
+        if record is None:
+            return [toolhost_program(), *args]
+        pipes = f'tee -a {record}/mcp-in.jsonl | "$0" "$@" | tee -a {record}/mcp-out.jsonl'
+        return ["/bin/sh", "-c", pipes, toolhost_program(), *args]
 
     def run(
         self,
@@ -49,17 +55,21 @@ class Agent:
         approvals: str | None = None,
         allow: tuple[str, ...] = (),
         label: str = "run",
+        env: dict[str, str] | None = None,
+        record: Path | None = None,
     ) -> AgentRun:
-        """One headless run: `allow` is the agent's own allow list (toolhost tool names)."""
+        """One headless run: `allow` is the agent's own allow list (toolhost tool names);
+        `env` changes the agent's environment."""
         program = agent_program(self.name)
         require_netns()
         home = self.folder / label / "home"
         home.mkdir(parents=True, exist_ok=True)
-        command, env = self.setup(program, prompt, home, self.toolhost_args(approvals), allow)
+        server = self.server_command(approvals, record)
+        command, own_env = self.setup(program, prompt, home, server, allow)
         return run_in_netns(
             command,
             cwd=self.workspace,
-            env={"HOME": str(home)} | env,
+            env={"HOME": str(home)} | own_env | (env or {}),
             script=script,
             folder=self.folder / label,
         )
@@ -79,7 +89,7 @@ class ClaudeCode(Agent):
         self, program: str, prompt: str, home: Path, toolhost: list[str], allow: tuple[str, ...]
     ) -> tuple[list[str], dict[str, str]]:
         config = home / "mcp.json"
-        server = {"command": toolhost_program(), "args": toolhost}
+        server = {"command": toolhost[0], "args": toolhost[1:]}
         config.write_text(json.dumps({"mcpServers": {"toolhost": server}}), encoding="utf-8")
         command = [program, "-p", prompt, "--mcp-config", str(config), "--strict-mcp-config"]
         if allow:
@@ -114,7 +124,7 @@ class Codex(Agent):
         codex_home = home / ".codex"
         codex_home.mkdir(exist_ok=True)
         (codex_home / "config.toml").write_text(
-            codex_config(toolhost_program(), toolhost, allow, required=self.required),
+            codex_config(toolhost[0], toolhost[1:], allow, required=self.required),
             encoding="utf-8",
         )
         command = [program, "exec", "--json", "--skip-git-repo-check", prompt]
@@ -187,7 +197,7 @@ class GeminiCli(Agent):
             # An API key with a base URL of our own; a fixed model (no routing request).
             "security": {"auth": {"selectedType": "gemini-api-key"}},
             "model": {"name": "gemini-2.5-pro"},
-            "mcpServers": {"toolhost": {"command": toolhost_program(), "args": toolhost}},
+            "mcpServers": {"toolhost": {"command": toolhost[0], "args": toolhost[1:]}},
         }
         (gemini / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
         (gemini / "policies" / "toolhost.toml").write_text(gemini_policy(allow), encoding="utf-8")

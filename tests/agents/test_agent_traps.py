@@ -1,0 +1,86 @@
+"""The traps docs/MCP.md warns about, each shown with the real agent: Claude Code's tool search
+hides toolhost's tools from the first turn, Codex drops schema bounds (toolhost's own
+validation enforces them), and which MCP protocol revision each agent speaks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.agents.agent_configs import AGENTS, Agent, ClaudeCode, Codex
+from tests.agents.model_servers import say, tool, tool_names, tool_schemas
+
+pytestmark = [pytest.mark.real_client, pytest.mark.slow]
+
+
+def test_claude_codes_tool_search_defers_toolhosts_tools(tmp_path: Path, project: Path) -> None:
+    """Unless ENABLE_TOOL_SEARCH=false, Claude Code offers MCP tools behind its ToolSearch
+    tool: the first turn names none of toolhost's tools."""
+    agent = ClaudeCode(tmp_path / "agent", project)
+    run = agent.run("Say hi.", [say("hi")], env={"ENABLE_TOOL_SEARCH": ""})
+    assert run.returncode == 0, run.describe()
+    names = tool_names(run.first_turn)
+    assert "ToolSearch" in names, names
+    assert not [name for name in names if name.startswith("mcp__toolhost__")], names
+
+
+def test_codex_drops_schema_bounds_and_toolhost_enforces_them(
+    tmp_path: Path, project: Path
+) -> None:
+    """Codex strips minimum/maximum/minLength before the model sees toolhost's schemas; a
+    call out of bounds still reaches toolhost, which refuses it as schema_mismatch."""
+    agent = Codex(tmp_path / "agent", project)
+    script = [tool("mcp__toolhost__bash", command="echo hi", timeout_ms=0), say("ok")]
+    run = agent.run("Echo hi.", script, allow=("bash",))
+    assert run.returncode == 0, run.describe()
+    seen = tool_schemas(run.first_turn)["mcp__toolhost__bash"]["properties"]
+    assert "minimum" not in seen["timeout_ms"] and "maximum" not in seen["timeout_ms"], seen
+    assert "minLength" not in seen["command"], seen
+    refusal = run.results[0]
+    assert "schema_mismatch" in refusal and "/timeout_ms [minimum]" in refusal, refusal
+    assert "hi\n[exit code" not in refusal
+
+
+def test_gemini_cli_headless_leaves_out_tools_it_cannot_confirm(
+    tmp_path: Path, project: Path
+) -> None:
+    """`gemini -p` cannot confirm a tool call, so it offers the model only the MCP tools its
+    policy allows (here none): toolhost's tools need a policy rule (or "trust": true)."""
+    agent = AGENTS["gemini"](tmp_path / "agent", project)
+    run = agent.run("Say hi.", [say("hi")])
+    assert run.returncode == 0, run.describe()
+    names = tool_names(run.first_turn)
+    assert "read_file" in names, names  # Gemini CLI's own tools are there
+    assert "mcp_toolhost_edit_file" not in names, names
+    allowed = agent.run("Say hi.", [say("hi")], allow=("edit_file",), label="allowed")
+    assert "mcp_toolhost_edit_file" in tool_names(allowed.first_turn)
+
+
+REVISIONS = {"claude": "2026-07-28", "codex": "2025-06-18", "gemini": "2025-06-18"}
+
+
+@pytest.mark.parametrize("name", sorted(REVISIONS))
+def test_the_protocol_revision_each_agent_speaks(name: str, tmp_path: Path, project: Path) -> None:
+    """What each agent opens the connection with, and that toolhost answers in kind."""
+    agent: Agent = AGENTS[name](tmp_path / "agent", project)
+    record = tmp_path / "pipes"
+    record.mkdir()
+    run = agent.run("Say hi.", [say("hi")], allow=("read_file",), record=record)
+    assert run.returncode == 0, run.describe()
+    sent = [json.loads(line) for line in (record / "mcp-in.jsonl").read_text().splitlines()]
+    answers = [json.loads(line) for line in (record / "mcp-out.jsonl").read_text().splitlines()]
+    opening = sent[0]
+    if REVISIONS[name] == "2026-07-28":  # no initialize: each request names its revision
+        assert opening["method"] == "server/discover", opening
+        revision = opening["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"]
+        assert revision == REVISIONS[name]
+        assert any(REVISIONS[name] in json.dumps(answer.get("result", {})) for answer in answers), (
+            answers[:2]
+        )
+    else:
+        assert opening["method"] == "initialize", opening
+        assert opening["params"]["protocolVersion"] == REVISIONS[name]
+        reply = next(a for a in answers if a.get("id") == opening["id"])
+        assert reply["result"]["protocolVersion"] == REVISIONS[name], reply
