@@ -43,6 +43,22 @@ def test_codex_drops_schema_bounds_and_toolhost_enforces_them(
     assert "hi\n[exit code" not in refusal
 
 
+def test_codex_exec_blocks_destructive_tools_without_their_approval_mode(
+    tmp_path: Path, project: Path
+) -> None:
+    """Codex decides from the tool annotations: `bash` (destructiveHint) does not run in
+    `codex exec` unless its approval_mode is "approve", even with --approvals client."""
+    agent = Codex(tmp_path / "agent", project)
+    script = [tool("mcp__toolhost__bash", command="touch made.txt"), say("ok")]
+    run = agent.run("Make a file.", script, approvals="client")
+    assert run.returncode == 0, run.describe()
+    assert "requires approval" in run.results[0], run.results
+    assert not (project / "made.txt").exists()
+    allowed = agent.run("Make a file.", script, approvals="client", allow=("bash",), label="ok")
+    assert "[exit code 0]" in allowed.results[0], allowed.results
+    assert (project / "made.txt").exists()
+
+
 def test_gemini_cli_headless_leaves_out_tools_it_cannot_confirm(
     tmp_path: Path, project: Path
 ) -> None:
