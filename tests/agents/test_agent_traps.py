@@ -5,11 +5,13 @@ validation enforces them), and which MCP protocol revision each agent speaks."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.agents.agent_configs import AGENTS, Agent, ClaudeCode, Codex
+from tests.agents.agent_configs import AGENTS, Agent, ClaudeCode, Codex, claude_env
+from tests.agents.agent_runs import agent_env
 from tests.agents.model_servers import say, tool, tool_names, tool_schemas
 
 pytestmark = [pytest.mark.real_client, pytest.mark.slow]
@@ -24,6 +26,41 @@ def test_claude_codes_tool_search_defers_toolhosts_tools(tmp_path: Path, project
     names = tool_names(run.first_turn)
     assert "ToolSearch" in names, names
     assert not [name for name in names if name.startswith("mcp__toolhost__")], names
+
+
+class ClaudeCodeAddedByCommand(ClaudeCode):
+    """Claude Code with toolhost added as docs/MCP.md says: `claude mcp add --scope project
+    toolhost -- <absolute toolhost> mcp ...` (run where only loopback exists, like the rest)."""
+
+    def setup(
+        self, program: str, prompt: str, home: Path, toolhost: list[str], allow: tuple[str, ...]
+    ) -> tuple[list[str], dict[str, str]]:
+        add = ["unshare", "-n", program, "mcp", "add", "--scope", "project", "toolhost"]
+        env = agent_env({"HOME": str(home)} | claude_env())
+        done = subprocess.run(
+            [*add, "--", *toolhost], cwd=self.workspace, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        command = [program, "-p", prompt]
+        command += ["--allowedTools", ",".join(self.tool(name) for name in allow)]
+        return command, claude_env()
+
+
+def test_claude_mcp_add_then_a_headless_session(tmp_path: Path, project: Path) -> None:
+    """The documented `claude mcp add` line, with --approvals client after `--`, gives the
+    session its tools and the edit lands."""
+    agent = ClaudeCodeAddedByCommand(tmp_path / "agent", project)
+    script = [
+        tool("mcp__toolhost__read_file", path="app.py"),
+        tool("mcp__toolhost__edit_file", path="app.py", old_string="x = 1", new_string="x = 2"),
+        say("done"),
+    ]
+    run = agent.run("Set x to 2.", script, approvals="client", allow=("read_file", "edit_file"))
+    assert run.returncode == 0, run.describe()
+    server = json.loads((project / ".mcp.json").read_text())["mcpServers"]["toolhost"]
+    assert server["args"][-2:] == ["--approvals", "client"], server
+    assert "edited app.py" in run.results[1], run.results
+    assert (project / "app.py").read_text() == "x = 2\nprint(x)\n"
 
 
 def test_codex_drops_schema_bounds_and_toolhost_enforces_them(
