@@ -54,7 +54,7 @@ def changed_lines(diff: str | None) -> list[str]:
 
 def form_message(prompt: PromptRequest) -> str:
     """The form's text, leading with the change: clients fold a long message after its first
-    lines (Claude Code shows four), so what changes comes before the fold and the rest
+    lines (Claude Code shows three), so what changes comes before the fold and the rest
     (the title, risk, paths and the whole diff) follows."""
     changed = changed_lines(prompt.diff)
     lead = prompt.summary.rstrip(".") if changed else prompt.title
