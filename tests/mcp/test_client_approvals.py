@@ -68,6 +68,16 @@ async def test_the_config_setting_does_the_same(ws: Path) -> None:
     assert (ws / "notes.md").read_text() == "# Notes\n\nline 3\n"
 
 
+async def test_an_untrusted_workspace_cannot_turn_it_on(ws: Path) -> None:
+    """A repository's .toolhost.toml cannot hand approvals to the agent."""
+    (ws / ".toolhost.toml").write_text('[mcp]\napprovals = "client"\n', encoding="utf-8")
+    async with mcp_session(ws) as session:
+        await session.call_tool("read_file", {"path": "notes.md"})
+        result = await session.call_tool("edit_file", EDIT)
+    assert structured(result)["code"] == "permission.unattended", text_of(result)
+    assert (ws / "notes.md").read_text() == "# Notes\n\nline three\n"
+
+
 async def test_the_default_is_unchanged(ws: Path) -> None:
     """Without the flag or setting a client without forms gets policy's own decision."""
     async with mcp_session(ws) as session:
