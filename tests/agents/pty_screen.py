@@ -84,6 +84,27 @@ class TerminalScreen:
                     raise AssertionError(f"{needles} not on the screen:\n{shown}")
                 self.changed.wait(min(left, 1.0))
 
+    def wait_gone(self, needle: str, timeout: float) -> bool:
+        """Whether `needle` left the screen within `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while needle in "\n".join(self.screen.display):
+                left = deadline - time.monotonic()
+                if left <= 0 or self.closed:
+                    return False
+                self.changed.wait(min(left, 1.0))
+            return True
+
+    def press_until_gone(self, key: str, needle: str, tries: int = 3) -> None:
+        """Press `key` until `needle` leaves the screen, as a person presses a key again
+        when a busy UI did not take it (Ink drops a key now and then while it redraws)."""
+        for _ in range(tries):
+            self.press(key)
+            if self.wait_gone(needle, 10):
+                return
+        shown = self.text()
+        raise AssertionError(f"{needle!r} still on the screen after {tries} x {key}:\n{shown}")
+
     def press(self, *keys: str) -> None:
         """Keys by name (KEYS) or literal text, one write each, as a person types them."""
         for key in keys:

@@ -112,7 +112,7 @@ def test_toolhosts_form_answered_in_claude_codes_tui(claude_tui, project: Path) 
     session.screen.wait_for("Decision: ▸ Allow once")
     session.screen.press("down", "down")
     session.screen.wait_for("❯ Accept")
-    session.screen.press("enter")
+    session.screen.press_until_gone("enter", "requests your input")
     session.screen.wait_for("Done: x is 2.")
     assert (project / "app.py").read_text(encoding="utf-8") == "x = 2\nprint(x)\n"
     assert "edited app.py" in session.results()[-1]
@@ -126,7 +126,7 @@ def test_client_approvals_ask_once_in_claude_codes_own_prompt(claude_tui, projec
     session = claude_tui("client", ("read_file",))
     shown = session.screen.wait_for("Edit File", "Do you want to proceed?")
     assert 'old_string: "x = 1"' in shown and 'new_string: "x = 2"' in shown, shown
-    session.screen.press("enter")
+    session.screen.press_until_gone("enter", "Do you want to proceed?")
     shown = session.screen.wait_for("Done: x is 2.")
     assert "requests your input" not in shown
     assert (project / "app.py").read_text(encoding="utf-8") == "x = 2\nprint(x)\n"
