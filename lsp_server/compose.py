@@ -39,7 +39,7 @@ from lsp_server.policy.approver import PolicyApprover
 from lsp_server.policy.audit import AuditListener, AuditLog
 from lsp_server.policy.authorizer import PolicyService
 from lsp_server.policy.commands.command_paths import Places
-from lsp_server.policy.commands.shell_words import split_command
+from lsp_server.policy.planner import CommandPlanner
 from lsp_server.policy.prompt import Asker
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.protocol import DidCallParams
@@ -54,11 +54,11 @@ from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.runtime.progress import ProgressSender
 from lsp_server.runtime.sessions.session import SessionFolders
+from lsp_server.sandbox.netallow import parse_allow_list
 from lsp_server.sandbox.service import SandboxService
 from lsp_server.search.engines import SearchEngines
 from lsp_server.shell.jobs import JobManager
 from lsp_server.tools.registry import build_registry
-from lsp_server.tools.shell.sandboxing import plan_call
 
 
 @attrs.frozen
@@ -100,8 +100,11 @@ def build_runtime(
     parts = _Parts()
     bridge = editor.bridge if editor else None
     sandbox = parts.sandbox()
+    planner = parts.planner(config, workspace, dirs, sandbox)
+    if problems is not None:  # entries of sandbox_network_allow that do not parse
+        parse_allow_list(config.shell.sandbox_network_allow, problems)
     if approver is None:
-        approver = parts.policy(config, workspace, dirs, bridge, asker, problems, sandbox)
+        approver = parts.policy(config, workspace, dirs, bridge, asker, problems, planner)
     if editor is not None:
         parts.listeners.append(editor.did_call)
     parts.jobs(config)
@@ -164,25 +167,36 @@ class _Parts:
         bridge: ClientBridge | None,
         asker: Asker | None,
         problems: list[str] | None,
-        sandbox: SandboxService,
+        planner: CommandPlanner,
     ) -> Approver:
         """The policy service behind the approver; the audit log is the first listener."""
         trust = TrustStore(dirs.state)
-        places = Places.of_workspace(
-            workspace, dirs.user_config_file, trust.path, WORKSPACE_CONFIG_NAME
-        )
-        # The approval and the command see the same plan (sandboxed or not, network).
+        # The approval and the command see the same plan (planner.py): its classifier is
+        # the policy engine's, rebuilt when the policy is reconfigured.
         policy = PolicyService(
             config.policy,
             workspace.writable_roots(),
             trust,
             problems,
-            places,
-            sandbox_planner=lambda arguments: plan_call(sandbox, config.shell, arguments),
+            _places(workspace, dirs),
+            planner=planner,
         )
+        planner.classifier = lambda: policy.engine.classifier
         self.instances[PolicyService] = policy
         self.listeners.append(AuditListener(AuditLog(dirs.state)))
         return PolicyApprover(policy, bridge, asker)
+
+    def planner(
+        self, config: Config, workspace: Workspace, dirs: Dirs, sandbox: SandboxService
+    ) -> CommandPlanner:
+        """One plan per shell command, for the policy, the bash tool and the checkpoints.
+        Its classifier is the policy engine's once there is one (`policy`)."""
+        classifier = ReadOnlyClassifier(
+            config.policy.read_only_commands, None, _places(workspace, dirs)
+        )
+        planner = CommandPlanner(config, sandbox, lambda: classifier)
+        self.instances[CommandPlanner] = planner
+        return planner
 
     def sandbox(self) -> SandboxService:
         sandbox = SandboxService()  # probes bubblewrap on the first command, not at start
@@ -217,19 +231,17 @@ class _Parts:
         self.instances[LspAnswerLog] = LspAnswerLog()
 
 
+def _places(workspace: Workspace, dirs: Dirs) -> Places:
+    trust_path = TrustStore(dirs.state).path
+    return Places.of_workspace(workspace, dirs.user_config_file, trust_path, WORKSPACE_CONFIG_NAME)
+
+
 def _checkpoints(
     workspace: Workspace, config: Config, dirs: Dirs, documents: EditorDocuments | None
 ) -> Checkpoints:
-    """Checkpoints of writers and of shell commands that the policy's classifier does not
-    call plain reads (docs/CHECKPOINTS.md)."""
-    classifier = ReadOnlyClassifier(config.policy.read_only_commands)
-    return Checkpoints(
-        workspace,
-        config.checkpoints,
-        dirs.state,
-        is_read_only=lambda command: classifier.is_read(split_command(command)),
-        documents=documents,
-    )
+    """Checkpoints of writers and of the shell commands whose plan asks for one
+    (docs/CHECKPOINTS.md)."""
+    return Checkpoints(workspace, config.checkpoints, dirs.state, documents=documents)
 
 
 def _index_refresh(index: CodeIndexService) -> CallListener:

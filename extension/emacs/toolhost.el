@@ -101,9 +101,10 @@ answer that comes in time is not thrown away."
 
 (defun toolhost--install-fix (root)
   "The ways to make toolhost findable for ROOT."
-  (format (concat "install it into the workspace: cd %s && python3 -m venv .venv && "
-                  ".venv/bin/pip install toolhost; or put toolhost on PATH (pipx "
-                  "install toolhost); or set `toolhost-command'")
+  (format (concat "install the toolhost command (Python >= 3.11): pipx install "
+                  "toolhost-VERSION-py3-none-any.whl (the wheel `./run dist' builds; see "
+                  "Install in toolhost's README); or into the workspace: cd %s && python3 -m "
+                  "venv .venv && .venv/bin/pip install toolhost; or set `toolhost-command'")
           root))
 
 (defun toolhost-find-command (root)

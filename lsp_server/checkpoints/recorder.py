@@ -19,22 +19,21 @@ import logging
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
 
 from lsp_server.checkpoints import objects
+from lsp_server.checkpoints.command_records import finish_command, snapshot_root
 from lsp_server.checkpoints.file_states import (
     disk_state,
     file_record,
     git_mode,
-    is_nested_repo,
     large_identity,
     moved_record,
     paths_of,
-    record_of,
     relative,
 )
 from lsp_server.checkpoints.records import (
@@ -67,7 +66,6 @@ class Checkpoints:
         config: CheckpointsConfig,
         state_folder: Path | None,
         *,
-        is_read_only: Callable[[str], bool] = lambda command: False,
         documents: DocumentSource | None = None,
     ) -> None:
         self.workspace = workspace
@@ -82,7 +80,7 @@ class Checkpoints:
         self._trimmed_once = False
         self._grown_bytes = 0
         self.documents: DocumentSource | None = documents
-        self.is_read_only = is_read_only
+        self._failed: dict[str, str] = {}
 
     @property
     def enabled(self) -> bool:
@@ -107,11 +105,11 @@ class Checkpoints:
                 return root
         return None
 
-    def _locked(self, root: Path) -> threading.Lock:
+    def root_lock(self, root: Path) -> threading.Lock:
         self.store(root)
         return self._locks[root]
 
-    # -- commands ---------------------------------------------------------------------
+    # -- commands (command_records.py does the work) ------------------------------------
 
     async def before_command(
         self, call_id: str, session: str, tool: str, label: str
@@ -120,58 +118,25 @@ class Checkpoints:
             return None
         window = CommandWindow(call_id, session, tool, label, time.time(), {})
         for root in self.roots():
-            tree = await anyio.to_thread.run_sync(self._snapshot, root)
-            if tree is not None:
-                window.trees[root] = tree
+            taken = await anyio.to_thread.run_sync(snapshot_root, self, root)
+            if isinstance(taken, str):
+                window.notes.append(f"[no checkpoint of {root}: {taken}]")
+            elif taken is not None:
+                window.trees[root], window.left_out[root] = taken
         return window
 
     async def after_command(self, window: CommandWindow | None) -> list[Checkpoint]:
+        """The command's checkpoints; what could not be recorded goes to window.notes."""
         if window is None:
             return []
         made = []
         for root, before in window.trees.items():
-            checkpoint = await anyio.to_thread.run_sync(self._finish_command, root, before, window)
+            checkpoint = await anyio.to_thread.run_sync(finish_command, self, root, before, window)
             if checkpoint is not None:
                 made.append(checkpoint)
         if made:
             self._schedule_trim()
         return made
-
-    def _snapshot(self, root: Path) -> str | None:
-        store = self.store(root)
-        budget = self.config.budget_mb * 1024 * 1024
-        with self._locked(root), store.repo.locked():
-            if not root.is_dir() or not store.snapshots_fit(budget):
-                return None
-            try:
-                store.ensure()
-                return store.repo.snapshot()
-            except (ShadowError, OSError):
-                log.exception("checkpoint snapshot of %s failed", root)
-                return None
-
-    def _finish_command(self, root: Path, before: str, window: CommandWindow) -> Checkpoint | None:
-        store = self.store(root)
-        with self._locked(root), store.repo.locked():
-            try:
-                after = store.repo.snapshot()
-                changes = store.repo.diff(before, after)
-                files = [record_of(change) for change in changes if not is_nested_repo(change)]
-                if not files:
-                    return None
-                self.note_growth(root, (f.path for f in files))
-                return store.add(
-                    window.call_id,
-                    window.session,
-                    window.tool,
-                    window.started,
-                    files,
-                    reads="disk",
-                    label=window.label,
-                )
-            except (ShadowError, OSError):
-                log.exception("checkpoint of %s in %s failed", window.call_id, root)
-                return None
 
     # -- writers ----------------------------------------------------------------------
 
@@ -193,19 +158,27 @@ class Checkpoints:
         try:
             for path in paths:
                 window.before[path] = await self._store_state(path, window)
-        except (OSError, ShadowError):
+        except (OSError, ShadowError) as exc:
             # The write matters more than its checkpoint: it goes ahead, unrecorded.
             log.exception("checkpoint of %s (before) failed", call_id)
+            self._failed[call_id] = (
+                f"recording the files before the write failed ({str(exc).strip()})"
+            )
             await anyio.to_thread.run_sync(self._drop_pending, window)
             return None
         return window
+
+    def take_failure(self, call_id: str) -> str | None:
+        """Why a writer's checkpoint failed (once), for its result; None when it did not."""
+        return self._failed.pop(call_id, None)
 
     async def after_write(self, window: WriteWindow | None) -> list[Checkpoint]:
         if window is None:
             return []
         try:
             return await self._record_write(window)
-        except (OSError, ShadowError):
+        except (OSError, ShadowError) as exc:
+            self._failed[window.call_id] = f"recording the change failed ({str(exc).strip()})"
             log.exception("checkpoint of %s (after) failed", window.call_id)
             return []
         finally:
@@ -241,7 +214,7 @@ class Checkpoints:
     def _add_files(self, root: Path, window: WriteWindow, files: list[FileRecord]) -> Checkpoint:
         store = self.store(root)
         self.note_growth(root, (f.source or f.path for f in files))
-        with self._locked(root), store.repo.locked():
+        with self.root_lock(root), store.repo.locked():
             store.ensure()
             return store.add(
                 window.call_id,
@@ -267,7 +240,7 @@ class Checkpoints:
         if current is None or current.mode == stat.S_IFDIR:
             return None
         store = self.store(root)
-        with self._locked(root):
+        with self.root_lock(root):
             store.ensure()
             if current.data is None:  # over the size limit: only the pointer
                 size, oid = large_identity(path)
@@ -281,7 +254,7 @@ class Checkpoints:
 
     def _drop_pending(self, window: WriteWindow) -> None:
         for root, name in window.pending:
-            with self._locked(root):
+            with self.root_lock(root):
                 self.store(root).repo.drop(name)
         window.pending.clear()
 
@@ -365,7 +338,7 @@ class Checkpoints:
 
     def trim_root(self, root: Path) -> int:
         store = self.store(root)
-        with self._locked(root), store.repo.locked():
+        with self.root_lock(root), store.repo.locked():
             if not (store.repo.git_dir / "HEAD").exists():
                 return 0
             return store.trim(self.bounds())

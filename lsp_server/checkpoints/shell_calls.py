@@ -31,13 +31,14 @@ class OpenCommand:
             await self.checkpoints.after_command(self.window)
 
 
-async def command_checkpoint(ctx: ToolContext, command: str) -> OpenCommand | None:
-    """Snapshot before a shell command that is not plainly read-only (None: no checkpoint)."""
+async def command_checkpoint(ctx: ToolContext, label: str, needed: bool) -> OpenCommand | None:
+    """Snapshot before a shell command whose plan needs a checkpoint (None: no checkpoint;
+    policy/command_plan.py). `open.window.notes` then says what failed or was not recorded."""
+    if not needed:
+        return None
     try:
         checkpoints = ctx.services.get(Checkpoints)
     except LookupError:
         return None
-    if checkpoints.is_read_only(command):
-        return None
-    window = await checkpoints.before_command(ctx.call_id, ctx.session.id, ctx.tool.name, command)
+    window = await checkpoints.before_command(ctx.call_id, ctx.session.id, ctx.tool.name, label)
     return OpenCommand(checkpoints, window) if window is not None else None

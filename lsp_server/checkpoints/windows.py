@@ -21,6 +21,11 @@ class CommandWindow:
     label: str
     started: float
     trees: dict[Path, str]
+    left_out: dict[Path, dict[str, list[int | str]]] = attrs.Factory(dict)
+    """Per root, the ignored files no snapshot holds (ignored.py), before the command."""
+    notes: list[str] = attrs.Factory(list)
+    """What the command's result must say: a checkpoint that failed, changes that could
+    not be recorded."""
 
 
 @attrs.define

@@ -1,6 +1,7 @@
-"""`toolhost doctor [--root DIR]`: which language server serves each language, who answers
-lsp_* questions (the editor's servers or toolhost's), and whether shell commands can run in
-the sandbox here (and in which mode)."""
+"""`toolhost doctor [--root DIR]`: which toolhost runs and what it carries (ripgrep, the
+tree-sitter grammars), which language server serves each language, who answers lsp_*
+questions (the editor's servers or toolhost's), and whether shell commands can run in the
+sandbox here (and in which mode). Whatever is missing comes with how to get it."""
 
 from __future__ import annotations
 
@@ -28,7 +29,13 @@ def sandbox_section(root: Path) -> str:
     if loaded.workspace_trusted or shell.sandbox != "off":
         files.append(root / WORKSPACE_CONFIG_NAME)
     found = find_backend(None)
-    return render_sandbox(shell.sandbox, found, shell.sandbox_network, where_mode_is_set(files))
+    return render_sandbox(
+        shell.sandbox,
+        found,
+        shell.sandbox_network,
+        where_mode_is_set(files),
+        shell.sandbox_network_allow,
+    )
 
 
 def answers_section(root: Path, languages: list[str], provider: str) -> str:
@@ -55,11 +62,14 @@ def answers_section(root: Path, languages: list[str], provider: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from lsp_server.cli.install_report import render_install
     from lsp_server.config.layers import load_layers
     from lsp_server.dirs import Dirs
     from lsp_server.langservers import diagnosis
 
     root = args.root.resolve()
+    print(render_install())
+    print()
     lsp = load_layers(None, [root], Dirs.from_environment()).config.lsp
     report = diagnosis.diagnose(root, lsp.servers, project_local=lsp.project_servers)
     print(diagnosis.render(report))

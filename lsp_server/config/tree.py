@@ -85,7 +85,10 @@ class ShellConfig:
     private /tmp are writable, no network; such commands run without asking), read-only,
     or off (no sandbox: every command that is not a plain read asks)."""
     sandbox_network: bool = False
-    """Let sandboxed commands reach the network without asking."""
+    """Let sandboxed commands reach the whole network without asking."""
+    sandbox_network_allow: list[str] = attrs.Factory(list)
+    """Hosts sandboxed commands reach through toolhost's proxy without asking: "host",
+    "host:port", "*.domain", IP literals (docs/SANDBOX.md). Empty: none."""
     sandbox_read_only: list[str] = attrs.Factory(lambda: [".git", ".toolhost.toml"])
     """Names inside each workspace root that stay read-only in the sandbox."""
 
@@ -148,6 +151,14 @@ class WebConfig:
     max_bytes: int = 1024 * 1024
 
 
+REGENERABLE_FOLDERS = (
+    "node_modules", "bower_components", ".venv", "venv", ".tox", ".nox", "__pycache__",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis", ".eggs", "target",
+    "build", "dist", ".gradle", ".next", ".nuxt", ".turbo", ".parcel-cache", ".cache",
+    "coverage", ".terraform",
+)  # fmt: skip
+
+
 @attrs.define
 class CheckpointsConfig:
     enabled: bool = True
@@ -161,6 +172,11 @@ class CheckpointsConfig:
     """Size budget of a root's shadow repository; over it, the oldest checkpoints go."""
     max_file_bytes: int = 8 * 1024 * 1024
     """Larger files are recorded by size and hash only (a revert cannot restore them)."""
+    ignored_budget_mb: int = 64
+    """Files the workspace's .gitignore names are recorded too, smallest first, up to this
+    many MB in all; the rest are named in the result when a command changes them."""
+    skip_folders: list[str] = attrs.Factory(lambda: list(REGENERABLE_FOLDERS))
+    """Ignored folders never recorded: dependencies, builds and caches a tool regenerates."""
 
 
 @attrs.define

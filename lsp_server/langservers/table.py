@@ -42,7 +42,9 @@ class ServerRow:
     it counts as indexing from its start until a window/logMessage matches this regex."""
 
 
-_NPM = "npm install --prefix .tools/npm"
+# Where an installed toolhost finds npm servers: on PATH (a checkout's `./run setup` puts
+# them in .tools/npm, which discovery.py also searches).
+_NPM = "npm install -g"
 
 SERVER_TABLE: tuple[ServerRow, ...] = (
     ServerRow(

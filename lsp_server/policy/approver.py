@@ -27,6 +27,7 @@ def call_facts(service: PolicyService, request: ApprovalRequest) -> CallFacts:
         cwd=request.shell.cwd if request.shell else None,
         verb=entry.approval_verb,
         arguments=request.arguments,
+        call_id=request.call_id,
     )
 
 

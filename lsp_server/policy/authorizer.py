@@ -8,7 +8,7 @@ One PolicyService per server (compose.py installs it); the runtime reaches it th
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from lsp_server.policy.client_approvals import (
 from lsp_server.policy.commands.command_paths import Places
 from lsp_server.policy.engine import CallFacts, Decision, PathFact, PolicyEngine, RuleSet
 from lsp_server.policy.persist import PersistError, persist_allow_rule
+from lsp_server.policy.planner import CommandPlanner
 from lsp_server.policy.prompt import (
     ApprovalAnswer,
     Asker,
@@ -47,13 +48,8 @@ from lsp_server.runtime.core.errors import (
     PERMISSION_UNATTENDED,
     PERMISSION_USER_DENIED,
 )
-from lsp_server.sandbox import SandboxPlan
 
 log = logging.getLogger(__name__)
-
-
-# How a shell call will run, from its arguments (the sandbox's plan); set by the composer.
-SandboxPlanner = Callable[[Mapping[str, Any]], SandboxPlan]
 
 
 @attrs.frozen
@@ -100,7 +96,7 @@ class PolicyService:
         problems: list[str] | None = None,
         places: Places | None = None,
         *,
-        sandbox_planner: SandboxPlanner | None = None,
+        planner: CommandPlanner | None = None,
     ) -> None:
         self.roots = [root.resolve() for root in roots]
         self.places = places
@@ -110,7 +106,7 @@ class PolicyService:
         self.reconfigure(policy)
         self._session_rules: dict[str, list[Rule]] = {}
         self._always_rules: list[Rule] = []
-        self.sandbox_planner = sandbox_planner
+        self.planner = planner  # the one plan of each shell call, which the bash tool takes
 
     def reconfigure(self, policy: PolicyConfig, problems: list[str] | None = None) -> None:
         """New configuration (workspace/didChangeConfiguration); session rules survive.
@@ -131,6 +127,7 @@ class PolicyService:
         cwd: Path | None = None,
         verb: str | None = None,
         arguments: Mapping[str, Any] | None = None,
+        call_id: str | None = None,
     ) -> CallFacts:
         """`paths`: (real path, "read"|"write") of every resolved path argument."""
         return CallFacts(
@@ -148,9 +145,9 @@ class PolicyService:
             command=command,
             cwd=cwd,
             verb=verb,
-            sandbox=(
-                self.sandbox_planner(arguments or {})
-                if command is not None and self.sandbox_planner is not None
+            plan=(
+                self.planner.plan(command, cwd, arguments or {}, call_id)
+                if command is not None and self.planner is not None
                 else None
             ),
         )
@@ -176,7 +173,9 @@ class PolicyService:
         title, summary = describe(facts, arguments, relative, diff)
         forced = self.engine.forced_ask(facts)
         why = forced.reason if forced else None
-        if why is None and facts.command is not None and not facts.parsed.opaque:
+        if why is None and facts.plan is not None:
+            why = facts.plan.reading.place_concern
+        elif why is None and facts.command is not None and not facts.parsed.opaque:
             why = self.engine.classifier.place_concern(facts.parsed, facts.cwd)
         if why:
             summary += f" It asks because {why}."

@@ -17,6 +17,7 @@ from typing import Literal
 
 import attrs
 
+from lsp_server.policy.command_plan import CommandPlan
 from lsp_server.policy.commands.shell_words import ParsedCommand, Segment, split_command
 from lsp_server.policy.commands.wrappers import CommandView, command_forms, view_command
 from lsp_server.policy.guards import deny_could_match, policy_file_reason
@@ -53,17 +54,27 @@ class CallFacts:
     """The folder a shell command runs in."""
     verb: str | None = None
     """How an approval names the action ("Edit", "Move" ...): the tool's contract entry."""
-    sandbox: SandboxPlan | None = None
-    """How the shell command will run (sandboxed or not), for shell tools."""
+    plan: CommandPlan | None = None
+    """The shell command's one plan (planner.py): its parse, what the classifier says and
+    how it runs. Without one (unit tests, benchmarks) the engine classifies it itself."""
+
+    @property
+    def sandbox(self) -> SandboxPlan | None:
+        """How the shell command will run (sandboxed or not), for shell tools."""
+        return self.plan.sandbox if self.plan is not None else None
 
     @functools.cached_property
     def parsed(self) -> ParsedCommand:
         """The command line split once per call (empty for tools without a command)."""
+        if self.plan is not None:
+            return self.plan.parsed
         return split_command(self.command or "")
 
     @functools.cached_property
     def view(self) -> CommandView:
         """Every simple command it runs (inline scripts included) and what is opaque."""
+        if self.plan is not None:
+            return self.plan.view
         return view_command(self.parsed, self.command)
 
     @functools.cached_property
@@ -174,6 +185,8 @@ class PolicyEngine:
             return True
         if facts.command is None:
             return False
+        if facts.plan is not None:
+            return facts.plan.plain_read
         known = self._reads.get(facts)
         if known is None:
             known = not facts.view.opaque and self.classifier.is_read(facts.parsed, facts.cwd)
@@ -191,6 +204,7 @@ class PolicyEngine:
                 facts.command is not None
                 and facts.cwd is not None
                 and not self.is_plain_read(facts)
+                and not (facts.plan is not None and facts.plan.runs_read_only)
             ):
                 shell = (facts.view.segments, facts.cwd)
             reason = policy_file_reason(writes, shell, places)
@@ -210,8 +224,10 @@ class PolicyEngine:
             if self._touches(rule, facts):
                 return Decision("deny", rule.text, f"denied by the rule {rule.text}")
         plain_read = self.is_plain_read(facts)
-        if self.mode == "readOnly" and not plain_read:
-            return Decision("deny", None, self._read_only_refusal(facts))
+        if self.mode == "readOnly":
+            refusal = self._read_only_denies(facts, plain_read)
+            if refusal is not None:
+                return Decision("deny", None, refusal)
         forced = self.forced_ask(facts)
         if forced is not None:
             return forced
@@ -225,9 +241,26 @@ class PolicyEngine:
             return Decision("allow", allow.text, f"allowed by the rule {allow.text}")
         return self._fallback(facts, plain_read)
 
+    def _read_only_denies(self, facts: CallFacts, plain_read: bool) -> str | None:
+        """readOnly mode: the read-only sandbox enforces it where it runs (every command
+        runs there, nothing can change); elsewhere only plain reads run."""
+        plan = facts.plan
+        if plan is not None and plan.sandbox.escalation is not None:
+            return (
+                "the policy mode is readOnly: commands run only in the read-only sandbox, "
+                'without network (sandbox: "network" and "off" are refused)'
+            )
+        if plain_read:
+            return None
+        if plan is not None and plan.runs_read_only and plan.reading.place_concern is None:
+            return None  # what it reads needs no eye, and it cannot write
+        return self._read_only_refusal(facts)
+
     def _read_concern(self, facts: CallFacts) -> str | None:
         """A secret or outside file that some part of the command names, or a repository
         git config that runs programs."""
+        if facts.plan is not None:
+            return facts.plan.reading.place_concern
         if facts.cwd is None:
             return None
         for segment in facts.view.segments:
@@ -245,12 +278,16 @@ class PolicyEngine:
         reason = "the policy mode is readOnly: no tool may change anything"
         if facts.command is None:
             return reason
-        concern = facts.view.opaque[0] if facts.view.opaque else None
-        concern = concern or self.classifier.concern(facts.parsed, facts.cwd)
+        if facts.plan is not None:
+            concern = facts.plan.reading.concern
+        else:
+            concern = facts.view.opaque[0] if facts.view.opaque else None
+            concern = concern or self.classifier.concern(facts.parsed, facts.cwd)
         return f"{reason}, and this is not a plain read: {concern}" if concern else reason
 
     def _fallback(self, facts: CallFacts, plain_read: bool) -> Decision:
-        if plain_read:
+        escalation = facts.sandbox.escalation if facts.sandbox is not None else None
+        if plain_read and escalation is None:
             what = "read-only tool" if facts.read_only else "read-only shell command"
             return Decision("allow", None, f"a {what} is allowed by default")
         if self.mode == "bypass":
@@ -270,11 +307,15 @@ class PolicyEngine:
             if concern is not None:
                 # The sandbox stops writes outside and the network, not reads.
                 return Decision("ask", None, f"{concern} (the sandbox does not stop reads)")
+            if facts.sandbox.mode == "read-only":
+                prevents = "every write and network access"
+            else:
+                prevents = "writes outside the workspace and network access"
             return Decision(
                 "allow",
                 None,
                 f"the command runs in the sandbox ({facts.sandbox.mode}), which already "
-                "prevents writes outside the workspace and network access",
+                f"prevents {prevents}",
             )
         if facts.sandbox is not None:
             return Decision("ask", None, f"of how it would run: {facts.sandbox.describe()}")

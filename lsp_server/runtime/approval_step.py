@@ -111,4 +111,7 @@ async def publish(
     finally:
         if checkpoints is not None:
             await checkpoints.after_write(window)
+            failed = checkpoints.take_failure(state.call_id)
+            if failed is not None:
+                notes.append(f"[no checkpoint: {failed}; toolhost/revert cannot undo this call]")
     return ToolOutput(plan.message + "".join(f"\n{note}" for note in notes))

@@ -2,7 +2,8 @@
 
 Layout, in mount order (later mounts cover earlier ones):
   the whole filesystem read-only; a fresh /dev and /proc (the PID namespace's own); a
-  private /tmp (with the home folder re-bound read-only when it lives under /tmp); each
+  private /tmp (with the home folder, PATH entries and the server's interpreter re-bound
+  read-only when they live under /tmp); each
   workspace root writable (read-only in read-only mode), bound after
   /tmp so a workspace under /tmp stays visible; the protected names inside each root
   (.git, .toolhost.toml) read-only again; the command's own state folder writable.
@@ -14,11 +15,16 @@ session (no controlling terminal to inject keystrokes into).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
 import attrs
+
+from lsp_server.sandbox.under_tmp import folders_under_tmp
+
+FORWARDER = Path(__file__).with_name("forwarder.py")
 
 
 @attrs.frozen
@@ -32,13 +38,17 @@ class BubblewrapLayout:
     protected: tuple[str, ...] = (".git", ".toolhost.toml")
     """Names inside each root kept read-only; missing ones are skipped."""
     network: bool = False
-    under_tmp: tuple[Path, ...] = ()
+    under_tmp: tuple[Path, ...] = attrs.Factory(folders_under_tmp)
     """Folders under /tmp to keep visible (read-only) over the private /tmp: the home
-    folder when it lives there, so ~/.gitconfig still applies and ~ stays read-only."""
+    folder (~/.gitconfig still applies, ~ stays read-only), PATH entries and the server's
+    own interpreter when they live there (under_tmp.py)."""
     confined: bool = True
     """False: the filesystem, /dev and the network are the host's (a command approved to
     run outside the sandbox); the PID namespace and die-with-parent still hold, so nothing
     it starts outlives it or the server."""
+    proxy_socket: Path | None = None
+    """The network proxy's Unix socket (netproxy.py): bound in, and the command runs under
+    the forwarder that points HTTP(S)_PROXY at it."""
 
     namespace: ClassVar[bool] = True
     """Its processes live in a PID namespace: the shell's EXIT trap lists leftovers."""
@@ -67,6 +77,9 @@ def _mount_points(layout: BubblewrapLayout, state_dir: Path) -> list[str]:
                     # -try: a name removed since the check must not stop the command.
                     args += ["--ro-bind-try", str(path), str(path)]
     args += ["--bind", str(state_dir), str(state_dir)]
+    if layout.proxy_socket is not None:
+        proxy_folder = str(layout.proxy_socket.parent)
+        args += ["--ro-bind", proxy_folder, proxy_folder]
     return args
 
 
@@ -82,5 +95,8 @@ def bubblewrap_argv(
         # Run as root, bwrap keeps every capability: `mount -o remount,rw /` would undo
         # the read-only filesystem. Without capabilities the mounts stay as laid out.
         args += ["--cap-drop", "ALL", "--setenv", "TMPDIR", "/tmp"]
+    if layout.confined and layout.proxy_socket is not None:
+        python = os.path.realpath(sys.executable)
+        argv = [python, "-I", "-S", str(FORWARDER), str(layout.proxy_socket), "--", *argv]
     args += ["--chdir", str(cwd), "--", *argv]
     return args

@@ -31,7 +31,11 @@ def where_mode_is_set(files: Sequence[Path]) -> str | None:
 
 
 def render_sandbox(
-    mode: SandboxMode, found: BackendFound, network: bool, set_in: str | None
+    mode: SandboxMode,
+    found: BackendFound,
+    network: bool,
+    set_in: str | None,
+    allow: Sequence[str] = (),
 ) -> str:
     """The doctor's lines about the sandbox."""
     source = f" (set in {set_in})" if set_in else " (the default)"
@@ -48,6 +52,11 @@ def render_sandbox(
             f"plain read asks first\n  {INSTALL_HINT}"
         )
     net = "network allowed (shell.sandbox_network)" if network else "no network"
+    if not network and allow:
+        net = (
+            f"network only to {', '.join(allow)} through toolhost's proxy "
+            "(shell.sandbox_network_allow; not for plain reads or in readOnly mode)"
+        )
     writes = (
         "the workspace (not .git or .toolhost.toml) and a private /tmp are writable"
         if mode == "workspace-write"

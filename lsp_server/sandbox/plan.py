@@ -39,6 +39,9 @@ class SandboxPlan:
     """Why no sandbox can start here (None when one can, or when the mode is off)."""
     network_configured: bool = False
     """Network access comes from the user's configuration, not from this call."""
+    proxy: bool = False
+    """No network of its own, but HTTP(S) through toolhost's proxy to the hosts of
+    `shell.sandbox_network_allow` (netproxy.py)."""
 
     @property
     def contained(self) -> bool:
@@ -76,7 +79,9 @@ class SandboxPlan:
             where = "nothing on disk is writable except a private /tmp"
         else:
             where = "only the workspace (not its .git or .toolhost.toml) and a private /tmp"
-        if not self.network:
+        if not self.network and self.proxy:
+            net = "network only to the hosts of sandbox_network_allow, through a proxy"
+        elif not self.network:
             net = "no network"
         elif self.network_configured:
             net = "network allowed by your configuration"
@@ -90,8 +95,10 @@ def plan_command(
     unavailable: str | None,
     requested: SandboxRequest = "default",
     network_configured: bool = False,
+    proxy: bool = False,
 ) -> SandboxPlan:
-    """The plan for one command. `unavailable`: why no sandbox can start (None: it can)."""
+    """The plan for one command. `unavailable`: why no sandbox can start (None: it can);
+    `proxy`: a sandboxed command without network reaches the allow list through a proxy."""
     if mode == "off":
         return SandboxPlan(mode, sandboxed=False, network=True, requested=requested)
     if unavailable is not None:
@@ -105,4 +112,5 @@ def plan_command(
         network=network,
         requested=requested,
         network_configured=network_configured and requested != "network",
+        proxy=proxy and not network,
     )

@@ -14,14 +14,6 @@ from lsp_server.sandbox.plan import SandboxMode, SandboxPlan, SandboxRequest, pl
 from lsp_server.sandbox.platforms import BackendFound, find_backend
 
 
-def _home_under_tmp() -> tuple[Path, ...]:
-    home = os.environ.get("HOME")
-    if not home:
-        return ()
-    path = Path(home)
-    return (path,) if path.is_absolute() and path.is_relative_to("/tmp") else ()
-
-
 class SandboxService:
     """One instance per server. Blocking only in `backend()` (the first call runs bwrap)."""
 
@@ -39,14 +31,24 @@ class SandboxService:
             return found
 
     def plan(
-        self, mode: SandboxMode, requested: SandboxRequest = "default", network: bool = False
+        self,
+        mode: SandboxMode,
+        requested: SandboxRequest = "default",
+        network: bool = False,
+        *,
+        proxy: bool = False,
     ) -> SandboxPlan:
-        """`network`: the user's configuration lets sandboxed commands reach the network."""
+        """`network`: the user's configuration lets sandboxed commands reach the network;
+        `proxy`: without it, the command reaches sandbox_network_allow through a proxy."""
         problem = None if mode == "off" else self.backend().problem
-        return plan_command(mode, problem, requested, network)
+        return plan_command(mode, problem, requested, network, proxy)
 
     def launcher(
-        self, plan: SandboxPlan, roots: Sequence[Path], protected: Sequence[str]
+        self,
+        plan: SandboxPlan,
+        roots: Sequence[Path],
+        protected: Sequence[str],
+        proxy_socket: Path | None = None,
     ) -> BubblewrapLayout | Supervised:
         """How to start a command under `plan`: confined when sandboxed; approved to run
         outside, still in a PID namespace that dies with the server; without bwrap (or with
@@ -61,8 +63,8 @@ class SandboxService:
             writable=plan.mode == "workspace-write",
             protected=tuple(protected),
             network=plan.network,
-            under_tmp=_home_under_tmp(),
             confined=plan.sandboxed,
+            proxy_socket=proxy_socket if plan.sandboxed and not plan.network else None,
         )
 
     def notice(self, session: str, plan: SandboxPlan) -> str | None:

@@ -66,7 +66,7 @@ def exit_trap(state: CommandState, list_leftovers: bool) -> str:
         body += (
             "; local d p s st pg sid; local -a a"
             "; for d in /proc/[0-9]*; do p=${d#/proc/}"
-            '; [[ $p == 1 || $p == "$$" ]] && continue'
+            '; [[ $p == 1 || $p == "$$" || $p == "$PPID" ]] && continue'
             '; { read -r s < "$d/stat"; } 2>/dev/null || continue'
             '; read -r st _ pg sid _ <<< "${s##*) }"'
             "; [[ $st == Z || $st == X ]] && continue"

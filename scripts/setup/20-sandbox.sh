@@ -28,6 +28,16 @@ else
   exit 0
 fi
 
+# curl: the sandbox's network tests run a real client through the allow-list proxy.
+if ! command -v curl >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  say "apt-get install curl"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq --no-install-recommends curl >/dev/null 2>&1 || {
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends curl >/dev/null
+  }
+fi
+
 # Fail here, not in a test, when this machine cannot start a sandbox (user namespaces off).
 if ! bwrap --ro-bind / / --dev /dev --proc /proc --unshare-pid --unshare-net \
   --die-with-parent --new-session true; then

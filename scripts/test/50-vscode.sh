@@ -24,5 +24,5 @@ fi
 step "vsce package"
 node esbuild.mjs --production
 mkdir -p "$root/build/vscode"
-npx --no-install vsce package --no-dependencies --out "$root/build/vscode/toolhost.vsix" >/dev/null
+npx --no-install vsce package --no-dependencies --no-rewrite-relative-links --out "$root/build/vscode/toolhost.vsix" >/dev/null
 step "packaged $root/build/vscode/toolhost.vsix"

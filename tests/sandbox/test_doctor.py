@@ -46,3 +46,12 @@ def test_doctor_shows_sandbox_off_and_where(tmp_path: Path) -> None:
     user_file.write_text('[shell]\nsandbox = "off"\n')
     text = _doctor(tmp_path, dict(os.environ, XDG_CONFIG_HOME=str(config)))
     assert text.startswith(f"sandbox: OFF (set in {user_file})")
+
+
+def test_doctor_names_the_network_allow_list(tmp_path: Path, bwrap: str) -> None:
+    config = tmp_path / "config"
+    (config / "toolhost").mkdir(parents=True)
+    user_file = config / "toolhost" / "config.toml"
+    user_file.write_text('[shell]\nsandbox_network_allow = ["pypi.org", "127.0.0.1:8080"]\n')
+    text = _doctor(tmp_path, dict(os.environ, XDG_CONFIG_HOME=str(config)))
+    assert "network only to pypi.org, 127.0.0.1:8080 through toolhost's proxy" in text

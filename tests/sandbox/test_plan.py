@@ -67,7 +67,7 @@ def test_argv_layout_order_and_namespaces(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     (root / ".git").mkdir(parents=True)
     state = tmp_path / "state"
-    layout = BubblewrapLayout("bwrap", (root,), writable=True)
+    layout = BubblewrapLayout("bwrap", (root,), writable=True, under_tmp=())
     argv = bubblewrap_argv(layout, ["bash", "-c", "x"], root, state)
     assert argv[:3] == ["bwrap", "--ro-bind", "/"]
     # The workspace is bound after the private /tmp, the protected .git after the workspace.

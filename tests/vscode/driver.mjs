@@ -249,6 +249,41 @@ async function lspProxyScenario(page) {
   });
 }
 
+/** The package with its bundled server, on a machine without toolhost: the status bar names
+ * the bundled server, grep (ripgrep from the bundle) and an approved edit work. */
+async function bundledScenario(page) {
+  await section(page, "bundled", async () => {
+    const item = page.locator(".statusbar-item", { hasText: "Toolhost" }).first();
+    await item.waitFor({ state: "visible" });
+    note("status bar", { text: await item.innerText() });
+    await runTool(page, "grep", { pattern: "hello" });
+    const grep = await waitFor("grep result", runToolResult("grep"));
+    note("run tool grep", { result: grep.event.result });
+    await runTool(page, "edit_file", { path: "hello.txt", old_string: "hello world", new_string: "hello from the bundled server" });
+    await approvalEditor(page, "hello.txt");
+    await titleAction(page, "Allow once").waitFor({ state: "visible" });
+    await page.screenshot({ path: join(config.artifacts, "bundled-approval.png") });
+    note("bundled approval shown", await approvalState(page));
+    await titleAction(page, "Allow once").click();
+    const allowed = await waitFor("edit_file allowed", runToolResult("edit_file"));
+    note("bundled edit", { result: allowed.event.result, onDisk: onDisk() });
+    await runCommand(page, "Toolhost E2E: Server Process");
+    const server = await waitFor("the server process", (o) => o.kind === "serverProcess");
+    note("server process", server);
+  });
+}
+
+/** No usable Python on the machine: the server cannot start; one notification names the
+ * fix and the status bar says the server failed. */
+async function noPythonScenario(page, started) {
+  await section(page, "nopython", async () => {
+    const item = page.locator(".statusbar-item", { hasText: "Toolhost" }).first();
+    await item.waitFor({ state: "visible" });
+    note("no python", { serverState: started.serverState, status: await item.innerText() });
+    note("no python notifications", { items: await toolhostNotifications(page) });
+  });
+}
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: config.chromium,
@@ -275,6 +310,10 @@ async function main() {
     // The server's first start imports its dependencies: slow on a loaded machine.
     const started = await waitFor("the toolhost server to start", (o) => o.kind === "toolhostStarted", 120_000);
     note("extension activated", { serverState: started.serverState });
+    if (config.scenario === "nopython") {
+      await noPythonScenario(page, started);
+      return;
+    }
     if (started.serverState !== "running") {
       throw new Error(`server state after the first start: ${started.serverState}`);
     }
@@ -288,6 +327,10 @@ async function main() {
 
     if (config.scenario === "untrusted") {
       await untrustedScenario(page);
+      return;
+    }
+    if (config.scenario === "bundled") {
+      await bundledScenario(page);
       return;
     }
     if (config.scenario === "lspproxy") {

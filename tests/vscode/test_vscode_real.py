@@ -89,16 +89,27 @@ def vscode_workspace(tmp_path: Path) -> Path:
 
 
 def run_cycle(
-    tmp_path: Path, toolhost_vsix: Path, workspace: Path, scenario: str, trusted: bool
+    tmp_path: Path,
+    toolhost_vsix: Path,
+    workspace: Path,
+    scenario: str,
+    trusted: bool,
+    server_settings: dict[str, str] | None = None,
+    base_env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Install, start code-server, run one driver scenario, stop; the driver's report."""
+    """Install, start code-server, run one driver scenario, stop; the driver's report.
+
+    By default the extension starts this checkout's `toolhost` (toolhost.server.path);
+    `server_settings` replaces that setting ({} for none) and `base_env` the environment
+    code-server inherits."""
     if not CODE_SERVER.exists():
         missing("code-server", "the real-VS-Code test runs VS Code as code-server")
     if not PLAYWRIGHT.exists():
         missing("playwright-core", "drives chromium")
     chromium = find_program("chromium", "Debian chromium is the browser VS Code runs in")
     node = find_program("node", "runs the Playwright driver")
-    server = toolhost_executable()
+    if server_settings is None:
+        server_settings = {"toolhost.server.path": str(toolhost_executable())}
     artifacts = ARTIFACTS if scenario == "main" else ARTIFACTS / scenario
     artifacts.mkdir(parents=True, exist_ok=True)
 
@@ -107,10 +118,10 @@ def run_cycle(
     user_data = tmp_path / "user-data"
     extensions = tmp_path / "extensions"
     for folder in (home, user_data / "User", extensions):
-        folder.mkdir(parents=True)
+        folder.mkdir(parents=True, exist_ok=True)
     observations = tmp_path / "observations.jsonl"
     env = {
-        **os.environ,
+        **(os.environ if base_env is None else base_env),
         "HOME": str(home),
         "XDG_CONFIG_HOME": str(home / ".config"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
@@ -132,10 +143,10 @@ def run_cycle(
         timeout=120,
     )
     assert install.returncode == 0, install.stdout + install.stderr
-    assert "'toolhost.vsix' was successfully installed" in install.stdout
+    assert f"'{toolhost_vsix.name}' was successfully installed" in install.stdout
 
     settings = {
-        "toolhost.server.path": str(server),
+        **server_settings,
         "telemetry.telemetryLevel": "off",
         "update.mode": "none",
         "extensions.autoCheckUpdates": False,

@@ -41,7 +41,14 @@ def vsce_package(source: Path, out: Path) -> Path:
     if not vsce.exists():
         missing("extension/vscode/node_modules", "npm ci in extension/vscode installs vsce")
     subprocess.run(
-        [str(vsce), "package", "--no-dependencies", "--out", str(out)],
+        [
+            str(vsce),
+            "package",
+            "--no-dependencies",
+            "--no-rewrite-relative-links",
+            "--out",
+            str(out),
+        ],
         cwd=source,
         check=True,
         capture_output=True,

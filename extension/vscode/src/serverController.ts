@@ -13,7 +13,10 @@ import {
   type StaticFeature,
 } from "vscode-languageclient/node";
 
-import { formatDidCall, JobTable, languageServersOf, type ServerState, statusBarText, statusBarTooltip } from "./common/activity";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+import { formatDidCall, JobTable, languageServersOf, serverLabel, type ServerState, statusBarText, statusBarTooltip } from "./common/activity";
 import { ActivityLog } from "./common/activityLog";
 import { askApproval } from "./common/approvals";
 import type { Host } from "./common/host";
@@ -37,7 +40,7 @@ import {
   type ToolsResult,
 } from "./common/protocol";
 import type { PreviewParams, PreviewResult } from "./common/protocol";
-import { resolveServer, type ServerCommand } from "./common/serverResolution";
+import { type Bundle, resolveServer, type ServerCommand } from "./common/serverResolution";
 import { buildInitializationOptions, serverSettingKeys } from "./common/settings";
 import { NodeProbe } from "./vscodeHost";
 import { answerLspRequest } from "./vscodeLspProxy";
@@ -68,6 +71,7 @@ export class ServerController implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private state: ServerState = "stopped";
   private source: string | undefined;
+  private sourceDetail: string | undefined;
   private languageServers: { name: string; state: string }[] = [];
   readonly jobs = new JobTable();
   /** The Activity list's rows and the results of this editor's own calls. */
@@ -116,9 +120,28 @@ export class ServerController implements vscode.Disposable {
   }
 
   private updateStatusBar(): void {
-    const summary = { state: this.state, runningJobs: this.jobs.running().length, languageServers: this.languageServers };
+    const summary = {
+      state: this.state,
+      server: serverLabel(this.source),
+      runningJobs: this.jobs.running().length,
+      languageServers: this.languageServers,
+    };
     this.statusItem.text = statusBarText(summary);
-    this.statusItem.tooltip = statusBarTooltip(summary, this.source);
+    const from = this.source === undefined ? undefined : `${this.source}${this.sourceDetail ? `: ${this.sourceDetail}` : ""}`;
+    this.statusItem.tooltip = statusBarTooltip(summary, from);
+  }
+
+  /** The server this package carries (bundled/bundle.json), if it carries one. */
+  private bundle(): Bundle | undefined {
+    const root = path.join(this.context.extensionPath, "bundled");
+    try {
+      const record = JSON.parse(fs.readFileSync(path.join(root, "bundle.json"), "utf8")) as { python: string; abi: string[]; wheel: string };
+      const version = /^toolhost-([^-]+)-/.exec(record.wheel)?.[1] ?? "?";
+      const pythons = [record.python, ...record.abi].sort((a, b) => Number(a.split(".")[1]) - Number(b.split(".")[1]));
+      return { launcher: path.join(root, "tool", "toolhost_serve.py"), pythons, version };
+    } catch {
+      return undefined;
+    }
   }
 
   private async resolve(): Promise<ServerCommand | undefined> {
@@ -136,6 +159,7 @@ export class ServerController implements vscode.Disposable {
         serverPath: pick("server.path"),
         serverPython: pick("server.python"),
         pythonExtensionInstalled: pythonExtension !== undefined,
+        bundle: this.bundle(),
         pythonExtensionInterpreter: async () => {
           try {
             const api = (await pythonExtension?.activate()) as
@@ -163,6 +187,7 @@ export class ServerController implements vscode.Disposable {
       return undefined;
     }
     this.source = resolution.server.source;
+    this.sourceDetail = resolution.server.detail;
     return resolution.server;
   }
 
@@ -261,7 +286,7 @@ export class ServerController implements vscode.Disposable {
       );
       return;
     }
-    this.setState("running", `${server.command} ${server.args.join(" ")}`);
+    this.setState("running", `${server.source}: ${server.command} ${server.args.join(" ")}`);
     this.scheduleStatusRefresh();
   }
 

@@ -20,10 +20,15 @@ from lsp_server.runtime.core.contract import (
 )
 from lsp_server.runtime.core.errors import ToolError
 from lsp_server.runtime.results.tool_output import ToolOutput
-from lsp_server.tools.shell.sandboxing import SANDBOX_PROPERTY, prepare
+from lsp_server.tools.shell.sandboxing import (
+    SANDBOX_PROPERTY,
+    blocked_notes,
+    open_network_proxy,
+    prepare,
+)
 
 if TYPE_CHECKING:
-    from lsp_server.shell.jobs import JobManager
+    from lsp_server.shell.jobs import Job, JobManager
     from lsp_server.shell.runner import RunLimits
 
 MAX_TIMEOUT_MS = 600_000
@@ -146,17 +151,19 @@ async def execute(
     from lsp_server.shell.runner import run_command
 
     check_timeout(ctx, timeout_ms)
-    prepared = prepare(ctx, command, arguments or {})
     cwd, note = working_folder(ctx)
+    prepared = prepare(ctx, command, arguments or {}, cwd)
     limits = run_limits(ctx, timeout_ms)
 
     async def progress(line: str) -> None:
         await ctx.progress.report(line)
 
-    window = await command_checkpoint(ctx, command)
+    proxy = await open_network_proxy(ctx, prepared.plan)
+    window = None
     try:
+        window = await command_checkpoint(ctx, command, prepared.plan.needs_checkpoint)
         result = await run_command(
-            command, cwd, limits, on_progress=progress, launcher=prepared.launcher
+            command, cwd, limits, on_progress=progress, launcher=prepared.launcher(proxy)
         )
     except OSError as exc:
         raise ToolError(
@@ -167,7 +174,10 @@ async def execute(
     finally:
         if window is not None:
             await window.close()
-    extra = [line for line in (note, prepared.notice) if line]
+        if proxy is not None:
+            await proxy.close()
+    said = window.window.notes if window is not None else []
+    extra = [line for line in (note, prepared.notice, *said, *blocked_notes(proxy)) if line]
     text = command_report(result, limits.pipe_wait_seconds, extra)
     if result.timed_out:
         raise ToolError(
@@ -185,7 +195,8 @@ async def execute(
 
 
 async def start_background(ctx: ToolContext, command: str, arguments: dict[str, Any]) -> ToolOutput:
-    prepared = prepare(ctx, command, arguments)
+    cwd, note = working_folder(ctx)
+    prepared = prepare(ctx, command, arguments, cwd)
     manager = job_manager(ctx)
     if manager.running_count() >= manager.max_running:
         raise ToolError(
@@ -193,10 +204,26 @@ async def start_background(ctx: ToolContext, command: str, arguments: dict[str, 
             f"{manager.running_count()} background jobs are running already",
             "stop one with job_kill (job_output shows their state) and start this again",
         )
-    cwd, note = working_folder(ctx)
     limits = run_limits(ctx, ctx.config.shell.max_timeout_ms)
 
-    window = await command_checkpoint(ctx, command)
+    window = await command_checkpoint(ctx, command, prepared.plan.needs_checkpoint)
+    proxy = await open_network_proxy(ctx, prepared.plan)
+
+    started: list[Job] = []
+
+    async def ended() -> None:
+        """When the job ends or is killed: its checkpoint, then its proxy; what they have
+        to say (a failed checkpoint, unrecorded files, blocked hosts) joins the job's note."""
+        try:
+            if window is not None:
+                await window.close()
+        finally:
+            if proxy is not None:
+                await proxy.close()
+        said = [*(window.window.notes if window is not None else []), *blocked_notes(proxy)]
+        if said and started:
+            job = started[0]
+            job.note = "; ".join([*([job.note] if job.note else []), *(n[1:-1] for n in said)])
 
     async def notify(params: dict[str, Any]) -> None:
         update = JobUpdateParams(
@@ -215,12 +242,12 @@ async def start_background(ctx: ToolContext, command: str, arguments: dict[str, 
             ctx.session.id,
             limits,
             notify,
-            on_end=window.close if window else None,
-            launcher=prepared.launcher,
+            on_end=ended,
+            launcher=prepared.launcher(proxy),
         )
+        started.append(job)
     except BaseException as exc:
-        if window is not None:
-            await window.close()
+        await ended()
         if not isinstance(exc, OSError):
             raise
         raise ToolError(
@@ -234,7 +261,8 @@ async def start_background(ctx: ToolContext, command: str, arguments: dict[str, 
         f"{'the workspace root' if folder == '.' else folder}. Read its output with job_output "
         f'{{"job_id": "{job.id}"}} (wait, filter); stop it with job_kill.'
     )
-    notes = "".join(f"\n{line}" for line in (note, prepared.notice) if line)
+    said = window.window.notes if window is not None else []
+    notes = "".join(f"\n{line}" for line in (note, prepared.notice, *said) if line)
     return ToolOutput(text + notes)
 
 

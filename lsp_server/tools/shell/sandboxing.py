@@ -1,21 +1,25 @@
-"""The sandbox seen from the bash tool and the policy: one plan per call, from the same
-inputs on both sides (the configuration, what this machine can do, the `sandbox`
-argument), so the approval describes exactly how the command will run."""
+"""The sandbox seen from the bash tool: the call's one plan (policy/planner.py, the same
+object its approval saw), the launcher it gives, and the network proxy of a sandboxed
+command (sandbox_network_allow)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import attrs
 
-from lsp_server.config.tree import ShellConfig
+from lsp_server.policy.command_plan import CommandPlan
+from lsp_server.policy.planner import CommandPlanner
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.core import errors
 from lsp_server.runtime.core.errors import ToolError
-from lsp_server.sandbox import SANDBOX_REQUESTS, SandboxPlan, SandboxRequest
+from lsp_server.sandbox import SANDBOX_REQUESTS
 from lsp_server.sandbox.bubblewrap import BubblewrapLayout
 from lsp_server.sandbox.lifetime import Supervised
+from lsp_server.sandbox.netallow import NetworkAllowList, parse_allow_list
+from lsp_server.sandbox.netproxy import NetworkProxy
 from lsp_server.sandbox.service import SandboxService
 from lsp_server.shell.fullscreen import needs_terminal
 
@@ -33,27 +37,25 @@ SANDBOX_PROPERTY = {
 }
 
 
-def requested_sandbox(arguments: Mapping[str, Any]) -> SandboxRequest:
-    value = arguments.get("sandbox", "default")
-    return value if value in SANDBOX_REQUESTS else "default"
-
-
-def plan_call(
-    service: SandboxService, shell: ShellConfig, arguments: Mapping[str, Any]
-) -> SandboxPlan:
-    return service.plan(shell.sandbox, requested_sandbox(arguments), shell.sandbox_network)
-
-
 @attrs.frozen
 class PreparedCommand:
-    plan: SandboxPlan
-    launcher: BubblewrapLayout | Supervised
+    plan: CommandPlan
+    """The call's one plan (the same object its approval saw)."""
     notice: str | None
     """Said once per session when commands run without a sandbox."""
+    service: SandboxService
+    roots: tuple[Path, ...]
+    protected: tuple[str, ...]
+
+    def launcher(self, proxy: NetworkProxy | None = None) -> BubblewrapLayout | Supervised:
+        socket = proxy.socket_path if proxy is not None else None
+        return self.service.launcher(self.plan.sandbox, self.roots, self.protected, socket)
 
 
-def prepare(ctx: ToolContext, command: str, arguments: Mapping[str, Any]) -> PreparedCommand:
-    """Refuse what cannot work without a terminal; plan the sandbox; build its launcher."""
+def prepare(
+    ctx: ToolContext, command: str, arguments: Mapping[str, Any], cwd: Path
+) -> PreparedCommand:
+    """Refuse what cannot work without a terminal; take the call's plan."""
     reason = needs_terminal(command)
     if reason is not None:
         raise ToolError(
@@ -61,9 +63,26 @@ def prepare(ctx: ToolContext, command: str, arguments: Mapping[str, Any]) -> Pre
             reason,
             "run the batch form named above, or use the file tools to read and edit files",
         )
-    service = ctx.services.get(SandboxService)  # compose.py installs it
-    shell = ctx.config.shell
-    plan = plan_call(service, shell, arguments)
-    roots = ctx.workspace.writable_roots()
-    launcher = service.launcher(plan, roots, shell.sandbox_read_only)
-    return PreparedCommand(plan, launcher, service.notice(ctx.session.id, plan))
+    planner = ctx.services.get(CommandPlanner)  # compose.py installs it
+    plan = planner.plan(command, cwd, arguments, ctx.call_id)
+    planner.forget(ctx.call_id)
+    service = ctx.services.get(SandboxService)
+    return PreparedCommand(
+        plan,
+        service.notice(ctx.session.id, plan.sandbox),
+        service,
+        tuple(ctx.workspace.writable_roots()),
+        tuple(ctx.config.shell.sandbox_read_only),
+    )
+
+
+async def open_network_proxy(ctx: ToolContext, plan: CommandPlan) -> NetworkProxy | None:
+    """The allow-list proxy of a sandboxed command without network (None: it gets none)."""
+    if not (plan.sandbox.sandboxed and plan.sandbox.proxy):
+        return None
+    allow = NetworkAllowList(parse_allow_list(ctx.config.shell.sandbox_network_allow))
+    return await NetworkProxy(allow).start()
+
+
+def blocked_notes(proxy: NetworkProxy | None) -> list[str]:
+    return [f"[{line}]" for line in proxy.blocked] if proxy is not None else []

@@ -89,6 +89,26 @@ async function activate(context) {
       const after = { tabs: tabs(), active: vscode.window.activeTextEditor?.document.uri.toString() ?? null };
       record({ kind: "lspCheck", results, diagnostics: { isError: diagnostics.isError, text }, processes: processes(), extensionHostPid: process.pid, before, after });
     }),
+    vscode.commands.registerCommand("toolhostE2E.serverProcess", async () => {
+      // The toolhost server this extension host started: where it runs from, its
+      // environment and every file it has mapped (its native libraries).
+      const server = processes().find((p) => p.ppid === process.pid && /toolhost_serve\.py| serve\b/.test(p.cmdline));
+      const entry = { kind: "serverProcess", found: server !== undefined };
+      if (server !== undefined) {
+        const read = (name) => fs.readFileSync(`/proc/${server.pid}/${name}`, "utf8");
+        const environ = Object.fromEntries(read("environ").split("\0").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
+        const maps = [...new Set(read("maps").split("\n").map((line) => line.split(/\s+/)[5]).filter((f) => f && f.startsWith("/")))];
+        Object.assign(entry, {
+          cmdline: server.cmdline,
+          exe: fs.readlinkSync(`/proc/${server.pid}/exe`),
+          cwd: fs.readlinkSync(`/proc/${server.pid}/cwd`),
+          path: environ.PATH ?? "",
+          pythonPath: environ.PYTHONPATH ?? "",
+          maps,
+        });
+      }
+      record(entry);
+    }),
     vscode.commands.registerCommand("toolhostE2E.lmEdit", async () => {
       // notes.md: not covered by the Edit(*.txt) rule the always-allow step writes.
       await invoke("toolhost_edit_file", { path: "notes.md", old_string: "world", new_string: "from the LM tool" });

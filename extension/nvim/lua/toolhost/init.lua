@@ -35,8 +35,9 @@ local defaults = {
 -- What a missing server is fixed by, for the start-up error and :checkhealth.
 function M.install_fix(root)
   return {
-    "install it into the workspace: cd " .. root .. " && python3 -m venv .venv && .venv/bin/pip install toolhost",
-    "or put `toolhost` on PATH (pipx install toolhost)",
+    "install the toolhost command (Python >= 3.11): pipx install toolhost-VERSION-py3-none-any.whl"
+      .. " (the wheel `./run dist` builds; or pip install it into a venv: see Install in toolhost's README)",
+    "or into the workspace: cd " .. root .. " && python3 -m venv .venv && .venv/bin/pip install toolhost",
     "or name it: require('toolhost').setup({ cmd = { '/path/to/toolhost', 'serve' } })",
   }
 end

@@ -84,6 +84,8 @@ export type ServerState = "starting" | "running" | "stopped" | "failed";
 
 export interface StatusSummary {
   state: ServerState;
+  /** Which server runs, in a word: "bundled", "server.path", "server.python", "Python env". */
+  server?: string;
   runningJobs: number;
   languageServers: { name: string; state: string }[];
 }
@@ -96,7 +98,7 @@ const ICONS: Record<ServerState, string> = {
 };
 
 export function statusBarText(summary: StatusSummary): string {
-  const parts = [`${ICONS[summary.state]} Toolhost`];
+  const parts = [`${ICONS[summary.state]} Toolhost${summary.server ? ` (${summary.server})` : ""}`];
   if (summary.state !== "running") {
     parts.push(summary.state);
   }
@@ -108,6 +110,18 @@ export function statusBarText(summary: StatusSummary): string {
     parts.push(`$(symbol-class) ${ready}/${summary.languageServers.length}`);
   }
   return parts.join(" ");
+}
+
+/** The status bar's word for where the server comes from (serverResolution's source). */
+export function serverLabel(source: string | undefined): string | undefined {
+  const labels: Record<string, string> = {
+    bundled: "bundled",
+    "setting toolhost.server.path": "server.path",
+    "setting toolhost.server.python": "server.python",
+    "Python extension": "Python env",
+    "python3 on PATH": "python3",
+  };
+  return source === undefined ? undefined : (labels[source] ?? source);
 }
 
 export function statusBarTooltip(summary: StatusSummary, source: string | undefined): string {

@@ -1,7 +1,9 @@
 // Finds the toolhost server to start, in the documented order, logging each
 // step: the toolhost.server.path setting, the toolhost.server.python setting,
-// the Python extension's active interpreter, python3 on PATH. A failure comes
-// back as a message that names the exact fix.
+// then the server this package carries (bundled/libs, started with the Python
+// extension's interpreter or a python3 >= 3.11 on PATH). A development build
+// without a bundle looks for an interpreter that has toolhost installed instead.
+// A failure comes back as one message that names the exact fix.
 
 import type { SystemProbe } from "./host";
 
@@ -9,7 +11,19 @@ export interface ServerCommand {
   command: string;
   args: string[];
   /** Which step found it, for the log and the status bar tooltip. */
-  source: "setting toolhost.server.path" | "setting toolhost.server.python" | "Python extension" | "python3 on PATH";
+  source: "setting toolhost.server.path" | "setting toolhost.server.python" | "bundled" | "Python extension" | "python3 on PATH";
+  /** Where it runs from, in words, for the status bar tooltip and the log. */
+  detail?: string;
+}
+
+/** What bundled/bundle.json says about the server the package carries. */
+export interface Bundle {
+  /** bundled/tool/toolhost_serve.py */
+  launcher: string;
+  /** The Python versions ("3.11", ...) it has builds for. */
+  pythons: string[];
+  /** The version of the bundled toolhost. */
+  version: string;
 }
 
 export interface ResolutionInputs {
@@ -18,12 +32,89 @@ export interface ResolutionInputs {
   /** The Python extension's active interpreter, or undefined when the extension is absent. */
   pythonExtensionInterpreter: () => Promise<string | undefined>;
   pythonExtensionInstalled: boolean;
+  /** The server this package carries; undefined in a development build. */
+  bundle?: Bundle;
 }
 
 export type Resolution = { ok: true; server: ServerCommand } | { ok: false; message: string; fix: string };
 
 export const PYTHON_SERVE_ARGS = ["-m", "lsp_server", "serve"];
 const IMPORT_PROBE = ["-c", "import lsp_server, sys; print(sys.version.split()[0])"];
+const VERSION_PROBE = ["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"];
+export const MINIMUM_PYTHON = "3.11";
+
+function minor(version: string): number[] {
+  return version.split(".").slice(0, 2).map(Number);
+}
+
+function older(a: string, b: string): boolean {
+  const [x, y] = [minor(a), minor(b)];
+  return x[0] < y[0] || (x[0] === y[0] && x[1] < y[1]);
+}
+
+/** The bundled server with the first usable interpreter: the Python extension's, then
+ * python3, python3.N on PATH. */
+async function resolveBundled(
+  inputs: ResolutionInputs,
+  bundle: Bundle,
+  probe: SystemProbe,
+  log: (line: string) => void,
+): Promise<Resolution> {
+  const candidates: { python: string; from: string }[] = [];
+  if (inputs.pythonExtensionInstalled) {
+    const interpreter = await inputs.pythonExtensionInterpreter();
+    if (interpreter !== undefined) {
+      candidates.push({ python: interpreter, from: "the Python extension's interpreter" });
+    } else {
+      log("server: step 3, the Python extension has no active interpreter");
+    }
+  } else {
+    log("server: step 3, the Python extension is not installed");
+  }
+  for (const name of ["python3", ...[...bundle.pythons].reverse().map((v) => `python${v}`)]) {
+    const found = await probe.which(name);
+    if (found !== undefined && !candidates.some((c) => c.python === found)) {
+      candidates.push({ python: found, from: `${name} on PATH` });
+    }
+  }
+  const problems: string[] = [];
+  for (const { python, from } of candidates) {
+    const result = await probe.run(python, VERSION_PROBE);
+    const version = result.stdout.trim();
+    if (result.code !== 0 || !/^\d+\.\d+/.test(version)) {
+      log(`server: step 3, ${python} (${from}) does not run: ${result.stderr.trim()}`);
+      problems.push(`${python} does not run`);
+      continue;
+    }
+    const short = minor(version).join(".");
+    if (older(version, MINIMUM_PYTHON)) {
+      log(`server: step 3, ${python} (${from}) is Python ${version}: too old`);
+      problems.push(`${python} is Python ${version} (too old)`);
+      continue;
+    }
+    if (!bundle.pythons.includes(short)) {
+      log(`server: step 3, ${python} (${from}) is Python ${version}: the package has no build for it`);
+      problems.push(`${python} is Python ${version} (this package has builds for ${bundle.pythons.join(", ")})`);
+      continue;
+    }
+    log(`server: using the bundled server ${bundle.version} with ${python} (${from}, Python ${version})`);
+    return {
+      ok: true,
+      server: {
+        command: python,
+        args: ["-I", bundle.launcher, "serve"],
+        source: "bundled",
+        detail: `bundled toolhost ${bundle.version}, Python ${version} at ${python}`,
+      },
+    };
+  }
+  const found = problems.length === 0 ? "no Python found (neither the Python extension's interpreter nor python3 on PATH)" : problems.join("; ");
+  return {
+    ok: false,
+    message: `the bundled server needs Python ${bundle.pythons[0]} to ${bundle.pythons[bundle.pythons.length - 1]}: ${found}.`,
+    fix: `Install Python ${MINIMUM_PYTHON} or newer as python3 (e.g. "sudo apt install python3" or python.org) or select one in the Python extension, then run "Toolhost: Restart Server"; or set toolhost.server.path to an installed toolhost.`,
+  };
+}
 
 async function probePython(probe: SystemProbe, python: string): Promise<string | undefined> {
   const result = await probe.run(python, IMPORT_PROBE);
@@ -74,39 +165,45 @@ export async function resolveServer(
   }
   log("server: step 2, toolhost.server.python is not set");
 
-  // 3. The Python extension's interpreter, when that extension is installed.
+  // 3. The server this package carries, with a Python the machine has.
+  if (inputs.bundle !== undefined) {
+    return resolveBundled(inputs, inputs.bundle, probe, log);
+  }
+  log("server: step 3, this is a development build without a bundled server");
+
+  // 4. (development build) The Python extension's interpreter, when it has toolhost.
   if (inputs.pythonExtensionInstalled) {
     const interpreter = await inputs.pythonExtensionInterpreter();
     if (interpreter === undefined) {
-      log("server: step 3, the Python extension has no active interpreter");
+      log("server: step 4, the Python extension has no active interpreter");
       failures.push("the Python extension has no active interpreter");
     } else {
-      log(`server: step 3, Python extension interpreter ${interpreter}`);
+      log(`server: step 4, Python extension interpreter ${interpreter}`);
       const problem = await probePython(probe, interpreter);
       if (problem === undefined) {
         log(`server: using ${interpreter} ${PYTHON_SERVE_ARGS.join(" ")}`);
         return { ok: true, server: { command: interpreter, args: [...PYTHON_SERVE_ARGS], source: "Python extension" } };
       }
-      log(`server: step 3 failed: ${problem}`);
+      log(`server: step 4 failed: ${problem}`);
       failures.push(`${interpreter} cannot import toolhost (${problem})`);
     }
   } else {
-    log("server: step 3, the Python extension is not installed");
+    log("server: step 4, the Python extension is not installed");
   }
 
-  // 4. python3 on PATH.
+  // 5. (development build) python3 on PATH, when it has toolhost.
   const python3 = await probe.which("python3");
   if (python3 === undefined) {
-    log("server: step 4, no python3 on PATH");
+    log("server: step 5, no python3 on PATH");
     failures.push("no python3 on PATH");
   } else {
-    log(`server: step 4, python3 on PATH = ${python3}`);
+    log(`server: step 5, python3 on PATH = ${python3}`);
     const problem = await probePython(probe, python3);
     if (problem === undefined) {
       log(`server: using ${python3} ${PYTHON_SERVE_ARGS.join(" ")}`);
       return { ok: true, server: { command: python3, args: [...PYTHON_SERVE_ARGS], source: "python3 on PATH" } };
     }
-    log(`server: step 4 failed: ${problem}`);
+    log(`server: step 5 failed: ${problem}`);
     failures.push(`${python3} cannot import toolhost (${problem})`);
   }
 

@@ -67,7 +67,7 @@ export class ScriptedProbe implements SystemProbe {
   constructor(
     private readonly executables: string[],
     private readonly path: Record<string, string>,
-    private readonly interpreters: Record<string, { code: number; stderr?: string }>,
+    private readonly interpreters: Record<string, { code: number; stderr?: string; stdout?: string }>,
   ) {}
   async isExecutable(file: string): Promise<boolean> {
     return this.executables.includes(file);
@@ -78,6 +78,6 @@ export class ScriptedProbe implements SystemProbe {
   async run(command: string, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
     this.runs.push([command, ...args].join(" "));
     const answer = this.interpreters[command] ?? { code: 127, stderr: `${command}: not found` };
-    return { code: answer.code, stdout: answer.code === 0 ? "3.11.2\n" : "", stderr: answer.stderr ?? "" };
+    return { code: answer.code, stdout: answer.stdout ?? (answer.code === 0 ? "3.11.2\n" : ""), stderr: answer.stderr ?? "" };
   }
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { PYTHON_SERVE_ARGS, resolveServer, type ResolutionInputs } from "../common/serverResolution";
+import { type Bundle, PYTHON_SERVE_ARGS, resolveServer, type ResolutionInputs } from "../common/serverResolution";
 import { ScriptedProbe } from "./scriptedHost";
 
 function inputs(overrides: Partial<ResolutionInputs> = {}): ResolutionInputs {
@@ -56,7 +56,7 @@ test("3: the Python extension's interpreter comes before python3", async () => {
   assert.ok(result.ok && result.server.source === "Python extension" && result.server.command === "/proj/.venv/bin/python");
   assert.deepEqual(
     log.map((l) => /step (\d)/.exec(l)?.[1]).filter(Boolean),
-    ["1", "2", "3"],
+    ["1", "2", "3", "4"],
   );
 });
 
@@ -69,8 +69,8 @@ test("4: python3 on PATH when the Python extension's interpreter lacks toolhost"
     (l) => log.push(l),
   );
   assert.ok(result.ok && result.server.source === "python3 on PATH" && result.server.command === "/usr/bin/python3");
-  assert.ok(log.some((l) => /step 3 failed/.test(l)));
-  assert.ok(log.some((l) => /step 4/.test(l)));
+  assert.ok(log.some((l) => /step 4 failed/.test(l)));
+  assert.ok(log.some((l) => /step 5/.test(l)));
 });
 
 test("nothing found: one message listing every failed step and the exact fix", async () => {
@@ -81,4 +81,66 @@ test("nothing found: one message listing every failed step and the exact fix", a
   assert.match(result.message, /no python3 on PATH/);
   assert.match(result.fix, /pip install toolhost/);
   assert.ok(log.some((l) => /Python extension is not installed/.test(l)));
+});
+
+const BUNDLE: Bundle = { launcher: "/ext/bundled/tool/toolhost_serve.py", pythons: ["3.11", "3.12", "3.13", "3.14"], version: "0.1.0" };
+
+test("3: the bundled server runs with python3 when no setting is given", async () => {
+  const log: string[] = [];
+  const probe = new ScriptedProbe([], { python3: "/usr/bin/python3" }, { "/usr/bin/python3": { code: 0, stdout: "3.12.4\n" } });
+  const result = await resolveServer(inputs({ bundle: BUNDLE }), probe, (l) => log.push(l));
+  assert.deepEqual(result, {
+    ok: true,
+    server: {
+      command: "/usr/bin/python3",
+      args: ["-I", BUNDLE.launcher, "serve"],
+      source: "bundled",
+      detail: "bundled toolhost 0.1.0, Python 3.12.4 at /usr/bin/python3",
+    },
+  });
+  assert.ok(log.some((l) => /using the bundled server 0\.1\.0 with \/usr\/bin\/python3/.test(l)));
+});
+
+test("3: the settings still come before the bundled server", async () => {
+  const probe = new ScriptedProbe(["/opt/th/bin/toolhost"], { python3: "/usr/bin/python3" }, { "/venv/bin/python": { code: 0 } });
+  const byPath = await resolveServer(inputs({ serverPath: "/opt/th/bin/toolhost", bundle: BUNDLE }), probe, () => {});
+  assert.ok(byPath.ok && byPath.server.source === "setting toolhost.server.path");
+  const byPython = await resolveServer(inputs({ serverPython: "/venv/bin/python", bundle: BUNDLE }), probe, () => {});
+  assert.ok(byPython.ok && byPython.server.source === "setting toolhost.server.python");
+});
+
+test("3: the Python extension's interpreter is preferred; a too-old one is passed over", async () => {
+  const probe = new ScriptedProbe([], { python3: "/usr/bin/python3", "python3.13": "/usr/bin/python3.13" }, {
+    "/proj/.venv/bin/python": { code: 0, stdout: "3.9.18\n" },
+    "/usr/bin/python3": { code: 0, stdout: "3.10.2\n" },
+    "/usr/bin/python3.13": { code: 0, stdout: "3.13.1\n" },
+  });
+  const ext = await resolveServer(
+    inputs({ bundle: BUNDLE, pythonExtensionInstalled: true, pythonExtensionInterpreter: async () => "/proj/.venv/bin/python" }),
+    probe,
+    () => {},
+  );
+  assert.ok(ext.ok && ext.server.command === "/usr/bin/python3.13" && ext.server.source === "bundled");
+  const good = new ScriptedProbe([], { python3: "/usr/bin/python3" }, {
+    "/proj/.venv/bin/python": { code: 0, stdout: "3.11.9\n" },
+    "/usr/bin/python3": { code: 0, stdout: "3.12.0\n" },
+  });
+  const preferred = await resolveServer(
+    inputs({ bundle: BUNDLE, pythonExtensionInstalled: true, pythonExtensionInterpreter: async () => "/proj/.venv/bin/python" }),
+    good,
+    () => {},
+  );
+  assert.ok(preferred.ok && preferred.server.command === "/proj/.venv/bin/python");
+});
+
+test("3: only a too-old or missing Python: one message that names the fix", async () => {
+  const old = new ScriptedProbe([], { python3: "/usr/bin/python3" }, { "/usr/bin/python3": { code: 0, stdout: "3.9.2\n" } });
+  const tooOld = await resolveServer(inputs({ bundle: BUNDLE }), old, () => {});
+  assert.ok(!tooOld.ok);
+  assert.match(tooOld.message, /needs Python 3\.11 to 3\.14: \/usr\/bin\/python3 is Python 3\.9\.2 \(too old\)/);
+  assert.match(tooOld.fix, /Install Python 3\.11 or newer/);
+  const none = await resolveServer(inputs({ bundle: BUNDLE }), new ScriptedProbe([], {}, {}), () => {});
+  assert.ok(!none.ok);
+  assert.match(none.message, /no Python found/);
+  assert.match(none.fix, /toolhost\.server\.path/);
 });

@@ -1,0 +1,89 @@
+"""Checkpoints of shell commands: every root snapshotted before a command and again when
+it ends; the difference is what it changed (docs/CHECKPOINTS.md). Ignored files are
+recorded within their budget (ignored.py); what could not be recorded, and a checkpoint
+that failed, become notes the command's result says.
+
+Blocking functions (run in worker threads) over the Checkpoints service (recorder.py).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsp_server.checkpoints.file_states import is_nested_repo, record_of
+from lsp_server.checkpoints.ignored import IgnoredFiles, unrecorded_changes
+from lsp_server.checkpoints.records import Checkpoint
+from lsp_server.checkpoints.shadow import ShadowError
+from lsp_server.checkpoints.windows import CommandWindow
+
+if TYPE_CHECKING:
+    from lsp_server.checkpoints.recorder import Checkpoints
+
+log = logging.getLogger(__name__)
+
+
+def _ignored(self: Checkpoints, root: Path) -> IgnoredFiles:
+    budget = self.config.ignored_budget_mb * 1024 * 1024
+    return IgnoredFiles(self.store(root).repo, budget, self.config.skip_folders)
+
+
+def snapshot_root(
+    self: Checkpoints, root: Path
+) -> tuple[str, dict[str, list[int | str]]] | str | None:
+    """(tree, ignored files left out); a string says why no snapshot could be taken."""
+    store = self.store(root)
+    budget = self.config.budget_mb * 1024 * 1024
+    with self.root_lock(root), store.repo.locked():
+        if not root.is_dir():
+            return None
+        if not store.snapshots_fit(budget):
+            return "the workspace is larger than checkpoints.budget_mb"
+        try:
+            store.ensure()
+            ignored = _ignored(self, root)
+            ignored.record()
+            return store.repo.snapshot(), ignored.left_out()
+        except (ShadowError, OSError) as exc:
+            log.exception("checkpoint snapshot of %s failed", root)
+            return f"the snapshot failed ({str(exc).strip()})"
+
+
+def finish_command(
+    self: Checkpoints, root: Path, before: str, window: CommandWindow
+) -> Checkpoint | None:
+    store = self.store(root)
+    with self.root_lock(root), store.repo.locked():
+        try:
+            ignored = _ignored(self, root)
+            ignored.record()
+            after = store.repo.snapshot()
+            lost = unrecorded_changes(root, window.left_out.get(root, {}), ignored.left_out())
+            window.notes += [f"[{change.describe()}]" for change in lost]
+            changes = store.repo.diff(before, after)
+            files = [record_of(change) for change in changes if not is_nested_repo(change)]
+            window.notes += [
+                f"[{f.path} (over checkpoints.max_file_bytes) was changed: recorded by size "
+                "and hash only, a revert cannot restore it]"
+                for f in files
+                if f.not_stored
+            ]
+            if not files:
+                return None
+            self.note_growth(root, (f.path for f in files))
+            return store.add(
+                window.call_id,
+                window.session,
+                window.tool,
+                window.started,
+                files,
+                reads="disk",
+                label=window.label,
+            )
+        except (ShadowError, OSError) as exc:
+            log.exception("checkpoint of %s in %s failed", window.call_id, root)
+            window.notes.append(
+                f"[no checkpoint of {root}: recording the change failed ({str(exc).strip()})]"
+            )
+            return None

@@ -1,0 +1,177 @@
+"""Ignored files in shell checkpoints, within a budget (docs/CHECKPOINTS.md).
+
+People keep local configs, databases and notes in files their .gitignore names, so a
+snapshot records them too: every ignored file outside the regenerable folders
+(`checkpoints.skip_folders`: node_modules, .venv, target, build ...; .git always),
+smallest first, while their total stays within `checkpoints.ignored_budget_mb` and each is within
+`max_file_bytes`. Once in the shadow index, `git add -A` follows them like any other file.
+
+What is left out is remembered by its stat (`unrecorded.json`), so that when a command
+deletes, changes or creates such a file its result can say it cannot be reverted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import attrs
+
+from lsp_server.checkpoints.shadow import ShadowRepo
+
+Stat = tuple[int, int, int]  # size, mtime_ns, inode
+
+
+@attrs.frozen
+class Unrecorded:
+    """A change to an ignored file that no checkpoint holds."""
+
+    path: str
+    change: str  # created | modified | deleted
+    size: int
+    why: str  # "over the budget" | "over the size limit"
+
+    def describe(self) -> str:
+        what = {
+            "created": "was created and is not recorded",
+            "modified": "was changed and cannot be reverted",
+            "deleted": "was deleted and cannot be reverted",
+        }
+        return f"{self.path} (ignored, {human_size(self.size)}, {self.why}) {what[self.change]}"
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{int(value)} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} bytes"
+
+
+def _skipped(relative: str, skip: frozenset[str]) -> bool:
+    return any(part in skip for part in relative.rstrip("/").split("/"))
+
+
+def _walk(root: Path, folder: str, skip: frozenset[str]) -> Iterable[str]:
+    """Files below an ignored folder, regenerable folders and nested repositories left out."""
+    for current, dirs, files in os.walk(root / folder):
+        dirs[:] = [d for d in dirs if d not in skip and not (Path(current, d, ".git")).exists()]
+        base = Path(current).relative_to(root).as_posix()
+        for name in files:
+            yield f"{base}/{name}"
+
+
+def ignored_candidates(repo: ShadowRepo, skip: frozenset[str]) -> list[str]:
+    """Ignored files that are not in the shadow index yet (regenerable folders left out)."""
+    raw = repo.git("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+    found: list[str] = []
+    for entry in dict.fromkeys(raw.decode("utf-8", "surrogateescape").split("\0")):
+        if not entry or _skipped(entry, skip):
+            continue
+        if entry.endswith("/"):
+            if (repo.work_tree / entry / ".git").exists():
+                continue  # a nested repository
+            found.extend(_walk(repo.work_tree, entry.rstrip("/"), skip))
+        else:
+            found.append(entry)
+    return found
+
+
+def _stat(path: Path) -> Stat | None:
+    try:
+        st = path.lstat()
+    except OSError:
+        return None
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+class IgnoredFiles:
+    """The ignored files of one shadow repository: recorded ones and left-out ones."""
+
+    def __init__(self, repo: ShadowRepo, budget_bytes: int, skip: Sequence[str]) -> None:
+        self.repo = repo
+        self.budget = budget_bytes
+        self.skip = frozenset((*skip, ".git"))
+        self._recorded_file = repo.folder / "ignored.json"
+        self._left_out_file = repo.folder / "unrecorded.json"
+
+    def left_out(self) -> dict[str, list[int | str]]:
+        """path -> [size, mtime_ns, inode, why] of ignored files no snapshot holds."""
+        return _load(self._left_out_file)
+
+    def record(self) -> None:
+        """Add new ignored files to the shadow index, within the budget (after add -A)."""
+        recorded: dict[str, int] = {
+            path: size
+            for path, size in _load_any(self._recorded_file).items()
+            if isinstance(size, int) and (self.repo.work_tree / path).exists()
+        }
+        used = sum(recorded.values())
+        left_out: dict[str, list[int | str]] = {}
+        stats = []
+        for path in ignored_candidates(self.repo, self.skip):
+            st = _stat(self.repo.work_tree / path)
+            if st is not None:
+                stats.append((st[0], path, st))
+        adding = []
+        for size, path, st in sorted(stats):
+            if size > self.repo.max_file_bytes:
+                left_out[path] = [*st, "over the size limit"]
+            elif used + size > self.budget:
+                left_out[path] = [*st, "over the budget"]
+            else:
+                adding.append(path)
+                recorded[path] = size
+                used += size
+        if adding:
+            names = "".join(f"{path}\0" for path in adding).encode("utf-8", "surrogateescape")
+            self.repo.git(
+                "add", "-f", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul",
+                data=names, ok=(0, 1),
+            )  # fmt: skip
+        _save(self._recorded_file, recorded)
+        _save(self._left_out_file, left_out)
+
+
+def unrecorded_changes(
+    root: Path, before: dict[str, list[int | str]], after: dict[str, list[int | str]]
+) -> list[Unrecorded]:
+    """What a command did to ignored files that no checkpoint holds: `before` and `after`
+    are the left-out files around it (IgnoredFiles.left_out)."""
+    changes = []
+    for path, (size, mtime, ino, why) in before.items():
+        now = _stat(root / path)
+        if now is None:
+            changes.append(Unrecorded(path, "deleted", int(size), str(why)))
+        elif now != (size, mtime, ino):
+            changes.append(Unrecorded(path, "modified", now[0], str(why)))
+    for path, (size, _, _, why) in after.items():
+        if path not in before:
+            changes.append(Unrecorded(path, "created", int(size), str(why)))
+    return sorted(changes, key=lambda c: c.path)
+
+
+def _load_any(path: Path) -> dict[str, object]:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _load(path: Path) -> dict[str, list[int | str]]:
+    return {
+        key: value
+        for key, value in _load_any(path).items()
+        if isinstance(value, list) and len(value) == 4
+    }
+
+
+def _save(path: Path, data: object) -> None:
+    path.write_text(json.dumps(data))

@@ -1,0 +1,152 @@
+"""The artefacts of `./run dist`, built once per test session, and toolhost installed from
+its wheel into a fresh venv far from the checkout, the way a user installs it.
+
+Both install offline from .tools/dist-wheelhouse (scripts/setup/70-dist-wheelhouse.sh):
+tests reach loopback only. `user_env` is the environment of a user with that venv: a
+temporary HOME, a PATH and PYTHONPATH without the checkout or its .venv, and the audit hook
+of audit_hook.py, whose log `assert_checkout_untouched` reads.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import missing_part, require_program
+
+REPO = Path(__file__).resolve().parents[2]
+WHEELHOUSE = REPO / ".tools" / "dist-wheelhouse"
+BUILD = REPO / "scripts" / "dist" / "build.sh"
+# Folders a user's PATH has; the checkout and its .venv are not among them.
+SYSTEM_PATH = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+
+
+def version() -> str:
+    import tomllib
+
+    return str(tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"])
+
+
+def require_wheelhouse() -> Path:
+    if not (WHEELHOUSE / ".toolhost-stamp").is_file():
+        missing_part(
+            "the offline wheelhouse .tools/dist-wheelhouse is missing "
+            "(scripts/setup/70-dist-wheelhouse.sh fills it)"
+        )
+    return WHEELHOUSE
+
+
+def system_python() -> str:
+    """A Python of the machine, not the checkout's venv (its base interpreter)."""
+    base = Path(getattr(sys, "_base_executable", sys.executable))
+    if str(base).startswith(str(REPO)):
+        return require_program("python3", "the install tests make a fresh venv")
+    return str(base)
+
+
+@pytest.fixture(scope="session")
+def dist_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`./run dist --out DIR` (the script `./run dist` runs), once per session."""
+    require_wheelhouse()
+    require_program("node", "builds the VS Code extension")
+    out = tmp_path_factory.mktemp("dist")
+    done = subprocess.run(
+        ["bash", str(BUILD), "--out", str(out)],
+        env={**_clean_environ(), "VENV": str(Path(sys.executable).parent.parent)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr[-4000:]
+    return out
+
+
+def _clean_environ() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+
+
+@pytest.fixture(scope="session")
+def user_venv(tmp_path_factory: pytest.TempPathFactory, dist_dir: Path) -> Path:
+    """A fresh venv with only the built wheel (and its dependencies) installed."""
+    venv = tmp_path_factory.mktemp("user") / "venv"
+    subprocess.run([system_python(), "-m", "venv", str(venv)], check=True, timeout=120)
+    wheel = next(dist_dir.glob("toolhost-*-py3-none-any.whl"))
+    subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            *("-m", "pip", "install", "--quiet", "--disable-pip-version-check"),
+            *("--no-index", "--find-links", str(WHEELHOUSE), str(wheel)),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+        env=_clean_environ(),
+    )
+    purelib = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import sysconfig; print(sysconfig.get_path('purelib'))",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    shutil.copy(Path(__file__).with_name("audit_hook.py"), Path(purelib) / "sitecustomize.py")
+    return venv
+
+
+def user_environment(folder: Path, path: list[str]) -> dict[str, str]:
+    """The environment of a user whose HOME is folder/home and whose PATH is `path` and the
+    system's folders: nothing of the checkout in it; the audit hook logs to folder."""
+    home = folder / "home"
+    home.mkdir()
+    runtime = folder / "run"
+    runtime.mkdir(mode=0o700)
+    env = {
+        "HOME": str(home),
+        "PATH": ":".join([*path, *SYSTEM_PATH]),
+        "LANG": "C.UTF-8",
+        "XDG_RUNTIME_DIR": str(runtime),
+        "TMPDIR": str(folder),
+        "TOOLHOST_TEST_FORBIDDEN": str(REPO),
+        "TOOLHOST_TEST_AUDIT_LOG": str(folder / "checkout-access.jsonl"),
+    }
+    assert str(REPO) not in env["PATH"]
+    return env
+
+
+@pytest.fixture
+def user_env(tmp_path: Path, user_venv: Path) -> Iterator[dict[str, str]]:
+    """A user who installed the wheel into user_venv (its bin first on PATH)."""
+    env = user_environment(tmp_path, [str(user_venv / "bin")])
+    yield env
+    assert_checkout_untouched(env)
+
+
+def assert_checkout_untouched(env: dict[str, str]) -> None:
+    log = Path(env["TOOLHOST_TEST_AUDIT_LOG"])
+    touched = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    assert touched == [], f"the installed toolhost reached into the checkout: {touched[:10]}"
+
+
+@pytest.fixture
+def far_folder(tmp_path: Path) -> Path:
+    """A project folder outside the checkout, with a little Python in it."""
+    root = tmp_path / "project"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "shapes.py").write_text(
+        "class Circle:\n    def area(self):\n        return 3.14\n\n\ndef make_circle():\n"
+        "    return Circle()\n"
+    )
+    (root / "README.md").write_text("# far away\nhello from outside the checkout\n")
+    return root
