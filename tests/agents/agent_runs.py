@@ -35,7 +35,7 @@ PASSED_ON = ("PATH", "TOOLHOST_STATE_DIR", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR",
 
 
 def agent_program(name: str) -> str:
-    """The agent CLI installed by scripts/setup/70-agents.sh (skip here, fail in CI)."""
+    """The agent CLI installed by scripts/setup/75-agents.sh (skip here, fail in CI)."""
     return require_program(str(AGENT_BIN / name), f"the real {name} CLI (tests/agents/npm)")
 
 
