@@ -180,6 +180,14 @@ class CheckpointsConfig:
 
 
 @attrs.define
+class McpConfig:
+    approvals: Literal["auto", "client"] = "auto"
+    """Who approves the calls of `toolhost mcp`: auto (the attached editor, else the MCP
+    client's form, else policy alone) | client (the MCP client's own permission step is the
+    approval; `toolhost mcp --approvals client` does the same for one server)."""
+
+
+@attrs.define
 class Config:
     limits: Limits = attrs.Factory(Limits)
     policy: PolicyConfig = attrs.Factory(PolicyConfig)
@@ -190,6 +198,7 @@ class Config:
     edits: EditsConfig = attrs.Factory(EditsConfig)
     web: WebConfig = attrs.Factory(WebConfig)
     checkpoints: CheckpointsConfig = attrs.Factory(CheckpointsConfig)
+    mcp: McpConfig = attrs.Factory(McpConfig)
 
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")

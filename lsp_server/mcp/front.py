@@ -279,11 +279,18 @@ class Loader:
         return self._module
 
 
-async def serve(loader: Loader, root: Path, surface: str, session: str, attach: str) -> None:
+async def serve(
+    loader: Loader,
+    root: Path,
+    surface: str,
+    session: str,
+    attach: str,
+    approvals: str | None = None,
+) -> None:
     async with claim_stdio() as pipes:
         if pipes is None:
             server = await loader.module()
-            await server.serve(root, surface, session, attach)
+            await server.serve(root, surface, session, attach, approvals)
             return
         first = await pipes.read_line()
         pipes.pending.append(first)
@@ -297,7 +304,7 @@ async def serve(loader: Loader, root: Path, surface: str, session: str, attach: 
                 pipes.remember_listing = cache.store
             await _answer_while_loading(pipes, loader, listing)
         server = await loader.module()
-        await server.serve_pipes(pipes, root, surface, session, attach)
+        await server.serve_pipes(pipes, root, surface, session, attach, approvals)
 
 
 async def _answer_while_loading(
@@ -361,7 +368,12 @@ def _plain_listing_request(message: Any) -> bool:
 
 
 def main(
-    root: Path | None, surface: str, session: str, attach: str, http: str | None = None
+    root: Path | None,
+    surface: str,
+    session: str,
+    attach: str,
+    http: str | None = None,
+    approvals: str | None = None,
 ) -> int:
     loader = Loader() if http is None else None  # first: the import runs while the rest starts
     logging.basicConfig(
@@ -376,7 +388,7 @@ def main(
     if loader is None:  # --http: no stdio to answer early
         from lsp_server.mcp import http_serve
 
-        return http_serve.main(resolved, surface, session, attach, http)  # type: ignore[arg-type]
+        return http_serve.main(resolved, surface, session, attach, http, approvals)  # type: ignore[arg-type]
     with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
-        asyncio.run(serve(loader, resolved, surface, session, attach))
+        asyncio.run(serve(loader, resolved, surface, session, attach, approvals))
     return 0

@@ -21,7 +21,7 @@ from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 
 from lsp_server import __version__
-from lsp_server.mcp.current import CURRENT_ELICIT, Elicit
+from lsp_server.mcp.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
 from lsp_server.mcp.front import INSTRUCTIONS, SERVER_NAME, Pipes
 from lsp_server.mcp.results import unknown_tool_error
 from lsp_server.mcp.rounds import RoundTrips, UnknownRequestState
@@ -30,6 +30,7 @@ from lsp_server.mcp.unreadable import AnswerStream, form_answer
 from lsp_server.runtime.core.client import UnreadableAnswer
 
 if TYPE_CHECKING:
+    from lsp_server.mcp.local import Approvals
     from lsp_server.mcp.router import AttachMode, CallRouter
     from lsp_server.runtime.core.contract import Registry, Surface
 
@@ -126,11 +127,19 @@ class Backend:
     """The registry and the call router, made on first use: the `initialize` answer waits
     only for the SDK, not for the tools (their imports cost as much again)."""
 
-    def __init__(self, root: Path, surface: Surface, session: str, attach: AttachMode) -> None:
+    def __init__(
+        self,
+        root: Path,
+        surface: Surface,
+        session: str,
+        attach: AttachMode,
+        approvals: Approvals | None = None,
+    ) -> None:
         self.root = root
         self.surface = surface
         self.session = session
         self.attach = attach
+        self.approvals = approvals
         self._listing: types.ListToolsResult | None = None
         self._registry: Registry | None = None
         self.rounds = RoundTrips()
@@ -162,14 +171,14 @@ class Backend:
             from lsp_server.mcp.local import build_local_runtime
             from lsp_server.mcp.router import CallRouter
 
-            root, dirs = self.root, Dirs.from_environment()
+            root, dirs, approvals = self.root, Dirs.from_environment(), self.approvals
             self._router = CallRouter(
                 dirs.attach_folder,
                 root,
                 self.attach,
                 self.session,
                 self.surface,
-                lambda progress: build_local_runtime(root, dirs, progress),
+                lambda progress: build_local_runtime(root, dirs, progress, approvals),
             )
         return self._router
 
@@ -229,6 +238,7 @@ def build_server(backend: Backend) -> Server[Any]:
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         client = _client_info(ctx)
+        CURRENT_CLIENT.set(client["name"])  # this request's own context (a task of its own)
         router = backend.router()
         if params.request_state is not None:  # 2026-07-28: the answer to an approval form
             try:
@@ -278,8 +288,10 @@ def build_server(backend: Backend) -> Server[Any]:
     return server
 
 
-async def serve(root: Path, surface: Surface, session: str, attach: AttachMode) -> None:
-    backend = Backend(root, surface, session, attach)
+async def serve(
+    root: Path, surface: Surface, session: str, attach: AttachMode, approvals: Approvals | None
+) -> None:
+    backend = Backend(root, surface, session, attach, approvals)
     server = build_server(backend)
     try:
         async with stdio_server() as (read_stream, write_stream):
@@ -292,11 +304,16 @@ async def serve(root: Path, surface: Surface, session: str, attach: AttachMode) 
 
 
 async def serve_pipes(
-    pipes: Pipes, root: Path, surface: Surface, session: str, attach: AttachMode
+    pipes: Pipes,
+    root: Path,
+    surface: Surface,
+    session: str,
+    attach: AttachMode,
+    approvals: Approvals | None,
 ) -> None:
     """Serve the front's pipes; the registry, the runtime and the first tool's engine are
     readied in the background meanwhile, so that the first call does not build them."""
-    backend = Backend(root, surface, session, attach)
+    backend = Backend(root, surface, session, attach, approvals)
     server = build_server(backend)
     warming = asyncio.create_task(backend.warm())
     try:

@@ -30,6 +30,9 @@ PRODUCED_BY: dict[str, str] = {
     "permission.rule_denied": (
         "tests/policy/test_policy_e2e.py::test_deny_rules_beat_bypass_and_allow"
     ),
+    "permission.form_not_shown": (
+        "tests/mcp/test_client_approvals.py::test_a_form_declined_at_once_was_not_shown"
+    ),
     "permission.unattended": (
         "tests/policy/test_policy_e2e.py::test_client_without_approvals_gets_the_unattended_decision"
     ),
