@@ -36,6 +36,8 @@ OPTIONS: tuple[tuple[str, str, str, str], ...] = (
 )
 _DECISIONS = {option_id: decision for option_id, _, _, decision in OPTIONS}
 
+# Tools whose `content` argument is the whole new text of their one file.
+_WHOLE_FILE_WRITERS = ("write", "write_file")
 _KINDS = {"write": "edit", "edit": "edit", "write_file": "edit", "edit_file": "edit"}
 
 # Which ACP session a toolhost session's prompt goes to (None: no ACP session to ask in).
@@ -77,9 +79,9 @@ def tool_call(request: ApproveParams) -> dict[str, Any]:
         "rawInput": arguments,
         "locations": [{"path": path} for path in request.paths],
     }
-    path = arguments.get("path")
     content = arguments.get("content")
-    if request.tool == "write" and isinstance(path, str) and isinstance(content, str):
+    if request.tool in _WHOLE_FILE_WRITERS and len(request.paths) == 1 and isinstance(content, str):
+        path = request.paths[0]  # the real, absolute path
         call["content"] = [
             {"type": "diff", "path": path, "oldText": _current_text(Path(path)), "newText": content}
         ]

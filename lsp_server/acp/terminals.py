@@ -23,6 +23,7 @@ from lsp_server.acp.calls import call, text_param
 from lsp_server.acp.replies import refuse
 from lsp_server.acp.workspaces import Served
 from lsp_server.runtime import errors
+from lsp_server.runtime.errors import ToolError
 from lsp_server.shell.jobs import Job, JobManager
 
 CREATE = "terminal/create"
@@ -70,6 +71,12 @@ class Terminals:
 
     async def create(self, served: Served, session_id: str, params: dict[str, Any]) -> Any:
         line = command_line(params)
+        cwd = params.get("cwd")
+        if isinstance(cwd, str):  # the shell's own folder stays inside the workspace too
+            try:
+                served.runtime.workspace.resolve(cwd, "write")
+            except ToolError as exc:
+                raise refuse(exc.code, exc.cause, exc.recovery) from None
         result = await call(
             served,
             session_id,

@@ -9,9 +9,13 @@
 //   {"op": "request", "method", "params"}          any client request (sessionId added)
 //   {"op": "raw", "line"}                          a raw line on stdout (malformed input)
 //   {"op": "exit", "code"}                         die at once, mid-prompt
+//   {"op": "mcp", "calls": [{"tool", "arguments"}]} start the MCP server named "toolhost" of
+//        session/new's mcpServers (as an agent would) and call these tools over MCP stdio
 // The results go back as one agent_message_chunk whose text is JSON:
 //   {"results": [{"ok": <result>} | {"error": {code, message, data}}], "clientCapabilities",
 //    "mcpServers"}
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { Readable, Writable } from "node:stream";
 import { agent, ndJsonStream } from "@agentclientprotocol/sdk";
 
@@ -55,11 +59,47 @@ async function perform(client, sessionId, op) {
     case "raw":
       process.stdout.write(op.line + "\n");
       return {};
+    case "mcp":
+      return await mcpCalls(sessions.get(sessionId).mcpServers, op.calls);
     case "exit":
       process.exit(op.code ?? 3);
     default:
       throw new Error(`unknown op ${op.op}`);
   }
+}
+
+async function mcpCalls(servers, calls) {
+  const server = servers.find((s) => s.name === "toolhost");
+  if (!server) throw new Error("no toolhost MCP server in session/new");
+  const env = { ...process.env };
+  for (const { name, value } of server.env ?? []) env[name] = value;
+  const child = spawn(server.command, server.args, { env, stdio: ["pipe", "pipe", "inherit"] });
+  const lines = createInterface({ input: child.stdout });
+  const pending = new Map();
+  lines.on("line", (line) => {
+    const message = JSON.parse(line);
+    if (message.id !== undefined && pending.has(message.id)) pending.get(message.id)(message);
+  });
+  let id = 0;
+  const ask = (method, params) =>
+    new Promise((resolve) => {
+      pending.set(++id, resolve);
+      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    });
+  await ask("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "scripted-test-agent", version: "1.0.0" },
+  });
+  child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+  const answers = [];
+  for (const call of calls) {
+    const answer = await ask("tools/call", { name: call.tool, arguments: call.arguments });
+    answers.push(answer.result ?? { error: answer.error });
+  }
+  child.stdin.end();
+  await new Promise((resolve) => child.on("exit", resolve));
+  return answers;
 }
 
 const app = agent({ name: "scripted-test-agent" })

@@ -12,7 +12,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
-import { client, ndJsonStream } from "@agentclientprotocol/sdk";
+import { RequestError, client, ndJsonStream } from "@agentclientprotocol/sdk";
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const emit = (event) => process.stdout.write(JSON.stringify(event) + "\n");
@@ -47,7 +47,7 @@ const app = client({ name: "sdk-test-editor" })
   .onNotification("session/update", ({ params }) => emit({ event: "update", params }))
   .onRequest("*", ({ method, params }) => {
     emit({ event: "request", method, params });
-    throw Object.assign(new Error(`sdk-test-editor does not serve ${method}`), { code: -32601 });
+    throw RequestError.methodNotFound(method);
   });
 
 const stream = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
