@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The official ACP SDK (npm @agentclientprotocol/sdk, pinned by tests/acp/npm/package-lock.json):
-# tests/acp/ drive `toolhost acp` with its ClientSideConnection (the editor side) and write
-# their scripted test agent with its AgentSideConnection. Idempotent: installs into
+# The official ACP SDK (npm @agentclientprotocol/sdk) and the ACP agents claude-code-acp and
+# codex-acp (npm @zed-industries/*), pinned by tests/acp/npm/package-lock.json:
+# tests/acp/ drive `toolhost acp` with the SDK's client() app (the editor side), write their
+# scripted test agent with its agent() app, and run the real ACP agents. Idempotent: installs into
 # .tools/acp-sdk with the machine's node/npm.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

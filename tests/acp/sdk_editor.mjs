@@ -8,7 +8,10 @@
 //   {"event": "prompt", "result"} | {"event": "prompt", "error"}
 //   {"event": "done"}
 // The plan (a JSON file, argv[2]): {command: [...], cwd, clientCapabilities?, mcpServers?,
-// permissions?: ["allow_once" | "deny" | "cancel" | <optionId>], prompts: [text, ...]}
+// permissions?: ["allow_once" | "deny" | "cancel" | <optionId>], agentPermission?, prompts: [...]}
+// `permissions` answer toolhost's own requests (toolCallId "toolhost-..."), in order (then
+// "deny"); an agent's own permission requests are answered with `agentPermission`
+// (default "allow_once").
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
@@ -30,7 +33,12 @@ function failure(error) {
 
 const app = client({ name: "sdk-test-editor" })
   .onRequest("session/request_permission", ({ params }) => {
-    const wanted = answers.length ? answers.shift() : "deny";
+    const fromToolhost = String(params.toolCall?.toolCallId ?? "").startsWith("toolhost-");
+    const wanted = fromToolhost
+      ? answers.length
+        ? answers.shift()
+        : "deny"
+      : (plan.agentPermission ?? "allow_once");
     let answer;
     if (wanted === "cancel") {
       answer = { outcome: { outcome: "cancelled" } };
@@ -41,7 +49,7 @@ const app = client({ name: "sdk-test-editor" })
         params.options.find((o) => o.kind === kinds[wanted]);
       answer = { outcome: { outcome: "selected", optionId: option.optionId } };
     }
-    emit({ event: "permission", params, answer });
+    emit({ event: "permission", params, answer, fromToolhost });
     return answer;
   })
   .onNotification("session/update", ({ params }) => emit({ event: "update", params }))
