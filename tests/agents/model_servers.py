@@ -44,16 +44,19 @@ from tests.agents.model_wire import (
     Step,
     anthropic_events,
     anthropic_message,
+    copy_call,
     gemini_response,
     pick_step,
     responses_events,
     say,
     tool,
     tool_names,
+    tool_results,
+    tool_schemas,
 )
 
 __all__ = ["Logged", "ModelServer", "Script", "Step", "read_log", "say", "start", "tool"]
-__all__ += ["tool_names"]
+__all__ += ["copy_call", "tool_names", "tool_results", "tool_schemas"]
 
 
 class ModelServer:

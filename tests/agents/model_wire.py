@@ -95,13 +95,36 @@ def turns_taken(request: Logged) -> int:
     return turns
 
 
+def copy_call(name: str) -> Step:
+    """A model turn that makes the call the last tool result names (`NAME {json}`), as a
+    model pages a truncated result back: `copy_call("mcp__toolhost__use_capability")`."""
+    return {"tool": name, "input_from": name.rsplit("__", 1)[-1].rsplit("_toolhost_", 1)[-1]}
+
+
 def pick_step(script: Script, request: Logged) -> Step:
     if callable(script):
         return script(request)
     if not tool_names(request):
         return say("ok")
     turn = turns_taken(request)
-    return script[turn] if turn < len(script) else say("done")
+    step = script[turn] if turn < len(script) else say("done")
+    if "input_from" in step:
+        results = tool_results(request)
+        named = named_call(results[-1] if results else "", step["input_from"])
+        step = {"tool": step["tool"], "input": named if named is not None else {}}
+    return step
+
+
+def named_call(text: str, name: str) -> dict[str, Any] | None:
+    """The JSON arguments written after the last `NAME ` in a tool result's text."""
+    at = text.rfind(f"{name} {{")
+    if at < 0:
+        return None
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text, at + len(name) + 1)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 # --- Anthropic Messages ---------------------------------------------------------------------
@@ -251,3 +274,67 @@ def gemini_response(step: Step) -> dict[str, Any]:
     candidate = {"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}
     usage = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
     return {"candidates": [candidate | {"index": 0}], "usageMetadata": usage}
+
+
+# --- what reached the model -----------------------------------------------------------------
+
+
+def flat_text(value: Any) -> str:
+    """A tool result's content as one text: strings as they are, text parts joined."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(flat_text(part) for part in value)
+    if isinstance(value, dict):
+        if isinstance(value.get("text"), str):
+            return value["text"]
+        for key in ("output", "error", "content"):
+            if key in value:
+                return flat_text(value[key])
+    return json.dumps(value)
+
+
+def tool_results(request: Logged) -> list[str]:
+    """The text of every tool result in a request's conversation, in order."""
+    body = request.body
+    if request.api == "anthropic":
+        return [
+            flat_text(block.get("content"))
+            for message in body.get("messages") or []
+            if isinstance(message.get("content"), list)
+            for block in message["content"]
+            if block.get("type") == "tool_result"
+        ]
+    if request.api == "gemini":
+        return [
+            flat_text(part["functionResponse"].get("response"))
+            for content in body.get("contents") or []
+            for part in content.get("parts") or []
+            if "functionResponse" in part
+        ]
+    items = body.get("input") or []
+    return [
+        flat_text(item.get("output"))
+        for item in items
+        if isinstance(item, dict) and item.get("type") == "function_call_output"
+    ]
+
+
+def tool_schemas(request: Logged) -> dict[str, dict[str, Any]]:
+    """Each offered tool's parameter schema as the model saw it, by full name."""
+    body = request.body
+    schemas: dict[str, dict[str, Any]] = {}
+    if request.api == "gemini":
+        for group in body.get("tools") or []:
+            for declaration in group.get("functionDeclarations") or []:
+                schema = declaration.get("parametersJsonSchema") or declaration.get("parameters")
+                schemas[declaration["name"]] = schema or {}
+        return schemas
+    for entry in body.get("tools") or []:
+        if entry.get("type") == "namespace":
+            for inner in entry.get("tools") or []:
+                full = namespaced(entry.get("name", ""), inner.get("name", ""))
+                schemas[full] = inner.get("parameters") or {}
+        elif "name" in entry:
+            schemas[entry["name"]] = entry.get("input_schema") or entry.get("parameters") or {}
+    return schemas
