@@ -67,6 +67,32 @@ class EditorRun:
         return [result for report in self.reports() for result in report["results"]]
 
 
+def write_plan(
+    folder: Path,
+    command: list[str],
+    cwd: Path,
+    prompts: list[Any],
+    *,
+    permissions: list[str] | None = None,
+    client_capabilities: dict[str, Any] | None = None,
+) -> Path:
+    """The SDK editor's plan (prompts that are not text are sent as JSON)."""
+    plan = {
+        "command": command,
+        "cwd": str(cwd),
+        "prompts": [p if isinstance(p, str) else json.dumps(p) for p in prompts],
+        "permissions": permissions or [],
+        "clientCapabilities": client_capabilities or {},
+    }
+    plan_path = folder / "plan.json"
+    plan_path.write_text(json.dumps(plan), encoding="utf-8")
+    return plan_path
+
+
+def events_of(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.startswith('{"event"')]
+
+
 def run_editor(
     folder: Path,
     command: list[str],
@@ -78,16 +104,15 @@ def run_editor(
     env: dict[str, str] | None = None,
     timeout: float = TIMEOUT,
 ) -> EditorRun:
-    """Run the SDK editor through one session with these prompts (JSON-encoded if not text)."""
-    plan = {
-        "command": command,
-        "cwd": str(cwd),
-        "prompts": [p if isinstance(p, str) else json.dumps(p) for p in prompts],
-        "permissions": permissions or [],
-        "clientCapabilities": client_capabilities or {},
-    }
-    plan_path = folder / "plan.json"
-    plan_path.write_text(json.dumps(plan), encoding="utf-8")
+    """Run the SDK editor through one session with these prompts."""
+    plan_path = write_plan(
+        folder,
+        command,
+        cwd,
+        prompts,
+        permissions=permissions,
+        client_capabilities=client_capabilities,
+    )
     completed = subprocess.run(
         ["node", str(folder / "sdk_editor.mjs"), str(plan_path)],
         capture_output=True,
@@ -96,8 +121,7 @@ def run_editor(
         env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})},
         cwd=cwd,
     )
-    events = [json.loads(line) for line in completed.stdout.splitlines() if line.startswith("{")]
-    return EditorRun(events, completed.stderr)
+    return EditorRun(events_of(completed.stdout), completed.stderr)
 
 
 def scripted_agent(folder: Path) -> tuple[str, ...]:
