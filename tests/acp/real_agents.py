@@ -37,7 +37,12 @@ def agent_command(name: str, home: Path, workspace: Path) -> tuple[list[str], di
         config = codex_config("true", [], ())  # a provider on loopback; MCP from session/new
         config = config[: config.index("[mcp_servers.toolhost]")]
         (codex_home / "config.toml").write_text(config, encoding="utf-8")
-        return [program], env | {"CODEX_HOME": str(codex_home), "SCRIPTED_MODEL_KEY": "scripted"}
+        # Codex refuses to put its sandbox helper under the temporary folder, where the test's
+        # CODEX_HOME is: name another one.
+        tmp = home / "tmp"
+        tmp.mkdir(exist_ok=True)
+        codex_env = {"CODEX_HOME": str(codex_home), "SCRIPTED_MODEL_KEY": "scripted"}
+        return [program], env | codex_env | {"TMPDIR": str(tmp)}
     if name == "gemini":
         program = require_program(str(AGENT_BIN / name), "Gemini CLI (tests/agents/npm)")
         gemini = home / ".gemini"
