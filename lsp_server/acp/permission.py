@@ -7,8 +7,8 @@ The options and what toolhost makes of them:
   allow_always "Allow for this session"            -> allow_session (a session rule)
   allow_always "Always allow (saved to .toolhost.toml)" -> allow_always (the rule is saved)
   reject_once "Deny"                               -> deny
-  reject_always "Deny, and stop asking this turn"  -> deny
-A cancelled prompt (the turn was cancelled) is a dismissed denial.
+No reject_always: toolhost does not remember denials, and an option that says "always" must
+do so. A cancelled prompt (the turn was cancelled) is a dismissed denial.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ OPTIONS: tuple[tuple[str, str, str, str], ...] = (
     ("allow_session", "Allow for this session", "allow_always", "allow_session"),
     ("allow_always", "Always allow (saved to .toolhost.toml)", "allow_always", "allow_always"),
     ("deny", "Deny", "reject_once", "deny"),
-    ("deny_always", "Deny (and tell the agent not to retry)", "reject_always", "deny"),
 )
 _DECISIONS = {option_id: decision for option_id, _, _, decision in OPTIONS}
 

@@ -162,8 +162,13 @@ def test_the_permission_request_carries_the_diff(node: Path, ws: Path) -> None:
     assert call["content"] == [
         {"type": "diff", "path": notes, "oldText": "# Notes\n\nline three\n", "newText": new_text}
     ]
-    kinds = {option["kind"] for option in params["options"]}
-    assert kinds == {"allow_once", "allow_always", "reject_once", "reject_always"}
+    kinds = [(option["optionId"], option["kind"]) for option in params["options"]]
+    assert kinds == [
+        ("allow_once", "allow_once"),
+        ("allow_session", "allow_always"),
+        ("allow_always", "allow_always"),
+        ("deny", "reject_once"),
+    ]
     assert run.results()[1] == {"ok": {}}
     assert (ws / "notes.md").read_text() == new_text
     audit = [line for line in audit_lines() if line["tool"] == "write"]
@@ -193,3 +198,25 @@ def test_a_denied_permission_leaves_the_file_unchanged(node: Path, ws: Path) -> 
         "permission.user_denied",
         "permission.user_denied",
     ]
+
+
+def test_allow_for_this_session_is_remembered(node: Path, ws: Path) -> None:
+    notes = str(ws / "notes.md")
+    run = run_editor(
+        node,
+        toolhost_acp(*scripted_agent(node)),
+        ws,
+        [
+            [
+                {"op": "read", "path": notes},
+                {"op": "write", "path": notes, "content": "one\n"},
+                {"op": "write", "path": notes, "content": "two\n"},
+            ]
+        ],
+        permissions=["allow_session"],
+    )
+    assert run.results()[1:] == [{"ok": {}}, {"ok": {}}]
+    assert len(run.of("permission")) == 1  # the second write went by the session's rule
+    decisions = [line["decision"] for line in audit_lines() if line["tool"] == "write"]
+    assert decisions[0] == "allow_session"
+    assert (ws / "notes.md").read_text() == "two\n"
