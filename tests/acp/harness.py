@@ -75,6 +75,7 @@ def write_plan(
     *,
     permissions: list[str] | None = None,
     client_capabilities: dict[str, Any] | None = None,
+    buffers: dict[str, str] | None = None,
 ) -> Path:
     """The SDK editor's plan (prompts that are not text are sent as JSON)."""
     plan = {
@@ -83,6 +84,7 @@ def write_plan(
         "prompts": [p if isinstance(p, str) else json.dumps(p) for p in prompts],
         "permissions": permissions or [],
         "clientCapabilities": client_capabilities or {},
+        "buffers": buffers or {},
     }
     plan_path = folder / "plan.json"
     plan_path.write_text(json.dumps(plan), encoding="utf-8")
@@ -101,6 +103,7 @@ def run_editor(
     *,
     permissions: list[str] | None = None,
     client_capabilities: dict[str, Any] | None = None,
+    buffers: dict[str, str] | None = None,
     env: dict[str, str] | None = None,
     timeout: float = TIMEOUT,
 ) -> EditorRun:
@@ -112,6 +115,7 @@ def run_editor(
         prompts,
         permissions=permissions,
         client_capabilities=client_capabilities,
+        buffers=buffers,
     )
     completed = subprocess.run(
         ["node", str(folder / "sdk_editor.mjs"), str(plan_path)],

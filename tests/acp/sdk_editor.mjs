@@ -12,14 +12,18 @@
 // `permissions` answer toolhost's own requests (toolCallId "toolhost-..."), in order (then
 // "deny"); an agent's own permission requests are answered with `agentPermission`
 // (default "allow_once").
+// With `buffers: {path: text}` (and clientCapabilities.fs declared) the editor serves
+// fs/read_text_file from those unsaved buffers, else from the disk, and fs/write_text_file
+// into the buffer of an open file (else the disk); each is logged as {"event": "fs", ...}.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import { RequestError, client, ndJsonStream } from "@agentclientprotocol/sdk";
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const emit = (event) => process.stdout.write(JSON.stringify(event) + "\n");
 const answers = [...(plan.permissions ?? [])];
+const buffers = new Map(Object.entries(plan.buffers ?? {}));
 
 const child = spawn(plan.command[0], plan.command.slice(1), {
   cwd: plan.cwd,
@@ -53,6 +57,23 @@ const app = client({ name: "sdk-test-editor" })
     return answer;
   })
   .onNotification("session/update", ({ params }) => emit({ event: "update", params }))
+  .onRequest("fs/read_text_file", ({ params }) => {
+    const open = buffers.has(params.path);
+    emit({ event: "fs", method: "fs/read_text_file", path: params.path, buffer: open });
+    if (open) return { content: buffers.get(params.path) };
+    try {
+      return { content: readFileSync(params.path, "utf8") };
+    } catch {
+      throw RequestError.resourceNotFound(params.path);
+    }
+  })
+  .onRequest("fs/write_text_file", ({ params }) => {
+    const open = buffers.has(params.path);
+    emit({ event: "fs", method: "fs/write_text_file", path: params.path, buffer: open, content: params.content });
+    if (open) buffers.set(params.path, params.content);
+    else writeFileSync(params.path, params.content);
+    return {};
+  })
   .onRequest("*", ({ method, params }) => {
     emit({ event: "request", method, params });
     throw RequestError.methodNotFound(method);
