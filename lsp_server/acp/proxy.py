@@ -45,7 +45,9 @@ from lsp_server.runtime import errors
 log = logging.getLogger(__name__)
 
 AGENT_EXITED = "acp.agent_exited"
-OPENS_SESSION = ("session/new", "session/load")
+# Sessions whose id comes in the agent's answer, and those whose id the editor names.
+NEW_SESSION = ("session/new", "session/fork")
+OPENS_SESSION = (*NEW_SESSION, "session/load", "session/resume")
 SERVED = (files.READ, files.WRITE, *terminals.METHODS)
 _STOP_SECONDS = 5.0
 
@@ -192,7 +194,7 @@ class Proxy:
         if not PurePosixPath(cwd).is_absolute() or not await anyio.Path(cwd).is_dir():
             return message
         served = await self.workspaces.for_cwd(Path(cwd))
-        if message["method"] == "session/new":
+        if message["method"] in NEW_SESSION:
             self._opening[_key(message.get("id"))] = served
         elif isinstance(params.get("sessionId"), str):
             self.workspaces.bind(params["sessionId"], served)

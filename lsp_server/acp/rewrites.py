@@ -2,7 +2,8 @@
 
 - `initialize`: clientCapabilities.fs.readTextFile, fs.writeTextFile and terminal become
   true (toolhost serves them whatever the editor declared); the editor's own are kept.
-- `session/new` and `session/load`: toolhost's MCP server is appended to `mcpServers`
+- `session/new`, `session/load` (and the unstable `session/resume`, `session/fork`):
+  toolhost's MCP server is appended to `mcpServers`
   (unless turned off, or a server of that name is there already), as a stdio server that
   attaches to this proxy's runtime.
 """
