@@ -21,9 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.config.tree import CheckpointsConfig
-from lsp_server.runtime.checkpoints import Checkpoints
-from lsp_server.runtime.workspace import Workspace
+from lsp_server.runtime.fs.workspace import Workspace
 
 
 def make_repository(root: Path, files: int) -> list[Path]:

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lsp_server.mcp import discovery, wire
+from lsp_server.mcp import attach_records, wire
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = Path(__file__).resolve().parent / "lsp_overhead_editor.lua"
@@ -95,7 +95,7 @@ class EditorArm:
     async def _attach(self) -> None:
         folder = Path(self.env["XDG_RUNTIME_DIR"]) / "toolhost"
         for _ in range(400):
-            records = discovery.find_records(folder, self.root)
+            records = attach_records.find_records(folder, self.root)
             if records:
                 break
             await asyncio.sleep(0.05)

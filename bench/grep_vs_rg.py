@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lsp_server.runtime.workspace import SECRET_PATTERNS
+from lsp_server.runtime.fs.workspace import SECRET_PATTERNS
 from lsp_server.search.ripgrep import find_ripgrep
 
 PATTERNS = [

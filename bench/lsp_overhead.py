@@ -59,7 +59,7 @@ from lsp_server.langservers.manager import LanguageServerManager  # noqa: E402
 from lsp_server.langservers.positions import find_symbol, split_lines  # noqa: E402
 from lsp_server.langservers.table import ROWS_BY_NAME  # noqa: E402
 from lsp_server.protocol import CallParams  # noqa: E402
-from lsp_server.runtime.approvals import ModeApprover  # noqa: E402
+from lsp_server.runtime.approvals.verdicts import ModeApprover  # noqa: E402
 from lsp_server.runtime.dispatch import Runtime  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "langservers" / "fixtures"

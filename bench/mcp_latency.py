@@ -25,7 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lsp_server.dirs import Dirs
-from lsp_server.mcp import discovery
+from lsp_server.mcp import attach_records
 
 TOOLHOST = [sys.executable, "-m", "lsp_server.cli"]
 MINIMAL_SDK_SERVER = """
@@ -190,7 +190,7 @@ async def start_lsp(
     )
     client.notify("initialized", {})
     for _ in range(200):
-        if discovery.find_records(Dirs.from_environment().attach_folder, root):
+        if attach_records.find_records(Dirs.from_environment().attach_folder, root):
             break
         await asyncio.sleep(0.05)
     return process, client

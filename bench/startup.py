@@ -1,7 +1,11 @@
 """Spawn -> `initialize` answer: `toolhost serve` beside a bare pygls server, same run,
 interleaved, medians of N, printed with the difference and the ratio.
 
-    .venv/bin/python bench/startup.py [--runs 10]
+    .venv/bin/python bench/startup.py [--runs 10] [--baseline DIR]
+
+--baseline DIR adds a third arm: the `toolhost serve` of another checkout (e.g. a worktree
+of an earlier commit), run with this interpreter, so a change is measured before and after
+in the same run.
 """
 
 from __future__ import annotations
@@ -21,9 +25,11 @@ from bench.rawrpc import RawClient
 BARE_PYGLS = "from pygls.lsp.server import LanguageServer\nLanguageServer('bare', '1').start_io()\n"
 
 
-def time_to_initialize(command: list[str], root: Path, env: dict[str, str]) -> float:
+def time_to_initialize(
+    command: list[str], root: Path, env: dict[str, str], cwd: Path | None = None
+) -> float:
     started = time.perf_counter()
-    client = RawClient(command, env=env, stderr=open(os.devnull, "wb"))  # noqa: SIM115
+    client = RawClient(command, env=env, cwd=cwd, stderr=open(os.devnull, "wb"))  # noqa: SIM115
     client.request(
         "initialize",
         {"processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {}},
@@ -37,26 +43,38 @@ def time_to_initialize(command: list[str], root: Path, env: dict[str, str]) -> f
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--baseline", type=Path, help="another checkout to time beside this one")
     args = parser.parse_args()
+    here = Path(__file__).resolve().parents[1]
     arms = {
         "toolhost serve": [sys.executable, "-m", "lsp_server", "serve"],
         "bare pygls": [sys.executable, "-c", BARE_PYGLS],
     }
+    # `python -m` looks in the working folder first: each arm runs in its own checkout.
+    folders = {name: here for name in arms}
+    if args.baseline is not None:
+        arms["baseline serve"] = [sys.executable, "-m", "lsp_server", "serve"]
+        folders["baseline serve"] = args.baseline.resolve()
     samples: dict[str, list[float]] = {name: [] for name in arms}
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "ws"
         root.mkdir()
         env = {**os.environ, "TOOLHOST_STATE_DIR": str(Path(folder) / "state")}
-        for command in arms.values():  # warm the page cache once, not measured
-            time_to_initialize(command, root, env)
+        for name, command in arms.items():  # warm the page cache once, not measured
+            time_to_initialize(command, root, env, folders[name])
         for _ in range(args.runs):
             for name, command in arms.items():
-                samples[name].append(time_to_initialize(command, root, env))
+                samples[name].append(time_to_initialize(command, root, env, folders[name]))
     medians = {name: statistics.median(values) * 1000 for name, values in samples.items()}
     for name, median in medians.items():
         print(f"{name:<16} median {median:7.1f} ms  (min {min(samples[name]) * 1000:.1f})")
     toolhost, bare = medians["toolhost serve"], medians["bare pygls"]
     print(f"toolhost adds {toolhost - bare:.1f} ms ({toolhost / bare:.2f}x bare pygls)")
+    if "baseline serve" in medians:
+        baseline = medians["baseline serve"]
+        print(
+            f"this checkout vs baseline: {toolhost - baseline:+.1f} ms ({toolhost / baseline:.2f}x)"
+        )
 
 
 if __name__ == "__main__":

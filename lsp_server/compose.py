@@ -27,6 +27,7 @@ from typing import Any
 
 import attrs
 
+from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.codeintel.indexes import BuildListener, CodeIndexService
 from lsp_server.config.layers import WORKSPACE_CONFIG_NAME
 from lsp_server.config.tree import Config
@@ -34,25 +35,25 @@ from lsp_server.config.trust import TrustStore
 from lsp_server.dirs import Dirs
 from lsp_server.langservers.answer_log import LspAnswerLog
 from lsp_server.langservers.manager import LanguageServerManager
+from lsp_server.policy.approver import PolicyApprover
 from lsp_server.policy.audit import AuditListener, AuditLog
-from lsp_server.policy.authorizer import PolicyApprover, PolicyService
-from lsp_server.policy.command_paths import Places
+from lsp_server.policy.authorizer import PolicyService
+from lsp_server.policy.commands.command_paths import Places
+from lsp_server.policy.commands.shell_words import split_command
 from lsp_server.policy.prompt import Asker
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
-from lsp_server.policy.shell_words import split_command
 from lsp_server.protocol import DidCallParams
-from lsp_server.runtime import leftover_temps
-from lsp_server.runtime.approvals import Approver
-from lsp_server.runtime.checkpoints import Checkpoints
-from lsp_server.runtime.client import ClientBridge
+from lsp_server.runtime.approvals.verdicts import Approver
+from lsp_server.runtime.buffers.documents import EditorDocuments, OpenDocuments
 from lsp_server.runtime.context import Services
-from lsp_server.runtime.contract import Registry
+from lsp_server.runtime.core.client import ClientBridge
+from lsp_server.runtime.core.contract import Registry
 from lsp_server.runtime.dispatch import CallListener, Runtime
-from lsp_server.runtime.documents import EditorDocuments, OpenDocuments
+from lsp_server.runtime.fs import leftover_temps
+from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.runtime.progress import ProgressSender
-from lsp_server.runtime.sessions import SessionFolders
-from lsp_server.runtime.workspace import Workspace
+from lsp_server.runtime.sessions.session import SessionFolders
 from lsp_server.sandbox.service import SandboxService
 from lsp_server.search.engines import SearchEngines
 from lsp_server.shell.jobs import JobManager

@@ -38,7 +38,7 @@ class Dirs:
 
     @property
     def cli_sessions(self) -> Path:
-        """`toolhost call` sessions kept between invocations (runtime/session_files.py)."""
+        """`toolhost call` sessions kept between invocations (runtime/sessions/session_files.py)."""
         return self.state / "cli-sessions"
 
     @property

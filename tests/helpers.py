@@ -21,8 +21,8 @@ from lsp_server.config.tree import Config, structure_config
 from lsp_server.dirs import Dirs
 from lsp_server.lsp_json_client import plain_json_converter
 from lsp_server.protocol import CallParams, CallResult, message_converter
-from lsp_server.runtime.approvals import ModeApprover
-from lsp_server.runtime.contract import Registry
+from lsp_server.runtime.approvals.verdicts import ModeApprover
+from lsp_server.runtime.core.contract import Registry
 from lsp_server.runtime.dispatch import Runtime
 
 SERVER_COMMAND = [sys.executable, "-m", "lsp_server", "serve"]

@@ -15,7 +15,7 @@ from lsp_server.acp import read_window
 from lsp_server.acp.calls import call, full_text, text_param
 from lsp_server.acp.replies import refuse
 from lsp_server.acp.workspaces import Served
-from lsp_server.runtime import errors
+from lsp_server.runtime.core import errors
 
 READ = "fs/read_text_file"
 WRITE = "fs/write_text_file"

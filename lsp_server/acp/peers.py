@@ -10,7 +10,7 @@ import itertools
 import logging
 from typing import Any
 
-from lsp_server.acp.framing import Message, encode
+from lsp_server.acp.ndjson import Message, encode
 
 log = logging.getLogger(__name__)
 

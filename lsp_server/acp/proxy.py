@@ -24,7 +24,7 @@ import anyio
 
 from lsp_server.acp import files, rewrites, terminals
 from lsp_server.acp.calls import params_of, text_param
-from lsp_server.acp.framing import (
+from lsp_server.acp.ndjson import (
     AGENT_GONE,
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -40,7 +40,7 @@ from lsp_server.acp.permission import PermissionAsker
 from lsp_server.acp.replies import Refused, refusal, refuse
 from lsp_server.acp.workspaces import Served, Workspaces
 from lsp_server.dirs import Dirs
-from lsp_server.runtime import errors
+from lsp_server.runtime.core import errors
 
 log = logging.getLogger(__name__)
 

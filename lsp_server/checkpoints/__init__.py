@@ -6,4 +6,7 @@
 - records.py: what each checkpoint changed, stored as JSON beside the shadow repository,
   and the bounds (age, size budget) that keep the state folder from growing.
 - restore.py: how one recorded change is put back, or why it cannot be.
+- file_states.py: a file's state on disk and the record of its change.
+- recorder.py (and windows.py, shell_calls.py): the service the runtime calls around
+  writers and commands.
 """

@@ -13,7 +13,8 @@ from pathlib import Path
 from lsp_server.checkpoints import objects
 from lsp_server.checkpoints.records import FileRecord
 from lsp_server.checkpoints.restore import Current, Present
-from lsp_server.checkpoints.shadow import Entry, TreeChange, pointer_blob
+from lsp_server.checkpoints.shadow import pointer_blob
+from lsp_server.checkpoints.tree_changes import Entry, TreeChange
 
 
 def disk_state(path: Path, max_file_bytes: int) -> Current:

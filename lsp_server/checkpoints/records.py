@@ -24,7 +24,8 @@ from typing import Literal
 import attrs
 import cattrs
 
-from lsp_server.checkpoints.shadow import Entry, ShadowError, ShadowRepo
+from lsp_server.checkpoints.shadow import ShadowError, ShadowRepo
+from lsp_server.checkpoints.tree_changes import Entry
 
 log = logging.getLogger(__name__)
 

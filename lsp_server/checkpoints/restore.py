@@ -18,9 +18,10 @@ import attrs
 
 from lsp_server.checkpoints.objects import object_id
 from lsp_server.checkpoints.records import FileRecord
-from lsp_server.checkpoints.shadow import POINTER_PREFIX, Entry
-from lsp_server.runtime import textio
-from lsp_server.runtime.diffs import unified_diff
+from lsp_server.checkpoints.shadow import POINTER_PREFIX
+from lsp_server.checkpoints.tree_changes import Entry
+from lsp_server.runtime.approvals.diffs import unified_diff
+from lsp_server.runtime.fs import textio
 
 # (current, base, other) -> merged bytes, or None when the changes overlap.
 Merge = Callable[[bytes, bytes, bytes], bytes | None]

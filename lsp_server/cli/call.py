@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from lsp_server.runtime.contract import SURFACES
+from lsp_server.runtime.core.contract import SURFACES
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,9 +44,9 @@ async def _call(args: argparse.Namespace) -> int:
     from lsp_server.config.layers import load_layers
     from lsp_server.dirs import Dirs
     from lsp_server.policy.prompt import Asker
-    from lsp_server.policy.terminal import TerminalAsker, allow_everything
+    from lsp_server.policy.tty_prompt import TerminalAsker, allow_everything
     from lsp_server.protocol import CallParams, message_converter
-    from lsp_server.runtime.session_files import SessionFiles
+    from lsp_server.runtime.sessions.session_files import SessionFiles
 
     try:
         arguments = json.loads(args.arguments)

@@ -27,9 +27,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _list(args: argparse.Namespace) -> int:
+    from lsp_server.checkpoints.recorder import Checkpoints
     from lsp_server.cli.revert import one_shot_runtime
     from lsp_server.protocol import CheckpointsParams, message_converter
-    from lsp_server.runtime.checkpoints import Checkpoints
     from lsp_server.runtime.reverts import list_checkpoints
 
     runtime, lifecycle = one_shot_runtime(args.root)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lsp_server.runtime.contract import SURFACES
+from lsp_server.runtime.core.contract import SURFACES
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

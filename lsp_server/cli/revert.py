@@ -39,12 +39,12 @@ def one_shot_runtime(root: Path) -> tuple[Runtime, Lifecycle]:
 
 
 async def _revert(args: argparse.Namespace) -> int:
+    from lsp_server.checkpoints.recorder import Checkpoints
     from lsp_server.protocol import RevertParams, message_converter
-    from lsp_server.runtime.checkpoints import Checkpoints
-    from lsp_server.runtime.errors import ToolError
-    from lsp_server.runtime.files import FileService
-    from lsp_server.runtime.observations import Observations
+    from lsp_server.runtime.core.errors import ToolError
+    from lsp_server.runtime.file_service import FileService
     from lsp_server.runtime.reverts import revert_request
+    from lsp_server.runtime.sessions.observations import Observations
 
     runtime, lifecycle = one_shot_runtime(args.root)
     files = FileService(runtime.workspace, Observations(), runtime.config.limits, None)

@@ -13,7 +13,7 @@ import json
 import threading
 from pathlib import Path
 
-from lsp_server.runtime.textio import atomic_write
+from lsp_server.runtime.fs.textio import atomic_write
 
 
 def rule_hash(root: Path, rule_text: str) -> str:

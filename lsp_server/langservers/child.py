@@ -27,7 +27,7 @@ from lsp_server.langservers.jsonrpc import (
     ResponseError,
 )
 from lsp_server.langservers.positions import PositionEncoding
-from lsp_server.runtime.uris import normalize_uri, path_to_uri
+from lsp_server.runtime.core.uris import normalize_uri, path_to_uri
 
 log = logging.getLogger(__name__)
 
@@ -135,11 +135,6 @@ class LanguageServerClient:
     @property
     def alive(self) -> bool:
         return self.process.alive
-
-    @property
-    def age(self) -> float:
-        """Seconds since the server was started."""
-        return time.monotonic() - self.started_at
 
     # --- progress -----------------------------------------------------------------
     @property

@@ -26,7 +26,7 @@ from lsp_server.langservers.discovery import ResolvedServer, ServerNotFound, res
 from lsp_server.langservers.jsonrpc import ConnectionClosed, ResponseError
 from lsp_server.langservers.table import ServerRow, row_for_extension
 from lsp_server.langservers.texts import TextCache
-from lsp_server.runtime.errors import (
+from lsp_server.runtime.core.errors import (
     LSP_CRASHED,
     LSP_NOT_READY,
     LSP_REQUEST_FAILED,

@@ -17,7 +17,7 @@ from lsp_server.config.tree import LspConfig
 from lsp_server.langservers.child import LanguageServerClient, OpenDocument
 from lsp_server.langservers.jsonrpc import Json, ResponseError
 from lsp_server.langservers.manager import not_ready
-from lsp_server.runtime.uris import uri_to_path
+from lsp_server.runtime.core.uris import uri_to_path
 
 
 @attrs.frozen(order=True)

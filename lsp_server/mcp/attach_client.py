@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lsp_server.mcp import discovery, wire
+from lsp_server.mcp import attach_records, wire
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ class EditorRuntime:
 
     def __init__(
         self,
-        record: discovery.Record,
+        record: attach_records.Record,
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         session: str,
@@ -48,7 +48,7 @@ class EditorRuntime:
 
     @classmethod
     async def connect(
-        cls, record: discovery.Record, client: dict[str, str], session: str | None
+        cls, record: attach_records.Record, client: dict[str, str], session: str | None
     ) -> EditorRuntime:
         reader, writer = await asyncio.open_unix_connection(
             str(record.socket), limit=wire.LINE_LIMIT
@@ -147,23 +147,25 @@ async def attach(
     folder: Path, root: Path, client: dict[str, str], session: str | None
 ) -> EditorRuntime | None:
     """The first live editor runtime whose root contains `root`; stale records are cleaned."""
-    for record in discovery.find_records(folder, root):
+    for record in attach_records.find_records(folder, root):
         try:
             return await EditorRuntime.connect(record, client, session)
         except AttachRefused:
             log.warning(
                 "the toolhost at %s refused its record's token: forgetting it", record.socket
             )
-            discovery.forget(record)
+            attach_records.forget(record)
         except (OSError, TimeoutError, ValueError, wire.ConnectionLost) as exc:
             log.info("could not attach to %s: %r", record.socket, exc)
     return None
 
 
-async def editor_status(folder: Path, root: Path) -> tuple[discovery.Record, dict[str, Any]] | None:
+async def editor_status(
+    folder: Path, root: Path
+) -> tuple[attach_records.Record, dict[str, Any]] | None:
     """What the first live editor runtime for `root` says of itself (`toolhost/status` on
     its socket: no session is attached), or None when no editor's toolhost runs there."""
-    for record in discovery.find_records(folder, root):
+    for record in attach_records.find_records(folder, root):
         try:
             reader, writer = await asyncio.open_unix_connection(
                 str(record.socket), limit=wire.LINE_LIMIT

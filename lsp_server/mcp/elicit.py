@@ -8,7 +8,7 @@ from typing import Any
 
 from lsp_server.mcp.current import CURRENT_ELICIT
 from lsp_server.protocol import ApproveParams as PromptRequest
-from lsp_server.runtime.client import UnreadableAnswer
+from lsp_server.runtime.core.client import UnreadableAnswer
 
 log = logging.getLogger(__name__)
 

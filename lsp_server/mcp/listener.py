@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from lsp_server import __version__
-from lsp_server.mcp import discovery, wire
+from lsp_server.mcp import attach_records, wire
 from lsp_server.protocol import TOOLHOST_APPROVE, ApproveParams
-from lsp_server.runtime.client import ClientBridge, ClientFeatures
+from lsp_server.runtime.core.client import ClientBridge, ClientFeatures
 from lsp_server.runtime.progress import ProgressSender
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ class AttachListener:
         self.describe = status
         """What `toolhost/status` on the socket answers (toolhost doctor asks it)."""
         self.runtime: Runtime | None = None
-        self.record: discovery.Record | None = None
+        self.record: attach_records.Record | None = None
         self.sessions: dict[str, AttachedSession] = {}
         self.labels: dict[str, str] = {}
         self._server: asyncio.AbstractServer | None = None
@@ -111,10 +111,10 @@ class AttachListener:
     def bind(self, runtime: Runtime) -> None:
         self.runtime = runtime
 
-    async def start(self) -> discovery.Record:
+    async def start(self) -> attach_records.Record:
         assert self.runtime is not None, "bind the runtime first"
         root = self.runtime.workspace.roots[0]
-        record = discovery.new_record(self.folder, root, __version__)
+        record = attach_records.new_record(self.folder, root, __version__)
         with contextlib.suppress(FileNotFoundError):
             record.socket.unlink()
         # The umask covers the window between bind and chmod: never group/world-usable.
@@ -126,7 +126,7 @@ class AttachListener:
         finally:
             os.umask(previous)
         record.socket.chmod(0o600)
-        discovery.write_record(record)
+        attach_records.write_record(record)
         self.record = record
         log.info("attach: listening on %s for %s", record.socket, root)
         return record
@@ -142,7 +142,7 @@ class AttachListener:
     def remove_now(self) -> None:
         """Synchronous: also run from signal handlers and at exit."""
         if self.record is not None:
-            discovery.remove_record(self.record)
+            attach_records.remove_record(self.record)
 
     def status(self) -> list[dict[str, Any]]:
         return [session.status() for session in self.sessions.values()]

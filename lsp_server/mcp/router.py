@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from lsp_server.mcp import attach_client, wire
 from lsp_server.mcp.attach_client import EditorRuntime, ProgressCallback
 from lsp_server.mcp.results import refusal, to_mcp
-from lsp_server.runtime.errors import ATTACH_LOST, ATTACH_UNAVAILABLE
+from lsp_server.runtime.core.errors import ATTACH_LOST, ATTACH_UNAVAILABLE
 
 if TYPE_CHECKING:
     from lsp_server.runtime.dispatch import Runtime

@@ -25,11 +25,11 @@ from lsp_server import __version__
 from lsp_server.mcp.current import CURRENT_ELICIT, Elicit
 from lsp_server.mcp.rounds import RoundTrips, UnknownRequestState
 from lsp_server.mcp.unreadable import AnswerStream, form_answer
-from lsp_server.runtime.client import UnreadableAnswer
+from lsp_server.runtime.core.client import UnreadableAnswer
 
 if TYPE_CHECKING:
     from lsp_server.mcp.router import AttachMode, CallRouter
-    from lsp_server.runtime.contract import Registry, Surface
+    from lsp_server.runtime.core.contract import Registry, Surface
 
 log = logging.getLogger(__name__)
 

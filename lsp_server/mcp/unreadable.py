@@ -18,7 +18,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from lsp_server.mcp.elicit import MCP_CLIENT
-from lsp_server.runtime.client import UnreadableAnswer, sent_preview
+from lsp_server.runtime.core.client import UnreadableAnswer, sent_preview
 
 log = logging.getLogger(__name__)
 

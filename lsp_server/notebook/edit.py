@@ -18,7 +18,7 @@ import nbformat
 import nbformat.v4
 
 from lsp_server.notebook.layout import NotebookFormatError, NotebookLayout, parse_layout
-from lsp_server.runtime.errors import (
+from lsp_server.runtime.core.errors import (
     EDIT_INVALID,
     EDIT_NO_CHANGE,
     EDIT_NOT_FOUND,

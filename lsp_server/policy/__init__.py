@@ -1,6 +1,11 @@
 """Policy: who may run which tool call, and how the user is asked.
 
-Pure parts (rules, shell splitting, the read-only classifier, the decision engine,
-configuration layering, trust, persistence, the audit log) live here; the runtime's
-approval seam (lsp_server/runtime/approvals.py) drives them for every call.
+- rules.py, engine.py: rules (`Tool(spec)`, groups) and the decision allow / ask / deny;
+- readonly_commands.py, guards.py: which shell commands are plain reads, protected places;
+- authorizer.py, approver.py: the policy service and the Approver the runtime calls
+  (the seam is lsp_server/runtime/approvals/verdicts.py);
+- prompt.py, answers.py, tty_prompt.py: asking the editor (or a terminal) and reading the
+  answer; suggest.py: the rules offered for "always allow"; persist.py: saving them;
+- audit.py: the audit log of every decision;
+- commands/: the shell-command analysis the rules and the engine rely on.
 """

@@ -8,8 +8,8 @@ import logging
 from typing import Any
 
 from lsp_server.policy.prompt import ApprovalAnswer
-from lsp_server.runtime.client import UnreadableAnswer
-from lsp_server.runtime.errors import PERMISSION_UNREADABLE_ANSWER
+from lsp_server.runtime.core.client import UnreadableAnswer
+from lsp_server.runtime.core.errors import PERMISSION_UNREADABLE_ANSWER
 
 log = logging.getLogger(__name__)
 

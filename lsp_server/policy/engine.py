@@ -17,11 +17,11 @@ from typing import Literal
 
 import attrs
 
+from lsp_server.policy.commands.shell_words import ParsedCommand, Segment, split_command
+from lsp_server.policy.commands.wrappers import CommandView, command_forms, view_command
 from lsp_server.policy.guards import deny_could_match, policy_file_reason
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import Rule
-from lsp_server.policy.shell_words import ParsedCommand, Segment, split_command
-from lsp_server.policy.wrappers import CommandView, command_forms, view_command
 from lsp_server.sandbox import SandboxPlan
 
 _NET = ("/dev/tcp/", "/dev/udp/")

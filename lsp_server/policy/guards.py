@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from lsp_server.policy.command_paths import Places, names_protected
+from lsp_server.policy.commands.command_paths import Places, names_protected
+from lsp_server.policy.commands.shell_words import Segment
+from lsp_server.policy.commands.wrappers import command_forms, program_name
 from lsp_server.policy.rules import Rule
-from lsp_server.policy.shell_words import Segment
-from lsp_server.policy.wrappers import command_forms, program_name
 
 # Programs that do one another's job: a deny rule on one makes the others ask.
 FAMILIES: tuple[frozenset[str], ...] = (

@@ -10,7 +10,7 @@ import tomlkit
 
 from lsp_server.config.layers import WORKSPACE_CONFIG_NAME
 from lsp_server.config.trust import TrustStore
-from lsp_server.runtime.textio import atomic_write
+from lsp_server.runtime.fs.textio import atomic_write
 
 
 class PersistError(Exception):

@@ -10,7 +10,7 @@ import attrs
 
 from lsp_server.policy.engine import CallFacts
 from lsp_server.protocol import TOOLHOST_APPROVE, ApproveParams
-from lsp_server.runtime.client import ClientBridge
+from lsp_server.runtime.core.client import ClientBridge
 from lsp_server.sandbox import SandboxPlan
 
 Answer = Literal["allow_once", "allow_session", "allow_always", "deny"]

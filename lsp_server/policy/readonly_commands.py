@@ -21,11 +21,11 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from lsp_server.policy.command_paths import Places, read_concern
-from lsp_server.policy.git_guard import GitConfigGuard
-from lsp_server.policy.options import option_hazard
+from lsp_server.policy.commands.command_paths import Places, read_concern
+from lsp_server.policy.commands.git_guard import GitConfigGuard
+from lsp_server.policy.commands.options import option_hazard
+from lsp_server.policy.commands.shell_words import ParsedCommand, Segment
 from lsp_server.policy.rules import Rule, RuleError, parse_rule
-from lsp_server.policy.shell_words import ParsedCommand, Segment
 
 Check = Callable[[Sequence[str]], bool]
 

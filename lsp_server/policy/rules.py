@@ -16,9 +16,9 @@ from typing import Literal
 import attrs
 import pathspec
 
-from lsp_server.policy.options import option_hazard
-from lsp_server.policy.shell_words import Segment, split_words
-from lsp_server.policy.wrappers import opaque_reason
+from lsp_server.policy.commands.options import option_hazard
+from lsp_server.policy.commands.shell_words import Segment, split_words
+from lsp_server.policy.commands.wrappers import opaque_reason
 
 GROUPS = ("Read", "Edit", "Bash")
 RuleList = Literal["allow", "ask", "deny"]

@@ -11,14 +11,14 @@ import attrs
 if TYPE_CHECKING:
     from lsp_server.config.tree import Config
     from lsp_server.protocol import CallParams
-    from lsp_server.runtime.client import ClientBridge
-    from lsp_server.runtime.contract import ContractEntry, Registry
-    from lsp_server.runtime.files import FileService
+    from lsp_server.runtime.core.client import ClientBridge
+    from lsp_server.runtime.core.contract import ContractEntry, Registry
+    from lsp_server.runtime.file_service import FileService
+    from lsp_server.runtime.fs.workspace import Workspace
     from lsp_server.runtime.progress import Progress
-    from lsp_server.runtime.results import ToolOutput
-    from lsp_server.runtime.sessions import Session
+    from lsp_server.runtime.results.tool_output import ToolOutput
+    from lsp_server.runtime.sessions.session import Session
     from lsp_server.runtime.validation import Placement
-    from lsp_server.runtime.workspace import Workspace
 
 T = TypeVar("T")
 

@@ -17,11 +17,21 @@ from typing import Any
 
 import anyio
 
+from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.config.tree import Config
 from lsp_server.protocol import CallParams, CallResult, DidCallParams
-from lsp_server.runtime import approval_step, errors
-from lsp_server.runtime.approvals import Approver
-from lsp_server.runtime.call_results import (
+from lsp_server.runtime import approval_step
+from lsp_server.runtime.approvals.verdicts import Approver
+from lsp_server.runtime.buffers.documents import EditorDocuments
+from lsp_server.runtime.context import Services, ToolContext
+from lsp_server.runtime.core import errors
+from lsp_server.runtime.core.client import ClientBridge, NoClient
+from lsp_server.runtime.core.contract import ContractEntry, Registry, Surface
+from lsp_server.runtime.core.errors import ToolError
+from lsp_server.runtime.file_service import FileService
+from lsp_server.runtime.fs.workspace import Workspace
+from lsp_server.runtime.progress import Progress, ProgressSender
+from lsp_server.runtime.results.call_records import (
     CallState,
     call_meta,
     call_record,
@@ -31,20 +41,11 @@ from lsp_server.runtime.call_results import (
     success,
     unknown_tool,
 )
-from lsp_server.runtime.checkpoints import Checkpoints
-from lsp_server.runtime.client import ClientBridge, NoClient
-from lsp_server.runtime.context import Services, ToolContext
-from lsp_server.runtime.contract import ContractEntry, Registry, Surface
-from lsp_server.runtime.documents import EditorDocuments
-from lsp_server.runtime.errors import ToolError
-from lsp_server.runtime.files import FileService
-from lsp_server.runtime.observations import FileLocks
-from lsp_server.runtime.progress import Progress, ProgressSender
-from lsp_server.runtime.results import ToolOutput, WritePlan
-from lsp_server.runtime.sessions import Session, SessionFolders, SessionStore
+from lsp_server.runtime.results.tool_output import ToolOutput, WritePlan
+from lsp_server.runtime.sessions.observations import FileLocks
+from lsp_server.runtime.sessions.session import Session, SessionFolders, SessionStore
 from lsp_server.runtime.storm import StormBreaker
 from lsp_server.runtime.validation import Placement, Validators
-from lsp_server.runtime.workspace import Workspace
 
 log = logging.getLogger(__name__)
 

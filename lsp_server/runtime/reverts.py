@@ -18,8 +18,10 @@ from pathlib import Path
 import anyio
 import attrs
 
+from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.checkpoints.records import Checkpoint, FileRecord
 from lsp_server.checkpoints.restore import Put, Refusal, decide
+from lsp_server.checkpoints.windows import Listed
 from lsp_server.protocol import (
     CheckpointFile,
     CheckpointInfo,
@@ -29,12 +31,12 @@ from lsp_server.protocol import (
     RevertParams,
     RevertResult,
 )
-from lsp_server.runtime import errors, textio
-from lsp_server.runtime.checkpoints import Checkpoints, Listed
-from lsp_server.runtime.errors import ToolError
-from lsp_server.runtime.files import FileService
-from lsp_server.runtime.observations import FileLocks
-from lsp_server.runtime.results import FileChange
+from lsp_server.runtime.core import errors
+from lsp_server.runtime.core.errors import ToolError
+from lsp_server.runtime.file_service import FileService
+from lsp_server.runtime.fs import textio
+from lsp_server.runtime.results.tool_output import FileChange
+from lsp_server.runtime.sessions.observations import FileLocks
 
 
 @attrs.frozen

@@ -11,7 +11,7 @@ import jsonschema
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-from lsp_server.runtime.contract import ContractEntry
+from lsp_server.runtime.core.contract import ContractEntry
 
 MAX_VIOLATIONS = 8
 MAX_FEEDBACK_BYTES = 4096

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from lsp_server.runtime import beneath
+from lsp_server.runtime.fs import beneath
 from lsp_server.search.query import (
     MAX_LINE_CHARS,
     EngineFailure,
@@ -185,7 +185,7 @@ def search(rg: Path, query: SearchQuery, stop: threading.Event | None = None) ->
 @contextmanager
 def confined_start(query: SearchQuery) -> Iterator[tuple[str, int | None, str, tuple[int, ...]]]:
     """Where rg runs and what it reads, reached beneath the root without following a
-    symlink (runtime/beneath.py): its working folder is an open descriptor (`/proc/self/fd/N`
+    symlink (runtime/fs/beneath.py): its working folder is an open descriptor (`/proc/self/fd/N`
     as the child sees it), and a single file arrives on stdin from a descriptor opened
     here. Yields (cwd, stdin fd or None, target argument, descriptors to pass)."""
     is_dir = query.target.is_dir()

@@ -1,0 +1,9 @@
+"""The LSP face: `toolhost serve` for editors.
+
+- server.py: ToolhostServer, the pygls server and its state; handlers.py: its thin handlers;
+- editor.py: the EditorBridge (approvals, buffers, applyEdit, lspRequest to the editor);
+- transport.py, framing.py, tcp.py: stdio and authenticated TCP; wire_errors.py: JSON-RPC
+  errors of its own; typed_protocol.py: toolhost/* messages typed from the method table;
+- capability_cache.py: the initialize answer's toolhost capability; watch.py: file
+  watchers and index progress.
+"""

@@ -27,7 +27,7 @@ from lsp_server.protocol import (
     ToolsParams,
     ToolsResult,
 )
-from lsp_server.runtime.errors import ToolError
+from lsp_server.runtime.core.errors import ToolError
 from lsp_server.server import watch, wire_errors
 from lsp_server.server.server import ToolhostServer
 
@@ -118,9 +118,9 @@ def create_server(
 
     @server.feature(protocol.TOOLHOST_REVERT)
     async def on_revert(ls: ToolhostServer, params: RevertParams) -> RevertResult:
-        from lsp_server.runtime.files import FileService
-        from lsp_server.runtime.observations import Observations
+        from lsp_server.runtime.file_service import FileService
         from lsp_server.runtime.reverts import revert_request
+        from lsp_server.runtime.sessions.observations import Observations
 
         runtime = ls.ensure_runtime()
         files = FileService(runtime.workspace, Observations(), runtime.config.limits, ls.documents)

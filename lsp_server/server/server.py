@@ -20,7 +20,7 @@ from lsp_server import __version__, protocol
 from lsp_server.config.layers import load_layers
 from lsp_server.config.tree import Config
 from lsp_server.dirs import Dirs
-from lsp_server.mcp.discovery import UnsafeFolder
+from lsp_server.mcp.attach_records import UnsafeFolder
 from lsp_server.mcp.listener import AttachListener
 from lsp_server.protocol import (
     PROTOCOL_VERSION,
@@ -31,19 +31,19 @@ from lsp_server.protocol import (
     ToolsParams,
     ToolsResult,
 )
-from lsp_server.runtime.client import ClientFeatures
-from lsp_server.runtime.contract import SURFACES, Registry
+from lsp_server.runtime.core.client import ClientFeatures
+from lsp_server.runtime.core.contract import SURFACES, Registry
+from lsp_server.runtime.core.uris import uri_to_path
 from lsp_server.runtime.lifecycle import Lifecycle
-from lsp_server.runtime.uris import uri_to_path
 from lsp_server.server import capability_cache, watch, wire_errors
 from lsp_server.server.editor import EditorBridge, client_features
 from lsp_server.server.typed_protocol import ToolhostProtocol, toolhost_converter
 
 if TYPE_CHECKING:
+    from lsp_server.checkpoints.recorder import Checkpoints
     from lsp_server.compose import EditorLink
-    from lsp_server.runtime.checkpoints import Checkpoints
+    from lsp_server.runtime.buffers.documents import EditorDocuments
     from lsp_server.runtime.dispatch import Runtime
-    from lsp_server.runtime.documents import EditorDocuments
 
 log = logging.getLogger(__name__)
 
@@ -255,7 +255,7 @@ class ToolhostServer(LanguageServer):
         self.lifecycle.shutdown_hooks.insert(0, self.attach_listener.close)
 
     def require_checkpoints(self) -> Checkpoints:
-        from lsp_server.runtime.checkpoints import Checkpoints
+        from lsp_server.checkpoints.recorder import Checkpoints
 
         checkpoints: Checkpoints = self.ensure_runtime().services.get(Checkpoints)
         return checkpoints

@@ -1,6 +1,6 @@
-"""The toolhost/* messages typed from the one method table in protocol.py (pygls gets a
-message and response type per method), the camelCase converter, and the experimental
-`toolhost` capability in the initialize answer."""
+"""The toolhost/* messages typed from the one method table in lsp_server/protocol/methods.py
+(pygls gets a message and response type per method), the camelCase converter, and the
+experimental `toolhost` capability in the initialize answer."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from lsp_server import protocol
-from lsp_server.runtime.client import UnreadableAnswer
+from lsp_server.runtime.core.client import UnreadableAnswer
 from lsp_server.server import wire_errors
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from lsprotocol.types import ResponseError
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcServerNotInitialized
 
 from lsp_server.protocol import CallParams, ResultPage, ResultParams
-from lsp_server.runtime.errors import ToolError
+from lsp_server.runtime.core.errors import ToolError
 
 if TYPE_CHECKING:
     from lsp_server.runtime.dispatch import Runtime

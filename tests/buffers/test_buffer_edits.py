@@ -8,7 +8,7 @@ from lsprotocol import types as lsp
 from pygls.workspace import PositionCodec
 from pygls.workspace.text_document import TextDocument
 
-from lsp_server.runtime.buffer_edits import position_at, same_text, text_edits
+from lsp_server.runtime.buffers.buffer_edits import position_at, same_text, text_edits
 
 UTF16 = PositionCodec(lsp.PositionEncodingKind.Utf16)
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pytest_lsp import LanguageClient
 
-from lsp_server.runtime.observations import SEEN_TEXT_CHARS
+from lsp_server.runtime.sessions.observations import SEEN_TEXT_CHARS
 from tests.buffers.editor import EDITOR_CAPABILITIES, EditorDouble, editor_client_factory
 from tests.buffers.test_buffers_lsp import BYPASS, editor_session
 from tests.helpers import lsp_call, lsp_session, text_of

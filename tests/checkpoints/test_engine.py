@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.checkpoints.records import FileRecord
 from lsp_server.checkpoints.restore import Present, Put, Refusal, decide
-from lsp_server.checkpoints.shadow import Entry
+from lsp_server.checkpoints.tree_changes import Entry
 from lsp_server.config.tree import CheckpointsConfig, Limits
-from lsp_server.runtime.checkpoints import Checkpoints
-from lsp_server.runtime.files import FileService
-from lsp_server.runtime.observations import FileLocks, Observations
+from lsp_server.runtime.file_service import FileService
+from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.runtime.reverts import Reverter
-from lsp_server.runtime.workspace import Workspace
+from lsp_server.runtime.sessions.observations import FileLocks, Observations
 from tests.checkpoints.snapshots import tree_state
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.runtime.session_bounds import SessionBounds, kept_sessions
+from lsp_server.runtime.sessions.session_bounds import SessionBounds, kept_sessions
 
 TOOLHOST = [sys.executable, "-m", "lsp_server"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.runtime.approvals import ModeApprover
+from lsp_server.runtime.approvals.verdicts import ModeApprover
 from lsp_server.runtime.dispatch import Runtime
 from tests.helpers import make_runtime
 

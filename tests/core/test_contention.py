@@ -15,7 +15,7 @@ from pathlib import Path
 import attrs
 from pytest_lsp import LanguageClient
 
-from lsp_server.runtime.textio import FileVersion, sha256_hex
+from lsp_server.runtime.fs.textio import FileVersion, sha256_hex
 from tests.helpers import lsp_call, lsp_session, text_of
 
 SESSIONS = int(os.environ.get("TOOLHOST_CONTENTION_SESSIONS", "20"))

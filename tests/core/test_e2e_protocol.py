@@ -7,7 +7,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from lsp_server.runtime.contract import canonical_json
+from lsp_server.runtime.core.contract import canonical_json
 from tests.helpers import lsp_call, lsp_session, text_of
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.contract import ContractEntry, Registry, Tool
-from lsp_server.runtime.results import ToolOutput
+from lsp_server.runtime.core.contract import ContractEntry, Registry, Tool
+from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools.registry import build_registry
 from tests.conftest import missing_part, require_program
 from tests.helpers import call_tool, make_runtime, text_of

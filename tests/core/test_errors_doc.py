@@ -8,7 +8,7 @@ import ast
 import re
 from pathlib import Path
 
-from lsp_server.runtime import errors
+from lsp_server.runtime.core import errors
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -126,7 +126,7 @@ PRODUCED_BY: dict[str, str] = {
 
 
 def constants() -> dict[str, str]:
-    """Code -> its name in lsp_server.runtime.errors."""
+    """Code -> its name in lsp_server.runtime.core.errors."""
     return {
         value: name
         for name, value in vars(errors).items()

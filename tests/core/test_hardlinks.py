@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.runtime import hardlinks
 from lsp_server.runtime.dispatch import Runtime
+from lsp_server.runtime.fs import hardlinks
 from tests.helpers import call_tool, make_runtime, text_of
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from lsp_server.runtime.leftover_temps import SUFFIX, process_start, temp_name
+from lsp_server.runtime.fs.leftover_temps import SUFFIX, process_start, temp_name
 from tests.core.raw_wire import SERVER, RawPeer
 from tests.helpers import lsp_session
 

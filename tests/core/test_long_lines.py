@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pytest_lsp import LanguageClient
 
-from lsp_server.runtime.output import bound_text
+from lsp_server.runtime.results.bounding import bound_text
 from lsp_server.search.query import cut_line
 from tests.helpers import fixed_page, loopback_http, lsp_call, lsp_session, text_of
 from tests.mcp.clients import mcp_session

@@ -105,7 +105,7 @@ async def test_concurrent_creates_exactly_one_wins(workspace: Path) -> None:
 
 async def test_concurrent_creates_across_processes(workspace: Path) -> None:
     """The no-overwrite create holds even against another process creating the file."""
-    from lsp_server.runtime import textio
+    from lsp_server.runtime.fs import textio
 
     target = workspace / "proc-race.txt"
     textio.atomic_create(target, b"first\n")
@@ -146,8 +146,8 @@ async def test_move_requires_observation_and_updates_both_paths(workspace: Path)
 
 
 def test_kept_contents_stay_within_the_budget() -> None:
-    from lsp_server.runtime.observations import SEEN_TEXT_CHARS, Observations, SeenBudget
-    from lsp_server.runtime.textio import BufferVersion
+    from lsp_server.runtime.fs.textio import BufferVersion
+    from lsp_server.runtime.sessions.observations import SEEN_TEXT_CHARS, Observations, SeenBudget
 
     budget = SeenBudget(limit=250)  # shared by the sessions of a server
     first, second = Observations(budget), Observations(budget)

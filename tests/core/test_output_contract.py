@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from lsp_server.runtime.output import ResultStore, bound_text
+from lsp_server.runtime.results.bounding import bound_text
+from lsp_server.runtime.sessions.stored_results import ResultStore
 from tests.helpers import lsp_call, lsp_session, text_of
 
 

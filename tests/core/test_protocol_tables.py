@@ -1,4 +1,4 @@
-"""The one method table and capability type in lsp_server/protocol.py, as Python, the
+"""The one method table and capability type in lsp_server/protocol/, as Python, the
 generated TypeScript (VS Code) and the generated Lua (Neovim) spell them, and what each
 client declares."""
 

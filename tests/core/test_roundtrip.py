@@ -12,7 +12,7 @@ import anyio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lsp_server.runtime import textio
+from lsp_server.runtime.fs import textio
 from tests.helpers import call_tool, make_runtime, text_of
 
 ENCODINGS = {

@@ -1,5 +1,5 @@
-"""The CLI's kept sessions (runtime/session_files.py) without a subprocess: two stores on one
-folder stand for two `toolhost call` processes, so their interleaving is exact."""
+"""The CLI's kept sessions (runtime/sessions/session_files.py) without a subprocess: two
+stores on one folder stand for two `toolhost call` processes, so their interleaving is exact."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import os
 import time
 from pathlib import Path
 
-from lsp_server.runtime.output import SPILL_BYTES
-from lsp_server.runtime.session_bounds import SessionBounds, kept_sessions
-from lsp_server.runtime.session_files import SessionFiles
-from lsp_server.runtime.sessions import SessionStore
-from lsp_server.runtime.textio import FileVersion
+from lsp_server.runtime.fs.textio import FileVersion
+from lsp_server.runtime.sessions.session import SessionStore
+from lsp_server.runtime.sessions.session_bounds import SessionBounds, kept_sessions
+from lsp_server.runtime.sessions.session_files import SessionFiles
+from lsp_server.runtime.sessions.stored_results import SPILL_BYTES
 
 
 def process(state: Path, root: Path, bounds: SessionBounds | None = None) -> SessionStore:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from lsp_server.runtime.errors import (
+from lsp_server.runtime.core.errors import (
     GOAL_CONFLICT,
     GOAL_EXISTS,
     GOAL_NOT_FOUND,
     INVALID_ARGUMENT,
     ToolError,
 )
-from lsp_server.runtime.session_state import GoalTracker, Todo, TodoList
+from lsp_server.runtime.sessions.session_state import GoalTracker, Todo, TodoList
 
 
 def refused(code: str) -> pytest.RaisesExc[ToolError]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 
-from lsp_server.runtime.client import NoClient
+from lsp_server.runtime.core.client import NoClient
 from lsp_server.runtime.dispatch import Runtime
 from tests.extras.test_notebook_engine import FIXTURE, assert_only_cell_changed
 from tests.helpers import call_tool, make_runtime, text_of

@@ -12,7 +12,7 @@ import pytest
 
 from lsp_server.notebook.edit import CellEdit, apply_cell_edit, source_of
 from lsp_server.notebook.layout import parse_layout
-from lsp_server.runtime.errors import (
+from lsp_server.runtime.core.errors import (
     EDIT_INVALID,
     EDIT_NO_CHANGE,
     EDIT_NOT_FOUND,

@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 import pytest
 
-from lsp_server.runtime.contract import Registry
+from lsp_server.runtime.core.contract import Registry
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.runtime.storm import StormBreaker, convergence_sentence
 from lsp_server.tools.registry import all_tools, build_registry

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from lsp_server.runtime.errors import WEB_BLOCKED_ADDRESS, WEB_INVALID_URL, ToolError
+from lsp_server.runtime.core.errors import WEB_BLOCKED_ADDRESS, WEB_INVALID_URL, ToolError
 from lsp_server.web.fetch import fetch
 from lsp_server.web.guard import AddressGuard, BlockedAddress, GuardedBackend, blocked_reason
 from lsp_server.web.text import render_page

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.dirs import Dirs
-from lsp_server.mcp import attach_client, discovery, wire
+from lsp_server.mcp import attach_client, attach_records, wire
 from tests.helpers import lsp_session
 from tests.mcp.clients import mcp_session, structured, text_of
 
@@ -25,9 +25,9 @@ def attach_folder() -> Path:
     return Dirs.from_environment().attach_folder
 
 
-async def wait_for_record(root: Path) -> discovery.Record:
+async def wait_for_record(root: Path) -> attach_records.Record:
     for _ in range(200):
-        records = discovery.find_records(attach_folder(), root)
+        records = attach_records.find_records(attach_folder(), root)
         if records:
             return records[0]
         await asyncio.sleep(0.05)
@@ -50,7 +50,7 @@ async def test_socket_and_record_are_private(ws: Path) -> None:
     assert not record_file.exists() and not record.socket.exists()
 
 
-async def _exchange(record: discovery.Record, *messages: dict[str, Any]) -> list[Any]:
+async def _exchange(record: attach_records.Record, *messages: dict[str, Any]) -> list[Any]:
     reader, writer = await asyncio.open_unix_connection(str(record.socket))
     answers = []
     for message in messages:
@@ -164,7 +164,7 @@ async def test_attach_never_stays_local(ws: Path) -> None:
     assert result.meta["toolhost"]["runtime"] == "local"
 
 
-def _copy_record(record: discovery.Record, name: str, **changes: Any) -> Path:
+def _copy_record(record: attach_records.Record, name: str, **changes: Any) -> Path:
     data = {**record.as_json(), **changes}
     path = record.file.with_name(name)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -182,7 +182,7 @@ async def test_stale_and_foreign_records_are_never_used(ws: Path) -> None:
         wrong_file = _copy_record(
             record, "0000wrong.json", token="not-the-token", started=record.started + 5
         )
-        found = discovery.find_records(attach_folder(), ws)
+        found = attach_records.find_records(attach_folder(), ws)
         assert not dead_file.exists()  # a dead pid's record is cleaned up
         assert [r.file for r in found] == [wrong_file, record.file]
         # The wrong token is refused by the server, forgotten, and the real record is used.
@@ -198,10 +198,10 @@ async def test_stale_and_foreign_records_are_never_used(ws: Path) -> None:
             record, "0000foreign.json", socket=str(foreign_socket), started=record.started + 7
         )
         os.chown(foreign, 65534, 65534)
-        assert foreign not in [r.file for r in discovery.find_records(attach_folder(), ws)]
+        assert foreign not in [r.file for r in attach_records.find_records(attach_folder(), ws)]
         os.chown(foreign, os.getuid(), os.getgid())
         # A symlink is not a socket owned by us: refused as well.
-        assert foreign not in [r.file for r in discovery.find_records(attach_folder(), ws)]
+        assert foreign not in [r.file for r in attach_records.find_records(attach_folder(), ws)]
 
 
 async def test_attached_progress_and_cancellation_reach_the_editor_runtime(ws: Path) -> None:

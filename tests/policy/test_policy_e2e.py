@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from lsp_server.runtime.diffs import unified_diff
+from lsp_server.runtime.approvals.diffs import unified_diff
 from tests.helpers import lsp_call, lsp_session, text_of
 from tests.policy.editor import APPROVALS, Editor
 

@@ -13,7 +13,7 @@ from lsp_server.config.tree import PolicyConfig
 from lsp_server.config.trust import TrustStore
 from lsp_server.policy.authorizer import PolicyRefusal, PolicyService
 from lsp_server.protocol import ApproveParams
-from lsp_server.runtime.errors import (
+from lsp_server.runtime.core.errors import (
     PERMISSION_RULE_DENIED,
     PERMISSION_UNATTENDED,
     PERMISSION_UNREADABLE_ANSWER,

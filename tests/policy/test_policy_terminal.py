@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from lsp_server.policy.terminal import TerminalAsker, parse_answer
+from lsp_server.policy.tty_prompt import TerminalAsker, parse_answer
 from lsp_server.protocol import ApproveParams
 
 SUGGESTIONS = ("bash(npm test)", "bash(npm:*)")

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from lsp_server.policy.commands.shell_words import split_command
 from lsp_server.policy.engine import CallFacts, PolicyEngine, RuleSet
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import parse_rules
-from lsp_server.policy.shell_words import split_command
 
 
 def engine(allow=(), deny=(), mode="default"):
@@ -245,14 +245,14 @@ def test_a_prefix_allow_rule_does_not_cover_a_writing_option() -> None:
     ],
 )
 def test_the_bash_grammar_adds_opacity_the_lexer_may_miss(command: str, reason: str) -> None:
-    from lsp_server.policy.bash_tree import hidden_code
+    from lsp_server.policy.commands.bash_tree import hidden_code
 
     assert hidden_code(command) == reason
     assert engine().decide(bash(command)).action == "ask"
 
 
 def test_the_bash_grammar_leaves_plain_commands_alone() -> None:
-    from lsp_server.policy.bash_tree import hidden_code
+    from lsp_server.policy.commands.bash_tree import hidden_code
 
     for command in ("ls -la", "echo ${a[0]} $HOME", "git log --oneline | head", "echo a\\ b"):
         assert hidden_code(command) is None, command

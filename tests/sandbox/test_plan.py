@@ -9,7 +9,7 @@ import pytest
 from lsp_server.sandbox import plan_command, stricter_mode
 from lsp_server.sandbox.bubblewrap import BubblewrapLayout, bubblewrap_argv
 from lsp_server.sandbox.platforms import find_backend
-from lsp_server.shell.terminal import needs_terminal
+from lsp_server.shell.fullscreen import needs_terminal
 
 
 def test_default_plan_is_contained_and_needs_no_approval() -> None:

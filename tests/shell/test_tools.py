@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from lsp_server.runtime.client import NoClient
+from lsp_server.runtime.core.client import NoClient
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.shell.jobs import JobManager
 from tests.helpers import call_tool, make_runtime, text_of

@@ -9,15 +9,15 @@ import anyio
 
 from lsp_server.codeintel.kinds import KINDS, normalise_kind
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.contract import ContractEntry, Hints, PathArg, Tool
-from lsp_server.runtime.errors import (
+from lsp_server.runtime.core.contract import ContractEntry, Hints, PathArg, Tool
+from lsp_server.runtime.core.errors import (
     EDIT_INVALID,
     EDIT_NOT_FOUND,
     EDIT_NOT_UNIQUE,
     INVALID_ARGUMENT,
     ToolError,
 )
-from lsp_server.runtime.results import FileChange, WritePlan
+from lsp_server.runtime.results.tool_output import FileChange, WritePlan
 from lsp_server.tools._support.file_receipts import receipt
 from lsp_server.tools._support.schema_parts import integer, object_schema, string
 

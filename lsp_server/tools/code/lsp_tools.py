@@ -22,10 +22,10 @@ from lsp_server.langservers.positions import (
 )
 from lsp_server.langservers.table import row_for_extension
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
-from lsp_server.runtime.errors import INVALID_ARGUMENT, ToolError
-from lsp_server.runtime.output import cut_line
-from lsp_server.runtime.results import ToolOutput
+from lsp_server.runtime.core.contract import ContractEntry, PathArg, Tool
+from lsp_server.runtime.core.errors import INVALID_ARGUMENT, ToolError
+from lsp_server.runtime.results.bounding import cut_line
+from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools._support.schema_parts import boolean, integer, object_schema, string
 from lsp_server.tools.code.editor_servers import Provenance, ask_editor, document_uri
 from lsp_server.tools.code.symbol_lookup import locate_definition

@@ -7,9 +7,9 @@ from typing import Any
 import anyio
 
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, PathArg, Tool
-from lsp_server.runtime.errors import EDIT_INVALID, ToolError
-from lsp_server.runtime.results import FileChange, WritePlan
+from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, PathArg, Tool
+from lsp_server.runtime.core.errors import EDIT_INVALID, ToolError
+from lsp_server.runtime.results.tool_output import FileChange, WritePlan
 
 CONTRACT = ContractEntry(
     name="notebook_edit",

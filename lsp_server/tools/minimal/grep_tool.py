@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
-from lsp_server.runtime.results import ToolOutput
+from lsp_server.runtime.core.contract import ContractEntry, PathArg, Tool
+from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools._support.schema_parts import boolean, object_schema, string
 from lsp_server.tools.search.grep import search
 

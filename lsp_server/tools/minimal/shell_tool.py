@@ -7,8 +7,14 @@ from typing import Any
 
 from lsp_server.config.tree import Config
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, ShellLaunch, Tool
-from lsp_server.runtime.results import ToolOutput
+from lsp_server.runtime.core.contract import (
+    JSON_SCHEMA_DIALECT,
+    ContractEntry,
+    Hints,
+    ShellLaunch,
+    Tool,
+)
+from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools.shell.bash import COMMAND_PROPERTY, execute
 
 CONTRACT = ContractEntry(

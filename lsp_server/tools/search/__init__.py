@@ -1,0 +1,1 @@
+"""Search tools: grep (ripgrep), glob and ls."""

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
-from lsp_server.runtime.errors import INVALID_ARGUMENT, ToolError
-from lsp_server.runtime.results import ToolOutput
+from lsp_server.runtime.core.contract import ContractEntry, PathArg, Tool
+from lsp_server.runtime.core.errors import INVALID_ARGUMENT, ToolError
+from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools._support.schema_parts import object_schema, string
 from lsp_server.tools.search.grep import excluded_patterns
 

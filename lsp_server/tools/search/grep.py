@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.contract import ContractEntry, PathArg, Tool
-from lsp_server.runtime.errors import (
+from lsp_server.runtime.core.contract import ContractEntry, PathArg, Tool
+from lsp_server.runtime.core.errors import (
     FS_NOT_A_FILE,
     GREP_INVALID_REGEX,
     INTERNAL_ERROR,
     INVALID_ARGUMENT,
     ToolError,
 )
-from lsp_server.runtime.results import ToolOutput
+from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools._support.schema_parts import boolean, integer, object_schema, string
 
 if TYPE_CHECKING:

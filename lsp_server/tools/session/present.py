@@ -11,11 +11,11 @@ import anyio
 
 from lsp_server.protocol import TOOLHOST_PRESENT, PresentedFileInfo, PresentParams
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
-from lsp_server.runtime.errors import FS_NOT_A_FILE, FS_NOT_FOUND, INVALID_ARGUMENT, ToolError
-from lsp_server.runtime.results import ToolOutput
-from lsp_server.runtime.session_state import PresentedFile, PresentedFiles
-from lsp_server.runtime.uris import path_to_uri
+from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
+from lsp_server.runtime.core.errors import FS_NOT_A_FILE, FS_NOT_FOUND, INVALID_ARGUMENT, ToolError
+from lsp_server.runtime.core.uris import path_to_uri
+from lsp_server.runtime.results.tool_output import ToolOutput
+from lsp_server.runtime.sessions.session_state import PresentedFile, PresentedFiles
 
 MAX_FILES = 8
 

@@ -15,14 +15,10 @@ from typing import Any
 
 from lsp_server.protocol import CallParams
 from lsp_server.runtime.context import NestedCalls, ToolContext
-from lsp_server.runtime.contract import (
-    JSON_SCHEMA_DIALECT,
-    ContractEntry,
-    Tool,
-)
-from lsp_server.runtime.errors import INVALID_ARGUMENT, UNKNOWN_TOOL, ToolError
-from lsp_server.runtime.output import DEFAULT_PAGE_BYTES, MAX_PAGE_BYTES
-from lsp_server.runtime.results import ToolOutput
+from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
+from lsp_server.runtime.core.errors import INVALID_ARGUMENT, UNKNOWN_TOOL, ToolError
+from lsp_server.runtime.results.tool_output import ToolOutput
+from lsp_server.runtime.sessions.stored_results import DEFAULT_PAGE_BYTES, MAX_PAGE_BYTES
 
 RESULT_ID = "session:tool_result"
 TOOL_PREFIX = "tool:"

@@ -6,20 +6,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lsp_server.checkpoints.shell_calls import command_checkpoint
 from lsp_server.config.tree import Config
 from lsp_server.protocol import TOOLHOST_JOB_UPDATE, JobUpdateParams
-from lsp_server.runtime import errors
-from lsp_server.runtime.checkpoints import command_checkpoint
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.contract import (
+from lsp_server.runtime.core import errors
+from lsp_server.runtime.core.contract import (
     JSON_SCHEMA_DIALECT,
     ContractEntry,
     Hints,
     ShellLaunch,
     Tool,
 )
-from lsp_server.runtime.errors import ToolError
-from lsp_server.runtime.results import ToolOutput
+from lsp_server.runtime.core.errors import ToolError
+from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools.shell.sandboxing import SANDBOX_PROPERTY, prepare
 
 if TYPE_CHECKING:

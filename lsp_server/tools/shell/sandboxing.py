@@ -10,14 +10,14 @@ from typing import Any
 import attrs
 
 from lsp_server.config.tree import ShellConfig
-from lsp_server.runtime import errors
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.errors import ToolError
+from lsp_server.runtime.core import errors
+from lsp_server.runtime.core.errors import ToolError
 from lsp_server.sandbox import SANDBOX_REQUESTS, SandboxPlan, SandboxRequest
 from lsp_server.sandbox.bubblewrap import BubblewrapLayout
 from lsp_server.sandbox.lifetime import Supervised
 from lsp_server.sandbox.service import SandboxService
-from lsp_server.shell.terminal import needs_terminal
+from lsp_server.shell.fullscreen import needs_terminal
 
 SANDBOX_PROPERTY = {
     "type": "string",

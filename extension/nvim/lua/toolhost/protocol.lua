@@ -1,4 +1,4 @@
--- The toolhost/* method names (generated from lsp_server/protocol.py) and the capabilities
+-- The toolhost/* method names (generated from lsp_server/protocol/) and the capabilities
 -- this plugin declares. tests/core/test_protocol_tables.py compares them with the server.
 local generated = require("toolhost.protocol_generated")
 

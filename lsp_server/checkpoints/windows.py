@@ -1,0 +1,44 @@
+"""The windows the checkpoint service keeps open around a call: what each root (a command)
+or each file (a writer) was before it, until the call ends and its record is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+from lsp_server.checkpoints.records import Checkpoint, Reads
+from lsp_server.checkpoints.tree_changes import Entry
+
+
+@attrs.define
+class CommandWindow:
+    """Between a command's start and its end: the tree of each root before it."""
+
+    call_id: str
+    session: str
+    tool: str
+    label: str
+    started: float
+    trees: dict[Path, str]
+
+
+@attrs.define
+class WriteWindow:
+    call_id: str
+    session: str
+    tool: str
+    started: float
+    moves: list[tuple[Path, Path | None]]
+    """(path, destination) of each change; destination None unless the file moves."""
+    before: dict[Path, Entry | None]
+    reads: Reads = "editor"
+    reverts: str | None = None
+    pending: list[tuple[Path, str]] = attrs.Factory(list)
+    """Refs that keep this window's blobs from a concurrent prune until its record exists."""
+
+
+@attrs.frozen
+class Listed:
+    root: Path
+    checkpoint: Checkpoint

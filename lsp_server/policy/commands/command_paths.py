@@ -1,0 +1,265 @@
+"""Which files a shell command names, and whether that makes it more than a plain read.
+
+The read-only classifier knows which programs only read; this module knows where. A read
+of a secret file (`cat .env`, `grep KEY .env`, `cat < id_rsa`) or of anything outside
+the workspace (`cat /etc/passwd`, `grep -r x ~`) is not a plain read: the policy asks.
+And a command that names a policy file as anything but a read (`echo > .toolhost.toml`,
+`cp x ~/.config/toolhost/config.toml`) must ask in every mode (guards.py).
+
+Words are resolved the way bash would hand them to the program: relative to the folder
+the command runs in, `~` expanded, braces and globs expanded against the file system,
+every symlink followed. A word whose value bash computes (`$HOME/.ssh/id_rsa`) cannot be
+resolved here, so a reading command with one is not a plain read either.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import glob
+import itertools
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import attrs
+
+if TYPE_CHECKING:
+    from lsp_server.runtime.fs.workspace import Workspace
+
+from lsp_server.policy.commands.options import git_subcommand
+from lsp_server.policy.commands.recursive_reads import (
+    MAX_ENTRIES,
+    git_grep_concern,
+    rg_concern,
+    search_targets,
+    walk_concern,
+)
+from lsp_server.policy.commands.shell_words import Segment
+
+# Programs that read no file named by their arguments.
+_NO_FILE_ARGUMENTS = frozenset(
+    (
+        "echo",
+        "printf",
+        "pwd",
+        "true",
+        "false",
+        "whoami",
+        "id",
+        "uname",
+        "nproc",
+        "free",
+        "uptime",
+        "seq",
+        "printenv",
+        "date",
+        "which",
+        "type",
+        "ps",
+        "basename",
+        "dirname",
+        "tr",
+    )
+)
+_MAGIC = ("/proc", "/sys", "/dev")
+_HARMLESS = frozenset(("/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr"))
+_MAX_MATCHES = 256
+_POLICY_NAMES = frozenset((".toolhost.toml",))
+
+
+@attrs.frozen
+class Places:
+    """What the policy knows about the file system: the roots, what counts as a secret,
+    and the policy files nobody may change without asking."""
+
+    roots: tuple[Path, ...]
+    readable: tuple[Path, ...] = ()
+    is_secret: Callable[[Path], bool] = attrs.field(default=lambda path: False, eq=False)
+    protected: frozenset[Path] = frozenset()
+    """Policy files (real paths)."""
+    protected_dirs: frozenset[Path] = frozenset()
+    """Folders of toolhost's own files (user config, state): writing there asks too."""
+    secret_names: re.Pattern[str] | None = attrs.field(default=None, eq=False)
+    """Matches every file name a secret pattern could match (a quick filter before
+    `is_secret`); None: every name may be a secret."""
+
+    def may_be_secret(self, name: str) -> bool:
+        return self.secret_names is None or self.secret_names.fullmatch(name) is not None
+
+    @classmethod
+    def of_workspace(
+        cls, workspace: Workspace, user_config: Path, trust_store: Path, config_name: str
+    ) -> Places:
+        """The policy's view of `workspace`; the policy files are `config_name` in each
+        root, the user config and the trust store (their folders are protected too)."""
+        roots = tuple(workspace.writable_roots())
+        files = [*(root / config_name for root in roots), user_config, trust_store]
+        return cls(
+            roots=roots,
+            readable=tuple(workspace.readable_roots),
+            is_secret=workspace.is_secret,
+            protected=frozenset(Path(os.path.realpath(f)) for f in files),
+            protected_dirs=frozenset(
+                Path(os.path.realpath(f.parent)) for f in (user_config, trust_store)
+            ),
+            secret_names=secret_name_filter(workspace.secret_patterns),
+        )
+
+    def inside(self, real: Path, readable: bool = True) -> bool:
+        bases = (*self.roots, *self.readable) if readable else self.roots
+        return any(real == base or real.is_relative_to(base) for base in bases)
+
+    def is_protected(self, real: Path) -> bool:
+        if real in self.protected or real.name in _POLICY_NAMES:
+            return True
+        return any(real == d or real.is_relative_to(d) for d in self.protected_dirs)
+
+
+def secret_name_filter(patterns: Sequence[str]) -> re.Pattern[str]:
+    """One regex for the last components of gitignore-style `patterns` (`.aws/credentials`
+    -> `credentials`, `.ssh/` -> `.ssh`): a name it rejects matches none of them."""
+    names = {p.lstrip("!").rstrip("/").rsplit("/", 1)[-1] or "*" for p in patterns}
+    return re.compile("|".join(fnmatch.translate(n) for n in sorted(names)) or "(?!)")
+
+
+def _braces(word: str) -> list[str]:
+    """`a{b,c}d` -> [abd, acd] (comma lists only; ranges are left to the glob check),
+    at most _MAX_MATCHES words however many braces there are."""
+    done: list[str] = []
+    pending = [word]
+    while pending and len(done) < _MAX_MATCHES:
+        current = pending.pop()
+        found = re.search(r"\{([^{}]*,[^{}]*)\}", current)
+        if found is None:
+            done.append(current)
+            continue
+        head, tail = current[: found.start()], current[found.end() :]
+        pending += [head + choice + tail for choice in found.group(1).split(",")]
+        del pending[:-_MAX_MATCHES]
+    return done
+
+
+def expand_word(word: str, cwd: Path, patterned: bool) -> list[str]:
+    """The words bash would pass for `word` (tilde, braces and globs expanded)."""
+    if not patterned:
+        return [word]
+    out: list[str] = []
+    for choice in _braces(word):
+        if choice.startswith("~"):
+            # os.path leaves an unknown user (`~nobody0`) as it is; Path raises.
+            choice = os.path.expanduser(choice)  # noqa: PTH111
+        if any(c in choice for c in "*?["):
+            found = glob.iglob(choice, root_dir=cwd)  # noqa: PTH207 (relative, as bash gives)
+            matches = list(itertools.islice(found, _MAX_MATCHES))
+            out += matches or [choice]
+        else:
+            out.append(choice)
+    return out
+
+
+def real_path(word: str, cwd: Path) -> Path:
+    return Path(os.path.realpath(cwd / word))
+
+
+def _option_value(arg: str) -> str | None:
+    """The value of `--file=x` (options may name files too)."""
+    if arg.startswith("--") and "=" in arg:
+        return arg.split("=", 1)[1]
+    return None
+
+
+def read_candidates(segment: Segment) -> Iterator[tuple[str, bool, bool]]:
+    """(word, expanding, patterned) for each word a reading program may open."""
+    words = segment.words
+    program = words[0] if words else ""
+    if program not in _NO_FILE_ARGUMENTS:
+        for index, word in enumerate(words[1:], start=1):
+            value = _option_value(word)
+            if value is not None:
+                yield value, index in segment.expanding, index in segment.patterned
+            elif not word.startswith("-") or word == "-":
+                yield word, index in segment.expanding, index in segment.patterned
+            if program == "git" and ":" in word and not word.startswith("-"):
+                yield word.split(":", 1)[1], False, False  # HEAD:.env
+    for redirect in segment.redirects:
+        if "<" in redirect.operator and redirect.target and "<<" not in redirect.operator:
+            yield redirect.target, "$" in redirect.target, False
+
+
+def read_concern(segment: Segment, cwd: Path, places: Places) -> str | None:
+    """Why this (otherwise read-only) simple command is not a plain read, or None."""
+    for word, expanding, patterned in read_candidates(segment):
+        if word in ("-", ""):
+            continue
+        if expanding:
+            return f"the argument {word!r} is computed when the command runs"
+        for candidate in expand_word(word, cwd, patterned):
+            concern = _place_concern(candidate, cwd, places)
+            if concern is not None:
+                return concern
+    return _search_concern(segment, cwd, places)
+
+
+def _search_concern(segment: Segment, cwd: Path, places: Places) -> str | None:
+    """`grep -r`, `rg`: what the folders they search hold (recursive_reads.py)."""
+    if not segment.words:
+        return None
+    if segment.words[0] == "git":
+        found_subcommand = git_subcommand(segment.words[1:])
+        if found_subcommand is None or found_subcommand[0] != "grep":
+            return None
+        return git_grep_concern(segment.words[1:], cwd, places)
+    found = search_targets(segment.words)
+    if found is None:
+        return None
+    targets, hidden, follows = found
+    rg = shutil.which("rg") if segment.words[0] == "rg" else None
+    if rg is not None:
+        paths = [c for t in targets for c in expand_word(t, cwd, True)]
+        return rg_concern(rg, segment.words[1:], paths, cwd, places)
+    budget = [MAX_ENTRIES]
+    for target in targets:
+        for candidate in expand_word(target, cwd, True):
+            real = real_path(candidate, cwd)
+            if real.is_dir():
+                concern = walk_concern(real, places, hidden, follows, budget)
+                if concern is not None:
+                    return concern
+    return None
+
+
+def _place_concern(word: str, cwd: Path, places: Places) -> str | None:
+    if word in _HARMLESS:
+        return None
+    real = real_path(word, cwd)
+    text = os.path.normpath(cwd / word)
+    if any(text == m or text.startswith(m + "/") for m in _MAGIC):
+        return f"{word!r} is in a system folder"
+    if not places.inside(real):
+        return f"{word!r} is outside the workspace ({real})"
+    if real.exists() and places.is_secret(real):  # a missing file shows nothing
+        return f"{word!r} looks like a secret file"
+    return None
+
+
+def names_protected(segments: Sequence[Segment], cwd: Path, places: Places) -> str | None:
+    """Why a command that may write could change a policy file; None when it names none."""
+    for segment in segments:
+        targets = [(r.target, False) for r in segment.redirects if r.writes]
+        targets += [
+            (word, index in segment.patterned)
+            for index, word in enumerate(segment.words[1:], start=1)
+            if not word.startswith("-") or "=" in word
+        ]
+        for word, patterned in targets:
+            value = _option_value(word) or word
+            if "toolhost" in value and ("$" in value or "`" in value):
+                return f"{value!r} may name a toolhost policy file"
+            for candidate in expand_word(value, cwd, patterned):
+                real = real_path(candidate, cwd)
+                if places.is_protected(real):
+                    return f"it names {real}, a policy file"
+    return None

@@ -1,0 +1,66 @@
+"""Messages of checkpoints: the list of calls that changed files, and reverting one."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import attrs
+
+
+@attrs.define
+class CheckpointsParams:
+    session: str | None = None
+    """Only this session's calls (default: every session's)."""
+    limit: int = 50
+
+
+@attrs.define
+class CheckpointFile:
+    path: str
+    change: Literal["modified", "created", "deleted", "moved"]
+    from_path: str | None = None
+    """The old path of a moved file."""
+    not_stored: bool = False
+    """Over the checkpoint size limit: recorded by size and hash, a revert cannot restore it."""
+
+
+@attrs.define
+class CheckpointInfo:
+    call_id: str
+    session: str
+    tool: str
+    time: float
+    """When the call started, in seconds since the epoch."""
+    files: list[CheckpointFile]
+    label: str = ""
+    """The command (bash), or the call that a revert undid."""
+    reverts: str | None = None
+
+
+@attrs.define
+class CheckpointsResult:
+    checkpoints: list[CheckpointInfo]
+
+
+@attrs.define
+class RevertParams:
+    call_id: str
+    session: str = "default"
+
+
+@attrs.define
+class RevertConflict:
+    path: str
+    reason: str
+    diff: str
+    """What changed at the path since the call (unified diff, from the call's result)."""
+
+
+@attrs.define
+class RevertResult:
+    reverted: list[str]
+    conflicts: list[RevertConflict]
+    checkpoint: str | None = None
+    """The call id the revert was recorded under: revert it to undo the revert."""
+    text: str = ""
+    """A summary for people."""

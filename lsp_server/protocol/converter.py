@@ -1,0 +1,90 @@
+"""The cattrs converter of toolhost messages: camelCase keys on the wire, strict scalars."""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import Any, Literal
+
+import attrs
+import cattrs
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+from cattrs.strategies import configure_union_passthrough
+
+from lsp_server.protocol.methods import MESSAGE_TYPES
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+_SCALARS: dict[Any, str] = {str: "a string", int: "an integer", bool: "a boolean"}
+
+
+def _accepts(kind: Any, value: Any) -> bool:
+    if kind is type(None):
+        return value is None
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind is str and isinstance(value, str):
+        # A lone surrogate (JSON allows "\ud800") is no text: it cannot be logged or stored.
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "ignore") == value
+    return isinstance(value, kind)
+
+
+def _strict_scalar_hook(field_type: Any) -> Any | None:
+    """A structure hook for a field of scalars (str, int, bool, None, literals) that refuses
+    other JSON instead of coercing it (cattrs turns 7 into "7" and [] into "[]"): a
+    malformed envelope must get a JSON-RPC error, not a call under a made-up session."""
+    members = typing.get_args(field_type) if typing.get_origin(field_type) in _UNIONS else ()
+    kinds = members or (field_type,)
+    literals: list[Any] = []
+    plain: list[Any] = []
+    for kind in kinds:
+        if typing.get_origin(kind) is Literal:
+            literals.extend(typing.get_args(kind))
+        elif kind in _SCALARS or kind is type(None):
+            plain.append(kind)
+        else:
+            return None
+
+    def structure(value: Any, _: Any) -> Any:
+        if (isinstance(value, str) and value in literals) or any(_accepts(k, value) for k in plain):
+            return value
+        wanted = [repr(v) for v in literals] + [_SCALARS.get(k, "null") for k in plain]
+        raise ValueError(f"expected {' or '.join(wanted)}, got {type(value).__name__}")
+
+    return structure
+
+
+_UNIONS = (typing.Union, types.UnionType)
+
+
+def register_message_hooks(converter: cattrs.Converter) -> cattrs.Converter:
+    """camelCase keys on the wire for every toolhost message type; scalar fields strict."""
+    for cls in MESSAGE_TYPES:
+        renames = {}
+        for f in attrs.fields(attrs.resolve_types(cls)):
+            hook = _strict_scalar_hook(f.type)
+            renames[f.name] = (
+                override(rename=camel(f.name), struct_hook=hook)
+                if hook
+                else override(rename=camel(f.name))
+            )
+        converter.register_structure_hook(
+            cls,
+            make_dict_structure_fn(cls, converter, **renames),  # type: ignore[arg-type]
+        )
+        converter.register_unstructure_hook(
+            cls,
+            make_dict_unstructure_fn(cls, converter, **renames),  # type: ignore[arg-type]
+        )
+    return converter
+
+
+def message_converter() -> cattrs.Converter:
+    converter = cattrs.Converter()
+    # Plain cattrs has no hook for unions of primitives (work_done_token: str | int | None).
+    configure_union_passthrough(str | int | float | bool | None, converter)
+    return register_message_hooks(converter)

@@ -1,0 +1,295 @@
+"""Reading and publishing files for tools, with the observation lifecycle enforced.
+
+The document source is the disk, or an editor buffer when the file is open in the client
+(`documents`, see runtime/buffers/documents.py); writers never touch a file directly.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+import anyio
+
+from lsp_server.runtime.approvals.stale_diff import stale_refusal
+from lsp_server.runtime.core.errors import (
+    EDIT_UNENCODABLE,
+    FS_ALREADY_EXISTS,
+    FS_BINARY,
+    FS_NOT_FOUND,
+    FS_NOT_OBSERVED,
+    FS_PERMISSION,
+    FS_STALE_VERSION,
+    FS_TOO_LARGE,
+    ToolError,
+)
+from lsp_server.runtime.fs import beneath, diskwrite, hardlinks, textio
+from lsp_server.runtime.fs.textio import FileVersion, TextFile, Version
+from lsp_server.runtime.sessions.observations import SeenContent
+
+if TYPE_CHECKING:
+    from lsp_server.config.tree import Limits
+    from lsp_server.runtime.fs.workspace import Workspace
+    from lsp_server.runtime.results.tool_output import FileChange
+    from lsp_server.runtime.sessions.observations import Observations
+
+
+INLINE_READ_BYTES = 256 * 1024
+
+
+class DocumentSource(Protocol):
+    """Editor buffers: the open document for a path, and edits applied through the editor."""
+
+    def open_document(self, path: Path) -> TextFile | None: ...
+
+    async def publish(
+        self, change: FileChange, observations: Observations
+    ) -> str | FileChange | None:
+        """Offer a change to the editor. Returns a note for the result when it was applied to
+        an open buffer (the session's observation then holds the new buffer version); a
+        FileChange for the disk publisher when the change must happen on disk although the
+        file was read from a buffer (a move or delete of a buffer equal to the disk, re-based
+        on the disk's version); None when the path is not open in the editor."""
+        ...
+
+
+class FileService:
+    def __init__(
+        self,
+        workspace: Workspace,
+        observations: Observations,
+        limits: Limits,
+        documents: DocumentSource | None = None,
+    ) -> None:
+        self.workspace = workspace
+        self.observations = observations
+        self.limits = limits
+        self.documents = documents
+
+    # -- reading ---------------------------------------------------------------
+
+    async def read_text(self, path: Path) -> TextFile:
+        if self.documents is not None:
+            buffer = self.documents.open_document(path)
+            if buffer is not None:
+                return buffer
+        try:
+            small = path.stat().st_size <= INLINE_READ_BYTES  # noqa: ASYNC240
+        except OSError:
+            small = True  # _read_disk reports the problem
+        if small:
+            # A few KiB read inline costs less than a worker-thread round trip.
+            return self._read_disk(path)
+        return await anyio.to_thread.run_sync(self._read_disk, path)
+
+    def _read_disk(self, path: Path) -> TextFile:
+        rel = self.workspace.relative(path)
+        root = self.workspace.confining_root(path)
+        st, data = beneath.read_regular(root, path, rel, self.limits.max_file_bytes)
+        if data is None:
+            raise ToolError(
+                FS_TOO_LARGE,
+                f"{rel} has {st.st_size} bytes, over the {self.limits.max_file_bytes} byte limit",
+                "use grep to find what you need in it",
+            )
+        if st.st_nlink > 1:
+            hardlinks.require_all_inside(self.workspace, root, path, st)
+        try:
+            text, encoding, bom = textio.decode(data)
+        except textio.DecodeError as exc:
+            raise ToolError(
+                FS_BINARY,
+                f"{rel} is not text ({exc})",
+                "use view_image for images; binary files cannot be read as text",
+            ) from None
+        # The version of exactly these bytes: stat and read came from one open file.
+        version = textio.version_from_stat(st, data)
+        return TextFile(path, text, encoding, bom, version, mode=st.st_mode)
+
+    # -- observations ------------------------------------------------------------
+
+    def observe(self, text_file: TextFile) -> None:
+        self.observations.record_present(text_file.path, text_file.version, text_file.text)
+
+    def observe_absent(self, path: Path) -> None:
+        self.observations.record_absent(path)
+
+    async def load_for_write(self, path: Path) -> TextFile:
+        """The current text of a file this session observed at its current version."""
+        rel = self.workspace.relative(path)
+        seen = self.observations.get(path)
+        try:
+            current = await self.read_text(path)
+        except ToolError as exc:
+            if exc.code == FS_NOT_FOUND and seen is not None and seen.state == "present":
+                raise ToolError(
+                    FS_STALE_VERSION,
+                    f"{rel} was deleted since this session read it",
+                    "check with ls or glob, then recreate it with write_file if intended",
+                ) from None
+            raise
+        if seen is None:
+            raise ToolError(
+                FS_NOT_OBSERVED,
+                f"{rel} exists but this session has not read it",
+                "read any window of the file with read_file, then retry",
+            )
+        if seen.state == "absent" or seen.version is None:
+            raise ToolError(
+                FS_STALE_VERSION,
+                f"{rel} was created by someone else after this session saw it missing",
+                "read the file with read_file, then retry",
+            )
+        if not same_version(seen.version, current.version):
+            change = describe_change(seen.version, current.version)
+            what = f"changed since this session read it ({change})"
+            raise stale_refusal(rel, what, seen.seen, current, self.observations)
+        if current.version != seen.version:
+            # Same bytes, new metadata (a touch or an identical save): refresh silently.
+            self.observations.record_present(path, current.version, current.text)
+        return current
+
+    def _require_same(self, rel: str, seen: Version, now: Version) -> None:
+        if same_version(seen, now):
+            return
+        raise ToolError(
+            FS_STALE_VERSION,
+            f"{rel} changed since this session read it ({describe_change(seen, now)})",
+            "read the file again (any window), then redo the edit against what is there now",
+        )
+
+    # -- publishing ---------------------------------------------------------------
+
+    async def publish(self, change: FileChange) -> str | None:
+        """Apply one change after re-checking that the file is still what was observed."""
+        if self.documents is not None:
+            outcome = await self.documents.publish(change, self.observations)
+            if isinstance(outcome, str):
+                return outcome
+            if outcome is not None:
+                change = outcome
+        try:
+            return await anyio.to_thread.run_sync(self._publish_disk, change)
+        except ToolError as exc:
+            if exc.code != FS_STALE_VERSION or change.before is None:
+                raise
+            raise await self._stale_with_diff(exc, change.before) from None
+
+    async def _stale_with_diff(self, exc: ToolError, before: TextFile) -> ToolError:
+        """The file changed between the load and the rename: show what changed since."""
+        try:
+            current = await self.read_text(before.path)
+        except ToolError:
+            return exc  # gone or unreadable now: the refusal says so already
+        rel = self.workspace.relative(before.path)
+        seen = SeenContent.of(before.text)
+        return stale_refusal(
+            rel, exc.cause.removeprefix(f"{rel} "), seen, current, self.observations
+        )
+
+    def _publish_disk(self, change: FileChange) -> str | None:
+        """Create, replace, move or delete through descriptors opened beneath the root;
+        the observed version is re-checked against the open file right before the rename."""
+        path = change.path
+        rel = self.workspace.relative(path)
+        root = self.workspace.confining_root(path)
+        limit = self.limits.hash_limit_bytes
+        before = change.before
+        if before is None:
+            try:
+                written = diskwrite.create(root, path, rel, self._bytes_of(change, None), limit)
+            except FileExistsError:
+                raise ToolError(
+                    FS_ALREADY_EXISTS,
+                    f"{rel} already exists (another writer created it first)",
+                    "read it with read_file, then edit it or overwrite it with write_file",
+                ) from None
+            self.observations.record_present(path, written.version, _text_of(change))
+            return None
+        check = functools.partial(self._require_same, rel, before.version)
+        try:
+            return self._publish_existing(change, before, root, check)
+        except ToolError as exc:
+            if exc.code == FS_NOT_FOUND:
+                raise ToolError(
+                    FS_STALE_VERSION, f"{rel} was deleted meanwhile", "check, then retry"
+                ) from None
+            raise
+        except OSError as exc:
+            if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise ToolError(
+                    FS_PERMISSION,
+                    f"{rel} cannot be written ({exc.strerror})",
+                    "check its permissions",
+                ) from None
+            raise
+
+    def _publish_existing(
+        self, change: FileChange, before: TextFile, root: Path, check: diskwrite.VersionCheck
+    ) -> str | None:
+        path = change.path
+        rel = self.workspace.relative(path)
+        limit = self.limits.hash_limit_bytes
+        if change.destination is not None:
+            dest = change.destination
+            dest_rel = self.workspace.relative(dest)
+            target = (self.workspace.confining_root(dest), dest, dest_rel)
+            try:
+                written = diskwrite.move(root, (path, rel), target, check, limit)
+            except FileExistsError:
+                raise ToolError(
+                    FS_ALREADY_EXISTS, f"{dest_rel} already exists", "choose another destination"
+                ) from None
+            self.observations.record_absent(path)
+            self.observations.record_present(dest, written.version, before.text)
+            return None
+        if change.after is None and change.raw_after is None:
+            diskwrite.delete(root, path, rel, check, limit)
+            self.observations.record_absent(path)
+            return None
+        written = diskwrite.replace(root, path, rel, self._bytes_of(change, before), check, limit)
+        self.observations.record_present(path, written.version, _text_of(change))
+        return written.note
+
+    def _bytes_of(self, change: FileChange, before: TextFile | None) -> bytes:
+        if change.raw_after is not None:
+            return change.raw_after
+        if before is None:
+            return (change.after or "").encode("utf-8")
+        try:
+            return textio.encode_like(change.after or "", before.encoding, before.bom)
+        except textio.DecodeError as exc:
+            rel = self.workspace.relative(change.path)
+            raise ToolError(
+                EDIT_UNENCODABLE, f"{rel}: {exc}", "use characters the file's encoding has"
+            ) from None
+
+
+def same_version(seen: Version, now: Version) -> bool:
+    if type(seen) is type(now) and seen.same_content(now):  # type: ignore[arg-type]
+        return True
+    # Read from disk, now open in the editor (or the reverse): a buffer's hash is that of its
+    # UTF-8 text, so equal hashes mean the buffer holds the bytes that were read.
+    return type(seen) is not type(now) and seen.sha256 is not None and seen.sha256 == now.sha256
+
+
+def _text_of(change: FileChange) -> str | None:
+    """The text a change leaves in the file (None: raw bytes, not kept as seen text)."""
+    return change.after if change.raw_after is None else None
+
+
+def describe_change(seen: Version, now: Version) -> str:
+    if isinstance(seen, FileVersion) and isinstance(now, FileVersion):
+        parts = []
+        if seen.size != now.size:
+            parts.append(f"size {seen.size} -> {now.size} bytes")
+        if seen.mtime_ns != now.mtime_ns:
+            parts.append("modification time changed")
+        if seen.inode != now.inode:
+            parts.append("file replaced")
+        if not parts:
+            parts.append("content changed")
+        return ", ".join(parts)
+    return "the editor buffer changed"

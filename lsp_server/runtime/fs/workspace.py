@@ -1,0 +1,181 @@
+"""Path resolution and confinement: every path a tool touches crosses `Workspace.resolve`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import pathspec
+
+if TYPE_CHECKING:
+    from lsp_server.config.tree import WorkspaceConfig
+
+from lsp_server.runtime.core.errors import INVALID_ARGUMENT, OUTSIDE_SCOPE, SECRET_FILE, ToolError
+
+Access = Literal["read", "write"]
+
+# Files that readers refuse unless policy explicitly allows them (gitignore syntax).
+SECRET_PATTERNS: tuple[str, ...] = (
+    ".env",
+    ".env.*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".ssh/",
+    ".gnupg/",
+    ".netrc",
+    ".git-credentials",
+    ".aws/credentials",
+    ".npmrc",
+    ".pypirc",
+)
+MAX_PATH_BYTES = 4096
+# Magic file systems whose links lead anywhere (/proc/self/root, /proc/<pid>/cwd ...).
+MAGIC_PREFIXES = ("/proc", "/sys", "/dev")
+
+
+def _is_within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+class Workspace:
+    def __init__(
+        self,
+        roots: Sequence[Path],
+        *,
+        extra_roots: Iterable[str] = (),
+        readable_roots: Iterable[str] = (),
+        secret_patterns: Iterable[str] = (),
+        allowed_secrets: Iterable[str] = (),
+    ) -> None:
+        self.roots = [Path(os.path.realpath(root)) for root in roots]
+        self.extra_roots = [Path(os.path.realpath(Path(r).expanduser())) for r in extra_roots]
+        self.readable_roots = [Path(os.path.realpath(Path(r).expanduser())) for r in readable_roots]
+        self.secret_patterns = (*SECRET_PATTERNS, *secret_patterns)
+        self._secrets = pathspec.PathSpec.from_lines("gitignore", self.secret_patterns)
+        self._allowed_secrets = pathspec.PathSpec.from_lines("gitignore", allowed_secrets)
+
+    @classmethod
+    def from_config(cls, roots: Sequence[Path], config: WorkspaceConfig) -> Workspace:
+        return cls(
+            roots,
+            extra_roots=config.extra_roots,
+            readable_roots=config.readable_roots,
+            secret_patterns=config.secret_patterns,
+            allowed_secrets=config.allowed_secrets,
+        )
+
+    @property
+    def primary_root(self) -> Path:
+        if not self.roots:
+            raise ToolError(
+                OUTSIDE_SCOPE,
+                "the server has no workspace folder",
+                "open a folder in the editor or start toolhost with --root",
+            )
+        return self.roots[0]
+
+    def writable_roots(self) -> list[Path]:
+        return [*self.roots, *self.extra_roots]
+
+    def root_of(self, path: Path) -> Path | None:
+        for root in sorted(self.writable_roots(), key=lambda r: len(r.parts), reverse=True):
+            if _is_within(path, root):
+                return root
+        return None
+
+    def confining_root(self, path: Path) -> Path:
+        """The root a resolved path is used beneath (runtime/fs/beneath.py walks from it)."""
+        root = self.root_of(path)
+        if root is None:
+            root = next((r for r in self.readable_roots if _is_within(path, r)), None)
+        if root is None:
+            raise ToolError(
+                OUTSIDE_SCOPE,
+                f"{path} is outside the workspace roots",
+                "use a path inside the workspace",
+            )
+        return root
+
+    def contains(self, path: Path, access: Access = "write") -> bool:
+        if self.root_of(path) is not None:
+            return True
+        return access == "read" and any(_is_within(path, r) for r in self.readable_roots)
+
+    def resolve(self, raw: str, access: Access = "read", *, base: Path | None = None) -> Path:
+        """The real path of `raw` (every symlink resolved, dangling ones too), confined."""
+        if "\x00" in raw:
+            raise ToolError(INVALID_ARGUMENT, "the path contains a NUL byte", "pass a plain path")
+        if len(os.fsencode(raw)) > MAX_PATH_BYTES:
+            raise ToolError(INVALID_ARGUMENT, "the path is too long", "pass a shorter path")
+        if not raw.strip():
+            raise ToolError(INVALID_ARGUMENT, "the path is empty", "pass a file path")
+        if raw.startswith("~"):
+            raise ToolError(
+                OUTSIDE_SCOPE,
+                f"{raw!r} points into a home folder, outside the workspace",
+                "use a path inside the workspace (relative to its root)",
+            )
+        candidate = Path(raw)
+        if not candidate.is_absolute():
+            candidate = (base or self.primary_root) / candidate
+        normal = os.path.normpath(candidate)
+        if any(normal == p or normal.startswith(p + "/") for p in MAGIC_PREFIXES):
+            raise ToolError(
+                OUTSIDE_SCOPE,
+                f"{raw!r} goes through a system folder",
+                "use a path inside the workspace",
+            )
+        real = Path(os.path.realpath(candidate))
+        if not self.contains(real, access):
+            roots = ", ".join(str(r) for r in self.roots) or "(none)"
+            raise ToolError(
+                OUTSIDE_SCOPE,
+                f"{raw!r} resolves to {real}, outside the workspace roots ({roots})",
+                "use a path inside the workspace; symlinks pointing out are not followed",
+            )
+        if access == "write" and ".git" in real.parts[len(self._anchor(real).parts) :]:
+            raise ToolError(
+                OUTSIDE_SCOPE,
+                f"{self.relative(real)} is inside .git/, which tools may only read",
+                "use git commands through bash to change the repository",
+            )
+        return real
+
+    def _anchor(self, path: Path) -> Path:
+        return self.root_of(path) or Path("/")
+
+    def relative(self, path: Path) -> str:
+        """A display path: relative to its workspace root, else absolute."""
+        root = self.root_of(path)
+        if root is None:
+            return str(path)
+        rel = path.relative_to(root)
+        text = rel.as_posix()
+        if text == ".":
+            text = "."
+        if len(self.roots) > 1 and root in self.roots and root != self.roots[0]:
+            return f"{root.name}/{text}"
+        return text
+
+    def is_secret(self, path: Path) -> bool:
+        root = self.root_of(path)
+        rel = path.relative_to(root).as_posix() if root is not None else path.as_posix()
+        if self._allowed_secrets.match_file(rel):
+            return False
+        return self._secrets.match_file(rel) or self._secrets.match_file(path.name)
+
+    def require_not_secret(self, path: Path) -> None:
+        if self.is_secret(path):
+            raise ToolError(
+                SECRET_FILE,
+                f"{self.relative(path)} looks like a secret (credentials or keys)",
+                "it is not shown to tools; a user can allow it with workspace.allowed_secrets",
+            )

@@ -1,0 +1,112 @@
+"""Per-session state: observations, stored results, working folder, tools' own state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from lsp_server.runtime.sessions.observations import Observations, SeenBudget
+from lsp_server.runtime.sessions.session_names import file_name
+from lsp_server.runtime.sessions.stored_results import ResultStore
+
+T = TypeVar("T")
+
+
+class Session:
+    def __init__(
+        self,
+        session_id: str,
+        cwd: Path,
+        results: ResultStore,
+        seen_budget: SeenBudget | None = None,
+    ) -> None:
+        self.id = session_id
+        self.cwd = cwd
+        self.observations = Observations(seen_budget)
+        self.results = results
+        self.call_count = 0
+        self.surface: str | None = None
+        """The surface this session first listed or called with; later calls keep it."""
+        self._extensions: dict[type[Any], Any] = {}
+
+    def extension(self, kind: type[T]) -> T:
+        """Per-session state owned by a tool module, created on first use with kind()."""
+        if kind not in self._extensions:
+            self._extensions[kind] = kind()
+        value: T = self._extensions[kind]
+        return value
+
+    def extensions(self) -> list[Any]:
+        return list(self._extensions.values())
+
+    def status(self) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "id": self.id,
+            "cwd": str(self.cwd),
+            "calls": self.call_count,
+            "observedFiles": len(self.observations),
+            # What the contents kept to diff stale files cost (chars and digest bytes).
+            "observedContent": self.observations.content_cost,
+        }
+        for ext in self._extensions.values():
+            status = getattr(ext, "status", None)
+            if callable(status):
+                info.update(status())
+        return info
+
+
+class SessionFolders(Protocol):
+    """Sessions kept on disk between processes (`toolhost call`: sessions/session_files.py)."""
+
+    def results_store(self, session_id: str, max_results: int) -> ResultStore: ...
+
+    def load(self, session: Session) -> None: ...
+
+    def save(self, session: Session) -> None: ...
+
+
+class SessionStore:
+    def __init__(
+        self,
+        default_cwd: Path,
+        max_results: int,
+        spill_dir: Path | None,
+        folders: SessionFolders | None = None,
+    ) -> None:
+        self._default_cwd = default_cwd
+        self._max_results = max_results
+        self._spill_dir = spill_dir
+        self._folders = folders
+        self._sessions: dict[str, Session] = {}
+        # One bound for the contents all sessions keep of what they read.
+        self._seen_budget = SeenBudget()
+
+    def get(self, session_id: str) -> Session:
+        session = self._sessions.get(session_id)
+        if session is None:
+            session = self._sessions[session_id] = self._new(session_id)
+        return session
+
+    def _new(self, session_id: str) -> Session:
+        if self._folders is not None:
+            results = self._folders.results_store(session_id, self._max_results)
+            session = Session(session_id, self._default_cwd, results, self._seen_budget)
+            self._folders.load(session)
+            return session
+        # The id names a folder only through its encoding: `../x` stays inside.
+        spill = self._spill_dir / file_name(session_id) if self._spill_dir else None
+        results = ResultStore(session_id, self._max_results, spill)
+        return Session(session_id, self._default_cwd, results, self._seen_budget)
+
+    def save(self) -> None:
+        """Write every session back to its folder (sessions kept on disk only)."""
+        if self._folders is not None:
+            for session in self._sessions.values():
+                self._folders.save(session)
+
+    def all(self) -> list[Session]:
+        return list(self._sessions.values())
+
+    def holding(self, ref: str) -> Session | None:
+        """The session that stored this result (refs are unique per server)."""
+        return next((s for s in self._sessions.values() if s.results.has(ref)), None)
