@@ -41,14 +41,17 @@ _KINDS = {"write": "edit", "edit": "edit", "write_file": "edit", "edit_file": "e
 
 # Which ACP session a toolhost session's prompt goes to (None: no ACP session to ask in).
 SessionLookup = Callable[[str], str | None]
+# A file's unsaved text in the editor (None: the disk has it).
+BufferLookup = Callable[[Path], str | None]
 
 
 class PermissionAsker:
     """The runtime's asker (compose.build_runtime(asker=...)) for one `toolhost acp`."""
 
-    def __init__(self, editor: Peer, acp_session: SessionLookup) -> None:
+    def __init__(self, editor: Peer, acp_session: SessionLookup, buffer_text: BufferLookup) -> None:
         self.editor = editor
         self._acp_session = acp_session
+        self._buffer_text = buffer_text
 
     async def __call__(self, request: ApproveParams) -> dict[str, Any]:
         session_id = self._acp_session(request.session)
@@ -56,7 +59,7 @@ class PermissionAsker:
             raise TimeoutError("no ACP session to ask in")
         params = {
             "sessionId": session_id,
-            "toolCall": tool_call(request),
+            "toolCall": tool_call(request, self._buffer_text),
             "options": [
                 {"optionId": option_id, "name": name, "kind": kind}
                 for option_id, name, kind, _ in OPTIONS
@@ -67,7 +70,7 @@ class PermissionAsker:
         return decision_of(answer)
 
 
-def tool_call(request: ApproveParams) -> dict[str, Any]:
+def tool_call(request: ApproveParams, buffer_text: BufferLookup) -> dict[str, Any]:
     """The ToolCallUpdate the editor shows: the diff of a write, else the text of the call."""
     arguments = request.arguments if isinstance(request.arguments, dict) else {}
     call: dict[str, Any] = {
@@ -81,9 +84,10 @@ def tool_call(request: ApproveParams) -> dict[str, Any]:
     content = arguments.get("content")
     if request.tool in _WHOLE_FILE_WRITERS and len(request.paths) == 1 and isinstance(content, str):
         path = request.paths[0]  # the real, absolute path
-        call["content"] = [
-            {"type": "diff", "path": path, "oldText": _current_text(Path(path)), "newText": content}
-        ]
+        old = buffer_text(Path(path))
+        if old is None:
+            old = _current_text(Path(path))
+        call["content"] = [{"type": "diff", "path": path, "oldText": old, "newText": content}]
     else:
         text = request.summary + (f"\n\n{request.diff}" if request.diff else "")
         call["content"] = [{"type": "content", "content": {"type": "text", "text": text}}]

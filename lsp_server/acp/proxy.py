@@ -44,7 +44,6 @@ from lsp_server.runtime.core import errors
 
 log = logging.getLogger(__name__)
 
-AGENT_EXITED = "acp.agent_exited"
 # Sessions whose id comes in the agent's answer, and those whose id the editor names.
 NEW_SESSION = ("session/new", "session/fork")
 OPENS_SESSION = (*NEW_SESSION, "session/load", "session/resume")
@@ -62,7 +61,11 @@ class Proxy:
         self.add_mcp = add_mcp
         self.editor = Peer("the editor", None)
         self.agent = Peer("the agent", None)
-        asker = PermissionAsker(self.editor, lambda session: self.workspaces.acp_session(session))
+        asker = PermissionAsker(
+            self.editor,
+            lambda session: self.workspaces.acp_session(session),
+            lambda path: self.workspaces.current_text(path),
+        )
         self.workspaces = Workspaces(dirs, root, asker)
         self.terminals = terminals.Terminals()
         self.editor_capabilities: dict[str, Any] = {}
@@ -148,7 +151,7 @@ class Proxy:
 
     def _agent_gone_reply(self, request_id: Any, when: str) -> Message:
         error = refusal(
-            AGENT_EXITED,
+            errors.ACP_AGENT_EXITED,
             f"{self.agent_gone} {when}; toolhost keeps the files, checkpoints and audit log of "
             "what it ran",
             "restart the agent (reopen the agent chat); `toolhost checkpoints` lists what it "
@@ -172,6 +175,7 @@ class Proxy:
             return
         if method == "initialize":
             params, self.editor_capabilities = rewrites.initialize(message.get("params"))
+            self.workspaces.editor_fs = rewrites.editor_fs(self.editor_capabilities)
             message = {**message, "params": params}
         elif method in OPENS_SESSION:
             message = await self._open_session(message)
@@ -198,7 +202,7 @@ class Proxy:
             self._opening[_key(message.get("id"))] = served
         elif isinstance(params.get("sessionId"), str):
             self.workspaces.bind(params["sessionId"], served)
-        if self.add_mcp:
+        if self.add_mcp and served.runtime.config.acp.mcp_server:
             params = rewrites.with_mcp_server(params, served.root)
         return {**message, "params": params}
 

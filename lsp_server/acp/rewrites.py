@@ -55,3 +55,11 @@ def with_mcp_server(params: dict[str, Any], root: Path) -> dict[str, Any]:
     if any(isinstance(s, dict) and s.get("name") == MCP_NAME for s in servers):
         return params
     return {**params, "mcpServers": [*servers, mcp_server(root)]}
+
+
+def editor_fs(capabilities: dict[str, Any]) -> tuple[bool, bool]:
+    """Whether the editor serves fs/read_text_file and fs/write_text_file itself."""
+    fs = capabilities.get("fs")
+    if not isinstance(fs, dict):
+        return False, False
+    return fs.get("readTextFile") is True, fs.get("writeTextFile") is True

@@ -15,6 +15,7 @@ from pathlib import Path
 import attrs
 
 from lsp_server import compose
+from lsp_server.acp.buffers import EditorBuffers
 from lsp_server.acp.permission import PermissionAsker
 from lsp_server.acp.read_window import acp_registry
 from lsp_server.config.layers import load_layers
@@ -33,6 +34,8 @@ class Served:
     runtime: Runtime
     lifecycle: Lifecycle
     attach: AttachListener
+    buffers: EditorBuffers | None
+    """The editor's own fs/*, when it declared them."""
     sessions: list[str] = attrs.Factory(list)
     """ACP sessions in this runtime, oldest first."""
 
@@ -49,6 +52,8 @@ class Workspaces:
         self._by_root: dict[Path, Served] = {}
         self._by_session: dict[str, Served] = {}
         self.problems: list[str] = []
+        self.editor_fs: tuple[bool, bool] = (False, False)
+        """What the editor declared: fs.readTextFile, fs.writeTextFile (set at initialize)."""
 
     def root_for(self, cwd: Path) -> Path:
         if self.root is not None and (cwd == self.root or self.root in cwd.parents):
@@ -69,6 +74,14 @@ class Workspaces:
             served.sessions.append(session_id)
         self._by_session[session_id] = served
 
+    def current_text(self, path: Path) -> str | None:
+        """A file's text as the editor has it (an unsaved buffer), else None."""
+        for served in self._by_root.values():
+            buffer = served.buffers.open_document(path) if served.buffers else None
+            if buffer is not None:
+                return buffer.text
+        return None
+
     def of_session(self, session_id: str) -> Served | None:
         return self._by_session.get(session_id)
 
@@ -87,6 +100,8 @@ class Workspaces:
         for problem in loaded.problems + loaded.notices:
             log.warning("configuration: %s", problem)
         listener = AttachListener(self.dirs.attach_folder, _ready)
+        reads, writes = self.editor_fs
+        buffers = EditorBuffers(self.asker.editor, reads, writes) if reads else None
         runtime, lifecycle = compose.build_runtime(
             [root],
             loaded.config,
@@ -95,6 +110,7 @@ class Workspaces:
             problems=self.problems,
             registry=acp_registry(),
             progress_sender=listener.progress_router(lambda token, value: None),
+            documents=buffers,
         )
         listener.bind(runtime)
         try:
@@ -105,7 +121,7 @@ class Workspaces:
             lifecycle.kill_hooks.append(listener.remove_now)
             lifecycle.shutdown_hooks.insert(0, listener.close)
         log.info("runtime for %s", root)
-        return Served(root, runtime, lifecycle, listener)
+        return Served(root, runtime, lifecycle, listener, buffers)
 
     async def close(self) -> None:
         for served in self._by_root.values():

@@ -164,6 +164,14 @@ class CheckpointsConfig:
 
 
 @attrs.define
+class AcpConfig:
+    mcp_server: bool = True
+    """`toolhost acp` adds toolhost's MCP server to each ACP session's `mcpServers`, so the
+    agent also has code_index, lsp_*, grep and checkpoints (docs/ACP.md); `--no-mcp` turns
+    it off for one run."""
+
+
+@attrs.define
 class Config:
     limits: Limits = attrs.Factory(Limits)
     policy: PolicyConfig = attrs.Factory(PolicyConfig)
@@ -174,6 +182,7 @@ class Config:
     edits: EditsConfig = attrs.Factory(EditsConfig)
     web: WebConfig = attrs.Factory(WebConfig)
     checkpoints: CheckpointsConfig = attrs.Factory(CheckpointsConfig)
+    acp: AcpConfig = attrs.Factory(AcpConfig)
 
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")

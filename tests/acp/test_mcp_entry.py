@@ -60,3 +60,9 @@ def test_no_mcp_leaves_the_servers_alone(node: Path, ws: Path) -> None:
         [[{"op": "read", "path": str(ws / "notes.md")}]],
     )
     assert run.reports()[0]["mcpServers"] == []
+
+
+def test_the_setting_turns_it_off(node: Path, ws: Path) -> None:
+    (ws / ".toolhost.toml").write_text("[acp]\nmcp_server = false\n", encoding="utf-8")
+    run = run_editor(node, toolhost_acp(*scripted_agent(node)), ws, [[]])
+    assert run.reports()[0]["mcpServers"] == []
