@@ -9,6 +9,7 @@
 //   {"op": "request", "method", "params"}          any client request (sessionId added)
 //   {"op": "raw", "line"}                          a raw line on stdout (malformed input)
 //   {"op": "exit", "code"}                         die at once, mid-prompt
+//   {"op": "time_reads", "path", "count"}          that many reads, each timed (bench/)
 //   {"op": "mcp", "calls": [{"tool", "arguments"}]} start the MCP server named "toolhost" of
 //        session/new's mcpServers (as an agent would) and call these tools over MCP stdio
 // The results go back as one agent_message_chunk whose text is JSON:
@@ -61,6 +62,15 @@ async function perform(client, sessionId, op) {
       return {};
     case "mcp":
       return await mcpCalls(sessions.get(sessionId).mcpServers, op.calls);
+    case "time_reads": {
+      const times = [];
+      for (let i = 0; i < op.count; i++) {
+        const started = performance.now();
+        await client.request("fs/read_text_file", { ...base, path: op.path });
+        times.push(performance.now() - started);
+      }
+      return { times };
+    }
     case "exit":
       process.exit(op.code ?? 3);
     default:
