@@ -115,7 +115,12 @@ async function mcpCalls(servers, calls) {
 const app = agent({ name: "scripted-test-agent" })
   .onRequest("initialize", ({ params }) => {
     clientCapabilities = params.clientCapabilities ?? null;
-    return { protocolVersion: 1, agentCapabilities: { loadSession: false }, authMethods: [] };
+    return {
+      protocolVersion: 1,
+      agentCapabilities: { loadSession: false },
+      authMethods: [],
+      _meta: { pid: process.pid },
+    };
   })
   .onRequest("session/new", ({ params }) => {
     const sessionId = `scripted-${++counter}`;

@@ -166,3 +166,50 @@ def test_an_agent_that_cannot_start(node: Path, ws: Path) -> None:
     (fatal,) = run.of("fatal")
     assert fatal["error"]["data"]["code"] == "acp.agent_exited"
     assert "could not be started" in fatal["error"]["message"]
+
+
+def test_when_the_editor_goes_the_agent_and_its_terminals_go_too(node: Path, ws: Path) -> None:
+    marker = f"600.{os.getpid() % 10000:04d}1"  # a sleep no other test runs
+    editor = RawEditor(toolhost_acp(*scripted_agent(node)), ws)
+    try:
+        editor.send(
+            {
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": 1, "clientCapabilities": {}},
+            }
+        )
+        agent_pid = editor.answer_to(1)["result"]["_meta"]["pid"]
+        editor.send(
+            {"id": 2, "method": "session/new", "params": {"cwd": str(ws), "mcpServers": []}}
+        )
+        session = editor.answer_to(2)["result"]["sessionId"]
+        create = {
+            "op": "request",
+            "method": "terminal/create",
+            "params": {"command": f"sleep {marker}"},
+        }
+        prompt = [{"type": "text", "text": json.dumps([create])}]
+        editor.send(
+            {
+                "id": 3,
+                "method": "session/prompt",
+                "params": {"sessionId": session, "prompt": prompt},
+            }
+        )
+        assert editor.answer_to(3)["result"] == {"stopReason": "end_turn"}
+        assert _running(f"sleep {marker}")
+    finally:
+        assert editor.close() == 0
+    assert not _running(f"sleep {marker}")
+    try:
+        os.kill(agent_pid, 0)
+    except ProcessLookupError:
+        pass
+    else:
+        raise AssertionError(f"the agent (pid {agent_pid}) outlived toolhost acp")
+
+
+def _running(command: str) -> bool:
+    found = subprocess.run(["pgrep", "-f", command], capture_output=True, text=True)
+    return found.returncode == 0
