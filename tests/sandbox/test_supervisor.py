@@ -19,7 +19,9 @@ from tests.shell.procs import pids_running, wait_gone, wait_running
 
 pytestmark = pytest.mark.timeout(120)
 LIMITS = RunLimits(timeout_seconds=60, kill_grace_seconds=1.0)
-UNTIL_STARTED = "until pgrep -f 'sleep {0}' >/dev/null; do :; done"
+# Until a process has become exactly `sleep N`: a fork that has not exec'd yet still shows
+# the shell's command line (which names `sleep N` too) and would end the wait too early.
+UNTIL_STARTED = "until pgrep -f '^sleep {0}$' >/dev/null; do :; done"
 
 
 async def test_exit_status_folder_and_output(tmp_path: Path) -> None:
