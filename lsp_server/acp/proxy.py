@@ -5,8 +5,9 @@ Every message passes through unchanged (ids, `_meta`, unknown methods and fields
 fs/* and terminal/* requests, which toolhost answers itself (files.py, terminals.py). Where
 policy asks, toolhost sends its own `session/request_permission` to the editor (ids
 `toolhost-N`). A line that is not JSON-RPC gets an error; the connection stays up. When the
-agent dies, the editor's waiting requests (and later ones) get an `acp.agent_exited` error,
-and the editor connection stays open until the editor closes it.
+agent dies, the editor's waiting requests (and later ones) get an `acp.agent_exited` error, its
+terminals' commands are stopped, and the editor connection stays open until the editor
+closes it.
 """
 
 from __future__ import annotations
@@ -145,6 +146,7 @@ class Proxy:
         self.agent_gone = f"the agent exited (status {status})"
         log.warning("%s", self.agent_gone)
         self.agent.close()
+        await self.terminals.release_all()  # nobody is left to read or stop its commands
         for key, request_id in list(self._waiting.items()):
             self._waiting.pop(key, None)
             await self.editor.send(self._agent_gone_reply(request_id, "during this request"))
