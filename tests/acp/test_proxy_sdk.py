@@ -220,3 +220,15 @@ def test_allow_for_this_session_is_remembered(node: Path, ws: Path) -> None:
     decisions = [line["decision"] for line in audit_lines() if line["tool"] == "write"]
     assert decisions[0] == "allow_session"
     assert (ws / "notes.md").read_text() == "two\n"
+
+
+def test_the_session_cwd_is_the_root_unless_root_holds_it(node: Path, ws: Path) -> None:
+    sub = ws / "sub"
+    sub.mkdir()
+    prompts = [[{"op": "read", "path": str(ws / "notes.md")}]]
+    alone = run_editor(node, toolhost_acp(*scripted_agent(node)), sub, prompts)
+    _readable(_error(alone.results()[0]), "workspace.outside_scope")
+    rooted = run_editor(
+        node, toolhost_acp(*scripted_agent(node), options=("--root", str(ws))), sub, prompts
+    )
+    assert rooted.results()[0] == {"ok": {"content": "# Notes\n\nline three\n"}}
