@@ -232,3 +232,19 @@ def test_the_session_cwd_is_the_root_unless_root_holds_it(node: Path, ws: Path) 
         node, toolhost_acp(*scripted_agent(node), options=("--root", str(ws))), sub, prompts
     )
     assert rooted.results()[0] == {"ok": {"content": "# Notes\n\nline three\n"}}
+
+
+def test_a_large_file_is_read_whole_not_cut_to_the_output_bound(node: Path, ws: Path) -> None:
+    lines = [f"line {n}: " + "x" * 90 for n in range(1, 3001)]  # ~300 KB, 10x the bound
+    text = "\n".join(lines) + "\n"
+    (ws / "big.txt").write_text(text, encoding="utf-8")
+    big = str(ws / "big.txt")
+    run = run_editor(
+        node,
+        toolhost_acp(*scripted_agent(node)),
+        ws,
+        [[{"op": "read", "path": big}, {"op": "read", "path": big, "line": 2999, "limit": 5}]],
+    )
+    whole, tail = run.results()
+    assert whole["ok"]["content"] == text
+    assert tail["ok"]["content"] == lines[2998] + "\n" + lines[2999] + "\n"
