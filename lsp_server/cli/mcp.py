@@ -25,9 +25,15 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="auto",
         help="run calls in the editor's toolhost when one serves the root (default: auto)",
     )
+    mcp.add_argument(
+        "--http",
+        metavar="127.0.0.1:PORT",
+        help="serve Streamable HTTP on this loopback address (port 0: any free port) instead "
+        "of stdio; clients send the bearer token from the 0600 file named at start",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from lsp_server.mcp import server  # the MCP SDK: imported by this command only
 
-    return server.main(args.root, args.surface, args.session, args.attach)
+    return server.main(args.root, args.surface, args.session, args.attach, args.http)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from typing import Any
+
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 # What an MCP client needs to act on a refusal; `details` stays in _meta.
 _ERROR_FIELDS = ("code", "message", "recovery", "signature", "violations")
@@ -66,3 +70,18 @@ def refusal(code: str, cause: str, recovery: str, runtime: str) -> dict[str, Any
         "structuredContent": {"code": code, "message": message, "recovery": recovery},
         "_meta": {"toolhost": {"runtime": runtime}},
     }
+
+
+def unknown_tool_error(name: str, result: dict[str, Any], listed: list[str]) -> MCPError:
+    """tools/call of a tool that does not exist, as revision 2025-11-25 wants it: a JSON-RPC
+    error -32602 whose `data` names the nearest tools (from the runtime's own refusal)."""
+    meta = (result.get("_meta") or {}).get("toolhost") or {}
+    closest = (meta.get("errorDetails") or {}).get("closest")
+    if not isinstance(closest, list):
+        closest = difflib.get_close_matches(name, listed, n=3, cutoff=0.4)
+    hint = f"did you mean {', '.join(closest)}?" if closest else "no tool has a similar name"
+    return MCPError(
+        INVALID_PARAMS,
+        f"Unknown tool: {name!r} ({hint}); call one of the tools tools/list names",
+        data={"tool": name, "closest": closest, "tools": listed},
+    )

@@ -78,7 +78,10 @@ class CallRouter:
         arguments: Any,
         on_progress: ProgressCallback | None,
         client: dict[str, str],
+        connection: str = "",
     ) -> dict[str, Any]:
+        """`connection`: the toolhost session of this MCP connection when one server has
+        several (Streamable HTTP); a --session name wins, an attached editor keeps one."""
         await self.connect(client)
         payload: dict[str, Any] = {"name": name, "arguments": arguments, "surface": self.surface}
         if self.editor is not None and self.editor.lost is not None:
@@ -100,7 +103,7 @@ class CallRouter:
                 "mcp with --attach auto to use a local runtime",
                 self.serving,
             )
-        result = await self._call_local(payload, on_progress)
+        result = await self._call_local(payload, on_progress, connection)
         return to_mcp(result, self._take_notes(), self.serving)
 
     def _editor_gone(
@@ -134,11 +137,11 @@ class CallRouter:
         return notes
 
     async def _call_local(
-        self, payload: dict[str, Any], on_progress: ProgressCallback | None
+        self, payload: dict[str, Any], on_progress: ProgressCallback | None, connection: str
     ) -> dict[str, Any]:
         runtime = self._local_runtime()
         params = wire.call_params(payload)
-        params.session = self.session or "mcp"
+        params.session = self.session or connection or "mcp"
         token = None
         if on_progress is not None:
             token = f"p{next(self._tokens)}"

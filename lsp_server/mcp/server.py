@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from lsp_server import __version__
 from lsp_server.mcp.current import CURRENT_ELICIT, Elicit
+from lsp_server.mcp.results import unknown_tool_error
 from lsp_server.mcp.rounds import RoundTrips, UnknownRequestState
 from lsp_server.mcp.unreadable import AnswerStream, form_answer
 from lsp_server.runtime.core.client import UnreadableAnswer
@@ -90,6 +91,14 @@ def _client_info(ctx: ServerRequestContext[Any, Any]) -> dict[str, str]:
     return {"name": info.name, "version": info.version or ""}
 
 
+def _connection(ctx: ServerRequestContext[Any, Any]) -> str:
+    """Over Streamable HTTP, each MCP session (`Mcp-Session-Id`) is a toolhost session of its
+    own: what one client read does not let another write. Stdio has one connection."""
+    headers = getattr(ctx.request, "headers", None)
+    session_id = headers.get("mcp-session-id") if headers is not None else None
+    return f"mcp-{session_id[:16]}" if isinstance(session_id, str) and session_id else ""
+
+
 def _form_mode(ctx: ServerRequestContext[Any, Any]) -> bool:
     """The client declared form elicitation (URL mode alone has no form for the diff)."""
     capabilities = ctx.session.client_capabilities
@@ -127,14 +136,25 @@ class Backend:
         self.session = session
         self.attach = attach
         self._listing: types.ListToolsResult | None = None
+        self._registry: Registry | None = None
         self.rounds = RoundTrips()
         self._router: CallRouter | None = None
 
-    def listing(self) -> types.ListToolsResult:
-        if self._listing is None:  # fixed for the whole session from here on
+    def registry(self) -> Registry:
+        if self._registry is None:
             from lsp_server.tools.registry import build_registry
 
-            tools = tool_listing(build_registry(), self.surface)
+            self._registry = build_registry()
+        return self._registry
+
+    def knows(self, name: str) -> bool:
+        """A tool any surface has (dispatch finds a full or minimal tool from every surface)."""
+        registry = self.registry()
+        return registry.get(name, "full") is not None or registry.get(name, "minimal") is not None
+
+    def listing(self) -> types.ListToolsResult:
+        if self._listing is None:  # fixed for the whole session from here on
+            tools = tool_listing(self.registry(), self.surface)
             self._listing = types.ListToolsResult(
                 tools=[types.Tool.model_validate(t) for t in tools]
             )
@@ -171,6 +191,14 @@ def _complete(result: dict[str, Any]) -> types.CallToolResult:
     return cast("types.CallToolResult", result)
 
 
+def _known(backend: Backend, name: str, result: dict[str, Any]) -> dict[str, Any]:
+    """The result, unless the tool does not exist: that is a protocol error (-32602, near
+    names in `data`), after the runtime has recorded the call like any other."""
+    if backend.knows(name):
+        return result
+    raise unknown_tool_error(name, result, backend.registry().names(backend.surface))
+
+
 def build_server(backend: Backend) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -196,9 +224,11 @@ def build_server(backend: Backend) -> Server[Any]:
             # 2026-07-28: no server-to-client requests; forms go back as input_required.
             async def run(elicit: Elicit) -> dict[str, Any]:
                 CURRENT_ELICIT.set(elicit)
-                return await router.call(params.name, params.arguments, None, client)
+                return await router.call(
+                    params.name, params.arguments, None, client, _connection(ctx)
+                )
 
-            return _complete(await backend.rounds.start(run))
+            return _complete(_known(backend, params.name, await backend.rounds.start(run)))
         meta = ctx.meta or {}
         relay = (
             ProgressRelay(ctx)
@@ -207,7 +237,10 @@ def build_server(backend: Backend) -> Server[Any]:
         )
         token = CURRENT_ELICIT.set(_elicit_for(ctx))
         try:
-            return _complete(await router.call(params.name, params.arguments, relay, client))
+            result = await router.call(
+                params.name, params.arguments, relay, client, _connection(ctx)
+            )
+            return _complete(_known(backend, params.name, result))
         finally:
             CURRENT_ELICIT.reset(token)
             if relay is not None:
@@ -246,7 +279,9 @@ async def serve(root: Path, surface: Surface, session: str, attach: AttachMode) 
             await asyncio.wait_for(backend.close(), 10)
 
 
-def main(root: Path | None, surface: Surface, session: str, attach: AttachMode) -> int:
+def main(
+    root: Path | None, surface: Surface, session: str, attach: AttachMode, http: str | None = None
+) -> int:
     logging.basicConfig(
         level=os.environ.get("TOOLHOST_LOG", "WARNING").upper(),
         stream=sys.stderr,
@@ -256,6 +291,10 @@ def main(root: Path | None, surface: Surface, session: str, attach: AttachMode) 
     if not resolved.is_dir():
         print(f"toolhost mcp: --root {resolved} is not a folder", file=sys.stderr)
         return 2
+    if http is not None:
+        from lsp_server.mcp import http_serve
+
+        return http_serve.main(resolved, surface, session, attach, http)
     with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
         asyncio.run(serve(resolved, surface, session, attach))
     return 0

@@ -113,7 +113,7 @@ class Runtime:
             raise ToolError(
                 errors.SCHEMA_MISMATCH,
                 failure.feedback,
-                "",
+                "fix the listed parameters and call again",
                 details={
                     "signature": failure.signature,
                     "violations": [v.as_dict() for v in failure.violations],

@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import re
 import secrets
 import sys
@@ -36,6 +35,7 @@ from lsp_server.server.transport import (
     setup_logging,
     stop_children_on_sigterm,
 )
+from lsp_server.token_files import write_token_file
 
 log = logging.getLogger(__name__)
 
@@ -44,28 +44,6 @@ FIRST_MESSAGE_BYTES = 1 << 20
 FIRST_MESSAGE_SECONDS = 10.0
 _LENGTH = re.compile(rb"content-length:\s*(\d+)", re.IGNORECASE)
 REFUSED = -32600
-
-
-def write_token_file(path: Path) -> str:
-    """A new token in a new file only this user can read: written under a temporary name
-    (created exclusively, 0600) and renamed over whatever was there, so an old file's mode,
-    owner or hard links never carry over."""
-    token = secrets.token_urlsafe(24)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.toolhost-tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    try:
-        os.fchmod(fd, 0o600)  # whatever the umask
-        os.write(fd, (token + "\n").encode())
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        temp.replace(path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
-    return token
 
 
 async def _first_message(reader: asyncio.StreamReader) -> bytes | None:

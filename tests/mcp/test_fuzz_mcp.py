@@ -87,7 +87,8 @@ async def test_malformed_messages_never_kill_the_server(ws: Path) -> None:
             await server.request("tools/call", {"name": "write_file", "arguments": huge})
         )
         unknown = await server.request("tools/call", {"name": "nope", "arguments": {}})
-        assert unknown["result"]["structuredContent"]["code"] == "unknown_tool"
+        assert unknown["error"]["code"] == -32602
+        assert unknown["error"]["data"]["tool"] == "nope"
         alive = await server.request(
             "tools/call", {"name": "read_file", "arguments": {"path": "hello.txt"}}
         )

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from mcp.shared.exceptions import MCPError
 from PIL import Image
 
 from lsp_server.tools.registry import build_registry
@@ -60,7 +61,8 @@ async def test_unobserved_edit_and_schema_mismatch_are_structured(ws: Path) -> N
             "edit_file", {"path": "notes.md", "old_string": "three", "new_string": "3"}
         )
         wrong = await session.call_tool("read_file", {"paht": "notes.md"})
-        unknown = await session.call_tool("no_such_tool", {})
+        with pytest.raises(MCPError) as unknown:
+            await session.call_tool("read_fil", {"path": "notes.md"})
     assert edit.is_error is True
     error = structured(edit)
     assert error["code"] == "FS_NOT_OBSERVED"
@@ -74,7 +76,11 @@ async def test_unobserved_edit_and_schema_mismatch_are_structured(ws: Path) -> N
         v.get("keyword") == "additionalProperties" or "paht" in json.dumps(v)
         for v in mismatch["violations"]
     )
-    assert unknown.is_error is True and structured(unknown)["code"] == "unknown_tool"
+    assert mismatch["recovery"] == "fix the listed parameters and call again"
+    # Revision 2025-11-25: an unknown tool is a JSON-RPC error, near names in `data`.
+    assert unknown.value.error.code == -32602
+    assert "Unknown tool: 'read_fil'" in unknown.value.error.message
+    assert unknown.value.error.data["closest"][0] == "read_file"
     assert edit.meta["toolhost"]["runtime"] == "local"
 
 

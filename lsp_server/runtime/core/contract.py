@@ -42,15 +42,21 @@ class PathArg:
 
 @attrs.frozen
 class Hints:
-    """What an MCP client may show or decide by (MCP tool annotations). readOnly comes
-    from the entry itself."""
+    """What an MCP client may show or decide by (MCP tool annotations), true to the MCP
+    definitions; tests/core/test_hints_hold.py calls every tool the way its hints claim.
+    readOnly comes from the entry itself, unless the tool changes state of its own."""
 
     destructive: bool = False
-    """A writer that can lose data (overwrites, deletes, runs commands)."""
+    """It can remove or overwrite what exists (a file's text, a todo list, a running job,
+    anything a command does). False means MCP's "only additive updates"."""
     idempotent: bool = False
-    """Calling it again with the same arguments changes nothing more."""
+    """A second call with the same arguments succeeds and changes nothing more."""
     open_world: bool = False
     """It reaches beyond the workspace (the network, any program)."""
+    changes_state: bool = False
+    """It changes state the session shows (its todo list, goal, presented files), or can
+    run any tool (use_capability): not read-only for MCP, although policy asks nothing for
+    it (it never writes the workspace itself)."""
 
 
 @attrs.frozen
@@ -73,11 +79,11 @@ class ContractEntry:
 
     def annotations(self) -> dict[str, bool]:
         """MCP tool annotations, from this entry alone."""
-        destructive = self.hints.destructive and not self.read_only
+        read_only = self.read_only and not self.hints.changes_state
         return {
-            "readOnlyHint": self.read_only,
-            "destructiveHint": destructive,
-            "idempotentHint": self.read_only or self.hints.idempotent,
+            "readOnlyHint": read_only,
+            "destructiveHint": self.hints.destructive and not read_only,
+            "idempotentHint": read_only or self.hints.idempotent,
             "openWorldHint": self.hints.open_world,
         }
 

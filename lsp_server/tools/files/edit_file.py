@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import ContractEntry, PathArg, Tool
+from lsp_server.runtime.core.contract import ContractEntry, Hints, PathArg, Tool
 from lsp_server.runtime.core.errors import EDIT_INVALID, EDIT_NO_CHANGE, ToolError
 from lsp_server.runtime.results.tool_output import FileChange, WritePlan
 from lsp_server.tools._support import edit_matching
@@ -22,6 +22,7 @@ EDIT_PROPERTIES = {
 
 EDIT_CONTRACT = ContractEntry(
     name="edit_file",
+    hints=Hints(destructive=True),
     core=True,
     approval_verb="Edit",
     read_only=False,
@@ -45,6 +46,7 @@ EDIT_CONTRACT = ContractEntry(
 
 MULTI_EDIT_CONTRACT = ContractEntry(
     name="multi_edit",
+    hints=Hints(destructive=True),
     approval_verb="Edit",
     read_only=False,
     kind="edit",

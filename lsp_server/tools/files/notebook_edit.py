@@ -7,12 +7,19 @@ from typing import Any
 import anyio
 
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, PathArg, Tool
+from lsp_server.runtime.core.contract import (
+    JSON_SCHEMA_DIALECT,
+    ContractEntry,
+    Hints,
+    PathArg,
+    Tool,
+)
 from lsp_server.runtime.core.errors import EDIT_INVALID, ToolError
 from lsp_server.runtime.results.tool_output import FileChange, WritePlan
 
 CONTRACT = ContractEntry(
     name="notebook_edit",
+    hints=Hints(destructive=True),
     approval_verb="Edit notebook",
     read_only=False,
     kind="edit",

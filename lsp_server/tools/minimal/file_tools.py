@@ -47,6 +47,7 @@ WRITE = ContractEntry(
 
 EDIT = ContractEntry(
     name="edit",
+    hints=Hints(destructive=True),
     read_only=False,
     kind="edit",
     minimal=True,

@@ -1,7 +1,8 @@
 """todo_write and the goal tools: session state the agent keeps for itself.
 
 They change only the session's own state (never the workspace), so they are read-only
-for policy, like the reference contract's todo tool.
+for policy, like the reference contract's todo tool; their MCP annotations say what they
+change (Hints.changes_state).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
+from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
 from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.runtime.sessions.session_state import TODO_STATUSES, GoalTracker, Todo, TodoList
 
@@ -17,6 +18,7 @@ MAX_TODOS = 100
 
 TODO_WRITE = ContractEntry(
     name="todo_write",
+    hints=Hints(changes_state=True, destructive=True, idempotent=True),  # replaces the list
     read_only=True,
     kind="state",
     description=(
@@ -57,6 +59,8 @@ TODO_WRITE = ContractEntry(
 
 CREATE_GOAL = ContractEntry(
     name="create_goal",
+    # A repeat is refused while the goal is unfinished; a finished goal is replaced.
+    hints=Hints(changes_state=True, destructive=True),
     read_only=True,
     kind="state",
     description=(
@@ -99,6 +103,7 @@ GET_GOAL = ContractEntry(
 
 UPDATE_GOAL = ContractEntry(
     name="update_goal",
+    hints=Hints(changes_state=True, destructive=True),  # a repeat's revision is stale
     read_only=True,
     kind="state",
     description=(

@@ -11,7 +11,7 @@ import anyio
 
 from lsp_server.protocol import TOOLHOST_PRESENT, PresentedFileInfo, PresentParams
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
+from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
 from lsp_server.runtime.core.errors import FS_NOT_A_FILE, FS_NOT_FOUND, INVALID_ARGUMENT, ToolError
 from lsp_server.runtime.core.uris import path_to_uri
 from lsp_server.runtime.results.tool_output import ToolOutput
@@ -21,6 +21,7 @@ MAX_FILES = 8
 
 CONTRACT = ContractEntry(
     name="present",
+    hints=Hints(changes_state=True, destructive=True, idempotent=True),  # replaces the list
     read_only=True,
     kind="state",
     description=(

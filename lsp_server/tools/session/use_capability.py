@@ -15,7 +15,7 @@ from typing import Any
 
 from lsp_server.protocol import CallParams
 from lsp_server.runtime.context import NestedCalls, ToolContext
-from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
+from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
 from lsp_server.runtime.core.errors import INVALID_ARGUMENT, UNKNOWN_TOOL, ToolError
 from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.runtime.sessions.stored_results import DEFAULT_PAGE_BYTES, MAX_PAGE_BYTES
@@ -67,6 +67,8 @@ RESULT_PAGE = ContractEntry(
 CONTRACT = ContractEntry(
     name="use_capability",
     core=True,
+    # It can call every tool (each asks for approval as itself): its hints are the union.
+    hints=Hints(changes_state=True, destructive=True, open_world=True),
     read_only=True,
     kind="read",
     description=(

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.core import errors
-from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
+from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
 from lsp_server.runtime.core.errors import ToolError
 from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools.shell.bash import MAX_TIMEOUT_MS, job_manager
@@ -61,6 +61,8 @@ OUTPUT_CONTRACT = ContractEntry(
 
 KILL_CONTRACT = ContractEntry(
     name="job_kill",
+    # A second kill of the same job succeeds ("already finished") and changes nothing.
+    hints=Hints(destructive=True, idempotent=True),
     core=True,
     approval_verb="Stop job",
     read_only=False,
