@@ -188,6 +188,14 @@ class McpConfig:
 
 
 @attrs.define
+class AcpConfig:
+    mcp_server: bool = True
+    """`toolhost acp` adds toolhost's MCP server to each ACP session's `mcpServers`, so the
+    agent also has code_index, lsp_*, grep and checkpoints (docs/ACP.md); `--no-mcp` turns
+    it off for one run."""
+
+
+@attrs.define
 class Config:
     limits: Limits = attrs.Factory(Limits)
     policy: PolicyConfig = attrs.Factory(PolicyConfig)
@@ -199,6 +207,7 @@ class Config:
     web: WebConfig = attrs.Factory(WebConfig)
     checkpoints: CheckpointsConfig = attrs.Factory(CheckpointsConfig)
     mcp: McpConfig = attrs.Factory(McpConfig)
+    acp: AcpConfig = attrs.Factory(AcpConfig)
 
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")

@@ -58,6 +58,7 @@ RESULT_NOT_FOUND = "result.not_found"
 SERVER_NOT_INITIALIZED = "server.not_initialized"
 ATTACH_LOST = "attach.lost"
 ATTACH_UNAVAILABLE = "attach.unavailable"
+ACP_AGENT_EXITED = "acp.agent_exited"
 
 
 class ToolError(Exception):
