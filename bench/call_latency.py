@@ -2,7 +2,7 @@
 JSON-RPC client (frames written and read by hand) and with pygls' client, beside the same
 call made in-process, so the protocol overhead and the client's own cost are visible.
 
-    .venv/bin/python bench/call_latency.py [--calls 2000]
+    .venv/bin/python bench/call_latency.py [--calls 2000] [--starts 5] [--raw-only]
 """
 
 from __future__ import annotations
@@ -63,21 +63,55 @@ async def _over_stdio(root: Path, calls: int) -> dict[str, float]:
 
 
 def _raw_stdio(root: Path, calls: int) -> dict[str, float]:
+    """toolhost/call read_file beside toolhost/status (the transport's floor: a request the
+    server answers without a tool), alternated on one connection."""
     client = RawClient([sys.executable, "-m", "lsp_server", "serve"])
     client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
     client.notify("initialized", {})
     params = {"name": "read_file", "arguments": {"path": "file.txt"}, "session": "bench"}
     for _ in range(50):  # warm up
         client.request("toolhost/call", params)
-    samples = []
+        client.request("toolhost/status", {})
+    samples, floor = [], []
     started = time.perf_counter()
     for _ in range(calls):
         t0 = time.perf_counter()
         client.request("toolhost/call", params)  # its didCall is read and skipped
-        samples.append(time.perf_counter() - t0)
+        t1 = time.perf_counter()
+        client.request("toolhost/status", {})
+        floor.append(time.perf_counter() - t1)
+        samples.append(t1 - t0)
     wall = time.perf_counter() - started
     client.close()
-    return _summary("raw client (stdio)", samples, wall)
+    status = _summary("toolhost/status (raw)", floor, wall)
+    result = _summary("raw client (stdio)", samples, wall)
+    print(f"toolhost/call / toolhost/status at p50: {result['p50'] / status['p50']:.2f}x")
+    return result
+
+
+def _first_calls(root: Path, starts: int) -> None:
+    """A fresh `toolhost serve`: initialize answered, then the first toolhost/call sent at
+    once after `initialized` (the runtime is built at `initialized`)."""
+    first, init = [], []
+    for _ in range(starts):
+        t0 = time.perf_counter()
+        client = RawClient([sys.executable, "-m", "lsp_server", "serve"])
+        client.request(
+            "initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+        )
+        init.append(time.perf_counter() - t0)
+        client.notify("initialized", {})
+        t1 = time.perf_counter()
+        client.request(
+            "toolhost/call",
+            {"name": "read_file", "arguments": {"path": "file.txt"}, "session": "bench"},
+        )
+        first.append(time.perf_counter() - t1)
+        client.close()
+    print(
+        f"fresh server, median of {starts}: initialize {statistics.median(init) * 1000:.0f} ms, "
+        f"first toolhost/call after initialized {statistics.median(first) * 1000:.0f} ms"
+    )
 
 
 async def _in_process(root: Path, calls: int) -> dict[str, float]:
@@ -96,12 +130,17 @@ async def _in_process(root: Path, calls: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--starts", type=int, default=5, help="fresh servers for the first call")
+    parser.add_argument("--raw-only", action="store_true", help="only the raw client's arms")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         line = "the quick brown fox jumps over the lazy dog, 0123456789 abcdefghij\n"
         (root / "file.txt").write_text(line * (4096 // len(line)))
+        _first_calls(root, args.starts)
         raw = _raw_stdio(root, args.calls)
+        if args.raw_only:
+            return
         stdio = asyncio.run(_over_stdio(root, args.calls))
         local = asyncio.run(_in_process(root, args.calls))
     overhead = raw["p50"] - local["p50"]

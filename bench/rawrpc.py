@@ -1,29 +1,45 @@
-"""A raw JSON-RPC client over a child's pipes: Content-Length frames written and read by
-hand, no library in between, so that a measured round trip is the server's own cost."""
+"""A raw JSON-RPC client over a child's pipes: frames written and read by hand, no library
+in between, so that a measured round trip is the server's own cost. LSP frames
+(Content-Length headers) by default; `framing="line"` is MCP's stdio framing (one JSON
+message per line)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-from typing import Any
+from typing import Any, Literal
 
 
 class RawClient:
-    def __init__(self, command: list[str], **popen: Any) -> None:
+    def __init__(
+        self, command: list[str], framing: Literal["lsp", "line"] = "lsp", **popen: Any
+    ) -> None:
         self.process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, **popen
         )
+        self.framing = framing
         self._next_id = 0
 
     def send(self, message: dict[str, Any]) -> None:
         body = json.dumps({"jsonrpc": "2.0", **message}).encode()
         assert self.process.stdin is not None
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        if self.framing == "line":
+            self.process.stdin.write(body + b"\n")
+        else:
+            self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         self.process.stdin.flush()
 
     def read(self) -> dict[str, Any]:
         stream = self.process.stdout
         assert stream is not None
+        if self.framing == "line":
+            while True:
+                line = stream.readline()
+                if not line:
+                    raise EOFError("the server closed its output")
+                if line.strip():
+                    parsed: dict[str, Any] = json.loads(line)
+                    return parsed
         length = 0
         while True:
             line = stream.readline()
@@ -59,8 +75,12 @@ class RawClient:
 
     def close(self) -> None:
         try:
-            self.request("shutdown", None)
-            self.notify("exit", None)
+            if self.framing == "line":  # MCP has no shutdown request: closing stdin ends it
+                assert self.process.stdin is not None
+                self.process.stdin.close()
+            else:
+                self.request("shutdown", None)
+                self.notify("exit", None)
         except (EOFError, BrokenPipeError, OSError):
             pass
         try:

@@ -49,6 +49,7 @@ from lsp_server.runtime.context import Services
 from lsp_server.runtime.core.client import ClientBridge
 from lsp_server.runtime.core.contract import Registry
 from lsp_server.runtime.dispatch import CallListener, Runtime
+from lsp_server.runtime.file_service import DocumentSource
 from lsp_server.runtime.fs import leftover_temps
 from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.runtime.lifecycle import Lifecycle
@@ -86,6 +87,7 @@ def build_runtime(
     registry: Registry | None = None,
     progress_sender: ProgressSender | None = None,
     session_folders: SessionFolders | None = None,
+    documents: DocumentSource | None = None,
 ) -> tuple[Runtime, Lifecycle]:
     """The runtime over `roots`, and what its owner runs at shutdown.
 
@@ -95,7 +97,9 @@ def build_runtime(
     with the process. Policy rules that do not parse are appended to `problems`.
     `progress_sender` reports progress without an editor (`toolhost mcp`'s local runtime).
     `session_folders` keeps sessions on disk between processes (`toolhost call`): loaded
-    when a call first names one, saved first thing at shutdown."""
+    when a call first names one, saved first thing at shutdown.
+    `documents` is a document source without an LSP editor (`toolhost acp`: the ACP editor's
+    own fs/*); with an editor, its open buffers are the source."""
     workspace = Workspace.from_config(list(roots), config.workspace)
     parts = _Parts()
     bridge = editor.bridge if editor else None
@@ -111,7 +115,6 @@ def build_runtime(
     parts.factories[SearchEngines] = SearchEngines.discover
     parts.index(dirs, long_lived, editor.index_build_listener if editor else None)
     parts.language_servers(config)
-    documents = None
     if editor is not None:
         documents = EditorDocuments(editor.open_documents, editor.bridge, config.edits, workspace)
     checkpoints = _checkpoints(workspace, config, dirs, documents)
@@ -237,7 +240,7 @@ def _places(workspace: Workspace, dirs: Dirs) -> Places:
 
 
 def _checkpoints(
-    workspace: Workspace, config: Config, dirs: Dirs, documents: EditorDocuments | None
+    workspace: Workspace, config: Config, dirs: Dirs, documents: DocumentSource | None
 ) -> Checkpoints:
     """Checkpoints of writers and of the shell commands whose plan asks for one
     (docs/CHECKPOINTS.md)."""

@@ -15,6 +15,7 @@ from lsp_server import __version__
 COMMANDS = (
     "serve",
     "mcp",
+    "acp",
     "tools",
     "call",
     "checkpoints",

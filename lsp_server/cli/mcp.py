@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lsp_server.runtime.core.contract import SURFACES
+# runtime.core.contract's SURFACES, written out: importing it costs attrs before the front
+# answers (tests/mcp/test_front.py checks both are the same).
+SURFACES = ("core", "full", "minimal")
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,9 +33,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="serve Streamable HTTP on this loopback address (port 0: any free port) instead "
         "of stdio; clients send the bearer token from the 0600 file named at start",
     )
+    mcp.add_argument(
+        "--approvals",
+        choices=["auto", "client"],
+        default=None,
+        help="who approves calls: auto (the attached editor, else the MCP client's form) or "
+        "client (the MCP client's own permission step); default: mcp.approvals in config.toml",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    from lsp_server.mcp import server  # the MCP SDK: imported by this command only
+    # The standard library only: the MCP SDK loads in the front's thread (mcp/front.py).
+    from lsp_server.mcp import front
 
-    return server.main(args.root, args.surface, args.session, args.attach, args.http)
+    return front.main(args.root, args.surface, args.session, args.attach, args.http, args.approvals)

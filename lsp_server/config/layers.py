@@ -43,6 +43,8 @@ _TIGHTENING = {
     "policy": {"deny", "ask", "approval_timeout_seconds", "mode", "unattended", "allow"},
     "workspace": {"secret_patterns"},
     "shell": {"sandbox", "sandbox_network"},
+    # acp.mcp_server: off gives the agent fewer tools; on is the default anyway.
+    "acp": "*",
 }
 
 

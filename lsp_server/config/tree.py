@@ -180,6 +180,22 @@ class CheckpointsConfig:
 
 
 @attrs.define
+class McpConfig:
+    approvals: Literal["auto", "client"] = "auto"
+    """Who approves the calls of `toolhost mcp`: auto (the attached editor, else the MCP
+    client's form, else policy alone) | client (the MCP client's own permission step is the
+    approval; `toolhost mcp --approvals client` does the same for one server)."""
+
+
+@attrs.define
+class AcpConfig:
+    mcp_server: bool = True
+    """`toolhost acp` adds toolhost's MCP server to each ACP session's `mcpServers`, so the
+    agent also has code_index, lsp_*, grep and checkpoints (docs/ACP.md); `--no-mcp` turns
+    it off for one run."""
+
+
+@attrs.define
 class Config:
     limits: Limits = attrs.Factory(Limits)
     policy: PolicyConfig = attrs.Factory(PolicyConfig)
@@ -190,6 +206,8 @@ class Config:
     edits: EditsConfig = attrs.Factory(EditsConfig)
     web: WebConfig = attrs.Factory(WebConfig)
     checkpoints: CheckpointsConfig = attrs.Factory(CheckpointsConfig)
+    mcp: McpConfig = attrs.Factory(McpConfig)
+    acp: AcpConfig = attrs.Factory(AcpConfig)
 
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")

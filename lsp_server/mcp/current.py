@@ -11,3 +11,6 @@ Elicit = Callable[[str, dict[str, Any]], Awaitable[tuple[str, dict[str, Any] | N
 
 # Set by the tools/call handler for the call it runs, when its client can be asked.
 CURRENT_ELICIT: ContextVar[Elicit | None] = ContextVar("toolhost_mcp_elicit", default=None)
+
+# The MCP client's name (its clientInfo) for the call the tools/call handler runs.
+CURRENT_CLIENT: ContextVar[str] = ContextVar("toolhost_mcp_client", default="the MCP client")

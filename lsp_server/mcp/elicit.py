@@ -1,12 +1,16 @@
 """Approvals for a local MCP runtime: an elicitation form when the MCP client declared
-elicitation, otherwise nobody is asked and policy decides alone (permission.unattended)."""
+elicitation, otherwise nobody is asked and policy decides alone (permission.unattended).
+A form declined or cancelled faster than anyone could read it was not shown to anyone
+(permission.form_not_shown)."""
 
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
-from lsp_server.mcp.current import CURRENT_ELICIT
+from lsp_server.mcp.current import CURRENT_CLIENT, CURRENT_ELICIT
+from lsp_server.policy.client_approvals import UNSEEN_SECONDS, FormNotShown
 from lsp_server.protocol import ApproveParams as PromptRequest
 from lsp_server.runtime.core.client import UnreadableAnswer
 
@@ -18,6 +22,7 @@ CHOICES = (
     ("deny", "Deny"),
 )
 MAX_DIFF_CHARS = 20_000
+LEAD_CHANGED_LINES = 12
 MCP_CLIENT = "the MCP client"
 
 FORM_SCHEMA: dict[str, Any] = {
@@ -38,8 +43,27 @@ FORM_SCHEMA: dict[str, Any] = {
 }
 
 
+def changed_lines(diff: str | None) -> list[str]:
+    """The lines a diff adds or removes, without its file headers."""
+    return [
+        line
+        for line in (diff or "").splitlines()
+        if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))
+    ]
+
+
 def form_message(prompt: PromptRequest) -> str:
-    lines = [prompt.title, prompt.summary, f"Risk: {prompt.risk}"]
+    """The form's text, leading with the change: clients fold a long message after its first
+    lines (Claude Code shows three), so what changes comes before the fold and the rest
+    (the title, risk, paths and the whole diff) follows."""
+    changed = changed_lines(prompt.diff)
+    lead = prompt.summary.rstrip(".") if changed else prompt.title
+    lines = [lead, *changed[:LEAD_CHANGED_LINES]]
+    if len(changed) > LEAD_CHANGED_LINES:
+        lines.append(f"[... {len(changed) - LEAD_CHANGED_LINES} more changed lines below]")
+    lines.append("")
+    lines += [text for text in (prompt.title, prompt.summary) if text.rstrip(".") != lead]
+    lines.append(f"Risk: {prompt.risk}")
     lines += [f"Path: {path}" for path in prompt.paths]
     if prompt.suggested_rules:
         lines.append(f"Allow for this session remembers: {prompt.suggested_rules[0]}")
@@ -90,9 +114,15 @@ class ElicitationAsker:
     def available(self) -> bool:
         return CURRENT_ELICIT.get() is not None
 
-    async def __call__(self, prompt: PromptRequest) -> dict[str, str]:
+    async def __call__(self, request: PromptRequest) -> dict[str, str]:
         elicit = CURRENT_ELICIT.get()
         if elicit is None:
             return {"decision": "deny", "reason": "the MCP client cannot be asked"}
-        action, content = await elicit(form_message(prompt), FORM_SCHEMA)
+        sent = time.monotonic()
+        action, content = await elicit(form_message(request), FORM_SCHEMA)
+        seconds = time.monotonic() - sent
+        if action in ("decline", "cancel") and seconds < UNSEEN_SECONDS:
+            client = CURRENT_CLIENT.get()
+            log.info("%s answered the form with %s in %.3f s", client, action, seconds)
+            raise FormNotShown(client, action, seconds)
         return answer_from(action, content)

@@ -33,6 +33,7 @@ from lsp_server.mcp.server import Backend, build_server
 from lsp_server.token_files import write_token_file
 
 if TYPE_CHECKING:
+    from lsp_server.mcp.local import Approvals
     from lsp_server.mcp.router import AttachMode
     from lsp_server.runtime.core.contract import Surface
 
@@ -81,13 +82,19 @@ def token_path(dirs: Dirs, port: int) -> Path:
 
 
 async def serve_http(
-    root: Path, surface: Surface, session: str, attach: AttachMode, host: str, port: int
+    root: Path,
+    surface: Surface,
+    session: str,
+    attach: AttachMode,
+    host: str,
+    port: int,
+    approvals: Approvals | None = None,
 ) -> None:
     sock = bind(host, port)
     port = sock.getsockname()[1]
     path = token_path(Dirs.from_environment(), port)
     token = write_token_file(path)
-    backend = Backend(root, surface, session, attach)
+    backend = Backend(root, surface, session, attach, approvals)
     hosts = allowed_hosts(host, port)
     app = build_server(backend).streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -126,14 +133,21 @@ async def serve_http(
         path.unlink(missing_ok=True)
 
 
-def main(root: Path, surface: Surface, session: str, attach: AttachMode, address: str) -> int:
+def main(
+    root: Path,
+    surface: Surface,
+    session: str,
+    attach: AttachMode,
+    address: str,
+    approvals: Approvals | None = None,
+) -> int:
     try:
         host, port = parse_address(address)
     except NotLoopback as exc:
         print(f"toolhost mcp: --http {exc}", file=sys.stderr)
         return 2
     try:
-        asyncio.run(serve_http(root, surface, session, attach, host, port))
+        asyncio.run(serve_http(root, surface, session, attach, host, port, approvals))
     except OSError as exc:  # the port is taken, or the address is not this machine's
         print(f"toolhost mcp: --http {address}: {exc.strerror or exc}", file=sys.stderr)
         return 1

@@ -4,29 +4,40 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Literal
 
 from lsp_server import compose
 from lsp_server.config.layers import load_layers
 from lsp_server.dirs import Dirs
+from lsp_server.mcp.current import CURRENT_CLIENT
 from lsp_server.mcp.elicit import ElicitationAsker
+from lsp_server.policy.client_approvals import ClientApprovals
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.runtime.progress import ProgressSender
 
 log = logging.getLogger(__name__)
 
+Approvals = Literal["auto", "client"]
+
 
 def build_local_runtime(
-    root: Path, dirs: Dirs, progress: ProgressSender
+    root: Path, dirs: Dirs, progress: ProgressSender, approvals: Approvals | None = None
 ) -> tuple[Runtime, Lifecycle]:
+    """`approvals`: --approvals as given (None: the config's mcp.approvals)."""
     roots = [root]
     loaded = load_layers(None, roots, dirs)
     problems = loaded.problems + loaded.notices
+    asker: ElicitationAsker | ClientApprovals = ElicitationAsker()
+    if (approvals or loaded.config.mcp.approvals) == "client":
+        # The MCP client's own permission step approves; a person's form only for what it
+        # may not approve (policy files, leaving the sandbox).
+        asker = ClientApprovals(CURRENT_CLIENT.get, ElicitationAsker())
     runtime, lifecycle = compose.build_runtime(
         roots,
         loaded.config,
         dirs=dirs,
-        asker=ElicitationAsker(),
+        asker=asker,
         problems=problems,
         progress_sender=progress,
     )

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from lsp_server.mcp import attach_client, wire
+from lsp_server.mcp import attach_client, attach_records, wire
 from lsp_server.mcp.attach_client import EditorRuntime, ProgressCallback
 from lsp_server.mcp.results import refusal, to_mcp
 from lsp_server.runtime.core.errors import ATTACH_LOST, ATTACH_UNAVAILABLE
@@ -152,8 +152,16 @@ class CallRouter:
         finally:
             if token is not None:
                 self._progress.pop(token, None)
-        unstructured: dict[str, Any] = wire.converter().unstructure(result)
+        unstructured: dict[str, Any] = wire.result_converter().unstructure(result)
         return unstructured
+
+    def editor_expected(self) -> bool:
+        """An editor's toolhost has a live record for the root (the first call attaches)."""
+        return bool(attach_records.find_records(self.attach_folder, self.root))
+
+    def warm_local(self) -> None:
+        """Build the local runtime before the first call needs it."""
+        self._local_runtime()
 
     def _local_runtime(self) -> Runtime:
         if self.local is None:

@@ -1,6 +1,7 @@
 """`toolhost mcp`: the tool runtime over the Model Context Protocol (stdio), on the official
 SDK's low-level server. Both revisions the SDK serves: 2025-11-25 (initialize) and
-2026-07-28. Imported only by `toolhost mcp`: the SDK costs more than a second to import.
+2026-07-28. Imported only by `toolhost mcp`, in the front's thread (mcp/front.py): the SDK
+costs more than a second to import.
 """
 
 from __future__ import annotations
@@ -8,8 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -22,22 +21,20 @@ from mcp_types import INVALID_PARAMS
 from pydantic import ValidationError
 
 from lsp_server import __version__
-from lsp_server.mcp.current import CURRENT_ELICIT, Elicit
+from lsp_server.mcp.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
+from lsp_server.mcp.front import INSTRUCTIONS, SERVER_NAME, Pipes
 from lsp_server.mcp.results import unknown_tool_error
 from lsp_server.mcp.rounds import RoundTrips, UnknownRequestState
+from lsp_server.mcp.stdio_streams import pipe_streams
 from lsp_server.mcp.unreadable import AnswerStream, form_answer
 from lsp_server.runtime.core.client import UnreadableAnswer
 
 if TYPE_CHECKING:
+    from lsp_server.mcp.local import Approvals
     from lsp_server.mcp.router import AttachMode, CallRouter
     from lsp_server.runtime.core.contract import Registry, Surface
 
 log = logging.getLogger(__name__)
-
-INSTRUCTIONS = (
-    "toolhost: file, search, shell and code tools with stale-write protection. Read a file "
-    "before editing it; a truncated result names the use_capability call that pages it."
-)
 
 
 def tool_listing(registry: Registry, surface: Surface) -> list[dict[str, Any]]:
@@ -130,11 +127,19 @@ class Backend:
     """The registry and the call router, made on first use: the `initialize` answer waits
     only for the SDK, not for the tools (their imports cost as much again)."""
 
-    def __init__(self, root: Path, surface: Surface, session: str, attach: AttachMode) -> None:
+    def __init__(
+        self,
+        root: Path,
+        surface: Surface,
+        session: str,
+        attach: AttachMode,
+        approvals: Approvals | None = None,
+    ) -> None:
         self.root = root
         self.surface = surface
         self.session = session
         self.attach = attach
+        self.approvals = approvals
         self._listing: types.ListToolsResult | None = None
         self._registry: Registry | None = None
         self.rounds = RoundTrips()
@@ -166,20 +171,44 @@ class Backend:
             from lsp_server.mcp.local import build_local_runtime
             from lsp_server.mcp.router import CallRouter
 
-            root, dirs = self.root, Dirs.from_environment()
+            root, dirs, approvals = self.root, Dirs.from_environment(), self.approvals
             self._router = CallRouter(
                 dirs.attach_folder,
                 root,
                 self.attach,
                 self.session,
                 self.surface,
-                lambda progress: build_local_runtime(root, dirs, progress),
+                lambda progress: build_local_runtime(root, dirs, progress, approvals),
             )
         return self._router
+
+    async def warm(self) -> None:
+        """Ready in the background what the first tools/list and tools/call need: the tool
+        listing, then (unless an editor's toolhost will run the calls) the local runtime.
+        Their imports run in a thread, so the loop keeps answering meanwhile; a failure here
+        is left for the first call to meet and report."""
+        try:
+            await asyncio.to_thread(self.listing)
+            if self.attach == "require":
+                return
+            await asyncio.to_thread(_import_local_runtime)
+            router = self.router()
+            if self.attach == "auto" and router.editor_expected():
+                return
+            router.warm_local()
+        except Exception:
+            log.debug("warming up failed; the first call builds what it needs", exc_info=True)
 
     async def close(self) -> None:
         if self._router is not None:
             await self._router.close()
+
+
+def _import_local_runtime() -> None:
+    from lsp_server.mcp import local, router, wire
+
+    del local, router
+    wire.result_converter()
 
 
 def _complete(result: dict[str, Any]) -> types.CallToolResult:
@@ -209,6 +238,7 @@ def build_server(backend: Backend) -> Server[Any]:
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         client = _client_info(ctx)
+        CURRENT_CLIENT.set(client["name"])  # this request's own context (a task of its own)
         router = backend.router()
         if params.request_state is not None:  # 2026-07-28: the answer to an approval form
             try:
@@ -247,7 +277,7 @@ def build_server(backend: Backend) -> Server[Any]:
                 await relay.close()
 
     server: Server[Any] = Server(
-        "toolhost",
+        SERVER_NAME,
         version=__version__,
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
@@ -258,16 +288,10 @@ def build_server(backend: Backend) -> Server[Any]:
     return server
 
 
-def find_root(start: Path) -> Path:
-    """The nearest folder at or above `start` holding .git or .toolhost.toml, else `start`."""
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists() or (folder / ".toolhost.toml").exists():
-            return folder
-    return start
-
-
-async def serve(root: Path, surface: Surface, session: str, attach: AttachMode) -> None:
-    backend = Backend(root, surface, session, attach)
+async def serve(
+    root: Path, surface: Surface, session: str, attach: AttachMode, approvals: Approvals | None
+) -> None:
+    backend = Backend(root, surface, session, attach, approvals)
     server = build_server(backend)
     try:
         async with stdio_server() as (read_stream, write_stream):
@@ -279,22 +303,24 @@ async def serve(root: Path, surface: Surface, session: str, attach: AttachMode) 
             await asyncio.wait_for(backend.close(), 10)
 
 
-def main(
-    root: Path | None, surface: Surface, session: str, attach: AttachMode, http: str | None = None
-) -> int:
-    logging.basicConfig(
-        level=os.environ.get("TOOLHOST_LOG", "WARNING").upper(),
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    resolved = (root or find_root(Path.cwd())).resolve()
-    if not resolved.is_dir():
-        print(f"toolhost mcp: --root {resolved} is not a folder", file=sys.stderr)
-        return 2
-    if http is not None:
-        from lsp_server.mcp import http_serve
-
-        return http_serve.main(resolved, surface, session, attach, http)
-    with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
-        asyncio.run(serve(resolved, surface, session, attach))
-    return 0
+async def serve_pipes(
+    pipes: Pipes,
+    root: Path,
+    surface: Surface,
+    session: str,
+    attach: AttachMode,
+    approvals: Approvals | None,
+) -> None:
+    """Serve the front's pipes; the registry, the runtime and the first tool's engine are
+    readied in the background meanwhile, so that the first call does not build them."""
+    backend = Backend(root, surface, session, attach, approvals)
+    server = build_server(backend)
+    warming = asyncio.create_task(backend.warm())
+    try:
+        async with pipe_streams(pipes) as (read_stream, write_stream):
+            answers = AnswerStream(read_stream)
+            await server.run(answers, write_stream, server.create_initialization_options())
+    finally:
+        warming.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(backend.close(), 10)

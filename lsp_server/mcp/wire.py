@@ -22,7 +22,7 @@ from typing import Any
 
 import cattrs
 
-from lsp_server.protocol import CallParams, register_message_hooks
+from lsp_server.protocol import CallParams, message_converter, register_message_hooks
 
 ATTACH = "toolhost/attach"
 CALL = "toolhost/call"
@@ -100,3 +100,11 @@ def converter() -> cattrs.Converter:
     from lsprotocol.converters import get_converter  # about a second to import: on first use
 
     return register_message_hooks(get_converter())
+
+
+@functools.cache
+def result_converter() -> cattrs.Converter:
+    """The same camelCase dicts for toolhost's messages without importing lsprotocol (for
+    `toolhost mcp`'s local runtime, as `toolhost call` does; tests/mcp/test_front.py
+    compares the two)."""
+    return message_converter()

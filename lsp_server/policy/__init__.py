@@ -6,6 +6,8 @@
   (the seam is lsp_server/runtime/approvals/verdicts.py);
 - prompt.py, answers.py, tty_prompt.py: asking the editor (or a terminal) and reading the
   answer; suggest.py: the rules offered for "always allow"; persist.py: saving them;
+- client_approvals.py: an MCP client's own permission step as the approval
+  (`toolhost mcp --approvals client`), and forms a client answered without showing;
 - audit.py: the audit log of every decision;
 - commands/: the shell-command analysis the rules and the engine rely on.
 """

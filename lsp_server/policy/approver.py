@@ -109,7 +109,7 @@ class PolicyApprover:
             return Verdict(False, "deny", refusal.rule, refusal.code, refusal.reason)
         if granted.note and self.client is not None:
             self.client.show_message(f"toolhost: {granted.note}", "warning")
-        return Verdict(True, granted.decision, granted.rule)
+        return Verdict(True, granted.decision, granted.rule, approved_by=granted.approved_by)
 
     def reconfigure(self, policy: PolicyConfig, problems: list[str]) -> None:
         self.service.reconfigure(policy, problems)

@@ -36,7 +36,7 @@ def audit_line(record: DidCallParams, time: str | None = None) -> dict[str, Any]
         "rule": record.rule,
         "outcome": record.code or "ok",
         "durationMs": round(record.duration_ms, 3),
-    }
+    } | ({"approvedBy": record.approved_by} if record.approved_by else {})
 
 
 class AuditLog:

@@ -18,6 +18,12 @@ import attrs
 from lsp_server.config.tree import PolicyConfig
 from lsp_server.config.trust import TrustStore
 from lsp_server.policy.answers import PolicyRefusal, read_answer, unreadable_refusal
+from lsp_server.policy.client_approvals import (
+    CLIENT_APPROVED,
+    ClientApprovals,
+    FormNotShown,
+    needs_person,
+)
 from lsp_server.policy.commands.command_paths import Places
 from lsp_server.policy.engine import CallFacts, Decision, PathFact, PolicyEngine, RuleSet
 from lsp_server.policy.persist import PersistError, persist_allow_rule
@@ -37,6 +43,7 @@ from lsp_server.runtime.approvals.verdicts import (
 )
 from lsp_server.runtime.core.client import UnreadableAnswer, sent_preview
 from lsp_server.runtime.core.errors import (
+    PERMISSION_FORM_NOT_SHOWN,
     PERMISSION_RULE_DENIED,
     PERMISSION_UNATTENDED,
     PERMISSION_USER_DENIED,
@@ -55,6 +62,8 @@ class Authorization:
     rule: str | None
     note: str | None = None
     """Something the user should know (a rule that could not be saved)."""
+    approved_by: str | None = None
+    """The MCP client whose own permission step approved the call (--approvals client)."""
 
 
 def build_engine(
@@ -217,9 +226,13 @@ class PolicyService:
             shell=shell,
             client=client,
         )
+        if isinstance(ask, ClientApprovals):
+            if needs_person(decision, facts) is None:
+                return Authorization(CLIENT_APPROVED, decision.rule, approved_by=ask.client())
+            ask = ask.person_asker()
         if ask is None:
             return self.unattended(decision, request.suggested_rules)
-        answer = await self._ask(ask, request)
+        answer = await self._ask(ask, request, decision)
         if decision.always_ask and answer.decision in ("allow_session", "allow_always"):
             # Policy-file writes and unseen commands ask every time: nothing is remembered.
             return Authorization("allow_once", None, "this call always asks: allowed this once")
@@ -234,11 +247,12 @@ class PolicyService:
             f"it needs the user's approval ({decision.reason}) and no one can be asked "
             "(the client declared neither toolhost approvals nor MCP elicitation); what "
             f"would allow it: an allow rule{rule} in the user's config.toml [policy] allow, "
-            'or policy.unattended = "allow"',
+            'or policy.unattended = "allow", or for an MCP agent `toolhost mcp --approvals '
+            "client` with the tool in the agent's own allow list",
             decision.rule,
         )
 
-    async def _ask(self, ask: Asker, request: ApproveParams) -> ApprovalAnswer:
+    async def _ask(self, ask: Asker, request: ApproveParams, decision: Decision) -> ApprovalAnswer:
         timeout = self.policy.approval_timeout_seconds
         result: Any = None
         try:
@@ -249,6 +263,9 @@ class PolicyService:
             timed_out = True
         except UnreadableAnswer as exc:  # logged for the editor's developer where it was read
             raise unreadable_refusal(exc) from exc
+        except FormNotShown as exc:  # a headless client: nobody saw the form
+            reason = exc.reason(request.suggested_rules, decision.reason)
+            raise PolicyRefusal(PERMISSION_FORM_NOT_SHOWN, reason, decision.rule) from exc
         except Exception as exc:  # the editor answered with an error: nobody approved
             log.warning("toolhost/approve failed: %r", exc)
             said = sent_preview(str(exc))

@@ -167,3 +167,5 @@ class DidCallParams:
     contents or secrets anywhere."""
     written: list[str] = attrs.Factory(list)
     """Files the call wrote (created, changed, or a move's destination)."""
+    approved_by: str | None = None
+    """The MCP client whose own permission step approved the call (`client_approved`)."""

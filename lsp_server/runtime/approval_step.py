@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 _DENIAL_RECOVERY = {
     errors.PERMISSION_UNATTENDED: "do not retry the same call; an allow rule or the user can "
     "permit it, or choose another approach",
+    errors.PERMISSION_FORM_NOT_SHOWN: "do not retry the same call; tell the user what "
+    "would allow it (above), or choose another approach",
     errors.PERMISSION_UNREADABLE_ANSWER: "do not retry the same call; tell the user the "
     "approval prompt is not working (toolhost logged what their client sent), or choose "
     "another approach",

@@ -22,13 +22,12 @@ from lsp_server.config.tree import Config
 from lsp_server.protocol import CallParams, CallResult, DidCallParams
 from lsp_server.runtime import approval_step
 from lsp_server.runtime.approvals.verdicts import Approver
-from lsp_server.runtime.buffers.documents import EditorDocuments
 from lsp_server.runtime.context import Services, ToolContext
 from lsp_server.runtime.core import errors
 from lsp_server.runtime.core.client import ClientBridge, NoClient
 from lsp_server.runtime.core.contract import ContractEntry, Registry, Surface
 from lsp_server.runtime.core.errors import ToolError
-from lsp_server.runtime.file_service import FileService
+from lsp_server.runtime.file_service import DocumentSource, FileService
 from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.runtime.progress import Progress, ProgressSender
 from lsp_server.runtime.results.call_records import (
@@ -67,7 +66,7 @@ class Runtime:
         services: Services,
         approver: Approver,
         client: ClientBridge | None = None,
-        documents: EditorDocuments | None = None,
+        documents: DocumentSource | None = None,
         progress_sender: ProgressSender | None = None,
         listeners: Sequence[CallListener] = (),
         state_dir: Path | None = None,
@@ -86,7 +85,7 @@ class Runtime:
         spill = state_dir / "results" if state_dir else None
         self.sessions = SessionStore(cwd, config.limits.stored_results, spill, session_folders)
         self.listeners: tuple[CallListener, ...] = tuple(listeners)
-        self.documents = documents
+        self.documents: DocumentSource | None = documents
         self.progress_sender = progress_sender
         self._built = True
 

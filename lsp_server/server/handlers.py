@@ -72,19 +72,22 @@ def create_server(
     # the handlers only tell the document source, which waits for edits to arrive.
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def on_did_open(ls: ToolhostServer, params: types.DidOpenTextDocumentParams) -> None:
-        documents = ls.ensure_runtime().documents
+        ls.ensure_runtime()  # sets ls.documents, the editor's buffers
+        documents = ls.documents
         if documents is not None:
             documents.opened(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def on_did_change(ls: ToolhostServer, params: types.DidChangeTextDocumentParams) -> None:
-        documents = ls.ensure_runtime().documents
+        ls.ensure_runtime()  # sets ls.documents, the editor's buffers
+        documents = ls.documents
         if documents is not None:
             documents.changed(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def on_did_close(ls: ToolhostServer, params: types.DidCloseTextDocumentParams) -> None:
-        documents = ls.ensure_runtime().documents
+        ls.ensure_runtime()  # sets ls.documents, the editor's buffers
+        documents = ls.documents
         if documents is not None:
             documents.closed(params.text_document.uri)
 

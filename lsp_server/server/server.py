@@ -10,7 +10,7 @@ import functools
 import logging
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidRequest
@@ -157,7 +157,7 @@ class ToolhostServer(LanguageServer):
                 problems=self.config_problems,
                 registry=self.registry,
             )
-            self.documents = self.runtime.documents
+            self.documents = cast("EditorDocuments | None", self.runtime.documents)
             self.attach_listener.bind(self.runtime)
         return self.runtime
 

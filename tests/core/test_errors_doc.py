@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PRODUCED_BY: dict[str, str] = {
     "attach.unavailable": "tests/mcp/test_attach.py::test_attach_require_refuses_without_an_editor",
     "attach.lost": "tests/mcp/test_attach.py::test_editor_gone_during_a_call_is_attach_lost",
+    "acp.agent_exited": "tests/acp/test_bad_input.py::test_an_agent_that_dies_mid_session",
     "checkpoint.unknown": (
         "tests/checkpoints/test_revert_errors.py::test_revert_of_an_unknown_call_is_checkpoint_unknown"
     ),
@@ -29,6 +30,9 @@ PRODUCED_BY: dict[str, str] = {
     ),
     "permission.rule_denied": (
         "tests/policy/test_policy_e2e.py::test_deny_rules_beat_bypass_and_allow"
+    ),
+    "permission.form_not_shown": (
+        "tests/mcp/test_client_approvals.py::test_a_form_declined_at_once_was_not_shown"
     ),
     "permission.unattended": (
         "tests/policy/test_policy_e2e.py::test_client_without_approvals_gets_the_unattended_decision"

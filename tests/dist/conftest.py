@@ -75,7 +75,19 @@ def _clean_environ() -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def user_venv(tmp_path_factory: pytest.TempPathFactory, dist_dir: Path) -> Path:
+def user_wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The offline wheelhouse copied out of the checkout: where a user's pip finds the
+    dependencies (a package index of their own), so installing reads nothing of the checkout
+    either and the audit log stays about what the installed toolhost touches."""
+    copy = tmp_path_factory.mktemp("index") / "wheels"
+    shutil.copytree(require_wheelhouse(), copy)
+    return copy
+
+
+@pytest.fixture(scope="session")
+def user_venv(
+    tmp_path_factory: pytest.TempPathFactory, dist_dir: Path, user_wheelhouse: Path
+) -> Path:
     """A fresh venv with only the built wheel (and its dependencies) installed."""
     venv = tmp_path_factory.mktemp("user") / "venv"
     subprocess.run([system_python(), "-m", "venv", str(venv)], check=True, timeout=120)
@@ -84,7 +96,7 @@ def user_venv(tmp_path_factory: pytest.TempPathFactory, dist_dir: Path) -> Path:
         [
             str(venv / "bin" / "python"),
             *("-m", "pip", "install", "--quiet", "--disable-pip-version-check"),
-            *("--no-index", "--find-links", str(WHEELHOUSE), str(wheel)),
+            *("--no-index", "--find-links", str(user_wheelhouse), str(wheel)),
         ],
         check=True,
         capture_output=True,

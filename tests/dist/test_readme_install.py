@@ -19,7 +19,6 @@ from tests.conftest import missing_part
 from tests.dist.conftest import (
     REPO,
     SYSTEM_PATH,
-    WHEELHOUSE,
     assert_checkout_untouched,
     user_environment,
 )
@@ -43,7 +42,9 @@ def sh(block: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProces
 
 
 @pytest.fixture(scope="module")
-def readme_user(tmp_path_factory: pytest.TempPathFactory, dist_dir: Path) -> dict[str, str]:
+def readme_user(
+    tmp_path_factory: pytest.TempPathFactory, dist_dir: Path, user_wheelhouse: Path
+) -> dict[str, str]:
     """A user who ran the README's first block: toolhost in ~/.local/bin, nothing else."""
     folder = tmp_path_factory.mktemp("readme-user")
     home = folder / "home"
@@ -56,7 +57,7 @@ def readme_user(tmp_path_factory: pytest.TempPathFactory, dist_dir: Path) -> dic
             # The audit hook rides along (a temp folder, not the checkout).
             "PYTHONPATH": str(hook),
             "PIP_NO_INDEX": "1",
-            "PIP_FIND_LINKS": str(WHEELHOUSE),
+            "PIP_FIND_LINKS": str(user_wheelhouse),
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         }
     )

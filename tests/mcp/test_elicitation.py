@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 import mcp_types as types
 
+from lsp_server.policy.client_approvals import UNSEEN_SECONDS
 from tests.mcp.clients import mcp_session, structured, text_of
 
 EDIT = {"path": "notes.md", "old_string": "line three", "new_string": "line 3"}
+PERSON_READS = UNSEEN_SECONDS + 0.2
 
 
-def answering(action: str, content: dict[str, Any] | None, asked: list[Any]) -> Any:
+def answering(
+    action: str, content: dict[str, Any] | None, asked: list[Any], *, reads: float = 0.0
+) -> Any:
+    """The client's form: answers `action` after `reads` seconds (a person reads the form;
+    a decline faster than UNSEEN_SECONDS is a headless client's, permission.form_not_shown)."""
+
     async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         asked.append(params)
+        await asyncio.sleep(reads)
         return types.ElicitResult(action=action, content=content)  # type: ignore[arg-type]
 
     return callback
@@ -32,13 +41,17 @@ async def test_accepted_form_applies_the_edit(ws: Path) -> None:
     # The form shows what the user approves: the title, the path, the risk and the diff.
     assert "Edit notes.md" in form.message and "Risk:" in form.message
     assert "-line three" in form.message and "+line 3" in form.message
+    # ... leading with the change: clients fold a long message after its first lines.
+    lead = form.message.splitlines()[:3]
+    assert lead == ["Edit notes.md: 1 line added, 1 removed", "-line three", "+line 3"], lead
     choices = form.requested_schema["properties"]["decision"]["oneOf"]
     assert [c["const"] for c in choices] == ["allow_once", "allow_session", "deny"]
 
 
 async def test_declined_form_leaves_the_file_and_says_so(ws: Path) -> None:
     asked: list[Any] = []
-    async with mcp_session(ws, elicitation_callback=answering("decline", None, asked)) as session:
+    callback = answering("decline", None, asked, reads=PERSON_READS)
+    async with mcp_session(ws, elicitation_callback=callback) as session:
         await session.call_tool("read_file", {"path": "notes.md"})
         result = await session.call_tool("edit_file", EDIT)
     assert result.is_error is True
@@ -102,6 +115,7 @@ async def test_2026_revision_decline_leaves_the_file(ws: Path) -> None:
         await session.call_tool("read_file", {"path": "notes.md"})
         first = await session.call_tool("edit_file", EDIT, allow_input_required=True)
         assert isinstance(first, types.InputRequiredResult), first
+        await asyncio.sleep(PERSON_READS)  # a person reads the form, then declines
         done = await session.call_tool(
             "edit_file",
             EDIT,

@@ -52,6 +52,7 @@ NOT_IN_VSCODE = {
     "checkpoints.max_checkpoints": "checkpoint bounds and switch: .toolhost.toml only",
     "checkpoints.budget_mb": "checkpoint bounds and switch: .toolhost.toml only",
     "checkpoints.max_file_bytes": "checkpoint bounds and switch: .toolhost.toml only",
+    "acp.mcp_server": "read by `toolhost acp` only, which VS Code does not start",
 }
 
 

@@ -46,13 +46,18 @@ class ApprovalRequest:
 @attrs.frozen
 class Verdict:
     allowed: bool
-    decision: str  # allow | allow_once | allow_session | allow_always | deny
+    decision: str  # allow | allow_once | allow_session | allow_always | client_approved | deny
     rule: str | None = None
     code: str | None = None
     reason: str | None = None
+    approved_by: str | None = None
+    """The MCP client whose own permission step approved the call (client_approved)."""
 
     def as_meta(self) -> dict[str, Any]:
-        return {"decision": self.decision, "rule": self.rule}
+        meta: dict[str, Any] = {"decision": self.decision, "rule": self.rule}
+        if self.approved_by is not None:
+            meta["approvedBy"] = self.approved_by
+        return meta
 
 
 ALLOW = Verdict(True, "allow")

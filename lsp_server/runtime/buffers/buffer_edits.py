@@ -10,8 +10,10 @@ from __future__ import annotations
 import difflib
 import hashlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from lsprotocol import types as lsp
+if TYPE_CHECKING:  # lsprotocol's types cost about 0.3 s to import: only an editor needs them
+    from lsprotocol import types as lsp
 
 
 def text_hash(text: str) -> str:
@@ -38,11 +40,15 @@ def position_at(text: str, offset: int, units: Callable[[str], int]) -> lsp.Posi
     negotiated position encoding (pygls' PositionCodec.client_num_units)."""
     line = text.count("\n", 0, offset)
     line_start = text.rfind("\n", 0, offset) + 1
+    from lsprotocol import types as lsp
+
     return lsp.Position(line=line, character=units(text[line_start:offset]))
 
 
 def text_edits(before: str, after: str, units: Callable[[str], int]) -> list[lsp.TextEdit]:
     """Line-level edits that turn `before` into `after` (empty when they are equal)."""
+    from lsprotocol import types as lsp
+
     old_lines = before.splitlines(keepends=True)
     new_lines = after.splitlines(keepends=True)
     offsets = [0]

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import attrs
-from lsprotocol import types as lsp
 
 from lsp_server.protocol import TOOLHOST_SAVE_DOCUMENT, SaveDocumentParams
 from lsp_server.runtime.approvals.stale_diff import stale_refusal
@@ -191,6 +190,8 @@ class EditorDocuments:
     async def _apply(
         self, uri: str, document: TextDocument, current: TextFile, after: str, rel: str
     ) -> BufferVersion:
+        from lsprotocol import types as lsp  # only with an editor, which has it loaded
+
         assert isinstance(current.version, BufferVersion)
         units = document.position_codec.client_num_units
         # difflib over lines: off the event loop, a large file can take a while.

@@ -14,6 +14,7 @@ PERMISSION_USER_DENIED = "permission.user_denied"
 PERMISSION_RULE_DENIED = "permission.rule_denied"
 PERMISSION_UNATTENDED = "permission.unattended"
 PERMISSION_UNREADABLE_ANSWER = "permission.unreadable_answer"
+PERMISSION_FORM_NOT_SHOWN = "permission.form_not_shown"
 OUTSIDE_SCOPE = "workspace.outside_scope"
 SECRET_FILE = "workspace.secret_file"
 FS_NOT_OBSERVED = "FS_NOT_OBSERVED"
@@ -57,6 +58,7 @@ RESULT_NOT_FOUND = "result.not_found"
 SERVER_NOT_INITIALIZED = "server.not_initialized"
 ATTACH_LOST = "attach.lost"
 ATTACH_UNAVAILABLE = "attach.unavailable"
+ACP_AGENT_EXITED = "acp.agent_exited"
 
 
 class ToolError(Exception):

@@ -176,6 +176,7 @@ def call_record(state: CallState, result: CallResult) -> DidCallParams:
         read_only=state.tool.contract.read_only,
         arguments_digest=digest,
         written=[str(p) for p in state.written],
+        approved_by=verdict.approved_by if verdict else None,
     )
     return record
 

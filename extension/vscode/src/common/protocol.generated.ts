@@ -102,6 +102,7 @@ export interface CheckpointsResult {
 }
 
 export interface DidCallParams {
+  approvedBy?: string | null;
   argumentsDigest?: string;
   callId: string;
   code: string | null;

@@ -1,0 +1,290 @@
+"""`toolhost mcp` beside the official filesystem MCP server (Node,
+`@modelcontextprotocol/server-filesystem`, pinned by bench/npm/package-lock.json and
+installed by scripts/setup/65-bench-peers.sh), both driven by the same raw JSON-RPC client
+over stdio (bench/rawrpc.py, one JSON message per line), arms interleaved:
+
+- start -> initialize answered (median of --starts fresh processes),
+- the first tools/list and the first read after `notifications/initialized` in each of them
+  (sent at once, the way an agent does: initialize, initialized, tools/list, tools/call),
+- a 4 KiB read, --calls calls on one warm process per arm, p50 / p95.
+
+    .venv/bin/python bench/peers.py [--starts 10] [--calls 500] [--rounds 2] [--floor]
+        [--baseline DIR]
+
+Ratios are toolhost / filesystem server. toolhost runs as a user runs it: the venv's
+`toolhost mcp` entry point, `--attach auto` with no editor serving the workspace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.rawrpc import RawClient
+
+HERE = Path(__file__).resolve().parents[1]
+FILESYSTEM = HERE / ".tools/bench-peers/node_modules/@modelcontextprotocol/server-filesystem"
+# The SDK's own floor: its low-level server over its stdio transport, a tools/call handler
+# that answers the same 4 KiB text without doing anything (`--floor`).
+SDK_ECHO_SERVER = """
+import sys
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+TEXT = open(sys.argv[1], encoding="utf-8").read()
+TOOL = types.Tool(name="read_file", input_schema={"type": "object"})
+
+
+async def list_tools(ctx, params):
+    return types.ListToolsResult(tools=[TOOL])
+
+
+async def call_tool(ctx, params):
+    return {"content": [{"type": "text", "text": TEXT}], "isError": False}
+
+
+server = Server("echo", on_list_tools=list_tools, on_call_tool=call_tool)
+server.middleware = []
+
+
+async def main():
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+anyio.run(main)
+"""
+INITIALIZE = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "bench-peers", "version": "1"},
+}
+
+
+class Arm:
+    """One server: how to start it and how to ask it to read the file."""
+
+    def __init__(
+        self,
+        name: str,
+        command: list[str],
+        read: Callable[[Path], dict[str, Any]],
+        env: dict[str, str] | None = None,
+    ):
+        self.name = name
+        self.command = command
+        self.read = read
+        self.env = env or {}
+
+    def start(self, root: Path, env: dict[str, str]) -> RawClient:
+        merged = {**env, **self.env}
+        return RawClient(
+            self.command, framing="line", cwd=root, env=merged, stderr=subprocess.DEVNULL
+        )
+
+
+def toolhost_command(root: Path) -> list[str]:
+    script = Path(sys.executable).with_name("toolhost")
+    entry = [str(script)] if script.exists() else [sys.executable, "-m", "lsp_server.cli"]
+    return [*entry, "mcp", "--root", str(root)]
+
+
+def arms(root: Path, floor: bool, baseline: Path | None) -> list[Arm]:
+    node = shutil.which("node")
+    index = FILESYSTEM / "dist/index.js"
+    if node is None or not index.exists():
+        sys.exit(f"no filesystem server at {index}: run scripts/setup/65-bench-peers.sh")
+    target = root / "file.txt"
+    extra = []
+    if baseline is not None:  # another checkout's lsp_server, on the same venv
+        extra.append(
+            Arm(
+                "toolhost mcp (baseline)",
+                toolhost_command(root),
+                lambda _: {"name": "read_file", "arguments": {"path": "file.txt"}},
+                env={"PYTHONPATH": str(baseline.resolve())},
+            )
+        )
+    if floor:
+        script = root.parent / "sdk_echo_server.py"
+        script.write_text(SDK_ECHO_SERVER)
+        extra.append(
+            Arm(
+                "SDK echo server",
+                [sys.executable, str(script), str(target)],
+                lambda _: {"name": "read_file", "arguments": {"path": "file.txt"}},
+            )
+        )
+    return [
+        Arm(
+            "toolhost mcp",
+            toolhost_command(root),
+            lambda _: {"name": "read_file", "arguments": {"path": "file.txt"}},
+        ),
+        Arm(
+            "server-filesystem",
+            [node, str(index), str(root)],
+            lambda _: {"name": "read_text_file", "arguments": {"path": str(target)}},
+        ),
+        *extra,
+    ]
+
+
+def checked(result: Any) -> Any:
+    if not isinstance(result, dict) or result.get("isError"):
+        raise RuntimeError(f"the call failed: {result!r}"[:500])
+    return result
+
+
+def cold_start(arm: Arm, root: Path, env: dict[str, str], agent_delay: float) -> tuple[float, ...]:
+    """Spawn -> initialize answered; then, at once, tools/list (its own time and the time
+    from spawn) and the first read; in a second process, the first read sent `agent_delay`
+    after spawn (the earliest an agent's first model turn comes back with a call)."""
+    started = time.perf_counter()
+    client = arm.start(root, env)
+    try:
+        client.request("initialize", INITIALIZE)
+        initialized = time.perf_counter()
+        client.notify("notifications/initialized", {})
+        t0 = time.perf_counter()
+        tools = client.request("tools/list", {})
+        listed = time.perf_counter()
+        assert tools["tools"], tools
+        t1 = time.perf_counter()
+        checked(client.request("tools/call", arm.read(root)))
+        answered = time.perf_counter()
+        first = answered - t1
+    finally:
+        client.close()
+    started_late = time.perf_counter()
+    client = arm.start(root, env)
+    try:
+        client.request("initialize", INITIALIZE)
+        client.notify("notifications/initialized", {})
+        client.request("tools/list", {})
+        time.sleep(max(0.0, started_late + agent_delay - time.perf_counter()))
+        t1 = time.perf_counter()
+        checked(client.request("tools/call", arm.read(root)))
+        late = time.perf_counter() - t1
+    finally:
+        client.close()
+    return initialized - started, listed - t0, listed - started, first, late, answered - started
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--starts", type=int, default=10)
+    parser.add_argument("--calls", type=int, default=500)
+    parser.add_argument("--rounds", type=int, default=2, help="read blocks per arm, interleaved")
+    parser.add_argument(
+        "--agent-delay",
+        type=float,
+        default=1.0,
+        help="seconds from spawn to the later first read (Codex sends its first model "
+        "request 1.0-1.1 s after spawning its MCP servers)",
+    )
+    parser.add_argument(
+        "--floor", action="store_true", help="also the SDK's own floor (an echo server)"
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="a folder holding another version's lsp_server/ (e.g. `git archive main "
+        "lsp_server | tar -x -C DIR`): measured as a third arm, interleaved",
+    )
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="peers") as folder:
+        base = Path(folder)
+        root = base / "ws"
+        root.mkdir()
+        (root / ".git").mkdir()
+        line = "the quick brown fox jumps over the lazy dog, 0123456789 abcdefghij\n"
+        text = (line * (4096 // len(line) + 1))[:4095] + "\n"
+        (root / "file.txt").write_text(text)
+        (base / "run").mkdir(mode=0o700)
+        env = {
+            **os.environ,
+            "TOOLHOST_STATE_DIR": str(base / "state"),
+            "XDG_RUNTIME_DIR": str(base / "run"),  # no editor's toolhost to attach to
+            "XDG_CONFIG_HOME": str(base / "config"),
+        }
+        peers = arms(root, options.floor, options.baseline)
+        before = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+        print(f"load before: {before}", flush=True)
+        for arm in peers:  # page cache and the capability cache, not measured
+            cold_start(arm, root, env, options.agent_delay)
+        starts: dict[str, list[tuple[float, ...]]] = {a.name: [] for a in peers}
+        for n in range(options.starts):
+            for arm in peers if n % 2 == 0 else reversed(peers):
+                starts[arm.name].append(cold_start(arm, root, env, options.agent_delay))
+        reads: dict[str, list[float]] = {a.name: [] for a in peers}
+        clients = {}
+        for arm in peers:
+            client = arm.start(root, env)
+            client.request("initialize", INITIALIZE)
+            client.notify("notifications/initialized", {})
+            for _ in range(50):  # warm up
+                checked(client.request("tools/call", arm.read(root)))
+            clients[arm.name] = client
+        per_round = max(1, options.calls // options.rounds)
+        for n in range(options.rounds):
+            for arm in peers if n % 2 == 0 else reversed(peers):
+                client, params = clients[arm.name], arm.read(root)
+                for _ in range(per_round):
+                    t0 = time.perf_counter()
+                    checked(client.request("tools/call", params))
+                    reads[arm.name].append(time.perf_counter() - t0)
+        for client in clients.values():
+            client.close()
+        after = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+    names = [a.name for a in peers]
+    ours, theirs = names[0], names[1]
+
+    def median_of(name: str, column: int) -> float:
+        return statistics.median(s[column] for s in starts[name]) * 1000
+
+    rows = [
+        (f"start -> initialize answered (median of {options.starts})", 0),
+        ("first tools/list, sent at once after initialized", 1),
+        ("start -> tools/list answered", 2),
+        ("first read, sent at once after tools/list", 3),
+        ("start -> that first read answered", 5),
+        (f"first read, sent {options.agent_delay:g} s after start", 4),
+    ]
+    head = " | ".join(names)
+    print(f"\n| | {head} | ratio |\n|{' --- |' * (len(names) + 2)}")
+    for label, column in rows:
+        values = [median_of(name, column) for name in names]
+        cells = " | ".join(f"{v:.0f} ms" for v in values)
+        print(f"| {label} | {cells} | {values[0] / values[1]:.2f}x |")
+    p50 = {n: percentile(reads[n], 0.5) * 1000 for n in names}
+    p95 = {n: percentile(reads[n], 0.95) * 1000 for n in names}
+    cells = " | ".join(f"{p50[n]:.2f} / {p95[n]:.2f} ms" for n in names)
+    print(
+        f"| 4 KiB read x{len(reads[ours])}, p50 / p95 | {cells} "
+        f"| {p50[ours] / p50[theirs]:.2f}x / {p95[ours] / p95[theirs]:.2f}x |"
+    )
+    print(f"\nload after: {after}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""ACP's transport: JSON-RPC 2.0, one JSON message per line, over a pair of byte streams.
+
+A line that is not a JSON object, or one longer than LINE_LIMIT, is reported as `Malformed`
+(the reader skips it and goes on): one bad message never ends a connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+
+import attrs
+
+# Whole files travel inside messages (fs/write_text_file): allow big ones.
+LINE_LIMIT = 64 * 1024 * 1024
+_CHUNK = 256 * 1024
+_HEAD = 4096
+# The id of a request, found in the head of a message too long to parse.
+_ID = re.compile(r'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+# Server-defined: a refusal by toolhost (the message holds its code, cause and recovery).
+REFUSED = -32000
+# Server-defined: the agent behind the proxy is not there (any more).
+AGENT_GONE = -32001
+
+
+@attrs.frozen
+class Malformed:
+    """A line that is not a JSON-RPC message."""
+
+    reason: str
+    preview: str
+    request_id: Any = None
+    """The id of an overlong request, when its head showed one (so it can be answered)."""
+
+
+Message = dict[str, Any]
+
+
+def encode(message: Message) -> bytes:
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8", "surrogateescape") + b"\n"
+
+
+def parse(line: bytes) -> Message | Malformed:
+    preview = line[:120].decode("utf-8", "replace")
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        return Malformed(f"not JSON ({type(exc).__name__})", preview)
+    if not isinstance(value, dict):
+        return Malformed("not a JSON-RPC object (a batch or a bare value)", preview)
+    if value.get("jsonrpc") != "2.0":
+        return Malformed('no "jsonrpc": "2.0"', preview)
+    method = value.get("method")
+    if method is not None and not isinstance(method, str):
+        return Malformed('"method" is not a string', preview)
+    if method is None and "id" not in value:
+        return Malformed("neither a request, a notification nor a response", preview)
+    return value
+
+
+class LineReader:
+    """Lines of a stream, however long, without asyncio's 64 KiB readline limit."""
+
+    def __init__(self, reader: asyncio.StreamReader, limit: int = LINE_LIMIT) -> None:
+        self._reader = reader
+        self._limit = limit
+        self._buffer = bytearray()
+        self._eof = False
+        self._scanned = 0  # the buffer holds no newline before this offset
+        self._head = b""  # the start of the last overlong line
+
+    async def next(self) -> Message | Malformed | None:
+        """The next message; None at the end of the stream."""
+        while True:
+            line, overlong = await self._line()
+            if overlong:
+                head = self._head.decode("utf-8", "replace")
+                found = _ID.search(head)
+                request_id = json.loads(found.group(1)) if found else None
+                return Malformed(f"a message over {self._limit} bytes", head[:120], request_id)
+            if line is None:
+                return None
+            if line.strip():
+                return parse(line)
+
+    async def _line(self) -> tuple[bytes | None, bool]:
+        """The next line (None at the end) and whether it was over the limit (then dropped)."""
+        overlong = False
+        while True:
+            end = self._buffer.find(b"\n", self._scanned)
+            if end >= 0:
+                line = bytes(self._buffer[:end])
+                del self._buffer[: end + 1]
+                self._scanned = 0
+                if not overlong and len(line) > self._limit:
+                    self._head, overlong = line[:_HEAD], True
+                return (None if overlong else line), overlong
+            if len(self._buffer) > self._limit:
+                if not overlong:
+                    self._head = bytes(self._buffer[:_HEAD])
+                overlong = True  # read on to the end of this line, keep none of it
+                self._buffer.clear()
+            self._scanned = len(self._buffer)
+            if self._eof:
+                if not self._buffer and not overlong:
+                    return None, False
+                rest = bytes(self._buffer)
+                self._buffer.clear()
+                self._scanned = 0
+                return (None if overlong else rest), overlong
+            try:
+                chunk = await self._reader.read(_CHUNK)
+            except (ConnectionError, OSError):
+                chunk = b""
+            if not chunk:
+                self._eof = True
+            self._buffer += chunk
+
+
+def error_reply(request_id: Any, code: int, message: str, data: Any = None) -> Message:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def result_reply(request_id: Any, result: Any) -> Message:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}

@@ -1,0 +1,137 @@
+"""The runtimes of one `toolhost acp`: one per workspace root (an ACP session's `cwd`, or
+`--root` when the cwd lies inside it), each built by compose.build_runtime like every other
+face's, and which ACP session runs in which. A toolhost session has the ACP session's id.
+
+Each runtime also serves `toolhost mcp` over the attach socket (the MCP server toolhost adds
+to `session/new`), so the agent's MCP calls run in the same runtime, with the same
+observations, checkpoints and approvals as its fs/* and terminal/* requests."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from pathlib import Path
+
+import attrs
+
+from lsp_server import compose
+from lsp_server.acp.buffers import EditorBuffers
+from lsp_server.acp.permission import PermissionAsker
+from lsp_server.acp.read_window import acp_registry
+from lsp_server.config.layers import load_layers
+from lsp_server.dirs import Dirs
+from lsp_server.mcp.attach_records import UnsafeFolder
+from lsp_server.mcp.listener import AttachListener
+from lsp_server.runtime.dispatch import Runtime
+from lsp_server.runtime.lifecycle import Lifecycle
+
+log = logging.getLogger(__name__)
+
+
+@attrs.define(eq=False)
+class Served:
+    root: Path
+    runtime: Runtime
+    lifecycle: Lifecycle
+    attach: AttachListener
+    buffers: EditorBuffers | None
+    """The editor's own fs/*, when it declared them."""
+    sessions: list[str] = attrs.Factory(list)
+    """ACP sessions in this runtime, oldest first."""
+
+
+async def _ready() -> None:
+    return None
+
+
+class Workspaces:
+    def __init__(self, dirs: Dirs, root: Path | None, asker: PermissionAsker) -> None:
+        self.dirs = dirs
+        self.root = root
+        self.asker = asker
+        self._by_root: dict[Path, Served] = {}
+        self._by_session: dict[str, Served] = {}
+        self.problems: list[str] = []
+        self.editor_fs: tuple[bool, bool] = (False, False)
+        """What the editor declared: fs.readTextFile, fs.writeTextFile (set at initialize)."""
+
+    def root_for(self, cwd: Path) -> Path:
+        if self.root is not None and (cwd == self.root or self.root in cwd.parents):
+            return self.root
+        return cwd
+
+    async def for_cwd(self, cwd: Path) -> Served:
+        """The runtime serving `cwd` (built on first use)."""
+        root = self.root_for(cwd)
+        served = self._by_root.get(root)
+        if served is None:
+            served = await self._build(root)
+            self._by_root[root] = served
+        return served
+
+    def bind(self, session_id: str, served: Served) -> None:
+        if session_id not in served.sessions:
+            served.sessions.append(session_id)
+        self._by_session[session_id] = served
+
+    def current_text(self, path: Path) -> str | None:
+        """A file's text as the editor has it (an unsaved buffer), else None."""
+        for served in self._by_root.values():
+            buffer = served.buffers.open_document(path) if served.buffers else None
+            if buffer is not None:
+                return buffer.text
+        return None
+
+    def of_session(self, session_id: str) -> Served | None:
+        return self._by_session.get(session_id)
+
+    def acp_session(self, toolhost_session: str) -> str | None:
+        """The ACP session a prompt of this toolhost session goes to: its own, or (for an
+        attached MCP session) the newest ACP session of the same runtime."""
+        if toolhost_session in self._by_session:
+            return toolhost_session
+        for served in self._by_root.values():
+            if served.sessions and toolhost_session.startswith("mcp:"):
+                return served.sessions[-1]
+        return None
+
+    async def _build(self, root: Path) -> Served:
+        loaded = load_layers(None, [root], self.dirs)
+        for problem in loaded.problems + loaded.notices:
+            log.warning("configuration: %s", problem)
+        listener = AttachListener(self.dirs.attach_folder, _ready)
+        reads, writes = self.editor_fs
+        buffers = EditorBuffers(self.asker.editor, reads, writes) if reads else None
+        runtime, lifecycle = compose.build_runtime(
+            [root],
+            loaded.config,
+            dirs=self.dirs,
+            asker=self.asker,
+            problems=self.problems,
+            registry=acp_registry(),
+            progress_sender=listener.progress_router(lambda token, value: None),
+            documents=buffers,
+        )
+        listener.bind(runtime)
+        try:
+            await listener.start()
+        except (OSError, UnsafeFolder) as exc:
+            log.warning("MCP attach is off for %s: %s", root, exc)
+        else:
+            lifecycle.kill_hooks.append(listener.remove_now)
+            lifecycle.shutdown_hooks.insert(0, listener.close)
+        log.info("runtime for %s", root)
+        return Served(root, runtime, lifecycle, listener, buffers)
+
+    async def close(self) -> None:
+        for served in self._by_root.values():
+            with contextlib.suppress(Exception):
+                await served.lifecycle.shutdown()
+        self._by_root.clear()
+        self._by_session.clear()
+
+    def kill_now(self) -> None:
+        for served in self._by_root.values():
+            for hook in served.lifecycle.kill_hooks:
+                with contextlib.suppress(Exception):
+                    hook()

@@ -1,0 +1,394 @@
+"""`toolhost mcp` before the MCP SDK is loaded: the standard library only.
+
+Importing the SDK (pydantic models of two protocol revisions, starlette) takes longer than
+the official filesystem server needs to answer `initialize`. So the front claims stdin and
+stdout, starts importing the SDK and toolhost's MCP server in a thread, and answers a
+well-formed `initialize` of the handshake revisions itself, with the answer the SDK gives
+(tests/mcp/test_front.py compares the two for every revision), then a plain tools/list
+from the SDK's answer of the last start (ListingCache), while the SDK loads. Everything it
+read is then handed to the SDK in order, the requests it answered included, so that the
+SDK's session knows the client; the SDK's own answers to them are not sent again
+(mcp/stdio_streams.py). Anything else (the stateless 2026-07-28 revision, an odd `initialize`,
+stdin or stdout that is not a pipe) waits for the SDK and gets its answer, as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import hashlib
+import importlib
+import importlib.util
+import json
+import logging
+import os
+import select
+import stat
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from lsp_server import __version__
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "toolhost"
+INSTRUCTIONS = (
+    "toolhost: file, search, shell and code tools with stale-write protection. Read a file "
+    "before editing it; a truncated result names the use_capability call that pages it."
+)
+CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": False}}
+# The SDK's HANDSHAKE_PROTOCOL_VERSIONS (mcp_types.version), oldest first: the revisions
+# that open with `initialize`. The newest is the counter-offer to any other version.
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+# The SDK's own transport reads a line of any length; so does the front (a cap would turn a
+# big write_file into a parse error that it was not before).
+LINE_LIMIT = sys.maxsize
+SERVER_MODULE = "lsp_server.mcp.server"
+
+
+def initialize_answer(message: Any) -> dict[str, Any] | None:
+    """The SDK's answer to this `initialize` request, or None when the SDK must answer it
+    (not an `initialize`, or anything in it the SDK might refuse)."""
+    if not isinstance(message, dict) or message.get("method") != "initialize":
+        return None
+    message_id = message.get("id")
+    if message.get("jsonrpc") != "2.0" or not _plain_id(message_id):
+        return None
+    params = message.get("params")
+    if not isinstance(params, dict) or not set(params) <= {
+        "protocolVersion",
+        "capabilities",
+        "clientInfo",
+    }:
+        return None
+    requested = params.get("protocolVersion")
+    if not isinstance(requested, str) or not _plain_capabilities(params.get("capabilities")):
+        return None
+    info = params.get("clientInfo")
+    if not isinstance(info, dict) or not set(info) <= {"name", "version", "title"}:
+        return None
+    if not all(isinstance(info.get(key), str) for key in ("name", "version")):
+        return None
+    if not isinstance(info.get("title", ""), str):
+        return None
+    version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
+    return {
+        "jsonrpc": "2.0",
+        "id": message_id,
+        "result": {
+            "capabilities": CAPABILITIES,
+            "instructions": INSTRUCTIONS,
+            "protocolVersion": version,
+            "serverInfo": {"name": SERVER_NAME, "version": __version__},
+        },
+    }
+
+
+def _plain_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _plain_capabilities(value: Any) -> bool:
+    """Client capabilities of plain objects whose members are flags or objects."""
+    if not isinstance(value, dict):
+        return False
+    for member in value.values():
+        if not isinstance(member, dict):
+            return False
+        if not all(isinstance(inner, bool | dict) for inner in member.values()):
+            return False
+    return True
+
+
+def find_root(start: Path) -> Path:
+    """The nearest folder at or above `start` holding .git or .toolhost.toml, else `start`."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists() or (folder / ".toolhost.toml").exists():
+            return folder
+    return start
+
+
+class Pipes:
+    """The client's stdin, read on the event loop (no thread hop per line), and stdout,
+    written from a worker thread: the loop sleeps while an answer goes out, and on a loaded
+    2-core machine the scheduler then wakes it promptly for the next request (written on the
+    loop, the server rarely slept between calls and waited its turn like a CPU-bound task:
+    docs/BENCHMARKS.md). While they are served, fd 0 reads the null device and fd 1 writes
+    to stderr, so that nothing else in the process (or a child) reads or writes the wire."""
+
+    def __init__(self, reader: asyncio.StreamReader, out_fd: int) -> None:
+        self.reader = reader
+        self.out_fd = out_fd
+        self.pending: list[bytes] = []
+        """Lines the front read before the SDK was loaded, oldest first (b"": end of input)."""
+        self.answered: list[Any] = []
+        """Ids of the requests the front answered; the SDK's answers to them are dropped."""
+        self.remember_listing: Callable[[dict[str, Any]], None] | None = None
+        """Keeps the SDK's tools/list answer for the next start (ListingCache.store)."""
+        self._reading: asyncio.Future[bytes] | None = None
+
+    def next_line(self) -> asyncio.Future[bytes]:
+        """The read of the next line, started once and shared until it is taken."""
+        if self._reading is None:
+            self._reading = asyncio.ensure_future(self._read_line())
+        return self._reading
+
+    async def read_line(self) -> bytes:
+        """The next line; b"" at end of input."""
+        line = await self.next_line()
+        self._reading = None
+        return line
+
+    async def _read_line(self) -> bytes:
+        """A line over LINE_LIMIT (none in practice) is read to its end and returned cut, so
+        the SDK answers it as a parse error."""
+        try:
+            return await self.reader.readline()
+        except ValueError:  # over the limit: the reader dropped what it had
+            while not (rest := await self.reader.readline()).endswith(b"\n") and rest:
+                pass
+            return b"{\n"
+
+    def write_message(self, message: dict[str, Any]) -> None:
+        """The front's own answers, before the SDK runs."""
+        _write_all(self.out_fd, json.dumps(message, separators=(",", ":")).encode() + b"\n")
+
+    async def send(self, data: bytes) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, _write_all, self.out_fd, data)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """All of `data`, waiting while the pipe is full (the description may be non-blocking
+    when stdin and stdout are one socket)."""
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+        except BlockingIOError:
+            select.select([], [fd], [])
+
+
+class ListingCache:
+    """The SDK's tools/list answer of the last start, per protocol revision and surface, in
+    the state folder, under a key of toolhost's and the SDK's source files (path, size,
+    mtime): any change to a tool or to the SDK makes a new key. A cache that cannot be read
+    or written is not used."""
+
+    FILE_NAME = "mcp-tools-list.json"
+
+    def __init__(self, state: Path, key: str) -> None:
+        self.path = state / self.FILE_NAME
+        self.key = key
+
+    @classmethod
+    def of(cls, version: str, surface: str) -> ListingCache:
+        from lsp_server.dirs import Dirs  # attrs: after the initialize answer
+
+        digest = hashlib.sha256(f"{__version__}\n{version}\n{surface}\n".encode())
+        for name, every_file in (("lsp_server", True), ("mcp", False), ("mcp_types", False)):
+            spec = importlib.util.find_spec(name)  # finds, does not import
+            for folder in (spec.submodule_search_locations or []) if spec else []:
+                # toolhost: every module (a tool's schema may change anywhere); the SDK: an
+                # upgrade rewrites its __init__.py
+                for path in _modules(folder) if every_file else [f"{folder}/__init__.py"]:
+                    with contextlib.suppress(OSError):
+                        info = os.stat(path)  # noqa: PTH116 (pathlib costs 2x here)
+                        digest.update(f"{path}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+        return cls(Dirs.from_environment().state, digest.hexdigest())
+
+    def load(self) -> dict[str, Any] | None:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        value = data.get(self.key) if isinstance(data, dict) else None
+        return value if isinstance(value, dict) else None
+
+    def store(self, result: dict[str, Any]) -> None:
+        temporary = self.path.with_name(f".{self.FILE_NAME}.{os.getpid()}")
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            temporary.write_text(json.dumps({self.key: result}), "utf-8")
+            temporary.replace(self.path)  # atomic: a concurrent start never reads half
+
+
+def _is_stream(fd: int) -> bool:
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+@contextlib.asynccontextmanager
+async def claim_stdio() -> Any:
+    """Pipes over private duplicates of fd 0 and 1, or None when either is not a pipe or a
+    socket (a file or a terminal: the SDK's own transport serves it, as before)."""
+    if not (_is_stream(0) and _is_stream(1)):
+        yield None
+        return
+    loop = asyncio.get_running_loop()
+    private_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    private_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    stdin = os.fdopen(private_in, "rb", buffering=0, closefd=False)
+    try:
+        reader = asyncio.StreamReader(limit=LINE_LIMIT)
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), stdin
+        )
+        try:
+            yield Pipes(reader, private_out)
+        finally:
+            transport.close()
+    finally:
+        os.dup2(private_in, 0)
+        os.dup2(private_out, 1)
+
+
+class Loader:
+    """Imports toolhost's MCP server (and with it the SDK) in a thread, from process start."""
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self._module: ModuleType | None = None
+        self._error: BaseException | None = None
+        threading.Thread(target=self._load, name="toolhost-mcp-import", daemon=True).start()
+
+    def _load(self) -> None:
+        try:
+            self._module = importlib.import_module(SERVER_MODULE)
+        except BaseException as exc:  # re-raised on the loop, where the process ends
+            self._error = exc
+        self._done.set()
+
+    async def module(self) -> ModuleType:
+        if not self._done.is_set():
+            await asyncio.to_thread(self._done.wait)
+        if self._error is not None:
+            raise self._error
+        assert self._module is not None
+        return self._module
+
+
+async def serve(
+    loader: Loader,
+    root: Path,
+    surface: str,
+    session: str,
+    attach: str,
+    approvals: str | None = None,
+) -> None:
+    async with claim_stdio() as pipes:
+        if pipes is None:
+            server = await loader.module()
+            await server.serve(root, surface, session, attach, approvals)
+            return
+        first = await pipes.read_line()
+        pipes.pending.append(first)
+        answer = initialize_answer(_parsed(first))
+        if answer is not None:
+            pipes.write_message(answer)
+            pipes.answered.append(answer["id"])
+            cache = ListingCache.of(answer["result"]["protocolVersion"], surface)
+            listing = cache.load()
+            if listing is None:
+                pipes.remember_listing = cache.store
+            await _answer_while_loading(pipes, loader, listing)
+        server = await loader.module()
+        await server.serve_pipes(pipes, root, surface, session, attach, approvals)
+
+
+async def _answer_while_loading(
+    pipes: Pipes, loader: Loader, listing: dict[str, Any] | None
+) -> None:
+    """Until the SDK is loaded: `notifications/initialized` waits for it, a plain tools/list
+    is answered from the cache; anything else (or the end of input) waits with the rest."""
+    loading: asyncio.Future[Any] = asyncio.ensure_future(loader.module())
+    while not loading.done() and pipes.pending[-1]:
+        reading: asyncio.Future[Any] = pipes.next_line()
+        await asyncio.wait({reading, loading}, return_when=asyncio.FIRST_COMPLETED)
+        if not reading.done():
+            break
+        line = await pipes.read_line()
+        pipes.pending.append(line)
+        message = _parsed(line)
+        if _is_initialized(message):
+            continue
+        if listing is None or not _plain_listing_request(message):
+            break
+        pipes.write_message({"jsonrpc": "2.0", "id": message["id"], "result": listing})
+        pipes.answered.append(message["id"])
+    with contextlib.suppress(BaseException):
+        await loading  # an import error is raised again by the caller's loader.module()
+
+
+def _modules(folder: str) -> list[str]:
+    found = []
+    for parent, folders, files in os.walk(folder):
+        folders[:] = sorted(f for f in folders if f != "__pycache__")
+        found += [f"{parent}/{name}" for name in sorted(files) if name.endswith(".py")]
+    return found
+
+
+def _is_initialized(message: Any) -> bool:
+    return (
+        isinstance(message, dict)
+        and set(message) <= {"jsonrpc", "method", "params"}
+        and message.get("jsonrpc") == "2.0"
+        and message.get("method") == "notifications/initialized"
+        and message.get("params") in (None, {})
+    )
+
+
+def _parsed(line: bytes) -> Any:
+    try:
+        return json.loads(line) if line else None
+    except ValueError:
+        return None
+
+
+def _plain_listing_request(message: Any) -> bool:
+    return (
+        isinstance(message, dict)
+        and set(message) <= {"jsonrpc", "id", "method", "params"}
+        and message.get("jsonrpc") == "2.0"
+        and message.get("method") == "tools/list"
+        and _plain_id(message.get("id"))
+        and message.get("params") in (None, {})
+    )
+
+
+def main(
+    root: Path | None,
+    surface: str,
+    session: str,
+    attach: str,
+    http: str | None = None,
+    approvals: str | None = None,
+) -> int:
+    loader = Loader() if http is None else None  # first: the import runs while the rest starts
+    logging.basicConfig(
+        level=os.environ.get("TOOLHOST_LOG", "WARNING").upper(),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    resolved = (root or find_root(Path.cwd())).resolve()
+    if not resolved.is_dir():
+        print(f"toolhost mcp: --root {resolved} is not a folder", file=sys.stderr)
+        return 2
+    if loader is None:  # --http: no stdio to answer early
+        from lsp_server.mcp import http_serve
+
+        return http_serve.main(resolved, surface, session, attach, http, approvals)  # type: ignore[arg-type]
+    with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
+        asyncio.run(serve(loader, resolved, surface, session, attach, approvals))
+    return 0

@@ -1,0 +1,100 @@
+"""The SDK's read and write streams over the front's pipes (mcp/front.py).
+
+The same messages as the SDK's `stdio_server` (each line validated by
+`jsonrpc_message_adapter`, each answer dumped by alias without unset fields, one per
+line), read on the event loop and written by one worker-thread hop per answer: the SDK's
+transport hops to a worker thread for every line read, every write and every flush. The
+lines the front read before the SDK was loaded come first; the SDK's answers to the
+requests the front already answered are dropped, and its first answer to a plain
+tools/list is kept for the next start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.shared._context_streams import create_context_streams
+from mcp.shared.message import SessionMessage
+
+from lsp_server.mcp.front import Pipes
+
+log = logging.getLogger(__name__)
+
+
+@contextlib.asynccontextmanager
+async def pipe_streams(pipes: Pipes) -> AsyncIterator[tuple[Any, Any]]:
+    read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
+    write_stream, write_reader = create_context_streams[SessionMessage](0)
+    listings: list[Any] = []  # ids of plain tools/list requests, while one is to be kept
+
+    async def deliver(line: bytes) -> None:
+        text = line.decode("utf-8", "replace")
+        if not text.strip():
+            return
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+        except Exception as exc:
+            await read_writer.send(exc)
+            return
+        if (
+            pipes.remember_listing is not None
+            and isinstance(message, types.JSONRPCRequest)
+            and message.method == "tools/list"
+            and not message.params
+        ):
+            listings.append(message.id)
+        await read_writer.send(SessionMessage(message))
+
+    async def read_lines() -> None:
+        try:
+            async with read_writer:
+                pending, pipes.pending = pipes.pending, []
+                for line in pending:
+                    if not line:
+                        return
+                    await deliver(line)
+                while line := await pipes.read_line():
+                    await deliver(line)
+        except anyio.ClosedResourceError:
+            await anyio.lowlevel.checkpoint()
+
+    async def write_lines() -> None:
+        try:
+            async with write_reader:
+                async for session_message in write_reader:
+                    message = session_message.message
+                    if _answered(message, pipes.answered):
+                        if isinstance(message, types.JSONRPCError):
+                            log.warning("the SDK refused a request the front answered")
+                        continue
+                    dumped = message.model_dump_json(by_alias=True, exclude_unset=True)
+                    keep = pipes.remember_listing is not None and _answered(message, listings)
+                    if keep and pipes.remember_listing is not None:
+                        if isinstance(message, types.JSONRPCResponse):
+                            pipes.remember_listing(json.loads(dumped)["result"])
+                        pipes.remember_listing = None
+                    await pipes.send(dumped.encode("utf-8") + b"\n")
+        except (anyio.ClosedResourceError, ConnectionError):
+            await anyio.lowlevel.checkpoint()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(read_lines)
+        group.start_soon(write_lines)
+        yield read_stream, write_stream
+
+
+def _answered(message: Any, ids: list[Any]) -> bool:
+    """A response to one of `ids`, which is then taken off the list."""
+    if not isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+        return False
+    for index, known in enumerate(ids):
+        if message.id == known and type(message.id) is type(known):
+            del ids[index]
+            return True
+    return False
