@@ -26,34 +26,8 @@ SCAN_LIMIT = 50_000  # folder entries looked at before giving up (and refusing)
 def names_of(root: Path, st: os.stat_result, limit: int = SCAN_LIMIT) -> list[Path] | None:
     """Every name of the file `st` under `root`, or None when the scan hit its limit first.
     Symlinks are not followed; the scan stops as soon as all st_nlink names are found."""
-    found: list[Path] = []
-    seen = 0
-    pending = [root]
-    while pending:
-        folder = pending.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            seen += 1
-            if seen > limit:
-                return None
-            if entry.is_dir(follow_symlinks=False):
-                pending.append(Path(entry.path))
-            elif entry.inode() == st.st_ino and _same_file(entry, st):
-                found.append(Path(entry.path))
-                if len(found) == st.st_nlink:
-                    return found
-    return found
-
-
-def _same_file(entry: os.DirEntry[str], st: os.stat_result) -> bool:
-    try:
-        other = entry.stat(follow_symlinks=False)
-    except OSError:
-        return False
-    return (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino)
+    found = names_of_many(root, [st], limit)
+    return None if found is None else found[(st.st_dev, st.st_ino)]
 
 
 def require_all_inside(workspace: Workspace, root: Path, path: Path, st: os.stat_result) -> None:
@@ -123,4 +97,6 @@ def names_of_many(
                 if key in found:
                     found[key].append(Path(entry.path))
                     missing -= 1
+                    if missing == 0:
+                        return found
     return found
