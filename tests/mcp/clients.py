@@ -104,10 +104,8 @@ class RawMcp:
         await self.process.wait()
 
 
-async def raw_mcp(
-    root: Path, capabilities: dict[str, Any], name: str, env: dict[str, str] | None = None
-) -> RawMcp:
-    """`toolhost mcp --attach never` on `root`, initialized (revision 2025-11-25)."""
+async def spawn_mcp(root: Path, env: dict[str, str] | None = None) -> RawMcp:
+    """`toolhost mcp --attach never` on `root`, not yet initialized."""
     process = await asyncio.create_subprocess_exec(
         *toolhost_command(),
         "mcp",
@@ -121,7 +119,14 @@ async def raw_mcp(
         limit=64 * 1024 * 1024,
         env={**os.environ, **(env or {})},
     )
-    client = RawMcp(process)
+    return RawMcp(process)
+
+
+async def raw_mcp(
+    root: Path, capabilities: dict[str, Any], name: str, env: dict[str, str] | None = None
+) -> RawMcp:
+    """`toolhost mcp --attach never` on `root`, initialized (revision 2025-11-25)."""
+    client = await spawn_mcp(root, env)
     init = await client.request(
         "initialize",
         {

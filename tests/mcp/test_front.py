@@ -4,9 +4,7 @@ still sees every message in order, and anything odd is left to the SDK."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +18,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from lsp_server.mcp import front
 from lsp_server.mcp.server import Backend, build_server
-from tests.mcp.clients import RawMcp, toolhost_command
+from tests.mcp.clients import spawn_mcp
 
 CLIENT_INFO = {"name": "front-test", "version": "2.0"}
 CAPABILITIES: list[dict[str, Any]] = [
@@ -116,28 +114,12 @@ def test_the_front_imports_the_standard_library_only() -> None:
     ]
 
 
-async def start(root: Path) -> RawMcp:
-    process = await asyncio.create_subprocess_exec(
-        *toolhost_command(),
-        "mcp",
-        "--root",
-        str(root),
-        "--attach",
-        "never",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        env=dict(os.environ),
-    )
-    return RawMcp(process)
-
-
 async def test_pipelined_messages_reach_the_sdk_in_order_with_one_initialize_answer(
     ws: Path,
 ) -> None:
     """initialize, initialized, tools/list and a call in one write, before the SDK is up:
     one answer each, in order, and the SDK knows the client (its name reaches the runtime)."""
-    client = await start(ws)
+    client = await spawn_mcp(ws)
     try:
         messages = [
             initialize("2025-06-18", {}, 1),
@@ -164,7 +146,7 @@ async def test_pipelined_messages_reach_the_sdk_in_order_with_one_initialize_ans
 
 
 async def test_an_odd_initialize_gets_the_sdks_own_answer(ws: Path) -> None:
-    client = await start(ws)
+    client = await spawn_mcp(ws)
     try:
         message = initialize("2025-11-25", {})
         del message["params"]["clientInfo"]
@@ -225,7 +207,7 @@ def test_the_local_runtime_does_not_import_lsprotocol() -> None:
 
 async def _listing_of_a_fresh_start(root: Path, version: str) -> tuple[dict[str, Any], ...]:
     """initialize, initialized and tools/list in one write, then a ping: the answers."""
-    client = await start(root)
+    client = await spawn_mcp(root)
     try:
         messages = [
             initialize(version, {}, 1),
@@ -267,7 +249,7 @@ async def test_the_front_answers_tools_list_from_its_cache(ws: Path) -> None:
 
 async def test_a_large_message_is_read_whole(ws: Path) -> None:
     """The front reads lines of any length, as the SDK's transport did (70 MiB here)."""
-    client = await start(ws)
+    client = await spawn_mcp(ws)
     try:
         await client.send(initialize("2025-11-25", {}))
         assert (await client.next_message())["id"] == 1
