@@ -19,19 +19,16 @@ import re
 import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.mcp_latency import INITIALIZE, time_calls
+
 TOOLHOST = [sys.executable, "-m", "lsp_server.cli"]
-INITIALIZE = {
-    "protocolVersion": "2025-11-25",
-    "capabilities": {},
-    "clientInfo": {"name": "bench", "version": "1"},
-}
 READ = {"name": "read_file", "arguments": {"path": "data.txt"}}
 SERVING = re.compile(rb"at (http://127\.0\.0\.1:\d+/mcp); bearer token in (.+)$")
 
@@ -88,17 +85,6 @@ class HttpArm:
 
 def read_token(path: str) -> str:
     return Path(path).read_text().strip()
-
-
-async def time_calls(call: Callable[[], Awaitable[None]], calls: int) -> list[float]:
-    for _ in range(50):  # warm up
-        await call()
-    samples = []
-    for _ in range(calls):
-        started = time.perf_counter()
-        await call()
-        samples.append(time.perf_counter() - started)
-    return samples
 
 
 def summary(samples: list[float]) -> str:
