@@ -65,9 +65,19 @@ def _walk(root: Path, folder: str, skip: frozenset[str]) -> Iterable[str]:
             yield f"{base}/{name}"
 
 
-def ignored_candidates(repo: ShadowRepo, skip: frozenset[str]) -> list[str]:
-    """Ignored files that are not in the shadow index yet (regenerable folders left out)."""
-    raw = repo.git("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+def ignored_candidates(
+    repo: ShadowRepo, skip: frozenset[str], paths: Sequence[str] | None = None
+) -> list[str]:
+    """Ignored files that are not in the shadow index yet (regenerable folders left out);
+    only those at or below `paths` when given."""
+    command = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
+    if paths is not None:
+        present = [p for p in paths if os.path.lexists(repo.work_tree / p)]
+        if not present:
+            return []
+        raw = repo.git("--literal-pathspecs", *command, "--", *present)
+    else:
+        raw = repo.git(*command)
     found: list[str] = []
     for entry in dict.fromkeys(raw.decode("utf-8", "surrogateescape").split("\0")):
         if not entry or _skipped(entry, skip):
@@ -105,8 +115,11 @@ class IgnoredFiles:
         """path -> [size, mtime_ns, inode, why] of ignored files no snapshot holds."""
         return _load(self._left_out_file)
 
-    def record(self) -> None:
-        """Add new ignored files to the shadow index, within the budget (after add -A)."""
+    def record(self, created: Iterable[str] | None = None) -> None:
+        """Add new ignored files to the shadow index, within the budget (before add -A).
+        With `created` (the names made since the last record, watcher.py), only those and
+        the files left out last time are candidates: any other ignored file that is not in
+        the index was left out last time, so the outcome is the full scan's."""
         recorded: dict[str, int] = {
             path: size
             for path, size in _load_any(self._recorded_file).items()
@@ -115,7 +128,12 @@ class IgnoredFiles:
         used = sum(recorded.values())
         left_out: dict[str, list[int | str]] = {}
         stats = []
-        for path in ignored_candidates(self.repo, self.skip):
+        if created is None:
+            candidates = ignored_candidates(self.repo, self.skip)
+        else:
+            paths = sorted(set(created))
+            candidates = [*ignored_candidates(self.repo, self.skip, paths), *self.left_out()]
+        for path in dict.fromkeys(candidates):
             st = _stat(self.repo.work_tree / path)
             if st is not None:
                 stats.append((st[0], path, st))

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from lsp_server.checkpoints import objects
-from lsp_server.checkpoints.tree_changes import Entry, TreeChange, parse_raw_diff
+from lsp_server.checkpoints.tree_changes import Entry, TreeChange, diff_loose, parse_raw_diff
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 POINTER_PREFIX = b"toolhost checkpoint: file not stored"
@@ -65,6 +65,10 @@ _CONFIG = """\
 
 class ShadowError(Exception):
     """git failed in the shadow repository (the message is git's)."""
+
+
+def _names(paths: Iterable[str]) -> bytes:
+    return "".join(f"{path}\0" for path in paths).encode("utf-8", "surrogateescape")
 
 
 def pointer_blob(size: int, oid: str) -> bytes:
@@ -154,6 +158,7 @@ class ShadowRepo:
         if not target.exists() or target.read_text("utf-8", "replace") != text:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text)
+            self._last = None  # what is ignored changed: the next snapshot scans it all
 
     # -- snapshots ---------------------------------------------------------------------
 
@@ -163,6 +168,9 @@ class ShadowRepo:
         # --ignore-errors: an unreadable file or an embedded repository without commits
         # must not stop the rest from being recorded.
         self.git("add", "-A", "--ignore-errors", "--", ".", ok=(0, 1))
+        return self._write_snapshot()
+
+    def _write_snapshot(self) -> str:
         signature = self._index_signature()
         if self._last is not None and self._last[0] == signature:
             return self._last[1]
@@ -175,6 +183,34 @@ class ShadowRepo:
         self._last = (self._index_signature(), tree)
         self._last_diff = (previous, tree, changes)
         return tree
+
+    def current(self) -> str | None:
+        """The tree of the last snapshot while the index is still as it left it (nothing
+        else wrote it since): the base an incremental snapshot may add to."""
+        if self._last is None or self._last[0] != self._index_signature():
+            return None
+        return self._last[1]
+
+    def snapshot_paths(self, paths: Iterable[str]) -> str:
+        """Like `snapshot`, looking only at `paths` (a folder: all below it); every other
+        file must be as the last snapshot saw it (`current` is not None)."""
+        assert self._last is not None
+        self._refresh_large()
+        present: list[str] = []
+        gone: list[str] = []
+        for path in sorted(paths):
+            (present if os.path.lexists(self.work_tree / path) else gone).append(path)
+        if gone:  # deleted, or made and removed again: --ignore-unmatch
+            self.git(
+                "--literal-pathspecs", "rm", "-r", "-q", "--cached", "--ignore-unmatch",
+                "--pathspec-from-file=-", "--pathspec-file-nul", data=_names(gone),
+            )  # fmt: skip
+        if present:
+            self.git(
+                "--literal-pathspecs", "add", "-A", "--ignore-errors",
+                "--pathspec-from-file=-", "--pathspec-file-nul", data=_names(present), ok=(0, 1),
+            )  # fmt: skip
+        return self._write_snapshot()
 
     def _index_signature(self) -> tuple[int, int, int]:
         try:
@@ -272,6 +308,9 @@ class ShadowRepo:
             return []
         if self._last_diff is not None and self._last_diff[:2] == (old_tree, new_tree):
             return self._last_diff[2]  # the snapshot just computed it
+        in_process = diff_loose(self.git_dir, old_tree, new_tree)
+        if in_process is not None:
+            return in_process
         raw = self.git("diff-tree", "-r", "-z", "-M", "--raw", "--no-commit-id", old_tree, new_tree)
         return parse_raw_diff(raw)
 

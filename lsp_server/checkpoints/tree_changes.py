@@ -1,7 +1,13 @@
-"""Files as a snapshot holds them, and what differs between two snapshots (git diff-tree
---raw -z -M, parsed)."""
+"""Files as a snapshot holds them, and what differs between two snapshots: git diff-tree
+--raw -z -M parsed, or the same read in-process from loose tree objects when that is sure
+to give git's answer (`diff_loose`: a snapshot's new trees are loose, so a small change
+needs no git process)."""
 
 from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
 
 import attrs
 
@@ -53,3 +59,85 @@ def parse_raw_diff(raw: bytes) -> list[TreeChange]:
             continue
         changes.append(TreeChange(kind, path, old, new, source))
     return changes
+
+
+TREE_MODE = 0o040000
+
+
+class NotLoose(Exception):
+    """A tree the in-process diff needs is packed (or missing): git must diff."""
+
+
+def _read_tree(git_dir: Path, oid: str) -> dict[bytes, tuple[int, str]]:
+    """name -> (mode, oid) of a loose tree object."""
+    try:
+        raw = zlib.decompress((git_dir / "objects" / oid[:2] / oid[2:]).read_bytes())
+    except (OSError, zlib.error) as exc:
+        raise NotLoose(oid) from exc
+    header, _, body = raw.partition(b"\0")
+    if not header.startswith(b"tree "):
+        raise NotLoose(oid)
+    entries: dict[bytes, tuple[int, str]] = {}
+    offset = 0
+    while offset < len(body):
+        space = body.index(b" ", offset)
+        nul = body.index(b"\0", space)
+        mode = int(body[offset:space], 8)
+        entries[body[space + 1 : nul]] = (mode, body[nul + 1 : nul + 21].hex())
+        offset = nul + 21
+    return entries
+
+
+def _leaves(git_dir: Path, oid: str, prefix: bytes) -> Iterator[tuple[bytes, Entry]]:
+    for name, (mode, child) in _read_tree(git_dir, oid).items():
+        if mode == TREE_MODE:
+            yield from _leaves(git_dir, child, prefix + name + b"/")
+        else:
+            yield prefix + name, Entry(child, mode)
+
+
+def _walk(
+    git_dir: Path, old: str, new: str, prefix: bytes, out: list[tuple[bytes, TreeChange]]
+) -> None:
+    before, after = _read_tree(git_dir, old), _read_tree(git_dir, new)
+    for name in before.keys() | after.keys():
+        was, now = before.get(name), after.get(name)
+        if was == now:
+            continue
+        path = prefix + name
+        if was is not None and now is not None and was[0] == now[0] == TREE_MODE:
+            _walk(git_dir, was[1], now[1], path + b"/", out)
+            continue
+        for side, state in (("D", was), ("A", now)):
+            if state is not None and state[0] == TREE_MODE:
+                for leaf, entry in _leaves(git_dir, state[1], path + b"/"):
+                    old_entry, new_entry = (entry, None) if side == "D" else (None, entry)
+                    out.append((leaf, TreeChange(side, _text(leaf), old_entry, new_entry)))
+        if was is not None and now is not None and TREE_MODE not in (was[0], now[0]):
+            if was[0] >> 12 != now[0] >> 12:
+                raise NotLoose("a type change: git names it")
+            old_entry, new_entry = Entry(was[1], was[0]), Entry(now[1], now[0])
+            out.append((path, TreeChange("M", _text(path), old_entry, new_entry)))
+        elif was is not None and was[0] != TREE_MODE:
+            out.append((path, TreeChange("D", _text(path), Entry(was[1], was[0]), None)))
+        elif now is not None and now[0] != TREE_MODE:
+            out.append((path, TreeChange("A", _text(path), None, Entry(now[1], now[0]))))
+
+
+def _text(path: bytes) -> str:
+    return path.decode("utf-8", "surrogateescape")
+
+
+def diff_loose(git_dir: Path, old_tree: str, new_tree: str) -> list[TreeChange] | None:
+    """`git diff-tree -r -M` of two trees read in-process, when every tree it must read is
+    loose and nothing could be a rename (no path both added and removed) or a type change;
+    None when git must do it."""
+    found: list[tuple[bytes, TreeChange]] = []
+    try:
+        _walk(git_dir, old_tree, new_tree, b"", found)
+    except NotLoose:
+        return None
+    kinds = {change.status for _, change in found}
+    if {"A", "D"} <= kinds:
+        return None
+    return [change for _, change in sorted(found, key=lambda item: item[0])]
