@@ -249,3 +249,17 @@ async def test_an_overflow_record_forces_a_full_scan(twin: Twin) -> None:
         before="full scan: the kernel dropped events (inotify queue overflow)",
     )
     assert changes(found) == {("tracked.txt", "modified")}
+
+
+async def test_ignored_files_left_out_get_in_when_the_budget_frees(twin: Twin) -> None:
+    """Files over the ignored-file budget are candidates again at every snapshot, as a full
+    scan sees them, though no event names them."""
+    a, b = os.urandom(700_000), os.urandom(700_000)  # nothing alike: no rename
+    for root in twin.roots.values():
+        (root / "a.local").write_bytes(a)
+    await twin.run("true")
+    for root in twin.roots.values():
+        (root / "b.local").write_bytes(b)  # over the 1 MB budget with a.local
+    await twin.run("true")
+    found = await twin.run("rm a.local")
+    assert changes(found) == {("a.local", "deleted"), ("b.local", "created")}
