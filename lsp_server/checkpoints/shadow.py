@@ -24,7 +24,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from lsp_server.checkpoints import objects
-from lsp_server.checkpoints.tree_changes import Entry, TreeChange, diff_loose, parse_raw_diff
+from lsp_server.checkpoints.tree_changes import (
+    Entry,
+    TreeCache,
+    TreeChange,
+    diff_loose,
+    parse_raw_diff,
+)
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 POINTER_PREFIX = b"toolhost checkpoint: file not stored"
@@ -86,6 +92,7 @@ class ShadowRepo:
         self._pointers = folder / "pointers"
         self._last: tuple[tuple[int, int, int], str] | None = None  # (index stat, tree)
         self._last_diff: tuple[str, str, list[TreeChange]] | None = None
+        self._trees = TreeCache(self.git_dir)
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -271,6 +278,7 @@ class ShadowRepo:
         known = self._load_large()
         if not known:
             return
+        before = dict(known)
         changed: dict[str, list[int | str]] = {}
         for path, (size, mtime, ino, _) in list(known.items()):
             try:
@@ -289,7 +297,8 @@ class ShadowRepo:
         if changed:
             self._point_at(changed)
             known.update(changed)
-        self._save_large(known)
+        if known != before:
+            self._save_large(known)
 
     def _load_large(self) -> dict[str, list[int | str]]:
         try:
@@ -308,7 +317,7 @@ class ShadowRepo:
             return []
         if self._last_diff is not None and self._last_diff[:2] == (old_tree, new_tree):
             return self._last_diff[2]  # the snapshot just computed it
-        in_process = diff_loose(self.git_dir, old_tree, new_tree)
+        in_process = diff_loose(self._trees, old_tree, new_tree)
         if in_process is not None:
             return in_process
         raw = self.git("diff-tree", "-r", "-z", "-M", "--raw", "--no-commit-id", old_tree, new_tree)

@@ -62,14 +62,33 @@ def parse_raw_diff(raw: bytes) -> list[TreeChange]:
 
 
 TREE_MODE = 0o040000
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+Tree = dict[bytes, tuple[int, str]]  # name -> (mode, oid)
 
 
 class NotLoose(Exception):
     """A tree the in-process diff needs is packed (or missing): git must diff."""
 
 
-def _read_tree(git_dir: Path, oid: str) -> dict[bytes, tuple[int, str]]:
-    """name -> (mode, oid) of a loose tree object."""
+class TreeCache:
+    """Trees read from loose objects, kept (up to `limit`) after gc packs them: the trees
+    of the last snapshot stay readable for the next diff without a git process."""
+
+    def __init__(self, git_dir: Path, limit: int = 20_000) -> None:
+        self.git_dir = git_dir
+        self.limit = limit
+        self._trees: dict[str, Tree] = {EMPTY_TREE: {}}
+
+    def read(self, oid: str) -> Tree:
+        tree = self._trees.get(oid)
+        if tree is None:
+            tree = self._trees[oid] = _read_loose_tree(self.git_dir, oid)
+            if len(self._trees) > self.limit:
+                del self._trees[next(iter(self._trees))]
+        return tree
+
+
+def _read_loose_tree(git_dir: Path, oid: str) -> Tree:
     try:
         raw = zlib.decompress((git_dir / "objects" / oid[:2] / oid[2:]).read_bytes())
     except (OSError, zlib.error) as exc:
@@ -77,7 +96,7 @@ def _read_tree(git_dir: Path, oid: str) -> dict[bytes, tuple[int, str]]:
     header, _, body = raw.partition(b"\0")
     if not header.startswith(b"tree "):
         raise NotLoose(oid)
-    entries: dict[bytes, tuple[int, str]] = {}
+    entries: Tree = {}
     offset = 0
     while offset < len(body):
         space = body.index(b" ", offset)
@@ -88,29 +107,29 @@ def _read_tree(git_dir: Path, oid: str) -> dict[bytes, tuple[int, str]]:
     return entries
 
 
-def _leaves(git_dir: Path, oid: str, prefix: bytes) -> Iterator[tuple[bytes, Entry]]:
-    for name, (mode, child) in _read_tree(git_dir, oid).items():
+def _leaves(trees: TreeCache, oid: str, prefix: bytes) -> Iterator[tuple[bytes, Entry]]:
+    for name, (mode, child) in trees.read(oid).items():
         if mode == TREE_MODE:
-            yield from _leaves(git_dir, child, prefix + name + b"/")
+            yield from _leaves(trees, child, prefix + name + b"/")
         else:
             yield prefix + name, Entry(child, mode)
 
 
 def _walk(
-    git_dir: Path, old: str, new: str, prefix: bytes, out: list[tuple[bytes, TreeChange]]
+    trees: TreeCache, old: str, new: str, prefix: bytes, out: list[tuple[bytes, TreeChange]]
 ) -> None:
-    before, after = _read_tree(git_dir, old), _read_tree(git_dir, new)
+    before, after = trees.read(old), trees.read(new)
     for name in before.keys() | after.keys():
         was, now = before.get(name), after.get(name)
         if was == now:
             continue
         path = prefix + name
         if was is not None and now is not None and was[0] == now[0] == TREE_MODE:
-            _walk(git_dir, was[1], now[1], path + b"/", out)
+            _walk(trees, was[1], now[1], path + b"/", out)
             continue
         for side, state in (("D", was), ("A", now)):
             if state is not None and state[0] == TREE_MODE:
-                for leaf, entry in _leaves(git_dir, state[1], path + b"/"):
+                for leaf, entry in _leaves(trees, state[1], path + b"/"):
                     old_entry, new_entry = (entry, None) if side == "D" else (None, entry)
                     out.append((leaf, TreeChange(side, _text(leaf), old_entry, new_entry)))
         if was is not None and now is not None and TREE_MODE not in (was[0], now[0]):
@@ -128,13 +147,13 @@ def _text(path: bytes) -> str:
     return path.decode("utf-8", "surrogateescape")
 
 
-def diff_loose(git_dir: Path, old_tree: str, new_tree: str) -> list[TreeChange] | None:
+def diff_loose(trees: TreeCache, old_tree: str, new_tree: str) -> list[TreeChange] | None:
     """`git diff-tree -r -M` of two trees read in-process, when every tree it must read is
     loose and nothing could be a rename (no path both added and removed) or a type change;
     None when git must do it."""
     found: list[tuple[bytes, TreeChange]] = []
     try:
-        _walk(git_dir, old_tree, new_tree, b"", found)
+        _walk(trees, old_tree, new_tree, b"", found)
     except NotLoose:
         return None
     kinds = {change.status for _, change in found}
