@@ -8,7 +8,9 @@ that repository (the reference), then checkpointed "commands" that change nothin
 and 100 files. The checkpoint's cost is the time of the snapshot before the command plus
 the snapshot, diff and record after it (what the bash tool awaits); the change itself is
 not timed. Trimming to the bounds runs after the call and is not counted. Medians of
---rounds rounds; ratios against that repository's `git status` in the same run.
+--rounds rounds; ratios against that repository's `git status` in the same run. "100 blobs
+(floor)": git storing 100 new files' blobs and nothing else, what any checkpoint of 100
+changed files must at least do.
 
     .venv/bin/python bench/checkpoint_cost.py
 """
@@ -44,6 +46,23 @@ def make_repository(root: Path, files: int) -> list[Path]:
     subprocess.run([*git, "add", "-A"], cwd=root, check=True)
     subprocess.run([*git, "commit", "-qm", "start"], cwd=root, check=True)
     return paths
+
+
+def store_blobs(scratch: Path, n: int, count: int) -> float:
+    """The floor of a checkpoint of `count` changed files: git storing `count` new blobs
+    (loose objects, no fsync, as the shadow repository does), nothing else."""
+    folder = scratch / f"blobs-{n}"
+    folder.mkdir(parents=True)
+    names = []
+    for k in range(count):
+        path = folder / f"f{k}"
+        path.write_text(f"VALUE = {n}-{k}\n" + "# filler line\n" * 20)
+        names.append(str(path))
+    command = ["git", "-c", "core.fsync=none", "-c", "core.looseCompression=1"]
+    command += ["--git-dir", str(scratch / "git"), "hash-object", "-w", "--stdin-paths"]
+    started = time.perf_counter()
+    subprocess.run(command, input="\n".join(names).encode(), check=True, capture_output=True)
+    return time.perf_counter() - started
 
 
 def git_status(root: Path) -> float:
@@ -88,6 +107,8 @@ class Round:
     times: dict[str, list[float]] = attrs.Factory(
         lambda: {"git status": [], "no change": [], "1 file": [], "100 files": []}
     )
+    scratch: Path | None = None
+    """Set for one repository: the floor of 100 files (store_blobs) is measured there."""
 
     async def run(self, n: int) -> None:
         await self.checkpoints.settle()  # trimming of the last round is not counted
@@ -97,6 +118,10 @@ class Round:
         self.times["1 file"].append(await checkpointed(checkpoints, f"one-{n}", [paths[n]]))
         hundred = paths[1000 + n * 100 : 1100 + n * 100]
         self.times["100 files"].append(await checkpointed(checkpoints, f"many-{n}", hundred))
+        if self.scratch is not None:
+            self.times.setdefault("100 blobs (floor)", []).append(
+                store_blobs(self.scratch, n, 100)
+            )
 
 
 async def run(files: int, rounds: int) -> dict[str, Round]:
@@ -106,6 +131,9 @@ async def run(files: int, rounds: int) -> dict[str, Round]:
             "watcher": await one_repository(folder, "watched", files, True),
             "full scan": await one_repository(folder, "scanned", files, False),
         }
+        scratch = folder / "scratch"
+        subprocess.run(["git", "init", "-q", "--bare", str(scratch / "git")], check=True)
+        found["watcher"].scratch = scratch
         for n in range(rounds):
             for each in found.values():
                 await each.run(n)
