@@ -48,6 +48,11 @@ def make_repository(root: Path, files: int) -> list[Path]:
     return paths
 
 
+def scratch_repository(scratch: Path) -> Path:
+    subprocess.run(["git", "init", "-q", "--bare", str(scratch / "git")], check=True)
+    return scratch
+
+
 def store_blobs(scratch: Path, n: int, count: int) -> float:
     """The floor of a checkpoint of `count` changed files: git storing `count` new blobs
     (loose objects, no fsync, as the shadow repository does), nothing else."""
@@ -131,9 +136,7 @@ async def run(files: int, rounds: int) -> dict[str, Round]:
             "watcher": await one_repository(folder, "watched", files, True),
             "full scan": await one_repository(folder, "scanned", files, False),
         }
-        scratch = folder / "scratch"
-        subprocess.run(["git", "init", "-q", "--bare", str(scratch / "git")], check=True)
-        found["watcher"].scratch = scratch
+        found["watcher"].scratch = scratch_repository(folder / "scratch")
         for n in range(rounds):
             for each in found.values():
                 await each.run(n)
