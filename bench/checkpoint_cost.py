@@ -124,9 +124,7 @@ class Round:
         hundred = paths[1000 + n * 100 : 1100 + n * 100]
         self.times["100 files"].append(await checkpointed(checkpoints, f"many-{n}", hundred))
         if self.scratch is not None:
-            self.times.setdefault("100 blobs (floor)", []).append(
-                store_blobs(self.scratch, n, 100)
-            )
+            self.times.setdefault("100 blobs (floor)", []).append(store_blobs(self.scratch, n, 100))
 
 
 async def run(files: int, rounds: int) -> dict[str, Round]:

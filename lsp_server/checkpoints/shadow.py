@@ -30,6 +30,7 @@ from lsp_server.checkpoints.tree_changes import (
     TreeChange,
     diff_loose,
     parse_raw_diff,
+    tracked_file,
 )
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -203,10 +204,26 @@ class ShadowRepo:
         file must be as the last snapshot saw it (`current` is not None)."""
         assert self._last is not None
         self._refresh_large()
+        large = self._load_large()
         present: list[str] = []
         gone: list[str] = []
+        files: list[str] = []  # in the index as files and still files: update-index
         for path in sorted(paths):
-            (present if os.path.lexists(self.work_tree / path) else gone).append(path)
+            try:
+                kind = stat.S_IFMT((self.work_tree / path).lstat().st_mode)
+            except OSError:  # missing, or a folder on the way is a file now
+                gone.append(path)
+                continue
+            if (
+                kind in (stat.S_IFREG, stat.S_IFLNK)
+                and path not in large
+                and tracked_file(self._trees, self._last[1], path)
+            ):
+                files.append(path)
+            else:
+                present.append(path)
+        if files:  # much cheaper than add's pathspec walk for many paths
+            self.git("update-index", "--remove", "-z", "--stdin", data=_names(files))
         if gone:  # deleted, or made and removed again: --ignore-unmatch
             self.git(
                 "--literal-pathspecs", "rm", "-r", "-q", "--cached", "--ignore-unmatch",

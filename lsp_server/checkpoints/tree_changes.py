@@ -5,6 +5,7 @@ needs no git process)."""
 
 from __future__ import annotations
 
+import stat
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -160,3 +161,21 @@ def diff_loose(trees: TreeCache, old_tree: str, new_tree: str) -> list[TreeChang
     if {"A", "D"} <= kinds:
         return None
     return [change for _, change in sorted(found, key=lambda item: item[0])]
+
+
+def tracked_file(trees: TreeCache, tree: str, path: str) -> bool:
+    """True when `tree` holds `path` as a file or symlink (not a folder, not a nested
+    repository); False when it does not, or when a tree on the way is not at hand."""
+    parts = path.encode("utf-8", "surrogateescape").split(b"/")
+    oid = tree
+    try:
+        for n, name in enumerate(parts):
+            found = trees.read(oid).get(name)
+            if found is None:
+                return False
+            mode, oid = found
+            if n < len(parts) - 1 and mode != TREE_MODE:
+                return False
+    except NotLoose:
+        return False
+    return stat.S_IFMT(mode) in (stat.S_IFREG, stat.S_IFLNK)
