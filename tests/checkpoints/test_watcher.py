@@ -24,7 +24,9 @@ from lsp_server.runtime.file_service import FileService
 from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.runtime.reverts import Reverter
 from lsp_server.runtime.sessions.observations import FileLocks, Observations
+from lsp_server.sandbox.bubblewrap import BubblewrapLayout, bubblewrap_argv
 from tests.checkpoints.snapshots import tree_state
+from tests.conftest import require_program
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -72,11 +74,17 @@ class Twin:
             engine.watchers.close()
 
     async def run(
-        self, command: str, *, scan: str = BY_WATCHER, before: str = BY_WATCHER
+        self,
+        command: str,
+        *,
+        scan: str = BY_WATCHER,
+        before: str = BY_WATCHER,
+        bwrap: str | None = None,
     ) -> list[tuple[object, ...]]:
         """Run `command` (`{out}`: a folder outside the root) checkpointed in both; the
         records of the watched one, checked against the scanned one's. `before` and `scan`:
-        how the watched one's snapshots before and after the command were taken."""
+        how the watched one's snapshots before and after the command were taken. `bwrap`:
+        run it in the real sandbox, as the bash tool does."""
         self.count += 1
         call_id = f"c-{self.count}"
         found = {}
@@ -87,7 +95,11 @@ class Twin:
             if name == "watched":
                 assert scans[root] == before
             script = command.format(out=self.tmp / f"out-{name}", root=root)
-            subprocess.run(script, shell=True, cwd=root, check=True)
+            argv = ["sh", "-c", script]
+            if bwrap is not None:
+                layout = BubblewrapLayout(bwrap=bwrap, roots=(root.resolve(),), writable=True)
+                argv = bubblewrap_argv(layout, argv, root, self.tmp / f"sandbox-{name}")
+            subprocess.run(argv, cwd=root, check=True)
             made = await engine.after_command(window)
             await engine.settle()
             assert window is not None and not window.notes, window and window.notes
@@ -127,6 +139,26 @@ async def test_folders_made_and_filled_before_their_watch_exists(twin: Twin) -> 
     found = await twin.run("echo more >> a/b/c/f && touch a/b/c/new")
     assert changes(found) == {("a/b/c/f", "modified"), ("a/b/c/new", "created")}
     await twin.revert("c-3")
+    await twin.revert("c-2")
+    assert tree_state(twin.root) == before
+
+
+async def test_a_command_in_the_real_sandbox(twin: Twin) -> None:
+    """The bash tool's commands run under bubblewrap, the root bind-mounted: the watcher
+    sees their changes through the mount (inotify is per inode)."""
+    bwrap = require_program("bwrap", "the shell sandbox runs commands under bubblewrap")
+    for name in twin.roots:
+        (twin.tmp / f"sandbox-{name}").mkdir()
+    before = tree_state(twin.root)
+    found = await twin.run(
+        "mkdir -p a/b && echo x > a/b/f && mv tracked.txt a/ && echo y >> pkg/m0.py",
+        bwrap=bwrap,
+    )
+    assert changes(found) == {
+        ("a/b/f", "created"),
+        ("a/tracked.txt", "moved"),
+        ("pkg/m0.py", "modified"),
+    }
     await twin.revert("c-2")
     assert tree_state(twin.root) == before
 
