@@ -23,14 +23,13 @@ import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from lsp_server.checkpoints import objects
+from lsp_server.checkpoints import changed_paths, objects
 from lsp_server.checkpoints.tree_changes import (
     Entry,
     TreeCache,
     TreeChange,
     diff_loose,
     parse_raw_diff,
-    tracked_file,
 )
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -74,10 +73,6 @@ class ShadowError(Exception):
     """git failed in the shadow repository (the message is git's)."""
 
 
-def _names(paths: Iterable[str]) -> bytes:
-    return "".join(f"{path}\0" for path in paths).encode("utf-8", "surrogateescape")
-
-
 def pointer_blob(size: int, oid: str) -> bytes:
     return POINTER_PREFIX + f" (over the size limit)\nsize {size}\ngit-blob {oid}\n".encode()
 
@@ -93,7 +88,8 @@ class ShadowRepo:
         self._pointers = folder / "pointers"
         self._last: tuple[tuple[int, int, int], str] | None = None  # (index stat, tree)
         self._last_diff: tuple[str, str, list[TreeChange]] | None = None
-        self._trees = TreeCache(self.git_dir)
+        self.trees = TreeCache(self.git_dir)
+        """Trees read in-process (diffs, changed_paths.py), kept after gc packs them."""
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -204,36 +200,7 @@ class ShadowRepo:
         file must be as the last snapshot saw it (`current` is not None)."""
         assert self._last is not None
         self._refresh_large()
-        large = self._load_large()
-        present: list[str] = []
-        gone: list[str] = []
-        files: list[str] = []  # in the index as files and still files: update-index
-        for path in sorted(paths):
-            try:
-                kind = stat.S_IFMT((self.work_tree / path).lstat().st_mode)
-            except OSError:  # missing, or a folder on the way is a file now
-                gone.append(path)
-                continue
-            if (
-                kind in (stat.S_IFREG, stat.S_IFLNK)
-                and path not in large
-                and tracked_file(self._trees, self._last[1], path)
-            ):
-                files.append(path)
-            else:
-                present.append(path)
-        if files:  # much cheaper than add's pathspec walk for many paths
-            self.git("update-index", "--remove", "-z", "--stdin", data=_names(files))
-        if gone:  # deleted, or made and removed again: --ignore-unmatch
-            self.git(
-                "--literal-pathspecs", "rm", "-r", "-q", "--cached", "--ignore-unmatch",
-                "--pathspec-from-file=-", "--pathspec-file-nul", data=_names(gone),
-            )  # fmt: skip
-        if present:
-            self.git(
-                "--literal-pathspecs", "add", "-A", "--ignore-errors",
-                "--pathspec-from-file=-", "--pathspec-file-nul", data=_names(present), ok=(0, 1),
-            )  # fmt: skip
+        changed_paths.add(self, paths, self._last[1], set(self.load_large()))
         return self._write_snapshot()
 
     def _index_signature(self) -> tuple[int, int, int]:
@@ -257,7 +224,7 @@ class ShadowRepo:
                 large[change.path] = [st.st_size, st.st_mtime_ns, st.st_ino, change.new.oid]
         if not large:
             return False
-        known = self._load_large()
+        known = self.load_large()
         known.update(large)
         self._point_at(large)
         for _, _, _, oid in large.values():
@@ -292,7 +259,7 @@ class ShadowRepo:
 
     def _refresh_large(self) -> None:
         """Files kept out earlier: removed, changed, or small again."""
-        known = self._load_large()
+        known = self.load_large()
         if not known:
             return
         before = dict(known)
@@ -317,7 +284,7 @@ class ShadowRepo:
         if known != before:
             self._save_large(known)
 
-    def _load_large(self) -> dict[str, list[int | str]]:
+    def load_large(self) -> dict[str, list[int | str]]:
         try:
             data = json.loads(self._large_file.read_text())
         except (OSError, ValueError):
@@ -334,7 +301,7 @@ class ShadowRepo:
             return []
         if self._last_diff is not None and self._last_diff[:2] == (old_tree, new_tree):
             return self._last_diff[2]  # the snapshot just computed it
-        in_process = diff_loose(self._trees, old_tree, new_tree)
+        in_process = diff_loose(self.trees, old_tree, new_tree)
         if in_process is not None:
             return in_process
         raw = self.git("diff-tree", "-r", "-z", "-M", "--raw", "--no-commit-id", old_tree, new_tree)
