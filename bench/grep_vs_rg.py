@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -139,24 +140,40 @@ async def time_tool(client: StdioClient, pattern: str) -> tuple[float, str]:
     return elapsed, result["content"][0]["text"]
 
 
-def time_rg(rg: Path, root: Path, pattern: str, output: str) -> tuple[float, int]:
-    """`output`: "--json" (what the engine reads) or "-n" (what a person types)."""
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def server_cpu(pid: int) -> float:
+    """CPU seconds of a server process and of its finished children (its rg runs)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return sum(int(tick) for tick in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def time_rg(rg: Path, root: Path, pattern: str, output: str) -> tuple[float, float, int]:
+    """`output`: "--json" (what the engine reads) or "-n" (what a person types).
+    Returns wall seconds, CPU seconds (rg's and this process's) and the matches."""
     command = [
         str(rg), output, "--no-config", "--no-require-git", "--no-ignore-global",
         f"--glob={EXCLUDE}", *[f"--glob=!{p}" for p in SECRET_PATTERNS],
         "--regexp", pattern, "--", ".",
     ]  # fmt: skip
+    cpu = children_cpu() + time.process_time()
     started = time.perf_counter()
     done = subprocess.run(command, cwd=root, capture_output=True, stdin=subprocess.DEVNULL)
     elapsed = time.perf_counter() - started
+    cpu = children_cpu() + time.process_time() - cpu
     if output == "-n":
-        return elapsed, len(done.stdout.splitlines())
+        return elapsed, cpu, len(done.stdout.splitlines())
     matches = sum(1 for line in done.stdout.splitlines() if line.startswith(b'{"type":"match"'))
-    return elapsed, matches
+    return elapsed, cpu, matches
 
 
-# pattern, matches, rg, toolhost, transport floor (toolhost/status), baseline toolhost
-Row = tuple[str, int, float, float, float, float | None]
+# pattern, matches, rg, toolhost, transport floor (toolhost/status), baseline toolhost,
+# CPU ratio toolhost / rg
+Row = tuple[str, int, float, float, float, float | None, float]
 
 
 async def time_status(client: StdioClient) -> float:
@@ -180,12 +197,17 @@ async def bench_engine(
                 _, old_text = await time_tool(before, pattern)
                 assert old_text == text, pattern  # the same answer before and after
             json_times, plain_times, tool_times, before_times, status_times = [], [], [], [], []
+            rg_cpu, tool_cpu = [], []
             matches = 0
             for _ in range(runs):
-                elapsed, matches = time_rg(rg, root, pattern, "--json")
+                elapsed, cpu, matches = time_rg(rg, root, pattern, "--json")
                 json_times.append(elapsed)
-                plain_times.append(time_rg(rg, root, pattern, "-n")[0])
+                elapsed, plain_cpu, _ = time_rg(rg, root, pattern, "-n")
+                plain_times.append(elapsed)
+                rg_cpu.append(min(cpu, plain_cpu))
+                cpu = server_cpu(client.proc.pid) + time.process_time()
                 tool_times.append((await time_tool(client, pattern))[0])
+                tool_cpu.append(server_cpu(client.proc.pid) + time.process_time() - cpu)
                 status_times.append(await time_status(client))
                 if before is not None:
                     before_times.append((await time_tool(before, pattern))[0])
@@ -195,7 +217,8 @@ async def bench_engine(
             assert shown == matches, (pattern, shown, matches)
             old = statistics.median(before_times) if before_times else None
             rg_s, tool_s, status_s = map(statistics.median, (rg_times, tool_times, status_times))
-            rows.append((pattern, matches, rg_s, tool_s, status_s, old))
+            cpu_ratio = sum(tool_cpu) / sum(rg_cpu)  # sums: /proc counts in 10 ms ticks
+            rows.append((pattern, matches, rg_s, tool_s, status_s, old, cpu_ratio))
     finally:
         await client.close()
         if before is not None:
@@ -209,17 +232,18 @@ def report(engine: str, rows: list[Row]) -> float:
     extra = f" {'before s':>9} {'ratio':>6}" if baseline else ""
     print(
         f"{'pattern':32} {'matches':>7} {'rg s':>8} {'toolhost s':>10} {'ratio':>6}"
-        f" {'status ms':>9} {'floor':>6}{extra}"
+        f" {'status ms':>9} {'floor':>6} {'cpu':>5}{extra}"
     )
-    ratios, old_ratios, floors = [], [], []
-    for pattern, matches, rg_time, tool_time, status, old_time in rows:
+    ratios, old_ratios, floors, cpus = [], [], [], []
+    for pattern, matches, rg_time, tool_time, status, old_time, cpu in rows:
+        cpus.append(cpu)
         ratio = tool_time / rg_time
         ratios.append(ratio)
         # The floor: rg itself plus one round trip of the transport.
         floors.append((rg_time + status) / rg_time)
         line = (
             f"{pattern:32} {matches:7} {rg_time:8.3f} {tool_time:10.3f} {ratio:6.2f}"
-            f" {status * 1000:9.2f} {floors[-1]:6.3f}"
+            f" {status * 1000:9.2f} {floors[-1]:6.3f} {cpu:5.2f}"
         )
         if old_time is not None:
             old_ratios.append(old_time / rg_time)
@@ -228,6 +252,7 @@ def report(engine: str, rows: list[Row]) -> float:
     median = statistics.median(ratios)
     print(f"median ratio ({engine} / rg): {median:.2f}x")
     print(f"median floor ((rg + toolhost/status) / rg): {statistics.median(floors):.3f}x")
+    print(f"median CPU ratio (server, its rg, client / rg, reader): {statistics.median(cpus):.3f}x")
     if old_ratios:
         print(f"median ratio (baseline {engine} / rg): {statistics.median(old_ratios):.2f}x")
     return median
