@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import resource
@@ -171,9 +172,37 @@ def time_rg(rg: Path, root: Path, pattern: str, output: str) -> tuple[float, flo
     return elapsed, cpu, matches
 
 
-# pattern, matches, rg, toolhost, transport floor (toolhost/status), baseline toolhost,
-# CPU ratio toolhost / rg
-Row = tuple[str, int, float, float, float, float | None, float]
+@dataclasses.dataclass
+class Side:
+    """One toolhost server's runs of one search: wall seconds and CPU seconds (the
+    server's, its rg's and the client's)."""
+
+    wall: list[float] = dataclasses.field(default_factory=list)
+    cpu: list[float] = dataclasses.field(default_factory=list)
+
+    async def time(self, client: StdioClient, pattern: str) -> str:
+        cpu = server_cpu(client.proc.pid) + time.process_time()
+        elapsed, text = await time_tool(client, pattern)
+        self.cpu.append(server_cpu(client.proc.pid) + time.process_time() - cpu)
+        self.wall.append(elapsed)
+        return text
+
+
+@dataclasses.dataclass
+class Row:
+    pattern: str
+    matches: int
+    rg: float  # median wall seconds of the faster rg
+    rg_cpu: float  # CPU seconds of rg and its reader, summed over the runs
+    status: float  # median toolhost/status round trip: the transport's floor
+    tool: Side
+    before: Side | None
+
+    def ratio(self, side: Side) -> float:
+        return statistics.median(side.wall) / self.rg
+
+    def cpu_ratio(self, side: Side) -> float:
+        return sum(side.cpu) / self.rg_cpu  # sums: /proc counts in 10 ms ticks
 
 
 async def time_status(client: StdioClient) -> float:
@@ -196,8 +225,8 @@ async def bench_engine(
             if before is not None:
                 _, old_text = await time_tool(before, pattern)
                 assert old_text == text, pattern  # the same answer before and after
-            json_times, plain_times, tool_times, before_times, status_times = [], [], [], [], []
-            rg_cpu, tool_cpu = [], []
+            json_times, plain_times, status_times, rg_cpu = [], [], [], []
+            tool, old = Side(), None if before is None else Side()
             matches = 0
             for _ in range(runs):
                 elapsed, cpu, matches = time_rg(rg, root, pattern, "--json")
@@ -205,20 +234,16 @@ async def bench_engine(
                 elapsed, plain_cpu, _ = time_rg(rg, root, pattern, "-n")
                 plain_times.append(elapsed)
                 rg_cpu.append(min(cpu, plain_cpu))
-                cpu = server_cpu(client.proc.pid) + time.process_time()
-                tool_times.append((await time_tool(client, pattern))[0])
-                tool_cpu.append(server_cpu(client.proc.pid) + time.process_time() - cpu)
+                await tool.time(client, pattern)
                 status_times.append(await time_status(client))
-                if before is not None:
-                    before_times.append((await time_tool(before, pattern))[0])
+                if before is not None and old is not None:
+                    await old.time(before, pattern)
             # The faster of the two rg runs is the reference (the stricter comparison).
             rg_times = min(json_times, plain_times, key=statistics.median)
             shown = sum(1 for row in text.splitlines() if not row.startswith("["))
             assert shown == matches, (pattern, shown, matches)
-            old = statistics.median(before_times) if before_times else None
-            rg_s, tool_s, status_s = map(statistics.median, (rg_times, tool_times, status_times))
-            cpu_ratio = sum(tool_cpu) / sum(rg_cpu)  # sums: /proc counts in 10 ms ticks
-            rows.append((pattern, matches, rg_s, tool_s, status_s, old, cpu_ratio))
+            rg_s, status_s = statistics.median(rg_times), statistics.median(status_times)
+            rows.append(Row(pattern, matches, rg_s, sum(rg_cpu), status_s, tool, old))
     finally:
         await client.close()
         if before is not None:
@@ -228,33 +253,34 @@ async def bench_engine(
 
 def report(engine: str, rows: list[Row]) -> float:
     print(f"\nengine={engine}")
-    baseline = rows[0][5] is not None
-    extra = f" {'before s':>9} {'ratio':>6}" if baseline else ""
+    extra = f" {'before s':>9} {'ratio':>6} {'cpu':>5}" if rows[0].before else ""
     print(
         f"{'pattern':32} {'matches':>7} {'rg s':>8} {'toolhost s':>10} {'ratio':>6}"
-        f" {'status ms':>9} {'floor':>6} {'cpu':>5}{extra}"
+        f" {'cpu':>5} {'status ms':>9} {'floor':>6}{extra}"
     )
-    ratios, old_ratios, floors, cpus = [], [], [], []
-    for pattern, matches, rg_time, tool_time, status, old_time, cpu in rows:
-        cpus.append(cpu)
-        ratio = tool_time / rg_time
-        ratios.append(ratio)
-        # The floor: rg itself plus one round trip of the transport.
-        floors.append((rg_time + status) / rg_time)
+    for row in rows:
         line = (
-            f"{pattern:32} {matches:7} {rg_time:8.3f} {tool_time:10.3f} {ratio:6.2f}"
-            f" {status * 1000:9.2f} {floors[-1]:6.3f} {cpu:5.2f}"
+            f"{row.pattern:32} {row.matches:7} {row.rg:8.3f}"
+            f" {statistics.median(row.tool.wall):10.3f} {row.ratio(row.tool):6.2f}"
+            f" {row.cpu_ratio(row.tool):5.2f} {row.status * 1000:9.2f}"
+            f" {(row.rg + row.status) / row.rg:6.3f}"
         )
-        if old_time is not None:
-            old_ratios.append(old_time / rg_time)
-            line += f" {old_time:9.3f} {old_ratios[-1]:6.2f}"
+        if row.before:
+            line += (
+                f" {statistics.median(row.before.wall):9.3f} {row.ratio(row.before):6.2f}"
+                f" {row.cpu_ratio(row.before):5.2f}"
+            )
         print(line)
-    median = statistics.median(ratios)
+    median = statistics.median(row.ratio(row.tool) for row in rows)
     print(f"median ratio ({engine} / rg): {median:.2f}x")
-    print(f"median floor ((rg + toolhost/status) / rg): {statistics.median(floors):.3f}x")
-    print(f"median CPU ratio (server, its rg, client / rg, reader): {statistics.median(cpus):.3f}x")
-    if old_ratios:
-        print(f"median ratio (baseline {engine} / rg): {statistics.median(old_ratios):.2f}x")
+    cpu = statistics.median(row.cpu_ratio(row.tool) for row in rows)
+    print(f"median CPU ratio (server, its rg, client / rg, reader): {cpu:.3f}x")
+    floor = statistics.median((row.rg + row.status) / row.rg for row in rows)
+    print(f"median floor ((rg + toolhost/status) / rg): {floor:.3f}x")
+    if all(row.before for row in rows):
+        old = statistics.median(row.ratio(row.before) for row in rows if row.before)
+        old_cpu = statistics.median(row.cpu_ratio(row.before) for row in rows if row.before)
+        print(f"baseline: median ratio {old:.2f}x, median CPU ratio {old_cpu:.3f}x")
     return median
 
 
