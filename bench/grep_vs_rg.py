@@ -55,9 +55,12 @@ class StdioClient:
         self.reader = asyncio.create_task(self._read())
 
     @classmethod
-    async def start(cls, command: list[str], env: dict[str, str]) -> StdioClient:
+    async def start(
+        cls, command: list[str], env: dict[str, str], cwd: Path | None = None
+    ) -> StdioClient:
         proc = await asyncio.create_subprocess_exec(
             *command,
+            cwd=cwd,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
@@ -115,8 +118,9 @@ async def start_server(
 ) -> StdioClient:
     env = dict(os.environ, TOOLHOST_STATE_DIR=str(state))
     if source is not None:
-        env["PYTHONPATH"] = str(source)
-    client = await StdioClient.start([sys.executable, "-m", "lsp_server", "serve"], env)
+        env["PYTHONPATH"] = str(source)  # and run there: `-m` puts the cwd first
+    command = [sys.executable, "-m", "lsp_server", "serve"]
+    client = await StdioClient.start(command, env, source)
     await client.request(
         "initialize",
         {
