@@ -114,8 +114,9 @@ class JsonEvents:
                 self.current.lines.append(Line(number, shown, is_match))
 
 
-# The head of a plain record after its path's NUL: `N:C:` (a match) or `N-` (context).
-_RECORD_HEAD = re.compile(rb"(\d+)(?::(\d+):|-)")
+# A plain record: path, NUL, `N:C:` (a match: line and byte column) or `N-` (context),
+# the line's text, newline. A path holding a newline does not match.
+_RECORD = re.compile(rb"([^\0\n]*)\0(\d+)(?::(\d+):|-)([^\n]*)\n")
 
 
 class LineRecords:
@@ -147,30 +148,25 @@ class LineRecords:
 
     def _records(self, buf: bytes, end: int) -> None:
         pos = 0
+        record = _RECORD.match
         while pos < end:
-            newline = buf.index(b"\n", pos)
-            nul = buf.find(b"\0", pos, newline)
-            head = _RECORD_HEAD.match(buf, nul + 1, newline) if nul >= 0 else None
-            if head is None:
+            found = record(buf, pos)
+            if found is None:
                 self.odd = True
                 return
-            raw_path = buf[pos:nul]
+            pos = found.end()
+            raw_path, raw_number, column, raw_text = found.groups()
             if self.current is None or raw_path != self.current_raw:
                 self.current = FileHits(display_path({"text": os.fsdecode(raw_path)}))
                 self.current_raw = raw_path
                 self.outcome.files.append(self.current)
-            number = int(head[1])
-            text = buf[head.end() : newline].decode("utf-8", errors="replace")
-            column = head[2]
-            match_at = None
-            if column is not None:
-                self.current.matched_lines += 1
-                if len(text) > MAX_LINE_CHARS:
-                    match_at = _char_at(text, int(column) - 1)
-            self.current.lines.append(
-                Line(number, cut_line(text, number, match_at), column is not None)
-            )
-            pos = newline + 1
+            number = int(raw_number)
+            text = raw_text.decode("utf-8", errors="replace")
+            if len(text) > MAX_LINE_CHARS:
+                match_at = None if column is None else _char_at(text, int(column) - 1)
+                text = cut_line(text, number, match_at)
+            self.current.matched_lines += column is not None
+            self.current.lines.append(Line(number, text, column is not None))
 
 
 def read_listing(raw: bytes, query: SearchQuery, outcome: SearchOutcome) -> None:
