@@ -1,8 +1,8 @@
 """Reading rg's output into FileHits: its `--json` event stream, its plain `--null`
 line records, and its `--null` listings of file names and counts.
 
-rg's stdout arrives in big chunks (up to the pipe's size, enlarged to 1 MiB) and is
-parsed a chunk at a time. JSON: the complete lines of a chunk are one `json.loads` of a
+rg's stdout arrives in chunks (rg writes each file's results at once) and is parsed a
+chunk at a time. JSON: the complete lines of a chunk are one `json.loads` of a
 JSON array (rg escapes newlines inside strings, so every raw newline ends an event),
 a fifth of the cost of one `json.loads` per line. Plain records (`path\0N:C:text` for a
 match, `path\0N-text` for a context line) are a fifth of the JSON's size and cheaper
