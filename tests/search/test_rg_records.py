@@ -125,7 +125,8 @@ def test_records_say_what_rg_json_says(
 ) -> None:
     root = build(tmp_path / "tree", PLAIN_TREE)
     query = query_for(root, pattern, context=context, ignore_case=ignore_case)
-    # The records alone (no second run) give the answer.
+    # A folder search reads the records, and they alone (no second run) give the answer.
+    assert ripgrep.output_for(query, ".") == "lines"
     outcome = ripgrep._run(rg_path, query, None, "lines")
     assert outcome is not None
     expected = rg_json(rg_path, root, pattern, context=context, ignore_case=ignore_case)
