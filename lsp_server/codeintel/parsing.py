@@ -11,13 +11,12 @@ from pathlib import Path
 import attrs
 
 from lsp_server.codeintel import languages
-from lsp_server.codeintel.outline import outline
+from lsp_server.codeintel.outline import SymbolRow, symbol_rows
 from lsp_server.codeintel.walk import MAX_FILE_BYTES
 
 BINARY_SNIFF_BYTES = 8192
 
-SymbolRow = tuple[str, str, str, int, int, int, int, str, str]
-"""name, kind, parent, start_line, end_line, start_byte, end_byte, signature, language"""
+__all__ = ["FileResult", "SymbolRow", "index_batch", "index_file", "unparsable"]
 
 
 @attrs.frozen
@@ -59,12 +58,20 @@ def index_file(root: str, rel: str, known_hash: str | None) -> FileResult:
     digest = content_hash(data)
     if digest == known_hash:
         return FileResult(rel, stat.st_size, stat.st_mtime_ns, digest, name, None)
-    symbols = tuple(
-        (s.name, s.kind, s.parent, s.start_line, s.end_line, s.start_byte, s.end_byte,
-         s.signature, s.language)
-        for s in outline(spec.name, data)
-    )  # fmt: skip
+    symbols = tuple(symbol_rows(spec.name, data))
     return FileResult(rel, stat.st_size, stat.st_mtime_ns, digest, name, symbols)
+
+
+def unparsable(root: str, rel: str) -> FileResult:
+    """The row of a file whose parse killed its worker: skipped, with its stat, so that
+    only a change to it brings it back."""
+    spec = languages.language_for_path(rel)
+    try:
+        stat = (Path(root) / rel).stat()
+    except OSError:
+        return FileResult(rel, 0, 0, "", "", (), gone=True)
+    name = spec.name if spec else ""
+    return FileResult(rel, stat.st_size, stat.st_mtime_ns, "", name, (), skipped=True)
 
 
 def index_batch(root: str, batch: list[tuple[str, str | None]]) -> list[FileResult]:
