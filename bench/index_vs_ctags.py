@@ -6,8 +6,10 @@ is installed: its GOROOT comes from `go env GOROOT`) it measures, in one run:
   so a cold index), rounds interleaved, medians; with `--baseline SRC` the same command
   from another source tree of `lsp_server` (e.g. `git archive main lsp_server`) runs in
   the same rounds, and its index must hold exactly the same symbols;
-- the floor: tree-sitter's own parse of every file in one process (no extraction, no
-  index), beside ctags;
+  wall time and, with `perf` installed, CPU time of the whole process tree (which barely
+  moves with the machine's load);
+- the floor: tree-sitter's own parse of every file in one process, and the parse plus the
+  tags query (no Python extraction, no index), beside ctags' CPU time;
 - toolhost's warm refresh with nothing changed (a restart: open + stat sweep);
 - a cold `search` for a rare name (no index yet) vs `rg -l` finding the same name;
 - recall of ctags' functions/classes/methods (and Go types) in toolhost's index.
@@ -33,7 +35,7 @@ from pathlib import Path
 
 from lsp_server.codeintel.candidates import find_rg
 from lsp_server.codeintel.index import SymbolIndex, default_index_path
-from lsp_server.codeintel.languages import all_extensions, grammar, language_named
+from lsp_server.codeintel.languages import all_extensions, grammar, language_named, tags_query
 from lsp_server.codeintel.walk import walk
 
 # ctags kinds counted for recall ("functions and classes"), per language.
@@ -53,22 +55,45 @@ def timed(action: Callable[[], object], repeat: int) -> tuple[float, object]:
     return statistics.median(times), result
 
 
-def run_ctags(root: Path, language: str, excludes: list[str], out: Path) -> None:
+def ctags_command(root: Path, language: str, excludes: list[str], out: Path) -> list[str]:
     command = ["ctags", "-R", "--fields=+nK", f"--languages={language}", "-f", str(out)]
     command += [f"--exclude={pattern}" for pattern in excludes]
-    subprocess.run([*command, str(root)], check=True, capture_output=True)
+    return [*command, str(root)]
 
 
-def run_toolhost_index(root: Path, excludes: list[str], state: Path, source: Path | None) -> Path:
-    """`toolhost index` in a new process with a fresh state folder; the index's path."""
+def toolhost_index_command(root: Path, excludes: list[str]) -> list[str]:
+    """`toolhost index` (the console script is `lsp_server.cli:main`; `-m` lets a baseline
+    source tree on PYTHONPATH stand in for this one)."""
+    command = [sys.executable, "-m", "lsp_server.cli", "index", "--root", str(root)]
+    return command + [f"--exclude={pattern}" for pattern in excludes]
+
+
+def measured(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float | None]:
+    """(wall seconds, CPU seconds of the whole process tree) of one run; the CPU time comes
+    from `perf stat` (task-clock counts every descendant: parser processes too), None
+    without perf. CPU time barely moves with the machine's load; wall time does."""
+    perf = shutil.which("perf")
+    with tempfile.NamedTemporaryFile("r", suffix=".perf") as report:
+        if perf:
+            command = [perf, "stat", "-x,", "-e", "task-clock", "-o", report.name, *command]
+        started = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True, env=env)
+        wall = time.perf_counter() - started
+        lines = [line for line in report.read().splitlines() if "task-clock" in line]
+    cpu = None
+    if lines:
+        with_value = lines[0].split(",")[0]
+        cpu = float(with_value) / 1000 if with_value.replace(".", "").isdigit() else None
+    return wall, cpu
+
+
+def index_env(state: Path, source: Path | None) -> dict[str, str]:
+    """A fresh state folder (a cold index), and the baseline's source tree if any."""
     shutil.rmtree(state, ignore_errors=True)
     env = dict(os.environ, TOOLHOST_STATE_DIR=str(state))
     if source is not None:
         env["PYTHONPATH"] = str(source)
-    command = [sys.executable, "-m", "lsp_server.cli", "index", "--root", str(root)]
-    command += [f"--exclude={pattern}" for pattern in excludes]
-    subprocess.run(command, check=True, capture_output=True, env=env)
-    return default_index_path(root, state)
+    return env
 
 
 def symbol_rows(db: Path) -> list[tuple[object, ...]]:
@@ -79,18 +104,22 @@ def symbol_rows(db: Path) -> list[tuple[object, ...]]:
         ).fetchall()
 
 
-def parse_floor(root: Path, language: str, excludes: list[str]) -> float:
-    """tree-sitter's parse of every file, one process, files already read: the C floor."""
+def c_floor(root: Path, language: str, excludes: list[str]) -> tuple[float, float]:
+    """tree-sitter's own work in one process, files already read, nothing stored: (CPU
+    seconds of the parse of every file, of the parse plus the tags query's matches)."""
     import tree_sitter
 
     spec = language_named(language)
     assert spec is not None
     sources = [(root / f.path).read_bytes() for f in walk(root, excludes)]
     parser = tree_sitter.Parser(grammar(spec.name))
-    started = time.perf_counter()
-    for source in sources:
-        parser.parse(source)
-    return time.perf_counter() - started
+    query = tags_query(spec.name)
+    started = time.process_time()
+    trees = [parser.parse(source) for source in sources]
+    parsed = time.process_time() - started
+    for tree in trees:
+        tree_sitter.QueryCursor(query).matches(tree.root_node)
+    return parsed, time.process_time() - started
 
 
 def ctags_definitions(tags: Path, root: Path, language: str) -> list[tuple[str, str, int]]:
@@ -110,7 +139,9 @@ def ctags_definitions(tags: Path, root: Path, language: str) -> list[tuple[str, 
     return found
 
 
-def recall(index: SymbolIndex, expected: list[tuple[str, str, int]]) -> tuple[float, list]:
+def recall(
+    index: SymbolIndex, expected: list[tuple[str, str, int]]
+) -> tuple[float, list[tuple[str, str, int]]]:
     spans: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
     for path, symbol in index.symbols_under("", limit=10_000_000):
         spans[(path, symbol.name)].append((symbol.start_line, symbol.end_line))
@@ -152,31 +183,32 @@ def bench_tree(
     try:
         tags = work / "tags"
         times: dict[str, list[float]] = defaultdict(list)
+        cpus: dict[str, list[float]] = defaultdict(list)
         loads = [os.getloadavg()[0]]
-        db = before_db = None
+        contenders: list[tuple[str, list[str], Path | None, Path | None]] = [
+            ("ctags", ctags_command(root, language, excludes, tags), None, None),
+            ("after", toolhost_index_command(root, excludes), work / "after", None),
+        ]
+        if baseline is not None:
+            contenders.append(
+                ("before", toolhost_index_command(root, excludes), work / "before", baseline)
+            )
         for _ in range(repeat):  # interleaved rounds: the load hits every contender alike
-            for name, action in (
-                ("ctags", lambda: run_ctags(root, language, excludes, tags)),
-                ("after", lambda: run_toolhost_index(root, excludes, work / "after", None)),
-                ("before", lambda: run_toolhost_index(root, excludes, work / "before", baseline)),
-            ):
-                if name == "before" and baseline is None:
-                    continue
-                started = time.perf_counter()
-                result = action()
-                times[name].append(time.perf_counter() - started)
-                if name == "after":
-                    db = result
-                elif name == "before":
-                    before_db = result
+            for name, command, state, source in contenders:
+                env = index_env(state, source) if state is not None else None
+                wall, cpu = measured(command, env)
+                times[name].append(wall)
+                if cpu is not None:
+                    cpus[name].append(cpu)
             loads.append(os.getloadavg()[0])
         ctags_time = statistics.median(times["ctags"])
-        cold_time = statistics.median(times["after"])
-        assert isinstance(db, Path)
+        db = default_index_path(root, work / "after")
         same = None
-        if before_db is not None:
-            same = symbol_rows(before_db) == symbol_rows(db)
-        floor_time = statistics.median(parse_floor(root, language, excludes) for _ in range(repeat))
+        if baseline is not None:
+            same = symbol_rows(default_index_path(root, work / "before")) == symbol_rows(db)
+        floors = [c_floor(root, language, excludes) for _ in range(repeat)]
+        parse_floor = statistics.median(f[0] for f in floors)
+        query_floor = statistics.median(f[1] for f in floors)
         expected = ctags_definitions(tags, root, language)
         index = SymbolIndex(root, db, excludes=excludes)
         files, symbols = index.store.counts()
@@ -211,21 +243,21 @@ def bench_tree(
     print(f"\n## {label}: {root}")
     print(f"load average (1 min) during the timed rounds: {min(loads):.1f}-{max(loads):.1f}")
     print(f"files indexed: {files}, symbols: {symbols}, parsed again on warm refresh: {parsed}")
-    print(f"ctags -R                   {ctags_time:8.2f} s   (rounds: {_list(times['ctags'])})")
+    ctags_cpu = statistics.median(cpus["ctags"]) if cpus["ctags"] else None
+    print(f"ctags -R                   {_figures(times['ctags'], cpus['ctags'], None, None)}")
     print(
-        f"toolhost index (cold)      {cold_time:8.2f} s   {cold_time / ctags_time:6.2f}x ctags"
-        f"   (rounds: {_list(times['after'])})"
+        f"toolhost index (cold)      "
+        f"{_figures(times['after'], cpus['after'], ctags_time, ctags_cpu)}"
     )
     if baseline is not None:
-        before = statistics.median(times["before"])
         print(
-            f"  baseline {str(baseline)[-16:]:>16} {before:8.2f} s   {before / ctags_time:6.2f}x"
-            f" ctags   (rounds: {_list(times['before'])}); same symbols: {same}"
+            f"  before: {str(baseline)[-17:]:>17} "
+            f"{_figures(times['before'], cpus['before'], ctags_time, ctags_cpu)}"
         )
-    print(
-        f"floor: tree-sitter parse only, 1 process {floor_time:6.2f} s   "
-        f"{floor_time / ctags_time:6.2f}x ctags ({floor_time / 2 / ctags_time:.2f}x on 2 cores)"
-    )
+        print(f"  same symbols before and after: {same}")
+    for label, floor in (("parse", parse_floor), ("parse + tags query", query_floor)):
+        versus = f" = {floor / ctags_cpu:.2f}x ctags CPU" if ctags_cpu else ""
+        print(f"C floor, {label}, 1 process: {floor:6.2f} s CPU{versus}")
     print(f"toolhost warm refresh      {warm_time:8.2f} s   {warm_time / ctags_time:6.2f}x ctags")
     print(f"rg -l {name!r:<28} {rg_time:6.3f} s")
     print(
@@ -239,8 +271,16 @@ def bench_tree(
         print("  DIFFERENT SYMBOLS from the baseline")
 
 
-def _list(values: list[float]) -> str:
-    return ", ".join(f"{value:.2f}" for value in values)
+def _figures(
+    walls: list[float], cpus: list[float], ctags_wall: float | None, ctags_cpu: float | None
+) -> str:
+    """`wall s [= r x ctags]  CPU s [= r x ctags]  (rounds)`, medians."""
+    wall = statistics.median(walls)
+    text = f"{wall:7.2f} s wall" + (f" = {wall / ctags_wall:5.2f}x" if ctags_wall else "")
+    if cpus:
+        cpu = statistics.median(cpus)
+        text += f"   {cpu:6.2f} s CPU" + (f" = {cpu / ctags_cpu:5.2f}x" if ctags_cpu else "")
+    return text + "   (wall of each round: " + ", ".join(f"{w:.2f}" for w in walls) + ")"
 
 
 def main() -> int:

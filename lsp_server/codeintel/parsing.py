@@ -11,12 +11,16 @@ from pathlib import Path
 import attrs
 
 from lsp_server.codeintel import languages
-from lsp_server.codeintel.outline import SymbolRow, symbol_rows
+from lsp_server.codeintel.kinds import KIND_RANK
+from lsp_server.codeintel.outline import symbol_rows
 from lsp_server.codeintel.walk import MAX_FILE_BYTES
 
 BINARY_SNIFF_BYTES = 8192
 
-__all__ = ["FileResult", "SymbolRow", "index_batch", "index_file", "unparsable"]
+StoredRow = tuple[str, str, str, str, int, str, int, int, int, int, str, str]
+"""A row of the index's `symbols` table, built in the worker so that the process writing
+the index only hands rows to SQLite: path, name, name_lower, kind, kind_rank, parent,
+start_line, end_line, start_byte, end_byte, signature, language."""
 
 
 @attrs.frozen
@@ -26,7 +30,7 @@ class FileResult:
     mtime_ns: int
     content_hash: str
     language: str
-    symbols: tuple[SymbolRow, ...] | None
+    symbols: tuple[StoredRow, ...] | None
     """The symbols as plain rows (cheap to pickle between processes); None when the
     content hash matched the known one and nothing was parsed."""
     skipped: bool = False
@@ -58,7 +62,10 @@ def index_file(root: str, rel: str, known_hash: str | None) -> FileResult:
     digest = content_hash(data)
     if digest == known_hash:
         return FileResult(rel, stat.st_size, stat.st_mtime_ns, digest, name, None)
-    symbols = tuple(symbol_rows(spec.name, data))
+    symbols = tuple(
+        (rel, row[0], row[0].lower(), row[1], KIND_RANK[row[1]], *row[2:])
+        for row in symbol_rows(spec.name, data)
+    )
     return FileResult(rel, stat.st_size, stat.st_mtime_ns, digest, name, symbols)
 
 
