@@ -19,6 +19,7 @@ import pytest
 from lsp_server.codeintel import index as index_module
 from lsp_server.codeintel import languages
 from lsp_server.codeintel.index import PARALLEL_MIN_FILES, SymbolIndex, default_index_path
+from lsp_server.codeintel.indexes import BACKGROUND_NICENESS, CodeIndexService
 from lsp_server.codeintel.outline import symbol_rows
 from lsp_server.codeintel.parsing import FileResult, index_batch
 from tests.codeintel.test_index_cli import make_tree
@@ -74,6 +75,20 @@ def test_workers_run_at_the_niceness_asked_for(tmp_path: Path) -> None:
     index.close()
     seen = {int(p.read_text()) for p in tmp_path.glob("nice-*")}
     assert seen == {os.nice(0) + 5}
+
+
+def test_background_builds_leave_a_core_and_yield_the_cpu(tmp_path: Path) -> None:
+    """The server's builds: one parser process fewer than the cores (at least one), niced;
+    `toolhost index` (SymbolIndex's default): every core, normal priority."""
+    service = CodeIndexService(tmp_path / "state")
+    (tmp_path / "ws").mkdir()
+    index = service.index_for(tmp_path / "ws")
+    assert index.workers == max(1, (os.cpu_count() or 1) - 1)
+    assert index.niceness == BACKGROUND_NICENESS > 0
+    service.close()
+    standalone = SymbolIndex(tmp_path / "ws", tmp_path / "s.sqlite")
+    assert (standalone.workers, standalone.niceness) == (os.cpu_count() or 1, 0)
+    standalone.close()
 
 
 def test_parallel_results_keep_the_inline_order(
