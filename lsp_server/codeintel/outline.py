@@ -66,8 +66,8 @@ _Resolved = tuple[_Match, str, str]
 its parent chain."""
 
 
-def node_text(node: tree_sitter.Node) -> str:
-    return (node.text or b"").decode("utf-8", errors="replace")
+def _text(source: bytes, node: tree_sitter.Node) -> str:
+    return source[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
 
 
 def end_line_of(node: tree_sitter.Node) -> int:
@@ -88,7 +88,7 @@ def _matches(spec_name: str, tree: tree_sitter.Tree, source: bytes) -> list[_Mat
         if not names:
             continue
         parents = captures.get("parent")
-        explicit_parent = node_text(parents[0]) if parents else ""
+        explicit_parent = _text(source, parents[0]) if parents else ""
         for capture, nodes in captures.items():
             if capture == "scope":
                 kind, is_scope = "impl", True
@@ -101,9 +101,7 @@ def _matches(spec_name: str, tree: tree_sitter.Tree, source: bytes) -> list[_Mat
             node = nodes[0]
             start, end = node.start_byte, node.end_byte
             for name_node in names:
-                name = source[name_node.start_byte : name_node.end_byte].decode(
-                    "utf-8", errors="replace"
-                )
+                name = _text(source, name_node)
                 key = (start, end, name)
                 known = found.get(key)
                 if known is None or known.pattern > pattern:
