@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from lsp_server.codeintel import index as index_module
-from lsp_server.codeintel import languages
+from lsp_server.codeintel import languages, pool
 from lsp_server.codeintel.index import PARALLEL_MIN_FILES, SymbolIndex, default_index_path
 from lsp_server.codeintel.indexes import BACKGROUND_NICENESS, CodeIndexService
 from lsp_server.codeintel.outline import symbol_rows
@@ -43,7 +43,12 @@ def niceness_recording_batch(root: str, batch: list[tuple[str, str | None]]) -> 
     return index_batch(root, batch)
 
 
-def test_a_worker_that_dies_costs_one_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("method", ["fork", "forkserver"])
+def test_a_worker_that_dies_costs_one_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    """`fork` is what `toolhost index` uses, `forkserver` what the server (threads) uses."""
+    monkeypatch.setattr(pool, "start_method", lambda: method)
     root = tmp_path / "ws"
     make_tree(root, PARALLEL_MIN_FILES + 10)
     poison = root / "pkg3" / "poison.py"
