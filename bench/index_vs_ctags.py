@@ -14,7 +14,10 @@ is installed: its GOROOT comes from `go env GOROOT`) it measures, in one run:
 - a cold `search` for a rare name (no index yet) vs `rg -l` finding the same name;
 - recall of ctags' functions/classes/methods (and Go types) in toolhost's index.
 
+A small tree (the first 250 files of the Python stdlib) shows the fixed start-up cost.
+
 Usage: .venv/bin/python bench/index_vs_ctags.py [--python-only] [--repeat N] [--baseline SRC]
+       [--small N]
 """
 
 from __future__ import annotations
@@ -290,11 +293,25 @@ def main() -> int:
     parser.add_argument(
         "--baseline", type=Path, help="a folder holding another lsp_server to time beside"
     )
+    parser.add_argument(
+        "--small", type=int, default=250, metavar="N",
+        help="also a small tree: the first N files of the Python stdlib (0: not)",
+    )  # fmt: skip
     args = parser.parse_args()
     if shutil.which("ctags") is None:
         print("universal-ctags is not installed (apt-get install universal-ctags)")
         return 1
     stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
+    if args.small:
+        with tempfile.TemporaryDirectory(prefix="toolhost-small-") as small:
+            for found in sorted(walk(stdlib, ["site-packages"]), key=lambda f: f.path)[
+                : args.small
+            ]:
+                target = Path(small, found.path)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(stdlib / found.path, target)
+            label = f"Small tree: the first {args.small} files of the Python stdlib"
+            bench_tree(label, Path(small), "Python", [], args.repeat, args.baseline)
     bench_tree(
         "Python standard library", stdlib, "Python", ["site-packages"], args.repeat, args.baseline
     )
