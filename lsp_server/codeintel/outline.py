@@ -173,13 +173,9 @@ def symbol_rows(spec_name: str, source: bytes) -> list[SymbolRow]:
     tree = languages.parse(spec_name, source)
     rows: list[SymbolRow] = []
     for match, kind, chain in _resolved(spec_name, tree, source):
-        node = match.node
-        start_row = node.start_point[0]
-        end_row, end_column = node.end_point
-        end_line = end_row if end_column == 0 and end_row > start_row else end_row + 1
         rows.append(
-            (match.name, kind, chain, start_row + 1, end_line, match.start, match.end,
-             _signature(source, match.name_node), spec_name)
+            (match.name, kind, chain, match.node.start_point[0] + 1, end_line_of(match.node),
+             match.start, match.end, _signature(source, match.name_node), spec_name)
         )  # fmt: skip
     return rows
 
