@@ -80,7 +80,8 @@ def measured(command: list[str], env: dict[str, str] | None = None) -> tuple[flo
         if perf:
             command = [perf, "stat", "-x,", "-e", "task-clock", "-o", report.name, *command]
         started = time.perf_counter()
-        subprocess.run(command, check=True, capture_output=True, env=env)
+        # cwd: not this checkout, whose lsp_server `-m` would import before PYTHONPATH's.
+        subprocess.run(command, check=True, capture_output=True, env=env, cwd=tempfile.gettempdir())
         wall = time.perf_counter() - started
         lines = [line for line in report.read().splitlines() if "task-clock" in line]
     cpu = None
@@ -97,6 +98,15 @@ def index_env(state: Path, source: Path | None) -> dict[str, str]:
     if source is not None:
         env["PYTHONPATH"] = str(source)
     return env
+
+
+def imported_from(env: dict[str, str]) -> Path:
+    """Where `python -m lsp_server.cli` takes lsp_server from, run as `measured` runs it."""
+    where = subprocess.run(
+        [sys.executable, "-c", "import lsp_server; print(lsp_server.__file__)"],
+        check=True, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(),
+    ).stdout  # fmt: skip
+    return Path(where.strip()).resolve().parent
 
 
 def symbol_rows(db: Path) -> list[tuple[object, ...]]:
@@ -196,6 +206,10 @@ def bench_tree(
             contenders.append(
                 ("before", toolhost_index_command(root, excludes), work / "before", baseline)
             )
+        if baseline is not None:
+            used = imported_from(index_env(work / "probe", baseline))
+            assert used == (baseline / "lsp_server").resolve(), f"the baseline runs {used}"
+            assert imported_from(index_env(work / "probe", None)) != used
         for _ in range(repeat):  # interleaved rounds: the load hits every contender alike
             for name, command, state, source in contenders:
                 env = index_env(state, source) if state is not None else None
