@@ -161,7 +161,8 @@ def test_a_killed_index_run_leaves_only_whole_files(tmp_path: Path) -> None:
     state = tmp_path / "state"
     env = dict(os.environ, TOOLHOST_STATE_DIR=str(state))
     db_path = default_index_path(root, state)
-    command = [sys.executable, "-m", "lsp_server.cli", "index", "--root", str(root)]
+    # Two parser processes: on a many-core machine all batches could land at once.
+    command = [sys.executable, "-m", "lsp_server.cli", "index", "--root", str(root), "--jobs", "2"]
     child = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
