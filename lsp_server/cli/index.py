@@ -20,6 +20,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     index.add_argument(
         "--exclude", action="append", default=[], help="gitignore-style pattern to skip"
     )
+    index.add_argument(
+        "--jobs", type=int, default=None, metavar="N",
+        help="parser processes (default: one per core)",
+    )  # fmt: skip
 
 
 class ProgressBar:
@@ -43,11 +47,16 @@ class ProgressBar:
 
 
 def run(args: argparse.Namespace) -> int:
-    return run_index(args.root, args.exclude)
+    return run_index(args.root, args.exclude, jobs=args.jobs)
 
 
-def run_index(root: Path, excludes: list[str], stream: TextIO | None = None) -> int:
+def run_index(
+    root: Path, excludes: list[str], stream: TextIO | None = None, jobs: int | None = None
+) -> int:
     out = stream or sys.stderr
+    if jobs is not None and jobs < 1:
+        print(f"toolhost index: --jobs must be at least 1 (got {jobs})", file=out)
+        return 2
     if not root.is_dir():
         print(f"toolhost index: {root} is not a folder", file=out)
         return 2
@@ -55,7 +64,9 @@ def run_index(root: Path, excludes: list[str], stream: TextIO | None = None) -> 
     state = Dirs.from_environment().state
     from lsp_server.codeintel.index import SymbolIndex, default_index_path  # tree-sitter
 
-    index = SymbolIndex(root, default_index_path(root.resolve(), state), excludes=excludes)
+    index = SymbolIndex(
+        root, default_index_path(root.resolve(), state), excludes=excludes, workers=jobs
+    )
     try:
         progress = ProgressBar(out) if out.isatty() else None
         stats = index.refresh(progress)

@@ -2,7 +2,8 @@
 
 A file is re-parsed only when its (size, mtime_ns) changed and then its content hash
 changed. A full refresh is a stat sweep (walk.py) plus the parse of what changed, in
-worker processes when there is a lot. Change signals (watched files, toolhost's own
+worker processes when there is a lot (pool.py: a worker that dies costs one file), each
+batch's rows written in one transaction. Change signals (watched files, toolhost's own
 writes) go through `update_paths`; `ensure_fresh` sweeps when the last sweep is older
 than a few seconds.
 """
@@ -10,12 +11,10 @@ than a few seconds.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 
 import attrs
@@ -23,6 +22,7 @@ import attrs
 from lsp_server.codeintel import candidates
 from lsp_server.codeintel.outline import Symbol
 from lsp_server.codeintel.parsing import FileResult, index_batch, index_file
+from lsp_server.codeintel.pool import BatchTask, parse_batches
 from lsp_server.codeintel.store import IndexStore
 from lsp_server.codeintel.walk import is_indexable, stat_file, walk
 
@@ -33,6 +33,10 @@ BATCH_FILES = 48
 MAX_PATHS_IN_QUERY = 5000
 PARALLEL_MIN_FILES = 200
 """Fewer changed files than this are parsed inline: a worker pool costs ~0.3 s to start."""
+
+
+def all_cores() -> int:
+    return os.cpu_count() or 1
 
 
 def default_index_path(root: Path, state_folder: Path | None = None) -> Path:
@@ -59,11 +63,17 @@ class RefreshStats:
 class SymbolIndex:
     def __init__(
         self, root: Path, db_path: Path | None = None, *, excludes: Sequence[str] = (),
-        workers: int = 2, sweep_interval: float = 3.0,
+        workers: int | None = None, niceness: int = 0, sweep_interval: float = 3.0,
+        batch_task: BatchTask = index_batch,
     ) -> None:  # fmt: skip
         self.root = root.resolve()
         self.excludes = tuple(excludes)
-        self.workers = max(1, min(workers, os.cpu_count() or 1))
+        self.workers = max(1, min(workers or all_cores(), all_cores()))
+        """Parser processes of a large build (default: one per core)."""
+        self.niceness = niceness
+        """Added to the workers' nice value (the server's background builds yield the CPU
+        to the editor)."""
+        self._batch_task = batch_task
         self.sweep_interval = sweep_interval
         self.store = IndexStore(db_path or default_index_path(self.root))
         self.parse_count = 0
@@ -196,40 +206,24 @@ class SymbolIndex:
         if progress:
             progress(0, total)
         batches = [todo[i : i + BATCH_FILES] for i in range(0, total, BATCH_FILES)]
-        if total < PARALLEL_MIN_FILES or self.workers < 2:
+        if total < PARALLEL_MIN_FILES:
             for batch in batches:
                 if self._cancelled.is_set():
                     return
-                results = index_batch(str(self.root), batch)
+                results = self._batch_task(str(self.root), batch)
                 done += len(batch)
                 if progress:
                     progress(done, total)
                 yield results
             return
-        # forkserver: forking a process that runs threads (the server) can deadlock.
-        context = multiprocessing.get_context("forkserver")
-        # Only a few batches are in flight: at interpreter exit concurrent.futures waits
-        # for every submitted batch, and a cancelled build should stop soon.
-        pending = list(reversed(batches))
-        in_flight: set[Future[list[FileResult]]] = set()
-        with ProcessPoolExecutor(self.workers, mp_context=context) as pool:
-            while True:
-                while pending and len(in_flight) < 2 * self.workers:
-                    if self._cancelled.is_set():
-                        return
-                    try:
-                        in_flight.add(pool.submit(index_batch, str(self.root), pending.pop()))
-                    except RuntimeError:  # the interpreter is shutting down
-                        return
-                if not in_flight:
-                    return
-                finished, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    results = future.result()
-                    done += len(results)
-                    if progress:
-                        progress(done, total)
-                    yield results
+        for results in parse_batches(
+            str(self.root), batches, workers=self.workers, niceness=self.niceness,
+            cancelled=self._cancelled, task=self._batch_task,
+        ):  # fmt: skip
+            done += len(results)
+            if progress:
+                progress(done, total)
+            yield results
 
     # -- queries ----------------------------------------------------------------------
 

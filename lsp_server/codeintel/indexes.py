@@ -11,9 +11,20 @@ from typing import Any
 
 import attrs
 
-from lsp_server.codeintel.index import SymbolIndex, default_index_path
+from lsp_server.codeintel.index import SymbolIndex, all_cores, default_index_path
 
 log = logging.getLogger(__name__)
+
+BACKGROUND_NICENESS = 10
+"""Added to the nice value of a background build's parser processes: they take what the
+editor, the language servers and the server's own event loop leave."""
+
+
+def background_workers() -> int:
+    """One core stays free for the editor while the server builds: all but one, at least
+    one (a 2-core machine builds with one parser process)."""
+    return max(1, all_cores() - 1)
+
 
 BuildListener = Callable[[Path, "BuildState"], None]
 """Told (from the build thread) when a background build starts, progresses and ends."""
@@ -32,14 +43,14 @@ class BuildState:
 class CodeIndexService:
     def __init__(
         self, state_folder: Path | None = None, *, excludes: Sequence[str] = (),
-        workers: int = 2, sweep_interval: float = 3.0, background_builds: bool = True,
+        workers: int | None = None, sweep_interval: float = 3.0, background_builds: bool = True,
     ) -> None:  # fmt: skip
         self.state_folder = state_folder
         self.background_builds = background_builds
         """False in short-lived processes (`toolhost call`): a build they start would die
         with them."""
         self.excludes = tuple(excludes)
-        self.workers = workers
+        self.workers = workers or background_workers()
         self.sweep_interval = sweep_interval
         self._indexes: dict[Path, SymbolIndex] = {}
         self._builds: dict[Path, BuildState] = {}
@@ -57,6 +68,7 @@ class CodeIndexService:
                     default_index_path(key, self.state_folder),
                     excludes=self.excludes,
                     workers=self.workers,
+                    niceness=BACKGROUND_NICENESS,
                     sweep_interval=self.sweep_interval,
                 )
                 self._indexes[key] = index

@@ -52,6 +52,11 @@ class LanguageSpec:
     query: str | None = None
     """The tags query file's name when another language's fits (TSX shares TypeScript's);
     by default the language's own name."""
+    ascii_stand_in: bool = False
+    """Parse with every non-ASCII byte replaced by `a` (same offsets): for a grammar whose
+    native scanner crashes the process on some non-ASCII text, where such characters are
+    plain word characters anyway (bash: policy/commands/bash_tree.py has the details).
+    Names and signatures are read from the original bytes."""
 
 
 _C_LIKE_WRAPPERS = frozenset({"declaration", "template_declaration"})
@@ -153,6 +158,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
         grammar_module="tree_sitter_bash",
         comment_prefixes=("#",),
         aliases=("sh", "shell"),
+        ascii_stand_in=True,
     ),
 )
 
@@ -193,5 +199,12 @@ def tags_query(name: str) -> tree_sitter.Query:
     return tree_sitter.Query(grammar(name), text.read_text(encoding="utf-8"))
 
 
+_ASCII_STAND_IN = bytes(byte if byte < 0x80 else ord("a") for byte in range(256))
+
+
 def parse(name: str, source: bytes) -> tree_sitter.Tree:
+    """The tree of `source`; node offsets are offsets in `source`, but read text through
+    them from `source` (a language with `ascii_stand_in` was parsed from other bytes)."""
+    if _BY_NAME[name].ascii_stand_in:
+        source = source.translate(_ASCII_STAND_IN)
     return tree_sitter.Parser(grammar(name)).parse(source)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import attrs
@@ -44,6 +45,10 @@ class Definition:
     name_node: tree_sitter.Node
 
 
+SymbolRow = tuple[str, str, str, int, int, int, int, str, str]
+"""name, kind, parent, start_line, end_line, start_byte, end_byte, signature, language"""
+
+
 class _Match(NamedTuple):
     start: int
     end: int
@@ -56,8 +61,13 @@ class _Match(NamedTuple):
     is_scope: bool
 
 
-def node_text(node: tree_sitter.Node) -> str:
-    return (node.text or b"").decode("utf-8", errors="replace")
+_Resolved = tuple[_Match, str, str]
+"""A definition's match, its kind after nesting (a function in a class is a method), and
+its parent chain."""
+
+
+def _text(source: bytes, node: tree_sitter.Node) -> str:
+    return source[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
 
 
 def end_line_of(node: tree_sitter.Node) -> int:
@@ -68,16 +78,17 @@ def end_line_of(node: tree_sitter.Node) -> int:
     return row + 1
 
 
-def _matches(spec_name: str, tree: tree_sitter.Tree) -> list[_Match]:
+def _matches(spec_name: str, tree: tree_sitter.Tree, source: bytes) -> list[_Match]:
     query = languages.tags_query(spec_name)
     found: dict[tuple[int, int, str], _Match] = {}
-    # Hot loop of the cold build: node properties are C calls, so each is read once.
+    # Hot loop of the cold build: node properties are C calls, so each is read once, and
+    # names are sliced from `source` (what the tree was parsed from).
     for pattern, captures in tree_sitter.QueryCursor(query).matches(tree.root_node):
         names = captures.get("name")
         if not names:
             continue
         parents = captures.get("parent")
-        explicit_parent = node_text(parents[0]) if parents else ""
+        explicit_parent = _text(source, parents[0]) if parents else ""
         for capture, nodes in captures.items():
             if capture == "scope":
                 kind, is_scope = "impl", True
@@ -90,7 +101,7 @@ def _matches(spec_name: str, tree: tree_sitter.Tree) -> list[_Match]:
             node = nodes[0]
             start, end = node.start_byte, node.end_byte
             for name_node in names:
-                name = node_text(name_node)
+                name = _text(source, name_node)
                 key = (start, end, name)
                 known = found.get(key)
                 if known is None or known.pattern > pattern:
@@ -117,11 +128,10 @@ def _signature(source: bytes, name_node: tree_sitter.Node) -> str:
     return text
 
 
-def definitions(spec_name: str, tree: tree_sitter.Tree, source: bytes) -> list[Definition]:
-    """Every definition of the tree in source order, parents resolved."""
+def _resolved(spec_name: str, tree: tree_sitter.Tree, source: bytes) -> Iterator[_Resolved]:
+    """Every definition's match in source order, with its kind and parent chain."""
     stack: list[tuple[_Match, str]] = []  # (container, its qualified name)
-    result: list[Definition] = []
-    for match in _matches(spec_name, tree):
+    for match in _matches(spec_name, tree, source):
         while stack and not _contains(stack[-1][0], match):
             stack.pop()
         chain = stack[-1][1] if stack else ""
@@ -135,8 +145,16 @@ def definitions(spec_name: str, tree: tree_sitter.Tree, source: bytes) -> list[D
         container_kind = stack[-1][0].kind if stack else None
         if kind == "function" and (container_kind in CONTAINER_KINDS or match.explicit_parent):
             kind = "method"
+        yield match, kind, chain
+        stack.append((match, f"{chain}.{name}" if chain else name))
+
+
+def definitions(spec_name: str, tree: tree_sitter.Tree, source: bytes) -> list[Definition]:
+    """Every definition of the tree in source order, parents resolved."""
+    result: list[Definition] = []
+    for match, kind, chain in _resolved(spec_name, tree, source):
         symbol = Symbol(
-            name=name,
+            name=match.name,
             kind=kind,
             parent=chain,
             start_line=match.node.start_point[0] + 1,
@@ -147,8 +165,19 @@ def definitions(spec_name: str, tree: tree_sitter.Tree, source: bytes) -> list[D
             language=spec_name,
         )
         result.append(Definition(symbol, match.node, match.name_node))
-        stack.append((match, symbol.qualified_name))
     return result
+
+
+def symbol_rows(spec_name: str, source: bytes) -> list[SymbolRow]:
+    """What `outline` gives, as plain tuples (the index's rows: no objects in between)."""
+    tree = languages.parse(spec_name, source)
+    rows: list[SymbolRow] = []
+    for match, kind, chain in _resolved(spec_name, tree, source):
+        rows.append(
+            (match.name, kind, chain, match.node.start_point[0] + 1, end_line_of(match.node),
+             match.start, match.end, _signature(source, match.name_node), spec_name)
+        )  # fmt: skip
+    return rows
 
 
 def outline(spec_name: str, source: bytes) -> list[Symbol]:

@@ -11,13 +11,16 @@ from pathlib import Path
 import attrs
 
 from lsp_server.codeintel import languages
-from lsp_server.codeintel.outline import outline
+from lsp_server.codeintel.kinds import KIND_RANK
+from lsp_server.codeintel.outline import symbol_rows
 from lsp_server.codeintel.walk import MAX_FILE_BYTES
 
 BINARY_SNIFF_BYTES = 8192
 
-SymbolRow = tuple[str, str, str, int, int, int, int, str, str]
-"""name, kind, parent, start_line, end_line, start_byte, end_byte, signature, language"""
+StoredRow = tuple[str, str, str, str, int, str, int, int, int, int, str, str]
+"""A row of the index's `symbols` table, built in the worker so that the process writing
+the index only hands rows to SQLite: path, name, name_lower, kind, kind_rank, parent,
+start_line, end_line, start_byte, end_byte, signature, language."""
 
 
 @attrs.frozen
@@ -27,7 +30,7 @@ class FileResult:
     mtime_ns: int
     content_hash: str
     language: str
-    symbols: tuple[SymbolRow, ...] | None
+    symbols: tuple[StoredRow, ...] | None
     """The symbols as plain rows (cheap to pickle between processes); None when the
     content hash matched the known one and nothing was parsed."""
     skipped: bool = False
@@ -60,11 +63,22 @@ def index_file(root: str, rel: str, known_hash: str | None) -> FileResult:
     if digest == known_hash:
         return FileResult(rel, stat.st_size, stat.st_mtime_ns, digest, name, None)
     symbols = tuple(
-        (s.name, s.kind, s.parent, s.start_line, s.end_line, s.start_byte, s.end_byte,
-         s.signature, s.language)
-        for s in outline(spec.name, data)
-    )  # fmt: skip
+        (rel, row[0], row[0].lower(), row[1], KIND_RANK[row[1]], *row[2:])
+        for row in symbol_rows(spec.name, data)
+    )
     return FileResult(rel, stat.st_size, stat.st_mtime_ns, digest, name, symbols)
+
+
+def unparsable(root: str, rel: str) -> FileResult:
+    """The row of a file whose parse killed its worker: skipped, with its stat, so that
+    only a change to it brings it back."""
+    spec = languages.language_for_path(rel)
+    try:
+        stat = (Path(root) / rel).stat()
+    except OSError:
+        return FileResult(rel, 0, 0, "", "", (), gone=True)
+    name = spec.name if spec else ""
+    return FileResult(rel, stat.st_size, stat.st_mtime_ns, "", name, (), skipped=True)
 
 
 def index_batch(root: str, batch: list[tuple[str, str | None]]) -> list[FileResult]:

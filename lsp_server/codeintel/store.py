@@ -12,7 +12,6 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
-from lsp_server.codeintel.kinds import KIND_RANK
 from lsp_server.codeintel.languages import LANGUAGES
 from lsp_server.codeintel.outline import Symbol
 from lsp_server.codeintel.parsing import FileResult
@@ -30,7 +29,9 @@ CREATE TABLE IF NOT EXISTS symbols(
   end_line INTEGER NOT NULL, start_byte INTEGER NOT NULL, end_byte INTEGER NOT NULL,
   signature TEXT NOT NULL, language TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS symbols_by_path ON symbols(path);
-CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name_lower);
+-- No index on names: search matches substrings (LIKE '%q%'), which no B-tree serves
+-- (the plan scans the table either way); the one older files have only slowed writes.
+DROP INDEX IF EXISTS symbols_by_name;
 """
 
 _SYMBOL_COLUMNS = (
@@ -141,12 +142,8 @@ class IndexStore:
                 db.execute("DELETE FROM symbols WHERE path = ?", (result.path,))
                 db.executemany(
                     "INSERT INTO symbols VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (result.path, row[0], row[0].lower(), row[1], KIND_RANK[row[1]],
-                         *row[2:])
-                        for row in result.symbols
-                    ],
-                )  # fmt: skip
+                    result.symbols,
+                )
 
     def remove(self, paths: Iterable[str]) -> None:
         with self.transaction() as db:

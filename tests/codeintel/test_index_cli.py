@@ -9,6 +9,7 @@ import pytest
 
 from lsp_server.cli import main
 from lsp_server.cli.index import ProgressBar
+from lsp_server.codeintel import index as index_module
 from lsp_server.codeintel.index import PARALLEL_MIN_FILES, SymbolIndex
 
 
@@ -47,6 +48,16 @@ def test_index_command_refuses_a_missing_folder(
     assert "is not a folder" in capsys.readouterr().err
 
 
+def test_index_command_takes_a_pool_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_tree(tmp_path / "ws", PARALLEL_MIN_FILES + 5)
+    assert main(["index", "--root", str(tmp_path / "ws"), "--jobs", "0"]) == 2
+    assert "--jobs must be at least 1" in capsys.readouterr().err
+    assert main(["index", "--root", str(tmp_path / "ws"), "--jobs", "1"]) == 0
+    assert f"{PARALLEL_MIN_FILES + 5} parsed" in capsys.readouterr().err
+
+
 def test_progress_bar_on_a_terminal() -> None:
     terminal = FakeTerminal()
     bar = ProgressBar(terminal)
@@ -57,13 +68,16 @@ def test_progress_bar_on_a_terminal() -> None:
     assert text.endswith("\r[" + "#" * 30 + "] 4/4 files\n")
 
 
-def test_parallel_build_matches_the_inline_build(tmp_path: Path) -> None:
+def test_parallel_build_matches_the_inline_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = tmp_path / "ws"
     make_tree(root, PARALLEL_MIN_FILES + 10)
     seen: list[tuple[int, int]] = []
     parallel = SymbolIndex(root, tmp_path / "p.sqlite", workers=2)
     stats = parallel.refresh(lambda done, total: seen.append((done, total)))
-    inline = SymbolIndex(root, tmp_path / "i.sqlite", workers=1)
+    monkeypatch.setattr(index_module, "PARALLEL_MIN_FILES", 10 * PARALLEL_MIN_FILES)
+    inline = SymbolIndex(root, tmp_path / "i.sqlite", workers=2)
     inline.refresh()
     assert stats.parsed == PARALLEL_MIN_FILES + 10
     assert seen[0] == (0, PARALLEL_MIN_FILES + 10)

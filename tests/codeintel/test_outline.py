@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lsp_server.codeintel import languages
-from lsp_server.codeintel.outline import outline
+from lsp_server.codeintel.outline import outline, symbol_rows
 from tests.codeintel.conftest import FIXTURE_FILES, FIXTURES, GOLDEN, check_golden
 
 
@@ -61,3 +61,28 @@ def test_kinds_cover_the_normalised_set() -> None:
         "function", "method", "class", "struct", "interface", "trait",
         "enum", "type", "const", "var", "module", "field",
     }  # fmt: skip
+
+
+def test_bash_scanner_never_sees_non_ascii_bytes() -> None:
+    """tree-sitter-bash's scanner can crash the process on some non-ASCII text (`{` then
+    U+FCE39): bash files are parsed from an ASCII stand-in, names read from the original."""
+    source = 'café() {\n  echo "{\U000fce39"\n}\n'.encode()
+    tree = languages.parse("bash", source)
+    assert tree.root_node.text is not None and tree.root_node.text.isascii()
+    assert len(tree.root_node.text) == len(source)
+    symbols = outline("bash", source)
+    assert [(s.name, s.signature) for s in symbols] == [("café", "café() {")]
+
+
+def test_symbol_rows_are_the_outline() -> None:
+    """The index's rows (built without Symbol objects) say what `outline` says."""
+    for name in FIXTURE_FILES:
+        spec = languages.language_for_path(name)
+        assert spec is not None
+        source = (FIXTURES / name).read_bytes()
+        rows = [
+            (s.name, s.kind, s.parent, s.start_line, s.end_line, s.start_byte, s.end_byte,
+             s.signature, s.language)
+            for s in outline(spec.name, source)
+        ]  # fmt: skip
+        assert symbol_rows(spec.name, source) == rows, name
