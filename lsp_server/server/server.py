@@ -194,6 +194,8 @@ class ToolhostServer(LanguageServer):
         return roots or [Path.cwd()]
 
     async def wait_for_settings(self) -> None:
+        if self.settings_ready.is_set():  # every call after the first: no timer, no task
+            return
         # Bounded: a client that never sends `initialized` still gets its calls run.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.settings_ready.wait(), timeout=15)
