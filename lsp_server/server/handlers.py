@@ -44,6 +44,9 @@ def create_server(
 
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: ToolhostServer, params: types.InitializedParams) -> None:
+        # Built now, before anything is awaited (an await here would leave pygls' generator
+        # for `initialized` to be cancelled mid-way at EOF): the modules are usually loaded
+        # by now, by the warm-up that started with the initialize answer.
         ls.ensure_runtime()
         if ls.features.watched_files_dynamic:
             ls.client_register_capability(watch.watched_files_registration())
@@ -97,13 +100,13 @@ def create_server(
 
     @server.feature(protocol.TOOLHOST_CALL)
     async def on_call(ls: ToolhostServer, params: CallParams) -> CallResult:
-        runtime = ls.ensure_runtime()
+        runtime = ls.runtime if ls.runtime is not None else await ls.runtime_ready()
         await ls.wait_for_settings()
         return await runtime.call(params)
 
     @server.feature(protocol.TOOLHOST_PREVIEW)
     async def on_preview(ls: ToolhostServer, params: PreviewParams) -> PreviewResult:
-        runtime = ls.ensure_runtime()
+        runtime = await ls.runtime_ready()
         await ls.wait_for_settings()
         from lsp_server.runtime.preview import preview_call  # with the runtime, not at start
 
@@ -141,7 +144,7 @@ def create_server(
     @server.command(protocol.EXECUTE_COMMAND_CALL)
     async def on_execute_call(ls: ToolhostServer, *args: Any) -> Any:
         params = wire_errors.command_params(ls.protocol._converter, args)
-        runtime = ls.ensure_runtime()
+        runtime = await ls.runtime_ready()
         await ls.wait_for_settings()
         result = await runtime.call(params)
         return ls.protocol._converter.unstructure(result)

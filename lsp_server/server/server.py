@@ -38,6 +38,7 @@ from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.server import capability_cache, watch, wire_errors
 from lsp_server.server.editor import EditorBridge, client_features
 from lsp_server.server.typed_protocol import ToolhostProtocol, toolhost_converter
+from lsp_server.server.warm_up import WarmUp
 
 if TYPE_CHECKING:
     from lsp_server.checkpoints.recorder import Checkpoints
@@ -85,9 +86,14 @@ class ToolhostServer(LanguageServer):
         )
         self._attach_started = False
         self._closed = False
+        # The runtime's modules load in a thread once the initialize answer is out.
+        self.warm_up = WarmUp()
 
     @functools.cached_property
     def registry(self) -> Registry:
+        self.warm_up.join()  # never import the tool modules beside the warm-up thread
+        if self.warm_up.registry is not None:
+            return self.warm_up.registry
         from lsp_server.tools.registry import build_registry  # every tool module
 
         return build_registry()
@@ -147,6 +153,7 @@ class ToolhostServer(LanguageServer):
         if self.runtime is None:
             if self._roots_at_start is None:
                 raise wire_errors.not_initialized()
+            self.warm_up.join()  # usually done: it started when the initialize answer left
             from lsp_server import compose  # the whole house: after the answer
 
             self.runtime, self.lifecycle = compose.build_runtime(
@@ -160,6 +167,13 @@ class ToolhostServer(LanguageServer):
             self.documents = cast("EditorDocuments | None", self.runtime.documents)
             self.attach_listener.bind(self.runtime)
         return self.runtime
+
+    async def runtime_ready(self) -> Runtime:
+        """ensure_runtime for async handlers: the loop keeps serving (status, cancels) while
+        the warm-up thread finishes loading the runtime's modules."""
+        if self.runtime is None and self._roots_at_start is not None:
+            await self.warm_up.wait()
+        return self.ensure_runtime()
 
     def _editor_link(self) -> EditorLink:
         from lsp_server.compose import EditorLink

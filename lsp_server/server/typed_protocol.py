@@ -4,8 +4,9 @@ experimental `toolhost` capability in the initialize answer."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -61,6 +62,9 @@ class ToolhostProtocol(LanguageServerProtocol):
     """Types the toolhost/* messages from one table; adds the experimental capability."""
 
     _server: ToolhostServer
+    _after_answer: Callable[[], None] | None = None
+    """Run (soon) once the next response has been handed to the writer: the warm-up,
+    after the initialize answer."""
 
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method in MESSAGE_TYPES:
@@ -77,6 +81,9 @@ class ToolhostProtocol(LanguageServerProtocol):
     ) -> None:
         """No traceback or exception text goes over the wire (it stays in the log)."""
         super()._send_response(msg_id, result, wire_errors.safe(error))
+        hook, self._after_answer = self._after_answer, None
+        if hook is not None:  # after the writer's own flush, which is already scheduled
+            asyncio.get_running_loop().call_soon(hook)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """A request whose params cannot be read gets a JSON-RPC error instead of silence; a
@@ -141,6 +148,7 @@ class ToolhostProtocol(LanguageServerProtocol):
     ) -> Generator[Any, Any, types.InitializeResult]:
         result: types.InitializeResult = yield from super().lsp_initialize(params)
         result.capabilities.experimental = {"toolhost": self._server.advertised()}
+        self._after_answer = self._server.warm_up.start
         return result
 
 
