@@ -3,6 +3,10 @@ JSON-RPC client (frames written and read by hand) and with pygls' client, beside
 call made in-process, so the protocol overhead and the client's own cost are visible.
 
     .venv/bin/python bench/call_latency.py [--calls 2000] [--starts 5] [--raw-only]
+        [--pause 1.0] [--baseline DIR]
+
+The first calls of fresh servers are timed sent at once after `initialized` and `--pause`
+seconds later; --baseline DIR times another checkout's `toolhost serve` beside them.
 """
 
 from __future__ import annotations
@@ -89,29 +93,47 @@ def _raw_stdio(root: Path, calls: int) -> dict[str, float]:
     return result
 
 
-def _first_calls(root: Path, starts: int) -> None:
-    """A fresh `toolhost serve`: initialize answered, then the first toolhost/call sent at
-    once after `initialized` (the runtime is built at `initialized`)."""
-    first, init = [], []
-    for _ in range(starts):
-        t0 = time.perf_counter()
-        client = RawClient([sys.executable, "-m", "lsp_server", "serve"])
-        client.request(
-            "initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
-        )
-        init.append(time.perf_counter() - t0)
-        client.notify("initialized", {})
-        t1 = time.perf_counter()
-        client.request(
-            "toolhost/call",
-            {"name": "read_file", "arguments": {"path": "file.txt"}, "session": "bench"},
-        )
-        first.append(time.perf_counter() - t1)
-        client.close()
-    print(
-        f"fresh server, median of {starts}: initialize {statistics.median(init) * 1000:.0f} ms, "
-        f"first toolhost/call after initialized {statistics.median(first) * 1000:.0f} ms"
+def _first_call(root: Path, pause: float, cwd: Path | None) -> tuple[float, float]:
+    """A fresh `toolhost serve`: (initialize answered, the first toolhost/call's round trip),
+    that call sent `pause` seconds after `initialized`."""
+    t0 = time.perf_counter()
+    client = RawClient([sys.executable, "-m", "lsp_server", "serve"], cwd=cwd)
+    client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
+    init = time.perf_counter() - t0
+    client.notify("initialized", {})
+    if pause:
+        time.sleep(pause)  # an agent's first tool call comes after its first model turn
+    t1 = time.perf_counter()
+    client.request(
+        "toolhost/call",
+        {"name": "read_file", "arguments": {"path": "file.txt"}, "session": "bench"},
     )
+    first = time.perf_counter() - t1
+    client.close()
+    return init, first
+
+
+def _first_calls(root: Path, starts: int, pause: float, baseline: Path | None) -> None:
+    """Fresh servers: the first toolhost/call sent at once after `initialized` (what is left
+    of the runtime's warm-up then is the floor), and sent `pause` seconds later."""
+    arms: dict[str, tuple[float, Path | None]] = {"at once": (0.0, None)}
+    if pause:
+        arms[f"after {pause:g} s"] = (pause, None)
+    if baseline is not None:
+        arms["baseline, at once"] = (0.0, baseline)
+        if pause:
+            arms[f"baseline, after {pause:g} s"] = (pause, baseline)
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in arms}
+    for _ in range(starts):  # interleaved, so that the load is shared
+        for name, (wait, cwd) in arms.items():
+            samples[name].append(_first_call(root, wait, cwd))
+    for name, pairs in samples.items():
+        init = statistics.median(p[0] for p in pairs) * 1000
+        first = statistics.median(p[1] for p in pairs) * 1000
+        print(
+            f"fresh server, median of {starts}, first call {name:<22}: initialize {init:.0f} ms, "
+            f"first toolhost/call {first:.1f} ms"
+        )
 
 
 async def _in_process(root: Path, calls: int) -> dict[str, float]:
@@ -132,12 +154,16 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--starts", type=int, default=5, help="fresh servers for the first call")
     parser.add_argument("--raw-only", action="store_true", help="only the raw client's arms")
+    parser.add_argument(
+        "--pause", type=float, default=1.0, help="seconds between initialized and a first call"
+    )
+    parser.add_argument("--baseline", type=Path, help="another checkout's serve, first calls")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         line = "the quick brown fox jumps over the lazy dog, 0123456789 abcdefghij\n"
         (root / "file.txt").write_text(line * (4096 // len(line)))
-        _first_calls(root, args.starts)
+        _first_calls(root, args.starts, args.pause, args.baseline)
         raw = _raw_stdio(root, args.calls)
         if args.raw_only:
             return
