@@ -16,11 +16,11 @@ from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from lsp_server import protocol
-from lsp_server.runtime.core.client import UnreadableAnswer
+from lsp_server import method_names
 from lsp_server.server import wire_errors
 
 if TYPE_CHECKING:
+    from lsp_server import protocol
     from lsp_server.server.server import ToolhostServer
 
 log = logging.getLogger(__name__)
@@ -47,14 +47,27 @@ def _response_type(spec: protocol.MethodSpec) -> type[Any]:
     return attrs.make_class(spec.result.__name__ + "Response", fields)
 
 
-MESSAGE_TYPES = {spec.method: _message_type(spec) for spec in protocol.METHODS}
-RESPONSE_TYPES = {
-    spec.method: _response_type(spec) for spec in protocol.METHODS if spec.result is not None
-}
-_METHOD_OF_RESPONSE = {response: method for method, response in RESPONSE_TYPES.items()}
+@attrs.frozen
+class MessageTables:
+    """pygls' message and response type of every toolhost/* method, from the one table."""
+
+    messages: dict[str, type[Any]]
+    responses: dict[str, type[Any]]
+    method_of_response: dict[type[Any], str]
+
+    @classmethod
+    def build(cls) -> MessageTables:
+        from lsp_server import protocol  # the message types: after the initialize answer
+
+        messages = {spec.method: _message_type(spec) for spec in protocol.METHODS}
+        responses = {spec.method: _response_type(spec) for spec in protocol.METHODS if spec.result}
+        return cls(messages, responses, {kind: name for name, kind in responses.items()})
 
 
 def toolhost_converter() -> cattrs.Converter:
+    """lsprotocol's converter with the toolhost/* message hooks (camelCase on the wire)."""
+    from lsp_server import protocol
+
     return protocol.register_message_hooks(get_converter())
 
 
@@ -62,18 +75,34 @@ class ToolhostProtocol(LanguageServerProtocol):
     """Types the toolhost/* messages from one table; adds the experimental capability."""
 
     _server: ToolhostServer
+    _tables: MessageTables | None = None
     _after_answer: Callable[[], None] | None = None
     """Run (soon) once the next response has been handed to the writer: the warm-up,
     after the initialize answer."""
 
+    def toolhost_types(self) -> MessageTables:
+        """The toolhost/* message types, and their hooks in this protocol's converter,
+        loaded on first need (the first toolhost/* message either way, or the runtime's
+        build): a cold start answers initialize without them."""
+        if self._tables is None:
+            from lsp_server import protocol
+
+            protocol.register_message_hooks(self._converter)
+            self._tables = MessageTables.build()
+        return self._tables
+
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
-        if method in MESSAGE_TYPES:
-            return MESSAGE_TYPES[method]
+        if isinstance(method, str) and method.startswith(method_names.PREFIX):
+            found = self.toolhost_types().messages.get(method)
+            if found is not None:
+                return found
         return super().get_message_type(method)
 
     def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
-        if method in RESPONSE_TYPES:
-            return RESPONSE_TYPES[method]
+        if isinstance(method, str) and method.startswith(method_names.PREFIX):
+            found = self.toolhost_types().responses.get(method)
+            if found is not None:
+                return found
         return super().get_result_type(method)
 
     def _send_response(
@@ -128,8 +157,12 @@ class ToolhostProtocol(LanguageServerProtocol):
     ) -> types.ResponseErrorMessage:
         """An error response carrying the UnreadableAnswer (an object no wire message can
         hold), which EditorBridge.request raises to the waiter."""
-        method = _METHOD_OF_RESPONSE.get(answered) or getattr(answered, "__name__", "a request")
+        method = self.toolhost_types().method_of_response.get(answered) or getattr(
+            answered, "__name__", "a request"
+        )
         problem = _validation_problem(exc.__cause__)
+        from lsp_server.runtime.core.client import UnreadableAnswer
+
         answer = UnreadableAnswer.of(data.get("error", data.get("result")), problem)
         # For the editor's developer: which answer, what was wrong, what it sent.
         log.warning(
@@ -148,7 +181,7 @@ class ToolhostProtocol(LanguageServerProtocol):
     ) -> Generator[Any, Any, types.InitializeResult]:
         result: types.InitializeResult = yield from super().lsp_initialize(params)
         result.capabilities.experimental = {"toolhost": self._server.advertised()}
-        self._after_answer = self._server.warm_up.start
+        self._after_answer = self._server.after_initialize_answer
         return result
 
 
