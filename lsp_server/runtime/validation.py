@@ -161,7 +161,9 @@ def flat_key(fingerprint: str, args: dict[str, Any]) -> tuple[Any, ...] | None:
     items = []
     for name, value in args.items():
         kind = type(value)
-        if type(name) is not str or kind not in SCALAR_TYPES or (kind is str and len(value) > MAX_CACHED_STRING):
+        if type(name) is not str or kind not in SCALAR_TYPES:
+            return None
+        if kind is str and len(value) > MAX_CACHED_STRING:
             return None
         items.append((name, kind, value))
     items.sort(key=lambda item: item[0])
