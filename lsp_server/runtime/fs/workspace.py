@@ -168,10 +168,7 @@ class Workspace:
         root = self.root_of(path)
         if root is None:
             return str(path)
-        rel = path.relative_to(root)
-        text = rel.as_posix()
-        if text == ".":
-            text = "."
+        text = relative_text(path, root)
         if len(self.roots) > 1 and root in self.roots and root != self.roots[0]:
             return f"{root.name}/{text}"
         return text
@@ -200,6 +197,15 @@ class Workspace:
                 f"{self.relative(path)} looks like a secret (credentials or keys)",
                 "it is not shown to tools; a user can allow it with workspace.allowed_secrets",
             )
+
+
+def relative_text(path: Path, root: Path) -> str:
+    """`path.relative_to(root).as_posix()` for a `path` within `root` (both normalised),
+    on the strings: "." for the root itself."""
+    text, top = str(path), str(root)
+    if text == top:
+        return "."
+    return text[len(top) if top.endswith("/") else len(top) + 1 :]
 
 
 def real_path_of(candidate: Path, raw: str, attempts: int = 3) -> Path:
