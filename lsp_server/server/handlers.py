@@ -151,7 +151,6 @@ def create_server(
 
     @server.command(method_names.EXECUTE_COMMAND_CALL)
     async def on_execute_call(ls: ToolhostServer, *args: Any) -> Any:
-        ls.toolhost_types()  # the converter's toolhost/* hooks
         params = wire_errors.command_params(ls.protocol._converter, args)
         runtime = await ls.runtime_ready()
         await ls.wait_for_settings()

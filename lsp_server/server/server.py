@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from lsprotocol import types
-from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 
@@ -23,7 +22,7 @@ from lsp_server.runtime.core.client import ClientFeatures
 from lsp_server.runtime.core.uris import uri_to_path
 from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.server import capability_cache, wire_errors
-from lsp_server.server.typed_protocol import ToolhostProtocol
+from lsp_server.server.typed_protocol import ToolhostProtocol, lazy_toolhost_converter
 from lsp_server.server.warm_up import WarmUp
 
 # The rest of the house (config layers, the protocol's message types, the attach listener,
@@ -58,8 +57,7 @@ class ToolhostServer(LanguageServer):
             "toolhost",
             __version__,
             protocol_cls=ToolhostProtocol,
-            # The toolhost/* hooks join it with the message types (ToolhostProtocol).
-            converter_factory=get_converter,
+            converter_factory=lazy_toolhost_converter,
         )
         self.root_override = root_override
         self.tcp_token = tcp_token
@@ -95,8 +93,8 @@ class ToolhostServer(LanguageServer):
         return build_registry()
 
     def toolhost_types(self) -> None:
-        """Load the toolhost/* message types into the protocol (and its converter)."""
-        cast("ToolhostProtocol", self.protocol).toolhost_types()
+        """Load the toolhost/* message tables into the protocol, and make their hooks."""
+        cast("ToolhostProtocol", self.protocol).make_message_hooks()
 
     @property
     def config(self) -> Config:
@@ -195,7 +193,7 @@ class ToolhostServer(LanguageServer):
             if self._roots_at_start is None:
                 raise wire_errors.not_initialized()
             self.settle()
-            self.toolhost_types()  # didCall and approvals go out typed
+            self.toolhost_types()  # loaded before the first call needs them
             self.warm_up.join()  # usually done: it started when the initialize answer left
             from lsp_server import compose  # the whole house: after the answer
 

@@ -71,6 +71,36 @@ def toolhost_converter() -> cattrs.Converter:
     return protocol.register_message_hooks(get_converter())
 
 
+def lazy_toolhost_converter() -> cattrs.Converter:
+    """The server's converter: the same hooks as `toolhost_converter`, each made the first
+    time its type is (un)structured, by hook factories registered before any use (hooks
+    added after the first message would empty cattrs' caches of every other type), so that
+    neither the message types nor their hooks are loaded before the initialize answer."""
+    converter = get_converter()
+
+    def structure(cls: type[Any]) -> Any:
+        from lsp_server.protocol.converter import structure_fn
+
+        return structure_fn(cls, converter)
+
+    def unstructure(cls: type[Any]) -> Any:
+        from lsp_server.protocol.converter import unstructure_fn
+
+        return unstructure_fn(cls, converter)
+
+    converter.register_structure_hook_factory(_is_message_type, structure)
+    converter.register_unstructure_hook_factory(_is_message_type, unstructure)
+    return converter
+
+
+def _is_message_type(cls: Any) -> bool:
+    if not str(getattr(cls, "__module__", "")).startswith("lsp_server.protocol."):
+        return False  # the module name first: nothing is imported for lsprotocol's types
+    from lsp_server.protocol import MESSAGE_TYPES
+
+    return cls in MESSAGE_TYPES
+
+
 class ToolhostProtocol(LanguageServerProtocol):
     """Types the toolhost/* messages from one table; adds the experimental capability."""
 
@@ -81,15 +111,22 @@ class ToolhostProtocol(LanguageServerProtocol):
     after the initialize answer."""
 
     def toolhost_types(self) -> MessageTables:
-        """The toolhost/* message types, and their hooks in this protocol's converter,
-        loaded on first need (the first toolhost/* message either way, or the runtime's
-        build): a cold start answers initialize without them."""
+        """The toolhost/* message types, loaded on first need (the first toolhost/* message
+        either way, or the runtime's build): a cold start answers initialize without them.
+        Their converter hooks come with their first use (`lazy_toolhost_converter`)."""
         if self._tables is None:
-            from lsp_server import protocol
-
-            protocol.register_message_hooks(self._converter)
             self._tables = MessageTables.build()
         return self._tables
+
+    def make_message_hooks(self) -> None:
+        """Make every toolhost/* type's converter hooks now (with the runtime), not on each
+        type's first message: the first call and the first status pay nothing for them."""
+        from lsp_server.protocol import MESSAGE_TYPES
+
+        tables = self.toolhost_types()
+        for kind in (*MESSAGE_TYPES, *tables.messages.values(), *tables.responses.values()):
+            self._converter.get_structure_hook(kind)
+            self._converter.get_unstructure_hook(kind)
 
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if isinstance(method, str) and method.startswith(method_names.PREFIX):
