@@ -184,7 +184,7 @@ class ToolhostServer(LanguageServer):
     def after_initialize_answer(self) -> None:
         """Run on the loop once the initialize answer has been handed to the writer."""
         self.settle()
-        self.warm_up.start()
+        self.warm_up.start(cast("ToolhostProtocol", self.protocol).prepare_types)
 
     def ensure_runtime(self) -> Runtime:
         """The runtime, built on first need after initialize (at `initialized`, or by an

@@ -115,15 +115,30 @@ class ToolhostProtocol(LanguageServerProtocol):
         either way, or the runtime's build): a cold start answers initialize without them.
         Their converter hooks come with their first use (`lazy_toolhost_converter`)."""
         if self._tables is None:
-            self._tables = MessageTables.build()
+            warm_up = self._server.warm_up
+            prepared = warm_up.prepared if warm_up.done else None
+            self._tables = (
+                prepared if isinstance(prepared, MessageTables) else MessageTables.build()
+            )
         return self._tables
+
+    def prepare_types(self) -> MessageTables:
+        """New tables with every converter hook made (the warm-up thread runs this; the loop
+        adopts the tables in `toolhost_types`). The converter's hook factories were all
+        registered when it was made: here its caches only fill."""
+        tables = MessageTables.build()
+        self._make_hooks(tables)
+        return tables
 
     def make_message_hooks(self) -> None:
         """Make every toolhost/* type's converter hooks now (with the runtime), not on each
-        type's first message: the first call and the first status pay nothing for them."""
+        type's first message: the first call and the first status pay nothing for them
+        (after the warm-up they are made already)."""
+        self._make_hooks(self.toolhost_types())
+
+    def _make_hooks(self, tables: MessageTables) -> None:
         from lsp_server.protocol import MESSAGE_TYPES
 
-        tables = self.toolhost_types()
         for kind in (*MESSAGE_TYPES, *tables.messages.values(), *tables.responses.values()):
             self._converter.get_structure_hook(kind)
             self._converter.get_unstructure_hook(kind)

@@ -15,7 +15,8 @@ import asyncio
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from lsp_server.runtime.core.contract import Registry
@@ -32,6 +33,8 @@ class WarmUp:
         """The registry built by the thread (None until it is done, or if it failed)."""
         self.seconds: float | None = None
         """How long the thread took."""
+        self.prepared: Any = None
+        """What `start`'s `prepare` returned (the protocol's message tables)."""
         self.failure: Exception | None = None
         """What went wrong in the thread; logged from the loop (`report`): no log record
         is forwarded to the client from this thread."""
@@ -41,19 +44,28 @@ class WarmUp:
         """Whether the thread was started: the initialize answer has been written."""
         return self._thread is not None
 
-    def start(self) -> None:
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def start(self, prepare: Callable[[], Any] = lambda: None) -> None:
+        """Start the thread; after the imports it runs `prepare` (the protocol's message
+        tables and converter hooks, kept in `prepared` for the loop to adopt)."""
         if self._thread is not None:
             return
-        self._thread = threading.Thread(target=self._load, name="toolhost-warm-up", daemon=True)
+        self._thread = threading.Thread(
+            target=self._load, args=(prepare,), name="toolhost-warm-up", daemon=True
+        )
         self._thread.start()
 
-    def _load(self) -> None:
+    def _load(self, prepare: Callable[[], Any]) -> None:
         started = time.perf_counter()
         try:
             import lsp_server.compose  # noqa: F401  (the whole house: tools, policy, dispatch)
             from lsp_server.tools.registry import build_registry
 
             self.registry = build_registry()
+            self.prepared = prepare()
         except Exception as exc:  # the loop builds the runtime itself and reports what fails
             self.failure = exc
         finally:
