@@ -139,8 +139,14 @@ class ToolhostProtocol(LanguageServerProtocol):
     def _make_hooks(self, tables: MessageTables) -> None:
         from lsp_server.protocol import MESSAGE_TYPES
 
-        for kind in (*MESSAGE_TYPES, *tables.messages.values(), *tables.responses.values()):
+        for kind in MESSAGE_TYPES:  # what register_message_hooks makes, both ways
             self._converter.get_structure_hook(kind)
+            self._converter.get_unstructure_hook(kind)
+        # The envelopes one way only: requests and notifications arrive (or leave) as
+        # messages, results leave (or arrive) as responses; the other way is made on use.
+        for kind in tables.messages.values():
+            self._converter.get_structure_hook(kind)
+        for kind in tables.responses.values():
             self._converter.get_unstructure_hook(kind)
 
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
