@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -93,13 +94,21 @@ def _raw_stdio(root: Path, calls: int) -> dict[str, float]:
     return result
 
 
-def _first_call(root: Path, pause: float, cwd: Path | None) -> tuple[float, float]:
-    """A fresh `toolhost serve`: (initialize answered, the first toolhost/call's round trip),
+def _cpu_seconds(pid: int) -> float:
+    """A process's user + system CPU time so far (Linux /proc): work, whatever the load."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _first_call(root: Path, pause: float, cwd: Path | None) -> tuple[float, ...]:
+    """A fresh `toolhost serve`: (initialize answered, the first toolhost/call's round trip,
+    the server's CPU seconds up to the answer, and from the answer to the first call's),
     that call sent `pause` seconds after `initialized`."""
     t0 = time.perf_counter()
     client = RawClient([sys.executable, "-m", "lsp_server", "serve"], cwd=cwd)
     client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
     init = time.perf_counter() - t0
+    cpu_at_answer = _cpu_seconds(client.process.pid)
     client.notify("initialized", {})
     if pause:
         time.sleep(pause)  # an agent's first tool call comes after its first model turn
@@ -109,8 +118,9 @@ def _first_call(root: Path, pause: float, cwd: Path | None) -> tuple[float, floa
         {"name": "read_file", "arguments": {"path": "file.txt"}, "session": "bench"},
     )
     first = time.perf_counter() - t1
+    cpu_after = _cpu_seconds(client.process.pid) - cpu_at_answer
     client.close()
-    return init, first
+    return init, first, cpu_at_answer, cpu_after
 
 
 def _first_calls(root: Path, starts: int, pause: float, baseline: Path | None) -> None:
@@ -123,16 +133,18 @@ def _first_calls(root: Path, starts: int, pause: float, baseline: Path | None) -
         arms["baseline, at once"] = (0.0, baseline)
         if pause:
             arms[f"baseline, after {pause:g} s"] = (pause, baseline)
-    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in arms}
+    samples: dict[str, list[tuple[float, ...]]] = {name: [] for name in arms}
     for _ in range(starts):  # interleaved, so that the load is shared
         for name, (wait, cwd) in arms.items():
             samples[name].append(_first_call(root, wait, cwd))
-    for name, pairs in samples.items():
-        init = statistics.median(p[0] for p in pairs) * 1000
-        first = statistics.median(p[1] for p in pairs) * 1000
+    for name, rows in samples.items():
+        init, first, cpu_init, cpu_rest = (
+            statistics.median(row[i] for row in rows) * 1000 for i in range(4)
+        )
         print(
-            f"fresh server, median of {starts}, first call {name:<22}: initialize {init:.0f} ms, "
-            f"first toolhost/call {first:.1f} ms"
+            f"fresh server, median of {starts}, first call {name:<18}: initialize {init:.0f} ms, "
+            f"first toolhost/call {first:.1f} ms; server CPU to the answer {cpu_init:.0f} ms, "
+            f"answer to first call {cpu_rest:.0f} ms"
         )
 
 
