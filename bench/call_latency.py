@@ -94,9 +94,12 @@ def _raw_stdio(root: Path, calls: int) -> dict[str, float]:
     return result
 
 
-def _cpu_seconds(pid: int) -> float:
-    """A process's user + system CPU time so far (Linux /proc): work, whatever the load."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def _cpu_seconds(pid: int, main_thread: bool = False) -> float:
+    """A process's user + system CPU time so far (Linux /proc): work, whatever the load.
+    `main_thread`: its first thread's only (toolhost's warm-up thread starts once the
+    initialize answer is written, while the client is still reading it)."""
+    stat = Path(f"/proc/{pid}/task/{pid}/stat" if main_thread else f"/proc/{pid}/stat")
+    fields = stat.read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -108,7 +111,7 @@ def _first_call(root: Path, pause: float, cwd: Path | None) -> tuple[float, ...]
     client = RawClient([sys.executable, "-m", "lsp_server", "serve"], cwd=cwd)
     client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
     init = time.perf_counter() - t0
-    cpu_at_answer = _cpu_seconds(client.process.pid)
+    cpu_at_answer = _cpu_seconds(client.process.pid, main_thread=True)
     client.notify("initialized", {})
     if pause:
         time.sleep(pause)  # an agent's first tool call comes after its first model turn
