@@ -67,10 +67,12 @@ async def _over_stdio(root: Path, calls: int) -> dict[str, float]:
     return _summary("pygls client (stdio)", samples, wall)
 
 
-def _raw_stdio(root: Path, calls: int) -> dict[str, float]:
+def _raw_stdio(
+    root: Path, calls: int, cwd: Path | None = None, label: str = ""
+) -> dict[str, float]:
     """toolhost/call read_file beside toolhost/status (the transport's floor: a request the
-    server answers without a tool), alternated on one connection."""
-    client = RawClient([sys.executable, "-m", "lsp_server", "serve"])
+    server answers without a tool), alternated on one connection; `cwd`: another checkout."""
+    client = RawClient([sys.executable, "-m", "lsp_server", "serve"], cwd=cwd)
     client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
     client.notify("initialized", {})
     params = {"name": "read_file", "arguments": {"path": "file.txt"}, "session": "bench"}
@@ -88,9 +90,9 @@ def _raw_stdio(root: Path, calls: int) -> dict[str, float]:
         samples.append(t1 - t0)
     wall = time.perf_counter() - started
     client.close()
-    status = _summary("toolhost/status (raw)", floor, wall)
-    result = _summary("raw client (stdio)", samples, wall)
-    print(f"toolhost/call / toolhost/status at p50: {result['p50'] / status['p50']:.2f}x")
+    status = _summary(f"{label}toolhost/status (raw)", floor, wall)
+    result = _summary(f"{label}raw client (stdio)", samples, wall)
+    print(f"{label}toolhost/call / toolhost/status at p50: {result['p50'] / status['p50']:.2f}x")
     return result
 
 
@@ -172,7 +174,7 @@ def main() -> None:
     parser.add_argument(
         "--pause", type=float, default=1.0, help="seconds between initialized and a first call"
     )
-    parser.add_argument("--baseline", type=Path, help="another checkout's serve, first calls")
+    parser.add_argument("--baseline", type=Path, help="another checkout's serve, timed beside")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -180,6 +182,8 @@ def main() -> None:
         (root / "file.txt").write_text(line * (4096 // len(line)))
         _first_calls(root, args.starts, args.pause, args.baseline)
         raw = _raw_stdio(root, args.calls)
+        if args.baseline is not None:
+            _raw_stdio(root, args.calls, args.baseline.resolve(), "baseline ")
         if args.raw_only:
             return
         stdio = asyncio.run(_over_stdio(root, args.calls))
