@@ -3,12 +3,17 @@ JSON-RPC client (frames written and read by hand) and with pygls' client, beside
 call made in-process, so the protocol overhead and the client's own cost are visible.
 
     .venv/bin/python bench/call_latency.py [--calls 2000] [--starts 5] [--raw-only]
+        [--pause 1.0] [--baseline DIR]
+
+The first calls of fresh servers are timed sent at once after `initialized` and `--pause`
+seconds later; --baseline DIR times another checkout's `toolhost serve` beside them.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -62,10 +67,12 @@ async def _over_stdio(root: Path, calls: int) -> dict[str, float]:
     return _summary("pygls client (stdio)", samples, wall)
 
 
-def _raw_stdio(root: Path, calls: int) -> dict[str, float]:
+def _raw_stdio(
+    root: Path, calls: int, cwd: Path | None = None, label: str = ""
+) -> dict[str, float]:
     """toolhost/call read_file beside toolhost/status (the transport's floor: a request the
-    server answers without a tool), alternated on one connection."""
-    client = RawClient([sys.executable, "-m", "lsp_server", "serve"])
+    server answers without a tool), alternated on one connection; `cwd`: another checkout."""
+    client = RawClient([sys.executable, "-m", "lsp_server", "serve"], cwd=cwd)
     client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
     client.notify("initialized", {})
     params = {"name": "read_file", "arguments": {"path": "file.txt"}, "session": "bench"}
@@ -83,35 +90,67 @@ def _raw_stdio(root: Path, calls: int) -> dict[str, float]:
         samples.append(t1 - t0)
     wall = time.perf_counter() - started
     client.close()
-    status = _summary("toolhost/status (raw)", floor, wall)
-    result = _summary("raw client (stdio)", samples, wall)
-    print(f"toolhost/call / toolhost/status at p50: {result['p50'] / status['p50']:.2f}x")
+    status = _summary(f"{label}toolhost/status (raw)", floor, wall)
+    result = _summary(f"{label}raw client (stdio)", samples, wall)
+    print(f"{label}toolhost/call / toolhost/status at p50: {result['p50'] / status['p50']:.2f}x")
     return result
 
 
-def _first_calls(root: Path, starts: int) -> None:
-    """A fresh `toolhost serve`: initialize answered, then the first toolhost/call sent at
-    once after `initialized` (the runtime is built at `initialized`)."""
-    first, init = [], []
-    for _ in range(starts):
-        t0 = time.perf_counter()
-        client = RawClient([sys.executable, "-m", "lsp_server", "serve"])
-        client.request(
-            "initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
-        )
-        init.append(time.perf_counter() - t0)
-        client.notify("initialized", {})
-        t1 = time.perf_counter()
-        client.request(
-            "toolhost/call",
-            {"name": "read_file", "arguments": {"path": "file.txt"}, "session": "bench"},
-        )
-        first.append(time.perf_counter() - t1)
-        client.close()
-    print(
-        f"fresh server, median of {starts}: initialize {statistics.median(init) * 1000:.0f} ms, "
-        f"first toolhost/call after initialized {statistics.median(first) * 1000:.0f} ms"
+def _cpu_seconds(pid: int, main_thread: bool = False) -> float:
+    """A process's user + system CPU time so far (Linux /proc): work, whatever the load.
+    `main_thread`: its first thread's only (toolhost's warm-up thread starts once the
+    initialize answer is written, while the client is still reading it)."""
+    stat = Path(f"/proc/{pid}/task/{pid}/stat" if main_thread else f"/proc/{pid}/stat")
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _first_call(root: Path, pause: float, cwd: Path | None) -> tuple[float, ...]:
+    """A fresh `toolhost serve`: (initialize answered, the first toolhost/call's round trip,
+    the server's CPU seconds up to the answer, and from the answer to the first call's),
+    that call sent `pause` seconds after `initialized`."""
+    t0 = time.perf_counter()
+    client = RawClient([sys.executable, "-m", "lsp_server", "serve"], cwd=cwd)
+    client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
+    init = time.perf_counter() - t0
+    cpu_at_answer = _cpu_seconds(client.process.pid, main_thread=True)
+    client.notify("initialized", {})
+    if pause:
+        time.sleep(pause)  # an agent's first tool call comes after its first model turn
+    t1 = time.perf_counter()
+    client.request(
+        "toolhost/call",
+        {"name": "read_file", "arguments": {"path": "file.txt"}, "session": "bench"},
     )
+    first = time.perf_counter() - t1
+    cpu_after = _cpu_seconds(client.process.pid) - cpu_at_answer
+    client.close()
+    return init, first, cpu_at_answer, cpu_after
+
+
+def _first_calls(root: Path, starts: int, pause: float, baseline: Path | None) -> None:
+    """Fresh servers: the first toolhost/call sent at once after `initialized` (what is left
+    of the runtime's warm-up then is the floor), and sent `pause` seconds later."""
+    arms: dict[str, tuple[float, Path | None]] = {"at once": (0.0, None)}
+    if pause:
+        arms[f"after {pause:g} s"] = (pause, None)
+    if baseline is not None:
+        arms["baseline, at once"] = (0.0, baseline)
+        if pause:
+            arms[f"baseline, after {pause:g} s"] = (pause, baseline)
+    samples: dict[str, list[tuple[float, ...]]] = {name: [] for name in arms}
+    for _ in range(starts):  # interleaved, so that the load is shared
+        for name, (wait, cwd) in arms.items():
+            samples[name].append(_first_call(root, wait, cwd))
+    for name, rows in samples.items():
+        init, first, cpu_init, cpu_rest = (
+            statistics.median(row[i] for row in rows) * 1000 for i in range(4)
+        )
+        print(
+            f"fresh server, median of {starts}, first call {name:<18}: initialize {init:.0f} ms, "
+            f"first toolhost/call {first:.1f} ms; server CPU to the answer {cpu_init:.0f} ms, "
+            f"answer to first call {cpu_rest:.0f} ms"
+        )
 
 
 async def _in_process(root: Path, calls: int) -> dict[str, float]:
@@ -132,13 +171,19 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--starts", type=int, default=5, help="fresh servers for the first call")
     parser.add_argument("--raw-only", action="store_true", help="only the raw client's arms")
+    parser.add_argument(
+        "--pause", type=float, default=1.0, help="seconds between initialized and a first call"
+    )
+    parser.add_argument("--baseline", type=Path, help="another checkout's serve, timed beside")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         line = "the quick brown fox jumps over the lazy dog, 0123456789 abcdefghij\n"
         (root / "file.txt").write_text(line * (4096 // len(line)))
-        _first_calls(root, args.starts)
+        _first_calls(root, args.starts, args.pause, args.baseline)
         raw = _raw_stdio(root, args.calls)
+        if args.baseline is not None:
+            _raw_stdio(root, args.calls, args.baseline.resolve(), "baseline ")
         if args.raw_only:
             return
         stdio = asyncio.run(_over_stdio(root, args.calls))

@@ -25,9 +25,19 @@ from bench.rawrpc import RawClient
 BARE_PYGLS = "from pygls.lsp.server import LanguageServer\nLanguageServer('bare', '1').start_io()\n"
 
 
+def cpu_seconds(pid: int, main_thread: bool = False) -> float:
+    """A process's user + system CPU time so far (Linux /proc): work, whatever the load.
+    `main_thread`: its first thread's only (toolhost's warm-up thread starts once the
+    initialize answer is written, while the client is still reading it)."""
+    stat = Path(f"/proc/{pid}/task/{pid}/stat" if main_thread else f"/proc/{pid}/stat")
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def time_to_initialize(
     command: list[str], root: Path, env: dict[str, str], cwd: Path | None = None
-) -> float:
+) -> tuple[float, float]:
+    """(wall seconds from spawn to the initialize answer, the server's CPU seconds then)."""
     started = time.perf_counter()
     client = RawClient(command, env=env, cwd=cwd, stderr=open(os.devnull, "wb"))  # noqa: SIM115
     client.request(
@@ -35,9 +45,10 @@ def time_to_initialize(
         {"processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {}},
     )
     elapsed = time.perf_counter() - started
+    cpu = cpu_seconds(client.process.pid, main_thread=True)
     client.notify("initialized", {})
     client.close()
-    return elapsed
+    return elapsed, cpu
 
 
 def main() -> None:
@@ -56,6 +67,7 @@ def main() -> None:
         arms["baseline serve"] = [sys.executable, "-m", "lsp_server", "serve"]
         folders["baseline serve"] = args.baseline.resolve()
     samples: dict[str, list[float]] = {name: [] for name in arms}
+    cpu: dict[str, list[float]] = {name: [] for name in arms}
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "ws"
         root.mkdir()
@@ -64,12 +76,22 @@ def main() -> None:
             time_to_initialize(command, root, env, folders[name])
         for _ in range(args.runs):
             for name, command in arms.items():
-                samples[name].append(time_to_initialize(command, root, env, folders[name]))
+                wall, used = time_to_initialize(command, root, env, folders[name])
+                samples[name].append(wall)
+                cpu[name].append(used)
     medians = {name: statistics.median(values) * 1000 for name, values in samples.items()}
+    cpus = {name: statistics.median(values) * 1000 for name, values in cpu.items()}
     for name, median in medians.items():
-        print(f"{name:<16} median {median:7.1f} ms  (min {min(samples[name]) * 1000:.1f})")
+        print(
+            f"{name:<16} median {median:7.1f} ms  (min {min(samples[name]) * 1000:.1f}); "
+            f"main thread's CPU to the answer {cpus[name]:.0f} ms"
+        )
     toolhost, bare = medians["toolhost serve"], medians["bare pygls"]
     print(f"toolhost adds {toolhost - bare:.1f} ms ({toolhost / bare:.2f}x bare pygls)")
+    print(
+        f"toolhost's CPU to the answer adds {cpus['toolhost serve'] - cpus['bare pygls']:.0f} ms "
+        f"({cpus['toolhost serve'] / cpus['bare pygls']:.2f}x bare pygls)"
+    )
     if "baseline serve" in medians:
         baseline = medians["baseline serve"]
         print(

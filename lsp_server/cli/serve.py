@@ -18,11 +18,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from lsp_server.server import tcp, transport
-
     root = args.root.resolve() if args.root else None
     if args.tcp:
+        from lsp_server.server import tcp
+
         tcp.serve_tcp(args.port, root)
     else:
+        from lsp_server.server import transport
+
         transport.serve_stdio(root)
     return 0

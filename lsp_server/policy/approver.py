@@ -59,6 +59,8 @@ class PolicyApprover:
             return _already_confirmed
         if self.client is not None and self.client.features.approvals:
             return editor_asker(self.client, lambda: self.service.policy.approval_timeout_seconds)
+        if self.fallback_asker is None:
+            return None  # (an isinstance test against a Protocol is slow: not on every call)
         if (
             isinstance(self.fallback_asker, ConditionalAsker)
             and not self.fallback_asker.available()

@@ -56,19 +56,29 @@ class AuditLog:
     def write(self, record: DidCallParams) -> None:
         line = (json.dumps(audit_line(record), ensure_ascii=False) + "\n").encode("utf-8")
         with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = self._open()
             try:
-                size = self.path.stat().st_size
-            except FileNotFoundError:
-                size = 0
-            if size and size + len(line) > self.max_bytes:
-                self._rotate()
-            # O_APPEND: concurrent servers append whole lines, never interleave inside one.
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
+                size = os.fstat(fd).st_size
+                if size and size + len(line) > self.max_bytes:
+                    os.close(fd)
+                    fd = -1
+                    self._rotate()
+                    fd = self._open()
                 os.write(fd, line)
             finally:
-                os.close(fd)
+                if fd >= 0:
+                    os.close(fd)
+
+    def _open(self) -> int:
+        """The log for appending. O_APPEND: concurrent servers append whole lines, never
+        interleave inside one. The state folder is made when it is missing, not checked
+        on every line."""
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+        try:
+            return os.open(self.path, flags, 0o600)
+        except FileNotFoundError:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            return os.open(self.path, flags, 0o600)
 
     async def append(self, record: DidCallParams) -> None:
         await anyio.to_thread.run_sync(self.write, record)

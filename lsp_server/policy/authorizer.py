@@ -79,11 +79,16 @@ def build_engine(
 
 
 def relative_to_roots(real: Path, roots: Sequence[Path]) -> str | None:
+    """`real` relative to the first root holding it (on the strings of the normalised paths,
+    as `is_relative_to` and `relative_to` would say, without parsing them again)."""
+    text = str(real)
     for root in roots:
-        if real == root:
+        top = str(root)
+        if text == top:
             return "."
-        if real.is_relative_to(root):
-            return real.relative_to(root).as_posix()
+        prefix = top if top.endswith("/") else top + "/"
+        if text.startswith(prefix):
+            return text[len(prefix) :]
     return None
 
 

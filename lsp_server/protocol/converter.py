@@ -61,25 +61,33 @@ def _strict_scalar_hook(field_type: Any) -> Any | None:
 _UNIONS = (typing.Union, types.UnionType)
 
 
+def _renames(cls: type[Any]) -> dict[str, Any]:
+    renames = {}
+    for f in attrs.fields(attrs.resolve_types(cls)):
+        hook = _strict_scalar_hook(f.type)
+        renames[f.name] = (
+            override(rename=camel(f.name), struct_hook=hook)
+            if hook
+            else override(rename=camel(f.name))
+        )
+    return renames
+
+
+def structure_fn(cls: type[Any], converter: cattrs.Converter) -> Any:
+    """The structure hook of one toolhost message type (camelCase, strict scalars)."""
+    return make_dict_structure_fn(cls, converter, **_renames(cls))
+
+
+def unstructure_fn(cls: type[Any], converter: cattrs.Converter) -> Any:
+    """The unstructure hook of one toolhost message type (camelCase keys)."""
+    return make_dict_unstructure_fn(cls, converter, **_renames(cls))
+
+
 def register_message_hooks(converter: cattrs.Converter) -> cattrs.Converter:
     """camelCase keys on the wire for every toolhost message type; scalar fields strict."""
     for cls in MESSAGE_TYPES:
-        renames = {}
-        for f in attrs.fields(attrs.resolve_types(cls)):
-            hook = _strict_scalar_hook(f.type)
-            renames[f.name] = (
-                override(rename=camel(f.name), struct_hook=hook)
-                if hook
-                else override(rename=camel(f.name))
-            )
-        converter.register_structure_hook(
-            cls,
-            make_dict_structure_fn(cls, converter, **renames),  # type: ignore[arg-type]
-        )
-        converter.register_unstructure_hook(
-            cls,
-            make_dict_unstructure_fn(cls, converter, **renames),  # type: ignore[arg-type]
-        )
+        converter.register_structure_hook(cls, structure_fn(cls, converter))
+        converter.register_unstructure_hook(cls, unstructure_fn(cls, converter))
     return converter
 
 

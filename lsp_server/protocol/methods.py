@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 import attrs
 
+from lsp_server import method_names
 from lsp_server.protocol.call_messages import (
     CallMeta,
     CallParams,
@@ -65,20 +66,22 @@ class MethodSpec:
         return "TOOLHOST_" + "".join(f"_{c}" if c.isupper() else c for c in name).upper()
 
 
-# Method names, as lsprotocol spells its own (types.TEXT_DOCUMENT_DID_OPEN ...).
-TOOLHOST_TOOLS = "toolhost/tools"
-TOOLHOST_CALL = "toolhost/call"
-TOOLHOST_RESULT = "toolhost/result"
-TOOLHOST_STATUS = "toolhost/status"
-TOOLHOST_CHECKPOINTS = "toolhost/checkpoints"
-TOOLHOST_REVERT = "toolhost/revert"
-TOOLHOST_PREVIEW = "toolhost/preview"
-TOOLHOST_APPROVE = "toolhost/approve"
-TOOLHOST_SAVE_DOCUMENT = "toolhost/saveDocument"
-TOOLHOST_LSP_REQUEST = "toolhost/lspRequest"
-TOOLHOST_DID_CALL = "toolhost/didCall"
-TOOLHOST_JOB_UPDATE = "toolhost/jobUpdate"
-TOOLHOST_PRESENT = "toolhost/present"
+# Method names, as lsprotocol spells its own (types.TEXT_DOCUMENT_DID_OPEN ...): from
+# lsp_server/method_names.py, a module that imports nothing, so that the server registers
+# its handlers under them before it loads any message type.
+TOOLHOST_APPROVE = method_names.TOOLHOST_APPROVE
+TOOLHOST_CALL = method_names.TOOLHOST_CALL
+TOOLHOST_CHECKPOINTS = method_names.TOOLHOST_CHECKPOINTS
+TOOLHOST_DID_CALL = method_names.TOOLHOST_DID_CALL
+TOOLHOST_JOB_UPDATE = method_names.TOOLHOST_JOB_UPDATE
+TOOLHOST_LSP_REQUEST = method_names.TOOLHOST_LSP_REQUEST
+TOOLHOST_PRESENT = method_names.TOOLHOST_PRESENT
+TOOLHOST_PREVIEW = method_names.TOOLHOST_PREVIEW
+TOOLHOST_RESULT = method_names.TOOLHOST_RESULT
+TOOLHOST_REVERT = method_names.TOOLHOST_REVERT
+TOOLHOST_SAVE_DOCUMENT = method_names.TOOLHOST_SAVE_DOCUMENT
+TOOLHOST_STATUS = method_names.TOOLHOST_STATUS
+TOOLHOST_TOOLS = method_names.TOOLHOST_TOOLS
 
 METHODS: tuple[MethodSpec, ...] = (
     MethodSpec(TOOLHOST_TOOLS, ToolsParams, ToolsResult, "client->server"),
@@ -96,7 +99,7 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec(TOOLHOST_PRESENT, PresentParams, None, "server->client"),
 )
 METHOD_TABLE = {spec.method: spec for spec in METHODS}
-EXECUTE_COMMAND_CALL = "toolhost.call"
+EXECUTE_COMMAND_CALL = method_names.EXECUTE_COMMAND_CALL
 
 MESSAGE_TYPES: tuple[type[Any], ...] = (
     ToolsParams,

@@ -149,11 +149,34 @@ def _violations(error: ValidationError) -> list[Violation]:
     return [Violation(_pointer(parts), str(error.validator), expected)]
 
 
+VALID_CACHE_SIZE = 512
+SCALAR_TYPES = (str, int, float, bool, type(None))
+MAX_CACHED_STRING = 1024
+
+
+def flat_key(fingerprint: str, args: dict[str, Any]) -> tuple[Any, ...] | None:
+    """A key for arguments that are all scalars (a path, an offset, a flag): the schema's
+    fingerprint and each (name, type, value), so `true` and `1` or `1` and `1.0` never share
+    a key. None (not cached) for nested or long values."""
+    items = []
+    for name, value in args.items():
+        kind = type(value)
+        if type(name) is not str or kind not in SCALAR_TYPES:
+            return None
+        if kind is str and len(value) > MAX_CACHED_STRING:
+            return None
+        items.append((name, kind, value))
+    items.sort(key=lambda item: item[0])
+    return (fingerprint, *items)
+
+
 class Validators:
-    """Compiled once per schema fingerprint."""
+    """Compiled once per schema fingerprint. Flat arguments that were valid once are
+    remembered (bounded): the same read of the same file is not validated again."""
 
     def __init__(self) -> None:
         self._compiled: dict[str, Draft202012Validator] = {}
+        self._valid: set[tuple[Any, ...]] = set()
 
     def validator(self, entry: ContractEntry) -> Draft202012Validator:
         fp = entry.fingerprint
@@ -176,6 +199,9 @@ class Validators:
             violation = Violation("/", "json", f"a JSON object (got {_json_kind(kind)})")
             return {}, self._failure(entry, [violation], placement, None)
         args = dict(arguments)
+        key = flat_key(entry.fingerprint, args)
+        if key is not None and key in self._valid:
+            return args, None
         odd = odd_values(args)
         if odd:
             return args, self._failure(entry, odd, placement, None)
@@ -184,6 +210,10 @@ class Validators:
             key=lambda e: (list(map(str, e.absolute_path)), str(e.validator)),
         )
         if not errors:
+            if key is not None:
+                if len(self._valid) >= VALID_CACHE_SIZE:
+                    self._valid.clear()
+                self._valid.add(key)
             return args, None
         violations = [v for error in errors for v in _violations(error)][:MAX_VIOLATIONS]
         return args, self._failure(entry, violations, placement, args)

@@ -5,5 +5,6 @@
 - transport.py, framing.py, tcp.py: stdio and authenticated TCP; wire_errors.py: JSON-RPC
   errors of its own; typed_protocol.py: toolhost/* messages typed from the method table;
 - capability_cache.py: the initialize answer's toolhost capability; watch.py: file
-  watchers and index progress.
+  watchers and index progress; warm_up.py: the runtime's modules, loaded in a thread once
+  the initialize answer is out.
 """

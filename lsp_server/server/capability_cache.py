@@ -23,10 +23,22 @@ FILE_NAME = "initialize-capability.json"
 
 def source_key() -> str:
     digest = hashlib.sha256(__version__.encode())
-    for path in sorted(PACKAGE.rglob("*.py")):
-        stat = path.stat()
-        digest.update(f"{path.relative_to(PACKAGE)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    for relative, stat in sorted(_sources(str(PACKAGE), ())):
+        digest.update(f"{'/'.join(relative)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
     return digest.hexdigest()
+
+
+def _sources(folder: str, parts: tuple[str, ...]) -> list[tuple[tuple[str, ...], os.stat_result]]:
+    """Every `*.py` under `folder`, as (path parts, stat): one scandir per folder (what
+    `Path.rglob` plus a stat per file cost about 3x as much, before every initialize answer)."""
+    found: list[tuple[tuple[str, ...], os.stat_result]] = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                found += _sources(entry.path, (*parts, entry.name))
+            elif entry.name.endswith(".py") and entry.is_file():
+                found.append(((*parts, entry.name), entry.stat()))
+    return found
 
 
 def load(state: Path, key: str) -> dict[str, Any] | None:

@@ -4,32 +4,36 @@ hands over to the server's state (server/server.py) or the runtime."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from lsp_server import protocol
+from lsp_server import method_names
 from lsp_server.dirs import Dirs
-from lsp_server.protocol import (
-    CallParams,
-    CallResult,
-    CheckpointsParams,
-    CheckpointsResult,
-    PreviewParams,
-    PreviewResult,
-    ResultPage,
-    ResultParams,
-    RevertParams,
-    RevertResult,
-    StatusParams,
-    StatusResult,
-    ToolsParams,
-    ToolsResult,
-)
 from lsp_server.runtime.core.errors import ToolError
-from lsp_server.server import watch, wire_errors
+from lsp_server.server import wire_errors
 from lsp_server.server.server import ToolhostServer
+
+# Annotations only (pygls finds the server by the first parameter's name, `ls`): the message
+# types load with the first toolhost/* message, after the initialize answer.
+if TYPE_CHECKING:
+    from lsp_server.protocol import (
+        CallParams,
+        CallResult,
+        CheckpointsParams,
+        CheckpointsResult,
+        PreviewParams,
+        PreviewResult,
+        ResultPage,
+        ResultParams,
+        RevertParams,
+        RevertResult,
+        StatusParams,
+        StatusResult,
+        ToolsParams,
+        ToolsResult,
+    )
 
 
 def create_server(
@@ -44,8 +48,13 @@ def create_server(
 
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: ToolhostServer, params: types.InitializedParams) -> None:
+        # Built now, before anything is awaited (an await here would leave pygls' generator
+        # for `initialized` to be cancelled mid-way at EOF): the modules are usually loaded
+        # by now, by the warm-up that started with the initialize answer.
         ls.ensure_runtime()
         if ls.features.watched_files_dynamic:
+            from lsp_server.server import watch
+
             ls.client_register_capability(watch.watched_files_registration())
         for problem in ls.config_problems + ls.config_notices:
             ls.window_show_message(
@@ -66,6 +75,8 @@ def create_server(
     async def on_watched_files(
         ls: ToolhostServer, params: types.DidChangeWatchedFilesParams
     ) -> None:
+        from lsp_server.server import watch
+
         watch.note_watched_changes(ls.ensure_runtime(), params)
 
     # Registering these makes pygls announce open/close sync (it keeps the text itself);
@@ -91,35 +102,35 @@ def create_server(
         if documents is not None:
             documents.closed(params.text_document.uri)
 
-    @server.feature(protocol.TOOLHOST_TOOLS)
+    @server.feature(method_names.TOOLHOST_TOOLS)
     async def on_tools(ls: ToolhostServer, params: ToolsParams) -> ToolsResult:
         return ls.list_tools(params)
 
-    @server.feature(protocol.TOOLHOST_CALL)
+    @server.feature(method_names.TOOLHOST_CALL)
     async def on_call(ls: ToolhostServer, params: CallParams) -> CallResult:
-        runtime = ls.ensure_runtime()
+        runtime = ls.runtime if ls.runtime is not None else await ls.runtime_ready()
         await ls.wait_for_settings()
         return await runtime.call(params)
 
-    @server.feature(protocol.TOOLHOST_PREVIEW)
+    @server.feature(method_names.TOOLHOST_PREVIEW)
     async def on_preview(ls: ToolhostServer, params: PreviewParams) -> PreviewResult:
-        runtime = ls.ensure_runtime()
+        runtime = await ls.runtime_ready()
         await ls.wait_for_settings()
         from lsp_server.runtime.preview import preview_call  # with the runtime, not at start
 
         return await preview_call(runtime, params)
 
-    @server.feature(protocol.TOOLHOST_RESULT)
+    @server.feature(method_names.TOOLHOST_RESULT)
     async def on_result(ls: ToolhostServer, params: ResultParams) -> ResultPage:
         return wire_errors.result_page(ls.ensure_runtime(), params)
 
-    @server.feature(protocol.TOOLHOST_CHECKPOINTS)
+    @server.feature(method_names.TOOLHOST_CHECKPOINTS)
     async def on_checkpoints(ls: ToolhostServer, params: CheckpointsParams) -> CheckpointsResult:
         from lsp_server.runtime.reverts import list_checkpoints
 
         return await list_checkpoints(ls.require_checkpoints(), params)
 
-    @server.feature(protocol.TOOLHOST_REVERT)
+    @server.feature(method_names.TOOLHOST_REVERT)
     async def on_revert(ls: ToolhostServer, params: RevertParams) -> RevertResult:
         from lsp_server.runtime.file_service import FileService
         from lsp_server.runtime.reverts import revert_request
@@ -134,14 +145,14 @@ def create_server(
                 exc.message, data={"code": exc.code, "recovery": exc.recovery}
             ) from None
 
-    @server.feature(protocol.TOOLHOST_STATUS)
+    @server.feature(method_names.TOOLHOST_STATUS)
     async def on_status(ls: ToolhostServer, params: StatusParams) -> StatusResult:
         return ls.status(params)
 
-    @server.command(protocol.EXECUTE_COMMAND_CALL)
+    @server.command(method_names.EXECUTE_COMMAND_CALL)
     async def on_execute_call(ls: ToolhostServer, *args: Any) -> Any:
         params = wire_errors.command_params(ls.protocol._converter, args)
-        runtime = ls.ensure_runtime()
+        runtime = await ls.runtime_ready()
         await ls.wait_for_settings()
         result = await runtime.call(params)
         return ls.protocol._converter.unstructure(result)

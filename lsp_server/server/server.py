@@ -16,33 +16,31 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 
-from lsp_server import __version__, protocol
-from lsp_server.config.layers import load_layers
-from lsp_server.config.tree import Config
+from lsp_server import __version__, method_names
 from lsp_server.dirs import Dirs
-from lsp_server.mcp.attach_records import UnsafeFolder
-from lsp_server.mcp.listener import AttachListener
-from lsp_server.protocol import (
-    PROTOCOL_VERSION,
-    DidCallParams,
-    StatusParams,
-    StatusResult,
-    ToolInfo,
-    ToolsParams,
-    ToolsResult,
-)
 from lsp_server.runtime.core.client import ClientFeatures
-from lsp_server.runtime.core.contract import SURFACES, Registry
 from lsp_server.runtime.core.uris import uri_to_path
 from lsp_server.runtime.lifecycle import Lifecycle
-from lsp_server.server import capability_cache, watch, wire_errors
-from lsp_server.server.editor import EditorBridge, client_features
-from lsp_server.server.typed_protocol import ToolhostProtocol, toolhost_converter
+from lsp_server.server import capability_cache, wire_errors
+from lsp_server.server.typed_protocol import ToolhostProtocol, lazy_toolhost_converter
+from lsp_server.server.warm_up import WarmUp
 
+# The rest of the house (config layers, the protocol's message types, the attach listener,
+# the editor bridge) is imported after the initialize answer: by `settle` and the handlers.
 if TYPE_CHECKING:
     from lsp_server.checkpoints.recorder import Checkpoints
     from lsp_server.compose import EditorLink
+    from lsp_server.config.tree import Config
+    from lsp_server.mcp.listener import AttachListener
+    from lsp_server.protocol import (
+        DidCallParams,
+        StatusParams,
+        StatusResult,
+        ToolsParams,
+        ToolsResult,
+    )
     from lsp_server.runtime.buffers.documents import EditorDocuments
+    from lsp_server.runtime.core.contract import Registry
     from lsp_server.runtime.dispatch import Runtime
 
 log = logging.getLogger(__name__)
@@ -59,12 +57,12 @@ class ToolhostServer(LanguageServer):
             "toolhost",
             __version__,
             protocol_cls=ToolhostProtocol,
-            converter_factory=toolhost_converter,
+            converter_factory=lazy_toolhost_converter,
         )
         self.root_override = root_override
         self.tcp_token = tcp_token
         self.dirs = dirs or Dirs.from_environment()
-        self.config = Config()
+        self._config: Config | None = None
         self.config_problems: list[str] = []
         self.config_notices: list[str] = []
         self.init_options: dict[str, Any] = {}
@@ -78,19 +76,47 @@ class ToolhostServer(LanguageServer):
         self.documents: EditorDocuments | None = None
         self.lifecycle = Lifecycle()
         self._roots_at_start: list[Path] | None = None
-        # MCP agents beside the editor (`toolhost mcp`) attach to this runtime over a
-        # private socket; started once the editor is initialized.
-        self.attach_listener = AttachListener(
-            self.dirs.attach_folder, self.wait_for_settings, self.attach_status
-        )
+        self._initialize_params: types.InitializeParams | None = None
+        self._attach_listener: AttachListener | None = None
         self._attach_started = False
         self._closed = False
+        # The runtime's modules load in a thread once the initialize answer is out.
+        self.warm_up = WarmUp()
 
     @functools.cached_property
     def registry(self) -> Registry:
+        self.warm_up.join()  # never import the tool modules beside the warm-up thread
+        if self.warm_up.registry is not None:
+            return self.warm_up.registry
         from lsp_server.tools.registry import build_registry  # every tool module
 
         return build_registry()
+
+    def toolhost_types(self) -> None:
+        """Load the toolhost/* message tables into the protocol, and make their hooks."""
+        cast("ToolhostProtocol", self.protocol).make_message_hooks()
+
+    @property
+    def config(self) -> Config:
+        """The settings as loaded at start (then from the client's workspace/configuration)."""
+        self.settle()
+        if self._config is None:
+            from lsp_server.config.tree import Config
+
+            self._config = Config()
+        return self._config
+
+    @property
+    def attach_listener(self) -> AttachListener:
+        """MCP agents beside the editor (`toolhost mcp`) attach to this runtime over a
+        private socket; started once the editor is initialized."""
+        if self._attach_listener is None:
+            from lsp_server.mcp.listener import AttachListener
+
+            self._attach_listener = AttachListener(
+                self.dirs.attach_folder, self.wait_for_settings, self.attach_status
+            )
+        return self._attach_listener
 
     def advertised(self) -> dict[str, Any]:
         """capabilities.experimental.toolhost: from the cache when the sources are the same
@@ -99,6 +125,9 @@ class ToolhostServer(LanguageServer):
         cached = capability_cache.load(self.dirs.state, key)
         if cached is not None:
             return cached
+        from lsp_server.protocol import PROTOCOL_VERSION
+        from lsp_server.runtime.core.contract import SURFACES
+
         capability = {
             "protocolVersion": PROTOCOL_VERSION,
             "surfaceHash": self.registry.hash("core"),
@@ -126,20 +155,36 @@ class ToolhostServer(LanguageServer):
             raise JsonRpcInvalidRequest("toolhost: wrong or missing token for a TCP connection")
         self.init_options = toolhost_options
         roots = self._roots(params)
-        loaded = load_layers(self.init_options, roots, self.dirs)
-        self.config = loaded.config
-        self.config_problems += loaded.problems
-        self.config_notices = loaded.notices
-        self.policy_sources = loaded.sources
-        self.features = client_features(params.capabilities)
-        self.features.name = params.client_info.name if params.client_info else None
         workspace_caps = params.capabilities.workspace
         self.supports_configuration = bool(workspace_caps and workspace_caps.configuration)
         if not self.supports_configuration:
             self.settings_ready.set()
         self._roots_at_start = roots
+        self._initialize_params = params
+
+    def settle(self) -> None:
+        """What initialize declared, read once the answer is out (or when first needed):
+        the configuration layers and the client's features."""
+        params, self._initialize_params = self._initialize_params, None
+        if params is None or self._roots_at_start is None:
+            return
+        from lsp_server.config.layers import load_layers
+        from lsp_server.server.editor import client_features
+
+        loaded = load_layers(self.init_options, self._roots_at_start, self.dirs)
+        self._config = loaded.config
+        self.config_problems += loaded.problems
+        self.config_notices = loaded.notices
+        self.policy_sources = loaded.sources
+        self.features = client_features(params.capabilities)
+        self.features.name = params.client_info.name if params.client_info else None
         for problem in self.config_problems:
             log.warning("configuration: %s", problem)
+
+    def after_initialize_answer(self) -> None:
+        """Run on the loop once the initialize answer has been handed to the writer."""
+        self.settle()
+        self.warm_up.start(cast("ToolhostProtocol", self.protocol).prepare_types)
 
     def ensure_runtime(self) -> Runtime:
         """The runtime, built on first need after initialize (at `initialized`, or by an
@@ -147,6 +192,9 @@ class ToolhostServer(LanguageServer):
         if self.runtime is None:
             if self._roots_at_start is None:
                 raise wire_errors.not_initialized()
+            self.settle()
+            self.toolhost_types()  # loaded before the first call needs them
+            self.warm_up.join()  # usually done: it started when the initialize answer left
             from lsp_server import compose  # the whole house: after the answer
 
             self.runtime, self.lifecycle = compose.build_runtime(
@@ -161,8 +209,17 @@ class ToolhostServer(LanguageServer):
             self.attach_listener.bind(self.runtime)
         return self.runtime
 
+    async def runtime_ready(self) -> Runtime:
+        """ensure_runtime for async handlers: the loop keeps serving (status, cancels) while
+        the warm-up thread finishes loading the runtime's modules."""
+        if self.runtime is None and self._roots_at_start is not None:
+            await self.warm_up.wait()
+        return self.ensure_runtime()
+
     def _editor_link(self) -> EditorLink:
         from lsp_server.compose import EditorLink
+        from lsp_server.server import watch
+        from lsp_server.server.editor import EditorBridge
 
         bridge = EditorBridge(self)
         approvals = self.attach_listener.bridge(bridge)
@@ -194,6 +251,8 @@ class ToolhostServer(LanguageServer):
         return roots or [Path.cwd()]
 
     async def wait_for_settings(self) -> None:
+        if self.settings_ready.is_set():  # every call after the first: no timer, no task
+            return
         # Bounded: a client that never sends `initialized` still gets its calls run.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.settings_ready.wait(), timeout=15)
@@ -223,6 +282,8 @@ class ToolhostServer(LanguageServer):
         section = answer[0] if answer else None
         if not isinstance(section, dict):
             return
+        from lsp_server.config.layers import load_layers
+
         loaded = load_layers(self.init_options, runtime.workspace.roots, self.dirs, section)
         runtime.reconfigure(loaded.config, loaded.problems)
         self.policy_sources = loaded.sources
@@ -240,12 +301,14 @@ class ToolhostServer(LanguageServer):
         self.protocol.notify(types.PROGRESS, types.ProgressParams(token=token, value=value))
 
     def _did_call(self, record: DidCallParams) -> None:
-        self.protocol.notify(protocol.TOOLHOST_DID_CALL, record)
+        self.protocol.notify(method_names.TOOLHOST_DID_CALL, record)
 
     async def start_attach_listener(self) -> None:
         if self.runtime is None or self._attach_started:
             return
         self._attach_started = True
+        from lsp_server.mcp.attach_records import UnsafeFolder
+
         try:
             await self.attach_listener.start()
         except (OSError, UnsafeFolder) as exc:
@@ -263,6 +326,8 @@ class ToolhostServer(LanguageServer):
     # -- requests -------------------------------------------------------------------
 
     def list_tools(self, params: ToolsParams) -> ToolsResult:
+        from lsp_server.protocol import ToolInfo, ToolsResult
+
         surface = params.surface or "core"
         if params.session is not None and self.runtime is not None:
             session = self.runtime.sessions.get(params.session)
@@ -279,6 +344,9 @@ class ToolhostServer(LanguageServer):
         return ToolsResult(surface=surface, surface_hash=self.registry.hash(surface), tools=infos)
 
     def status(self, params: StatusParams) -> StatusResult:
+        from lsp_server.protocol import StatusResult
+
+        self.settle()
         runtime = self.runtime
         sessions = [s.status() for s in runtime.sessions.all()] if runtime else []
         extra = {name: provider() for name, provider in self.lifecycle.status_providers.items()}
@@ -292,7 +360,7 @@ class ToolhostServer(LanguageServer):
             policy_sources=self.policy_sources,
             config_problems=self.config_problems,
             lsp_answers=extra.pop("lspAnswers", None),
-            mcp_sessions=self.attach_listener.status(),
+            mcp_sessions=self._attach_listener.status() if self._attach_listener else [],
             leftover_temps=extra.pop("leftoverTemps", None),
         )
 

@@ -129,8 +129,8 @@ class LogForwarder(logging.Handler):
         self._server = server
 
     def emit(self, record: logging.LogRecord) -> None:
-        if self._server.runtime is None:
-            return
+        if self._server.runtime is None and not self._server.warm_up.started:
+            return  # before the initialize answer (once it is out, the warm-up starts)
         kind = (
             types.MessageType.Error
             if record.levelno >= logging.ERROR

@@ -4,8 +4,9 @@ experimental `toolhost` capability in the initialize answer."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -15,11 +16,11 @@ from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from lsp_server import protocol
-from lsp_server.runtime.core.client import UnreadableAnswer
+from lsp_server import method_names
 from lsp_server.server import wire_errors
 
 if TYPE_CHECKING:
+    from lsp_server import protocol
     from lsp_server.server.server import ToolhostServer
 
 log = logging.getLogger(__name__)
@@ -46,30 +47,120 @@ def _response_type(spec: protocol.MethodSpec) -> type[Any]:
     return attrs.make_class(spec.result.__name__ + "Response", fields)
 
 
-MESSAGE_TYPES = {spec.method: _message_type(spec) for spec in protocol.METHODS}
-RESPONSE_TYPES = {
-    spec.method: _response_type(spec) for spec in protocol.METHODS if spec.result is not None
-}
-_METHOD_OF_RESPONSE = {response: method for method, response in RESPONSE_TYPES.items()}
+@attrs.frozen
+class MessageTables:
+    """pygls' message and response type of every toolhost/* method, from the one table."""
+
+    messages: dict[str, type[Any]]
+    responses: dict[str, type[Any]]
+    method_of_response: dict[type[Any], str]
+
+    @classmethod
+    def build(cls) -> MessageTables:
+        from lsp_server import protocol  # the message types: after the initialize answer
+
+        messages = {spec.method: _message_type(spec) for spec in protocol.METHODS}
+        responses = {spec.method: _response_type(spec) for spec in protocol.METHODS if spec.result}
+        return cls(messages, responses, {kind: name for name, kind in responses.items()})
 
 
 def toolhost_converter() -> cattrs.Converter:
+    """lsprotocol's converter with the toolhost/* message hooks (camelCase on the wire)."""
+    from lsp_server import protocol
+
     return protocol.register_message_hooks(get_converter())
+
+
+def lazy_toolhost_converter() -> cattrs.Converter:
+    """The server's converter: the same hooks as `toolhost_converter`, each made the first
+    time its type is (un)structured, by hook factories registered before any use (hooks
+    added after the first message would empty cattrs' caches of every other type), so that
+    neither the message types nor their hooks are loaded before the initialize answer."""
+    converter = get_converter()
+
+    def structure(cls: type[Any]) -> Any:
+        from lsp_server.protocol.converter import structure_fn
+
+        return structure_fn(cls, converter)
+
+    def unstructure(cls: type[Any]) -> Any:
+        from lsp_server.protocol.converter import unstructure_fn
+
+        return unstructure_fn(cls, converter)
+
+    converter.register_structure_hook_factory(_is_message_type, structure)
+    converter.register_unstructure_hook_factory(_is_message_type, unstructure)
+    return converter
+
+
+def _is_message_type(cls: Any) -> bool:
+    if not str(getattr(cls, "__module__", "")).startswith("lsp_server.protocol."):
+        return False  # the module name first: nothing is imported for lsprotocol's types
+    from lsp_server.protocol import MESSAGE_TYPES
+
+    return cls in MESSAGE_TYPES
 
 
 class ToolhostProtocol(LanguageServerProtocol):
     """Types the toolhost/* messages from one table; adds the experimental capability."""
 
     _server: ToolhostServer
+    _tables: MessageTables | None = None
+    _after_answer: Callable[[], None] | None = None
+    """Run (soon) once the next response has been handed to the writer: the warm-up,
+    after the initialize answer."""
+
+    def toolhost_types(self) -> MessageTables:
+        """The toolhost/* message types, loaded on first need (the first toolhost/* message
+        either way, or the runtime's build): a cold start answers initialize without them.
+        Their converter hooks come with their first use (`lazy_toolhost_converter`)."""
+        if self._tables is None:
+            warm_up = self._server.warm_up
+            prepared = warm_up.prepared if warm_up.done else None
+            self._tables = (
+                prepared if isinstance(prepared, MessageTables) else MessageTables.build()
+            )
+        return self._tables
+
+    def prepare_types(self) -> MessageTables:
+        """New tables with every converter hook made (the warm-up thread runs this; the loop
+        adopts the tables in `toolhost_types`). The converter's hook factories were all
+        registered when it was made: here its caches only fill."""
+        tables = MessageTables.build()
+        self._make_hooks(tables)
+        return tables
+
+    def make_message_hooks(self) -> None:
+        """Make every toolhost/* type's converter hooks now (with the runtime), not on each
+        type's first message: the first call and the first status pay nothing for them
+        (after the warm-up they are made already)."""
+        self._make_hooks(self.toolhost_types())
+
+    def _make_hooks(self, tables: MessageTables) -> None:
+        from lsp_server.protocol import MESSAGE_TYPES
+
+        for kind in MESSAGE_TYPES:  # what register_message_hooks makes, both ways
+            self._converter.get_structure_hook(kind)
+            self._converter.get_unstructure_hook(kind)
+        # The envelopes one way only: requests and notifications arrive (or leave) as
+        # messages, results leave (or arrive) as responses; the other way is made on use.
+        for kind in tables.messages.values():
+            self._converter.get_structure_hook(kind)
+        for kind in tables.responses.values():
+            self._converter.get_unstructure_hook(kind)
 
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
-        if method in MESSAGE_TYPES:
-            return MESSAGE_TYPES[method]
+        if isinstance(method, str) and method.startswith(method_names.PREFIX):
+            found = self.toolhost_types().messages.get(method)
+            if found is not None:
+                return found
         return super().get_message_type(method)
 
     def get_result_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
-        if method in RESPONSE_TYPES:
-            return RESPONSE_TYPES[method]
+        if isinstance(method, str) and method.startswith(method_names.PREFIX):
+            found = self.toolhost_types().responses.get(method)
+            if found is not None:
+                return found
         return super().get_result_type(method)
 
     def _send_response(
@@ -77,6 +168,9 @@ class ToolhostProtocol(LanguageServerProtocol):
     ) -> None:
         """No traceback or exception text goes over the wire (it stays in the log)."""
         super()._send_response(msg_id, result, wire_errors.safe(error))
+        hook, self._after_answer = self._after_answer, None
+        if hook is not None:  # after the writer's own flush, which is already scheduled
+            asyncio.get_running_loop().call_soon(hook)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         """A request whose params cannot be read gets a JSON-RPC error instead of silence; a
@@ -121,8 +215,12 @@ class ToolhostProtocol(LanguageServerProtocol):
     ) -> types.ResponseErrorMessage:
         """An error response carrying the UnreadableAnswer (an object no wire message can
         hold), which EditorBridge.request raises to the waiter."""
-        method = _METHOD_OF_RESPONSE.get(answered) or getattr(answered, "__name__", "a request")
+        method = self.toolhost_types().method_of_response.get(answered) or getattr(
+            answered, "__name__", "a request"
+        )
         problem = _validation_problem(exc.__cause__)
+        from lsp_server.runtime.core.client import UnreadableAnswer
+
         answer = UnreadableAnswer.of(data.get("error", data.get("result")), problem)
         # For the editor's developer: which answer, what was wrong, what it sent.
         log.warning(
@@ -141,6 +239,7 @@ class ToolhostProtocol(LanguageServerProtocol):
     ) -> Generator[Any, Any, types.InitializeResult]:
         result: types.InitializeResult = yield from super().lsp_initialize(params)
         result.capabilities.experimental = {"toolhost": self._server.advertised()}
+        self._after_answer = self._server.after_initialize_answer
         return result
 
 

@@ -11,10 +11,10 @@ import cattrs
 from lsprotocol.types import ResponseError
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcServerNotInitialized
 
-from lsp_server.protocol import CallParams, ResultPage, ResultParams
 from lsp_server.runtime.core.errors import ToolError
 
 if TYPE_CHECKING:
+    from lsp_server.protocol import CallParams, ResultPage, ResultParams
     from lsp_server.runtime.dispatch import Runtime
 
 log = logging.getLogger(__name__)
@@ -51,6 +51,8 @@ def command_params(converter: cattrs.Converter, args: tuple[Any, ...]) -> CallPa
             message="toolhost.call takes one argument: the params object of toolhost/call"
         )
     try:
+        from lsp_server.protocol import CallParams  # loaded with the runtime
+
         params: CallParams = converter.structure(args[0], CallParams)
     except (cattrs.BaseValidationError, ValueError, TypeError) as exc:
         raise JsonRpcInvalidParams(

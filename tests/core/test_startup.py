@@ -43,6 +43,55 @@ print(json.dumps({"capability": capability, "loaded": loaded,
 """
 
 
+# The same server driven through its protocol: what was loaded when the initialize answer
+# reached the writer, and what the warm-up (started after that) loaded before any call.
+ANSWER_PROBE = """
+import asyncio, json, sys
+from lsp_server.server.handlers import create_server
+heavy = tuple(json.loads(sys.argv[1]))
+server = create_server()
+answers = []
+class Writer:
+    def write(self, data):
+        loaded = sorted(m for m in sys.modules if m.startswith(heavy))
+        answers.append({"loaded": loaded, "warming": server.warm_up.started, "data": data.decode()})
+    def close(self):
+        pass
+async def main():
+    server.protocol.set_writer(Writer())
+    message = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"processId": None, "rootUri": None, "capabilities": {}}}
+    server.protocol.handle_message(server.protocol.structure_message(message))
+    for _ in range(10_000):  # a few loop turns: the answer, then the warm-up's start
+        if server.warm_up.started:
+            break
+        await asyncio.sleep(0)
+    await server.warm_up.wait()
+asyncio.run(main())
+print(json.dumps({"answers": answers, "warmed": "lsp_server.compose" in sys.modules,
+                  "registry": server.warm_up.registry is not None,
+                  "runtime": server.runtime is not None}))
+"""
+
+
+def test_the_warm_up_starts_once_the_initialize_answer_is_written(tmp_path: Path) -> None:
+    """The runtime's modules load in a thread that starts after the answer has reached the
+    writer, with no `initialized` and no call: a first call finds them loaded."""
+    env = {**os.environ, "TOOLHOST_STATE_DIR": str(tmp_path / "state")}
+    for _ in range(2):  # a cold capability cache, then a warm one
+        done = subprocess.run(
+            [sys.executable, "-c", ANSWER_PROBE, json.dumps(HEAVY)],
+            capture_output=True, text=True, env=env, cwd=ROOT, check=True, timeout=120,
+        )  # fmt: skip
+        seen = json.loads(done.stdout)
+        first = seen["answers"][0]
+        assert '"id": 1' in first["data"] and '"toolhost"' in first["data"]
+        assert first["loaded"] == []
+        assert first["warming"] is False
+        assert seen["warmed"] is True and seen["registry"] is True
+        assert seen["runtime"] is False  # built at `initialized` (or by a first request)
+
+
 def probe(state: Path) -> dict[str, object]:
     env = {**os.environ, "TOOLHOST_STATE_DIR": str(state)}
     done = subprocess.run(

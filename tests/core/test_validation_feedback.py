@@ -61,3 +61,19 @@ async def test_deep_nesting_is_refused_without_recursion(tmp_path: Path) -> None
     [violation] = result.error.violations or []
     assert violation["keyword"] == "maxDepth"
     assert violation["expected"] == "at most 64 levels of nesting"
+
+
+async def test_arguments_valid_once_are_not_confused_with_others(tmp_path: Path) -> None:
+    """Flat arguments that passed once are remembered (runtime/validation.py): a value of
+    another JSON type with an equal Python value (true and 1, 1 and 1.0) is still checked."""
+    (tmp_path / "a.txt").write_text("one\ntwo\n")
+    runtime = make_runtime(tmp_path)
+    for _ in range(2):
+        assert (await call_tool(runtime, "read_file", {"path": "a.txt", "offset": 1})).error is None
+    for odd in (True, 1.5, "1", None):
+        result = await call_tool(runtime, "read_file", {"path": "a.txt", "offset": odd})
+        assert result.error is not None and result.error.code == "schema_mismatch", odd
+    later = await call_tool(runtime, "read_file", {"offset": 1, "path": "a.txt"})
+    assert later.error is None  # the same arguments in another order
+    extra = await call_tool(runtime, "read_file", {"path": "a.txt", "offset": 1, "x": 1})
+    assert extra.error is not None and extra.error.code == "schema_mismatch"

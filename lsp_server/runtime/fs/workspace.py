@@ -43,12 +43,16 @@ SECRET_PATTERNS: tuple[str, ...] = (
     ".pypirc",
 )
 MAX_PATH_BYTES = 4096
+SECRET_ANSWERS = 4096
 # Magic file systems whose links lead anywhere (/proc/self/root, /proc/<pid>/cwd ...).
 MAGIC_PREFIXES = ("/proc", "/sys", "/dev")
 
 
 def _is_within(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+    """`path == root or root in path.parents`, on the strings (both are normalised Paths):
+    no Path object per parent on every check."""
+    text, top = str(path), str(root)
+    return text == top or text.startswith(top if top.endswith("/") else top + "/")
 
 
 class Workspace:
@@ -67,6 +71,7 @@ class Workspace:
         self.secret_patterns = (*SECRET_PATTERNS, *secret_patterns)
         self._secrets = pathspec.PathSpec.from_lines("gitignore", self.secret_patterns)
         self._allowed_secrets = pathspec.PathSpec.from_lines("gitignore", allowed_secrets)
+        self._secret_answers: dict[Path, bool] = {}
 
     @classmethod
     def from_config(cls, roots: Sequence[Path], config: WorkspaceConfig) -> Workspace:
@@ -163,15 +168,22 @@ class Workspace:
         root = self.root_of(path)
         if root is None:
             return str(path)
-        rel = path.relative_to(root)
-        text = rel.as_posix()
-        if text == ".":
-            text = "."
+        text = relative_text(path, root)
         if len(self.roots) > 1 and root in self.roots and root != self.roots[0]:
             return f"{root.name}/{text}"
         return text
 
     def is_secret(self, path: Path) -> bool:
+        """Whether the patterns call `path` a secret; remembered per path (bounded): the
+        patterns and roots are fixed when the workspace is built."""
+        known = self._secret_answers.get(path)
+        if known is None:
+            if len(self._secret_answers) >= SECRET_ANSWERS:
+                self._secret_answers.clear()
+            known = self._secret_answers[path] = self._match_secret(path)
+        return known
+
+    def _match_secret(self, path: Path) -> bool:
         root = self.root_of(path)
         rel = path.relative_to(root).as_posix() if root is not None else path.as_posix()
         if self._allowed_secrets.match_file(rel):
@@ -185,6 +197,15 @@ class Workspace:
                 f"{self.relative(path)} looks like a secret (credentials or keys)",
                 "it is not shown to tools; a user can allow it with workspace.allowed_secrets",
             )
+
+
+def relative_text(path: Path, root: Path) -> str:
+    """`path.relative_to(root).as_posix()` for a `path` within `root` (both normalised),
+    on the strings: "." for the root itself."""
+    text, top = str(path), str(root)
+    if text == top:
+        return "."
+    return text[len(top) if top.endswith("/") else len(top) + 1 :]
 
 
 def real_path_of(candidate: Path, raw: str, attempts: int = 3) -> Path:

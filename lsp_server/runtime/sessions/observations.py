@@ -103,7 +103,10 @@ class Observations:
         self._put(path, Observation("absent"))
 
     def _put(self, path: Path, observation: Observation) -> None:
-        self.drop_content(path)
+        held = self._by_path.get(path)
+        if held is not None and held.seen is not None:  # replaced below: no evolve first
+            self._cost -= held.seen.cost
+            self._budget.remove(self, path, held.seen.cost)
         self._by_path[path] = observation
         if observation.seen is not None:
             self._cost += observation.seen.cost
