@@ -13,11 +13,13 @@ starts afresh (rotation), so the folder never grows past the budget for long.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import logging
 import shutil
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -81,6 +83,17 @@ class Bounds:
 
 _CONVERTER = cattrs.Converter()
 LOOSE_OBJECTS_TO_PACK = 4096
+PACKS = 32  # writers' batches each add one (write_queue.py)
+
+
+def kept_oids(files: Iterable[FileRecord]) -> dict[str, int]:
+    """The objects a checkpoint's ref must keep (oid -> mode in the ref's tree)."""
+    keep: dict[str, int] = {}
+    for record in files:
+        for entry in (record.before, record.after):
+            if entry is not None and not entry.is_gitlink:
+                keep[entry.oid] = 0o100644
+    return keep
 
 
 def root_key(root: Path) -> str:
@@ -115,8 +128,17 @@ class CheckpointStore:
         reads: Reads = "editor",
         label: str = "",
         reverts: str | None = None,
+        *,
+        ended: float | None = None,
+        seq: int | None = None,
+        pointers: set[str] | None = None,
+        keep: bool = True,
     ) -> Checkpoint:
-        pointers = self.repo.pointer_oids()
+        """Record one checkpoint. A batch passes the call's own end time, the next `seq`,
+        the pointer oids it read once (`next_seq`, `repo.pointer_oids`) and keeps the
+        objects of all its checkpoints with one ref (`keep=False`, `keep_batch`)."""
+        if pointers is None:
+            pointers = self.repo.pointer_oids()
         files = [
             attrs.evolve(record, not_stored=True)
             if any(e is not None and e.oid in pointers for e in (record.before, record.after))
@@ -124,30 +146,26 @@ class CheckpointStore:
             for record in files
         ]
         checkpoint = Checkpoint(
-            seq=self._next_seq(),
+            seq=self.next_seq() if seq is None else seq,
             call_id=call_id,
             session=session,
             tool=tool,
             time=started,
-            ended=time.time(),
+            ended=time.time() if ended is None else ended,
             files=tuple(files),
             reads=reads,
             label=label,
             reverts=reverts,
         )
-        keep: dict[str, int] = {}
-        for record in files:
-            for entry in (record.before, record.after):
-                if entry is not None and not entry.is_gitlink:
-                    keep[entry.oid] = 0o100644
-        self.repo.keep(checkpoint.ref_name, keep)
+        if keep:  # else the caller keeps them (keep_batch)
+            self.repo.keep(checkpoint.ref_name, kept_oids(files))
         data = json.dumps(_CONVERTER.unstructure(checkpoint), indent=1)
         temp = self._records / f".{checkpoint.ref_name}.tmp"
         temp.write_text(data)
         temp.replace(self._records / f"{checkpoint.ref_name}.json")
         return checkpoint
 
-    def _next_seq(self) -> int:
+    def next_seq(self) -> int:
         names = [p.stem for p in self._records.glob("*.json")]
         return max((int(n) for n in names if n.isdigit()), default=0) + 1
 
@@ -174,29 +192,69 @@ class CheckpointStore:
     # -- bounds ---------------------------------------------------------------------
 
     def trim(self, bounds: Bounds, now: float | None = None) -> int:
-        """Apply the bounds; returns how many checkpoints were dropped."""
+        """Apply the bounds; returns how many checkpoints were dropped.
+
+        Records are counted by name and only the oldest are read (for their age). The
+        objects of dropped checkpoints go at the next repack: when loose objects pile up or
+        the repository is over its budget (a repack per drop cost more than the writes)."""
         now = time.time() if now is None else now
-        checkpoints = self.all()
+        seqs = self.seqs()
         dropped = 0
-        while checkpoints and (
-            now - checkpoints[0].ended > bounds.max_age_seconds
-            or len(checkpoints) > bounds.max_checkpoints
+        while seqs and (
+            len(seqs) > bounds.max_checkpoints
+            or self._ended(seqs[0]) < now - bounds.max_age_seconds
         ):
-            self.drop(checkpoints.pop(0))
+            self._drop_seq(seqs.pop(0))
             dropped += 1
-        if dropped or self.repo.object_counts().get("count", 0) > LOOSE_OBJECTS_TO_PACK:
-            self.repo.prune()  # also packs: many loose objects slow every git command
+        if dropped:
+            self._drop_spent_batches(seqs)
+        counts = self.repo.object_counts()
+        if counts.get("count", 0) > LOOSE_OBJECTS_TO_PACK or counts.get("packs", 0) > PACKS:
+            self.repo.prune()  # also packs: many loose objects or packs slow every git command
         while (size := self.repo.size_bytes()) > bounds.budget_bytes:
-            if not checkpoints:
+            if not seqs:
                 self.rotate(size)
                 return dropped
-            batch = max(1, len(checkpoints) // 4)
-            for checkpoint in checkpoints[:batch]:
-                self.drop(checkpoint)
-            checkpoints = checkpoints[batch:]
+            batch = max(1, len(seqs) // 4)
+            for seq in seqs[:batch]:
+                self._drop_seq(seq)
+            seqs = seqs[batch:]
             dropped += batch
+            self._drop_spent_batches(seqs)
             self.repo.prune()
         return dropped
+
+    def seqs(self) -> list[int]:
+        """The seq of every record, oldest first (from the names: nothing is read)."""
+        return sorted(int(p.stem) for p in self._records.glob("*.json") if p.stem.isdigit())
+
+    def _ended(self, seq: int) -> float:
+        """When the checkpoint ended; an unreadable record counts as old."""
+        try:
+            data = json.loads((self._records / f"{seq:08d}.json").read_text())
+            return float(data["ended"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return 0.0
+
+    def _drop_seq(self, seq: int) -> None:
+        (self._records / f"{seq:08d}.json").unlink(missing_ok=True)
+        self.repo.drop(f"{seq:08d}")
+
+    def keep_batch(self, first: int, last: int, tree: str) -> None:
+        """One ref to the tree that keeps the objects of checkpoints first..last (a batch
+        of writers, objects.flat_tree of kept_oids); it goes once none of them is left."""
+        self.repo.keep_tree(f"batch-{first:08d}-{last:08d}", tree)
+
+    def _drop_spent_batches(self, seqs: list[int]) -> None:
+        """Drop the batch refs none of whose checkpoints (`seqs`, sorted) is left."""
+        for ref in (self.repo.git_dir / "refs" / "checkpoints").glob("batch-*"):
+            try:
+                first, last = (int(part) for part in ref.name.split("-")[1:])
+            except ValueError:
+                continue
+            at = bisect.bisect_left(seqs, first)
+            if at == len(seqs) or seqs[at] > last:
+                ref.unlink(missing_ok=True)
 
     def rotate(self, size: int) -> None:
         """Start the repository afresh (the workspace itself is over the budget): snapshots

@@ -1,0 +1,198 @@
+"""Writers under load (issue 28, target 6): 50 sessions on one `toolhost serve` connection,
+each reading and editing its own file (read_file, then edit_file, 49 rounds: 98 calls per
+session), every session's calls in flight at once. The same mix runs with checkpoints on
+and with them off, on fresh servers in the same run, and prints calls/s for both.
+
+    .venv/bin/python bench/writers_load.py [--sessions 50] [--rounds 49] [--repeats 3]
+
+The client is a raw asyncio JSON-RPC client (frames by hand) so that its own cost stays
+small beside the server's. After each run with checkpoints on it checks that every edit
+has its checkpoint (toolhost/checkpoints lists sessions x rounds of them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+
+class AsyncRawClient:
+    """LSP frames over a child's pipes; many requests in flight, answered by id."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, asyncio.Future[Any]] = {}
+        self._reader = asyncio.get_running_loop().create_task(self._read_all())
+
+    @classmethod
+    async def start(cls, state: Path) -> AsyncRawClient:
+        env = {**os.environ, "TOOLHOST_STATE_DIR": str(state)}
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "lsp_server",
+            "serve",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            env=env,
+            limit=1 << 24,
+        )
+        return cls(process)
+
+    def _send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    async def request(self, method: str, params: Any) -> Any:
+        wanted = next(self._ids)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[wanted] = future
+        self._send({"id": wanted, "method": method, "params": params})
+        return await future
+
+    def notify(self, method: str, params: Any) -> None:
+        self._send({"method": method, "params": params})
+
+    async def _read_all(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        while True:
+            length = 0
+            while True:
+                line = await stream.readline()
+                if not line:
+                    for future in self._waiting.values():
+                        future.set_exception(EOFError("the server closed its output"))
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                name, _, value = line.decode("ascii").partition(":")
+                if name.strip().lower() == "content-length":
+                    length = int(value)
+            message = json.loads(await stream.readexactly(length))
+            if "method" in message:
+                if "id" in message:  # a server request (configuration, ...): a null answer
+                    self._send({"id": message["id"], "result": None})
+                continue
+            future = self._waiting.pop(message["id"])
+            if "error" in message:
+                future.set_exception(RuntimeError(message["error"]))
+            else:
+                future.set_result(message.get("result"))
+
+    async def close(self) -> None:
+        try:
+            await self.request("shutdown", None)
+            self.notify("exit", None)
+            await asyncio.wait_for(self.process.wait(), 10)
+        except (EOFError, BrokenPipeError, ConnectionResetError, TimeoutError):
+            self.process.kill()
+            await self.process.wait()
+        self._reader.cancel()
+
+
+def make_files(root: Path, sessions: int) -> None:
+    for i in range(sessions):
+        lines = [f"# file of session {i}\n"] + [f"line {n} of s{i}\n" for n in range(60)]
+        (root / f"s{i:02d}.py").write_text("value = 0\n" + "".join(lines))
+
+
+async def session_work(client: AsyncRawClient, i: int, rounds: int) -> int:
+    path, name, calls = f"s{i:02d}.py", f"s{i:02d}", 0
+    for r in range(rounds):
+        read = await client.request(
+            "toolhost/call", {"name": "read_file", "arguments": {"path": path}, "session": name}
+        )
+        edit = await client.request(
+            "toolhost/call",
+            {
+                "name": "edit_file",
+                "arguments": {
+                    "path": path,
+                    "old_string": f"value = {r}\n",
+                    "new_string": f"value = {r + 1}\n",
+                },
+                "session": name,
+            },
+        )
+        calls += 2
+        for result in (read, edit):
+            if result["isError"]:
+                raise SystemExit(f"{name} round {r}: {result['content'][0]['text']}")
+    return calls
+
+
+async def one_run(sessions: int, rounds: int, checkpoints: bool) -> float:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "ws"
+        root.mkdir()
+        make_files(root, sessions)
+        client = await AsyncRawClient.start(Path(folder) / "state")
+        options = {
+            "policy": {"mode": "bypass"},
+            "checkpoints": {"enabled": checkpoints, "max_checkpoints": 10_000},
+        }
+        await client.request(
+            "initialize",
+            {
+                "processId": None,
+                "rootUri": root.as_uri(),
+                "capabilities": {},
+                "initializationOptions": {"toolhost": options},
+            },
+        )
+        client.notify("initialized", {})
+        await client.request("toolhost/status", {})
+        started = time.perf_counter()
+        done = await asyncio.gather(*(session_work(client, i, rounds) for i in range(sessions)))
+        wall = time.perf_counter() - started
+        if checkpoints:
+            listed = await client.request("toolhost/checkpoints", {"limit": sessions * rounds + 10})
+            count = len(listed["checkpoints"])
+            if count != sessions * rounds:
+                raise SystemExit(f"{count} checkpoints listed, {sessions * rounds} expected")
+        await client.close()
+        for i in range(sessions):
+            text = (root / f"s{i:02d}.py").read_text()
+            assert text.startswith(f"value = {rounds}\n"), f"s{i:02d}: {text[:20]!r}"
+    return sum(done) / wall
+
+
+async def main_async(sessions: int, rounds: int, repeats: int) -> None:
+    rates: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(repeats):
+        for checkpoints in (False, True):  # alternated: load drifts over the run
+            rate = await one_run(sessions, rounds, checkpoints)
+            rates[checkpoints].append(rate)
+            state = "on " if checkpoints else "off"
+            print(f"checkpoints {state}: {rate:6.0f} calls/s", flush=True)
+    on, off = statistics.median(rates[True]), statistics.median(rates[False])
+    print(
+        f"{sessions} sessions x {2 * rounds} calls, median of {repeats}: checkpoints on "
+        f"{on:.0f} calls/s, off {off:.0f} calls/s, on/off {on / off:.2f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sessions", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=49, help="read + edit pairs per session")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}", flush=True)
+    asyncio.run(main_async(args.sessions, args.rounds, args.repeats))
+
+
+if __name__ == "__main__":
+    main()
