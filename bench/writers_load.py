@@ -82,6 +82,8 @@ class AsyncRawClient:
                     length = int(value)
             message = json.loads(await stream.readexactly(length))
             if "method" in message:
+                if message["method"] == "window/logMessage" and message["params"]["type"] <= 2:
+                    print("server:", message["params"]["message"], file=sys.stderr)
                 if "id" in message:  # a server request (configuration, ...): a null answer
                     self._send({"id": message["id"], "result": None})
                 continue

@@ -39,13 +39,14 @@ from lsp_server.checkpoints.file_states import (
     pointer_of,
     relative,
 )
-from lsp_server.checkpoints.journal import JournalEntry
+from lsp_server.checkpoints.journal import JournalEntry, journal_files
 from lsp_server.checkpoints.records import (
     Bounds,
     Checkpoint,
     CheckpointStore,
     FileRecord,
     Reads,
+    root_key,
 )
 from lsp_server.checkpoints.restore import Current, Present
 from lsp_server.checkpoints.tree_changes import Entry
@@ -87,6 +88,21 @@ class Checkpoints:
         self.documents: DocumentSource | None = documents
         self._failed: dict[str, str] = {}
         self._queue = WriteQueue(self.store, self.root_lock, self._recorded)
+        self._replay_left_journals()
+
+    def _replay_left_journals(self) -> None:
+        """Journals a dead process left (write_queue.py) go into the shadow repositories at
+        start, on a daemon thread; readers and writers wait for it (`WriteQueue.flush`)."""
+        if not self.enabled or self.state_folder is None:
+            return
+        folders = self.state_folder / "checkpoints"
+        left = [r for r in self.roots() if journal_files(folders / root_key(r))]
+        if left:
+            threading.Thread(
+                target=lambda: [self._queue.recover(root) for root in left],
+                name="toolhost-checkpoint-journals",
+                daemon=True,
+            ).start()
 
     @property
     def enabled(self) -> bool:

@@ -17,6 +17,7 @@ import bisect
 import hashlib
 import json
 import logging
+import os
 import shutil
 import time
 from collections.abc import Iterable
@@ -96,6 +97,26 @@ def kept_oids(files: Iterable[FileRecord]) -> dict[str, int]:
     return keep
 
 
+def write_atomically(path: Path, data: bytes) -> None:
+    """A new file beside `path` renamed over it. Created exclusively, never truncated: on
+    ext4 a truncated file renamed over another is flushed at once (auto_da_alloc), which
+    made a checkpoint's record cost 7x more here."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+    try:
+        fd = os.open(temp, flags, 0o644)
+    except FileExistsError:  # left by a dead process of the same pid
+        temp.unlink()
+        fd = os.open(temp, flags, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    temp.replace(path)
+
+
 def root_key(root: Path) -> str:
     return hashlib.sha256(str(root).encode()).hexdigest()[:24]
 
@@ -159,10 +180,8 @@ class CheckpointStore:
         )
         if keep:  # else the caller keeps them (keep_batch)
             self.repo.keep(checkpoint.ref_name, kept_oids(files))
-        data = json.dumps(_CONVERTER.unstructure(checkpoint), indent=1)
-        temp = self._records / f".{checkpoint.ref_name}.tmp"
-        temp.write_text(data)
-        temp.replace(self._records / f"{checkpoint.ref_name}.json")
+        data = json.dumps(_CONVERTER.unstructure(checkpoint)).encode()
+        write_atomically(self._records / f"{checkpoint.ref_name}.json", data)
         return checkpoint
 
     def next_seq(self) -> int:
