@@ -33,6 +33,17 @@ class AsyncRawClient:
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[Any]] = {}
         self._reader = asyncio.get_running_loop().create_task(self._read_all())
+        self._reader.add_done_callback(self._reader_ended)
+
+    def _reader_ended(self, task: asyncio.Task[None]) -> None:
+        """A reader that died fails every request still waiting (no silent hang)."""
+        if task.cancelled() or task.exception() is None:
+            return
+        for future in self._waiting.values():
+            if not future.done():
+                future.set_exception(
+                    RuntimeError(f"the client's reader died: {task.exception()!r}")
+                )
 
     @classmethod
     async def start(cls, state: Path) -> AsyncRawClient:

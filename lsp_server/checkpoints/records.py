@@ -14,13 +14,14 @@ starts afresh (rotation), so the folder never grows past the budget for long.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import shutil
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -149,53 +150,98 @@ class CheckpointStore:
         reads: Reads = "editor",
         label: str = "",
         reverts: str | None = None,
-        *,
-        ended: float | None = None,
-        seq: int | None = None,
-        pointers: set[str] | None = None,
-        keep: bool = True,
     ) -> Checkpoint:
-        """Record one checkpoint. A batch passes the call's own end time, the next `seq`,
-        the pointer oids it read once (`next_seq`, `repo.pointer_oids`) and keeps the
-        objects of all its checkpoints with one ref (`keep=False`, `keep_batch`)."""
-        if pointers is None:
-            pointers = self.repo.pointer_oids()
-        files = [
-            attrs.evolve(record, not_stored=True)
-            if any(e is not None and e.oid in pointers for e in (record.before, record.after))
-            else record
-            for record in files
-        ]
-        checkpoint = Checkpoint(
-            seq=self.next_seq() if seq is None else seq,
-            call_id=call_id,
-            session=session,
-            tool=tool,
-            time=started,
-            ended=time.time() if ended is None else ended,
-            files=tuple(files),
+        """Record one checkpoint (a shell command's): its own ref and record file."""
+        checkpoint = self.checkpoint_of(
+            self.next_seq(),
+            call_id,
+            session,
+            tool,
+            started,
+            time.time(),
+            files,
+            self.repo.pointer_oids(),
             reads=reads,
             label=label,
             reverts=reverts,
         )
-        if keep:  # else the caller keeps them (keep_batch)
-            self.repo.keep(checkpoint.ref_name, kept_oids(files))
+        self.repo.keep(checkpoint.ref_name, kept_oids(files))
         data = json.dumps(_CONVERTER.unstructure(checkpoint)).encode()
         write_atomically(self._records / f"{checkpoint.ref_name}.json", data)
         return checkpoint
 
+    @staticmethod
+    def checkpoint_of(
+        seq: int,
+        call_id: str,
+        session: str,
+        tool: str,
+        started: float,
+        ended: float,
+        files: Iterable[FileRecord],
+        pointers: set[str],
+        reads: Reads = "editor",
+        label: str = "",
+        reverts: str | None = None,
+    ) -> Checkpoint:
+        """The checkpoint as recorded: files whose states are pointers marked not stored."""
+        return Checkpoint(
+            seq=seq,
+            call_id=call_id,
+            session=session,
+            tool=tool,
+            time=started,
+            ended=ended,
+            files=tuple(
+                attrs.evolve(record, not_stored=True)
+                if any(e is not None and e.oid in pointers for e in (record.before, record.after))
+                else record
+                for record in files
+            ),
+            reads=reads,
+            label=label,
+            reverts=reverts,
+        )
+
+    def add_batch(self, checkpoints: list[Checkpoint]) -> None:
+        """Record consecutive checkpoints (a batch of writers, kept by `keep_batch`) in one
+        file, `<first>-<last>.jsonl`: one file per batch instead of one per checkpoint."""
+        lines = [json.dumps(_CONVERTER.unstructure(c)).encode() + b"\n" for c in checkpoints]
+        name = f"{checkpoints[0].seq:08d}-{checkpoints[-1].seq:08d}.jsonl"
+        write_atomically(self._records / name, b"".join(lines))
+
+    def _files(self) -> list[tuple[int, int, Path]]:
+        """(first seq, last seq, path) of every record file, oldest first: `<seq>.json`
+        holds one checkpoint, `<first>-<last>.jsonl` the consecutive ones of a batch."""
+        found = []
+        with contextlib.suppress(FileNotFoundError):
+            for entry in os.scandir(self._records):
+                stem, _, kind = entry.name.partition(".")
+                first, _, last = stem.partition("-")
+                if kind == "json" and stem.isdigit():
+                    found.append((int(stem), int(stem), Path(entry.path)))
+                elif kind == "jsonl" and first.isdigit() and last.isdigit():
+                    found.append((int(first), int(last), Path(entry.path)))
+        return sorted(found)
+
     def next_seq(self) -> int:
-        names = [p.stem for p in self._records.glob("*.json")]
-        return max((int(n) for n in names if n.isdigit()), default=0) + 1
+        return max((last for _, last, _ in self._files()), default=0) + 1
 
     def all(self) -> list[Checkpoint]:
         """Oldest first; unreadable records are skipped (and logged)."""
+        return [c for _, _, path in self._files() for c in self._read(path)]
+
+    def _read(self, path: Path) -> list[Checkpoint]:
         found = []
-        for path in sorted(self._records.glob("*.json")):
+        try:
+            lines = path.read_bytes().splitlines()
+        except OSError:
+            lines = []
+        for line in lines if path.suffix == ".jsonl" else [b"".join(lines)]:
             try:
-                found.append(_CONVERTER.structure(json.loads(path.read_text()), Checkpoint))
-            except (OSError, ValueError, cattrs.BaseValidationError):
-                log.warning("unreadable checkpoint record %s skipped", path)
+                found.append(_CONVERTER.structure(json.loads(line), Checkpoint))
+            except (ValueError, cattrs.BaseValidationError):
+                log.warning("unreadable checkpoint record in %s skipped", path)
         return found
 
     def find(self, call_id: str) -> Checkpoint | None:
@@ -203,10 +249,6 @@ class CheckpointStore:
             if checkpoint.call_id == call_id:
                 return checkpoint
         return None
-
-    def drop(self, checkpoint: Checkpoint) -> None:
-        (self._records / f"{checkpoint.ref_name}.json").unlink(missing_ok=True)
-        self.repo.drop(checkpoint.ref_name)
 
     # -- bounds ---------------------------------------------------------------------
 
@@ -218,15 +260,16 @@ class CheckpointStore:
         the repository is over its budget (a repack per drop cost more than the writes)."""
         now = time.time() if now is None else now
         seqs = self.seqs()
+        ended = self._ended_times()
         dropped = 0
-        while seqs and (
-            len(seqs) > bounds.max_checkpoints
-            or self._ended(seqs[0]) < now - bounds.max_age_seconds
+        while dropped < len(seqs) and (
+            len(seqs) - dropped > bounds.max_checkpoints
+            or ended(seqs[dropped]) < now - bounds.max_age_seconds
         ):
-            self._drop_seq(seqs.pop(0))
             dropped += 1
         if dropped:
-            self._drop_spent_batches(seqs)
+            self._drop_oldest(seqs[:dropped])
+            seqs = seqs[dropped:]
         counts = self.repo.object_counts()
         if counts.get("count", 0) > LOOSE_OBJECTS_TO_PACK or counts.get("packs", 0) > PACKS:
             self.repo.prune()  # also packs: many loose objects or packs slow every git command
@@ -235,29 +278,48 @@ class CheckpointStore:
                 self.rotate(size)
                 return dropped
             batch = max(1, len(seqs) // 4)
-            for seq in seqs[:batch]:
-                self._drop_seq(seq)
+            self._drop_oldest(seqs[:batch])
             seqs = seqs[batch:]
             dropped += batch
-            self._drop_spent_batches(seqs)
             self.repo.prune()
         return dropped
 
     def seqs(self) -> list[int]:
-        """The seq of every record, oldest first (from the names: nothing is read)."""
-        return sorted(int(p.stem) for p in self._records.glob("*.json") if p.stem.isdigit())
+        """The seq of every checkpoint, oldest first (from the file names)."""
+        return [seq for first, last, _ in self._files() for seq in range(first, last + 1)]
 
-    def _ended(self, seq: int) -> float:
-        """When the checkpoint ended; an unreadable record counts as old."""
-        try:
-            data = json.loads((self._records / f"{seq:08d}.json").read_text())
-            return float(data["ended"])
-        except (OSError, ValueError, KeyError, TypeError):
+    def _ended_times(self) -> Callable[[int], float]:
+        """seq -> when that checkpoint ended, reading each file once, only when asked; an
+        unreadable record counts as old."""
+        files = self._files()
+        read: dict[Path, dict[int, float]] = {}
+
+        def ended(seq: int) -> float:
+            for first, last, path in files:
+                if first <= seq <= last:
+                    if path not in read:
+                        read[path] = {c.seq: c.ended for c in self._read(path)}
+                    return read[path].get(seq, 0.0)
             return 0.0
 
-    def _drop_seq(self, seq: int) -> None:
-        (self._records / f"{seq:08d}.json").unlink(missing_ok=True)
-        self.repo.drop(f"{seq:08d}")
+        return ended
+
+    def _drop_oldest(self, seqs: list[int]) -> None:
+        """Drop the oldest checkpoints (`seqs`, a prefix of `self.seqs()`): their files
+        and refs; a batch file that keeps some of its checkpoints is rewritten with them."""
+        last_dropped = seqs[-1]
+        for first, last, path in self._files():
+            if first > last_dropped:
+                break
+            if path.suffix == ".json":
+                path.unlink(missing_ok=True)
+                self.repo.drop(f"{first:08d}")
+            elif last <= last_dropped:
+                path.unlink(missing_ok=True)
+            else:
+                self.add_batch([c for c in self._read(path) if c.seq > last_dropped])
+                path.unlink(missing_ok=True)
+        self._drop_spent_batches(self.seqs())
 
     def keep_batch(self, first: int, last: int, tree: str) -> None:
         """One ref to the tree that keeps the objects of checkpoints first..last (a batch

@@ -54,22 +54,23 @@ def write_entries(store: CheckpointStore, entries: list[JournalEntry]) -> list[C
         pointers |= new_pointers
     first = store.next_seq()
     store.keep_batch(first, first + len(entries) - 1, objects.object_id("tree", tree))
-    return [
-        store.add(
+    made = [
+        store.checkpoint_of(
+            first + n,
             entry.call_id,
             entry.session,
             entry.tool,
             entry.started,
-            list(entry.files),
+            entry.ended,
+            entry.files,
+            pointers,
             reads=entry.reads,
             reverts=entry.reverts,
-            ended=entry.ended,
-            seq=first + n,
-            pointers=pointers,
-            keep=False,
         )
         for n, entry in enumerate(entries)
     ]
+    store.add_batch(made)
+    return made
 
 
 class WriteQueue:

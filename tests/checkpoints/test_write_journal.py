@@ -27,7 +27,7 @@ import pytest
 from lsp_server.checkpoints import journal
 from lsp_server.checkpoints.journal import JournalEntry, JournalFile
 from lsp_server.checkpoints.objects import object_id
-from lsp_server.checkpoints.records import CheckpointStore, FileRecord, root_key
+from lsp_server.checkpoints.records import Bounds, CheckpointStore, FileRecord, root_key
 from lsp_server.checkpoints.tree_changes import Entry
 from lsp_server.checkpoints.write_queue import WriteQueue, write_entries
 from tests.core.raw_wire import RawPeer
@@ -126,7 +126,7 @@ async def test_a_server_killed_before_its_batch_loses_no_checkpoint(tmp_path: Pa
         peer.process.send_signal(signal.SIGKILL)
         await peer.process.wait()
     await peer.close()
-    assert not list((folder / "records").glob("*.json"))  # nothing reached the repository
+    assert not list((folder / "records").glob("*.json*"))  # nothing reached the repository
     assert journal.journal_files(folder)  # ... all of it is in the journal
 
     peer = await RawPeer.start(root, state, options=BYPASS)
@@ -196,3 +196,36 @@ def test_a_torn_last_entry_is_dropped_and_the_ones_before_kept() -> None:
     assert journal.decode_all(data)[1] == entry(1)
     torn = data[: len(whole[0]) + len(whole[1]) + len(whole[2]) // 2]
     assert [e.call_id for e in journal.decode_all(torn)] == ["c-0", "c-1"]
+
+
+def test_trimming_drops_the_oldest_of_a_batch_and_keeps_the_rest_restorable(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    store = CheckpointStore(tmp_path / "state", root, 1 << 20)
+    store.ensure()
+    entries = [entry(n) for n in range(6)]
+    with store.repo.locked():
+        write_entries(store, entries[:4])
+        write_entries(store, entries[4:])
+    refs = store.repo.git_dir / "refs" / "checkpoints"
+    assert store.trim(Bounds(1e12, 1 << 30, max_checkpoints=3)) == 3
+    assert [c.call_id for c in store.all()] == ["c-3", "c-4", "c-5"]
+    assert store.seqs() == [4, 5, 6]
+    assert sorted(p.name for p in refs.iterdir()) == [
+        "batch-00000001-00000004",  # c-3 still needs it
+        "batch-00000005-00000006",
+    ]
+    store.repo.prune()
+    assert sorted(store.repo.read_blobs(blob_ids(3, 4)).values()) == [b"v3\n", b"v4\n"]
+    assert store.trim(Bounds(1e12, 1 << 30, max_checkpoints=1)) == 2
+    assert [p.name for p in refs.iterdir()] == ["batch-00000005-00000006"]
+    store.repo.prune()
+    assert store.repo.read_blobs(blob_ids(0, 3)) == {}  # nothing keeps them any more
+    assert sorted(store.repo.read_blobs(blob_ids(5, 6)).values()) == [b"v5\n", b"v6\n"]
+    assert store.next_seq() == 7
+
+
+def blob_ids(*versions: int) -> list[str]:
+    return [object_id("blob", f"v{n}\n".encode()) for n in versions]
