@@ -62,6 +62,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TRIM_EVERY = 16
+# The size bounds need git (count-objects): measured every MEASURE_EVERY checkpoints, or
+# sooner when the changed files add up to an eighth of the budget.
+MEASURE_EVERY = 128
 INLINE_BYTES = 256 * 1024  # as FileService's INLINE_READ_BYTES
 
 
@@ -85,6 +88,8 @@ class Checkpoints:
         self._since_trim = 0
         self._trimmed_once = False
         self._grown_bytes = 0
+        self._since_measure = 0
+        self._measure = False
         self.documents: DocumentSource | None = documents
         self._failed: dict[str, str] = {}
         self._queue = WriteQueue(self.store, self.root_lock, self._recorded)
@@ -362,8 +367,12 @@ class Checkpoints:
         """Trim after the first checkpoint, then after every TRIM_EVERY: measuring the
         repository costs about as much as a snapshot, and one checkpoint adds little."""
         self._since_trim += made
+        self._since_measure += made
         if self._since_trim < TRIM_EVERY and self._trimmed_once and not self._grown():
             return
+        if self._since_measure >= MEASURE_EVERY or self._grown() or not self._trimmed_once:
+            self._measure = True
+            self._since_measure = 0
         self._since_trim = 0
         self._grown_bytes = 0
         self._trimmed_once = True
@@ -384,20 +393,22 @@ class Checkpoints:
     async def _run_trim(self) -> None:
         while True:
             self._trim_again = False
+            measure, self._measure = self._measure, False
             for root in list(self._stores):
                 try:
-                    await anyio.to_thread.run_sync(self.trim_root, root)
+                    await anyio.to_thread.run_sync(self.trim_root, root, measure)
                 except Exception:
                     log.exception("trimming the checkpoints of %s failed", root)
             if not self._trim_again:
                 return
 
-    def trim_root(self, root: Path) -> int:
+    def trim_root(self, root: Path, measure: bool = True) -> int:
+        """Apply the bounds; `measure`: the size ones too (two git processes)."""
         store = self.store(root)
         with self.root_lock(root), store.repo.locked():
             if not (store.repo.git_dir / "HEAD").exists():
                 return 0
-            return store.trim(self.bounds())
+            return store.trim(self.bounds(), measure=measure)
 
     async def settle(self) -> None:
         """Wait for queued writers' checkpoints and trimming under way (tests, shutdown)."""

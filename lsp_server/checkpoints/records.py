@@ -252,8 +252,9 @@ class CheckpointStore:
 
     # -- bounds ---------------------------------------------------------------------
 
-    def trim(self, bounds: Bounds, now: float | None = None) -> int:
-        """Apply the bounds; returns how many checkpoints were dropped.
+    def trim(self, bounds: Bounds, now: float | None = None, *, measure: bool = True) -> int:
+        """Apply the bounds (`measure`: the size budget and repacking too, which need git);
+        returns how many checkpoints were dropped.
 
         Records are counted by name and only the oldest are read (for their age). The
         objects of dropped checkpoints go at the next repack: when loose objects pile up or
@@ -270,6 +271,8 @@ class CheckpointStore:
         if dropped:
             self._drop_oldest(seqs[:dropped])
             seqs = seqs[dropped:]
+        if not measure:
+            return dropped
         counts = self.repo.object_counts()
         if counts.get("count", 0) > LOOSE_OBJECTS_TO_PACK or counts.get("packs", 0) > PACKS:
             self.repo.prune()  # also packs: many loose objects or packs slow every git command
