@@ -4,6 +4,7 @@ session), every session's calls in flight at once. The same mix runs with checkp
 and with them off, on fresh servers in the same run, and prints calls/s for both.
 
     .venv/bin/python bench/writers_load.py [--sessions 50] [--rounds 49] [--repeats 3]
+        [--code before=/path/to/an/older/checkout]
 
 The client is a raw asyncio JSON-RPC client (frames by hand) so that its own cost stays
 small beside the server's. After each run with checkpoints on it checks that every edit
@@ -46,8 +47,10 @@ class AsyncRawClient:
                 )
 
     @classmethod
-    async def start(cls, state: Path) -> AsyncRawClient:
+    async def start(cls, state: Path, code: str | None) -> AsyncRawClient:
         env = {**os.environ, "TOOLHOST_STATE_DIR": str(state)}
+        if code is not None:  # another checkout's lsp_server (--code)
+            env["PYTHONPATH"] = code
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -146,12 +149,21 @@ async def session_work(client: AsyncRawClient, i: int, rounds: int) -> int:
     return calls
 
 
-async def one_run(sessions: int, rounds: int, checkpoints: bool) -> float:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, all its threads (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def one_run(
+    sessions: int, rounds: int, checkpoints: bool, code: str | None = None
+) -> tuple[float, float]:
+    """calls/s, and the server's CPU milliseconds per call (less sensitive to the load)."""
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "ws"
         root.mkdir()
         make_files(root, sessions)
-        client = await AsyncRawClient.start(Path(folder) / "state")
+        client = await AsyncRawClient.start(Path(folder) / "state", code)
         options = {
             "policy": {"mode": "bypass"},
             "checkpoints": {"enabled": checkpoints, "max_checkpoints": 10_000},
@@ -168,6 +180,7 @@ async def one_run(sessions: int, rounds: int, checkpoints: bool) -> float:
         client.notify("initialized", {})
         await client.request("toolhost/status", {})
         started = time.perf_counter()
+        cpu = cpu_seconds(client.process.pid)
         done = await asyncio.gather(*(session_work(client, i, rounds) for i in range(sessions)))
         wall = time.perf_counter() - started
         if checkpoints:
@@ -175,26 +188,40 @@ async def one_run(sessions: int, rounds: int, checkpoints: bool) -> float:
             count = len(listed["checkpoints"])
             if count != sessions * rounds:
                 raise SystemExit(f"{count} checkpoints listed, {sessions * rounds} expected")
+        cpu = cpu_seconds(client.process.pid) - cpu  # the listing's flush included
         await client.close()
         for i in range(sessions):
             text = (root / f"s{i:02d}.py").read_text()
             assert text.startswith(f"value = {rounds}\n"), f"s{i:02d}: {text[:20]!r}"
-    return sum(done) / wall
+    return sum(done) / wall, cpu * 1000 / sum(done)
 
 
-async def main_async(sessions: int, rounds: int, repeats: int) -> None:
-    rates: dict[bool, list[float]] = {True: [], False: []}
+async def main_async(
+    sessions: int, rounds: int, repeats: int, codes: dict[str, str | None]
+) -> None:
+    rates: dict[tuple[str, bool], list[float]] = {}
+    cpus: dict[tuple[str, bool], list[float]] = {}
     for _ in range(repeats):
-        for checkpoints in (False, True):  # alternated: load drifts over the run
-            rate = await one_run(sessions, rounds, checkpoints)
-            rates[checkpoints].append(rate)
-            state = "on " if checkpoints else "off"
-            print(f"checkpoints {state}: {rate:6.0f} calls/s", flush=True)
-    on, off = statistics.median(rates[True]), statistics.median(rates[False])
-    print(
-        f"{sessions} sessions x {2 * rounds} calls, median of {repeats}: checkpoints on "
-        f"{on:.0f} calls/s, off {off:.0f} calls/s, on/off {on / off:.2f}"
-    )
+        for label, code in codes.items():
+            for checkpoints in (False, True):  # alternated: load drifts over the run
+                rate, cpu = await one_run(sessions, rounds, checkpoints, code)
+                rates.setdefault((label, checkpoints), []).append(rate)
+                cpus.setdefault((label, checkpoints), []).append(cpu)
+                state = "on " if checkpoints else "off"
+                print(
+                    f"{label}: checkpoints {state}: {rate:6.0f} calls/s, "
+                    f"server CPU {cpu:.3f} ms/call (load {os.getloadavg()[0]:.1f})",
+                    flush=True,
+                )
+    for label in codes:
+        on, off = (statistics.median(rates[label, c]) for c in (True, False))
+        cpu_on, cpu_off = (statistics.median(cpus[label, c]) for c in (True, False))
+        print(
+            f"{label}: {sessions} sessions x {2 * rounds} calls, median of {repeats}: "
+            f"checkpoints on {on:.0f} calls/s, off {off:.0f} calls/s, on/off {on / off:.2f}; "
+            f"server CPU per call on {cpu_on:.3f} ms, off {cpu_off:.3f} ms, "
+            f"off/on {cpu_off / cpu_on:.2f}"
+        )
 
 
 def main() -> None:
@@ -202,9 +229,20 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=49, help="read + edit pairs per session")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--code",
+        action="append",
+        default=[],
+        metavar="LABEL=DIR",
+        help="also run the server from another checkout (before/after in one run)",
+    )
     args = parser.parse_args()
+    codes: dict[str, str | None] = {"this tree": None}
+    for item in args.code:
+        label, _, folder = item.partition("=")
+        codes[label] = str(Path(folder).resolve())
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}", flush=True)
-    asyncio.run(main_async(args.sessions, args.rounds, args.repeats))
+    asyncio.run(main_async(args.sessions, args.rounds, args.repeats, codes))
 
 
 if __name__ == "__main__":
