@@ -59,6 +59,7 @@ class AsyncRawClient:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             env=env,
+            cwd=code,  # `-m` puts the working folder first on sys.path
             limit=1 << 24,
         )
         return cls(process)
