@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from lsp_server.checkpoints import objects
@@ -114,3 +114,31 @@ def record_of(change: TreeChange) -> FileRecord:
 
 def is_nested_repo(change: TreeChange) -> bool:
     return any(e is not None and e.is_gitlink for e in (change.old, change.new))
+
+
+def write_records(
+    moves: Iterable[tuple[Path, Path | None]],
+    before: dict[Path, Entry | None],
+    after: dict[Path, Entry | None],
+    root_of: Callable[[Path], Path | None],
+) -> dict[Path, list[FileRecord]]:
+    """A writer's records per root, from the states of its paths before and after."""
+    records: dict[Path, list[FileRecord]] = {}
+    taken: set[Path] = set()
+    for source, destination in moves:
+        root = root_of(source)
+        if root is None:
+            continue
+        if destination is not None and before[source] is not None:
+            moved = moved_record(root, source, destination, before, after)
+            if moved is not None:
+                records.setdefault(root, []).append(moved)
+                taken |= {source, destination}
+    for path, old in before.items():
+        root = root_of(path)
+        if root is None or path in taken:
+            continue
+        record = file_record(relative(root, path), old, after[path])
+        if record is not None:
+            records.setdefault(root, []).append(record)
+    return records

@@ -32,21 +32,17 @@ from lsp_server.checkpoints import objects
 from lsp_server.checkpoints.command_records import finish_command, snapshot_root
 from lsp_server.checkpoints.file_states import (
     disk_state,
-    file_record,
     git_mode,
-    moved_record,
     paths_of,
     pointer_of,
-    relative,
+    write_records,
 )
-from lsp_server.checkpoints.journal import JournalEntry, journal_files
+from lsp_server.checkpoints.journal import JournalEntry
 from lsp_server.checkpoints.records import (
     Bounds,
     Checkpoint,
     CheckpointStore,
-    FileRecord,
     Reads,
-    root_key,
 )
 from lsp_server.checkpoints.restore import Current, Present
 from lsp_server.checkpoints.tree_changes import Entry
@@ -93,21 +89,9 @@ class Checkpoints:
         self.documents: DocumentSource | None = documents
         self._failed: dict[str, str] = {}
         self._queue = WriteQueue(self.store, self.root_lock, self._recorded)
-        self._replay_left_journals()
-
-    def _replay_left_journals(self) -> None:
-        """Journals a dead process left (write_queue.py) go into the shadow repositories at
-        start, on a daemon thread; readers and writers wait for it (`WriteQueue.flush`)."""
-        if not self.enabled or self.state_folder is None:
-            return
-        folders = self.state_folder / "checkpoints"
-        left = [r for r in self.roots() if journal_files(folders / root_key(r))]
-        if left:
-            threading.Thread(
-                target=lambda: [self._queue.recover(root) for root in left],
-                name="toolhost-checkpoint-journals",
-                daemon=True,
-            ).start()
+        if self.enabled and state_folder is not None:
+            # Journals a dead process left go into the shadow repositories at start.
+            self._queue.recover_in_background(self.roots(), state_folder / "checkpoints")
 
     @property
     def enabled(self) -> bool:
@@ -221,24 +205,7 @@ class Checkpoints:
     def _journal_write(self, window: WriteWindow, editor: dict[Path, Current]) -> bool:
         """Read the after states, journal one entry per root (blocking)."""
         after = self._read_states(list(window.before), window, editor)
-        records: dict[Path, list[FileRecord]] = {}
-        taken: set[Path] = set()
-        for source, destination in window.moves:
-            root = self.root_of(source)
-            if root is None:
-                continue
-            if destination is not None and window.before[source] is not None:
-                moved = moved_record(root, source, destination, window.before, after)
-                if moved is not None:
-                    records.setdefault(root, []).append(moved)
-                    taken |= {source, destination}
-        for path, old in window.before.items():
-            root = self.root_of(path)
-            if root is None or path in taken:
-                continue
-            record = file_record(relative(root, path), old, after[path])
-            if record is not None:
-                records.setdefault(root, []).append(record)
+        records = write_records(window.moves, window.before, after, self.root_of)
         ended = time.time()
         for root, files in records.items():
             oids = {e.oid for f in files for e in (f.before, f.after) if e and not e.is_gitlink}

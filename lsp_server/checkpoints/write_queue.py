@@ -26,7 +26,7 @@ import anyio
 
 from lsp_server.checkpoints import journal, objects
 from lsp_server.checkpoints.journal import ClosedJournal, JournalEntry, JournalFile
-from lsp_server.checkpoints.records import Checkpoint, CheckpointStore, kept_oids
+from lsp_server.checkpoints.records import Checkpoint, CheckpointStore, kept_oids, root_key
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +174,17 @@ class WriteQueue:
         if count:
             log.info("checkpoints of %s: %d replayed from a journal left behind", root, count)
         return count
+
+    def recover_in_background(self, roots: list[Path], folders: Path) -> None:
+        """Replay, on a daemon thread, the journals dead processes left under `folders`
+        (the state folder's checkpoints/); readers and writers wait for it (`flush`)."""
+        left = [root for root in roots if journal.journal_files(folders / root_key(root))]
+        if left:
+            threading.Thread(
+                target=lambda: [self.recover(root) for root in left],
+                name="toolhost-checkpoint-journals",
+                daemon=True,
+            ).start()
 
     def close(self) -> None:
         """Release the open journals (their entries are in the repository: `flush` first)."""
