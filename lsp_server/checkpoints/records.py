@@ -23,7 +23,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import attrs
 import cattrs
@@ -120,6 +120,20 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 def root_key(root: Path) -> str:
     return hashlib.sha256(str(root).encode()).hexdigest()[:24]
+
+
+def _plain_records(path: Path) -> list[dict[str, Any]]:
+    """The records of a record file as plain JSON (trimming needs only seq and ended);
+    unreadable ones are left out."""
+    found = []
+    with contextlib.suppress(OSError):
+        data = path.read_bytes()
+        for line in data.splitlines() if path.suffix == ".jsonl" else [data]:
+            with contextlib.suppress(ValueError):
+                record = json.loads(line)
+                if isinstance(record, dict) and isinstance(record.get("seq"), int):
+                    found.append(record)
+    return found
 
 
 class CheckpointStore:
@@ -234,10 +248,10 @@ class CheckpointStore:
     def _read(self, path: Path) -> list[Checkpoint]:
         found = []
         try:
-            lines = path.read_bytes().splitlines()
+            data = path.read_bytes()
         except OSError:
-            lines = []
-        for line in lines if path.suffix == ".jsonl" else [b"".join(lines)]:
+            data = b""
+        for line in data.splitlines() if path.suffix == ".jsonl" else [data]:
             try:
                 found.append(_CONVERTER.structure(json.loads(line), Checkpoint))
             except (ValueError, cattrs.BaseValidationError):
@@ -301,7 +315,9 @@ class CheckpointStore:
             for first, last, path in files:
                 if first <= seq <= last:
                     if path not in read:
-                        read[path] = {c.seq: c.ended for c in self._read(path)}
+                        read[path] = {
+                            int(r["seq"]): float(r["ended"]) for r in _plain_records(path)
+                        }
                     return read[path].get(seq, 0.0)
             return 0.0
 
@@ -319,8 +335,12 @@ class CheckpointStore:
                 self.repo.drop(f"{first:08d}")
             elif last <= last_dropped:
                 path.unlink(missing_ok=True)
-            else:
-                self.add_batch([c for c in self._read(path) if c.seq > last_dropped])
+            else:  # the rest of a batch: its lines as they are, in a file of their own
+                kept = [r for r in _plain_records(path) if int(r["seq"]) > last_dropped]
+                if kept:
+                    name = f"{kept[0]['seq']:08d}-{kept[-1]['seq']:08d}.jsonl"
+                    data = b"".join(json.dumps(r).encode() + b"\n" for r in kept)
+                    write_atomically(self._records / name, data)
                 path.unlink(missing_ok=True)
         self._drop_spent_batches(self.seqs())
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import json
 import signal
 import threading
 from collections.abc import Iterator
@@ -229,3 +230,22 @@ def test_trimming_drops_the_oldest_of_a_batch_and_keeps_the_rest_restorable(
 
 def blob_ids(*versions: int) -> list[str]:
     return [object_id("blob", f"v{n}\n".encode()) for n in versions]
+
+
+def test_records_of_earlier_versions_are_read_and_trimmed_by_age_alone(tmp_path: Path) -> None:
+    """A state folder from before batches: one indented JSON file per checkpoint."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    store = CheckpointStore(tmp_path / "state", root, 1 << 20)
+    store.ensure()
+    old = store.add("c-old", "s", "bash", 1000.0, list(entry(0).files), label="echo")
+    path = store.folder / "records" / f"{old.ref_name}.json"
+    legacy = {**json.loads(path.read_text()), "ended": 2000.0}
+    path.write_text(json.dumps(legacy, indent=1))
+    with store.repo.locked():
+        write_entries(store, [entry(1)])
+    assert [c.call_id for c in store.all()] == ["c-old", "c-1"]
+    # Read right, the indented record is not old yet (unreadable, it would count as old).
+    assert store.trim(Bounds(100.0, 1 << 30, max_checkpoints=10), now=2050.0) == 0
+    assert store.trim(Bounds(100.0, 1 << 30, max_checkpoints=1), now=1050.0) == 1
+    assert [c.call_id for c in store.all()] == ["c-1"]
