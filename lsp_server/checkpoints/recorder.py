@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import stat
 import threading
 import time
@@ -31,10 +30,12 @@ import anyio
 from lsp_server.checkpoints import objects
 from lsp_server.checkpoints.command_records import finish_command, snapshot_root
 from lsp_server.checkpoints.file_states import (
+    Lstats,
     disk_state,
     git_mode,
     paths_of,
     pointer_of,
+    small_lstats,
     write_records,
 )
 from lsp_server.checkpoints.journal import JournalEntry
@@ -45,6 +46,7 @@ from lsp_server.checkpoints.records import (
     Reads,
 )
 from lsp_server.checkpoints.restore import Current, Present
+from lsp_server.checkpoints.shadow import ShadowError
 from lsp_server.checkpoints.tree_changes import Entry
 from lsp_server.checkpoints.windows import CommandWindow, Listed, WriteWindow
 from lsp_server.checkpoints.write_queue import WriteQueue
@@ -188,12 +190,14 @@ class Checkpoints:
         if window is None:
             return False
         try:
+            await self._queue.ready({r for p in window.before if (r := self.root_of(p))})
             editor = self._editor_states(list(window.before), window)
-            if self._small(window.before, editor):
-                recorded = self._journal_write(window, editor)
+            stats = small_lstats(window.before, editor, INLINE_BYTES)
+            if stats is not None:
+                recorded = self._journal_write(window, editor, stats)
             else:
-                recorded = await anyio.to_thread.run_sync(self._journal_write, window, editor)
-        except OSError as exc:
+                recorded = await anyio.to_thread.run_sync(self._journal_write, window, editor, {})
+        except (OSError, ShadowError) as exc:
             self._failed[window.call_id] = f"recording the change failed ({str(exc).strip()})"
             log.exception("checkpoint of %s (after) failed", window.call_id)
             return False
@@ -202,9 +206,11 @@ class Checkpoints:
             self._queue.kick()
         return recorded
 
-    def _journal_write(self, window: WriteWindow, editor: dict[Path, Current]) -> bool:
+    def _journal_write(
+        self, window: WriteWindow, editor: dict[Path, Current], stats: Lstats
+    ) -> bool:
         """Read the after states, journal one entry per root (blocking)."""
-        after = self._read_states(list(window.before), window, editor)
+        after = self._read_states(list(window.before), window, editor, stats)
         records = write_records(window.moves, window.before, after, self.root_of)
         ended = time.time()
         for root, files in records.items():
@@ -226,19 +232,10 @@ class Checkpoints:
 
     async def _states(self, paths: list[Path], window: WriteWindow) -> dict[Path, Entry | None]:
         editor = self._editor_states(paths, window)
-        if self._small(paths, editor):
-            return self._read_states(paths, window, editor)
-        return await anyio.to_thread.run_sync(self._read_states, paths, window, editor)
-
-    def _small(self, paths: Iterable[Path], editor: dict[Path, Current]) -> bool:
-        """Whether the files on disk are small enough to read (and journal) inline: a few
-        KiB cost less than a worker-thread round trip (as FileService.read_text)."""
-        total = 0
-        for path in paths:
-            if path not in editor:
-                with contextlib.suppress(OSError):
-                    total += os.lstat(path).st_size
-        return total <= INLINE_BYTES
+        stats = small_lstats(paths, editor, INLINE_BYTES)
+        if stats is not None:
+            return self._read_states(paths, window, editor, stats)
+        return await anyio.to_thread.run_sync(self._read_states, paths, window, editor, {})
 
     def _editor_states(self, paths: list[Path], window: WriteWindow) -> dict[Path, Current]:
         """The paths open in the editor, read from its buffers (on the event loop)."""
@@ -253,16 +250,20 @@ class Checkpoints:
         return found
 
     def _read_states(
-        self, paths: list[Path], window: WriteWindow, editor: dict[Path, Current]
+        self, paths: list[Path], window: WriteWindow, editor: dict[Path, Current], stats: Lstats
     ) -> dict[Path, Entry | None]:
         """Each path's state (its bytes kept in the window); None outside the roots, absent
-        or a folder (blocking)."""
+        or a folder (blocking). `stats`: lstats just taken (`_lstats`), else {}."""
         states: dict[Path, Entry | None] = {}
         for path in paths:
-            if self.root_of(path) is None:
+            if self.root_of(path) is None or (path in stats and stats[path] is None):
                 states[path] = None
                 continue
-            current = editor[path] if path in editor else self._disk(path)
+            current = (
+                editor[path]
+                if path in editor
+                else disk_state(path, self.config.max_file_bytes, stats.get(path))
+            )
             if current is None or current.mode == stat.S_IFDIR:
                 states[path] = None
                 continue
@@ -275,9 +276,6 @@ class Checkpoints:
             window.blobs[oid] = data
             states[path] = Entry(oid, current.mode)
         return states
-
-    def _disk(self, path: Path) -> Current:
-        return disk_state(path, self.config.max_file_bytes)
 
     def _recorded(self, root: Path, made: list[Checkpoint]) -> None:
         if made:

@@ -87,6 +87,7 @@ class WriteQueue:
         self._journals: dict[Path, JournalFile] = {}
         self._queued: dict[Path, list[JournalEntry]] = {}
         self._recovered: set[Path] = set()
+        self._ready: set[Path] = set()
         self._task: asyncio.Task[None] | None = None
 
     # -- the call's path -------------------------------------------------------------------
@@ -100,6 +101,20 @@ class WriteQueue:
                 found = self._journals[root] = JournalFile(self._store(root).folder)
             found.append(data)
             self._queued.setdefault(root, []).append(entry)
+
+    async def ready(self, roots: Iterable[Path]) -> None:
+        """Create each root's shadow repository at its first write in this process, so that
+        one that cannot be is said in that call's result (ShadowError); later writes only
+        append to the journal."""
+        for root in roots:
+            if root not in self._ready:
+                await anyio.to_thread.run_sync(self._create, root)
+                self._ready.add(root)
+
+    def _create(self, root: Path) -> None:
+        store = self._store(root)
+        with self._root_lock(root), store.repo.locked():
+            store.ensure()
 
     def kick(self) -> None:
         """Start draining (on the event loop, after `record`)."""
