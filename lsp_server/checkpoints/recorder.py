@@ -113,8 +113,11 @@ class Checkpoints:
             return store
 
     def root_of(self, path: Path) -> Path | None:
+        """The root `path` is in (compared as text: `path.parents` cost 13 us a call)."""
+        text = str(path)
         for root in self.roots():
-            if path == root or root in path.parents:
+            prefix = str(root)
+            if text == prefix or text.startswith(prefix.rstrip("/") + "/"):
                 return root
         return None
 
