@@ -48,6 +48,7 @@ from lsp_server.checkpoints.records import (
 from lsp_server.checkpoints.restore import Current, Present
 from lsp_server.checkpoints.shadow import ShadowError
 from lsp_server.checkpoints.tree_changes import Entry
+from lsp_server.checkpoints.watcher import RootWatchers
 from lsp_server.checkpoints.windows import CommandWindow, Listed, WriteWindow
 from lsp_server.checkpoints.write_queue import WriteQueue
 from lsp_server.config.tree import CheckpointsConfig
@@ -90,6 +91,7 @@ class Checkpoints:
         self._measure = False
         self.documents: DocumentSource | None = documents
         self._failed: dict[str, str] = {}
+        self.watchers = RootWatchers()  # what changed since a root's last snapshot
         self._queue = WriteQueue(self.store, self.root_lock, self._recorded)
         if self.enabled and state_folder is not None:
             # Journals a dead process left go into the shadow repositories at start.
