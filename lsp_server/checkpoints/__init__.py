@@ -12,4 +12,6 @@
   the snapshots.
 - recorder.py (and windows.py, shell_calls.py): the service the runtime calls around
   writers and commands.
+- journal.py, write_queue.py: a writer's checkpoint journaled on the call's path, written
+  into the shadow repository in background batches, replayed after a crash.
 """

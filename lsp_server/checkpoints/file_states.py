@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Container, Iterable
 from pathlib import Path
 
 from lsp_server.checkpoints import objects
@@ -17,9 +17,10 @@ from lsp_server.checkpoints.shadow import pointer_blob
 from lsp_server.checkpoints.tree_changes import Entry, TreeChange
 
 
-def disk_state(path: Path, max_file_bytes: int) -> Current:
+def disk_state(path: Path, max_file_bytes: int, st: os.stat_result | None = None) -> Current:
+    """What `path` holds on disk (`st`: its lstat when the caller has just taken it)."""
     try:
-        st = os.lstat(path)
+        st = os.lstat(path) if st is None else st
     except OSError:
         return None
     if stat.S_ISLNK(st.st_mode):
@@ -31,9 +32,22 @@ def disk_state(path: Path, max_file_bytes: int) -> Current:
         pointer = pointer_of(path)
         return Present(None, mode, objects.object_id("blob", pointer))
     try:
-        return Present.of(path.read_bytes(), mode)
+        return Present.of(_read_all(path, st.st_size), mode)
     except OSError:
         return None
+
+
+def _read_all(path: Path, size: int) -> bytes:
+    """The file's bytes with the fewest system calls (open, read, read, close): writers'
+    checkpoints read small files on the event loop, where each call can wait for the GIL."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        chunks = [os.read(fd, size + 1)]
+        while chunks[-1]:
+            chunks.append(os.read(fd, 1 << 20))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def large_identity(path: Path) -> tuple[int, str]:
@@ -114,3 +128,51 @@ def record_of(change: TreeChange) -> FileRecord:
 
 def is_nested_repo(change: TreeChange) -> bool:
     return any(e is not None and e.is_gitlink for e in (change.old, change.new))
+
+
+def write_records(
+    moves: Iterable[tuple[Path, Path | None]],
+    before: dict[Path, Entry | None],
+    after: dict[Path, Entry | None],
+    root_of: Callable[[Path], Path | None],
+) -> dict[Path, list[FileRecord]]:
+    """A writer's records per root, from the states of its paths before and after."""
+    records: dict[Path, list[FileRecord]] = {}
+    taken: set[Path] = set()
+    for source, destination in moves:
+        root = root_of(source)
+        if root is None:
+            continue
+        if destination is not None and before[source] is not None:
+            moved = moved_record(root, source, destination, before, after)
+            if moved is not None:
+                records.setdefault(root, []).append(moved)
+                taken |= {source, destination}
+    for path, old in before.items():
+        root = root_of(path)
+        if root is None or path in taken:
+            continue
+        record = file_record(relative(root, path), old, after[path])
+        if record is not None:
+            records.setdefault(root, []).append(record)
+    return records
+
+
+Lstats = dict[Path, os.stat_result | None]
+
+
+def small_lstats(paths: Iterable[Path], skip: Container[Path], limit: int) -> Lstats | None:
+    """The lstat of each path not in `skip` (None: absent) when their sizes add up to at
+    most `limit` bytes (small enough to read on the event loop: a few KiB cost less than a
+    worker-thread round trip, as FileService.read_text); None when they do not."""
+    found: Lstats = {}
+    total = 0
+    for path in paths:
+        if path not in skip:
+            try:
+                found[path] = st = os.lstat(path)
+            except OSError:
+                found[path] = None
+                continue
+            total += st.st_size
+    return found if total <= limit else None

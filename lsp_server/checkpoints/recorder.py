@@ -2,7 +2,9 @@
 
 - A writer: dispatch records the exact files of its WritePlan before it publishes and again
   after (`before_write` / `after_write`), as the tools read them (open editor buffers
-  included).
+  included). On the call's path that is two reads and one journal append; the shadow
+  repository gets the blobs and the record in background batches (write_queue.py), and
+  whoever reads checkpoints flushes the queue first.
 - A bash command that is not plainly read-only, foreground or background: every root is
   snapshotted into its shadow repository before it starts and again when it ends, exits or
   is killed (`before_command` / `after_command`); the difference is what it changed.
@@ -28,19 +30,19 @@ import anyio
 from lsp_server.checkpoints import objects
 from lsp_server.checkpoints.command_records import finish_command, snapshot_root
 from lsp_server.checkpoints.file_states import (
+    Lstats,
     disk_state,
-    file_record,
     git_mode,
-    large_identity,
-    moved_record,
     paths_of,
-    relative,
+    pointer_of,
+    small_lstats,
+    write_records,
 )
+from lsp_server.checkpoints.journal import JournalEntry
 from lsp_server.checkpoints.records import (
     Bounds,
     Checkpoint,
     CheckpointStore,
-    FileRecord,
     Reads,
 )
 from lsp_server.checkpoints.restore import Current, Present
@@ -48,6 +50,7 @@ from lsp_server.checkpoints.shadow import ShadowError
 from lsp_server.checkpoints.tree_changes import Entry
 from lsp_server.checkpoints.watcher import RootWatchers
 from lsp_server.checkpoints.windows import CommandWindow, Listed, WriteWindow
+from lsp_server.checkpoints.write_queue import WriteQueue
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.runtime.fs import textio
 from lsp_server.runtime.fs.workspace import Workspace
@@ -58,6 +61,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TRIM_EVERY = 16
+# The size bounds need git (count-objects): measured every MEASURE_EVERY checkpoints, or
+# sooner when the changed files add up to an eighth of the budget.
+MEASURE_EVERY = 128
+INLINE_BYTES = 256 * 1024  # as FileService's INLINE_READ_BYTES
 
 
 class Checkpoints:
@@ -80,9 +87,15 @@ class Checkpoints:
         self._since_trim = 0
         self._trimmed_once = False
         self._grown_bytes = 0
+        self._since_measure = 0
+        self._measure = False
         self.documents: DocumentSource | None = documents
         self._failed: dict[str, str] = {}
         self.watchers = RootWatchers()  # what changed since a root's last snapshot
+        self._queue = WriteQueue(self.store, self.root_lock, self._recorded)
+        if self.enabled and state_folder is not None:
+            # Journals a dead process left go into the shadow repositories at start.
+            self._queue.recover_in_background(self.roots(), state_folder / "checkpoints")
 
     @property
     def enabled(self) -> bool:
@@ -102,8 +115,11 @@ class Checkpoints:
             return store
 
     def root_of(self, path: Path) -> Path | None:
+        """The root `path` is in (compared as text: `path.parents` cost 13 us a call)."""
+        text = str(path)
         for root in self.roots():
-            if path == root or root in path.parents:
+            prefix = str(root)
+            if text == prefix or text.startswith(prefix.rstrip("/") + "/"):
                 return root
         return None
 
@@ -140,7 +156,8 @@ class Checkpoints:
             self._schedule_trim()
         return made
 
-    # -- writers ----------------------------------------------------------------------
+    # -- writers (the call's path: two reads and one journal append; write_queue.py does
+    # the git side in the background) --------------------------------------------------
 
     async def before_write(
         self,
@@ -158,15 +175,13 @@ class Checkpoints:
             return None
         window = WriteWindow(call_id, session, tool, time.time(), moves, {}, reads, reverts)
         try:
-            for path in paths:
-                window.before[path] = await self._store_state(path, window)
-        except (OSError, ShadowError) as exc:
+            window.before = await self._states(paths, window)
+        except OSError as exc:
             # The write matters more than its checkpoint: it goes ahead, unrecorded.
             log.exception("checkpoint of %s (before) failed", call_id)
             self._failed[call_id] = (
                 f"recording the files before the write failed ({str(exc).strip()})"
             )
-            await anyio.to_thread.run_sync(self._drop_pending, window)
             return None
         return window
 
@@ -174,91 +189,102 @@ class Checkpoints:
         """Why a writer's checkpoint failed (once), for its result; None when it did not."""
         return self._failed.pop(call_id, None)
 
-    async def after_write(self, window: WriteWindow | None) -> list[Checkpoint]:
+    async def after_write(self, window: WriteWindow | None) -> bool:
+        """Journal the write's checkpoint; True when there is one (the call changed a file).
+        It is in the shadow repository once `flush` returns."""
         if window is None:
-            return []
+            return False
         try:
-            return await self._record_write(window)
+            await self._queue.ready({r for p in window.before if (r := self.root_of(p))})
+            editor = self._editor_states(list(window.before), window)
+            stats = small_lstats(window.before, editor, INLINE_BYTES)
+            if stats is not None:
+                recorded = self._journal_write(window, editor, stats)
+            else:
+                recorded = await anyio.to_thread.run_sync(self._journal_write, window, editor, {})
         except (OSError, ShadowError) as exc:
             self._failed[window.call_id] = f"recording the change failed ({str(exc).strip()})"
             log.exception("checkpoint of %s (after) failed", window.call_id)
-            return []
-        finally:
-            await anyio.to_thread.run_sync(self._drop_pending, window)
+            return False
+        if recorded:
+            self._grown_bytes += sum(len(data) for data in window.blobs.values())
+            self._queue.kick()
+        return recorded
 
-    async def _record_write(self, window: WriteWindow) -> list[Checkpoint]:
-        after = {path: await self._store_state(path, window) for path in window.before}
-        records: dict[Path, list[FileRecord]] = {}
-        taken: set[Path] = set()
-        for source, destination in window.moves:
-            root = self.root_of(source)
-            if root is None:
-                continue
-            if destination is not None and window.before[source] is not None:
-                moved = moved_record(root, source, destination, window.before, after)
-                if moved is not None:
-                    records.setdefault(root, []).append(moved)
-                    taken |= {source, destination}
-        for path, old in window.before.items():
-            root = self.root_of(path)
-            if root is None or path in taken:
-                continue
-            record = file_record(relative(root, path), old, after[path])
-            if record is not None:
-                records.setdefault(root, []).append(record)
-        made = []
+    def _journal_write(
+        self, window: WriteWindow, editor: dict[Path, Current], stats: Lstats
+    ) -> bool:
+        """Read the after states, journal one entry per root (blocking)."""
+        after = self._read_states(list(window.before), window, editor, stats)
+        records = write_records(window.moves, window.before, after, self.root_of)
+        ended = time.time()
         for root, files in records.items():
-            made.append(await anyio.to_thread.run_sync(self._add_files, root, window, files))
-        if made:
-            self._schedule_trim()
-        return made
-
-    def _add_files(self, root: Path, window: WriteWindow, files: list[FileRecord]) -> Checkpoint:
-        store = self.store(root)
-        self.note_growth(root, (f.source or f.path for f in files))
-        with self.root_lock(root), store.repo.locked():
-            store.ensure()
-            return store.add(
-                window.call_id,
-                window.session,
-                window.tool,
-                window.started,
-                files,
+            oids = {e.oid for f in files for e in (f.before, f.after) if e and not e.is_gitlink}
+            entry = JournalEntry(
+                call_id=window.call_id,
+                session=window.session,
+                tool=window.tool,
+                started=window.started,
+                ended=ended,
+                files=tuple(files),
                 reads=window.reads,
                 reverts=window.reverts,
+                blobs={oid: window.blobs[oid] for oid in oids if oid in window.blobs},
+                pointers=frozenset(oids & window.pointers),
             )
+            self._queue.record(root, entry)
+        return bool(records)
 
-    async def _store_state(self, path: Path, window: WriteWindow) -> Entry | None:
-        """The path's current content, stored in its root's shadow repository."""
-        root = self.root_of(path)
-        if root is None:
-            return None
-        current = await self.current(path, window.reads)
-        return await anyio.to_thread.run_sync(self._store_blob, root, path, current, window)
+    async def _states(self, paths: list[Path], window: WriteWindow) -> dict[Path, Entry | None]:
+        editor = self._editor_states(paths, window)
+        stats = small_lstats(paths, editor, INLINE_BYTES)
+        if stats is not None:
+            return self._read_states(paths, window, editor, stats)
+        return await anyio.to_thread.run_sync(self._read_states, paths, window, editor, {})
 
-    def _store_blob(
-        self, root: Path, path: Path, current: Current, window: WriteWindow
-    ) -> Entry | None:
-        if current is None or current.mode == stat.S_IFDIR:
-            return None
-        store = self.store(root)
-        with self.root_lock(root):
-            store.ensure()
-            if current.data is None:  # over the size limit: only the pointer
-                size, oid = large_identity(path)
-                store.repo.write_pointer(size, oid)
-            else:
-                objects.write_blob(store.repo.git_dir, current.data)
-            name = f"pending-{id(window):x}-{current.oid}"
-            store.repo.keep(name, {current.oid: 0o100644})
-            window.pending.append((root, name))
-        return Entry(current.oid, current.mode)
+    def _editor_states(self, paths: list[Path], window: WriteWindow) -> dict[Path, Current]:
+        """The paths open in the editor, read from its buffers (on the event loop)."""
+        found: dict[Path, Current] = {}
+        if window.reads != "editor" or self.documents is None:
+            return found
+        for path in paths:
+            document = self.documents.open_document(path)
+            if document is not None:
+                data = textio.encode_like(document.text, document.encoding, document.bom)
+                found[path] = Present.of(data, git_mode(path) or 0o100644)
+        return found
 
-    def _drop_pending(self, window: WriteWindow) -> None:
-        for root, name in window.pending:
-            with self.root_lock(root):
-                self.store(root).repo.drop(name)
-        window.pending.clear()
+    def _read_states(
+        self, paths: list[Path], window: WriteWindow, editor: dict[Path, Current], stats: Lstats
+    ) -> dict[Path, Entry | None]:
+        """Each path's state (its bytes kept in the window); None outside the roots, absent
+        or a folder (blocking). `stats`: lstats just taken (`_lstats`), else {}."""
+        states: dict[Path, Entry | None] = {}
+        for path in paths:
+            if self.root_of(path) is None or (path in stats and stats[path] is None):
+                states[path] = None
+                continue
+            current = (
+                editor[path]
+                if path in editor
+                else disk_state(path, self.config.max_file_bytes, stats.get(path))
+            )
+            if current is None or current.mode == stat.S_IFDIR:
+                states[path] = None
+                continue
+            data = current.data
+            oid = current.oid
+            if data is None:  # over the size limit: the pointer stands for it
+                data = pointer_of(path)
+                oid = objects.object_id("blob", data)
+                window.pointers.add(oid)
+            window.blobs[oid] = data
+            states[path] = Entry(oid, current.mode)
+        return states
+
+    def _recorded(self, root: Path, made: list[Checkpoint]) -> None:
+        if made:
+            self._schedule_trim(len(made))
 
     # -- reading the workspace ----------------------------------------------------------
 
@@ -278,6 +304,7 @@ class Checkpoints:
         """Newest first."""
         if not self.enabled:
             return []
+        await self._queue.flush(self.roots())
         found: list[Listed] = []
         for root in self.roots():
             store = self.store(root)
@@ -288,6 +315,8 @@ class Checkpoints:
         return found[: max(limit, 0)]
 
     async def find(self, call_id: str) -> list[Listed]:
+        if self.enabled:
+            await self._queue.flush(self.roots())
         found = []
         for root in self.roots():
             checkpoint = await anyio.to_thread.run_sync(self.store(root).find, call_id)
@@ -304,12 +333,16 @@ class Checkpoints:
             max_checkpoints=self.config.max_checkpoints,
         )
 
-    def _schedule_trim(self) -> None:
+    def _schedule_trim(self, made: int = 1) -> None:
         """Trim after the first checkpoint, then after every TRIM_EVERY: measuring the
         repository costs about as much as a snapshot, and one checkpoint adds little."""
-        self._since_trim += 1
+        self._since_trim += made
+        self._since_measure += made
         if self._since_trim < TRIM_EVERY and self._trimmed_once and not self._grown():
             return
+        if self._since_measure >= MEASURE_EVERY or self._grown() or not self._trimmed_once:
+            self._measure = True
+            self._since_measure = 0
         self._since_trim = 0
         self._grown_bytes = 0
         self._trimmed_once = True
@@ -330,22 +363,26 @@ class Checkpoints:
     async def _run_trim(self) -> None:
         while True:
             self._trim_again = False
+            measure, self._measure = self._measure, False
             for root in list(self._stores):
                 try:
-                    await anyio.to_thread.run_sync(self.trim_root, root)
+                    await anyio.to_thread.run_sync(self.trim_root, root, measure)
                 except Exception:
                     log.exception("trimming the checkpoints of %s failed", root)
             if not self._trim_again:
                 return
 
-    def trim_root(self, root: Path) -> int:
+    def trim_root(self, root: Path, measure: bool = True) -> int:
+        """Apply the bounds; `measure`: the size ones too (two git processes)."""
         store = self.store(root)
         with self.root_lock(root), store.repo.locked():
             if not (store.repo.git_dir / "HEAD").exists():
                 return 0
-            return store.trim(self.bounds())
+            return store.trim(self.bounds(), measure=measure)
 
     async def settle(self) -> None:
-        """Wait for trimming that is under way (tests, shutdown)."""
+        """Wait for queued writers' checkpoints and trimming under way (tests, shutdown)."""
+        if self.enabled:
+            await self._queue.flush(self.roots())
         while self._trim is not None and not self._trim.done():
             await asyncio.shield(self._trim)

@@ -13,13 +13,17 @@ starts afresh (rotation), so the folder never grows past the budget for long.
 
 from __future__ import annotations
 
+import bisect
+import contextlib
 import hashlib
 import json
 import logging
+import os
 import shutil
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import attrs
 import cattrs
@@ -81,10 +85,55 @@ class Bounds:
 
 _CONVERTER = cattrs.Converter()
 LOOSE_OBJECTS_TO_PACK = 4096
+PACKS = 32  # writers' batches each add one (write_queue.py)
+
+
+def kept_oids(files: Iterable[FileRecord]) -> dict[str, int]:
+    """The objects a checkpoint's ref must keep (oid -> mode in the ref's tree)."""
+    keep: dict[str, int] = {}
+    for record in files:
+        for entry in (record.before, record.after):
+            if entry is not None and not entry.is_gitlink:
+                keep[entry.oid] = 0o100644
+    return keep
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """A new file beside `path` renamed over it. Created exclusively, never truncated: on
+    ext4 a truncated file renamed over another is flushed at once (auto_da_alloc), which
+    made a checkpoint's record cost 7x more here."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+    try:
+        fd = os.open(temp, flags, 0o644)
+    except FileExistsError:  # left by a dead process of the same pid
+        temp.unlink()
+        fd = os.open(temp, flags, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    temp.replace(path)
 
 
 def root_key(root: Path) -> str:
     return hashlib.sha256(str(root).encode()).hexdigest()[:24]
+
+
+def _plain_records(path: Path) -> list[dict[str, Any]]:
+    """The records of a record file as plain JSON (trimming needs only seq and ended);
+    unreadable ones are left out."""
+    found = []
+    with contextlib.suppress(OSError):
+        data = path.read_bytes()
+        for line in data.splitlines() if path.suffix == ".jsonl" else [data]:
+            with contextlib.suppress(ValueError):
+                record = json.loads(line)
+                if isinstance(record, dict) and isinstance(record.get("seq"), int):
+                    found.append(record)
+    return found
 
 
 class CheckpointStore:
@@ -116,49 +165,97 @@ class CheckpointStore:
         label: str = "",
         reverts: str | None = None,
     ) -> Checkpoint:
-        pointers = self.repo.pointer_oids()
-        files = [
-            attrs.evolve(record, not_stored=True)
-            if any(e is not None and e.oid in pointers for e in (record.before, record.after))
-            else record
-            for record in files
-        ]
-        checkpoint = Checkpoint(
-            seq=self._next_seq(),
-            call_id=call_id,
-            session=session,
-            tool=tool,
-            time=started,
-            ended=time.time(),
-            files=tuple(files),
+        """Record one checkpoint (a shell command's): its own ref and record file."""
+        checkpoint = self.checkpoint_of(
+            self.next_seq(),
+            call_id,
+            session,
+            tool,
+            started,
+            time.time(),
+            files,
+            self.repo.pointer_oids(),
             reads=reads,
             label=label,
             reverts=reverts,
         )
-        keep: dict[str, int] = {}
-        for record in files:
-            for entry in (record.before, record.after):
-                if entry is not None and not entry.is_gitlink:
-                    keep[entry.oid] = 0o100644
-        self.repo.keep(checkpoint.ref_name, keep)
-        data = json.dumps(_CONVERTER.unstructure(checkpoint), indent=1)
-        temp = self._records / f".{checkpoint.ref_name}.tmp"
-        temp.write_text(data)
-        temp.replace(self._records / f"{checkpoint.ref_name}.json")
+        self.repo.keep(checkpoint.ref_name, kept_oids(files))
+        data = json.dumps(_CONVERTER.unstructure(checkpoint)).encode()
+        write_atomically(self._records / f"{checkpoint.ref_name}.json", data)
         return checkpoint
 
-    def _next_seq(self) -> int:
-        names = [p.stem for p in self._records.glob("*.json")]
-        return max((int(n) for n in names if n.isdigit()), default=0) + 1
+    @staticmethod
+    def checkpoint_of(
+        seq: int,
+        call_id: str,
+        session: str,
+        tool: str,
+        started: float,
+        ended: float,
+        files: Iterable[FileRecord],
+        pointers: set[str],
+        reads: Reads = "editor",
+        label: str = "",
+        reverts: str | None = None,
+    ) -> Checkpoint:
+        """The checkpoint as recorded: files whose states are pointers marked not stored."""
+        return Checkpoint(
+            seq=seq,
+            call_id=call_id,
+            session=session,
+            tool=tool,
+            time=started,
+            ended=ended,
+            files=tuple(
+                attrs.evolve(record, not_stored=True)
+                if any(e is not None and e.oid in pointers for e in (record.before, record.after))
+                else record
+                for record in files
+            ),
+            reads=reads,
+            label=label,
+            reverts=reverts,
+        )
+
+    def add_batch(self, checkpoints: list[Checkpoint]) -> None:
+        """Record consecutive checkpoints (a batch of writers, kept by `keep_batch`) in one
+        file, `<first>-<last>.jsonl`: one file per batch instead of one per checkpoint."""
+        lines = [json.dumps(_CONVERTER.unstructure(c)).encode() + b"\n" for c in checkpoints]
+        name = f"{checkpoints[0].seq:08d}-{checkpoints[-1].seq:08d}.jsonl"
+        write_atomically(self._records / name, b"".join(lines))
+
+    def _files(self) -> list[tuple[int, int, Path]]:
+        """(first seq, last seq, path) of every record file, oldest first: `<seq>.json`
+        holds one checkpoint, `<first>-<last>.jsonl` the consecutive ones of a batch."""
+        found = []
+        with contextlib.suppress(FileNotFoundError):
+            for entry in os.scandir(self._records):
+                stem, _, kind = entry.name.partition(".")
+                first, _, last = stem.partition("-")
+                if kind == "json" and stem.isdigit():
+                    found.append((int(stem), int(stem), Path(entry.path)))
+                elif kind == "jsonl" and first.isdigit() and last.isdigit():
+                    found.append((int(first), int(last), Path(entry.path)))
+        return sorted(found)
+
+    def next_seq(self) -> int:
+        return max((last for _, last, _ in self._files()), default=0) + 1
 
     def all(self) -> list[Checkpoint]:
         """Oldest first; unreadable records are skipped (and logged)."""
+        return [c for _, _, path in self._files() for c in self._read(path)]
+
+    def _read(self, path: Path) -> list[Checkpoint]:
         found = []
-        for path in sorted(self._records.glob("*.json")):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b""
+        for line in data.splitlines() if path.suffix == ".jsonl" else [data]:
             try:
-                found.append(_CONVERTER.structure(json.loads(path.read_text()), Checkpoint))
-            except (OSError, ValueError, cattrs.BaseValidationError):
-                log.warning("unreadable checkpoint record %s skipped", path)
+                found.append(_CONVERTER.structure(json.loads(line), Checkpoint))
+            except (ValueError, cattrs.BaseValidationError):
+                log.warning("unreadable checkpoint record in %s skipped", path)
         return found
 
     def find(self, call_id: str) -> Checkpoint | None:
@@ -167,36 +264,101 @@ class CheckpointStore:
                 return checkpoint
         return None
 
-    def drop(self, checkpoint: Checkpoint) -> None:
-        (self._records / f"{checkpoint.ref_name}.json").unlink(missing_ok=True)
-        self.repo.drop(checkpoint.ref_name)
-
     # -- bounds ---------------------------------------------------------------------
 
-    def trim(self, bounds: Bounds, now: float | None = None) -> int:
-        """Apply the bounds; returns how many checkpoints were dropped."""
+    def trim(self, bounds: Bounds, now: float | None = None, *, measure: bool = True) -> int:
+        """Apply the bounds (`measure`: the size budget and repacking too, which need git);
+        returns how many checkpoints were dropped.
+
+        Records are counted by name and only the oldest are read (for their age). The
+        objects of dropped checkpoints go at the next repack: when loose objects pile up or
+        the repository is over its budget (a repack per drop cost more than the writes)."""
         now = time.time() if now is None else now
-        checkpoints = self.all()
+        seqs = self.seqs()
+        ended = self._ended_times()
         dropped = 0
-        while checkpoints and (
-            now - checkpoints[0].ended > bounds.max_age_seconds
-            or len(checkpoints) > bounds.max_checkpoints
+        while dropped < len(seqs) and (
+            len(seqs) - dropped > bounds.max_checkpoints
+            or ended(seqs[dropped]) < now - bounds.max_age_seconds
         ):
-            self.drop(checkpoints.pop(0))
             dropped += 1
-        if dropped or self.repo.object_counts().get("count", 0) > LOOSE_OBJECTS_TO_PACK:
-            self.repo.prune()  # also packs: many loose objects slow every git command
+        if dropped:
+            self._drop_oldest(seqs[:dropped])
+            seqs = seqs[dropped:]
+        if not measure:
+            return dropped
+        counts = self.repo.object_counts()
+        if counts.get("count", 0) > LOOSE_OBJECTS_TO_PACK or counts.get("packs", 0) > PACKS:
+            self.repo.prune()  # also packs: many loose objects or packs slow every git command
         while (size := self.repo.size_bytes()) > bounds.budget_bytes:
-            if not checkpoints:
+            if not seqs:
                 self.rotate(size)
                 return dropped
-            batch = max(1, len(checkpoints) // 4)
-            for checkpoint in checkpoints[:batch]:
-                self.drop(checkpoint)
-            checkpoints = checkpoints[batch:]
+            batch = max(1, len(seqs) // 4)
+            self._drop_oldest(seqs[:batch])
+            seqs = seqs[batch:]
             dropped += batch
             self.repo.prune()
         return dropped
+
+    def seqs(self) -> list[int]:
+        """The seq of every checkpoint, oldest first (from the file names)."""
+        return [seq for first, last, _ in self._files() for seq in range(first, last + 1)]
+
+    def _ended_times(self) -> Callable[[int], float]:
+        """seq -> when that checkpoint ended, reading each file once, only when asked; an
+        unreadable record counts as old."""
+        files = self._files()
+        read: dict[Path, dict[int, float]] = {}
+
+        def ended(seq: int) -> float:
+            for first, last, path in files:
+                if first <= seq <= last:
+                    if path not in read:
+                        read[path] = {
+                            int(r["seq"]): float(r["ended"]) for r in _plain_records(path)
+                        }
+                    return read[path].get(seq, 0.0)
+            return 0.0
+
+        return ended
+
+    def _drop_oldest(self, seqs: list[int]) -> None:
+        """Drop the oldest checkpoints (`seqs`, a prefix of `self.seqs()`): their files
+        and refs; a batch file that keeps some of its checkpoints is rewritten with them."""
+        last_dropped = seqs[-1]
+        for first, last, path in self._files():
+            if first > last_dropped:
+                break
+            if path.suffix == ".json":
+                path.unlink(missing_ok=True)
+                self.repo.drop(f"{first:08d}")
+            elif last <= last_dropped:
+                path.unlink(missing_ok=True)
+            else:  # the rest of a batch: its lines as they are, in a file of their own
+                kept = [r for r in _plain_records(path) if int(r["seq"]) > last_dropped]
+                if kept:
+                    name = f"{kept[0]['seq']:08d}-{kept[-1]['seq']:08d}.jsonl"
+                    data = b"".join(json.dumps(r).encode() + b"\n" for r in kept)
+                    write_atomically(self._records / name, data)
+                path.unlink(missing_ok=True)
+        self._drop_spent_batches(self.seqs())
+
+    def keep_batch(self, first: int, last: int, tree: str) -> None:
+        """One ref to the tree that keeps the objects of checkpoints first..last (a batch
+        of writers, objects.flat_tree of kept_oids); it goes once none of them is left."""
+        self.repo.keep_tree(f"batch-{first:08d}-{last:08d}", tree)
+
+    def _drop_spent_batches(self, seqs: list[int]) -> None:
+        """Drop the batch refs none of whose checkpoints (`seqs`, sorted) is left."""
+        for ref in (self.repo.git_dir / "refs" / "checkpoints").glob("batch-*"):
+            try:
+                first, last = (int(part) for part in ref.name.split("-")[1:])
+            except ValueError:
+                continue
+            at = bisect.bisect_left(seqs, first)
+            if at == len(seqs) or seqs[at] > last:
+                ref.unlink(missing_ok=True)
 
     def rotate(self, size: int) -> None:
         """Start the repository afresh (the workspace itself is over the budget): snapshots

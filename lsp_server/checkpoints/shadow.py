@@ -236,9 +236,13 @@ class ShadowRepo:
     def write_pointer(self, size: int, oid: str) -> str:
         """Store the pointer blob that stands for a file over the size limit."""
         pointer = objects.write_blob(self.git_dir, pointer_blob(size, oid))
-        with self._pointers.open("a") as handle:
-            handle.write(pointer + "\n")
+        self.remember_pointers([pointer])
         return pointer
+
+    def remember_pointers(self, oids: Iterable[str]) -> None:
+        """Note that these blobs are pointers (`pointer_blob`), stored or about to be."""
+        with self._pointers.open("a") as handle:
+            handle.write("".join(f"{oid}\n" for oid in oids))
 
     def pointer_oids(self) -> set[str]:
         try:
@@ -367,9 +371,11 @@ class ShadowRepo:
 
     def keep(self, name: str, oids: dict[str, int]) -> None:
         """A ref that keeps `oids` (oid -> mode) alive through gc."""
-        tree = objects.write_flat_tree(
-            self.git_dir, {oid: (mode, oid) for oid, mode in oids.items()}
-        )
+        entries = {oid: (mode, oid) for oid, mode in oids.items()}
+        self.keep_tree(name, objects.write_flat_tree(self.git_dir, entries))
+
+    def keep_tree(self, name: str, tree: str) -> None:
+        """A ref to a stored tree (`keep` with the tree written by the caller)."""
         ref = self.git_dir / "refs" / "checkpoints" / name
         ref.parent.mkdir(parents=True, exist_ok=True)
         ref.write_text(tree + "\n")

@@ -39,8 +39,10 @@ class WriteWindow:
     before: dict[Path, Entry | None]
     reads: Reads = "editor"
     reverts: str | None = None
-    pending: list[tuple[Path, str]] = attrs.Factory(list)
-    """Refs that keep this window's blobs from a concurrent prune until its record exists."""
+    blobs: dict[str, bytes] = attrs.Factory(dict)
+    """oid -> the exact bytes of each state read (before and after), for the journal."""
+    pointers: set[str] = attrs.Factory(set)
+    """The oids in `blobs` that stand for files over the size limit."""
 
 
 @attrs.frozen
