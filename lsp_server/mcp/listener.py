@@ -117,14 +117,12 @@ class AttachListener:
         record = attach_records.new_record(self.folder, root, __version__)
         with contextlib.suppress(FileNotFoundError):
             record.socket.unlink()
-        # The umask covers the window between bind and chmod: never group/world-usable.
-        previous = os.umask(0o177)
-        try:
-            self._server = await asyncio.start_unix_server(
-                self._serve, path=str(record.socket), limit=wire.LINE_LIMIT
-            )
-        finally:
-            os.umask(previous)
+        # No umask around the bind: it is process-wide, and a command's state folder made
+        # meanwhile in another thread lost its search bit. The records folder is private
+        # (0700, ours), so nobody else reaches the socket between bind and chmod.
+        self._server = await asyncio.start_unix_server(
+            self._serve, path=str(record.socket), limit=wire.LINE_LIMIT
+        )
         record.socket.chmod(0o600)
         attach_records.write_record(record)
         self.record = record

@@ -182,9 +182,7 @@ def _permissions(path: Path, git_mode: int) -> int:
     except OSError:
         bits = None
     if bits is None:
-        umask = os.umask(0)
-        os.umask(umask)
-        bits = 0o666 & ~umask
+        bits = textio.new_file_mode()
     if git_mode == 0o100755:
         return bits | ((bits & 0o444) >> 2)
     return bits & ~0o111

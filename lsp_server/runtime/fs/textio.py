@@ -226,10 +226,21 @@ def _write_temp(folder: Path, name: str, data: bytes, mode: int | None) -> Path:
     return temp
 
 
-def _default_mode() -> int:
-    umask = os.umask(0)
+def new_file_mode() -> int:
+    """The permission bits a new file gets (0o666 less the umask). Read from
+    /proc/self/status: setting the umask to learn it is process-wide, and a thread creating
+    a file or folder meanwhile (a command's 0700 state folder) would get the wrong bits."""
+    return 0o666 & ~_process_umask()
+
+
+def _process_umask() -> int:
+    with contextlib.suppress(OSError, ValueError), Path("/proc/self/status").open("rb") as status:
+        for line in status:
+            if line.startswith(b"Umask:"):
+                return int(line.split()[1], 8)
+    umask = os.umask(0o022)  # no /proc (not Linux, or older than 4.7): the racy way
     os.umask(umask)
-    return 0o666 & ~umask
+    return umask
 
 
 def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
@@ -241,7 +252,7 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
         try:
             mode = stat.S_IMODE(path.stat().st_mode)
         except FileNotFoundError:
-            mode = _default_mode()
+            mode = new_file_mode()
     temp = _write_temp(path.parent, path.name, data, mode)
     try:
         temp.replace(path)
@@ -254,7 +265,7 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
 def atomic_create(path: Path, data: bytes) -> None:
     """Create `path` with all of `data` at once; FileExistsError if something is there."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temp = _write_temp(path.parent, path.name, data, _default_mode())
+    temp = _write_temp(path.parent, path.name, data, new_file_mode())
     try:
         # link() never replaces: a concurrent creator makes this fail with EEXIST.
         os.link(temp, path)
