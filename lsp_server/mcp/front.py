@@ -10,6 +10,11 @@ read is then handed to the SDK in order, the requests it answered included, so t
 SDK's session knows the client; the SDK's own answers to them are not sent again
 (mcp/stdio_streams.py). Anything else (the stateless 2026-07-28 revision, an odd `initialize`,
 stdin or stdout that is not a pipe) waits for the SDK and gets its answer, as before.
+
+A plain `tools/call` is not the SDK's at all: the front runs it on the warm runtime and writes
+the SDK's answer itself (mcp/fast.py), so neither the SDK's import nor its per-message work
+is on a call's path. The runtime is built from the start, in a thread; the SDK is imported
+after it (at once when no tools/list is cached, or when a message needs it).
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ from types import ModuleType
 from typing import Any
 
 from lsp_server import __version__
+from lsp_server.mcp.calls import Calls
+from lsp_server.mcp.fast import FastPath, Serializer
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +137,10 @@ class Pipes:
         """Ids of the requests the front answered; the SDK's answers to them are dropped."""
         self.remember_listing: Callable[[dict[str, Any]], None] | None = None
         """Keeps the SDK's tools/list answer for the next start (ListingCache.store)."""
+        self.fast: FastPath | None = None
+        """Runs the plain tools/calls it takes, from the first line after `initialize`."""
         self._reading: asyncio.Future[bytes] | None = None
+        self._writing = threading.Lock()  # one message at a time: answers come from tasks
 
     def next_line(self) -> asyncio.Future[bytes]:
         """The read of the next line, started once and shared until it is taken."""
@@ -156,21 +166,21 @@ class Pipes:
 
     def write_message(self, message: dict[str, Any]) -> None:
         """The front's own answers, before the SDK runs."""
-        _write_all(self.out_fd, json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        self._write_all(json.dumps(message, separators=(",", ":")).encode() + b"\n")
 
     async def send(self, data: bytes) -> None:
-        await asyncio.get_running_loop().run_in_executor(None, _write_all, self.out_fd, data)
+        await asyncio.get_running_loop().run_in_executor(None, self._write_all, data)
 
-
-def _write_all(fd: int, data: bytes) -> None:
-    """All of `data`, waiting while the pipe is full (the description may be non-blocking
-    when stdin and stdout are one socket)."""
-    view = memoryview(data)
-    while view:
-        try:
-            view = view[os.write(fd, view) :]
-        except BlockingIOError:
-            select.select([], [fd], [])
+    def _write_all(self, data: bytes) -> None:
+        """All of `data`, waiting while the pipe is full (the description may be non-blocking
+        when stdin and stdout are one socket)."""
+        view = memoryview(data)
+        with self._writing:
+            while view:
+                try:
+                    view = view[os.write(self.out_fd, view) :]
+                except BlockingIOError:
+                    select.select([], [self.out_fd], [])
 
 
 class ListingCache:
@@ -255,28 +265,62 @@ async def claim_stdio() -> Any:
 
 
 class Loader:
-    """Imports toolhost's MCP server (and with it the SDK) in a thread, from process start."""
+    """Imports toolhost's MCP server (and with it the SDK) in a thread, once started."""
 
     def __init__(self) -> None:
         self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self._thread: threading.Thread | None = None
         self._module: ModuleType | None = None
         self._error: BaseException | None = None
-        threading.Thread(target=self._load, name="toolhost-mcp-import", daemon=True).start()
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._load, name="toolhost-mcp-import", daemon=True
+            )
+            self._thread.start()
 
     def _load(self) -> None:
         try:
             self._module = importlib.import_module(SERVER_MODULE)
         except BaseException as exc:  # re-raised on the loop, where the process ends
             self._error = exc
-        self._done.set()
+        with self._lock:
+            self._done.set()
+            waiters, self._waiters = self._waiters, []
+        for loop, future in waiters:
+            with contextlib.suppress(RuntimeError):  # that loop has ended
+                loop.call_soon_threadsafe(_resolve, future)
+
+    def loaded(self) -> asyncio.Future[None]:
+        """Done when the import has ended (this does not start it)."""
+        future = asyncio.get_running_loop().create_future()
+        with self._lock:
+            if self._done.is_set():
+                future.set_result(None)
+            else:
+                self._waiters.append((asyncio.get_running_loop(), future))
+        return future
 
     async def module(self) -> ModuleType:
-        if not self._done.is_set():
-            await asyncio.to_thread(self._done.wait)
+        self.start()
+        await self.loaded()
         if self._error is not None:
             raise self._error
         assert self._module is not None
         return self._module
+
+    async def serializer(self) -> Serializer:
+        """The SDK's serializer of tools/call results (for the shapes fast.py does not know)."""
+        serialize: Serializer = (await self.module()).serialize_call_result
+        return serialize
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 async def serve(
@@ -287,38 +331,64 @@ async def serve(
     attach: str,
     approvals: str | None = None,
 ) -> None:
+    calls = Calls(root, surface, session, attach, approvals)  # type: ignore[arg-type]
     async with claim_stdio() as pipes:
         if pipes is None:
             server = await loader.module()
-            await server.serve(root, surface, session, attach, approvals)
+            await server.serve(calls)
             return
+        warming = asyncio.ensure_future(calls.warm())
         first = await pipes.read_line()
         pipes.pending.append(first)
-        answer = initialize_answer(_parsed(first))
+        message = _parsed(first)
+        answer = initialize_answer(message)
         if answer is not None:
             pipes.write_message(answer)
             pipes.answered.append(answer["id"])
-            cache = ListingCache.of(answer["result"]["protocolVersion"], surface)
+            version = answer["result"]["protocolVersion"]
+            cache = ListingCache.of(version, surface)
             listing = cache.load()
             if listing is None:
                 pipes.remember_listing = cache.store
+                loader.start()  # the first tools/list waits for it
+            pipes.fast = FastPath(
+                calls, version, message["params"], pipes.send, loader.start, loader.serializer
+            )
+            warming = asyncio.ensure_future(_then(warming, pipes.fast, loader))
             await _answer_while_loading(pipes, loader, listing)
-        server = await loader.module()
-        await server.serve_pipes(pipes, root, surface, session, attach, approvals)
+        try:
+            server = await loader.module()
+            await server.serve_pipes(pipes, calls)
+        finally:
+            warming.cancel()
+            if pipes.fast is not None:
+                await pipes.fast.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(calls.close(), 10)
+
+
+async def _then(warming: asyncio.Future[None], fast: FastPath, loader: Loader) -> None:
+    """The runtime first (the first call needs it), the JSON encoder, then the SDK."""
+    await warming
+    await fast.load_encoder()
+    loader.start()
 
 
 async def _answer_while_loading(
     pipes: Pipes, loader: Loader, listing: dict[str, Any] | None
 ) -> None:
-    """Until the SDK is loaded: `notifications/initialized` waits for it, a plain tools/list
-    is answered from the cache; anything else (or the end of input) waits with the rest."""
-    loading: asyncio.Future[Any] = asyncio.ensure_future(loader.module())
+    """Until the SDK is loaded: plain tools/calls run (mcp/fast.py), `notifications/initialized`
+    waits for the SDK, a plain tools/list is answered from the cache; anything else (or the
+    end of input) waits with the rest."""
+    loading = loader.loaded()
     while not loading.done() and pipes.pending[-1]:
         reading: asyncio.Future[Any] = pipes.next_line()
         await asyncio.wait({reading, loading}, return_when=asyncio.FIRST_COMPLETED)
         if not reading.done():
             break
         line = await pipes.read_line()
+        if pipes.fast is not None and line and pipes.fast.take(line):
+            continue
         pipes.pending.append(line)
         message = _parsed(line)
         if _is_initialized(message):
@@ -327,8 +397,6 @@ async def _answer_while_loading(
             break
         pipes.write_message({"jsonrpc": "2.0", "id": message["id"], "result": listing})
         pipes.answered.append(message["id"])
-    with contextlib.suppress(BaseException):
-        await loading  # an import error is raised again by the caller's loader.module()
 
 
 def _modules(folder: str) -> list[str]:
@@ -352,7 +420,7 @@ def _is_initialized(message: Any) -> bool:
 def _parsed(line: bytes) -> Any:
     try:
         return json.loads(line) if line else None
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
@@ -375,7 +443,7 @@ def main(
     http: str | None = None,
     approvals: str | None = None,
 ) -> int:
-    loader = Loader() if http is None else None  # first: the import runs while the rest starts
+    loader = Loader() if http is None else None  # started by serve, after the runtime
     logging.basicConfig(
         level=os.environ.get("TOOLHOST_LOG", "WARNING").upper(),
         stream=sys.stderr,

@@ -1,0 +1,240 @@
+"""A plain `tools/call` answered by the front itself: the warm runtime runs it, and the answer
+is the bytes the SDK would have written, without the SDK (its import, and its pydantic
+validation and dumps per message, cost more than the call: docs/BENCHMARKS.md).
+
+Plain: a request on a connection the front opened with `initialize` (a handshake revision),
+params of `name`, `arguments` and a `_meta` that asks for no progress. Anything else (progress,
+tasks, 2026-07-28's request state, odd params) goes to the SDK as before. A call that needs an
+approval form sends it through the SDK's session (`elicitation/create` and its answer are
+the SDK's), so the approval paths stay the SDK's. `notifications/cancelled` for a call run
+here cancels it, and it is not answered, as the SDK does. tests/mcp/test_fast.py compares
+this path's answers with the SDK's for the same calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from lsp_server.mcp.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
+
+if TYPE_CHECKING:
+    from lsp_server.mcp.calls import Calls
+
+log = logging.getLogger(__name__)
+
+CONNECTION_CLOSED = -32000  # mcp_types.CONNECTION_CLOSED
+_PARAMS = {"name", "arguments", "_meta"}
+_PROGRESS_KEYS = ("progressToken", "progress_token")
+
+# (version, result) -> the SDK's wire form of a tools/call result (serialize_server_result).
+Serializer = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+def plain_call(message: Any) -> tuple[Any, str, Any, dict[str, Any]] | None:
+    """(id, name, arguments, _meta) of a tools/call this path answers, else None."""
+    if not isinstance(message, dict) or message.get("method") != "tools/call":
+        return None
+    if not set(message) <= {"jsonrpc", "id", "method", "params"}:
+        return None
+    message_id, params = message.get("id"), message.get("params")
+    if message.get("jsonrpc") != "2.0" or not _plain_id(message_id):
+        return None
+    if not isinstance(params, dict) or not set(params) <= _PARAMS:
+        return None
+    name, arguments, meta = params.get("name"), params.get("arguments"), params.get("_meta")
+    if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
+        return None
+    if meta is None and "_meta" in params:
+        return None
+    meta = {} if meta is None else meta
+    if not isinstance(meta, dict) or any(key in meta for key in _PROGRESS_KEYS):
+        return None
+    return message_id, name, arguments, meta
+
+
+def _plain_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _id_key(value: Any) -> Any:
+    """The SDK's correlation key (coerce_request_id): "7" and 7 are one id."""
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            return value
+    return value
+
+
+def form_mode(capabilities: Any) -> bool:
+    """The client declared form elicitation (as server._form_mode reads the parsed model)."""
+    declared = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
+    if not isinstance(declared, dict):
+        return False
+    return not (declared.get("url") is not None and declared.get("form") is None)
+
+
+def wire_result(result: dict[str, Any]) -> dict[str, Any] | None:
+    """The SDK's handshake-revision wire form of a tools/call result toolhost makes (results.py:
+    text and image content, isError, structuredContent, _meta), keys in the order the SDK's
+    model dumps them; None for any other shape (the SDK's serializer then makes it)."""
+    if not set(result) <= {"content", "isError", "structuredContent", "_meta", "resultType"}:
+        return None
+    meta, content = result.get("_meta"), result.get("content")
+    is_error, structured = result.get("isError"), result.get("structuredContent")
+    if not isinstance(content, list) or not isinstance(is_error, bool):
+        return None
+    if not all(isinstance(v, dict | None) for v in (meta, structured)):
+        return None
+    items: list[dict[str, Any]] = []
+    for item in content:
+        if not isinstance(item, dict):
+            return None
+        if item.get("type") == "text" and set(item) == {"type", "text"}:
+            if not isinstance(item["text"], str):
+                return None
+            items.append({"text": item["text"], "type": "text"})
+        elif item.get("type") == "image" and set(item) == {"type", "data", "mimeType"}:
+            if not (isinstance(item["data"], str) and isinstance(item["mimeType"], str)):
+                return None
+            items.append({"data": item["data"], "mimeType": item["mimeType"], "type": "image"})
+        else:
+            return None
+    wire: dict[str, Any] = {}
+    if meta is not None:
+        wire["_meta"] = meta
+    wire["content"] = items
+    wire["isError"] = is_error
+    if structured is not None:
+        wire["structuredContent"] = structured
+    return wire
+
+
+class FastPath:
+    """The front's tools/call handler for one stdio connection."""
+
+    def __init__(
+        self,
+        calls: Calls,
+        version: str,
+        client_params: dict[str, Any],
+        send: Callable[[bytes], Awaitable[None]],
+        need_sdk: Callable[[], None],
+        serializer: Callable[[], Awaitable[Serializer]],
+    ) -> None:
+        info = client_params.get("clientInfo") or {}
+        self.calls = calls
+        self.version = version
+        self.client = {"name": str(info.get("name")), "version": str(info.get("version") or "")}
+        self.form_mode = form_mode(client_params.get("capabilities"))
+        self._send = send
+        self._need_sdk = need_sdk
+        self._serializer = serializer
+        self._running: dict[Any, tuple[Any, asyncio.Task[None]]] = {}
+        """The calls running here by the SDK's correlation key: (their id, their task)."""
+        self._sdk_elicit: asyncio.Future[Elicit] = asyncio.get_running_loop().create_future()
+        self.to_json: Callable[[Any], bytes] | None = None
+        """pydantic_core.to_json (the SDK's JSON encoder), loaded by `warm`."""
+
+    async def load_encoder(self) -> None:
+        """The JSON encoder, in a thread (off the loop)."""
+        self.to_json = await asyncio.to_thread(_encoder)
+
+    def take(self, line: bytes) -> bool:
+        """Whether this line is a call this path now runs (or a cancellation of one)."""
+        if b'"tools/call"' not in line and b"notifications/cancelled" not in line:
+            return False  # the common other messages, without parsing them twice
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError):  # the SDK's to drop, as before
+            return False
+        if self._cancel(message):
+            return True
+        call = plain_call(message)
+        if call is None:
+            return False
+        key = _id_key(call[0])
+        if key in self._running:  # a duplicate id: the SDK's (its answer is its own)
+            return False
+        task = asyncio.create_task(self._run(*call))
+        self._running[key] = (call[0], task)
+        task.add_done_callback(lambda _: self._running.pop(key, None))
+        return True
+
+    def _cancel(self, message: Any) -> bool:
+        if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
+            return False
+        params = message.get("params")
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        running = self._running.get(_id_key(request_id)) if _plain_id(request_id) else None
+        if running is None:
+            return False
+        running[1].cancel()  # never answered, as the SDK does for a cancelled request
+        return True
+
+    def elicitation_ready(self, elicit: Elicit) -> None:
+        """The SDK's session can send forms now (server.py, once it has the connection)."""
+        if not self._sdk_elicit.done():
+            self._sdk_elicit.set_result(elicit)
+
+    async def _elicit(self, message: str, schema: dict[str, Any]) -> tuple[str, Any]:
+        self._need_sdk()
+        elicit = await self._sdk_elicit
+        return await elicit(message, schema)
+
+    async def _run(self, message_id: Any, name: str, arguments: Any, meta: Any) -> None:
+        CURRENT_CLIENT.set(self.client["name"])  # this task's own context
+        CURRENT_ELICIT.set(self._elicit if self.form_mode else None)
+        try:
+            await self.calls.warmed.wait()
+            result = await self.calls.router().call(name, arguments, None, self.client, "")
+            if self.calls.knows(name):
+                answer = {"result": await self._wire(result)}
+            else:
+                from lsp_server.mcp.results import unknown_tool
+
+                names = self.calls.registry().names(self.calls.surface)
+                answer = {"error": unknown_tool(name, result, names)}
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the SDK's boundary: code 0 and the text, logged
+            log.exception("handler for 'tools/call' raised")
+            answer = {"error": {"code": 0, "message": str(exc)}}
+        await self._send(self._encode({"jsonrpc": "2.0", "id": message_id, **answer}))
+
+    async def _wire(self, result: dict[str, Any]) -> dict[str, Any]:
+        wire = wire_result(result)
+        if wire is not None:
+            return wire
+        self._need_sdk()
+        serialize = await self._serializer()
+        return await serialize(self.version, {**result, "resultType": "complete"})
+
+    def _encode(self, message: dict[str, Any]) -> bytes:
+        to_json = self.to_json or _encoder()
+        return to_json(message) + b"\n"
+
+    async def close(self) -> None:
+        """Cancel the calls still running (their shell groups are killed), answering each
+        with the SDK's "Connection closed" where the output is still open."""
+        running = list(self._running.values())
+        for _, task in running:
+            task.cancel()
+        if running:
+            await asyncio.wait([task for _, task in running])
+        for message_id, _ in running:
+            error = {"code": CONNECTION_CLOSED, "message": "Connection closed"}
+            try:
+                await self._send(self._encode({"jsonrpc": "2.0", "id": message_id, "error": error}))
+            except Exception:  # the client is gone
+                log.debug("no Connection closed answer for %r", message_id, exc_info=True)
+
+
+def _encoder() -> Callable[[Any], bytes]:
+    from pydantic_core import to_json
+
+    return to_json
