@@ -91,6 +91,9 @@ class Arm:
 
     def start(self, root: Path, env: dict[str, str]) -> RawClient:
         merged = {**env, **self.env}
+        if "TOOLHOST_STATE_DIR" in env:  # each version its own (its tools/list cache)
+            slug = "".join(c if c.isalnum() else "-" for c in self.name)
+            merged["TOOLHOST_STATE_DIR"] = f"{env['TOOLHOST_STATE_DIR']}-{slug}"
         return RawClient(
             self.command, framing="line", cwd=root, env=merged, stderr=subprocess.DEVNULL
         )

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CONNECTION_CLOSED = -32000  # mcp_types.CONNECTION_CLOSED
+# Where the standard library's JSON may differ from pydantic's (the SDK's): a float in
+# exponent form, a non-finite float (also matches such text inside a string: then pydantic
+# encodes that message, which is never wrong).
+_NOT_PLAIN_JSON = re.compile(rb"[0-9][eE][-+]?[0-9]|Infinity|NaN")
 _PARAMS = {"name", "arguments", "_meta"}
 _PROGRESS_KEYS = ("progressToken", "progress_token")
 
@@ -137,12 +142,6 @@ class FastPath:
         self._running: dict[Any, tuple[Any, asyncio.Task[None]]] = {}
         """The calls running here by the SDK's correlation key: (their id, their task)."""
         self._sdk_elicit: asyncio.Future[Elicit] = asyncio.get_running_loop().create_future()
-        self.to_json: Callable[[Any], bytes] | None = None
-        """pydantic_core.to_json (the SDK's JSON encoder), loaded by `warm`."""
-
-    async def load_encoder(self) -> None:
-        """The JSON encoder, in a thread (off the loop)."""
-        self.to_json = await asyncio.to_thread(_encoder)
 
     def take(self, line: bytes) -> bool:
         """Whether this line is a call this path now runs (or a cancellation of one)."""
@@ -203,8 +202,13 @@ class FastPath:
             raise
         except Exception as exc:  # the SDK's boundary: code 0 and the text, logged
             log.exception("handler for 'tools/call' raised")
-            answer = {"error": {"code": 0, "message": str(exc)}}
-        await self._send(self._encode({"jsonrpc": "2.0", "id": message_id, **answer}))
+            answer = {"error": _internal(exc)}
+        try:
+            data = self._encode({"jsonrpc": "2.0", "id": message_id, **answer})
+        except Exception as exc:  # not JSON (a lone surrogate): an answer all the same
+            log.exception("the answer to tools/call %r cannot be encoded", message_id)
+            data = self._encode({"jsonrpc": "2.0", "id": message_id, "error": _internal(exc)})
+        await self._send(data)
 
     async def _wire(self, result: dict[str, Any]) -> dict[str, Any]:
         wire = wire_result(result)
@@ -215,8 +219,7 @@ class FastPath:
         return await serialize(self.version, {**result, "resultType": "complete"})
 
     def _encode(self, message: dict[str, Any]) -> bytes:
-        to_json = self.to_json or _encoder()
-        return to_json(message) + b"\n"
+        return encode(message) + b"\n"
 
     async def close(self) -> None:
         """Cancel the calls still running (their shell groups are killed), answering each
@@ -234,7 +237,20 @@ class FastPath:
                 log.debug("no Connection closed answer for %r", message_id, exc_info=True)
 
 
-def _encoder() -> Callable[[Any], bytes]:
+def _internal(exc: Exception) -> dict[str, Any]:
+    """The SDK's error for a handler that raised (its JSONRPCDispatcher pins code 0)."""
+    return {"code": 0, "message": str(exc)}
+
+
+def encode(message: Any) -> bytes:
+    """`message` as the SDK writes it (pydantic's JSON: compact, UTF-8, floats in their
+    shortest form): the standard library's encoder where the two agree, else pydantic's."""
+    try:
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+    except (UnicodeEncodeError, ValueError):  # a lone surrogate, a circular reference
+        data = b"e"
+    if _NOT_PLAIN_JSON.search(data) is None:
+        return data
     from pydantic_core import to_json
 
-    return to_json
+    return to_json(message)

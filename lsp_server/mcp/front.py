@@ -354,7 +354,7 @@ async def serve(
             pipes.fast = FastPath(
                 calls, version, message["params"], pipes.send, loader.start, loader.serializer
             )
-            warming = asyncio.ensure_future(_then(warming, pipes.fast, loader))
+            warming = asyncio.ensure_future(_then(warming, loader))
             await _answer_while_loading(pipes, loader, listing)
         try:
             server = await loader.module()
@@ -367,10 +367,9 @@ async def serve(
                 await asyncio.wait_for(calls.close(), 10)
 
 
-async def _then(warming: asyncio.Future[None], fast: FastPath, loader: Loader) -> None:
-    """The runtime first (the first call needs it), the JSON encoder, then the SDK."""
+async def _then(warming: asyncio.Future[None], loader: Loader) -> None:
+    """The runtime first (the first call needs it), then the SDK."""
     await warming
-    await fast.load_encoder()
     loader.start()
 
 

@@ -193,3 +193,37 @@ async def test_a_cancelled_call_stops_and_is_not_answered(ws: Path, tmp_path: Pa
         assert not marker.exists()
     finally:
         await client.close()
+
+
+def test_the_encoder_writes_what_pydantic_writes() -> None:
+    """fast.encode (the standard library's JSON where it agrees with pydantic's) against
+    pydantic_core.to_json, which the SDK's model dumps use."""
+    from pydantic_core import to_json
+
+    from lsp_server.mcp.fast import encode
+
+    values: list[Any] = [
+        "plain",
+        'é \u2028 \u2029 \x00 \x1f \x7f \t\n\r\b\f \\ " / 😀',
+        "text that says 1e5 or 2E-3, NaN and Infinity",
+        0.1,
+        9.053,
+        1e-05,
+        1e-7,
+        123456789012345678.0,
+        1e16,
+        1e20,
+        2.5e-300,
+        -0.0,
+        1.0,
+        2**70,
+        -(2**63),
+        True,
+        None,
+        [],
+        {},
+        {"nested": [{"a": 1.5, "b": [None, "x"], "c": {"d": 1e-9}}]},
+    ]
+    for value in values:
+        message = {"jsonrpc": "2.0", "id": 1, "result": {"value": value}}
+        assert encode(message) == to_json(message), value
