@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -28,10 +27,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CONNECTION_CLOSED = -32000  # mcp_types.CONNECTION_CLOSED
-# Where the standard library's JSON may differ from pydantic's (the SDK's): a float in
-# exponent form, a non-finite float (also matches such text inside a string: then pydantic
-# encodes that message, which is never wrong).
-_NOT_PLAIN_JSON = re.compile(rb"[0-9][eE][-+]?[0-9]|Infinity|NaN")
 _PARAMS = {"name", "arguments", "_meta"}
 _PROGRESS_KEYS = ("progressToken", "progress_token")
 
@@ -161,8 +156,14 @@ class FastPath:
             return False
         task = asyncio.create_task(self._run(*call))
         self._running[key] = (call[0], task)
-        task.add_done_callback(lambda _: self._running.pop(key, None))
+        task.add_done_callback(lambda _: self._forget(key, task))
         return True
+
+    def _forget(self, key: Any, task: asyncio.Task[None]) -> None:
+        """The call is no longer running: its id may be used again (it is answered)."""
+        running = self._running.get(key)
+        if running is not None and running[1] is task:
+            del self._running[key]
 
     def _cancel(self, message: Any) -> bool:
         if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
@@ -208,6 +209,9 @@ class FastPath:
         except Exception as exc:  # not JSON (a lone surrogate): an answer all the same
             log.exception("the answer to tools/call %r cannot be encoded", message_id)
             data = self._encode({"jsonrpc": "2.0", "id": message_id, "error": _internal(exc)})
+        task = asyncio.current_task()
+        if task is not None:
+            self._forget(_id_key(message_id), task)  # a client may reuse the id once answered
         await self._send(data)
 
     async def _wire(self, result: dict[str, Any]) -> dict[str, Any]:
@@ -245,12 +249,28 @@ def _internal(exc: Exception) -> dict[str, Any]:
 def encode(message: Any) -> bytes:
     """`message` as the SDK writes it (pydantic's JSON: compact, UTF-8, floats in their
     shortest form): the standard library's encoder where the two agree, else pydantic's."""
-    try:
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
-    except (UnicodeEncodeError, ValueError):  # a lone surrogate, a circular reference
-        data = b"e"
-    if _NOT_PLAIN_JSON.search(data) is None:
-        return data
+    if _plain(message):
+        try:
+            return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+        except (UnicodeEncodeError, ValueError):  # a lone surrogate, a circular reference
+            pass
     from pydantic_core import to_json
 
     return to_json(message)
+
+
+def _plain(value: Any) -> bool:
+    """No float that the two encoders write differently: Python writes an exponent below
+    1e-4 and from 1e16 on, pydantic at other bounds; both write NaN and Infinity their way."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            continue
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, float) and not (item == 0 or 1e-4 <= abs(item) < 1e16):
+            return False
+    return True

@@ -171,16 +171,44 @@ class Pipes:
     async def send(self, data: bytes) -> None:
         await asyncio.get_running_loop().run_in_executor(None, self._write_all, data)
 
+    async def send_now(self, data: bytes) -> None:
+        """`data` written on the loop when the pipe takes it whole at once (the output is
+        non-blocking: claim_stdio), else, in order, as `send` writes it."""
+        if self._writing.acquire(blocking=False):
+            try:
+                written = os.write(self.out_fd, data)
+            except BlockingIOError:
+                written = 0
+            except BaseException:
+                self._writing.release()
+                raise
+            if written == len(data):
+                self._writing.release()
+                return
+            # The rest in a thread that holds the lock until it is out (and then frees it).
+            rest = data[written:]
+            await asyncio.get_running_loop().run_in_executor(None, self._finish, rest)
+            return
+        await self.send(data)
+
+    def _finish(self, rest: bytes) -> None:
+        try:
+            self._write_locked(rest)
+        finally:
+            self._writing.release()
+
     def _write_all(self, data: bytes) -> None:
-        """All of `data`, waiting while the pipe is full (the description may be non-blocking
-        when stdin and stdout are one socket)."""
-        view = memoryview(data)
         with self._writing:
-            while view:
-                try:
-                    view = view[os.write(self.out_fd, view) :]
-                except BlockingIOError:
-                    select.select([], [self.out_fd], [])
+            self._write_locked(data)
+
+    def _write_locked(self, data: bytes) -> None:
+        """All of `data`, waiting while the pipe is full."""
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self.out_fd, view) :]
+            except BlockingIOError:
+                select.select([], [self.out_fd], [])
 
 
 class ListingCache:
@@ -245,6 +273,10 @@ async def claim_stdio() -> Any:
     loop = asyncio.get_running_loop()
     private_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
     private_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+    # Non-blocking, as asyncio makes stdin: an answer is written on the loop when the pipe
+    # takes it at once (no thread hop), and never blocks the loop when it does not. The
+    # description is this process's own (fd 1 is pointed at stderr below).
+    os.set_blocking(private_out, False)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
@@ -260,6 +292,7 @@ async def claim_stdio() -> Any:
         finally:
             transport.close()
     finally:
+        os.set_blocking(private_out, True)
         os.dup2(private_in, 0)
         os.dup2(private_out, 1)
 
@@ -352,7 +385,7 @@ async def serve(
                 pipes.remember_listing = cache.store
                 loader.start()  # the first tools/list waits for it
             pipes.fast = FastPath(
-                calls, version, message["params"], pipes.send, loader.start, loader.serializer
+                calls, version, message["params"], pipes.send_now, loader.start, loader.serializer
             )
             warming = asyncio.ensure_future(_then(warming, loader))
             await _answer_while_loading(pipes, loader, listing)
