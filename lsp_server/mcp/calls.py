@@ -37,8 +37,7 @@ class Calls:
         self.approvals = approvals
         self._registry: Registry | None = None
         self._router: CallRouter | None = None
-        self.warmed = asyncio.Event()
-        """Set when `warm` has finished (built or failed: a failure is the first call's)."""
+        self._warming: asyncio.Future[None] | None = None
 
     def registry(self) -> Registry:
         if self._registry is None:
@@ -69,7 +68,17 @@ class Calls:
             )
         return self._router
 
+    def ready(self) -> asyncio.Future[None]:
+        """The warm-up, started by the first to ask (shield it: one waiter's cancellation
+        must not stop it for the others)."""
+        if self._warming is None:
+            self._warming = asyncio.ensure_future(self._warm())
+        return self._warming
+
     async def warm(self) -> None:
+        await self.ready()
+
+    async def _warm(self) -> None:
         """Ready what the first tools/call needs: the registry and the router's modules in a
         thread (the loop keeps answering meanwhile), then, unless an editor's toolhost will
         run the calls, the local runtime. A failure is left for the first call to report."""
@@ -81,8 +90,6 @@ class Calls:
             router.warm_local()
         except Exception:
             log.debug("warming up failed; the first call builds what it needs", exc_info=True)
-        finally:
-            self.warmed.set()
 
     def _import(self) -> None:
         from lsp_server.mcp import local, router, wire

@@ -190,7 +190,7 @@ class FastPath:
         CURRENT_CLIENT.set(self.client["name"])  # this task's own context
         CURRENT_ELICIT.set(self._elicit if self.form_mode else None)
         try:
-            await self.calls.warmed.wait()
+            await asyncio.shield(self.calls.ready())  # started here if the SDK went first
             result = await self.calls.router().call(name, arguments, None, self.client, "")
             if self.calls.knows(name):
                 answer = {"result": await self._wire(result)}

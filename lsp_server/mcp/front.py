@@ -370,11 +370,11 @@ async def serve(
             server = await loader.module()
             await server.serve(calls)
             return
-        warming = asyncio.ensure_future(calls.warm())
         first = await pipes.read_line()
         pipes.pending.append(first)
         message = _parsed(first)
         answer = initialize_answer(message)
+        listing = None
         if answer is not None:
             pipes.write_message(answer)
             pipes.answered.append(answer["id"])
@@ -383,13 +383,13 @@ async def serve(
             listing = cache.load()
             if listing is None:
                 pipes.remember_listing = cache.store
-                loader.start()  # the first tools/list waits for it
             pipes.fast = FastPath(
                 calls, version, message["params"], pipes.send_now, loader.start, loader.serializer
             )
-            warming = asyncio.ensure_future(_then(warming, loader))
-            await _answer_while_loading(pipes, loader, listing)
+        warming = asyncio.ensure_future(_warm(calls, loader, runtime_first=listing is not None))
         try:
+            if answer is not None:
+                await _answer_while_loading(pipes, loader, listing)
             server = await loader.module()
             await server.serve_pipes(pipes, calls)
         finally:
@@ -400,10 +400,17 @@ async def serve(
                 await asyncio.wait_for(calls.close(), 10)
 
 
-async def _then(warming: asyncio.Future[None], loader: Loader) -> None:
-    """The runtime first (the first call needs it), then the SDK."""
-    await warming
+async def _warm(calls: Calls, loader: Loader, runtime_first: bool) -> None:
+    """Both imports, one after the other (on two cores they would share one GIL): the
+    runtime first when the tools/list is cached (the first call needs it next), else the SDK
+    first (the client's tools/list waits for it)."""
+    if runtime_first:
+        await calls.warm()
+        loader.start()
+        return
     loader.start()
+    await loader.loaded()
+    await calls.warm()
 
 
 async def _answer_while_loading(
