@@ -3,8 +3,9 @@ is the bytes the SDK would have written, without the SDK (its import, and its py
 validation and dumps per message, cost more than the call: docs/BENCHMARKS.md).
 
 Plain: a request on a connection the front opened with `initialize` (a handshake revision),
-params of `name`, `arguments` and a `_meta` that asks for no progress. Anything else (progress,
-tasks, 2026-07-28's request state, odd params) goes to the SDK as before. A call that needs an
+params of `name`, `arguments` and `_meta` (its progress token gets the SDK's
+notifications/progress). Anything else (tasks, 2026-07-28's request state, odd params) goes to
+the SDK as before. A call that needs an
 approval form sends it through the SDK's session (`elicitation/create` and its answer are
 the SDK's), so the approval paths stay the SDK's. `notifications/cancelled` for a call run
 here cancels it, and it is not answered, as the SDK does. tests/mcp/test_fast.py compares
@@ -14,6 +15,7 @@ this path's answers with the SDK's for the same calls.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -28,7 +30,6 @@ log = logging.getLogger(__name__)
 
 CONNECTION_CLOSED = -32000  # mcp_types.CONNECTION_CLOSED
 _PARAMS = {"name", "arguments", "_meta"}
-_PROGRESS_KEYS = ("progressToken", "progress_token")
 
 # (version, result) -> the SDK's wire form of a tools/call result (serialize_server_result).
 Serializer = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -51,7 +52,9 @@ def plain_call(message: Any) -> tuple[Any, str, Any, dict[str, Any]] | None:
     if meta is None and "_meta" in params:
         return None
     meta = {} if meta is None else meta
-    if not isinstance(meta, dict) or any(key in meta for key in _PROGRESS_KEYS):
+    if not isinstance(meta, dict) or "progress_token" in meta:
+        return None
+    if "progressToken" in meta and not _plain_id(meta["progressToken"]):
         return None
     return message_id, name, arguments, meta
 
@@ -189,9 +192,15 @@ class FastPath:
     async def _run(self, message_id: Any, name: str, arguments: Any, meta: Any) -> None:
         CURRENT_CLIENT.set(self.client["name"])  # this task's own context
         CURRENT_ELICIT.set(self._elicit if self.form_mode else None)
+        token = meta.get("progressToken")
+        relay = Progress(token, self._send) if token is not None else None
         try:
             await asyncio.shield(self.calls.ready())  # started here if the SDK went first
-            result = await self.calls.router().call(name, arguments, None, self.client, "")
+            try:
+                result = await self.calls.router().call(name, arguments, relay, self.client, "")
+            finally:
+                if relay is not None:
+                    await relay.close()
             if self.calls.knows(name):
                 answer = {"result": await self._wire(result)}
             else:
@@ -239,6 +248,39 @@ class FastPath:
                 await self._send(self._encode({"jsonrpc": "2.0", "id": message_id, "error": error}))
             except Exception:  # the client is gone
                 log.debug("no Connection closed answer for %r", message_id, exc_info=True)
+
+
+class Progress:
+    """Runtime progress (a sync callback) as the SDK's ordered notifications/progress for one
+    request's token (server.ProgressRelay, which writes them through the SDK)."""
+
+    def __init__(self, token: Any, send: Callable[[bytes], Awaitable[None]]) -> None:
+        self._token = token
+        self._send = send
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._count = 0
+        self._task = asyncio.create_task(self._drain())
+
+    def __call__(self, value: dict[str, Any]) -> None:
+        if value.get("kind") == "report":
+            self._queue.put_nowait(str(value.get("message") or ""))
+
+    async def _drain(self) -> None:
+        while (message := await self._queue.get()) is not None:
+            self._count += 1
+            params: dict[str, Any] = {"progressToken": self._token, "progress": self._count}
+            if message:
+                params["message"] = message
+            notification = {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
+            try:
+                await self._send(encode(notification) + b"\n")
+            except Exception:  # a client that is gone cannot hear progress; the call goes on
+                log.debug("progress not delivered", exc_info=True)
+
+    async def close(self) -> None:
+        self._queue.put_nowait(None)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._task, 5)
 
 
 def _internal(exc: Exception) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from typing import Any
 
 from lsp_server import __version__
 from lsp_server.mcp.calls import Calls
-from lsp_server.mcp.fast import FastPath, Serializer
+from lsp_server.mcp.fast import FastPath, Serializer, encode
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +166,7 @@ class Pipes:
 
     def write_message(self, message: dict[str, Any]) -> None:
         """The front's own answers, before the SDK runs."""
-        self._write_all(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        self._write_all(encode(message) + b"\n")  # the SDK's bytes (UTF-8, not \\u escapes)
 
     async def send(self, data: bytes) -> None:
         await asyncio.get_running_loop().run_in_executor(None, self._write_all, data)
@@ -470,7 +470,19 @@ def _plain_listing_request(message: Any) -> bool:
         and message.get("jsonrpc") == "2.0"
         and message.get("method") == "tools/list"
         and _plain_id(message.get("id"))
-        and message.get("params") in (None, {})
+        and listing_params(message.get("params"))
+    )
+
+
+def listing_params(params: Any) -> bool:
+    """No params, or only a `_meta` (Codex sends a progress token; listing reports none)."""
+    if params is None:
+        return True
+    return (
+        isinstance(params, dict)
+        and set(params) <= {"_meta"}
+        and isinstance(params.get("_meta", {}), dict)
+        and "progress_token" not in params.get("_meta", {})
     )
 
 

@@ -22,7 +22,7 @@ import mcp_types as types
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
-from lsp_server.mcp.front import Pipes
+from lsp_server.mcp.front import Pipes, listing_params
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ async def pipe_streams(pipes: Pipes) -> AsyncIterator[tuple[Any, Any]]:
             pipes.remember_listing is not None
             and isinstance(message, types.JSONRPCRequest)
             and message.method == "tools/list"
-            and not message.params
+            and listing_params(message.params)
         ):
             listings.append(message.id)
         await read_writer.send(SessionMessage(message))

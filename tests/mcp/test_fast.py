@@ -45,6 +45,18 @@ CALLS: list[tuple[Any, dict[str, Any], dict[str, Any]]] = [
     (12, {"name": "read_file", "arguments": {"path": "big.txt"}}, ALLOW),
     (13, {"name": "view_image", "arguments": {"path": "dot.png"}}, ALLOW),
     ("14", {"name": "bash", "arguments": {"command": "echo hi; exit 3"}}, ALLOW),
+    (
+        15,
+        {
+            "name": "bash",
+            # One line, then a pause longer than two of the runner's half-second progress
+            # ticks: one notifications/progress with that line.
+            "arguments": {"command": "echo step one; sleep 1.5"},
+            "_meta": {"progressToken": "p15"},
+        },
+        ALLOW,
+    ),
+    (16, {"name": "ls", "arguments": {}, "_meta": {"progressToken": 0}}, ALLOW),
 ]
 # What differs between two runs of the same calls.
 VOLATILE = [
@@ -52,6 +64,8 @@ VOLATILE = [
     (re.compile(rb"\bc-[0-9a-f]{12}\b"), b"c-CALL"),
     (re.compile(rb'"resultRef":"[^"]+"'), b'"resultRef":"REF"'),
     (re.compile(rb"\b[0-9]+ ms after it was sent"), b"N ms after it was sent"),
+    # ... whose digits change the text's length.
+    (re.compile(rb'"(shown|total)Chars":[0-9]+'), rb'"\1Chars":0'),
     (re.compile(rb"result_ref '[^']+'|\\\"result_ref\\\": \\\"[^\\\"]+\\\""), b"REF"),
 ]
 
@@ -90,6 +104,10 @@ async def transcript(root: Path, via_sdk: bool) -> list[bytes]:
         await client.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
         lines.append(await line_of(client))
         await client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        # As Codex lists: with a progress token (from the cache on a second start).
+        listing = {"jsonrpc": "2.0", "id": "l", "method": "tools/list"}
+        await client.send({**listing, "params": {"_meta": {"progressToken": 7}}})
+        lines.append(await line_of(client))
         for message_id, call, form in CALLS:
             request = {"jsonrpc": "2.0", "id": message_id, "method": "tools/call", "params": call}
             await client.send(request)
@@ -111,9 +129,11 @@ async def transcript(root: Path, via_sdk: bool) -> list[bytes]:
 async def test_plain_calls_answer_the_sdks_bytes(ws: Path) -> None:
     fast = await transcript(ws, via_sdk=False)
     sdk = await transcript(ws, via_sdk=True)
-    assert len(fast) == len(sdk)
-    for ours, theirs in zip(fast, sdk, strict=True):
+    cached = await transcript(ws, via_sdk=False)  # tools/list from the front's cache now
+    assert len(fast) == len(sdk) == len(cached)
+    for ours, theirs, again in zip(fast, sdk, cached, strict=True):
         assert ours == theirs
+        assert again == theirs
     # The calls covered what they are meant to: results, refusals, the unknown-tool error,
     # text and image content, forms allowed, declined and unreadable.
     answers = {m.get("id"): m for m in map(json.loads, fast) if "method" not in m}
@@ -126,6 +146,10 @@ async def test_plain_calls_answer_the_sdks_bytes(ws: Path) -> None:
     assert answers[9]["result"]["structuredContent"]["code"] == "permission.unreadable_answer"
     assert answers[12]["result"]["_meta"]["toolhost"]["truncated"] is True
     assert sum(b"elicitation/create" in line for line in fast) == 3
+    progress = [json.loads(line) for line in fast if b"notifications/progress" in line]
+    assert [p["params"] for p in progress] == [
+        {"progressToken": "p15", "progress": 1, "message": "step one"}
+    ]
 
 
 def blocked_sdk(tmp_path: Path) -> dict[str, str]:
