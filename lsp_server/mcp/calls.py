@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,15 +37,17 @@ class Calls:
         self.attach = attach
         self.approvals = approvals
         self._registry: Registry | None = None
+        self._building = threading.Lock()  # the listing's thread and the warm-up's: one build
         self._router: CallRouter | None = None
         self._warming: asyncio.Future[None] | None = None
 
     def registry(self) -> Registry:
-        if self._registry is None:
-            from lsp_server.tools.registry import build_registry
+        with self._building:
+            if self._registry is None:
+                from lsp_server.tools.registry import build_registry
 
-            self._registry = build_registry()
-        return self._registry
+                self._registry = build_registry()
+            return self._registry
 
     def knows(self, name: str) -> bool:
         """A tool any surface has (dispatch finds a full or minimal tool from every surface)."""
