@@ -22,9 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import hashlib
-import importlib
-import importlib.util
 import json
 import logging
 import os
@@ -34,12 +31,13 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from lsp_server import __version__
 from lsp_server.mcp.calls import Calls
-from lsp_server.mcp.fast import FastPath, Serializer, encode
+from lsp_server.mcp.fast import FastPath, encode
+from lsp_server.mcp.listing_cache import ListingCache
+from lsp_server.mcp.loader import Loader
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +53,6 @@ HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 # The SDK's own transport reads a line of any length; so does the front (a cap would turn a
 # big write_file into a parse error that it was not before).
 LINE_LIMIT = sys.maxsize
-SERVER_MODULE = "lsp_server.mcp.server"
 
 
 def initialize_answer(message: Any) -> dict[str, Any] | None:
@@ -211,50 +208,6 @@ class Pipes:
                 select.select([], [self.out_fd], [])
 
 
-class ListingCache:
-    """The SDK's tools/list answer of the last start, per protocol revision and surface, in
-    the state folder, under a key of toolhost's and the SDK's source files (path, size,
-    mtime): any change to a tool or to the SDK makes a new key. A cache that cannot be read
-    or written is not used."""
-
-    FILE_NAME = "mcp-tools-list.json"
-
-    def __init__(self, state: Path, key: str) -> None:
-        self.path = state / self.FILE_NAME
-        self.key = key
-
-    @classmethod
-    def of(cls, version: str, surface: str) -> ListingCache:
-        from lsp_server.dirs import Dirs  # attrs: after the initialize answer
-
-        digest = hashlib.sha256(f"{__version__}\n{version}\n{surface}\n".encode())
-        for name, every_file in (("lsp_server", True), ("mcp", False), ("mcp_types", False)):
-            spec = importlib.util.find_spec(name)  # finds, does not import
-            for folder in (spec.submodule_search_locations or []) if spec else []:
-                # toolhost: every module (a tool's schema may change anywhere); the SDK: an
-                # upgrade rewrites its __init__.py
-                for path in _modules(folder) if every_file else [f"{folder}/__init__.py"]:
-                    with contextlib.suppress(OSError):
-                        info = os.stat(path)  # noqa: PTH116 (pathlib costs 2x here)
-                        digest.update(f"{path}:{info.st_size}:{info.st_mtime_ns}\n".encode())
-        return cls(Dirs.from_environment().state, digest.hexdigest())
-
-    def load(self) -> dict[str, Any] | None:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        value = data.get(self.key) if isinstance(data, dict) else None
-        return value if isinstance(value, dict) else None
-
-    def store(self, result: dict[str, Any]) -> None:
-        temporary = self.path.with_name(f".{self.FILE_NAME}.{os.getpid()}")
-        with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            temporary.write_text(json.dumps({self.key: result}), "utf-8")
-            temporary.replace(self.path)  # atomic: a concurrent start never reads half
-
-
 def _is_stream(fd: int) -> bool:
     try:
         mode = os.fstat(fd).st_mode
@@ -295,65 +248,6 @@ async def claim_stdio() -> Any:
         os.set_blocking(private_out, True)
         os.dup2(private_in, 0)
         os.dup2(private_out, 1)
-
-
-class Loader:
-    """Imports toolhost's MCP server (and with it the SDK) in a thread, once started."""
-
-    def __init__(self) -> None:
-        self._done = threading.Event()
-        self._lock = threading.Lock()
-        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
-        self._thread: threading.Thread | None = None
-        self._module: ModuleType | None = None
-        self._error: BaseException | None = None
-
-    def start(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(
-                target=self._load, name="toolhost-mcp-import", daemon=True
-            )
-            self._thread.start()
-
-    def _load(self) -> None:
-        try:
-            self._module = importlib.import_module(SERVER_MODULE)
-        except BaseException as exc:  # re-raised on the loop, where the process ends
-            self._error = exc
-        with self._lock:
-            self._done.set()
-            waiters, self._waiters = self._waiters, []
-        for loop, future in waiters:
-            with contextlib.suppress(RuntimeError):  # that loop has ended
-                loop.call_soon_threadsafe(_resolve, future)
-
-    def loaded(self) -> asyncio.Future[None]:
-        """Done when the import has ended (this does not start it)."""
-        future = asyncio.get_running_loop().create_future()
-        with self._lock:
-            if self._done.is_set():
-                future.set_result(None)
-            else:
-                self._waiters.append((asyncio.get_running_loop(), future))
-        return future
-
-    async def module(self) -> ModuleType:
-        self.start()
-        await self.loaded()
-        if self._error is not None:
-            raise self._error
-        assert self._module is not None
-        return self._module
-
-    async def serializer(self) -> Serializer:
-        """The SDK's serializer of tools/call results (for the shapes fast.py does not know)."""
-        serialize: Serializer = (await self.module()).serialize_call_result
-        return serialize
-
-
-def _resolve(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
 
 
 async def serve(
@@ -436,14 +330,6 @@ async def _answer_while_loading(
             break
         pipes.write_message({"jsonrpc": "2.0", "id": message["id"], "result": listing})
         pipes.answered.append(message["id"])
-
-
-def _modules(folder: str) -> list[str]:
-    found = []
-    for parent, folders, files in os.walk(folder):
-        folders[:] = sorted(f for f in folders if f != "__pycache__")
-        found += [f"{parent}/{name}" for name in sorted(files) if name.endswith(".py")]
-    return found
 
 
 def _is_initialized(message: Any) -> bool:

@@ -114,6 +114,8 @@ def test_the_front_imports_the_standard_library_only() -> None:
         "lsp_server.mcp.current",
         "lsp_server.mcp.fast",
         "lsp_server.mcp.front",
+        "lsp_server.mcp.listing_cache",
+        "lsp_server.mcp.loader",
     ]
 
 
