@@ -121,6 +121,7 @@ def build_runtime(
     parts.instances[Checkpoints] = checkpoints
     # After the jobs' hook: a job killed at shutdown is recorded before trimming settles.
     parts.lifecycle.shutdown_hooks.append(checkpoints.settle)
+    parts.lifecycle.shutdown_hooks.append(lambda: asyncio.to_thread(checkpoints.watchers.close))
     runtime = Runtime(
         registry or build_registry(),
         workspace,

@@ -7,6 +7,9 @@
   and the bounds (age, size budget) that keep the state folder from growing.
 - restore.py: how one recorded change is put back, or why it cannot be.
 - file_states.py: a file's state on disk and the record of its change.
+- watcher.py (inotify.py): what changed in a root since its last snapshot, so a shell
+  command's snapshots add only those paths (changed_paths.py); command_records.py takes
+  the snapshots.
 - recorder.py (and windows.py, shell_calls.py): the service the runtime calls around
   writers and commands.
 """

@@ -1,7 +1,8 @@
 """Checkpoints of shell commands: every root snapshotted before a command and again when
-it ends; the difference is what it changed (docs/CHECKPOINTS.md). Ignored files are
-recorded within their budget (ignored.py); what could not be recorded, and a checkpoint
-that failed, become notes the command's result says.
+it ends; the difference is what it changed (docs/CHECKPOINTS.md). A snapshot adds only the
+paths the root's watcher saw change, or scans the whole root when it cannot say (watcher.py).
+Ignored files are recorded within their budget (ignored.py); what could not be recorded,
+and a checkpoint that failed, become notes the command's result says.
 
 Blocking functions (run in worker threads) over the Checkpoints service (recorder.py).
 """
@@ -43,11 +44,33 @@ def snapshot_root(
         try:
             store.ensure()
             ignored = _ignored(self, root)
-            ignored.record()
-            return store.repo.snapshot(), ignored.left_out()
+            return _snapshot(self, root, ignored), ignored.left_out()
         except (ShadowError, OSError) as exc:
             log.exception("checkpoint snapshot of %s failed", root)
+            self.watchers.invalidate(root, "the last snapshot failed")
             return f"the snapshot failed ({str(exc).strip()})"
+
+
+def _snapshot(self: Checkpoints, root: Path, ignored: IgnoredFiles) -> str:
+    """The root's tree now: from the paths the watcher saw change when it can say, else
+    (and when adding them fails) from a full scan (watcher.py says when)."""
+    repo = self.store(root).repo
+    changed = self.watchers.take(root)
+    if changed.rescan is None and repo.current() is not None:
+        try:
+            ignored.record(changed.created)
+            tree = repo.snapshot_paths(changed.paths)
+            self.watchers.scans[root] = "changed paths"
+            return tree
+        except (ShadowError, OSError) as exc:
+            log.warning("checkpoints of %s: adding the changed paths failed (%s)", root, exc)
+            reason = f"adding the changed paths failed ({str(exc).strip()})"
+    else:
+        reason = changed.rescan or "the shadow index changed since the last snapshot"
+    ignored.record()
+    tree = repo.snapshot()
+    self.watchers.scans[root] = f"full scan: {reason}"
+    return tree
 
 
 def finish_command(
@@ -57,8 +80,7 @@ def finish_command(
     with self.root_lock(root), store.repo.locked():
         try:
             ignored = _ignored(self, root)
-            ignored.record()
-            after = store.repo.snapshot()
+            after = _snapshot(self, root, ignored)
             lost = unrecorded_changes(root, window.left_out.get(root, {}), ignored.left_out())
             window.notes += [f"[{change.describe()}]" for change in lost]
             changes = store.repo.diff(before, after)
@@ -83,6 +105,7 @@ def finish_command(
             )
         except (ShadowError, OSError) as exc:
             log.exception("checkpoint of %s in %s failed", window.call_id, root)
+            self.watchers.invalidate(root, "the last snapshot failed")
             window.notes.append(
                 f"[no checkpoint of {root}: recording the change failed ({str(exc).strip()})]"
             )

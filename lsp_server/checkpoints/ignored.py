@@ -65,9 +65,19 @@ def _walk(root: Path, folder: str, skip: frozenset[str]) -> Iterable[str]:
             yield f"{base}/{name}"
 
 
-def ignored_candidates(repo: ShadowRepo, skip: frozenset[str]) -> list[str]:
-    """Ignored files that are not in the shadow index yet (regenerable folders left out)."""
-    raw = repo.git("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+def ignored_candidates(
+    repo: ShadowRepo, skip: frozenset[str], paths: Sequence[str] | None = None
+) -> list[str]:
+    """Ignored files that are not in the shadow index yet (regenerable folders left out);
+    only those at or below `paths` when given."""
+    command = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
+    if paths is not None:
+        present = [p for p in paths if os.path.lexists(repo.work_tree / p)]
+        if not present:
+            return []
+        raw = repo.git("--literal-pathspecs", *command, "--", *present)
+    else:
+        raw = repo.git(*command)
     found: list[str] = []
     for entry in dict.fromkeys(raw.decode("utf-8", "surrogateescape").split("\0")):
         if not entry or _skipped(entry, skip):
@@ -100,22 +110,35 @@ class IgnoredFiles:
         self.skip = frozenset((*skip, ".git"))
         self._recorded_file = repo.folder / "ignored.json"
         self._left_out_file = repo.folder / "unrecorded.json"
+        self._left_out: dict[str, list[int | str]] | None = None
 
     def left_out(self) -> dict[str, list[int | str]]:
         """path -> [size, mtime_ns, inode, why] of ignored files no snapshot holds."""
-        return _load(self._left_out_file)
+        if self._left_out is None:
+            self._left_out = _load(self._left_out_file)
+        return self._left_out
 
-    def record(self) -> None:
-        """Add new ignored files to the shadow index, within the budget (after add -A)."""
+    def record(self, created: Iterable[str] | None = None) -> None:
+        """Add new ignored files to the shadow index, within the budget (before add -A).
+        With `created` (the names made since the last record, watcher.py), only those and
+        the files left out last time are candidates: any other ignored file that is not in
+        the index was left out last time, so the outcome is the full scan's."""
+        known = _load_any(self._recorded_file)
         recorded: dict[str, int] = {
             path: size
-            for path, size in _load_any(self._recorded_file).items()
+            for path, size in known.items()
             if isinstance(size, int) and (self.repo.work_tree / path).exists()
         }
+        left_before = self.left_out()
         used = sum(recorded.values())
         left_out: dict[str, list[int | str]] = {}
         stats = []
-        for path in ignored_candidates(self.repo, self.skip):
+        if created is None:
+            candidates = ignored_candidates(self.repo, self.skip)
+        else:
+            paths = sorted(set(created))
+            candidates = [*ignored_candidates(self.repo, self.skip, paths), *left_before]
+        for path in dict.fromkeys(candidates):
             st = _stat(self.repo.work_tree / path)
             if st is not None:
                 stats.append((st[0], path, st))
@@ -135,8 +158,11 @@ class IgnoredFiles:
                 "add", "-f", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul",
                 data=names, ok=(0, 1),
             )  # fmt: skip
-        _save(self._recorded_file, recorded)
-        _save(self._left_out_file, left_out)
+        if recorded != known:
+            _save(self._recorded_file, recorded)
+        if left_out != left_before or not self._left_out_file.exists():
+            _save(self._left_out_file, left_out)
+        self._left_out = left_out
 
 
 def unrecorded_changes(

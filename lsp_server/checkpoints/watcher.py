@@ -1,0 +1,294 @@
+"""What changed in a workspace root since the last snapshot, from inotify, so that a shell
+command's checkpoint adds only those paths instead of scanning the whole tree twice.
+
+Every folder of the root is watched, except `.git` folders and the inside of nested
+repositories (git records neither). Nothing reads the queue in the background: `take`
+reads it dry when a snapshot is about to be taken. The kernel queues an event in the same
+system call that makes the change, so once a command has ended every change it made
+through a watched folder is in the queue. A folder created (or moved in) is marked changed
+as a whole and watched at once, so files made in it before its watch existed are still
+covered: `git add -A -- folder` looks at all of it.
+
+`take` asks for a full scan instead (Changed.rescan says why) when:
+- the watcher has just started (no snapshot since its watches were in place), or it
+  could not start: no inotify, no instance or watch left (`fs.inotify.max_user_*`);
+- the kernel dropped events (IN_Q_OVERFLOW), or the root itself was moved, deleted or
+  unmounted;
+- a `.gitignore` changed (what is ignored may change anywhere below it);
+- more than MAX_PATHS paths changed (one scan is then cheaper than naming them);
+- the caller says the last snapshot failed (`invalidate`).
+
+Files with more than one hard link are looked at on every take: a write through a name
+outside the root reaches no watched folder. What no watcher sees is said in
+docs/CHECKPOINTS.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+import threading
+import weakref
+from pathlib import Path
+
+import attrs
+
+from lsp_server.checkpoints import inotify
+from lsp_server.checkpoints.inotify import Event, Inotify, InotifyError
+
+log = logging.getLogger(__name__)
+
+MAX_PATHS = 2000
+
+_NEW = inotify.IN_CREATE | inotify.IN_MOVED_TO
+_ROOT_GONE = inotify.IN_DELETE_SELF | inotify.IN_MOVE_SELF | inotify.IN_UNMOUNT
+
+
+@attrs.frozen
+class Changed:
+    """Paths (relative, "/"; a folder stands for everything below it) changed since the
+    last take, or why a full scan is needed instead."""
+
+    paths: frozenset[str]
+    rescan: str | None = None
+    created: frozenset[str] = frozenset()
+    """The paths among `paths` that are new names (created or moved in, folders too):
+    only those can be ignored files that no snapshot has classified yet (ignored.py)."""
+
+
+class TreeWatcher:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._lock = threading.Lock()
+        self._inotify: Inotify | None = None
+        self._folders: dict[int, str] = {}  # wd -> folder ("" is the root)
+        self._nested: set[str] = set()  # nested repositories: watched, not entered
+        self._hard_links: set[str] = set()
+        self._dirty: set[str] = set()
+        self._created: set[str] = set()
+        self._rescan: str | None = "the watcher was not running"
+        self._restart = False
+        self.unavailable: str | None = None
+        """Why this root cannot be watched at all (every snapshot is then a full scan)."""
+
+    # -- life -----------------------------------------------------------------------
+
+    def _start(self) -> None:
+        try:
+            self._inotify = Inotify()
+            weakref.finalize(self, self._inotify.close)
+            self._watch_tree("")
+        except InotifyError as exc:
+            self.unavailable = f"the root cannot be watched ({exc.strerror or exc})"
+            log.warning("checkpoints of %s: %s; every snapshot scans it", self.root, exc)
+            self._stop()
+
+    def _stop(self) -> None:
+        if self._inotify is not None:
+            self._inotify.close()
+        self._inotify = None
+        self._folders.clear()
+        self._nested.clear()
+        self._hard_links.clear()
+        self._dirty.clear()
+        self._created.clear()
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+            self._rescan = "the watcher was not running"
+
+    # -- reading ------------------------------------------------------------------------
+
+    def take(self) -> Changed:
+        """What changed since the last take (the queue read dry first)."""
+        with self._lock:
+            if self._inotify is None and self.unavailable is None:
+                self._start()
+            if self._inotify is None:
+                return Changed(frozenset(), self.unavailable or "the watcher was not running")
+            for event in self._inotify.read():
+                self._event(event)
+            return self._result()
+
+    def feed(self, data: bytes) -> None:
+        """Handle raw inotify records as if read from the kernel (tests use this to queue
+        what the kernel queues rarely, such as IN_Q_OVERFLOW)."""
+        with self._lock:
+            for event in inotify.parse(data):
+                self._event(event)
+
+    def invalidate(self, reason: str) -> None:
+        """The next take asks for a full scan (a snapshot failed after this take)."""
+        with self._lock:
+            self._rescan = self._rescan or reason
+
+    def _result(self) -> Changed:
+        paths = {self._outermost(path) for path in self._dirty}
+        if self._rescan is None and any(p.rsplit("/", 1)[-1] == ".gitignore" for p in paths):
+            self._rescan = "a .gitignore changed"
+        if self._rescan is None and len(paths) > MAX_PATHS:
+            self._rescan = f"{len(paths)} paths changed (more than {MAX_PATHS})"
+        self._note_hard_links(paths)
+        created = frozenset(self._outermost(path) for path in self._created)
+        changed = Changed(frozenset(paths | self._hard_links), self._rescan, created)
+        self._dirty.clear()
+        self._created.clear()
+        self._rescan = None
+        if self._restart:
+            self._restart = False
+            self._stop()
+            self._start()
+        return changed
+
+    def _outermost(self, path: str) -> str:
+        """A path inside a nested repository stands for the repository (its gitlink)."""
+        parts = path.split("/")
+        for n in range(1, len(parts)):
+            folder = "/".join(parts[:n])
+            if folder in self._nested:
+                return folder
+        return path
+
+    def _note_hard_links(self, paths: set[str]) -> None:
+        for path in list(self._hard_links):
+            if _links(self.root / path) < 2:
+                self._hard_links.discard(path)
+        for path in paths:
+            if _links(self.root / path) > 1:
+                self._hard_links.add(path)
+
+    # -- events -------------------------------------------------------------------------
+
+    def _event(self, event: Event) -> None:
+        if event.mask & inotify.IN_Q_OVERFLOW:
+            self._rescan = "the kernel dropped events (inotify queue overflow)"
+            return
+        folder = self._folders.get(event.wd)
+        if folder is None:
+            return  # a watch removed a moment ago; its folder is marked changed
+        if event.mask & inotify.IN_IGNORED:
+            del self._folders[event.wd]
+            if folder == "":
+                self._root_gone("the root's watch was removed")
+            return
+        if not event.name:
+            if folder == "" and event.mask & _ROOT_GONE:
+                self._root_gone("the root was moved, deleted or unmounted")
+            return
+        path = f"{folder}/{event.name}" if folder else event.name
+        if event.name == ".git":
+            if folder and event.mask & _NEW:
+                self._nested.add(folder)
+                self._dirty.add(folder)
+                self._created.add(folder)
+            return
+        self._dirty.add(path)
+        if event.mask & _NEW:
+            self._created.add(path)
+        if event.mask & inotify.IN_ISDIR:
+            if event.mask & (inotify.IN_MOVED_FROM | inotify.IN_DELETE):
+                self._unwatch(path)
+            if event.mask & _NEW:
+                self._unwatch(path)  # a folder moved within the root: its old watches
+                self._guard(self._watch_tree, path)
+
+    def _root_gone(self, reason: str) -> None:
+        self._rescan = reason
+        self._restart = True
+
+    def _guard(self, action: object, path: str) -> None:
+        try:
+            action(path)  # type: ignore[operator]
+        except InotifyError as exc:
+            self._rescan = f"a new folder could not be watched ({exc.strerror or exc})"
+            self._restart = True
+
+    # -- watches ------------------------------------------------------------------------
+
+    def _watch_tree(self, top: str) -> None:
+        """Watch `top` and every folder below it (each watched before it is listed, so a
+        folder made meanwhile is either listed or reported)."""
+        assert self._inotify is not None
+        pending = [top]
+        while pending:
+            folder = pending.pop()
+            full = str(self.root / folder) if folder else str(self.root)
+            try:
+                wd = self._inotify.add_watch(full)
+            except InotifyError as exc:
+                if exc.errno in (2, 20, 40):  # ENOENT, ENOTDIR, ELOOP: gone or not a folder
+                    continue
+                raise
+            self._folders[wd] = folder
+            try:
+                entries = list(os.scandir(full))
+            except OSError:
+                continue
+            if folder and any(entry.name == ".git" for entry in entries):
+                self._nested.add(folder)
+                continue
+            for entry in entries:
+                rel = f"{folder}/{entry.name}" if folder else entry.name
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name != ".git":
+                            pending.append(rel)
+                    elif entry.stat(follow_symlinks=False).st_nlink > 1:
+                        self._hard_links.add(rel)
+                except OSError:
+                    continue
+
+    def _unwatch(self, top: str) -> None:
+        assert self._inotify is not None
+        prefix = top + "/"
+        for wd, folder in list(self._folders.items()):
+            if folder == top or folder.startswith(prefix):
+                del self._folders[wd]
+                self._inotify.remove_watch(wd)
+        self._nested = {n for n in self._nested if n != top and not n.startswith(prefix)}
+
+
+def _links(path: Path) -> int:
+    """Hard links of a file (0 for a folder or a missing path)."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return 0
+    return 0 if stat.S_ISDIR(st.st_mode) else st.st_nlink
+
+
+class RootWatchers:
+    """One watcher per workspace root, started on its first snapshot."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self._watchers: dict[Path, TreeWatcher] = {}
+        self._lock = threading.Lock()
+        self.scans: dict[Path, str] = {}
+        """How each root's last snapshot was taken: "changed paths" or "full scan: why"."""
+
+    def take(self, root: Path) -> Changed:
+        if not self.enabled:
+            return Changed(frozenset(), "watching is off")
+        return self.of(root).take()
+
+    def of(self, root: Path) -> TreeWatcher:
+        with self._lock:
+            watcher = self._watchers.get(root)
+            if watcher is None:
+                watcher = self._watchers[root] = TreeWatcher(root)
+            return watcher
+
+    def invalidate(self, root: Path, reason: str) -> None:
+        with self._lock:
+            watcher = self._watchers.get(root)
+        if watcher is not None:
+            watcher.invalidate(reason)
+
+    def close(self) -> None:
+        with self._lock:
+            watchers, self._watchers = list(self._watchers.values()), {}
+        for watcher in watchers:
+            watcher.close()

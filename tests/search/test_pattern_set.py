@@ -1,0 +1,46 @@
+"""The secret deny list as one regex (search/pattern_set.py) answers exactly what
+`GitIgnoreSpec.match_file` answers, the test grep's secret filter used before."""
+
+from __future__ import annotations
+
+import pathspec
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lsp_server.runtime.fs.workspace import SECRET_PATTERNS
+from lsp_server.search.pattern_set import any_match
+
+# Names near the deny list's patterns, so that the generated paths hit and miss them.
+SEGMENTS = [
+    ".env", ".env.local", "env", "a.pem", "pem", "x.key", "key", "id_rsa", "id_rsa.pub",
+    "id_ed25519_sk", ".ssh", "ssh", ".gnupg", ".netrc", ".git-credentials", ".aws",
+    "credentials", ".npmrc", ".pypirc", "src", "a", "b.py", "config.env.example", "café",
+    "\udce9", "odd\nname", "[x]", "*", "dir.pem", ".key", "p12.p12", "x.pfx",
+]  # fmt: skip
+USER_LISTS = [
+    (*SECRET_PATTERNS, "*.secret", "private/", "/top.txt", "**/deep/*.cfg", "a?c", "[ab].py"),
+    ("*.py", "!b.py"),  # a negation: match_file itself is used
+    ("", "# comment", "*.key"),
+]
+paths = st.lists(st.sampled_from(SEGMENTS), min_size=1, max_size=5).map("/".join)
+
+
+@given(path=paths)
+@settings(max_examples=400, deadline=None)
+def test_the_deny_list_as_one_regex_equals_match_file(path: str) -> None:
+    spec = pathspec.GitIgnoreSpec.from_lines(SECRET_PATTERNS)
+    assert any_match(spec)(path) == spec.match_file(path)
+
+
+@given(path=paths, patterns=st.sampled_from(USER_LISTS))
+@settings(max_examples=300, deadline=None)
+def test_user_pattern_lists_equal_match_file(path: str, patterns: tuple[str, ...]) -> None:
+    spec = pathspec.GitIgnoreSpec.from_lines(patterns)
+    assert any_match(spec)(path) == spec.match_file(path)
+
+
+def test_the_deny_list_takes_the_one_regex_path() -> None:
+    spec = pathspec.GitIgnoreSpec.from_lines(SECRET_PATTERNS)
+    assert any_match(spec) != spec.match_file
+    negated = pathspec.GitIgnoreSpec.from_lines(["*.py", "!b.py"])
+    assert any_match(negated) == negated.match_file
