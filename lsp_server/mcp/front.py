@@ -259,6 +259,8 @@ async def serve(
     approvals: str | None = None,
 ) -> None:
     calls = Calls(root, surface, session, attach, approvals)  # type: ignore[arg-type]
+    if ListingCache.missing():
+        loader.start()  # the first tools/list waits for the SDK: from the start, as before
     async with claim_stdio() as pipes:
         if pipes is None:
             server = await loader.module()
@@ -295,9 +297,8 @@ async def serve(
 
 
 async def _warm(calls: Calls, loader: Loader, runtime_first: bool) -> None:
-    """Both imports, one after the other (on two cores they would share one GIL): the
-    runtime first when the tools/list is cached (the first call needs it next), else the SDK
-    first (the client's tools/list waits for it)."""
+    """Both imports in turn (they would share one GIL): the runtime first when tools/list is
+    cached (the first call needs it next), else the SDK (the client's tools/list needs it)."""
     if runtime_first:
         await calls.warm()
         loader.start()

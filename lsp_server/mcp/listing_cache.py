@@ -41,6 +41,17 @@ class ListingCache:
                         digest.update(f"{path}:{info.st_size}:{info.st_mtime_ns}\n".encode())
         return cls(Dirs.from_environment().state, digest.hexdigest())
 
+    @classmethod
+    def missing(cls) -> bool:
+        """No cache file at all (a first start, a new state folder): the client's tools/list
+        will wait for the SDK, so its import starts at once. The state folder as
+        Dirs.from_environment finds it, without importing attrs before the first answer."""
+        state = os.environ.get("TOOLHOST_STATE_DIR")
+        if not state:
+            base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+            state = str(Path(base) / "toolhost")
+        return not (Path(state) / cls.FILE_NAME).exists()
+
     def load(self) -> dict[str, Any] | None:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))

@@ -275,3 +275,15 @@ async def test_a_large_message_is_read_whole(ws: Path) -> None:
         assert answer["result"]["isError"] is True
     finally:
         await client.close()
+
+
+def test_the_cache_file_is_looked_for_in_the_state_folder(tmp_path: Path) -> None:
+    from lsp_server.dirs import Dirs
+
+    cache = front.ListingCache.of("2025-11-25", "full")
+    assert cache.path.parent == Dirs.from_environment().state
+    cache.path.unlink(missing_ok=True)
+    assert front.ListingCache.missing()
+    cache.store({"tools": []})
+    assert not front.ListingCache.missing()
+    cache.path.unlink()
