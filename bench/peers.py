@@ -9,7 +9,7 @@ over stdio (bench/rawrpc.py, one JSON message per line), arms interleaved:
 - a 4 KiB read, --calls calls on one warm process per arm, p50 / p95.
 
     .venv/bin/python bench/peers.py [--starts 10] [--calls 500] [--rounds 2] [--floor]
-        [--baseline DIR]
+        [--baseline DIR ...]
 
 Ratios are toolhost / filesystem server. toolhost runs as a user runs it: the venv's
 `toolhost mcp` entry point, `--attach auto` with no editor serving the workspace.
@@ -91,6 +91,9 @@ class Arm:
 
     def start(self, root: Path, env: dict[str, str]) -> RawClient:
         merged = {**env, **self.env}
+        if "TOOLHOST_STATE_DIR" in env:  # each version its own (its tools/list cache)
+            slug = "".join(c if c.isalnum() else "-" for c in self.name)
+            merged["TOOLHOST_STATE_DIR"] = f"{env['TOOLHOST_STATE_DIR']}-{slug}"
         return RawClient(
             self.command, framing="line", cwd=root, env=merged, stderr=subprocess.DEVNULL
         )
@@ -102,17 +105,18 @@ def toolhost_command(root: Path) -> list[str]:
     return [*entry, "mcp", "--root", str(root)]
 
 
-def arms(root: Path, floor: bool, baseline: Path | None) -> list[Arm]:
+def arms(root: Path, floor: bool, baselines: list[Path]) -> list[Arm]:
     node = shutil.which("node")
     index = FILESYSTEM / "dist/index.js"
     if node is None or not index.exists():
         sys.exit(f"no filesystem server at {index}: run scripts/setup/65-bench-peers.sh")
     target = root / "file.txt"
     extra = []
-    if baseline is not None:  # another checkout's lsp_server, on the same venv
+    for baseline in baselines:  # another checkout's lsp_server, on the same venv
+        label = "baseline" if len(baselines) == 1 else baseline.name
         extra.append(
             Arm(
-                "toolhost mcp (baseline)",
+                f"toolhost mcp ({label})",
                 toolhost_command(root),
                 lambda _: {"name": "read_file", "arguments": {"path": "file.txt"}},
                 env={"PYTHONPATH": str(baseline.resolve())},
@@ -207,8 +211,11 @@ def main() -> None:
     parser.add_argument(
         "--baseline",
         type=Path,
+        action="append",
+        default=[],
         help="a folder holding another version's lsp_server/ (e.g. `git archive main "
-        "lsp_server | tar -x -C DIR`): measured as a third arm, interleaved",
+        "lsp_server | tar -x -C DIR`): measured as another arm, interleaved; repeatable "
+        "(each arm is named by its folder)",
     )
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="peers") as folder:

@@ -10,6 +10,11 @@ read is then handed to the SDK in order, the requests it answered included, so t
 SDK's session knows the client; the SDK's own answers to them are not sent again
 (mcp/stdio_streams.py). Anything else (the stateless 2026-07-28 revision, an odd `initialize`,
 stdin or stdout that is not a pipe) waits for the SDK and gets its answer, as before.
+
+A plain `tools/call` is not the SDK's at all: the front runs it on the warm runtime and writes
+the SDK's answer itself (mcp/fast.py), so neither the SDK's import nor its per-message work
+is on a call's path. The runtime is built from the start, in a thread; the SDK is imported
+after it (at once when no tools/list is cached, or when a message needs it).
 """
 
 from __future__ import annotations
@@ -17,9 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import hashlib
-import importlib
-import importlib.util
 import json
 import logging
 import os
@@ -29,10 +31,13 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from lsp_server import __version__
+from lsp_server.mcp.calls import Calls
+from lsp_server.mcp.fast import FastPath, encode
+from lsp_server.mcp.listing_cache import ListingCache
+from lsp_server.mcp.loader import Loader
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +53,6 @@ HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 # The SDK's own transport reads a line of any length; so does the front (a cap would turn a
 # big write_file into a parse error that it was not before).
 LINE_LIMIT = sys.maxsize
-SERVER_MODULE = "lsp_server.mcp.server"
 
 
 def initialize_answer(message: Any) -> dict[str, Any] | None:
@@ -130,7 +134,10 @@ class Pipes:
         """Ids of the requests the front answered; the SDK's answers to them are dropped."""
         self.remember_listing: Callable[[dict[str, Any]], None] | None = None
         """Keeps the SDK's tools/list answer for the next start (ListingCache.store)."""
+        self.fast: FastPath | None = None
+        """Runs the plain tools/calls it takes, from the first line after `initialize`."""
         self._reading: asyncio.Future[bytes] | None = None
+        self._writing = threading.Lock()  # one message at a time: answers come from tasks
 
     def next_line(self) -> asyncio.Future[bytes]:
         """The read of the next line, started once and shared until it is taken."""
@@ -156,65 +163,49 @@ class Pipes:
 
     def write_message(self, message: dict[str, Any]) -> None:
         """The front's own answers, before the SDK runs."""
-        _write_all(self.out_fd, json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        self._write_all(encode(message) + b"\n")  # the SDK's bytes (UTF-8, not \\u escapes)
 
     async def send(self, data: bytes) -> None:
-        await asyncio.get_running_loop().run_in_executor(None, _write_all, self.out_fd, data)
+        await asyncio.get_running_loop().run_in_executor(None, self._write_all, data)
 
+    async def send_now(self, data: bytes) -> None:
+        """`data` written on the loop when the pipe takes it whole at once (the output is
+        non-blocking: claim_stdio), else, in order, as `send` writes it."""
+        if self._writing.acquire(blocking=False):
+            try:
+                written = os.write(self.out_fd, data)
+            except BlockingIOError:
+                written = 0
+            except BaseException:
+                self._writing.release()
+                raise
+            if written == len(data):
+                self._writing.release()
+                return
+            # The rest in a thread that holds the lock until it is out (and then frees it).
+            rest = data[written:]
+            await asyncio.get_running_loop().run_in_executor(None, self._finish, rest)
+            return
+        await self.send(data)
 
-def _write_all(fd: int, data: bytes) -> None:
-    """All of `data`, waiting while the pipe is full (the description may be non-blocking
-    when stdin and stdout are one socket)."""
-    view = memoryview(data)
-    while view:
+    def _finish(self, rest: bytes) -> None:
         try:
-            view = view[os.write(fd, view) :]
-        except BlockingIOError:
-            select.select([], [fd], [])
+            self._write_locked(rest)
+        finally:
+            self._writing.release()
 
+    def _write_all(self, data: bytes) -> None:
+        with self._writing:
+            self._write_locked(data)
 
-class ListingCache:
-    """The SDK's tools/list answer of the last start, per protocol revision and surface, in
-    the state folder, under a key of toolhost's and the SDK's source files (path, size,
-    mtime): any change to a tool or to the SDK makes a new key. A cache that cannot be read
-    or written is not used."""
-
-    FILE_NAME = "mcp-tools-list.json"
-
-    def __init__(self, state: Path, key: str) -> None:
-        self.path = state / self.FILE_NAME
-        self.key = key
-
-    @classmethod
-    def of(cls, version: str, surface: str) -> ListingCache:
-        from lsp_server.dirs import Dirs  # attrs: after the initialize answer
-
-        digest = hashlib.sha256(f"{__version__}\n{version}\n{surface}\n".encode())
-        for name, every_file in (("lsp_server", True), ("mcp", False), ("mcp_types", False)):
-            spec = importlib.util.find_spec(name)  # finds, does not import
-            for folder in (spec.submodule_search_locations or []) if spec else []:
-                # toolhost: every module (a tool's schema may change anywhere); the SDK: an
-                # upgrade rewrites its __init__.py
-                for path in _modules(folder) if every_file else [f"{folder}/__init__.py"]:
-                    with contextlib.suppress(OSError):
-                        info = os.stat(path)  # noqa: PTH116 (pathlib costs 2x here)
-                        digest.update(f"{path}:{info.st_size}:{info.st_mtime_ns}\n".encode())
-        return cls(Dirs.from_environment().state, digest.hexdigest())
-
-    def load(self) -> dict[str, Any] | None:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        value = data.get(self.key) if isinstance(data, dict) else None
-        return value if isinstance(value, dict) else None
-
-    def store(self, result: dict[str, Any]) -> None:
-        temporary = self.path.with_name(f".{self.FILE_NAME}.{os.getpid()}")
-        with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            temporary.write_text(json.dumps({self.key: result}), "utf-8")
-            temporary.replace(self.path)  # atomic: a concurrent start never reads half
+    def _write_locked(self, data: bytes) -> None:
+        """All of `data`, waiting while the pipe is full."""
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self.out_fd, view) :]
+            except BlockingIOError:
+                select.select([], [self.out_fd], [])
 
 
 def _is_stream(fd: int) -> bool:
@@ -235,6 +226,10 @@ async def claim_stdio() -> Any:
     loop = asyncio.get_running_loop()
     private_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
     private_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+    # Non-blocking, as asyncio makes stdin: an answer is written on the loop when the pipe
+    # takes it at once (no thread hop), and never blocks the loop when it does not. The
+    # description is this process's own (fd 1 is pointed at stderr below).
+    os.set_blocking(private_out, False)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
@@ -250,33 +245,9 @@ async def claim_stdio() -> Any:
         finally:
             transport.close()
     finally:
+        os.set_blocking(private_out, True)
         os.dup2(private_in, 0)
         os.dup2(private_out, 1)
-
-
-class Loader:
-    """Imports toolhost's MCP server (and with it the SDK) in a thread, from process start."""
-
-    def __init__(self) -> None:
-        self._done = threading.Event()
-        self._module: ModuleType | None = None
-        self._error: BaseException | None = None
-        threading.Thread(target=self._load, name="toolhost-mcp-import", daemon=True).start()
-
-    def _load(self) -> None:
-        try:
-            self._module = importlib.import_module(SERVER_MODULE)
-        except BaseException as exc:  # re-raised on the loop, where the process ends
-            self._error = exc
-        self._done.set()
-
-    async def module(self) -> ModuleType:
-        if not self._done.is_set():
-            await asyncio.to_thread(self._done.wait)
-        if self._error is not None:
-            raise self._error
-        assert self._module is not None
-        return self._module
 
 
 async def serve(
@@ -287,38 +258,71 @@ async def serve(
     attach: str,
     approvals: str | None = None,
 ) -> None:
+    calls = Calls(root, surface, session, attach, approvals)  # type: ignore[arg-type]
+    if ListingCache.missing():
+        loader.start()  # the first tools/list waits for the SDK: from the start, as before
     async with claim_stdio() as pipes:
         if pipes is None:
             server = await loader.module()
-            await server.serve(root, surface, session, attach, approvals)
+            await server.serve(calls)
             return
         first = await pipes.read_line()
         pipes.pending.append(first)
-        answer = initialize_answer(_parsed(first))
+        message = _parsed(first)
+        answer = initialize_answer(message)
+        listing = None
         if answer is not None:
             pipes.write_message(answer)
             pipes.answered.append(answer["id"])
-            cache = ListingCache.of(answer["result"]["protocolVersion"], surface)
+            version = answer["result"]["protocolVersion"]
+            cache = ListingCache.of(version, surface)
             listing = cache.load()
             if listing is None:
                 pipes.remember_listing = cache.store
-            await _answer_while_loading(pipes, loader, listing)
-        server = await loader.module()
-        await server.serve_pipes(pipes, root, surface, session, attach, approvals)
+            pipes.fast = FastPath(
+                calls, version, message["params"], pipes.send_now, loader.start, loader.serializer
+            )
+        warming = asyncio.ensure_future(_warm(calls, loader, runtime_first=listing is not None))
+        try:
+            if answer is not None:
+                await _answer_while_loading(pipes, loader, listing)
+            server = await loader.module()
+            await server.serve_pipes(pipes, calls)
+        finally:
+            warming.cancel()
+            if pipes.fast is not None:
+                await pipes.fast.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(calls.close(), 10)
+
+
+async def _warm(calls: Calls, loader: Loader, runtime_first: bool) -> None:
+    """Both imports in turn (they would share one GIL): the runtime first when tools/list is
+    cached (the first call needs it next), else the SDK (the client's tools/list needs it)."""
+    if runtime_first:
+        await calls.warm()
+        loader.start()
+        return
+    loader.start()
+    await loader.loaded()
+    await calls.warm()
 
 
 async def _answer_while_loading(
     pipes: Pipes, loader: Loader, listing: dict[str, Any] | None
 ) -> None:
-    """Until the SDK is loaded: `notifications/initialized` waits for it, a plain tools/list
-    is answered from the cache; anything else (or the end of input) waits with the rest."""
-    loading: asyncio.Future[Any] = asyncio.ensure_future(loader.module())
+    """Until the SDK is loaded: plain tools/calls run (mcp/fast.py), `notifications/initialized`
+    waits for the SDK, a plain tools/list is answered from the cache; anything else (or the
+    end of input) waits with the rest."""
+    loading = loader.loaded()
     while not loading.done() and pipes.pending[-1]:
         reading: asyncio.Future[Any] = pipes.next_line()
         await asyncio.wait({reading, loading}, return_when=asyncio.FIRST_COMPLETED)
         if not reading.done():
             break
         line = await pipes.read_line()
+        if pipes.fast is not None and line and pipes.fast.take(line):
+            continue
         pipes.pending.append(line)
         message = _parsed(line)
         if _is_initialized(message):
@@ -327,16 +331,6 @@ async def _answer_while_loading(
             break
         pipes.write_message({"jsonrpc": "2.0", "id": message["id"], "result": listing})
         pipes.answered.append(message["id"])
-    with contextlib.suppress(BaseException):
-        await loading  # an import error is raised again by the caller's loader.module()
-
-
-def _modules(folder: str) -> list[str]:
-    found = []
-    for parent, folders, files in os.walk(folder):
-        folders[:] = sorted(f for f in folders if f != "__pycache__")
-        found += [f"{parent}/{name}" for name in sorted(files) if name.endswith(".py")]
-    return found
 
 
 def _is_initialized(message: Any) -> bool:
@@ -352,7 +346,7 @@ def _is_initialized(message: Any) -> bool:
 def _parsed(line: bytes) -> Any:
     try:
         return json.loads(line) if line else None
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
@@ -363,7 +357,19 @@ def _plain_listing_request(message: Any) -> bool:
         and message.get("jsonrpc") == "2.0"
         and message.get("method") == "tools/list"
         and _plain_id(message.get("id"))
-        and message.get("params") in (None, {})
+        and listing_params(message.get("params"))
+    )
+
+
+def listing_params(params: Any) -> bool:
+    """No params, or only a `_meta` (Codex sends a progress token; listing reports none)."""
+    if params is None:
+        return True
+    return (
+        isinstance(params, dict)
+        and set(params) <= {"_meta"}
+        and isinstance(params.get("_meta", {}), dict)
+        and "progress_token" not in params.get("_meta", {})
     )
 
 
@@ -375,7 +381,7 @@ def main(
     http: str | None = None,
     approvals: str | None = None,
 ) -> int:
-    loader = Loader() if http is None else None  # first: the import runs while the rest starts
+    loader = Loader() if http is None else None  # started by serve, after the runtime
     logging.basicConfig(
         level=os.environ.get("TOOLHOST_LOG", "WARNING").upper(),
         stream=sys.stderr,

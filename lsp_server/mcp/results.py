@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
+if TYPE_CHECKING:  # the SDK loads after the front's first answers: not on the call path
+    from mcp.shared.exceptions import MCPError
+
+INVALID_PARAMS = -32602  # JSON-RPC's, as mcp_types names it
 
 # What an MCP client needs to act on a refusal; `details` stays in _meta.
 _ERROR_FIELDS = ("code", "message", "recovery", "signature", "violations")
@@ -75,13 +77,20 @@ def refusal(code: str, cause: str, recovery: str, runtime: str) -> dict[str, Any
 def unknown_tool_error(name: str, result: dict[str, Any], listed: list[str]) -> MCPError:
     """tools/call of a tool that does not exist, as revision 2025-11-25 wants it: a JSON-RPC
     error -32602 whose `data` names the nearest tools (from the runtime's own refusal)."""
+    from mcp.shared.exceptions import MCPError
+
+    return MCPError(**unknown_tool(name, result, listed))
+
+
+def unknown_tool(name: str, result: dict[str, Any], listed: list[str]) -> dict[str, Any]:
+    """The JSON-RPC error object (code, message, data) of unknown_tool_error."""
     meta = (result.get("_meta") or {}).get("toolhost") or {}
     closest = (meta.get("errorDetails") or {}).get("closest")
     if not isinstance(closest, list):
         closest = difflib.get_close_matches(name, listed, n=3, cutoff=0.4)
     hint = f"did you mean {', '.join(closest)}?" if closest else "no tool has a similar name"
-    return MCPError(
-        INVALID_PARAMS,
-        f"Unknown tool: {name!r} ({hint}); call one of the tools tools/list names",
-        data={"tool": name, "closest": closest, "tools": listed},
-    )
+    return {
+        "code": INVALID_PARAMS,
+        "message": f"Unknown tool: {name!r} ({hint}); call one of the tools tools/list names",
+        "data": {"tool": name, "closest": closest, "tools": listed},
+    }

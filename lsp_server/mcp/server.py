@@ -18,9 +18,11 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
+from mcp_types.methods import serialize_server_result
 from pydantic import ValidationError
 
 from lsp_server import __version__
+from lsp_server.mcp.calls import Calls
 from lsp_server.mcp.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
 from lsp_server.mcp.front import INSTRUCTIONS, SERVER_NAME, Pipes
 from lsp_server.mcp.results import unknown_tool_error
@@ -30,6 +32,7 @@ from lsp_server.mcp.unreadable import AnswerStream, form_answer
 from lsp_server.runtime.core.client import UnreadableAnswer
 
 if TYPE_CHECKING:
+    from lsp_server.mcp.fast import FastPath
     from lsp_server.mcp.local import Approvals
     from lsp_server.mcp.router import AttachMode, CallRouter
     from lsp_server.runtime.core.contract import Registry, Surface
@@ -107,11 +110,16 @@ def _elicit_for(ctx: ServerRequestContext[Any, Any]) -> Elicit | None:
     """The client's form elicitation as a request, where this revision allows one."""
     if not _form_mode(ctx) or not ctx.session.can_send_request:
         return None
-    request_id = ctx.request_id
+    return session_elicit(ctx.session, ctx.request_id)
+
+
+def session_elicit(session: Any, request_id: Any) -> Elicit:
+    """Form elicitation through the SDK's session (`request_id`: the call it is for, or None
+    for the connection's own channel, as the front's calls use it: mcp/fast.py)."""
 
     async def elicit(message: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
         try:
-            answer = await ctx.session.elicit_form(message, schema, related_request_id=request_id)
+            answer = await session.elicit_form(message, schema, related_request_id=request_id)
         except MCPError as exc:
             if isinstance(exc.data, UnreadableAnswer):  # made by AnswerStream
                 raise exc.data from None
@@ -123,9 +131,14 @@ def _elicit_for(ctx: ServerRequestContext[Any, Any]) -> Elicit | None:
     return elicit
 
 
+async def serialize_call_result(version: str, result: dict[str, Any]) -> dict[str, Any]:
+    """The SDK's wire form of a tools/call result on a handshake revision (mcp/fast.py)."""
+    return serialize_server_result("tools/call", version, result)
+
+
 class Backend:
-    """The registry and the call router, made on first use: the `initialize` answer waits
-    only for the SDK, not for the tools (their imports cost as much again)."""
+    """The tool listing (made on first use) and the calls (mcp/calls.py): the `initialize`
+    answer waits only for the SDK, not for the tools (their imports cost as much again)."""
 
     def __init__(
         self,
@@ -134,28 +147,18 @@ class Backend:
         session: str,
         attach: AttachMode,
         approvals: Approvals | None = None,
+        calls: Calls | None = None,
     ) -> None:
-        self.root = root
+        self.calls = calls or Calls(root, surface, session, attach, approvals)
         self.surface = surface
-        self.session = session
-        self.attach = attach
-        self.approvals = approvals
         self._listing: types.ListToolsResult | None = None
-        self._registry: Registry | None = None
         self.rounds = RoundTrips()
-        self._router: CallRouter | None = None
 
     def registry(self) -> Registry:
-        if self._registry is None:
-            from lsp_server.tools.registry import build_registry
-
-            self._registry = build_registry()
-        return self._registry
+        return self.calls.registry()
 
     def knows(self, name: str) -> bool:
-        """A tool any surface has (dispatch finds a full or minimal tool from every surface)."""
-        registry = self.registry()
-        return registry.get(name, "full") is not None or registry.get(name, "minimal") is not None
+        return self.calls.knows(name)
 
     def listing(self) -> types.ListToolsResult:
         if self._listing is None:  # fixed for the whole session from here on
@@ -166,49 +169,20 @@ class Backend:
         return self._listing
 
     def router(self) -> CallRouter:
-        if self._router is None:
-            from lsp_server.dirs import Dirs
-            from lsp_server.mcp.local import build_local_runtime
-            from lsp_server.mcp.router import CallRouter
+        return self.calls.router()
 
-            root, dirs, approvals = self.root, Dirs.from_environment(), self.approvals
-            self._router = CallRouter(
-                dirs.attach_folder,
-                root,
-                self.attach,
-                self.session,
-                self.surface,
-                lambda progress: build_local_runtime(root, dirs, progress, approvals),
-            )
-        return self._router
-
-    async def warm(self) -> None:
+    async def warm(self, calls_too: bool = True) -> None:
         """Ready in the background what the first tools/list and tools/call need: the tool
-        listing, then (unless an editor's toolhost will run the calls) the local runtime.
-        Their imports run in a thread, so the loop keeps answering meanwhile; a failure here
-        is left for the first call to meet and report."""
+        listing, then (unless the front warms them already) the calls (mcp/calls.py)."""
         try:
             await asyncio.to_thread(self.listing)
-            if self.attach == "require":
-                return
-            await asyncio.to_thread(_import_local_runtime)
-            router = self.router()
-            if self.attach == "auto" and router.editor_expected():
-                return
-            router.warm_local()
         except Exception:
             log.debug("warming up failed; the first call builds what it needs", exc_info=True)
+        if calls_too:
+            await self.calls.warm()
 
     async def close(self) -> None:
-        if self._router is not None:
-            await self._router.close()
-
-
-def _import_local_runtime() -> None:
-    from lsp_server.mcp import local, router, wire
-
-    del local, router
-    wire.result_converter()
+        await self.calls.close()
 
 
 def _complete(result: dict[str, Any]) -> types.CallToolResult:
@@ -228,7 +202,9 @@ def _known(backend: Backend, name: str, result: dict[str, Any]) -> dict[str, Any
     raise unknown_tool_error(name, result, backend.registry().names(backend.surface))
 
 
-def build_server(backend: Backend) -> Server[Any]:
+def build_server(backend: Backend, fast: FastPath | None = None) -> Server[Any]:
+    """`fast`: the front's call path, given the SDK's session for its approval forms."""
+
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
@@ -285,42 +261,41 @@ def build_server(backend: Backend) -> Server[Any]:
     )
     # No OpenTelemetry exporter is ever installed here: skip its span per message.
     server.middleware = []
+    if fast is not None:
+
+        async def hand_session(ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
+            fast.elicitation_ready(session_elicit(ctx.session, None))
+            return await call_next(ctx)
+
+        server.middleware = [hand_session]
     return server
 
 
-async def serve(
-    root: Path, surface: Surface, session: str, attach: AttachMode, approvals: Approvals | None
-) -> None:
-    backend = Backend(root, surface, session, attach, approvals)
+async def serve(calls: Calls) -> None:
+    """Serve stdin and stdout that are not pipes (a file, a terminal) with the SDK's transport."""
+    backend = Backend(calls.root, calls.surface, calls.session, calls.attach, calls=calls)
     server = build_server(backend)
+    warming = asyncio.create_task(backend.warm())
     try:
         async with stdio_server() as (read_stream, write_stream):
             answers = AnswerStream(read_stream)
             await server.run(answers, write_stream, server.create_initialization_options())
     finally:
         # The stream closed: running calls were cancelled (shell groups killed); stop the rest.
+        warming.cancel()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(backend.close(), 10)
 
 
-async def serve_pipes(
-    pipes: Pipes,
-    root: Path,
-    surface: Surface,
-    session: str,
-    attach: AttachMode,
-    approvals: Approvals | None,
-) -> None:
-    """Serve the front's pipes; the registry, the runtime and the first tool's engine are
-    readied in the background meanwhile, so that the first call does not build them."""
-    backend = Backend(root, surface, session, attach, approvals)
-    server = build_server(backend)
-    warming = asyncio.create_task(backend.warm())
+async def serve_pipes(pipes: Pipes, calls: Calls) -> None:
+    """Serve the front's pipes; the front warms the calls and closes them (mcp/front.py), the
+    tool listing is readied here in the background."""
+    backend = Backend(calls.root, calls.surface, calls.session, calls.attach, calls=calls)
+    server = build_server(backend, pipes.fast)
+    warming = asyncio.create_task(backend.warm(calls_too=False))
     try:
         async with pipe_streams(pipes) as (read_stream, write_stream):
             answers = AnswerStream(read_stream)
             await server.run(answers, write_stream, server.create_initialization_options())
     finally:
         warming.cancel()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(backend.close(), 10)

@@ -6,7 +6,7 @@ line), read on the event loop and written by one worker-thread hop per answer: t
 transport hops to a worker thread for every line read, every write and every flush. The
 lines the front read before the SDK was loaded come first; the SDK's answers to the
 requests the front already answered are dropped, and its first answer to a plain
-tools/list is kept for the next start.
+tools/list is kept for the next start. A plain tools/call is the front's (mcp/fast.py).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import mcp_types as types
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
-from lsp_server.mcp.front import Pipes
+from lsp_server.mcp.front import Pipes, listing_params
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ async def pipe_streams(pipes: Pipes) -> AsyncIterator[tuple[Any, Any]]:
             pipes.remember_listing is not None
             and isinstance(message, types.JSONRPCRequest)
             and message.method == "tools/list"
-            and not message.params
+            and listing_params(message.params)
         ):
             listings.append(message.id)
         await read_writer.send(SessionMessage(message))
@@ -60,7 +60,8 @@ async def pipe_streams(pipes: Pipes) -> AsyncIterator[tuple[Any, Any]]:
                         return
                     await deliver(line)
                 while line := await pipes.read_line():
-                    await deliver(line)
+                    if pipes.fast is None or not pipes.fast.take(line):
+                        await deliver(line)
         except anyio.ClosedResourceError:
             await anyio.lowlevel.checkpoint()
 

@@ -93,7 +93,7 @@ def test_an_odd_initialize_is_left_to_the_sdk(odd: dict[str, Any]) -> None:
 
 def test_the_front_imports_the_standard_library_only() -> None:
     """What `toolhost mcp` imports before it can answer: no SDK, pydantic, attrs, toolhost's
-    runtime (they load in the front's thread)."""
+    runtime (they load in the front's threads)."""
     code = (
         "import sys\n"
         "from lsp_server.cli import _parser\n"
@@ -110,7 +110,12 @@ def test_the_front_imports_the_standard_library_only() -> None:
         "lsp_server.cli",
         "lsp_server.cli.mcp",
         "lsp_server.mcp",
+        "lsp_server.mcp.calls",
+        "lsp_server.mcp.current",
+        "lsp_server.mcp.fast",
         "lsp_server.mcp.front",
+        "lsp_server.mcp.listing_cache",
+        "lsp_server.mcp.loader",
     ]
 
 
@@ -118,7 +123,8 @@ async def test_pipelined_messages_reach_the_sdk_in_order_with_one_initialize_ans
     ws: Path,
 ) -> None:
     """initialize, initialized, tools/list and a call in one write, before the SDK is up:
-    one answer each, in order, and the SDK knows the client (its name reaches the runtime)."""
+    one answer each (the call, which the front runs, may overtake a tools/list that waits for
+    the SDK: JSON-RPC answers in any order), and the SDK knows the client afterwards."""
     client = await spawn_mcp(ws)
     try:
         messages = [
@@ -134,6 +140,8 @@ async def test_pipelined_messages_reach_the_sdk_in_order_with_one_initialize_ans
         ]
         await client.send_bytes(b"\n".join(json.dumps(m).encode() for m in messages))
         answers = [await client.next_message() for _ in range(3)]
+        assert answers[0]["id"] == 1
+        answers.sort(key=lambda answer: answer["id"])
         assert [a["id"] for a in answers] == [1, 2, 3]
         assert answers[0] == front.initialize_answer(messages[0])
         assert answers[0]["result"]["protocolVersion"] == "2025-06-18"
@@ -267,3 +275,15 @@ async def test_a_large_message_is_read_whole(ws: Path) -> None:
         assert answer["result"]["isError"] is True
     finally:
         await client.close()
+
+
+def test_the_cache_file_is_looked_for_in_the_state_folder(tmp_path: Path) -> None:
+    from lsp_server.dirs import Dirs
+
+    cache = front.ListingCache.of("2025-11-25", "full")
+    assert cache.path.parent == Dirs.from_environment().state
+    cache.path.unlink(missing_ok=True)
+    assert front.ListingCache.missing()
+    cache.store({"tools": []})
+    assert not front.ListingCache.missing()
+    cache.path.unlink()

@@ -1,0 +1,106 @@
+"""What runs `toolhost mcp`'s tool calls: the tool registry and the call router (the editor's
+runtime or a local one), made without the MCP SDK, so that the front answers a tools/call
+as soon as they are built, whether or not the SDK has loaded (mcp/fast.py). The SDK's
+handlers (mcp/server.py) use the same object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lsp_server.mcp.local import Approvals
+    from lsp_server.mcp.router import AttachMode, CallRouter
+    from lsp_server.runtime.core.contract import Registry, Surface
+
+log = logging.getLogger(__name__)
+
+
+class Calls:
+    """The registry and the router, made on first use or by `warm`."""
+
+    def __init__(
+        self,
+        root: Path,
+        surface: Surface,
+        session: str,
+        attach: AttachMode,
+        approvals: Approvals | None = None,
+    ) -> None:
+        self.root = root
+        self.surface = surface
+        self.session = session
+        self.attach = attach
+        self.approvals = approvals
+        self._registry: Registry | None = None
+        self._building = threading.Lock()  # the listing's thread and the warm-up's: one build
+        self._router: CallRouter | None = None
+        self._warming: asyncio.Future[None] | None = None
+
+    def registry(self) -> Registry:
+        with self._building:
+            if self._registry is None:
+                from lsp_server.tools.registry import build_registry
+
+                self._registry = build_registry()
+            return self._registry
+
+    def knows(self, name: str) -> bool:
+        """A tool any surface has (dispatch finds a full or minimal tool from every surface)."""
+        registry = self.registry()
+        return registry.get(name, "full") is not None or registry.get(name, "minimal") is not None
+
+    def router(self) -> CallRouter:
+        if self._router is None:
+            from lsp_server.dirs import Dirs
+            from lsp_server.mcp.local import build_local_runtime
+            from lsp_server.mcp.router import CallRouter
+
+            root, dirs, approvals = self.root, Dirs.from_environment(), self.approvals
+            self._router = CallRouter(
+                dirs.attach_folder,
+                root,
+                self.attach,
+                self.session,
+                self.surface,
+                lambda progress: build_local_runtime(root, dirs, progress, approvals),
+            )
+        return self._router
+
+    def ready(self) -> asyncio.Future[None]:
+        """The warm-up, started by the first to ask (shield it: one waiter's cancellation
+        must not stop it for the others)."""
+        if self._warming is None:
+            self._warming = asyncio.ensure_future(self._warm())
+        return self._warming
+
+    async def warm(self) -> None:
+        await self.ready()
+
+    async def _warm(self) -> None:
+        """Ready what the first tools/call needs: the registry and the router's modules in a
+        thread (the loop keeps answering meanwhile), then, unless an editor's toolhost will
+        run the calls, the local runtime. A failure is left for the first call to report."""
+        try:
+            await asyncio.to_thread(self._import)
+            router = self.router()
+            if self.attach == "require" or (self.attach == "auto" and router.editor_expected()):
+                return
+            router.warm_local()
+        except Exception:
+            log.debug("warming up failed; the first call builds what it needs", exc_info=True)
+
+    def _import(self) -> None:
+        from lsp_server.mcp import local, router, wire
+
+        del local, router
+        self.registry()
+        wire.result_converter()
+
+    async def close(self) -> None:
+        if self._router is not None:
+            await self._router.close()

@@ -1,0 +1,318 @@
+"""A plain `tools/call` answered by the front itself: the warm runtime runs it, and the answer
+is the bytes the SDK would have written, without the SDK (its import, and its pydantic
+validation and dumps per message, cost more than the call: docs/BENCHMARKS.md).
+
+Plain: a request on a connection the front opened with `initialize` (a handshake revision),
+params of `name`, `arguments` and `_meta` (its progress token gets the SDK's
+notifications/progress). Anything else (tasks, 2026-07-28's request state, odd params) goes to
+the SDK as before. A call that needs an
+approval form sends it through the SDK's session (`elicitation/create` and its answer are
+the SDK's), so the approval paths stay the SDK's. `notifications/cancelled` for a call run
+here cancels it, and it is not answered, as the SDK does. tests/mcp/test_fast.py compares
+this path's answers with the SDK's for the same calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from lsp_server.mcp.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
+
+if TYPE_CHECKING:
+    from lsp_server.mcp.calls import Calls
+
+log = logging.getLogger(__name__)
+
+CONNECTION_CLOSED = -32000  # mcp_types.CONNECTION_CLOSED
+_PARAMS = {"name", "arguments", "_meta"}
+
+# (version, result) -> the SDK's wire form of a tools/call result (serialize_server_result).
+Serializer = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+def plain_call(message: Any) -> tuple[Any, str, Any, dict[str, Any]] | None:
+    """(id, name, arguments, _meta) of a tools/call this path answers, else None."""
+    if not isinstance(message, dict) or message.get("method") != "tools/call":
+        return None
+    if not set(message) <= {"jsonrpc", "id", "method", "params"}:
+        return None
+    message_id, params = message.get("id"), message.get("params")
+    if message.get("jsonrpc") != "2.0" or not _plain_id(message_id):
+        return None
+    if not isinstance(params, dict) or not set(params) <= _PARAMS:
+        return None
+    name, arguments, meta = params.get("name"), params.get("arguments"), params.get("_meta")
+    if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
+        return None
+    if meta is None and "_meta" in params:
+        return None
+    meta = {} if meta is None else meta
+    if not isinstance(meta, dict) or "progress_token" in meta:
+        return None
+    if "progressToken" in meta and not _plain_id(meta["progressToken"]):
+        return None
+    return message_id, name, arguments, meta
+
+
+def _plain_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _id_key(value: Any) -> Any:
+    """The SDK's correlation key (coerce_request_id): "7" and 7 are one id."""
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            return value
+    return value
+
+
+def form_mode(capabilities: Any) -> bool:
+    """The client declared form elicitation (as server._form_mode reads the parsed model)."""
+    declared = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
+    if not isinstance(declared, dict):
+        return False
+    return not (declared.get("url") is not None and declared.get("form") is None)
+
+
+def wire_result(result: dict[str, Any]) -> dict[str, Any] | None:
+    """The SDK's handshake-revision wire form of a tools/call result toolhost makes (results.py:
+    text and image content, isError, structuredContent, _meta), keys in the order the SDK's
+    model dumps them; None for any other shape (the SDK's serializer then makes it)."""
+    if not set(result) <= {"content", "isError", "structuredContent", "_meta", "resultType"}:
+        return None
+    meta, content = result.get("_meta"), result.get("content")
+    is_error, structured = result.get("isError"), result.get("structuredContent")
+    if not isinstance(content, list) or not isinstance(is_error, bool):
+        return None
+    if not all(isinstance(v, dict | None) for v in (meta, structured)):
+        return None
+    items: list[dict[str, Any]] = []
+    for item in content:
+        if not isinstance(item, dict):
+            return None
+        if item.get("type") == "text" and set(item) == {"type", "text"}:
+            if not isinstance(item["text"], str):
+                return None
+            items.append({"text": item["text"], "type": "text"})
+        elif item.get("type") == "image" and set(item) == {"type", "data", "mimeType"}:
+            if not (isinstance(item["data"], str) and isinstance(item["mimeType"], str)):
+                return None
+            items.append({"data": item["data"], "mimeType": item["mimeType"], "type": "image"})
+        else:
+            return None
+    wire: dict[str, Any] = {}
+    if meta is not None:
+        wire["_meta"] = meta
+    wire["content"] = items
+    wire["isError"] = is_error
+    if structured is not None:
+        wire["structuredContent"] = structured
+    return wire
+
+
+class FastPath:
+    """The front's tools/call handler for one stdio connection."""
+
+    def __init__(
+        self,
+        calls: Calls,
+        version: str,
+        client_params: dict[str, Any],
+        send: Callable[[bytes], Awaitable[None]],
+        need_sdk: Callable[[], None],
+        serializer: Callable[[], Awaitable[Serializer]],
+    ) -> None:
+        info = client_params.get("clientInfo") or {}
+        self.calls = calls
+        self.version = version
+        self.client = {"name": str(info.get("name")), "version": str(info.get("version") or "")}
+        self.form_mode = form_mode(client_params.get("capabilities"))
+        self._send = send
+        self._need_sdk = need_sdk
+        self._serializer = serializer
+        self._running: dict[Any, tuple[Any, asyncio.Task[None]]] = {}
+        """The calls running here by the SDK's correlation key: (their id, their task)."""
+        self._sdk_elicit: asyncio.Future[Elicit] = asyncio.get_running_loop().create_future()
+
+    def take(self, line: bytes) -> bool:
+        """Whether this line is a call this path now runs (or a cancellation of one)."""
+        if b'"tools/call"' not in line and b"notifications/cancelled" not in line:
+            return False  # the common other messages, without parsing them twice
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError):  # the SDK's to drop, as before
+            return False
+        if self._cancel(message):
+            return True
+        call = plain_call(message)
+        if call is None:
+            return False
+        key = _id_key(call[0])
+        if key in self._running:  # a duplicate id: the SDK's (its answer is its own)
+            return False
+        task = asyncio.create_task(self._run(*call))
+        self._running[key] = (call[0], task)
+        task.add_done_callback(lambda _: self._forget(key, task))
+        return True
+
+    def _forget(self, key: Any, task: asyncio.Task[None]) -> None:
+        """The call is no longer running: its id may be used again (it is answered)."""
+        running = self._running.get(key)
+        if running is not None and running[1] is task:
+            del self._running[key]
+
+    def _cancel(self, message: Any) -> bool:
+        if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
+            return False
+        params = message.get("params")
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        running = self._running.get(_id_key(request_id)) if _plain_id(request_id) else None
+        if running is None:
+            return False
+        running[1].cancel()  # never answered, as the SDK does for a cancelled request
+        return True
+
+    def elicitation_ready(self, elicit: Elicit) -> None:
+        """The SDK's session can send forms now (server.py, once it has the connection)."""
+        if not self._sdk_elicit.done():
+            self._sdk_elicit.set_result(elicit)
+
+    async def _elicit(self, message: str, schema: dict[str, Any]) -> tuple[str, Any]:
+        self._need_sdk()
+        elicit = await self._sdk_elicit
+        return await elicit(message, schema)
+
+    async def _run(self, message_id: Any, name: str, arguments: Any, meta: Any) -> None:
+        CURRENT_CLIENT.set(self.client["name"])  # this task's own context
+        CURRENT_ELICIT.set(self._elicit if self.form_mode else None)
+        token = meta.get("progressToken")
+        relay = Progress(token, self._send) if token is not None else None
+        try:
+            await asyncio.shield(self.calls.ready())  # started here if the SDK went first
+            try:
+                result = await self.calls.router().call(name, arguments, relay, self.client, "")
+            finally:
+                if relay is not None:
+                    await relay.close()
+            if self.calls.knows(name):
+                answer = {"result": await self._wire(result)}
+            else:
+                from lsp_server.mcp.results import unknown_tool
+
+                names = self.calls.registry().names(self.calls.surface)
+                answer = {"error": unknown_tool(name, result, names)}
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the SDK's boundary: code 0 and the text, logged
+            log.exception("handler for 'tools/call' raised")
+            answer = {"error": _internal(exc)}
+        try:
+            data = self._encode({"jsonrpc": "2.0", "id": message_id, **answer})
+        except Exception as exc:  # not JSON (a lone surrogate): an answer all the same
+            log.exception("the answer to tools/call %r cannot be encoded", message_id)
+            data = self._encode({"jsonrpc": "2.0", "id": message_id, "error": _internal(exc)})
+        task = asyncio.current_task()
+        if task is not None:
+            self._forget(_id_key(message_id), task)  # a client may reuse the id once answered
+        await self._send(data)
+
+    async def _wire(self, result: dict[str, Any]) -> dict[str, Any]:
+        wire = wire_result(result)
+        if wire is not None:
+            return wire
+        self._need_sdk()
+        serialize = await self._serializer()
+        return await serialize(self.version, {**result, "resultType": "complete"})
+
+    def _encode(self, message: dict[str, Any]) -> bytes:
+        return encode(message) + b"\n"
+
+    async def close(self) -> None:
+        """Cancel the calls still running (their shell groups are killed), answering each
+        with the SDK's "Connection closed" where the output is still open."""
+        running = list(self._running.values())
+        for _, task in running:
+            task.cancel()
+        if running:
+            await asyncio.wait([task for _, task in running])
+        for message_id, _ in running:
+            error = {"code": CONNECTION_CLOSED, "message": "Connection closed"}
+            try:
+                await self._send(self._encode({"jsonrpc": "2.0", "id": message_id, "error": error}))
+            except Exception:  # the client is gone
+                log.debug("no Connection closed answer for %r", message_id, exc_info=True)
+
+
+class Progress:
+    """Runtime progress (a sync callback) as the SDK's ordered notifications/progress for one
+    request's token (server.ProgressRelay, which writes them through the SDK)."""
+
+    def __init__(self, token: Any, send: Callable[[bytes], Awaitable[None]]) -> None:
+        self._token = token
+        self._send = send
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._count = 0
+        self._task = asyncio.create_task(self._drain())
+
+    def __call__(self, value: dict[str, Any]) -> None:
+        if value.get("kind") == "report":
+            self._queue.put_nowait(str(value.get("message") or ""))
+
+    async def _drain(self) -> None:
+        while (message := await self._queue.get()) is not None:
+            self._count += 1
+            params: dict[str, Any] = {"progressToken": self._token, "progress": self._count}
+            if message:
+                params["message"] = message
+            notification = {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
+            try:
+                await self._send(encode(notification) + b"\n")
+            except Exception:  # a client that is gone cannot hear progress; the call goes on
+                log.debug("progress not delivered", exc_info=True)
+
+    async def close(self) -> None:
+        self._queue.put_nowait(None)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._task, 5)
+
+
+def _internal(exc: Exception) -> dict[str, Any]:
+    """The SDK's error for a handler that raised (its JSONRPCDispatcher pins code 0)."""
+    return {"code": 0, "message": str(exc)}
+
+
+def encode(message: Any) -> bytes:
+    """`message` as the SDK writes it (pydantic's JSON: compact, UTF-8, floats in their
+    shortest form): the standard library's encoder where the two agree, else pydantic's."""
+    if _plain(message):
+        try:
+            return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
+        except (UnicodeEncodeError, ValueError):  # a lone surrogate, a circular reference
+            pass
+    from pydantic_core import to_json
+
+    return to_json(message)
+
+
+def _plain(value: Any) -> bool:
+    """No float that the two encoders write differently: Python writes an exponent below
+    1e-4 and from 1e16 on, pydantic at other bounds; both write NaN and Infinity their way."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            continue
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, float) and not (item == 0 or 1e-4 <= abs(item) < 1e16):
+            return False
+    return True

@@ -1,0 +1,259 @@
+"""Plain `tools/call`s are answered by `toolhost mcp`'s front without the SDK (mcp/fast.py):
+the bytes on the wire are the SDK's for the same calls (results, refusals, the unknown-tool
+error, approval forms and their answers), a call runs while the SDK has not loaded, and a
+cancelled call is stopped and not answered."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from tests.mcp.clients import RawMcp, spawn_mcp
+
+CLIENT = {"name": "fast-test", "version": "1"}
+# A 1x1 PNG.
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+ALLOW = {"result": {"action": "accept", "content": {"decision": "allow_once"}}}
+DECLINE = {"result": {"action": "decline"}}
+UNREADABLE = {"result": {"action": "maybe"}}
+# (id, params, the answer to an approval form it asks for)
+CALLS: list[tuple[Any, dict[str, Any], dict[str, Any]]] = [
+    ("r1", {"name": "read_file", "arguments": {"path": "hello.txt"}}, ALLOW),
+    (2, {"name": "read_file", "arguments": {"path": "missing.txt"}}, ALLOW),
+    (3, {"name": "read_file", "arguments": {"path": 3}}, ALLOW),
+    (4, {"name": "read_fil", "arguments": {"path": "hello.txt"}}, ALLOW),
+    (5, {"name": "read_file"}, ALLOW),
+    (6, {"name": "read_file", "arguments": {"path": "notes.md"}, "_meta": {"x/id": "t1"}}, ALLOW),
+    (
+        7,
+        {
+            "name": "edit_file",
+            "arguments": {"path": "notes.md", "old_string": "three", "new_string": "3"},
+        },
+        ALLOW,
+    ),
+    (8, {"name": "write_file", "arguments": {"path": "new.txt", "content": "x\n"}}, DECLINE),
+    (9, {"name": "write_file", "arguments": {"path": "new2.txt", "content": "é\n"}}, UNREADABLE),
+    (10, {"name": "glob", "arguments": {"pattern": "*.md"}}, ALLOW),
+    (11, {"name": "grep", "arguments": {"pattern": "line"}}, ALLOW),
+    (12, {"name": "read_file", "arguments": {"path": "big.txt"}}, ALLOW),
+    (13, {"name": "view_image", "arguments": {"path": "dot.png"}}, ALLOW),
+    ("14", {"name": "bash", "arguments": {"command": "echo hi; exit 3"}}, ALLOW),
+    (
+        15,
+        {
+            "name": "bash",
+            # One line, then a pause longer than two of the runner's half-second progress
+            # ticks: one notifications/progress with that line.
+            "arguments": {"command": "echo step one; sleep 1.5"},
+            "_meta": {"progressToken": "p15"},
+        },
+        ALLOW,
+    ),
+    (16, {"name": "ls", "arguments": {}, "_meta": {"progressToken": 0}}, ALLOW),
+]
+# What differs between two runs of the same calls.
+VOLATILE = [
+    (re.compile(rb'"durationMs":[0-9.e+-]+'), b'"durationMs":0'),
+    (re.compile(rb"\bc-[0-9a-f]{12}\b"), b"c-CALL"),
+    (re.compile(rb'"resultRef":"[^"]+"'), b'"resultRef":"REF"'),
+    (re.compile(rb"\b[0-9]+ ms after it was sent"), b"N ms after it was sent"),
+    # ... whose digits change the text's length.
+    (re.compile(rb'"(shown|total)Chars":[0-9]+'), rb'"\1Chars":0'),
+    (re.compile(rb"result_ref '[^']+'|\\\"result_ref\\\": \\\"[^\\\"]+\\\""), b"REF"),
+]
+
+
+def workspace(root: Path) -> None:
+    for child in root.iterdir():
+        if child.is_file():
+            child.unlink()
+    (root / "hello.txt").write_text("hello from the fixture\n", encoding="utf-8")
+    (root / "notes.md").write_text("# Notes\n\nline three\n", encoding="utf-8")
+    (root / "big.txt").write_text("".join(f"line {n} of many\n" for n in range(40_000)))
+    (root / "dot.png").write_bytes(PNG)
+
+
+async def line_of(client: RawMcp) -> bytes:
+    assert client.process.stdout is not None
+    line = await asyncio.wait_for(client.process.stdout.readline(), 120)  # a bound, not timing
+    assert line, "the MCP server closed its output: it died"
+    return line
+
+
+async def transcript(root: Path, via_sdk: bool) -> list[bytes]:
+    """Every line the server writes for CALLS, forms included. `via_sdk`: an initialize the
+    front leaves to the SDK (params with `_meta`), so that every message is the SDK's."""
+    workspace(root)
+    client = await spawn_mcp(root)
+    params: dict[str, Any] = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": {}},
+        "clientInfo": CLIENT,
+    }
+    if via_sdk:
+        params["_meta"] = {}
+    lines = []
+    try:
+        await client.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
+        lines.append(await line_of(client))
+        await client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        # As Codex lists: with a progress token (from the cache on a second start).
+        listing = {"jsonrpc": "2.0", "id": "l", "method": "tools/list"}
+        await client.send({**listing, "params": {"_meta": {"progressToken": 7}}})
+        lines.append(await line_of(client))
+        for message_id, call, form in CALLS:
+            request = {"jsonrpc": "2.0", "id": message_id, "method": "tools/call", "params": call}
+            await client.send(request)
+            while True:
+                line = await line_of(client)
+                lines.append(line)
+                message = json.loads(line)
+                if message.get("method") == "elicitation/create":
+                    await client.send({"jsonrpc": "2.0", "id": message["id"], **form})
+                elif message.get("id") == message_id:
+                    break
+    finally:
+        await client.close()
+    for pattern, replacement in VOLATILE:
+        lines = [pattern.sub(replacement, line) for line in lines]
+    return lines
+
+
+async def test_plain_calls_answer_the_sdks_bytes(ws: Path) -> None:
+    fast = await transcript(ws, via_sdk=False)
+    sdk = await transcript(ws, via_sdk=True)
+    cached = await transcript(ws, via_sdk=False)  # tools/list from the front's cache now
+    assert len(fast) == len(sdk) == len(cached)
+    for ours, theirs, again in zip(fast, sdk, cached, strict=True):
+        assert ours == theirs
+        assert again == theirs
+    # The calls covered what they are meant to: results, refusals, the unknown-tool error,
+    # text and image content, forms allowed, declined and unreadable.
+    answers = {m.get("id"): m for m in map(json.loads, fast) if "method" not in m}
+    assert answers[4]["error"]["code"] == -32602
+    assert answers[2]["result"]["structuredContent"]["code"]
+    assert answers[13]["result"]["content"][1]["type"] == "image"
+    assert answers[7]["result"]["isError"] is False
+    assert (ws / "notes.md").read_text() == "# Notes\n\nline 3\n"
+    assert answers[8]["result"]["isError"] is True and not (ws / "new.txt").exists()
+    assert answers[9]["result"]["structuredContent"]["code"] == "permission.unreadable_answer"
+    assert answers[12]["result"]["_meta"]["toolhost"]["truncated"] is True
+    assert sum(b"elicitation/create" in line for line in fast) == 3
+    progress = [json.loads(line) for line in fast if b"notifications/progress" in line]
+    assert [p["params"] for p in progress] == [
+        {"progressToken": "p15", "progress": 1, "message": "step one"}
+    ]
+
+
+def blocked_sdk(tmp_path: Path) -> dict[str, str]:
+    """An environment whose `mcp` package (the SDK) takes ten minutes to import."""
+    folder = tmp_path / "slow-sdk"
+    (folder / "mcp").mkdir(parents=True)
+    (folder / "mcp" / "__init__.py").write_text("import time\ntime.sleep(600)\n")
+    return {"PYTHONPATH": str(folder)}
+
+
+async def test_a_plain_call_runs_before_the_sdk_has_loaded(ws: Path, tmp_path: Path) -> None:
+    client = await spawn_mcp(ws, blocked_sdk(tmp_path))
+    try:
+        init = await client.request(
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": CLIENT},
+        )
+        assert init["result"]["serverInfo"]["name"] == "toolhost"
+        await client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        read = await client.request(
+            "tools/call", {"name": "read_file", "arguments": {"path": "hello.txt"}}
+        )
+        assert "hello from the fixture" in read["result"]["content"][0]["text"]
+        unknown = await client.request("tools/call", {"name": "nope", "arguments": {}})
+        assert unknown["error"]["code"] == -32602
+    finally:
+        await client.close()
+
+
+async def test_a_cancelled_call_stops_and_is_not_answered(ws: Path, tmp_path: Path) -> None:
+    """notifications/cancelled for a call the front runs: its command is killed (it would
+    write a file after 1 s; a later call that takes 2 s finishes with no file there), no
+    answer comes for it (the SDK never answers a cancelled request), other calls are."""
+    marker = ws / "finished.txt"
+    client = await spawn_mcp(ws, blocked_sdk(tmp_path))
+    try:
+        await client.request(
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT},
+        )
+        await client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        calls = [
+            (50, {"command": f"echo started; sleep 1; echo done > {marker.name}"}),
+            (51, {"command": "sleep 2; echo slept"}),
+        ]
+        for message_id, arguments in calls:
+            params = {"name": "bash", "arguments": arguments}
+            await client.send(
+                {"jsonrpc": "2.0", "id": message_id, "method": "tools/call", "params": params}
+            )
+        await client.send(
+            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 50}}
+        )
+        answered: dict[Any, dict[str, Any]] = {}
+        while 51 not in answered:
+            message = await client.next_message()
+            answered[message.get("id")] = message
+        # The commands run here (sandboxed, no approval needed): so 50 would have written.
+        assert "slept" in answered[51]["result"]["content"][0]["text"], answered[51]
+        read = await client.request(
+            "tools/call", {"name": "read_file", "arguments": {"path": "hello.txt"}}
+        )
+        assert "hello from the fixture" in read["result"]["content"][0]["text"]
+        assert 50 not in answered
+        assert not marker.exists()
+    finally:
+        await client.close()
+
+
+def test_the_encoder_writes_what_pydantic_writes() -> None:
+    """fast.encode (the standard library's JSON where it agrees with pydantic's) against
+    pydantic_core.to_json, which the SDK's model dumps use."""
+    from pydantic_core import to_json
+
+    from lsp_server.mcp.fast import encode
+
+    values: list[Any] = [
+        "plain",
+        'é \u2028 \u2029 \x00 \x1f \x7f \t\n\r\b\f \\ " / 😀',
+        "text that says 1e5 or 2E-3, NaN and Infinity",
+        0.0001,
+        0.00012345,
+        9999999999999998.0,
+        123456789.123,
+        float("nan"),
+        float("-inf"),
+        0.1,
+        9.053,
+        1e-05,
+        1e-7,
+        123456789012345678.0,
+        1e16,
+        1e20,
+        2.5e-300,
+        -0.0,
+        1.0,
+        2**70,
+        -(2**63),
+        True,
+        None,
+        [],
+        {},
+        {"nested": [{"a": 1.5, "b": [None, "x"], "c": {"d": 1e-9}}]},
+    ]
+    for value in values:
+        message = {"jsonrpc": "2.0", "id": 1, "result": {"value": value}}
+        assert encode(message) == to_json(message), value
