@@ -44,7 +44,7 @@ def answers_section(root: Path, languages: list[str], provider: str) -> str:
 
     from lsp_server.dirs import Dirs
     from lsp_server.langservers.answer_log import render_answers
-    from lsp_server.mcp.attach_client import editor_status
+    from lsp_server.mcp.attach.attach_client import editor_status
 
     try:
         found = asyncio.run(editor_status(Dirs.from_environment().attach_folder, root))

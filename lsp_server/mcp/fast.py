@@ -21,10 +21,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from lsp_server.mcp.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
+from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
 
 if TYPE_CHECKING:
-    from lsp_server.mcp.calls import Calls
+    from lsp_server.mcp.calls.tool_calls import Calls
 
 log = logging.getLogger(__name__)
 
@@ -204,7 +204,7 @@ class FastPath:
             if self.calls.knows(name):
                 answer = {"result": await self._wire(result)}
             else:
-                from lsp_server.mcp.results import unknown_tool
+                from lsp_server.mcp.calls.results import unknown_tool
 
                 names = self.calls.registry().names(self.calls.surface)
                 answer = {"error": unknown_tool(name, result, names)}

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server import __version__
-from lsp_server.mcp.calls import Calls
+from lsp_server.mcp.calls.tool_calls import Calls
 from lsp_server.mcp.fast import FastPath, encode
 from lsp_server.mcp.listing_cache import ListingCache
 from lsp_server.mcp.loader import Loader

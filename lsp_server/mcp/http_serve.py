@@ -33,8 +33,8 @@ from lsp_server.mcp.server import Backend, build_server
 from lsp_server.token_files import write_token_file
 
 if TYPE_CHECKING:
-    from lsp_server.mcp.local import Approvals
-    from lsp_server.mcp.router import AttachMode
+    from lsp_server.mcp.calls.local import Approvals
+    from lsp_server.mcp.calls.router import AttachMode
     from lsp_server.runtime.core.contract import Surface
 
 log = logging.getLogger(__name__)

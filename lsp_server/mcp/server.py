@@ -22,19 +22,19 @@ from mcp_types.methods import serialize_server_result
 from pydantic import ValidationError
 
 from lsp_server import __version__
-from lsp_server.mcp.calls import Calls
-from lsp_server.mcp.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
+from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
+from lsp_server.mcp.calls.results import unknown_tool_error
+from lsp_server.mcp.calls.rounds import RoundTrips, UnknownRequestState
+from lsp_server.mcp.calls.tool_calls import Calls
+from lsp_server.mcp.calls.unreadable import AnswerStream, form_answer
 from lsp_server.mcp.front import INSTRUCTIONS, SERVER_NAME, Pipes
-from lsp_server.mcp.results import unknown_tool_error
-from lsp_server.mcp.rounds import RoundTrips, UnknownRequestState
 from lsp_server.mcp.stdio_streams import pipe_streams
-from lsp_server.mcp.unreadable import AnswerStream, form_answer
 from lsp_server.runtime.core.client import UnreadableAnswer
 
 if TYPE_CHECKING:
+    from lsp_server.mcp.calls.local import Approvals
+    from lsp_server.mcp.calls.router import AttachMode, CallRouter
     from lsp_server.mcp.fast import FastPath
-    from lsp_server.mcp.local import Approvals
-    from lsp_server.mcp.router import AttachMode, CallRouter
     from lsp_server.runtime.core.contract import Registry, Surface
 
 log = logging.getLogger(__name__)
@@ -137,7 +137,7 @@ async def serialize_call_result(version: str, result: dict[str, Any]) -> dict[st
 
 
 class Backend:
-    """The tool listing (made on first use) and the calls (mcp/calls.py): the `initialize`
+    """The tool listing (made on first use) and the calls (calls/tool_calls.py): the `initialize`
     answer waits only for the SDK, not for the tools (their imports cost as much again)."""
 
     def __init__(
@@ -173,7 +173,7 @@ class Backend:
 
     async def warm(self, calls_too: bool = True) -> None:
         """Ready in the background what the first tools/list and tools/call need: the tool
-        listing, then (unless the front warms them already) the calls (mcp/calls.py)."""
+        listing, then (unless the front warms them already) the calls (mcp/calls/tool_calls.py)."""
         try:
             await asyncio.to_thread(self.listing)
         except Exception:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from lsp_server.checkpoints.recorder import Checkpoints
     from lsp_server.compose import EditorLink
     from lsp_server.config.tree import Config
-    from lsp_server.mcp.listener import AttachListener
+    from lsp_server.mcp.attach.listener import AttachListener
     from lsp_server.protocol import (
         DidCallParams,
         StatusParams,
@@ -111,7 +111,7 @@ class ToolhostServer(LanguageServer):
         """MCP agents beside the editor (`toolhost mcp`) attach to this runtime over a
         private socket; started once the editor is initialized."""
         if self._attach_listener is None:
-            from lsp_server.mcp.listener import AttachListener
+            from lsp_server.mcp.attach.listener import AttachListener
 
             self._attach_listener = AttachListener(
                 self.dirs.attach_folder, self.wait_for_settings, self.attach_status
@@ -307,7 +307,7 @@ class ToolhostServer(LanguageServer):
         if self.runtime is None or self._attach_started:
             return
         self._attach_started = True
-        from lsp_server.mcp.attach_records import UnsafeFolder
+        from lsp_server.mcp.attach.attach_records import UnsafeFolder
 
         try:
             await self.attach_listener.start()

@@ -13,7 +13,7 @@ from typing import NoReturn
 
 import pytest
 
-from lsp_server.mcp.listener import AttachListener
+from lsp_server.mcp.attach.listener import AttachListener
 from lsp_server.runtime import reverts
 from lsp_server.runtime.fs import textio
 from tests.helpers import make_runtime

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.dirs import Dirs
-from lsp_server.mcp import attach_client, attach_records, wire
+from lsp_server.mcp.attach import attach_client, attach_records, wire
 from tests.helpers import lsp_session
 from tests.mcp.clients import mcp_session, structured, text_of
 

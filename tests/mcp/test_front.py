@@ -111,7 +111,8 @@ def test_the_front_imports_the_standard_library_only() -> None:
         "lsp_server.cli.mcp",
         "lsp_server.mcp",
         "lsp_server.mcp.calls",
-        "lsp_server.mcp.current",
+        "lsp_server.mcp.calls.current",
+        "lsp_server.mcp.calls.tool_calls",
         "lsp_server.mcp.fast",
         "lsp_server.mcp.front",
         "lsp_server.mcp.listing_cache",
@@ -179,7 +180,7 @@ def test_the_commands_surfaces_are_the_contracts() -> None:
 
 async def test_the_local_runtime_results_are_the_lsp_faces(ws: Path) -> None:
     """`toolhost mcp` turns results into JSON without lsprotocol: the same dicts."""
-    from lsp_server.mcp import wire
+    from lsp_server.mcp.attach import wire
     from tests.helpers import call_tool, make_runtime
 
     runtime = make_runtime(ws)
@@ -202,8 +203,8 @@ async def test_the_local_runtime_results_are_the_lsp_faces(ws: Path) -> None:
 def test_the_local_runtime_does_not_import_lsprotocol() -> None:
     code = (
         "import sys\n"
-        "import lsp_server.mcp.server, lsp_server.mcp.local, lsp_server.tools.registry\n"
-        "from lsp_server.mcp import wire\n"
+        "import lsp_server.mcp.server, lsp_server.mcp.calls.local, lsp_server.tools.registry\n"
+        "from lsp_server.mcp.attach import wire\n"
         "wire.result_converter()\n"
         "print(' '.join(m for m in sys.modules if m.startswith('lsprotocol')))\n"
     )

@@ -12,8 +12,8 @@ from typing import Any
 
 import attrs
 
-from lsp_server.mcp.current import Elicit
-from lsp_server.mcp.elicit import unreadable_answer
+from lsp_server.mcp.calls.current import Elicit
+from lsp_server.mcp.calls.elicit import unreadable_answer
 
 APPROVAL_KEY = "approval"
 # How long a finished call whose client never came back is kept for it.

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from lsp_server.mcp.local import Approvals
-    from lsp_server.mcp.router import AttachMode, CallRouter
+    from lsp_server.mcp.calls.local import Approvals
+    from lsp_server.mcp.calls.router import AttachMode, CallRouter
     from lsp_server.runtime.core.contract import Registry, Surface
 
 log = logging.getLogger(__name__)
@@ -57,8 +57,8 @@ class Calls:
     def router(self) -> CallRouter:
         if self._router is None:
             from lsp_server.dirs import Dirs
-            from lsp_server.mcp.local import build_local_runtime
-            from lsp_server.mcp.router import CallRouter
+            from lsp_server.mcp.calls.local import build_local_runtime
+            from lsp_server.mcp.calls.router import CallRouter
 
             root, dirs, approvals = self.root, Dirs.from_environment(), self.approvals
             self._router = CallRouter(
@@ -95,7 +95,8 @@ class Calls:
             log.debug("warming up failed; the first call builds what it needs", exc_info=True)
 
     def _import(self) -> None:
-        from lsp_server.mcp import local, router, wire
+        from lsp_server.mcp.attach import wire
+        from lsp_server.mcp.calls import local, router
 
         del local, router
         self.registry()

@@ -9,7 +9,7 @@ import logging
 import time
 from typing import Any
 
-from lsp_server.mcp.current import CURRENT_CLIENT, CURRENT_ELICIT
+from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT
 from lsp_server.policy.client_approvals import UNSEEN_SECONDS, FormNotShown
 from lsp_server.protocol import ApproveParams as PromptRequest
 from lsp_server.runtime.core.client import UnreadableAnswer
