@@ -72,7 +72,9 @@ def _raw_stdio(
 ) -> dict[str, float]:
     """toolhost/call read_file beside toolhost/status (the transport's floor: a request the
     server answers without a tool), alternated on one connection; `cwd`: another checkout."""
-    client = RawClient([sys.executable, "-m", "lsp_server", "serve"], cwd=cwd)
+    client = RawClient(
+        [sys.executable, "-m", "lsp_server", "serve"], cwd=cwd, env=_env_for(root, cwd)
+    )
     client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
     client.notify("initialized", {})
     params = {"name": "read_file", "arguments": {"path": "file.txt"}, "session": "bench"}
@@ -105,12 +107,22 @@ def _cpu_seconds(pid: int, main_thread: bool = False) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _env_for(root: Path, cwd: Path | None) -> dict[str, str]:
+    """A state folder per checkout, beside the workspace: the capability cache holds one
+    version's answer, so two versions sharing it would each miss and build the registry
+    before every initialize answer (a cost no user with one version pays)."""
+    state = root.parent / ("state-baseline" if cwd is not None else "state-this")
+    return {**os.environ, "TOOLHOST_STATE_DIR": str(state)}
+
+
 def _first_call(root: Path, pause: float, cwd: Path | None) -> tuple[float, ...]:
     """A fresh `toolhost serve`: (initialize answered, the first toolhost/call's round trip,
     the server's CPU seconds up to the answer, and from the answer to the first call's),
     that call sent `pause` seconds after `initialized`."""
     t0 = time.perf_counter()
-    client = RawClient([sys.executable, "-m", "lsp_server", "serve"], cwd=cwd)
+    client = RawClient(
+        [sys.executable, "-m", "lsp_server", "serve"], cwd=cwd, env=_env_for(root, cwd)
+    )
     client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
     init = time.perf_counter() - t0
     cpu_at_answer = _cpu_seconds(client.process.pid, main_thread=True)
@@ -177,7 +189,8 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="another checkout's serve, timed beside")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder)
+        root = Path(folder) / "ws"
+        root.mkdir()
         line = "the quick brown fox jumps over the lazy dog, 0123456789 abcdefghij\n"
         (root / "file.txt").write_text(line * (4096 // len(line)))
         _first_calls(root, args.starts, args.pause, args.baseline)

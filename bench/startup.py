@@ -71,12 +71,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "ws"
         root.mkdir()
-        env = {**os.environ, "TOOLHOST_STATE_DIR": str(Path(folder) / "state")}
+        # A state folder per arm: the capability cache holds one version's answer, so two
+        # versions sharing it would each find the other's and build the registry before
+        # answering, every time (a cost no user with one version pays).
+        envs = {
+            name: {**os.environ, "TOOLHOST_STATE_DIR": str(Path(folder) / f"state-{n}")}
+            for n, name in enumerate(arms)
+        }
         for name, command in arms.items():  # warm the page cache once, not measured
-            time_to_initialize(command, root, env, folders[name])
+            time_to_initialize(command, root, envs[name], folders[name])
         for _ in range(args.runs):
             for name, command in arms.items():
-                wall, used = time_to_initialize(command, root, env, folders[name])
+                wall, used = time_to_initialize(command, root, envs[name], folders[name])
                 samples[name].append(wall)
                 cpu[name].append(used)
     medians = {name: statistics.median(values) * 1000 for name, values in samples.items()}
