@@ -15,13 +15,13 @@ this path's answers with the SDK's for the same calls.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
+from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
 
 if TYPE_CHECKING:
     from lsp_server.mcp.calls.tool_calls import Calls
@@ -193,7 +193,7 @@ class FastPath:
         CURRENT_CLIENT.set(self.client["name"])  # this task's own context
         CURRENT_ELICIT.set(self._elicit if self.form_mode else None)
         token = meta.get("progressToken")
-        relay = Progress(token, self._send) if token is not None else None
+        relay = ProgressRelay(_progress_notifier(token, self._send)) if token is not None else None
         try:
             await asyncio.shield(self.calls.ready())  # started here if the SDK went first
             try:
@@ -250,37 +250,18 @@ class FastPath:
                 log.debug("no Connection closed answer for %r", message_id, exc_info=True)
 
 
-class Progress:
-    """Runtime progress (a sync callback) as the SDK's ordered notifications/progress for one
-    request's token (server.ProgressRelay, which writes them through the SDK)."""
+def _progress_notifier(token: Any, send: Callable[[bytes], Awaitable[None]]) -> Deliver:
+    """One request's notifications/progress as the SDK writes them (server.py's relay sends
+    the same through the SDK's session)."""
 
-    def __init__(self, token: Any, send: Callable[[bytes], Awaitable[None]]) -> None:
-        self._token = token
-        self._send = send
-        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
-        self._count = 0
-        self._task = asyncio.create_task(self._drain())
+    async def deliver(count: int, message: str | None) -> None:
+        params: dict[str, Any] = {"progressToken": token, "progress": count}
+        if message:
+            params["message"] = message
+        notification = {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
+        await send(encode(notification) + b"\n")
 
-    def __call__(self, value: dict[str, Any]) -> None:
-        if value.get("kind") == "report":
-            self._queue.put_nowait(str(value.get("message") or ""))
-
-    async def _drain(self) -> None:
-        while (message := await self._queue.get()) is not None:
-            self._count += 1
-            params: dict[str, Any] = {"progressToken": self._token, "progress": self._count}
-            if message:
-                params["message"] = message
-            notification = {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
-            try:
-                await self._send(encode(notification) + b"\n")
-            except Exception:  # a client that is gone cannot hear progress; the call goes on
-                log.debug("progress not delivered", exc_info=True)
-
-    async def close(self) -> None:
-        self._queue.put_nowait(None)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._task, 5)
+    return deliver
 
 
 def _internal(exc: Exception) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from lsp_server import __version__
 from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
+from lsp_server.mcp.calls.progress_relay import ProgressRelay
 from lsp_server.mcp.calls.results import unknown_tool_error
 from lsp_server.mcp.calls.rounds import RoundTrips, UnknownRequestState
 from lsp_server.mcp.calls.tool_calls import Calls
@@ -54,33 +55,6 @@ def tool_listing(registry: Registry, surface: Surface) -> list[dict[str, Any]]:
             }
         )
     return listing
-
-
-class ProgressRelay:
-    """Runtime progress (a sync callback) as ordered notifications/progress of one request."""
-
-    def __init__(self, ctx: ServerRequestContext[Any, Any]) -> None:
-        self._ctx = ctx
-        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
-        self._count = 0
-        self._task = asyncio.create_task(self._drain())
-
-    def __call__(self, value: dict[str, Any]) -> None:
-        if value.get("kind") == "report":
-            self._queue.put_nowait(str(value.get("message") or ""))
-
-    async def _drain(self) -> None:
-        while (message := await self._queue.get()) is not None:
-            self._count += 1
-            try:
-                await self._ctx.session.report_progress(self._count, None, message or None)
-            except Exception:  # a client that is gone cannot hear progress; the call goes on
-                log.debug("progress not delivered", exc_info=True)
-
-    async def close(self) -> None:
-        self._queue.put_nowait(None)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._task, 5)
 
 
 def _client_info(ctx: ServerRequestContext[Any, Any]) -> dict[str, str]:
@@ -237,7 +211,7 @@ def build_server(backend: Backend, fast: FastPath | None = None) -> Server[Any]:
             return _complete(_known(backend, params.name, await backend.rounds.start(run)))
         meta = ctx.meta or {}
         relay = (
-            ProgressRelay(ctx)
+            ProgressRelay(lambda count, message: ctx.session.report_progress(count, None, message))
             if meta.get("progress_token", meta.get("progressToken")) is not None
             else None
         )

@@ -112,6 +112,7 @@ def test_the_front_imports_the_standard_library_only() -> None:
         "lsp_server.mcp",
         "lsp_server.mcp.calls",
         "lsp_server.mcp.calls.current",
+        "lsp_server.mcp.calls.progress_relay",
         "lsp_server.mcp.calls.tool_calls",
         "lsp_server.mcp.fast",
         "lsp_server.mcp.front",
