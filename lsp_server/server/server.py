@@ -301,6 +301,15 @@ class ToolhostServer(LanguageServer):
         self.protocol.notify(types.PROGRESS, types.ProgressParams(token=token, value=value))
 
     def _did_call(self, record: DidCallParams) -> None:
+        """Sent on the next loop turn: the call's answer is written by its task's done
+        callback, queued behind this, so both leave in one write (transport.py), didCall
+        first, as before."""
+        try:
+            asyncio.get_running_loop().call_soon(self._notify_did_call, record)
+        except RuntimeError:  # no loop here (a thread): send it now
+            self._notify_did_call(record)
+
+    def _notify_did_call(self, record: DidCallParams) -> None:
         self.protocol.notify(method_names.TOOLHOST_DID_CALL, record)
 
     async def start_attach_listener(self) -> None:

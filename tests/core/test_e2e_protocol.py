@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 from lsprotocol import types
@@ -126,3 +130,63 @@ async def test_unknown_tools_are_reported_like_any_call(workspace: Path) -> None
         did_calls = list(client.did_calls)  # type: ignore[attr-defined]
     reported = [d for d in did_calls if d["callId"] == "c-unknown"]
     assert reported and reported[0]["code"] == "unknown_tool" and reported[0]["isError"]
+
+
+async def test_non_ascii_answers_are_framed_by_their_bytes(tmp_path: Path) -> None:
+    """Once warm, answers carry non-ASCII text as UTF-8 (not \\u escapes): the
+    Content-Length counts bytes, or the client would read past or short of a message."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "plain.txt").write_text("naïve → café, ünïcode 🦊\n" * 50)
+    async with lsp_session(root) as client:
+        for _ in range(3):
+            read = await lsp_call(client, "read_file", {"path": "plain.txt"})
+            status = await client.protocol.send_request_async("toolhost/status", {})
+            assert text_of(read).splitlines()[49] == "    50→naïve → café, ünïcode 🦊"
+            assert status is not None
+
+
+def test_a_calls_answer_and_its_did_call_leave_in_one_write(tmp_path: Path) -> None:
+    """The server's stdout is a SOCK_SEQPACKET socket, which keeps each write(2) whole:
+    the didCall and the answer of a call arrive in one packet, didCall first (one
+    system call and one wake-up of the client per call, not two)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("hello\n" * 700)
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    env = {**os.environ, "TOOLHOST_STATE_DIR": str(tmp_path / "state")}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "lsp_server", "serve"],
+        stdin=subprocess.PIPE, stdout=theirs, stderr=subprocess.DEVNULL, env=env, cwd=ROOT,
+    )  # fmt: skip
+    theirs.close()
+    ours.settimeout(60)
+
+    def send(message: dict[str, object]) -> None:
+        assert server.stdin is not None
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        server.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        server.stdin.flush()
+
+    def packet_answering(msg_id: int) -> bytes:
+        while True:
+            packet = ours.recv(1 << 22)
+            if b'"id":%d,' % msg_id in packet.replace(b" ", b""):
+                return packet
+
+    try:
+        initialize = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+        send({"id": 1, "method": "initialize", "params": initialize})
+        packet_answering(1)
+        send({"method": "initialized", "params": {}})
+        for msg_id in (10, 11, 12):
+            arguments = {"path": "a.txt"}
+            send({"id": msg_id, "method": "toolhost/call",
+                  "params": {"name": "read_file", "arguments": arguments}})  # fmt: skip
+            packet = packet_answering(msg_id)
+            did_call = packet.find(b"toolhost/didCall")
+            assert 0 <= did_call < packet.replace(b" ", b"").find(b'"id":%d,' % msg_id)
+    finally:
+        server.kill()
+        server.wait()
+        ours.close()
