@@ -98,12 +98,16 @@ def swapped(rel: str) -> ToolError:
 
 
 def _parts(root: Path, path: Path) -> tuple[str, ...]:
-    try:
-        return path.relative_to(root).parts
-    except ValueError:
+    """`path.relative_to(root).parts`, on the strings (both are normalised Paths)."""
+    text, top = str(path), str(root)
+    if text == top:
+        return ()
+    prefix = top if top.endswith("/") else top + "/"
+    if not text.startswith(prefix):
         raise ToolError(
             OUTSIDE_SCOPE, f"{path} is not under {root}", "use a path inside the workspace"
-        ) from None
+        )
+    return tuple(text[len(prefix) :].split("/"))
 
 
 def open_dir(root: Path, parts: tuple[str, ...], *, create: bool = False) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -72,6 +73,9 @@ class Workspace:
         self._secrets = pathspec.PathSpec.from_lines("gitignore", self.secret_patterns)
         self._allowed_secrets = pathspec.PathSpec.from_lines("gitignore", allowed_secrets)
         self._secret_answers: dict[Path, bool] = {}
+        # The roots, deepest first, as (text, Path): fixed when the workspace is built.
+        self._writable_tops = _deepest_first(self.writable_roots())
+        self._real_tops = _deepest_first([*self.writable_roots(), *self.readable_roots])
 
     @classmethod
     def from_config(cls, roots: Sequence[Path], config: WorkspaceConfig) -> Workspace:
@@ -97,8 +101,9 @@ class Workspace:
         return [*self.roots, *self.extra_roots]
 
     def root_of(self, path: Path) -> Path | None:
-        for root in sorted(self.writable_roots(), key=lambda r: len(r.parts), reverse=True):
-            if _is_within(path, root):
+        text = str(path)
+        for top, root in self._writable_tops:
+            if text == top or text.startswith(top if top.endswith("/") else top + "/"):
                 return root
         return None
 
@@ -134,9 +139,9 @@ class Workspace:
                 f"{raw!r} points into a home folder, outside the workspace",
                 "use a path inside the workspace (relative to its root)",
             )
-        candidate = Path(raw)
-        if not candidate.is_absolute():
-            candidate = (base or self.primary_root) / candidate
+        # Strings, not Paths: this runs for every path of every call.
+        top = base or self.primary_root
+        candidate = raw if raw.startswith("/") else os.path.join(top, raw)  # noqa: PTH118
         normal = os.path.normpath(candidate)
         if any(normal == p or normal.startswith(p + "/") for p in MAGIC_PREFIXES):
             raise ToolError(
@@ -144,7 +149,9 @@ class Workspace:
                 f"{raw!r} goes through a system folder",
                 "use a path inside the workspace",
             )
-        real = real_path_of(candidate, raw)
+        plain = ".." not in raw.split("/") and not normal.startswith("//")
+        below = real_below(self._real_tops, normal) if plain else None
+        real = Path(below) if below is not None else real_path_of(candidate, raw)
         if not self.contains(real, access):
             roots = ", ".join(str(r) for r in self.roots) or "(none)"
             raise ToolError(
@@ -208,7 +215,36 @@ def relative_text(path: Path, root: Path) -> str:
     return text[len(top) if top.endswith("/") else len(top) + 1 :]
 
 
-def real_path_of(candidate: Path, raw: str, attempts: int = 3) -> Path:
+def _deepest_first(roots: Iterable[Path]) -> list[tuple[str, Path]]:
+    return sorted(((str(r), r) for r in roots), key=lambda pair: len(pair[1].parts), reverse=True)
+
+
+def real_below(tops: Iterable[tuple[str, Path]], normal: str) -> str | None:
+    """`os.path.realpath(normal)` for a normalised path inside a root (roots are real
+    paths): one lstat for each part below the root, none for the folders above it. None
+    when a part is a symlink or cannot be looked at: realpath then says where it leads."""
+    for top, _ in tops:
+        prefix = top if top.endswith("/") else top + "/"
+        if normal == top:
+            return normal
+        if normal.startswith(prefix):
+            break
+    else:
+        return None
+    current = prefix[:-1]
+    for part in normal[len(prefix) :].split("/"):
+        current += "/" + part
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return None
+        except (FileNotFoundError, NotADirectoryError):
+            return normal  # nothing below exists: realpath keeps the rest as written
+        except OSError:
+            return None
+    return normal
+
+
+def real_path_of(candidate: str | Path, raw: str, attempts: int = 3) -> Path:
     """`os.path.realpath`, tried again when the path changes under it (a symlink swapped
     for a file between its lstat and its readlink raises EINVAL); a path that keeps
     changing is refused, never an internal error."""
