@@ -14,8 +14,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import anyio
-
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.config.tree import Config
 from lsp_server.protocol import CallParams, CallResult, DidCallParams
@@ -253,14 +251,32 @@ class Runtime:
         if state.tool.contract.kind != "edit":
             await approval_step.approve(self, state, None, pre_approved)
         async with self.locks.hold(write_paths):
-            with anyio.fail_after(self.config.limits.call_timeout_seconds):
-                produced = await state.tool.run(ctx, state.arguments)
+            produced = await self._run_bounded(state, ctx)
             if isinstance(produced, WritePlan):
                 return await self._publish(state, ctx, produced, pre_approved)
             for path in produced.paths:
                 if path not in state.paths:
                     state.paths.append(path)
             return produced
+
+    async def _run_bounded(self, state: CallState, ctx: ToolContext) -> ToolOutput | WritePlan:
+        """The tool's own work within limits.call_timeout_seconds (asyncio's deadline: half
+        the cost of anyio's per call). A write is published after it, never cut short."""
+        limit = self.config.limits.call_timeout_seconds
+        deadline = asyncio.timeout(limit)
+        try:
+            async with deadline:
+                return await state.tool.run(ctx, state.arguments)
+        except TimeoutError:
+            if not deadline.expired():
+                raise  # the tool's own, not the deadline's
+            raise ToolError(
+                errors.TIMEOUT,
+                f"{state.tool.name} did not finish within {limit:g} s "
+                "(limits.call_timeout_seconds) and was stopped",
+                "narrow the call (a smaller path, a shorter command), or raise "
+                "limits.call_timeout_seconds",
+            ) from None
 
     def prepare(
         self, params: CallParams, state: CallState, placement: Placement

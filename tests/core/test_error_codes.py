@@ -191,3 +191,20 @@ async def test_internal_error_has_an_incident_id_and_the_server_keeps_running(
     assert record.exc_info is not None and "a bug planted by the test" in str(record.exc_info[1])
     after = await call_tool(runtime, "read_file", {"path": "a.txt"})
     assert not after.is_error and "alpha" in text_of(after)
+
+
+async def test_timeout_when_a_call_outlives_limits_call_timeout_seconds(tmp_path: Path) -> None:
+    """The dispatch deadline stops the call (and its command) with `timeout`, not an
+    internal error, and says which limit ended it."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    runtime = make_runtime(root, {"limits": {"callTimeoutSeconds": 1}})
+    command = "sleep 31.25"
+    result = await call_tool(runtime, "bash", {"command": command, "timeout_ms": 60_000})
+    assert result.error is not None and result.error.code == "timeout", text_of(result)
+    assert text_of(result).startswith(
+        "timeout: bash did not finish within 1 s (limits.call_timeout_seconds) and was stopped"
+    )
+    assert result.error.recovery and "limits.call_timeout_seconds" in result.error.recovery
+    left = subprocess.run(["pgrep", "-f", command], capture_output=True, text=True)
+    assert left.stdout == "", "the command outlived its call"
