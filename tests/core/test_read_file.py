@@ -132,3 +132,16 @@ async def test_delete_range_guards(tmp_path: Path) -> None:
     assert not body.is_error, text_of(body)
     assert (tmp_path / "f.c").read_text() == "int a() {\n  return 1;\n}\nint b() {\n}\n"
     assert "-  // }" in text_of(body)
+
+
+async def test_line_numbers_hold_across_the_kept_prefixes(tmp_path: Path) -> None:
+    """Windows before, across and past the prefixes made once (NUMBERS_KEPT lines), and
+    a width of 7 digits, number every line as "%6d→" / "%7d→" would."""
+    (tmp_path / "f.txt").write_text("".join(f"l{i}\n" for i in range(1, 1_000_011)))
+    runtime = make_runtime(tmp_path, {"limits": {"maxFileBytes": 64 * 1024 * 1024}})
+    for offset, limit in [(0, 3), (1998, 4), (9_998, 4), (0, 1), (999_997, 20), (1, 2)]:
+        arguments = {"path": "f.txt", "offset": offset, "limit": limit}
+        rows = text_of(await call_tool(runtime, "read_file", arguments)).splitlines()[:-1]
+        end = min(offset + limit, 1_000_010)
+        width = max(6, len(str(end)))
+        assert rows == [f"{n:>{width}}→l{n}" for n in range(offset + 1, end + 1)], arguments

@@ -59,8 +59,7 @@ def render_window(
     end = min(total, offset + limit)
     width = max(6, len(str(end)))
     shown, note = cut_long_lines(lines[offset:end], max_line_chars, store)
-    row = f"%{width}d→%s"  # %-formatting: half the cost of an f-string per line
-    rows = [row % numbered for numbered in enumerate(shown, start=offset + 1)]
+    rows = list(map(str.__add__, line_numbers(offset + 1, end + 1, width), shown))
     if note:
         rows.append(note)
     if end < total or offset > 0:
@@ -72,6 +71,23 @@ def render_window(
     if text_file.encoding != "utf-8" or text_file.bom:
         rows.append(f"[encoding: {text_file.reported_encoding}]")
     return "\n".join(rows)
+
+
+# "     N→" for the first lines of a file, made once per width: most reads start there.
+_NUMBERS: dict[int, list[str]] = {}
+NUMBERS_KEPT = 10_000
+
+
+def line_numbers(start: int, stop: int, width: int) -> list[str]:
+    """The prefixes of lines start..stop-1 (1-based), right-aligned to `width`."""
+    form = f"%{width}d→"
+    if stop > NUMBERS_KEPT + 1:
+        return [form % number for number in range(start, stop)]
+    known = _NUMBERS.get(width, [])
+    if len(known) < stop - 1:
+        # A new list, not an extend: a reader in another thread sees one or the other.
+        known = _NUMBERS[width] = [form % n for n in range(1, max(stop, 2001))]
+    return known[start - 1 : stop - 1]
 
 
 def cut_long_lines(
