@@ -7,7 +7,6 @@ Never in the workspace by default (a repository must not be able to read or rewr
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -17,6 +16,7 @@ from typing import Any
 
 import anyio
 
+from lsp_server import json_bytes
 from lsp_server.protocol import DidCallParams
 
 log = logging.getLogger(__name__)
@@ -40,11 +40,17 @@ def audit_line(record: DidCallParams, time: str | None = None) -> dict[str, Any]
 
 
 class AuditLog:
+    """Keeps the log open between lines (an open and a close per call cost more than the
+    line): the fstat before each line sees it deleted (no links left) or full, whoever
+    filled it, and then it is opened again by name. Servers sharing a state folder rotate
+    only a full file, so one that still holds the old file finds it full and moves on."""
+
     def __init__(self, folder: Path, max_bytes: int = 10 * 1024 * 1024, keep: int = 3) -> None:
         self.path = folder / "audit.jsonl"
         self.max_bytes = max_bytes
         self.keep = keep
         self._lock = threading.Lock()
+        self._fd = -1
 
     def _rotate(self) -> None:
         for index in range(self.keep - 1, 0, -1):
@@ -54,20 +60,22 @@ class AuditLog:
         self.path.replace(self.path.with_name(f"{self.path.name}.1"))
 
     def write(self, record: DidCallParams) -> None:
-        line = (json.dumps(audit_line(record), ensure_ascii=False) + "\n").encode("utf-8")
+        line = json_bytes.encode(audit_line(record)) + b"\n"
         with self._lock:
-            fd = self._open()
-            try:
-                size = os.fstat(fd).st_size
-                if size and size + len(line) > self.max_bytes:
+            if self._fd < 0 or not self._takes(self._fd, len(line)):
+                self.close()
+                fd = self._open()
+                if not self._takes(fd, len(line)):
                     os.close(fd)
-                    fd = -1
                     self._rotate()
                     fd = self._open()
-                os.write(fd, line)
-            finally:
-                if fd >= 0:
-                    os.close(fd)
+                self._fd = fd
+            os.write(self._fd, line)
+
+    def _takes(self, fd: int, size: int) -> bool:
+        """Whether the open file is still the log and has room for `size` more bytes."""
+        st = os.fstat(fd)
+        return st.st_nlink > 0 and not (st.st_size and st.st_size + size > self.max_bytes)
 
     def _open(self) -> int:
         """The log for appending. O_APPEND: concurrent servers append whole lines, never
@@ -79,6 +87,14 @@ class AuditLog:
         except FileNotFoundError:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             return os.open(self.path, flags, 0o600)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            os.close(fd)
+
+    def __del__(self) -> None:
+        self.close()
 
     async def append(self, record: DidCallParams) -> None:
         await anyio.to_thread.run_sync(self.write, record)

@@ -13,10 +13,10 @@ import attrs
 import cattrs
 from lsprotocol import types
 from lsprotocol.converters import get_converter
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from lsp_server import method_names
+from lsp_server import json_bytes, method_names
 from lsp_server.server import wire_errors
 
 if TYPE_CHECKING:
@@ -128,6 +128,7 @@ class ToolhostProtocol(LanguageServerProtocol):
         registered when it was made: here its caches only fill."""
         tables = MessageTables.build()
         self._make_hooks(tables)
+        json_bytes.load()
         return tables
 
     def make_message_hooks(self) -> None:
@@ -162,6 +163,31 @@ class ToolhostProtocol(LanguageServerProtocol):
             if found is not None:
                 return found
         return super().get_result_type(method)
+
+    def _send_data(self, data: Any) -> None:
+        """pygls' own, with the body from json_bytes (orjson once warm) and its length
+        counted in bytes."""
+        if not data:
+            return
+        if self.writer is None:
+            log.error("Unable to send data, no available transport!")
+            return
+        try:
+            body = json_bytes.encode(data, self._serialize_message)
+            if self._include_headers:
+                body = b"Content-Length: %d\r\nContent-Type: %s; charset=%s\r\n\r\n%s" % (
+                    len(body),
+                    self.CONTENT_TYPE.encode(),
+                    self.CHARSET.encode(),
+                    body,
+                )
+            self.writer.write(body)  # toolhost's writers (stdio, TCP) write synchronously
+        except BrokenPipeError:
+            log.exception("Error sending data. BrokenPipeError")
+            raise
+        except Exception as error:
+            log.exception("Error sending data")
+            self._server._report_server_error(error, JsonRpcInternalError)
 
     def _send_response(
         self, msg_id: Any, result: Any | None = None, error: Any | None = None

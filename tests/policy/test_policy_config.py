@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -157,6 +158,33 @@ def test_audit_lines_and_rotation(tmp_path: Path) -> None:
         assert (tmp_path / "state" / name).stat().st_size <= 600
     last = json.loads((tmp_path / "state" / "audit.jsonl").read_text().splitlines()[-1])
     assert last["callId"] == "c-11" and last["paths"] == ["/ws/a"] and last["outcome"] == "ok"
+
+
+def test_two_servers_share_one_audit_log_through_its_rotations(tmp_path: Path) -> None:
+    """Each log stays open between lines; one filled and rotated by the other server is
+    left for the new file at the next line: every line is kept once, no file over the size."""
+    state = tmp_path / "state"
+    first, second = (AuditLog(state, max_bytes=600, keep=9) for _ in range(2))
+    for index in range(16):
+        audit = first if index % 3 else second
+        audit.write(did_call(f"c-{index}", "read_file", "allow", ["/ws/a"], f"{index:016x}"))
+    ids = [
+        json.loads(line)["callId"]
+        for path in sorted(state.iterdir(), reverse=True)
+        for line in path.read_text().splitlines()
+    ]
+    assert sorted(ids) == sorted(f"c-{index}" for index in range(16))
+    assert len(list(state.iterdir())) > 2
+    assert all(path.stat().st_size <= 600 for path in state.iterdir())
+
+
+def test_a_deleted_audit_log_is_made_again(tmp_path: Path) -> None:
+    audit = AuditLog(tmp_path / "state")
+    audit.write(did_call("c-1", "read_file", "allow", [], "0" * 16))
+    shutil.rmtree(tmp_path / "state")
+    audit.write(did_call("c-2", "read_file", "allow", [], "0" * 16))
+    (line,) = (tmp_path / "state" / "audit.jsonl").read_text().splitlines()
+    assert json.loads(line)["callId"] == "c-2"
 
 
 def test_an_unwritable_audit_folder_is_said_once_without_a_traceback(
