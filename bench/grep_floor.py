@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.grep_vs_rg import EXCLUDE, PATTERNS
 from lsp_server.runtime.fs.workspace import SECRET_PATTERNS
-from lsp_server.search import ripgrep
+from lsp_server.search import rg_drain, ripgrep
 from lsp_server.search.query import SearchQuery
 from tests.helpers import call_tool, make_runtime
 
@@ -49,7 +49,7 @@ def floor(rg: Path, query: SearchQuery) -> None:
             pass_fds=keep,
         )
     with proc:
-        ripgrep._drain(proc, lambda _: None, [], None, 30.0)
+        rg_drain.drain(proc, lambda _: None, [], None, 30.0)
 
 
 def stages_for(rg: Path, root: Path, runtime: Any, pattern: str) -> dict[str, Stage]:

@@ -12,10 +12,8 @@ files do not change what the model sees (the Python engine reads neither).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import importlib.metadata
 import os
-import selectors
 import stat
 import subprocess
 import threading
@@ -28,6 +26,7 @@ from typing import Literal
 import attrs
 
 from lsp_server.runtime.fs import beneath
+from lsp_server.search import rg_drain
 from lsp_server.search.query import (
     EngineFailure,
     InvalidInclude,
@@ -189,7 +188,7 @@ def _collect(
             sink = JsonEvents(outcome, keep_lines=query.mode == "content").feed
         else:
             sink = listing.append
-        outcome.timed_out = _drain(proc, sink, errors, stop, query.timeout_seconds)
+        outcome.timed_out = rg_drain.drain(proc, sink, errors, stop, query.timeout_seconds)
         if output == "listing":
             read_listing(b"".join(listing), query, outcome)
         code = proc.wait()
@@ -215,55 +214,6 @@ def _collect(
     ]
     outcome.sort()
     return outcome
-
-
-# rg's stdout pipe is enlarged to this, so that rg rarely waits for us (Linux caps it at
-# /proc/sys/fs/pipe-max-size, 1 MiB by default).
-_PIPE_BYTES = 1 << 20
-# One read takes at most this much: os.read allocates its whole size first, and a 1 MiB
-# buffer costs ~25 us a read (an mmap and its page faults) against ~1 us for 64 KiB.
-_READ_BYTES = 1 << 16
-# How often a quiet rg is checked for the deadline and for `stop` (a cancelled call).
-_POLL_SECONDS = 0.05
-
-
-def _drain(
-    proc: subprocess.Popen[bytes],
-    out: Callable[[bytes], None],
-    err: list[bytes],
-    stop: threading.Event | None,
-    seconds: float,
-) -> bool:
-    """Read rg's stdout (each chunk to `out`) and stderr until both close, in this
-    thread; kill rg at the deadline or once `stop` is set. True when the deadline
-    killed it."""
-    assert proc.stdout is not None and proc.stderr is not None
-    with contextlib.suppress(OSError):
-        fcntl.fcntl(proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
-    deadline = time.monotonic() + seconds
-    timed_out = killed = False
-    sinks = {proc.stdout.fileno(): out, proc.stderr.fileno(): err.append}
-    with selectors.DefaultSelector() as selector:
-        for fd in sinks:
-            selector.register(fd, selectors.EVENT_READ)
-        while sinks:
-            wait = _POLL_SECONDS
-            if not killed:
-                left = deadline - time.monotonic()
-                cancelled = stop is not None and stop.is_set()
-                if left <= 0 or cancelled:
-                    timed_out = not cancelled
-                    killed = True
-                    proc.kill()
-                wait = min(wait, max(left, 0.0))
-            for key, _ in selector.select(wait):
-                chunk = os.read(key.fd, _READ_BYTES)
-                if chunk:
-                    sinks[key.fd](chunk)
-                else:
-                    selector.unregister(key.fd)
-                    del sinks[key.fd]
-    return timed_out
 
 
 _STDIN = "<stdin>"

@@ -1,0 +1,89 @@
+"""rg_drain: rg's output read at exit (a pidfd) and every few ms, not chunk by chunk; the
+deadline and a stop still end the process; without a pidfd every chunk is read."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from lsp_server.search import rg_drain, ripgrep
+from lsp_server.search.query import SearchQuery
+
+
+def spawn(script: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        ["sh", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+
+
+def run(
+    script: str, seconds: float = 30.0, stop: threading.Event | None = None
+) -> tuple[bytes, bytes, bool, int]:
+    proc = spawn(script)
+    out: list[bytes] = []
+    err: list[bytes] = []
+    try:
+        with proc:
+            timed_out = rg_drain.drain(proc, out.append, err, stop, seconds)
+            proc.wait()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # what it left in the background
+    return b"".join(out), b"".join(err), timed_out, proc.returncode
+
+
+@pytest.fixture(params=["pidfd", "each chunk"])
+def way(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "each chunk":
+
+        def no_pidfd(pid: int) -> int:
+            raise OSError(38, "Function not implemented")
+
+        monkeypatch.setattr(os, "pidfd_open", no_pidfd)
+    return str(request.param)
+
+
+def test_output_over_the_pipe_size_arrives_whole(way: str) -> None:
+    """3 MiB through a 1 MiB pipe, with stderr beside it: nothing lost, nothing hangs."""
+    out, err, timed_out, code = run(
+        "head -c 3145728 /dev/zero | tr '\\0' x; printf 'warning' >&2; printf end"
+    )
+    assert out == b"x" * 3145728 + b"end" and err == b"warning"
+    assert (timed_out, code) == (False, 0)
+
+
+def test_the_deadline_kills_and_says_so(way: str) -> None:
+    out, _, timed_out, code = run("printf started; exec sleep 30", seconds=0.3)
+    assert out == b"started" and timed_out is True and code == -9
+
+
+def test_a_stop_kills_without_a_timeout(way: str) -> None:
+    stop = threading.Event()
+    threading.Timer(0.2, stop.set).start()
+    out, _, timed_out, code = run("printf started; exec sleep 30", stop=stop)
+    assert out == b"started" and timed_out is False and code == -9
+
+
+def test_an_exited_process_is_read_without_waiting_for_its_pipes_to_close() -> None:
+    """A process forked meanwhile may hold the pipe's write end (here: a background
+    sleep): the pidfd says the searcher has exited, and what it wrote is read at once."""
+    out, _, timed_out, code = run("sleep 30 & printf done", seconds=20)
+    assert (out, timed_out, code) == (b"done", False, 0)
+
+
+def test_a_search_with_many_matches_finds_every_line(tmp_path: Path) -> None:
+    """The engine through the drain: 200,000 matching lines (about 5 MiB of records)."""
+    rg = ripgrep.find_ripgrep()
+    assert rg is not None
+    for index in range(4):
+        (tmp_path / f"f{index}.txt").write_text("".join(f"match {n}\n" for n in range(50_000)))
+    outcome = ripgrep.search(rg, SearchQuery("match", target=tmp_path, ignore_base=tmp_path))
+    assert sorted(hits.path for hits in outcome.files) == [f"f{i}.txt" for i in range(4)]
+    assert all(hits.matched_lines == 50_000 for hits in outcome.files)
+    assert [line.number for line in outcome.files[0].lines] == list(range(1, 50_001))
