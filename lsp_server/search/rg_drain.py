@@ -23,6 +23,8 @@ import threading
 import time
 from collections.abc import Callable
 
+import attrs
+
 # rg's stdout pipe is enlarged to this, so that rg rarely waits for us (Linux caps it at
 # /proc/sys/fs/pipe-max-size, 1 MiB by default).
 _PIPE_BYTES = 1 << 20
@@ -47,29 +49,35 @@ def drain(
     assert proc.stdout is not None and proc.stderr is not None
     with contextlib.suppress(OSError):
         fcntl.fcntl(proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+    reader = _Reader(proc, out, err, stop, time.monotonic() + seconds)
     try:
         pidfd = os.pidfd_open(proc.pid)
     except (AttributeError, OSError):
-        return _drain_each_chunk(proc, out, err, stop, seconds)
+        reader.each_chunk()
+        return reader.timed_out
     try:
-        return _drain_at_exit(proc, pidfd, out, err, stop, seconds)
+        reader.until_exit(pidfd)
     finally:
         os.close(pidfd)
+    return reader.timed_out
 
 
-class _Deadline:
-    def __init__(self, proc: subprocess.Popen[bytes], stop: threading.Event | None, seconds: float):
-        self.proc = proc
-        self.stop = stop
-        self.at = time.monotonic() + seconds
-        self.killed = self.timed_out = False
+@attrs.define
+class _Reader:
+    proc: subprocess.Popen[bytes]
+    out: Callable[[bytes], None]
+    err: list[bytes]
+    stop: threading.Event | None
+    deadline: float
+    killed: bool = False
+    timed_out: bool = False
 
     def wait(self, poll: float) -> float:
         """How long to wait for the next event; kills rg when its time is up or the call
         was cancelled."""
         if self.killed:
             return poll
-        left = self.at - time.monotonic()
+        left = self.deadline - time.monotonic()
         cancelled = self.stop is not None and self.stop.is_set()
         if left <= 0 or cancelled:
             self.timed_out = not cancelled
@@ -77,66 +85,47 @@ class _Deadline:
             self.proc.kill()
         return min(poll, max(left, 0.0))
 
+    def until_exit(self, pidfd: int) -> None:
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        stdout, stderr = self.proc.stdout.fileno(), self.proc.stderr.fileno()
+        waiting = array.array("i", [0])
+        exited = False
+        with selectors.DefaultSelector() as selector:
+            selector.register(pidfd, selectors.EVENT_READ)
+            selector.register(stderr, selectors.EVENT_READ)
+            while not exited:
+                for key, _ in selector.select(self.wait(_POLL_SECONDS)):
+                    if key.fd == pidfd:
+                        exited = True
+                    elif chunk := os.read(stderr, _READ_BYTES):
+                        self.err.append(chunk)
+                    else:
+                        selector.unregister(stderr)
+                if not exited and _waiting(stdout, waiting):
+                    self.out(os.read(stdout, waiting[0]))
+        # rg is gone and all it wrote is in the pipes: read what they hold, without
+        # waiting for an end of file that a process forked meanwhile could hold back.
+        for fd, sink in ((stdout, self.out), (stderr, self.err.append)):
+            while _waiting(fd, waiting) and (chunk := os.read(fd, waiting[0])):
+                sink(chunk)
 
-def _drain_at_exit(
-    proc: subprocess.Popen[bytes],
-    pidfd: int,
-    out: Callable[[bytes], None],
-    err: list[bytes],
-    stop: threading.Event | None,
-    seconds: float,
-) -> bool:
-    assert proc.stdout is not None and proc.stderr is not None
-    stdout, stderr = proc.stdout.fileno(), proc.stderr.fileno()
-    deadline = _Deadline(proc, stop, seconds)
-    waiting = array.array("i", [0])
-    exited = False
-    with selectors.DefaultSelector() as selector:
-        selector.register(pidfd, selectors.EVENT_READ)
-        selector.register(stderr, selectors.EVENT_READ)
-        while not exited:
-            for key, _ in selector.select(deadline.wait(_POLL_SECONDS)):
-                if key.fd == pidfd:
-                    exited = True
-                elif chunk := os.read(stderr, _READ_BYTES):
-                    err.append(chunk)
-                else:
-                    selector.unregister(stderr)
-            if not exited and _waiting(stdout, waiting):
-                out(os.read(stdout, waiting[0]))
-    # rg is gone and all it wrote is in the pipes: read what they hold, without waiting
-    # for an end of file that a process forked meanwhile could hold back.
-    for fd, sink in ((stdout, out), (stderr, err.append)):
-        while _waiting(fd, waiting) and (chunk := os.read(fd, waiting[0])):
-            sink(chunk)
-    return deadline.timed_out
+    def each_chunk(self) -> None:
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        sinks = {self.proc.stdout.fileno(): self.out, self.proc.stderr.fileno(): self.err.append}
+        with selectors.DefaultSelector() as selector:
+            for fd in sinks:
+                selector.register(fd, selectors.EVENT_READ)
+            while sinks:
+                for key, _ in selector.select(self.wait(_POLL_EACH_CHUNK_SECONDS)):
+                    chunk = os.read(key.fd, _READ_BYTES)
+                    if chunk:
+                        sinks[key.fd](chunk)
+                    else:
+                        selector.unregister(key.fd)
+                        del sinks[key.fd]
 
 
 def _waiting(fd: int, count: array.array[int]) -> int:
     """How many bytes the pipe holds (into `count` too)."""
     fcntl.ioctl(fd, termios.FIONREAD, count)
     return count[0]
-
-
-def _drain_each_chunk(
-    proc: subprocess.Popen[bytes],
-    out: Callable[[bytes], None],
-    err: list[bytes],
-    stop: threading.Event | None,
-    seconds: float,
-) -> bool:
-    assert proc.stdout is not None and proc.stderr is not None
-    deadline = _Deadline(proc, stop, seconds)
-    sinks = {proc.stdout.fileno(): out, proc.stderr.fileno(): err.append}
-    with selectors.DefaultSelector() as selector:
-        for fd in sinks:
-            selector.register(fd, selectors.EVENT_READ)
-        while sinks:
-            for key, _ in selector.select(deadline.wait(_POLL_EACH_CHUNK_SECONDS)):
-                chunk = os.read(key.fd, _READ_BYTES)
-                if chunk:
-                    sinks[key.fd](chunk)
-                else:
-                    selector.unregister(key.fd)
-                    del sinks[key.fd]
-    return deadline.timed_out
