@@ -75,19 +75,27 @@ class FileService:
             buffer = self.documents.open_document(path)
             if buffer is not None:
                 return buffer
-        try:
-            small = path.stat().st_size <= INLINE_READ_BYTES  # noqa: ASYNC240
-        except OSError:
-            small = True  # _read_disk reports the problem
-        if small:
-            # A few KiB read inline costs less than a worker-thread round trip.
-            return self._read_disk(path)
-        return await anyio.to_thread.run_sync(self._read_disk, path)
+        # A file of a few KiB is read inline (cheaper than a worker-thread round trip); a
+        # bigger one is opened again in a worker thread.
+        small = self._read_disk(path, INLINE_READ_BYTES)
+        if small is not None:
+            return small
+        return await anyio.to_thread.run_sync(self._read_whole, path)
 
-    def _read_disk(self, path: Path) -> TextFile:
+    def _read_whole(self, path: Path) -> TextFile:
+        text_file = self._read_disk(path)
+        assert text_file is not None  # no inline limit: too large is a ToolError
+        return text_file
+
+    def _read_disk(self, path: Path, inline_bytes: int | None = None) -> TextFile | None:
+        """The file's text; None when it has more than `inline_bytes` (and is not too
+        large to read at all)."""
         rel = self.workspace.relative(path)
         root = self.workspace.confining_root(path)
-        st, data = beneath.read_regular(root, path, rel, self.limits.max_file_bytes)
+        limit = self.limits.max_file_bytes
+        st, data = beneath.read_regular(root, path, rel, min(limit, inline_bytes or limit))
+        if data is None and inline_bytes is not None and st.st_size <= limit:
+            return None
         if data is None:
             raise ToolError(
                 FS_TOO_LARGE,
