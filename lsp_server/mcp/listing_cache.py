@@ -5,19 +5,18 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
-import json
 import os
 from pathlib import Path
 from typing import Any
 
-from lsp_server import __version__
+from lsp_server import __version__, keyed_cache
 
 
 class ListingCache:
     """The SDK's tools/list answer of the last start, per protocol revision and surface, in
     the state folder, under a key of toolhost's and the SDK's source files (path, size,
-    mtime): any change to a tool or to the SDK makes a new key. A cache that cannot be read
-    or written is not used."""
+    mtime): any change to a tool or to the SDK makes a new key; the newest keys are kept side
+    by side (keyed_cache.py). A cache that cannot be read or written is not used."""
 
     FILE_NAME = "mcp-tools-list.json"
 
@@ -53,19 +52,10 @@ class ListingCache:
         return not (Path(state) / cls.FILE_NAME).exists()
 
     def load(self) -> dict[str, Any] | None:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        value = data.get(self.key) if isinstance(data, dict) else None
-        return value if isinstance(value, dict) else None
+        return keyed_cache.load(self.path, self.key)
 
     def store(self, result: dict[str, Any]) -> None:
-        temporary = self.path.with_name(f".{self.FILE_NAME}.{os.getpid()}")
-        with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            temporary.write_text(json.dumps({self.key: result}), "utf-8")
-            temporary.replace(self.path)  # atomic: a concurrent start never reads half
+        keyed_cache.store(self.path, self.key, result)
 
 
 def _modules(folder: str) -> list[str]:

@@ -3,19 +3,17 @@ in the state folder so that a server can answer initialize before it imports a s
 
 The key is the package's own source files (path, size, mtime) and the version: any change to
 any module — a tool, a schema helper, an engine a schema reads from — gives a new key, and the
-capability is computed from the registry again. A cache that cannot be read or written is
-simply not used."""
+capability is computed from the registry again. The newest keys are kept side by side
+(keyed_cache.py); a cache that cannot be read or written is simply not used."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import os
 from pathlib import Path
 from typing import Any
 
-from lsp_server import __version__
+from lsp_server import __version__, keyed_cache
 
 PACKAGE = Path(__file__).resolve().parents[1]
 FILE_NAME = "initialize-capability.json"
@@ -42,20 +40,8 @@ def _sources(folder: str, parts: tuple[str, ...]) -> list[tuple[tuple[str, ...],
 
 
 def load(state: Path, key: str) -> dict[str, Any] | None:
-    try:
-        data = json.loads((state / FILE_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("key") != key:
-        return None
-    value = data.get("capability")
-    return value if isinstance(value, dict) else None
+    return keyed_cache.load(state / FILE_NAME, key)
 
 
 def store(state: Path, key: str, capability: dict[str, Any]) -> None:
-    target = state / FILE_NAME
-    temporary = target.with_name(f".{FILE_NAME}.{os.getpid()}")
-    with contextlib.suppress(OSError):
-        state.mkdir(parents=True, exist_ok=True, mode=0o700)
-        temporary.write_text(json.dumps({"key": key, "capability": capability}), "utf-8")
-        temporary.replace(target)  # atomic: concurrent servers never see half a file
+    keyed_cache.store(state / FILE_NAME, key, capability)

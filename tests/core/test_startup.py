@@ -120,6 +120,20 @@ def test_a_cache_for_other_sources_is_not_used(tmp_path: Path) -> None:
     assert probe(state)["capability"] == right
 
 
+def test_two_versions_sharing_a_state_folder_both_answer_from_the_cache(
+    tmp_path: Path,
+) -> None:
+    """Another version's start stores its own key beside this one's: this version's next
+    start still answers without importing a tool (one entry per folder made each of them
+    build the registry before every answer)."""
+    state = tmp_path / "state"
+    probe(state)
+    capability_cache.store(state, "another-version", {"fullHash": "theirs"})
+    warm = probe(state)
+    assert warm["tools"] is False
+    assert capability_cache.load(state, "another-version") == {"fullHash": "theirs"}
+
+
 async def test_the_answer_is_the_same_on_a_cold_and_a_warm_start(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
