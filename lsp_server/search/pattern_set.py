@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import pathspec
 from pathspec.pattern import RegexPattern
-from pathspec.util import normalize_file
+from pathspec.util import NORMALIZE_PATH_SEPS, normalize_file
 
 
 def _alternative(pattern: RegexPattern) -> str | None:
@@ -43,6 +43,9 @@ def any_match(spec: pathspec.GitIgnoreSpec) -> Callable[[str], bool]:
     joined = re.compile("|".join(f"(?:{a})" for a in alternatives))
 
     def match(path: str) -> bool:
-        return joined.search(normalize_file(path)) is not None
+        # normalize_file, inline: on POSIX it only drops a leading "/" or "./".
+        if path.startswith(("/", "./")) or NORMALIZE_PATH_SEPS:
+            path = normalize_file(path)
+        return joined.search(path) is not None
 
     return match

@@ -147,26 +147,27 @@ class LineRecords:
         self._records(buf, end)
 
     def _records(self, buf: bytes, end: int) -> None:
-        pos = 0
-        record = _RECORD.match
-        while pos < end:
-            found = record(buf, pos)
-            if found is None:
-                self.odd = True
-                return
-            pos = found.end()
-            raw_path, raw_number, column, raw_text = found.groups()
-            if self.current is None or raw_path != self.current_raw:
-                self.current = FileHits(display_path({"text": os.fsdecode(raw_path)}))
-                self.current_raw = raw_path
-                self.outcome.files.append(self.current)
+        # A record holds exactly one newline, its last byte: as many records as newlines
+        # means that every line was one.
+        records = _RECORD.findall(buf, 0, end)
+        if len(records) != buf.count(b"\n", 0, end):
+            self.odd = True
+            return
+        current, current_raw, files = self.current, self.current_raw, self.outcome.files
+        for raw_path, raw_number, column, raw_text in records:
+            if current is None or raw_path != current_raw:
+                current = FileHits(display_path({"text": os.fsdecode(raw_path)}))
+                current_raw = raw_path
+                files.append(current)
             number = int(raw_number)
             text = raw_text.decode("utf-8", errors="replace")
             if len(text) > MAX_LINE_CHARS:
-                match_at = None if column is None else _char_at(text, int(column) - 1)
+                match_at = _char_at(text, int(column) - 1) if column else None
                 text = cut_line(text, number, match_at)
-            self.current.matched_lines += column is not None
-            self.current.lines.append(Line(number, text, column is not None))
+            is_match = bool(column)
+            current.matched_lines += is_match
+            current.lines.append(Line(number, text, is_match))
+        self.current, self.current_raw = current, current_raw
 
 
 def read_listing(raw: bytes, query: SearchQuery, outcome: SearchOutcome) -> None:
