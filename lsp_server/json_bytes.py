@@ -18,9 +18,12 @@ _fast: Callable[..., bytes] | None = None
 
 
 def load() -> None:
+    """Use orjson from now on (when it cannot be imported, the standard library stays)."""
     global _fast
-    import orjson
-
+    try:
+        import orjson
+    except ImportError:
+        return
     _fast = orjson.dumps
 
 
