@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -43,6 +44,9 @@ class SearchQuery:
     timeout_seconds: float = 30.0
     # gitignore-style patterns of files never searched (the workspace's secret deny list).
     excluded: tuple[str, ...] = ()
+    # Told each result file's path as the engine finds it, while the search still runs:
+    # the caller's own checks of a file overlap the search instead of following it.
+    on_file: Callable[[str], object] | None = attrs.field(default=None, eq=False)
 
 
 @attrs.frozen

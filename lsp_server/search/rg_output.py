@@ -18,6 +18,7 @@ import base64
 import json
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 from lsp_server.search.query import (
@@ -126,8 +127,11 @@ class LineRecords:
     output ignored) at the first line that is not a record: rg's stdout then holds
     something only the JSON says unambiguously."""
 
-    def __init__(self, outcome: SearchOutcome) -> None:
+    def __init__(
+        self, outcome: SearchOutcome, on_file: Callable[[str], object] | None = None
+    ) -> None:
         self.outcome = outcome
+        self.on_file = on_file
         self.current: FileHits | None = None
         self.current_raw = b""
         self.partial: list[bytes] = []
@@ -159,6 +163,8 @@ class LineRecords:
                 current = FileHits(display_path({"text": os.fsdecode(raw_path)}))
                 current_raw = raw_path
                 files.append(current)
+                if self.on_file is not None:
+                    self.on_file(current.path)
             number = int(raw_number)
             text = raw_text.decode("utf-8", errors="replace")
             if len(text) > MAX_LINE_CHARS:

@@ -179,7 +179,7 @@ def _collect(
     outcome = SearchOutcome(engine="ripgrep")
     errors: list[bytes] = []
     listing: list[bytes] = []
-    records = LineRecords(outcome) if output == "lines" else None
+    records = LineRecords(outcome, query.on_file) if output == "lines" else None
     sink: Callable[[bytes], None]
     try:
         if records is not None:

@@ -87,3 +87,18 @@ def test_a_search_with_many_matches_finds_every_line(tmp_path: Path) -> None:
     assert sorted(hits.path for hits in outcome.files) == [f"f{i}.txt" for i in range(4)]
     assert all(hits.matched_lines == 50_000 for hits in outcome.files)
     assert [line.number for line in outcome.files[0].lines] == list(range(1, 50_001))
+
+
+def test_each_result_file_is_told_once_while_its_records_are_read(tmp_path: Path) -> None:
+    """`on_file` hears every file with results, once, before the search returns (grep's
+    secret and hard-link checks run there, beside rg, instead of after it)."""
+    rg = ripgrep.find_ripgrep()
+    assert rg is not None
+    for index in range(30):
+        (tmp_path / f"d{index % 3}").mkdir(exist_ok=True)
+        (tmp_path / f"d{index % 3}" / f"f{index}.txt").write_text("match\n" * 2000)
+    told: list[str] = []
+    query = SearchQuery("match", target=tmp_path, ignore_base=tmp_path, on_file=told.append)
+    outcome = ripgrep.search(rg, query)
+    assert sorted(told) == sorted(hits.path for hits in outcome.files)
+    assert len(told) == 30

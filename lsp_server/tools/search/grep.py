@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import stat
 import threading
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +23,7 @@ from lsp_server.runtime.core.errors import (
 from lsp_server.runtime.fs import hardlinks
 from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools._support.schema_parts import boolean, integer, object_schema, string
+from lsp_server.tools.search.result_screen import ResultScreen, secret_test
 
 if TYPE_CHECKING:
     from lsp_server.search.engines import SearchEngines
@@ -193,6 +193,7 @@ def _search_blocking(
             INVALID_ARGUMENT, "the pattern or glob contains a NUL byte", "use \\x00 in the regex"
         )
     base = folder_of(target)
+    screen = ResultScreen(ctx, base, secret_test(ctx, engines, base))
     query = SearchQuery(
         pattern,
         target=target,
@@ -204,6 +205,7 @@ def _search_blocking(
         multiline=multiline,
         timeout_seconds=timeout_seconds,
         excluded=excluded_patterns(ctx),
+        on_file=screen.visit,
     )
     try:
         outcome = engines.search(query, ctx.config.search.engine, stop)
@@ -224,9 +226,8 @@ def _search_blocking(
         raise ToolError(
             INTERNAL_ERROR, f"the search engine failed: {exc}", "retry, or set search.engine"
         ) from exc
-    is_secret = secret_test(ctx, engines, base)
-    outcome.files = [hits for hits in outcome.files if not is_secret(hits.path)]
-    leave_out_links(ctx, base, outcome)
+    outcome.files = [hits for hits in outcome.files if not screen.is_secret(hits.path)]
+    screen.leave_out_links(outcome)
     return outcome, base
 
 
@@ -240,52 +241,6 @@ def require_readable_link(ctx: ToolContext, target: Path) -> None:
     if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
         root = ctx.workspace.root_of(target) or target.parent
         hardlinks.require_all_inside(ctx.workspace, root, target, st)
-
-
-def leave_out_links(ctx: ToolContext, base: Path, outcome: SearchOutcome) -> None:
-    """Drop the files read_file would refuse as hard links (a name for a file from outside
-    the workspace, or another name of a secret), with one note saying how many."""
-    linked = []
-    folder = os.fspath(base)  # a str per file, not a Path
-    for hits in outcome.files:
-        try:
-            st = os.lstat(f"{folder}/{hits.path}")
-        except OSError:
-            continue
-        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-            linked.append((hits, base / hits.path, st))
-    if not linked:
-        return
-    root = ctx.workspace.root_of(base) or base
-    names = hardlinks.names_of_many(root, [st for _, _, st in linked])
-    refused = {
-        id(hits)
-        for hits, path, st in linked
-        if hardlinks.link_refusal(
-            ctx.workspace, path, st, None if names is None else names[(st.st_dev, st.st_ino)]
-        )
-        is not None
-    }
-    if refused:
-        outcome.files = [hits for hits in outcome.files if id(hits) not in refused]
-        outcome.notes.append(
-            f"[{len(refused)} hard-linked file(s) left out: another name of a file outside "
-            "the workspace or of a secret; read_file refuses them too]"
-        )
-
-
-def secret_test(ctx: ToolContext, engines: SearchEngines, base: Path) -> Callable[[str], bool]:
-    """Whether a result path (relative to `base`) is a secret: `Workspace.is_secret`'s rule
-    (its pattern list against the root-relative path and against the name), with the
-    list compiled once into one regex by the engines (is_secret costs ~0.3 ms a path,
-    this ~2 us). With allowed secrets configured, or outside the roots, is_secret itself
-    decides."""
-    root = ctx.workspace.root_of(base)
-    if root is None or ctx.config.workspace.allowed_secrets:
-        return lambda rel: ctx.workspace.is_secret(base / rel)
-    match = engines.matcher_for(tuple(ctx.workspace.secret_patterns))
-    prefix = "" if base == root else base.relative_to(root).as_posix() + "/"
-    return lambda rel: match(prefix + rel) or match(rel.rsplit("/", 1)[-1])
 
 
 def display_prefix(ctx: ToolContext, base: Path) -> str:
