@@ -5,7 +5,7 @@ rg writes each file's results as it finds them: a search of the standard library
 a reader that waits for stdout ~100 times in 40 ms, and each wake-up (a select, a small
 read, a parse of a few records) costs CPU that, with both cores busy with rg, comes out
 of rg's own. Here stdout is read every `_POLL_SECONDS` (its pipe is enlarged to 1 MiB,
-so rg does not wait for us in between) and at once when rg exits, which a pidfd says:
+so rg rarely waits for us in between) and at once when rg exits, which a pidfd says:
 a few wake-ups per search, half the reader's CPU. Where no pidfd can be had (a kernel
 before 5.3, a seccomp filter) every chunk is read as it comes.
 """
