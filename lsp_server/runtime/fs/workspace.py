@@ -52,7 +52,10 @@ MAGIC_PREFIXES = ("/proc", "/sys", "/dev")
 def _is_within(path: Path, root: Path) -> bool:
     """`path == root or root in path.parents`, on the strings (both are normalised Paths):
     no Path object per parent on every check."""
-    text, top = str(path), str(root)
+    return _text_within(str(path), str(root))
+
+
+def _text_within(text: str, top: str) -> bool:
     return text == top or text.startswith(top if top.endswith("/") else top + "/")
 
 
@@ -103,7 +106,7 @@ class Workspace:
     def root_of(self, path: Path) -> Path | None:
         text = str(path)
         for top, root in self._writable_tops:
-            if text == top or text.startswith(top if top.endswith("/") else top + "/"):
+            if _text_within(text, top):
                 return root
         return None
 
@@ -224,15 +227,14 @@ def real_below(tops: Iterable[tuple[str, Path]], normal: str) -> str | None:
     paths): one lstat for each part below the root, none for the folders above it. None
     when a part is a symlink or cannot be looked at: realpath then says where it leads."""
     for top, _ in tops:
-        prefix = top if top.endswith("/") else top + "/"
-        if normal == top:
-            return normal
-        if normal.startswith(prefix):
+        if _text_within(normal, top):
             break
     else:
         return None
-    current = prefix[:-1]
-    for part in normal[len(prefix) :].split("/"):
+    if normal == top:
+        return normal
+    current = top.rstrip("/")
+    for part in normal[len(current) + 1 :].split("/"):
         current += "/" + part
         try:
             if stat.S_ISLNK(os.lstat(current).st_mode):
