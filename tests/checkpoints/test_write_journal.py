@@ -165,13 +165,19 @@ def entry(n: int, path: str = "a.txt") -> JournalEntry:
     )
 
 
-def test_a_journal_replayed_after_part_of_its_batch_records_nothing_twice(
-    tmp_path: Path,
-) -> None:
+def fresh_store(tmp_path: Path) -> CheckpointStore:
+    """An empty store for the workspace tmp_path/ws."""
     root = tmp_path / "ws"
     root.mkdir()
     store = CheckpointStore(tmp_path / "state", root, 1 << 20)
     store.ensure()
+    return store
+
+
+def test_a_journal_replayed_after_part_of_its_batch_records_nothing_twice(
+    tmp_path: Path,
+) -> None:
+    store = fresh_store(tmp_path)
     entries = [entry(n) for n in range(3)]
     writer = JournalFile(store.folder)
     for item in entries:
@@ -184,7 +190,7 @@ def test_a_journal_replayed_after_part_of_its_batch_records_nothing_twice(
 
     lock = threading.Lock()
     queue = WriteQueue(lambda _: store, lambda _: lock, lambda *_: None)
-    assert queue.recover(root) == 1
+    assert queue.recover(tmp_path / "ws") == 1
     recorded = store.all()
     assert [c.call_id for c in recorded] == ["c-0", "c-1", "c-2"]
     assert [c.seq for c in recorded] == [1, 2, 3]
@@ -207,10 +213,7 @@ def test_a_torn_last_entry_is_dropped_and_the_ones_before_kept() -> None:
 def test_trimming_drops_the_oldest_of_a_batch_and_keeps_the_rest_restorable(
     tmp_path: Path,
 ) -> None:
-    root = tmp_path / "ws"
-    root.mkdir()
-    store = CheckpointStore(tmp_path / "state", root, 1 << 20)
-    store.ensure()
+    store = fresh_store(tmp_path)
     entries = [entry(n) for n in range(6)]
     with store.repo.locked():
         write_entries(store, entries[:4])
@@ -239,10 +242,7 @@ def blob_ids(*versions: int) -> list[str]:
 
 def test_records_of_earlier_versions_are_read_and_trimmed_by_age_alone(tmp_path: Path) -> None:
     """A state folder from before batches: one indented JSON file per checkpoint."""
-    root = tmp_path / "ws"
-    root.mkdir()
-    store = CheckpointStore(tmp_path / "state", root, 1 << 20)
-    store.ensure()
+    store = fresh_store(tmp_path)
     old = store.add("c-old", "s", "bash", 1000.0, list(entry(0).files), label="echo")
     path = store.folder / "records" / f"{old.ref_name}.json"
     legacy = {**json.loads(path.read_text()), "ended": 2000.0}
