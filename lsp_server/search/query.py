@@ -49,7 +49,7 @@ class SearchQuery:
     on_file: Callable[[str], object] | None = attrs.field(default=None, eq=False)
 
 
-@attrs.frozen
+@attrs.define  # not frozen: a frozen attrs class is built 2.5x slower, once per result line
 class Line:
     number: int
     text: str

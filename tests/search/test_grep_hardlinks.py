@@ -56,3 +56,20 @@ async def test_grep_of_a_link_to_a_secret_is_refused(linked: tuple[Path, Runtime
     result = await call_tool(runtime, "grep", {"pattern": "needle", "path": "notes.txt"})
     assert result.error is not None and result.error.code == "workspace.secret_file"
     assert "SECRET-KEY" not in text_of(result)
+
+
+async def test_links_deeper_in_a_searched_folder_are_left_out(
+    linked: tuple[Path, Runtime],
+) -> None:
+    # The screen looks at each result from the folder searched ("src"), by a relative
+    # path that may cross folders ("deep/er/leak.txt").
+    root, runtime = linked
+    deep = root / "src" / "deep" / "er"
+    deep.mkdir(parents=True)
+    os.link(root / "innocent.txt", deep / "leak.txt")
+    (deep / "fine.txt").write_text("needle fine\n")
+    result = await call_tool(runtime, "grep", {"pattern": "needle", "path": "src"})
+    text = text_of(result)
+    assert "OUTSIDE-PRIVATE" not in text and "leak.txt" not in text
+    assert "src/deep/er/fine.txt:1:needle fine" in text
+    assert "1 hard-linked file(s) left out" in text

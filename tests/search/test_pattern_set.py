@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pathspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lsp_server.runtime.fs.workspace import SECRET_PATTERNS
-from lsp_server.search.pattern_set import any_match
+from lsp_server.search.pattern_set import any_match, join_alternatives
 
 # Names near the deny list's patterns, so that the generated paths hit and miss them.
 SEGMENTS = [
@@ -44,3 +46,13 @@ def test_the_deny_list_takes_the_one_regex_path() -> None:
     assert any_match(spec) != spec.match_file
     negated = pathspec.GitIgnoreSpec.from_lines(["*.py", "!b.py"])
     assert any_match(negated) == negated.match_file
+
+
+def test_patterns_at_any_depth_share_one_walk_through_the_folders() -> None:
+    # pathspec starts the regex of a pattern without a slash with "^(?:.+/)?".
+    alternatives = ["^(?:.+/)?\\.env$", "^(?:.+/)?[^/]*\\.pem$", "^\\.aws/credentials$"]
+    joined = join_alternatives(alternatives)
+    assert joined.count("^(?:.+/)?") == 1
+    for path in ("src/.env", ".env", "a/b/c.pem", ".aws/credentials", "x/.aws/credentials"):
+        expected = any(re.search(a, path) for a in alternatives)
+        assert bool(re.search(joined, path)) == expected, path

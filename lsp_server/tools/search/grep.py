@@ -26,11 +26,8 @@ from lsp_server.tools._support.schema_parts import boolean, integer, object_sche
 from lsp_server.tools.search.result_screen import ResultScreen, secret_test
 
 if TYPE_CHECKING:
-    from lsp_server.search.engines import SearchEngines
-    from lsp_server.search.query import (
-        OutputMode,
-        SearchOutcome,
-    )
+    from lsp_server.search.engines import EngineChoice, SearchEngines
+    from lsp_server.search.query import OutputMode, SearchOutcome, SearchQuery
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
 MAX_TIMEOUT_SECONDS = 300.0
@@ -184,7 +181,7 @@ def _search_blocking(
     multiline: bool,
     timeout_seconds: float,
 ) -> tuple[SearchOutcome, Path]:
-    from lsp_server.search.query import EngineFailure, InvalidInclude, InvalidPattern, SearchQuery
+    from lsp_server.search.query import SearchQuery
 
     require_readable_link(ctx, target)
     if "\x00" in pattern or "\x00" in (include or ""):
@@ -193,22 +190,34 @@ def _search_blocking(
             INVALID_ARGUMENT, "the pattern or glob contains a NUL byte", "use \\x00 in the regex"
         )
     base = folder_of(target)
-    screen = ResultScreen(ctx, base, secret_test(ctx, engines, base))
-    query = SearchQuery(
-        pattern,
-        target=target,
-        ignore_base=ctx.workspace.root_of(target) or base,
-        include=include,
-        ignore_case=ignore_case,
-        mode=mode,
-        context=context,
-        multiline=multiline,
-        timeout_seconds=timeout_seconds,
-        excluded=excluded_patterns(ctx),
-        on_file=screen.visit,
-    )
+    with ResultScreen(ctx, base, secret_test(ctx, engines, base)) as screen:
+        query = SearchQuery(
+            pattern,
+            target=target,
+            ignore_base=ctx.workspace.root_of(target) or base,
+            include=include,
+            ignore_case=ignore_case,
+            mode=mode,
+            context=context,
+            multiline=multiline,
+            timeout_seconds=timeout_seconds,
+            excluded=excluded_patterns(ctx),
+            on_file=screen.visit,
+        )
+        outcome = _run_engine(engines, query, ctx.config.search.engine, stop)
+        outcome.files = [hits for hits in outcome.files if not screen.is_secret(hits.path)]
+        screen.leave_out_links(outcome)
+    return outcome, base
+
+
+def _run_engine(
+    engines: SearchEngines, query: SearchQuery, engine: EngineChoice, stop: threading.Event
+) -> SearchOutcome:
+    """The engine's outcome; its complaints as the tool's errors."""
+    from lsp_server.search.query import EngineFailure, InvalidInclude, InvalidPattern
+
     try:
-        outcome = engines.search(query, ctx.config.search.engine, stop)
+        return engines.search(query, engine, stop)
     except InvalidPattern as exc:
         raise ToolError(
             GREP_INVALID_REGEX,
@@ -226,9 +235,6 @@ def _search_blocking(
         raise ToolError(
             INTERNAL_ERROR, f"the search engine failed: {exc}", "retry, or set search.engine"
         ) from exc
-    outcome.files = [hits for hits in outcome.files if not screen.is_secret(hits.path)]
-    screen.leave_out_links(outcome)
-    return outcome, base
 
 
 def require_readable_link(ctx: ToolContext, target: Path) -> None:
