@@ -43,10 +43,8 @@ def join_alternatives(alternatives: list[str]) -> str:
     list."""
     shared = [a.removeprefix(_ANY_FOLDER) for a in alternatives if a.startswith(_ANY_FOLDER)]
     rest = [f"(?:{a})" for a in alternatives if not a.startswith(_ANY_FOLDER)]
-    if len(shared) > 1:
+    if shared:
         rest.insert(0, _ANY_FOLDER + "(?:" + "|".join(f"(?:{a})" for a in shared) + ")")
-    else:
-        rest += [f"(?:{_ANY_FOLDER}{a})" for a in shared]
     return "|".join(rest)
 
 
