@@ -4,7 +4,8 @@ standard library of this machine.
     .venv/bin/python bench/grep_vs_rg.py [--runs 7] [--fallback-runs 3] [--root DIR]
         [--engines ripgrep,python] [--baseline DIR]
 
-Each search runs first once to warm the page cache, then `--runs` times per side; the
+Each search runs first once to warm the page cache, then `--runs` rounds, each running
+every side once in an order of its own (seeded by the round, so runs repeat); the
 ratio is toolhost's median time over rg's median time, rg being the faster of
 `rg --json` (what the engine reads) and `rg -n` (what a person types). Both sides get
 the same exclusions (the secret deny list, and `site-packages/`, which is not the
@@ -22,6 +23,7 @@ import asyncio
 import dataclasses
 import json
 import os
+import random
 import resource
 import statistics
 import subprocess
@@ -232,16 +234,24 @@ async def bench_engine(
             json_times, plain_times, status_times, rg_cpu = [], [], [], []
             tool, old = Side(), None if before is None else Side()
             matches = 0
-            for _ in range(runs):
-                elapsed, cpu, matches = time_rg(rg, root, pattern, "--json")
-                json_times.append(elapsed)
-                elapsed, plain_cpu, _ = time_rg(rg, root, pattern, "-n")
-                plain_times.append(elapsed)
-                rg_cpu.append(min(cpu, plain_cpu))
-                await tool.time(client, pattern)
-                status_times.append(await time_status(client))
-                if before is not None and old is not None:
-                    await old.time(before, pattern)
+            for run in range(runs):
+                rg_runs: dict[str, tuple[float, float, int]] = {}
+                steps = ["--json", "-n", "toolhost"] + (["before"] if old is not None else [])
+                # A new order each round: what runs just before a step (rg's walk of the
+                # tree, another server's call) moves its time by a few per cent.
+                random.Random(run).shuffle(steps)
+                for step in steps:
+                    if step == "toolhost":
+                        await tool.time(client, pattern)
+                        status_times.append(await time_status(client))
+                    elif step == "before" and before is not None and old is not None:
+                        await old.time(before, pattern)
+                    else:
+                        rg_runs[step] = time_rg(rg, root, pattern, step)
+                json_times.append(rg_runs["--json"][0])
+                plain_times.append(rg_runs["-n"][0])
+                rg_cpu.append(min(rg_runs["--json"][1], rg_runs["-n"][1]))
+                matches = rg_runs["--json"][2]
             # The faster of the two rg runs is the reference (the stricter comparison).
             rg_times = min(json_times, plain_times, key=statistics.median)
             shown = sum(1 for row in text.splitlines() if not row.startswith("["))
