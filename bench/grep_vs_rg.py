@@ -2,7 +2,7 @@
 standard library of this machine.
 
     .venv/bin/python bench/grep_vs_rg.py [--runs 7] [--fallback-runs 3] [--root DIR]
-        [--engines ripgrep,python] [--baseline DIR]
+        [--engines ripgrep,python] [--baseline DIR] [--pattern REGEX ...]
 
 Each search runs first once to warm the page cache, then `--runs` rounds, each running
 every side once in an order of its own (seeded by the round, so runs repeat); the
@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.runtime.fs.workspace import SECRET_PATTERNS
+from lsp_server.search.render import NO_MATCHES
 from lsp_server.search.ripgrep import find_ripgrep
 
 PATTERNS = [
@@ -219,13 +220,19 @@ async def time_status(client: StdioClient) -> float:
 
 
 async def bench_engine(
-    engine: str, root: Path, rg: Path, runs: int, state: Path, baseline: Path | None
+    engine: str,
+    root: Path,
+    rg: Path,
+    runs: int,
+    state: Path,
+    baseline: Path | None,
+    patterns: list[str],
 ) -> list[Row]:
     client = await start_server(root, engine, state)
     before = None if baseline is None else await start_server(root, engine, state, baseline)
     rows: list[Row] = []
     try:
-        for pattern in PATTERNS:
+        for pattern in patterns:
             time_rg(rg, root, pattern, "--json")
             _, text = await time_tool(client, pattern)  # warm-up
             if before is not None:
@@ -254,7 +261,8 @@ async def bench_engine(
                 matches = rg_runs["--json"][2]
             # The faster of the two rg runs is the reference (the stricter comparison).
             rg_times = min(json_times, plain_times, key=statistics.median)
-            shown = sum(1 for row in text.splitlines() if not row.startswith("["))
+            listed = [row for row in text.splitlines() if not row.startswith("[")]
+            shown = 0 if listed == [NO_MATCHES] else len(listed)
             assert shown == matches, (pattern, shown, matches)
             rg_s, status_s = statistics.median(rg_times), statistics.median(status_times)
             rows.append(Row(pattern, matches, rg_s, sum(rg_cpu), status_s, tool, old))
@@ -306,6 +314,9 @@ async def main() -> None:
     parser.add_argument("--state", type=Path, default=Path("/tmp/toolhost-bench-state"))
     parser.add_argument("--engines", default="ripgrep,python")
     parser.add_argument("--baseline", type=Path, help="another checkout, timed alongside")
+    parser.add_argument(
+        "--pattern", action="append", help="search this instead of the six (repeatable)"
+    )
     options = parser.parse_args()
     rg = find_ripgrep()
     if rg is None:
@@ -315,7 +326,9 @@ async def main() -> None:
     summary = []
     for engine in options.engines.split(","):
         runs = options.runs if engine == "ripgrep" else options.fallback_runs
-        rows = await bench_engine(engine, root, rg, runs, options.state, options.baseline)
+        rows = await bench_engine(
+            engine, root, rg, runs, options.state, options.baseline, options.pattern or PATTERNS
+        )
         summary.append(f"{engine} engine {report(engine, rows):.2f}x")
     print(f"\nSUMMARY median ratio vs rg: {', '.join(summary)}")
 
