@@ -1,10 +1,10 @@
 """toolhost over the Model Context Protocol (docs/MCP.md).
 
 The faces, here:
-- front.py: `toolhost mcp` on stdio, standard library only: answers initialize and a
-  cached tools/list (listing_cache.py) at once, runs plain tools/calls itself on the warm
-  runtime with the SDK's bytes (fast.py), and hands the rest to the SDK once loader.py has
-  imported it; stdio_streams.py are the SDK's streams over the front's pipes;
+- front.py: `toolhost mcp` on stdio, standard library only: answers initialize at once and
+  tools/list from its cache or the registry (listing_cache.py), runs plain tools/calls
+  itself on the warm runtime with the SDK's bytes (fast.py), and hands the rest to the SDK
+  once loader.py has imported it; stdio_streams.py are the SDK's streams over the front's pipes;
 - server.py: the SDK's low-level server (the only module that imports the SDK at the top);
 - http_gate.py, http_serve.py: `toolhost mcp --http`, the SDK's Streamable HTTP transport
   behind toolhost's gate (loopback, Host and Origin, a bearer token).

@@ -2,19 +2,19 @@
 
 Importing the SDK (pydantic models of two protocol revisions, starlette) takes longer than
 the official filesystem server needs to answer `initialize`. So the front claims stdin and
-stdout, starts importing the SDK and toolhost's MCP server in a thread, and answers a
-well-formed `initialize` of the handshake revisions itself, with the answer the SDK gives
-(tests/mcp/test_front.py compares the two for every revision), then a plain tools/list
-from the SDK's answer of the last start (ListingCache), while the SDK loads. Everything it
-read is then handed to the SDK in order, the requests it answered included, so that the
-SDK's session knows the client; the SDK's own answers to them are not sent again
+stdout, builds the runtime in a thread, and answers a well-formed `initialize` of the
+handshake revisions itself, with the answer the SDK gives (tests/mcp/test_front.py compares
+the two for every revision), then a plain tools/list from the answer of the last start, or
+made from the tool registry (mcp/listing_cache.py), while the SDK loads. Everything it read
+is then handed to the SDK in order, the requests it answered included, so that the SDK's
+session knows the client; the SDK's own answers to them are not sent again
 (mcp/stdio_streams.py). Anything else (the stateless 2026-07-28 revision, an odd `initialize`,
 stdin or stdout that is not a pipe) waits for the SDK and gets its answer, as before.
 
 A plain `tools/call` is not the SDK's at all: the front runs it on the warm runtime and writes
 the SDK's answer itself (mcp/fast.py), so neither the SDK's import nor its per-message work
 is on a call's path. The runtime is built from the start, in a thread; the SDK is imported
-after it (at once when no tools/list is cached, or when a message needs it).
+after it, or at once when a message needs it.
 """
 
 from __future__ import annotations
@@ -29,14 +29,13 @@ import select
 import stat
 import sys
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from lsp_server import __version__
 from lsp_server.mcp.calls.tool_calls import Calls
 from lsp_server.mcp.fast import FastPath, encode
-from lsp_server.mcp.listing_cache import ListingCache
+from lsp_server.mcp.listing_cache import Listing, ListingCache
 from lsp_server.mcp.loader import Loader
 
 log = logging.getLogger(__name__)
@@ -132,8 +131,6 @@ class Pipes:
         """Lines the front read before the SDK was loaded, oldest first (b"": end of input)."""
         self.answered: list[Any] = []
         """Ids of the requests the front answered; the SDK's answers to them are dropped."""
-        self.remember_listing: Callable[[dict[str, Any]], None] | None = None
-        """Keeps the SDK's tools/list answer for the next start (ListingCache.store)."""
         self.fast: FastPath | None = None
         """Runs the plain tools/calls it takes, from the first line after `initialize`."""
         self._reading: asyncio.Future[bytes] | None = None
@@ -259,8 +256,6 @@ async def serve(
     approvals: str | None = None,
 ) -> None:
     calls = Calls(root, surface, session, attach, approvals)  # type: ignore[arg-type]
-    if ListingCache.missing():
-        loader.start()  # the first tools/list waits for the SDK: from the start, as before
     async with claim_stdio() as pipes:
         if pipes is None:
             server = await loader.module()
@@ -275,16 +270,13 @@ async def serve(
             pipes.write_message(answer)
             pipes.answered.append(answer["id"])
             version = answer["result"]["protocolVersion"]
-            cache = ListingCache.of(version, surface)
-            listing = cache.load()
-            if listing is None:
-                pipes.remember_listing = cache.store
+            listing = Listing(ListingCache.of(version, surface), calls)
             pipes.fast = FastPath(
                 calls, version, message["params"], pipes.send_now, loader.start, loader.serializer
             )
-        warming = asyncio.ensure_future(_warm(calls, loader, runtime_first=listing is not None))
+        warming = asyncio.ensure_future(_warm(calls, loader))
         try:
-            if answer is not None:
+            if listing is not None:
                 await _answer_while_loading(pipes, loader, listing)
             server = await loader.module()
             await server.serve_pipes(pipes, calls)
@@ -296,24 +288,17 @@ async def serve(
                 await asyncio.wait_for(calls.close(), 10)
 
 
-async def _warm(calls: Calls, loader: Loader, runtime_first: bool) -> None:
-    """Both imports in turn (they would share one GIL): the runtime first when tools/list is
-    cached (the first call needs it next), else the SDK (the client's tools/list needs it)."""
-    if runtime_first:
-        await calls.warm()
-        loader.start()
-        return
-    loader.start()
-    await loader.loaded()
+async def _warm(calls: Calls, loader: Loader) -> None:
+    """Both imports in turn (they would share one GIL): the runtime first (tools/list and the
+    first call need it), then the SDK."""
     await calls.warm()
+    loader.start()
 
 
-async def _answer_while_loading(
-    pipes: Pipes, loader: Loader, listing: dict[str, Any] | None
-) -> None:
+async def _answer_while_loading(pipes: Pipes, loader: Loader, listing: Listing) -> None:
     """Until the SDK is loaded: plain tools/calls run (mcp/fast.py), `notifications/initialized`
-    waits for the SDK, a plain tools/list is answered from the cache; anything else (or the
-    end of input) waits with the rest."""
+    waits for the SDK, a plain tools/list is answered (mcp/listing_cache.py); anything else
+    (or the end of input) waits with the rest."""
     loading = loader.loaded()
     while not loading.done() and pipes.pending[-1]:
         reading: asyncio.Future[Any] = pipes.next_line()
@@ -327,9 +312,14 @@ async def _answer_while_loading(
         message = _parsed(line)
         if _is_initialized(message):
             continue
-        if listing is None or not _plain_listing_request(message):
+        if not _plain_listing_request(message):
             break
-        pipes.write_message({"jsonrpc": "2.0", "id": message["id"], "result": listing})
+        try:
+            result = await listing.result()
+        except Exception:  # the SDK's handler builds the same registry and reports it
+            log.warning("the tool listing could not be made", exc_info=True)
+            break
+        pipes.write_message({"jsonrpc": "2.0", "id": message["id"], "result": result})
         pipes.answered.append(message["id"])
 
 

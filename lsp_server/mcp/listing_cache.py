@@ -1,22 +1,43 @@
-"""The SDK's tools/list answer of the last start, kept for the front (mcp/front.py)."""
+"""tools/list's answer, made by the front from the tool registry (the SDK answers the same:
+tests/mcp/test_front.py) and kept for the next start (mcp/front.py)."""
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import hashlib
 import importlib.util
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsp_server import __version__, keyed_cache
 
+if TYPE_CHECKING:
+    from lsp_server.mcp.calls.tool_calls import Calls
+    from lsp_server.runtime.core.contract import Registry, Surface
+
+
+def tool_listing(registry: Registry, surface: Surface) -> list[dict[str, Any]]:
+    """tools/list: the contract's schemas as they are, annotations from the entries."""
+    listing = []
+    for tool in registry.surface(surface):
+        entry = tool.contract
+        listing.append(
+            {
+                "name": entry.name,
+                "description": entry.description,
+                "inputSchema": entry.public()["inputSchema"],
+                "annotations": entry.annotations(),
+            }
+        )
+    return listing
+
 
 class ListingCache:
-    """The SDK's tools/list answer of the last start, per protocol revision and surface, in
-    the state folder, under a key of toolhost's and the SDK's source files (path, size,
-    mtime): any change to a tool or to the SDK makes a new key; the newest keys are kept side
-    by side (keyed_cache.py). A cache that cannot be read or written is not used."""
+    """tools/list's answer of the last start, per protocol revision and surface, in the state
+    folder, under a key of toolhost's source files (path, size, mtime): any change to a tool
+    makes a new key; the newest keys are kept side by side (keyed_cache.py). A cache that
+    cannot be read or written is not used."""
 
     FILE_NAME = "mcp-tools-list.json"
 
@@ -29,33 +50,43 @@ class ListingCache:
         from lsp_server.dirs import Dirs  # attrs: after the initialize answer
 
         digest = hashlib.sha256(f"{__version__}\n{version}\n{surface}\n".encode())
-        for name, every_file in (("lsp_server", True), ("mcp", False), ("mcp_types", False)):
-            spec = importlib.util.find_spec(name)  # finds, does not import
-            for folder in (spec.submodule_search_locations or []) if spec else []:
-                # toolhost: every module (a tool's schema may change anywhere); the SDK: an
-                # upgrade rewrites its __init__.py
-                for path in _modules(folder) if every_file else [f"{folder}/__init__.py"]:
-                    with contextlib.suppress(OSError):
-                        info = os.stat(path)  # noqa: PTH116 (pathlib costs 2x here)
-                        digest.update(f"{path}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+        spec = importlib.util.find_spec("lsp_server")  # finds, does not import
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            for path in _modules(folder):  # every module: a tool's schema may change anywhere
+                try:
+                    info = os.stat(path)  # noqa: PTH116 (pathlib costs 2x here)
+                except OSError:
+                    continue
+                digest.update(f"{path}:{info.st_size}:{info.st_mtime_ns}\n".encode())
         return cls(Dirs.from_environment().state, digest.hexdigest())
-
-    @classmethod
-    def missing(cls) -> bool:
-        """No cache file at all (a first start, a new state folder): the client's tools/list
-        will wait for the SDK, so its import starts at once. The state folder as
-        Dirs.from_environment finds it, without importing attrs before the first answer."""
-        state = os.environ.get("TOOLHOST_STATE_DIR")
-        if not state:
-            base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-            state = str(Path(base) / "toolhost")
-        return not (Path(state) / cls.FILE_NAME).exists()
 
     def load(self) -> dict[str, Any] | None:
         return keyed_cache.load(self.path, self.key)
 
     def store(self, result: dict[str, Any]) -> None:
         keyed_cache.store(self.path, self.key, result)
+
+
+class Listing:
+    """The answer to a plain tools/list on this connection: the cached one, else made from
+    the registry in a thread (the runtime's warm-up builds the same registry first) and kept.
+    A client's first start does not wait for the SDK's import (Codex gives a server about a
+    second before its first turn goes out without that server's tools: docs/MCP.md)."""
+
+    def __init__(self, cache: ListingCache, calls: Calls) -> None:
+        self.cache = cache
+        self.calls = calls
+        self._result = cache.load()
+
+    async def result(self) -> dict[str, Any]:
+        if self._result is None:
+            self._result = await asyncio.to_thread(self._made)
+        return self._result
+
+    def _made(self) -> dict[str, Any]:
+        result = {"tools": tool_listing(self.calls.registry(), self.calls.surface)}
+        self.cache.store(result)
+        return result
 
 
 def _modules(folder: str) -> list[str]:

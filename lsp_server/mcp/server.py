@@ -29,6 +29,7 @@ from lsp_server.mcp.calls.rounds import RoundTrips, UnknownRequestState
 from lsp_server.mcp.calls.tool_calls import Calls
 from lsp_server.mcp.calls.unreadable import AnswerStream, form_answer
 from lsp_server.mcp.front import INSTRUCTIONS, SERVER_NAME, Pipes
+from lsp_server.mcp.listing_cache import tool_listing
 from lsp_server.mcp.stdio_streams import pipe_streams
 from lsp_server.runtime.core.client import UnreadableAnswer
 
@@ -39,22 +40,6 @@ if TYPE_CHECKING:
     from lsp_server.runtime.core.contract import Registry, Surface
 
 log = logging.getLogger(__name__)
-
-
-def tool_listing(registry: Registry, surface: Surface) -> list[dict[str, Any]]:
-    """tools/list: the contract's schemas as they are, annotations from the entries."""
-    listing = []
-    for tool in registry.surface(surface):
-        entry = tool.contract
-        listing.append(
-            {
-                "name": entry.name,
-                "description": entry.description,
-                "inputSchema": entry.public()["inputSchema"],
-                "annotations": entry.annotations(),
-            }
-        )
-    return listing
 
 
 def _client_info(ctx: ServerRequestContext[Any, Any]) -> dict[str, str]:

@@ -5,14 +5,13 @@ The same messages as the SDK's `stdio_server` (each line validated by
 line), read on the event loop and written by one worker-thread hop per answer: the SDK's
 transport hops to a worker thread for every line read, every write and every flush. The
 lines the front read before the SDK was loaded come first; the SDK's answers to the
-requests the front already answered are dropped, and its first answer to a plain
-tools/list is kept for the next start. A plain tools/call is the front's (mcp/fast.py).
+requests the front already answered are dropped. A plain tools/call is the front's
+(mcp/fast.py).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -22,7 +21,7 @@ import mcp_types as types
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
-from lsp_server.mcp.front import Pipes, listing_params
+from lsp_server.mcp.front import Pipes
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +30,6 @@ log = logging.getLogger(__name__)
 async def pipe_streams(pipes: Pipes) -> AsyncIterator[tuple[Any, Any]]:
     read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
     write_stream, write_reader = create_context_streams[SessionMessage](0)
-    listings: list[Any] = []  # ids of plain tools/list requests, while one is to be kept
 
     async def deliver(line: bytes) -> None:
         text = line.decode("utf-8", "replace")
@@ -42,13 +40,6 @@ async def pipe_streams(pipes: Pipes) -> AsyncIterator[tuple[Any, Any]]:
         except Exception as exc:
             await read_writer.send(exc)
             return
-        if (
-            pipes.remember_listing is not None
-            and isinstance(message, types.JSONRPCRequest)
-            and message.method == "tools/list"
-            and listing_params(message.params)
-        ):
-            listings.append(message.id)
         await read_writer.send(SessionMessage(message))
 
     async def read_lines() -> None:
@@ -75,11 +66,6 @@ async def pipe_streams(pipes: Pipes) -> AsyncIterator[tuple[Any, Any]]:
                             log.warning("the SDK refused a request the front answered")
                         continue
                     dumped = message.model_dump_json(by_alias=True, exclude_unset=True)
-                    keep = pipes.remember_listing is not None and _answered(message, listings)
-                    if keep and pipes.remember_listing is not None:
-                        if isinstance(message, types.JSONRPCResponse):
-                            pipes.remember_listing(json.loads(dumped)["result"])
-                        pipes.remember_listing = None
                     await pipes.send(dumped.encode("utf-8") + b"\n")
         except (anyio.ClosedResourceError, ConnectionError):
             await anyio.lowlevel.checkpoint()

@@ -122,6 +122,14 @@ async def spawn_mcp(root: Path, env: dict[str, str] | None = None) -> RawMcp:
     return RawMcp(process)
 
 
+def blocked_sdk(tmp_path: Path) -> dict[str, str]:
+    """An environment whose `mcp` package (the SDK) takes ten minutes to import."""
+    folder = tmp_path / "slow-sdk"
+    (folder / "mcp").mkdir(parents=True)
+    (folder / "mcp" / "__init__.py").write_text("import time\ntime.sleep(600)\n")
+    return {"PYTHONPATH": str(folder)}
+
+
 async def raw_mcp(
     root: Path, capabilities: dict[str, Any], name: str, env: dict[str, str] | None = None
 ) -> RawMcp:

@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
@@ -17,8 +17,13 @@ from mcp.shared.message import SessionMessage
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from lsp_server.mcp import front
+from lsp_server.mcp.calls.tool_calls import Calls
+from lsp_server.mcp.listing_cache import Listing, ListingCache
 from lsp_server.mcp.server import Backend, build_server
-from tests.mcp.clients import spawn_mcp
+from tests.mcp.clients import blocked_sdk, spawn_mcp
+
+if TYPE_CHECKING:
+    from lsp_server.runtime.core.contract import Surface
 
 CLIENT_INFO = {"name": "front-test", "version": "2.0"}
 CAPABILITIES: list[dict[str, Any]] = [
@@ -41,23 +46,33 @@ def initialize(version: str, capabilities: dict[str, Any], message_id: Any = 1) 
     }
 
 
-async def sdk_answer(root: Path, message: dict[str, Any]) -> dict[str, Any]:
-    """The answer of the SDK's own server (as `toolhost mcp` builds it) to one message."""
-    server = build_server(Backend(root, "full", "", "never"))
+async def sdk_answers(
+    root: Path, messages: list[dict[str, Any]], surface: Surface = "full"
+) -> list[dict[str, Any]]:
+    """The answers of the SDK's own server (as `toolhost mcp` builds it) to the requests among
+    `messages`, sent in turn."""
+    server = build_server(Backend(root, surface, "", "never"))
     to_server, server_reads = anyio.create_memory_object_stream[Any](4)
     server_writes, from_server = anyio.create_memory_object_stream[Any](4)
-    parsed = types.jsonrpc_message_adapter.validate_python(message, by_name=False)
+    replies: list[dict[str, Any]] = []
     async with anyio.create_task_group() as group:
         group.start_soon(
             lambda: server.run(server_reads, server_writes, server.create_initialization_options())
         )
-        await to_server.send(SessionMessage(parsed))
-        reply: SessionMessage = await from_server.receive()
+        for message in messages:
+            parsed = types.jsonrpc_message_adapter.validate_python(message, by_name=False)
+            await to_server.send(SessionMessage(parsed))
+            if "id" in message:
+                reply: SessionMessage = await from_server.receive()
+                replies.append(
+                    json.loads(reply.message.model_dump_json(by_alias=True, exclude_unset=True))
+                )
         group.cancel_scope.cancel()
-    dumped: dict[str, Any] = json.loads(
-        reply.message.model_dump_json(by_alias=True, exclude_unset=True)
-    )
-    return dumped
+    return replies
+
+
+async def sdk_answer(root: Path, message: dict[str, Any]) -> dict[str, Any]:
+    return (await sdk_answers(root, [message]))[0]
 
 
 def test_the_front_knows_the_sdks_handshake_revisions() -> None:
@@ -233,9 +248,9 @@ async def _listing_of_a_fresh_start(root: Path, version: str) -> tuple[dict[str,
 
 
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-06-18", "2025-11-25"])
-async def test_tools_list_from_the_cache_is_the_sdks_answer(ws: Path, version: str) -> None:
-    """The first start keeps the SDK's tools/list answer; the next one answers from it before
-    the SDK is loaded: the same answer, each request answered once."""
+async def test_tools_list_from_the_cache_is_the_first_starts_answer(ws: Path, version: str) -> None:
+    """The first start keeps its tools/list answer; the next one answers from it: the same
+    answer, each request answered once."""
     cache = front.ListingCache.of(version, "full")
     cache.path.unlink(missing_ok=True)
     fresh = await _listing_of_a_fresh_start(ws, version)
@@ -243,6 +258,48 @@ async def test_tools_list_from_the_cache_is_the_sdks_answer(ws: Path, version: s
     cached = await _listing_of_a_fresh_start(ws, version)
     assert [m["id"] for m in cached] == [1, "list", 9]
     assert cached == fresh
+
+
+@pytest.mark.parametrize("version", HANDSHAKE_PROTOCOL_VERSIONS)
+@pytest.mark.parametrize("surface", ["full", "core", "minimal"])
+async def test_the_listing_made_from_the_registry_is_the_sdks_answer(
+    ws: Path, tmp_path: Path, version: str, surface: Surface
+) -> None:
+    """What the front answers a tools/list with no listing kept is what the SDK's own server
+    answers after the same handshake, on every revision and surface."""
+    made = await Listing(ListingCache(tmp_path, "key"), Calls(ws, surface, "", "never")).result()
+    handshake = [
+        initialize(version, {}),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    answers = await sdk_answers(ws, handshake, surface)
+    assert made == answers[1]["result"]
+    assert ListingCache(tmp_path, "key").load() == made
+
+
+async def test_a_first_start_lists_the_tools_before_the_sdk_is_loaded(
+    ws: Path, tmp_path: Path
+) -> None:
+    """No listing kept yet (a first start, or the first after an upgrade): tools/list is
+    answered while the SDK cannot load (Codex sends its first turn about a second after
+    starting a server, with the tools it has by then), and kept for the next start."""
+    cache = front.ListingCache.of("2025-06-18", "full")
+    cache.path.unlink(missing_ok=True)
+    handshake = [
+        initialize("2025-06-18", {}),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": "list", "method": "tools/list"},
+    ]
+    client = await spawn_mcp(ws, blocked_sdk(tmp_path))
+    try:
+        await client.send_bytes(b"\n".join(json.dumps(m).encode() for m in handshake))
+        answers = [await client.next_message() for _ in range(2)]
+    finally:
+        await client.close()
+    assert [answer["id"] for answer in answers] == [1, "list"]
+    assert answers[1]["result"] == (await sdk_answers(ws, handshake))[1]["result"]
+    assert cache.load() == answers[1]["result"]
 
 
 async def test_the_front_answers_tools_list_from_its_cache(ws: Path) -> None:
@@ -280,13 +337,8 @@ async def test_a_large_message_is_read_whole(ws: Path) -> None:
         await client.close()
 
 
-def test_the_cache_file_is_looked_for_in_the_state_folder(tmp_path: Path) -> None:
+def test_the_cache_file_is_looked_for_in_the_state_folder() -> None:
     from lsp_server.dirs import Dirs
 
     cache = front.ListingCache.of("2025-11-25", "full")
     assert cache.path.parent == Dirs.from_environment().state
-    cache.path.unlink(missing_ok=True)
-    assert front.ListingCache.missing()
-    cache.store({"tools": []})
-    assert not front.ListingCache.missing()
-    cache.path.unlink()
