@@ -9,7 +9,10 @@ over stdio (bench/rawrpc.py, one JSON message per line), arms interleaved:
 - a 4 KiB read, --calls calls on one warm process per arm, p50 / p95.
 
     .venv/bin/python bench/peers.py [--starts 10] [--calls 500] [--rounds 2] [--floor]
-        [--baseline DIR ...]
+        [--first-start] [--baseline DIR ...]
+
+--first-start: each start in a state folder of its own, nothing kept from an earlier start
+(a new install, or the first start after an upgrade: no tools/list kept).
 
 Ratios are toolhost / filesystem server. toolhost runs as a user runs it: the venv's
 `toolhost mcp` entry point, `--attach auto` with no editor serving the workspace.
@@ -209,6 +212,11 @@ def main() -> None:
         "--floor", action="store_true", help="also the SDK's own floor (an echo server)"
     )
     parser.add_argument(
+        "--first-start",
+        action="store_true",
+        help="each start in a fresh state folder (nothing kept: a new install or an upgrade)",
+    )
+    parser.add_argument(
         "--baseline",
         type=Path,
         action="append",
@@ -240,8 +248,11 @@ def main() -> None:
             cold_start(arm, root, env, options.agent_delay)
         starts: dict[str, list[tuple[float, ...]]] = {a.name: [] for a in peers}
         for n in range(options.starts):
+            fresh = {"TOOLHOST_STATE_DIR": str(base / f"state-{n}")} if options.first_start else {}
             for arm in peers if n % 2 == 0 else reversed(peers):
-                starts[arm.name].append(cold_start(arm, root, env, options.agent_delay))
+                starts[arm.name].append(
+                    cold_start(arm, root, {**env, **fresh}, options.agent_delay)
+                )
         reads: dict[str, list[float]] = {a.name: [] for a in peers}
         clients = {}
         for arm in peers:
