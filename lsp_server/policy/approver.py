@@ -51,6 +51,8 @@ class PolicyApprover:
         self.service = service
         self.client = client
         self.fallback_asker = fallback_asker
+        # Tested once: an isinstance test against a Protocol costs ~7 us, on every call.
+        self._conditional = fallback_asker if isinstance(fallback_asker, ConditionalAsker) else None
 
     def asker_for(self, request: ApprovalRequest) -> Asker | None:
         if request.pre_approved:
@@ -59,12 +61,7 @@ class PolicyApprover:
             return _already_confirmed
         if self.client is not None and self.client.features.approvals:
             return editor_asker(self.client, lambda: self.service.policy.approval_timeout_seconds)
-        if self.fallback_asker is None:
-            return None  # (an isinstance test against a Protocol is slow: not on every call)
-        if (
-            isinstance(self.fallback_asker, ConditionalAsker)
-            and not self.fallback_asker.available()
-        ):
+        if self._conditional is not None and not self._conditional.available():
             return None  # e.g. an MCP client that declared no elicitation: nobody to ask
         return self.fallback_asker
 
