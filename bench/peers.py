@@ -9,10 +9,12 @@ over stdio (bench/rawrpc.py, one JSON message per line), arms interleaved:
 - a 4 KiB read, --calls calls on one warm process per arm, p50 / p95.
 
     .venv/bin/python bench/peers.py [--starts 10] [--calls 500] [--rounds 2] [--floor]
-        [--first-start] [--baseline DIR ...]
+        [--first-start] [--modern] [--baseline DIR ...]
 
 --first-start: each start in a state folder of its own, nothing kept from an earlier start
-(a new install, or the first start after an upgrade: no tools/list kept).
+(a new install, or the first start after an upgrade: no tools/list kept). --modern:
+toolhost's arms speak MCP 2026-07-28 as Claude Code does (server/discover; the revision,
+client and capabilities in each request's `_meta`); the filesystem server keeps initialize.
 
 Ratios are toolhost / filesystem server. toolhost runs as a user runs it: the venv's
 `toolhost mcp` entry point, `--attach auto` with no editor serving the workspace.
@@ -75,6 +77,12 @@ INITIALIZE = {
     "capabilities": {},
     "clientInfo": {"name": "bench-peers", "version": "1"},
 }
+# --modern: MCP 2026-07-28 as Claude Code speaks it (no initialize; each request's `_meta`).
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "bench-peers", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 
 
 class Arm:
@@ -91,6 +99,18 @@ class Arm:
         self.command = command
         self.read = read
         self.env = env or {}
+        self.modern = False
+
+    def open(self, client: RawClient) -> None:
+        """The opening: `initialize` and `initialized`, or 2026-07-28's `server/discover`."""
+        if self.modern:
+            client.request("server/discover", {"_meta": MODERN_META})
+            return
+        client.request("initialize", INITIALIZE)
+        client.notify("notifications/initialized", {})
+
+    def params(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {**params, "_meta": MODERN_META} if self.modern else params
 
     def start(self, root: Path, env: dict[str, str]) -> RawClient:
         merged = {**env, **self.env}
@@ -163,15 +183,13 @@ def cold_start(arm: Arm, root: Path, env: dict[str, str], agent_delay: float) ->
     started = time.perf_counter()
     client = arm.start(root, env)
     try:
-        client.request("initialize", INITIALIZE)
-        initialized = time.perf_counter()
-        client.notify("notifications/initialized", {})
-        t0 = time.perf_counter()
-        tools = client.request("tools/list", {})
+        arm.open(client)
+        initialized = t0 = time.perf_counter()
+        tools = client.request("tools/list", arm.params({}))
         listed = time.perf_counter()
         assert tools["tools"], tools
         t1 = time.perf_counter()
-        checked(client.request("tools/call", arm.read(root)))
+        checked(client.request("tools/call", arm.params(arm.read(root))))
         answered = time.perf_counter()
         first = answered - t1
     finally:
@@ -179,12 +197,11 @@ def cold_start(arm: Arm, root: Path, env: dict[str, str], agent_delay: float) ->
     started_late = time.perf_counter()
     client = arm.start(root, env)
     try:
-        client.request("initialize", INITIALIZE)
-        client.notify("notifications/initialized", {})
-        client.request("tools/list", {})
+        arm.open(client)
+        client.request("tools/list", arm.params({}))
         time.sleep(max(0.0, started_late + agent_delay - time.perf_counter()))
         t1 = time.perf_counter()
-        checked(client.request("tools/call", arm.read(root)))
+        checked(client.request("tools/call", arm.params(arm.read(root))))
         late = time.perf_counter() - t1
     finally:
         client.close()
@@ -210,6 +227,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--floor", action="store_true", help="also the SDK's own floor (an echo server)"
+    )
+    parser.add_argument(
+        "--modern",
+        action="store_true",
+        help="toolhost's arms speak MCP 2026-07-28 as Claude Code does (server/discover, "
+        "`_meta` on each request); the filesystem server keeps initialize",
     )
     parser.add_argument(
         "--first-start",
@@ -242,6 +265,8 @@ def main() -> None:
             "XDG_CONFIG_HOME": str(base / "config"),
         }
         peers = arms(root, options.floor, options.baseline)
+        for arm in peers:
+            arm.modern = options.modern and arm.name.startswith("toolhost")
         before = " ".join(Path("/proc/loadavg").read_text().split()[:3])
         print(f"load before: {before}", flush=True)
         for arm in peers:  # page cache and the capability cache, not measured
@@ -257,15 +282,14 @@ def main() -> None:
         clients = {}
         for arm in peers:
             client = arm.start(root, env)
-            client.request("initialize", INITIALIZE)
-            client.notify("notifications/initialized", {})
+            arm.open(client)
             for _ in range(50):  # warm up
-                checked(client.request("tools/call", arm.read(root)))
+                checked(client.request("tools/call", arm.params(arm.read(root))))
             clients[arm.name] = client
         per_round = max(1, options.calls // options.rounds)
         for n in range(options.rounds):
             for arm in peers if n % 2 == 0 else reversed(peers):
-                client, params = clients[arm.name], arm.read(root)
+                client, params = clients[arm.name], arm.params(arm.read(root))
                 for _ in range(per_round):
                     t0 = time.perf_counter()
                     checked(client.request("tools/call", params))
@@ -280,9 +304,10 @@ def main() -> None:
     def median_of(name: str, column: int) -> float:
         return statistics.median(s[column] for s in starts[name]) * 1000
 
+    opening = "server/discover (toolhost) / initialize" if options.modern else "initialize"
     rows = [
-        (f"start -> initialize answered (median of {options.starts})", 0),
-        ("first tools/list, sent at once after initialized", 1),
+        (f"start -> {opening} answered (median of {options.starts})", 0),
+        ("first tools/list, sent at once after the opening", 1),
         ("start -> tools/list answered", 2),
         ("first read, sent at once after tools/list", 3),
         ("start -> that first read answered", 5),

@@ -2,19 +2,20 @@
 
 Importing the SDK (pydantic models of two protocol revisions, starlette) takes longer than
 the official filesystem server needs to answer `initialize`. So the front claims stdin and
-stdout, builds the runtime in a thread, and answers a well-formed `initialize` of the
-handshake revisions itself, with the answer the SDK gives (tests/mcp/test_front.py compares
-the two for every revision), then a plain tools/list from the answer of the last start, or
-made from the tool registry (mcp/listing_cache.py), while the SDK loads. Everything it read
-is then handed to the SDK in order, the requests it answered included, so that the SDK's
-session knows the client; the SDK's own answers to them are not sent again
-(mcp/stdio_streams.py). Anything else (the stateless 2026-07-28 revision, an odd `initialize`,
-stdin or stdout that is not a pipe) waits for the SDK and gets its answer, as before.
+stdout, builds the runtime in a thread, and answers the opening request itself (a
+well-formed `initialize` of the handshake revisions, or the `server/discover` of 2026-07-28
+that Claude Code opens with) with the answer the SDK gives (mcp/openings.py;
+tests/mcp/test_front.py compares them), then plain tools/list requests from the listing of
+the last start, or made from the tool registry (mcp/listing_cache.py), while the SDK loads.
+Everything it read is then handed to the SDK in order, the requests it answered included, so
+that the SDK's session knows the client; the SDK's own answers to them are not sent again
+(mcp/stdio_streams.py). Anything else (an odd opening, stdin or stdout that is not a pipe)
+waits for the SDK and gets its answer, as before.
 
-A plain `tools/call` is not the SDK's at all: the front runs it on the warm runtime and writes
-the SDK's answer itself (mcp/fast.py), so neither the SDK's import nor its per-message work
-is on a call's path. The runtime is built from the start, in a thread; the SDK is imported
-after it, or at once when a message needs it.
+A plain `tools/call` of the handshake revisions is not the SDK's at all: the front runs it on
+the warm runtime and writes the SDK's answer itself (mcp/fast.py), so neither the SDK's
+import nor its per-message work is on a call's path. The runtime is built from the start, in
+a thread; the SDK is imported after it, or at once when a message needs it.
 """
 
 from __future__ import annotations
@@ -32,80 +33,17 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from lsp_server import __version__
 from lsp_server.mcp.calls.tool_calls import Calls
 from lsp_server.mcp.fast import FastPath, encode
 from lsp_server.mcp.listing_cache import Listing, ListingCache
 from lsp_server.mcp.loader import Loader
+from lsp_server.mcp.openings import Opening, is_initialized, opening
 
 log = logging.getLogger(__name__)
 
-SERVER_NAME = "toolhost"
-INSTRUCTIONS = (
-    "toolhost: file, search, shell and code tools with stale-write protection. Read a file "
-    "before editing it; a truncated result names the use_capability call that pages it."
-)
-CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": False}}
-# The SDK's HANDSHAKE_PROTOCOL_VERSIONS (mcp_types.version), oldest first: the revisions
-# that open with `initialize`. The newest is the counter-offer to any other version.
-HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 # The SDK's own transport reads a line of any length; so does the front (a cap would turn a
 # big write_file into a parse error that it was not before).
 LINE_LIMIT = sys.maxsize
-
-
-def initialize_answer(message: Any) -> dict[str, Any] | None:
-    """The SDK's answer to this `initialize` request, or None when the SDK must answer it
-    (not an `initialize`, or anything in it the SDK might refuse)."""
-    if not isinstance(message, dict) or message.get("method") != "initialize":
-        return None
-    message_id = message.get("id")
-    if message.get("jsonrpc") != "2.0" or not _plain_id(message_id):
-        return None
-    params = message.get("params")
-    if not isinstance(params, dict) or not set(params) <= {
-        "protocolVersion",
-        "capabilities",
-        "clientInfo",
-    }:
-        return None
-    requested = params.get("protocolVersion")
-    if not isinstance(requested, str) or not _plain_capabilities(params.get("capabilities")):
-        return None
-    info = params.get("clientInfo")
-    if not isinstance(info, dict) or not set(info) <= {"name", "version", "title"}:
-        return None
-    if not all(isinstance(info.get(key), str) for key in ("name", "version")):
-        return None
-    if not isinstance(info.get("title", ""), str):
-        return None
-    version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
-    return {
-        "jsonrpc": "2.0",
-        "id": message_id,
-        "result": {
-            "capabilities": CAPABILITIES,
-            "instructions": INSTRUCTIONS,
-            "protocolVersion": version,
-            "serverInfo": {"name": SERVER_NAME, "version": __version__},
-        },
-    }
-
-
-def _plain_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-
-
-def _plain_capabilities(value: Any) -> bool:
-    """Client capabilities of plain objects whose members are flags or objects."""
-    if not isinstance(value, dict):
-        return False
-    for member in value.values():
-        if not isinstance(member, dict):
-            return False
-        if not all(isinstance(inner, bool | dict) for inner in member.values()):
-            return False
-    return True
 
 
 def find_root(start: Path) -> Path:
@@ -264,20 +202,25 @@ async def serve(
         first = await pipes.read_line()
         pipes.pending.append(first)
         message = _parsed(first)
-        answer = initialize_answer(message)
+        opened = opening(message)
         listing = None
-        if answer is not None:
-            pipes.write_message(answer)
-            pipes.answered.append(answer["id"])
-            version = answer["result"]["protocolVersion"]
-            listing = Listing(ListingCache.of(version, surface), calls)
-            pipes.fast = FastPath(
-                calls, version, message["params"], pipes.send_now, loader.start, loader.serializer
-            )
+        if opened is not None:
+            pipes.write_message(opened.answer)
+            pipes.answered.append(opened.answer["id"])
+            listing = Listing(ListingCache.of(opened.version, surface), calls)
+            if not opened.modern:  # 2026-07-28's calls are the SDK's (request state, forms)
+                pipes.fast = FastPath(
+                    calls,
+                    opened.version,
+                    message["params"],
+                    pipes.send_now,
+                    loader.start,
+                    loader.serializer,
+                )
         warming = asyncio.ensure_future(_warm(calls, loader))
         try:
-            if listing is not None:
-                await _answer_while_loading(pipes, loader, listing)
+            if opened is not None and listing is not None:
+                await _answer_while_loading(pipes, loader, opened, listing)
             server = await loader.module()
             await server.serve_pipes(pipes, calls)
         finally:
@@ -295,7 +238,9 @@ async def _warm(calls: Calls, loader: Loader) -> None:
     loader.start()
 
 
-async def _answer_while_loading(pipes: Pipes, loader: Loader, listing: Listing) -> None:
+async def _answer_while_loading(
+    pipes: Pipes, loader: Loader, opened: Opening, listing: Listing
+) -> None:
     """Until the SDK is loaded: plain tools/calls run (mcp/fast.py), `notifications/initialized`
     waits for the SDK, a plain tools/list is answered (mcp/listing_cache.py); anything else
     (or the end of input) waits with the rest."""
@@ -310,27 +255,17 @@ async def _answer_while_loading(pipes: Pipes, loader: Loader, listing: Listing) 
             continue
         pipes.pending.append(line)
         message = _parsed(line)
-        if _is_initialized(message):
+        if is_initialized(message):
             continue
-        if not _plain_listing_request(message):
+        if not opened.takes_listing(message):
             break
         try:
             result = await listing.result()
         except Exception:  # the SDK's handler builds the same registry and reports it
             log.warning("the tool listing could not be made", exc_info=True)
             break
-        pipes.write_message({"jsonrpc": "2.0", "id": message["id"], "result": result})
+        pipes.write_message(opened.listing_answer(message["id"], result))
         pipes.answered.append(message["id"])
-
-
-def _is_initialized(message: Any) -> bool:
-    return (
-        isinstance(message, dict)
-        and set(message) <= {"jsonrpc", "method", "params"}
-        and message.get("jsonrpc") == "2.0"
-        and message.get("method") == "notifications/initialized"
-        and message.get("params") in (None, {})
-    )
 
 
 def _parsed(line: bytes) -> Any:
@@ -338,29 +273,6 @@ def _parsed(line: bytes) -> Any:
         return json.loads(line) if line else None
     except (ValueError, RecursionError):
         return None
-
-
-def _plain_listing_request(message: Any) -> bool:
-    return (
-        isinstance(message, dict)
-        and set(message) <= {"jsonrpc", "id", "method", "params"}
-        and message.get("jsonrpc") == "2.0"
-        and message.get("method") == "tools/list"
-        and _plain_id(message.get("id"))
-        and listing_params(message.get("params"))
-    )
-
-
-def listing_params(params: Any) -> bool:
-    """No params, or only a `_meta` (Codex sends a progress token; listing reports none)."""
-    if params is None:
-        return True
-    return (
-        isinstance(params, dict)
-        and set(params) <= {"_meta"}
-        and isinstance(params.get("_meta", {}), dict)
-        and "progress_token" not in params.get("_meta", {})
-    )
 
 
 def main(

@@ -28,8 +28,9 @@ from lsp_server.mcp.calls.results import unknown_tool_error
 from lsp_server.mcp.calls.rounds import RoundTrips, UnknownRequestState
 from lsp_server.mcp.calls.tool_calls import Calls
 from lsp_server.mcp.calls.unreadable import AnswerStream, form_answer
-from lsp_server.mcp.front import INSTRUCTIONS, SERVER_NAME, Pipes
+from lsp_server.mcp.front import Pipes
 from lsp_server.mcp.listing_cache import tool_listing
+from lsp_server.mcp.openings import INSTRUCTIONS, SERVER_NAME
 from lsp_server.mcp.stdio_streams import pipe_streams
 from lsp_server.runtime.core.client import UnreadableAnswer
 

@@ -11,11 +11,19 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import anyio
+import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.message import SessionMessage
 from mcp_types import Implementation
+
+from lsp_server.mcp.server import Backend, build_server
+
+if TYPE_CHECKING:
+    from lsp_server.runtime.core.contract import Surface
 
 
 def toolhost_command() -> list[str]:
@@ -146,3 +154,32 @@ async def raw_mcp(
     assert init["result"]["protocolVersion"] == "2025-11-25"
     await client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     return client
+
+
+async def sdk_answers(
+    root: Path, messages: list[dict[str, Any]], surface: Surface = "full"
+) -> list[dict[str, Any]]:
+    """The answers of the SDK's own server (as `toolhost mcp` builds it) to the requests among
+    `messages`, sent in turn."""
+    server = build_server(Backend(root, surface, "", "never"))
+    to_server, server_reads = anyio.create_memory_object_stream[Any](4)
+    server_writes, from_server = anyio.create_memory_object_stream[Any](4)
+    replies: list[dict[str, Any]] = []
+    async with anyio.create_task_group() as group:
+        group.start_soon(
+            lambda: server.run(server_reads, server_writes, server.create_initialization_options())
+        )
+        for message in messages:
+            parsed = types.jsonrpc_message_adapter.validate_python(message, by_name=False)
+            await to_server.send(SessionMessage(parsed))
+            if "id" in message:
+                reply: SessionMessage = await from_server.receive()
+                replies.append(
+                    json.loads(reply.message.model_dump_json(by_alias=True, exclude_unset=True))
+                )
+        group.cancel_scope.cancel()
+    return replies
+
+
+async def sdk_answer(root: Path, message: dict[str, Any]) -> dict[str, Any]:
+    return (await sdk_answers(root, [message]))[0]

@@ -10,17 +10,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import mcp_types as types
 import pytest
-from mcp.shared.message import SessionMessage
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from lsp_server.mcp import front
+from lsp_server.mcp import front, openings
 from lsp_server.mcp.calls.tool_calls import Calls
 from lsp_server.mcp.listing_cache import Listing, ListingCache
-from lsp_server.mcp.server import Backend, build_server
-from tests.mcp.clients import blocked_sdk, spawn_mcp
+from tests.mcp.clients import blocked_sdk, sdk_answer, sdk_answers, spawn_mcp
 
 if TYPE_CHECKING:
     from lsp_server.runtime.core.contract import Surface
@@ -46,37 +43,8 @@ def initialize(version: str, capabilities: dict[str, Any], message_id: Any = 1) 
     }
 
 
-async def sdk_answers(
-    root: Path, messages: list[dict[str, Any]], surface: Surface = "full"
-) -> list[dict[str, Any]]:
-    """The answers of the SDK's own server (as `toolhost mcp` builds it) to the requests among
-    `messages`, sent in turn."""
-    server = build_server(Backend(root, surface, "", "never"))
-    to_server, server_reads = anyio.create_memory_object_stream[Any](4)
-    server_writes, from_server = anyio.create_memory_object_stream[Any](4)
-    replies: list[dict[str, Any]] = []
-    async with anyio.create_task_group() as group:
-        group.start_soon(
-            lambda: server.run(server_reads, server_writes, server.create_initialization_options())
-        )
-        for message in messages:
-            parsed = types.jsonrpc_message_adapter.validate_python(message, by_name=False)
-            await to_server.send(SessionMessage(parsed))
-            if "id" in message:
-                reply: SessionMessage = await from_server.receive()
-                replies.append(
-                    json.loads(reply.message.model_dump_json(by_alias=True, exclude_unset=True))
-                )
-        group.cancel_scope.cancel()
-    return replies
-
-
-async def sdk_answer(root: Path, message: dict[str, Any]) -> dict[str, Any]:
-    return (await sdk_answers(root, [message]))[0]
-
-
 def test_the_front_knows_the_sdks_handshake_revisions() -> None:
-    assert front.HANDSHAKE_VERSIONS == HANDSHAKE_PROTOCOL_VERSIONS
+    assert openings.HANDSHAKE_VERSIONS == HANDSHAKE_PROTOCOL_VERSIONS
 
 
 @pytest.mark.parametrize("version", [*HANDSHAKE_PROTOCOL_VERSIONS, "2026-07-28", "1999-01-01"])
@@ -84,7 +52,7 @@ async def test_the_front_answers_initialize_as_the_sdk_does(ws: Path, version: s
     for capabilities in CAPABILITIES:
         for message_id in (1, "init-7"):
             message = initialize(version, capabilities, message_id)
-            assert front.initialize_answer(message) == await sdk_answer(ws, message)
+            assert openings.initialize_answer(message) == await sdk_answer(ws, message)
 
 
 @pytest.mark.parametrize(
@@ -101,9 +69,9 @@ async def test_the_front_answers_initialize_as_the_sdk_does(ws: Path, version: s
 def test_an_odd_initialize_is_left_to_the_sdk(odd: dict[str, Any]) -> None:
     message = initialize("2025-11-25", {})
     message["params"].update(odd)
-    assert front.initialize_answer(message) is None
-    assert front.initialize_answer({**initialize("2025-11-25", {}), "id": True}) is None
-    assert front.initialize_answer({**initialize("2025-11-25", {}), "method": "ping"}) is None
+    assert openings.initialize_answer(message) is None
+    assert openings.initialize_answer({**initialize("2025-11-25", {}), "id": True}) is None
+    assert openings.initialize_answer({**initialize("2025-11-25", {}), "method": "ping"}) is None
 
 
 def test_the_front_imports_the_standard_library_only() -> None:
@@ -134,6 +102,7 @@ def test_the_front_imports_the_standard_library_only() -> None:
         "lsp_server.mcp.front",
         "lsp_server.mcp.listing_cache",
         "lsp_server.mcp.loader",
+        "lsp_server.mcp.openings",
     ]
 
 
@@ -161,7 +130,7 @@ async def test_pipelined_messages_reach_the_sdk_in_order_with_one_initialize_ans
         assert answers[0]["id"] == 1
         answers.sort(key=lambda answer: answer["id"])
         assert [a["id"] for a in answers] == [1, 2, 3]
-        assert answers[0] == front.initialize_answer(messages[0])
+        assert answers[0] == openings.initialize_answer(messages[0])
         assert answers[0]["result"]["protocolVersion"] == "2025-06-18"
         assert any(t["name"] == "read_file" for t in answers[1]["result"]["tools"])
         assert "hello from the fixture" in answers[2]["result"]["content"][0]["text"]
@@ -183,7 +152,7 @@ async def test_an_odd_initialize_gets_the_sdks_own_answer(ws: Path) -> None:
         # Still served: a good initialize afterwards is answered once, by the SDK.
         await client.send(initialize("2025-11-25", {}, 2))
         again = await client.next_message()
-        assert again == front.initialize_answer(initialize("2025-11-25", {}, 2))
+        assert again == openings.initialize_answer(initialize("2025-11-25", {}, 2))
     finally:
         await client.close()
 
