@@ -2,14 +2,15 @@
 is the bytes the SDK would have written, without the SDK (its import, and its pydantic
 validation and dumps per message, cost more than the call: docs/BENCHMARKS.md).
 
-Plain: a request on a connection the front opened with `initialize` (a handshake revision),
-params of `name`, `arguments` and `_meta` (its progress token gets the SDK's
-notifications/progress). Anything else (tasks, 2026-07-28's request state, odd params) goes to
-the SDK as before. A call that needs an
-approval form sends it through the SDK's session (`elicitation/create` and its answer are
-the SDK's), so the approval paths stay the SDK's. `notifications/cancelled` for a call run
-here cancels it, and it is not answered, as the SDK does. tests/mcp/test_fast.py compares
-this path's answers with the SDK's for the same calls.
+Plain: a request on a connection the front opened (mcp/openings.py), params of `name`,
+`arguments` and `_meta`: on a handshake revision any `_meta` (its progress token gets the
+SDK's notifications/progress), on 2026-07-28 the `_meta` the connection opened with. Anything
+else (tasks, 2026-07-28's request state, odd params) goes to the SDK as before. A call that
+needs an approval form sends it through the SDK's session (`elicitation/create` and its
+answer are the SDK's) on a handshake revision; on 2026-07-28 it answers `input_required`
+from the connection's round trips, which the SDK's handler resumes (calls/rounds.py).
+`notifications/cancelled` for a call run here cancels it, and it is not answered, as the SDK
+does. tests/mcp/test_fast.py compares this path's answers with the SDK's for the same calls.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
 from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
+from lsp_server.mcp.openings import stamped
 
 if TYPE_CHECKING:
     from lsp_server.mcp.calls.tool_calls import Calls
@@ -81,10 +83,11 @@ def form_mode(capabilities: Any) -> bool:
     return not (declared.get("url") is not None and declared.get("form") is None)
 
 
-def wire_result(result: dict[str, Any]) -> dict[str, Any] | None:
-    """The SDK's handshake-revision wire form of a tools/call result toolhost makes (results.py:
-    text and image content, isError, structuredContent, _meta), keys in the order the SDK's
-    model dumps them; None for any other shape (the SDK's serializer then makes it)."""
+def wire_result(result: dict[str, Any], modern: bool = False) -> dict[str, Any] | None:
+    """The SDK's wire form of a tools/call result toolhost makes (results.py: text and image
+    content, isError, structuredContent, _meta), keys in the order the SDK's model dumps them
+    (`modern`: 2026-07-28's, with its resultType, before the serverInfo stamp); None for any
+    other shape (the SDK's serializer then makes it)."""
     if not set(result) <= {"content", "isError", "structuredContent", "_meta", "resultType"}:
         return None
     meta, content = result.get("_meta"), result.get("content")
@@ -112,6 +115,8 @@ def wire_result(result: dict[str, Any]) -> dict[str, Any] | None:
         wire["_meta"] = meta
     wire["content"] = items
     wire["isError"] = is_error
+    if modern:
+        wire["resultType"] = "complete"
     if structured is not None:
         wire["structuredContent"] = structured
     return wire
@@ -128,10 +133,14 @@ class FastPath:
         send: Callable[[bytes], Awaitable[None]],
         need_sdk: Callable[[], None],
         serializer: Callable[[], Awaitable[Serializer]],
+        *,
+        modern_meta: dict[str, Any] | None = None,
     ) -> None:
         info = client_params.get("clientInfo") or {}
         self.calls = calls
         self.version = version
+        self.modern_meta = modern_meta
+        """2026-07-28: the `_meta` the connection opened with, which each call repeats."""
         self.client = {"name": str(info.get("name")), "version": str(info.get("version") or "")}
         self.form_mode = form_mode(client_params.get("capabilities"))
         self._send = send
@@ -152,7 +161,7 @@ class FastPath:
         if self._cancel(message):
             return True
         call = plain_call(message)
-        if call is None:
+        if call is None or (self.modern_meta is not None and call[3] != self.modern_meta):
             return False
         key = _id_key(call[0])
         if key in self._running:  # a duplicate id: the SDK's (its answer is its own)
@@ -191,13 +200,14 @@ class FastPath:
 
     async def _run(self, message_id: Any, name: str, arguments: Any, meta: Any) -> None:
         CURRENT_CLIENT.set(self.client["name"])  # this task's own context
-        CURRENT_ELICIT.set(self._elicit if self.form_mode else None)
+        legacy_forms = self.form_mode and self.modern_meta is None
+        CURRENT_ELICIT.set(self._elicit if legacy_forms else None)
         token = meta.get("progressToken")
         relay = ProgressRelay(_progress_notifier(token, self._send)) if token is not None else None
         try:
             await asyncio.shield(self.calls.ready())  # started here if the SDK went first
             try:
-                result = await self.calls.router().call(name, arguments, relay, self.client, "")
+                result = await self._call(name, arguments, relay)
             finally:
                 if relay is not None:
                     await relay.close()
@@ -223,13 +233,26 @@ class FastPath:
             self._forget(_id_key(message_id), task)  # a client may reuse the id once answered
         await self._send(data)
 
+    async def _call(self, name: str, arguments: Any, relay: ProgressRelay | None) -> dict[str, Any]:
+        router = self.calls.router()
+        if self.modern_meta is None or not self.form_mode:
+            return await router.call(name, arguments, relay, self.client, "")
+
+        async def run(elicit: Elicit) -> dict[str, Any]:  # 2026-07-28: forms as input_required
+            CURRENT_ELICIT.set(elicit)
+            return await router.call(name, arguments, None, self.client, "")
+
+        return await self.calls.rounds().start(run)
+
     async def _wire(self, result: dict[str, Any]) -> dict[str, Any]:
-        wire = wire_result(result)
-        if wire is not None:
-            return wire
-        self._need_sdk()
-        serialize = await self._serializer()
-        return await serialize(self.version, {**result, "resultType": "complete"})
+        modern = self.modern_meta is not None
+        complete = result.get("resultType", "complete") == "complete"
+        wire = wire_result(result, modern) if complete else None
+        if wire is None:
+            self._need_sdk()
+            serialize = await self._serializer()
+            wire = await serialize(self.version, {"resultType": "complete", **result})
+        return stamped(wire) if modern else wire
 
     def _encode(self, message: dict[str, Any]) -> bytes:
         return encode(message) + b"\n"

@@ -208,15 +208,15 @@ async def serve(
             pipes.write_message(opened.answer)
             pipes.answered.append(opened.answer["id"])
             listing = Listing(ListingCache.of(opened.version, surface), calls)
-            if not opened.modern:  # 2026-07-28's calls are the SDK's (request state, forms)
-                pipes.fast = FastPath(
-                    calls,
-                    opened.version,
-                    message["params"],
-                    pipes.send_now,
-                    loader.start,
-                    loader.serializer,
-                )
+            pipes.fast = FastPath(
+                calls,
+                opened.version,
+                opened.client_params(message),
+                pipes.send_now,
+                loader.start,
+                loader.serializer,
+                modern_meta=opened.meta,
+            )
         warming = asyncio.ensure_future(_warm(calls, loader))
         try:
             if opened is not None and listing is not None:

@@ -46,6 +46,16 @@ class Opening:
     def modern(self) -> bool:
         return self.meta is not None
 
+    def client_params(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The client's `clientInfo` and `capabilities`, as `initialize` names them."""
+        if self.meta is None:
+            params: dict[str, Any] = message["params"]
+            return params
+        return {
+            "clientInfo": self.meta[CLIENT_INFO_KEY],
+            "capabilities": self.meta[CLIENT_CAPABILITIES_KEY],
+        }
+
     def takes_listing(self, message: Any) -> bool:
         """A tools/list the front answers (`listing_answer`)."""
         if not (
@@ -166,6 +176,17 @@ def _modern_meta(meta: Any) -> bool:
 
 def server_info() -> dict[str, str]:
     return {"name": SERVER_NAME, "version": __version__}
+
+
+def stamped(result: dict[str, Any]) -> dict[str, Any]:
+    """A 2026-07-28 result with the SDK's `serverInfo` stamp in its `_meta` (as its runner
+    stamps every result of that revision: a `_meta` gets the key last, none gets one last)."""
+    meta = result.get("_meta")
+    if meta is None:
+        result["_meta"] = {SERVER_INFO_KEY: server_info()}
+    elif isinstance(meta, dict) and meta.get(SERVER_INFO_KEY) is None:
+        result["_meta"] = {**meta, SERVER_INFO_KEY: server_info()}
+    return result
 
 
 def plain_id(value: Any) -> bool:

@@ -25,7 +25,7 @@ from lsp_server import __version__
 from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
 from lsp_server.mcp.calls.progress_relay import ProgressRelay
 from lsp_server.mcp.calls.results import unknown_tool_error
-from lsp_server.mcp.calls.rounds import RoundTrips, UnknownRequestState
+from lsp_server.mcp.calls.rounds import UnknownRequestState
 from lsp_server.mcp.calls.tool_calls import Calls
 from lsp_server.mcp.calls.unreadable import AnswerStream, form_answer
 from lsp_server.mcp.front import Pipes
@@ -112,7 +112,7 @@ class Backend:
         self.calls = calls or Calls(root, surface, session, attach, approvals)
         self.surface = surface
         self._listing: types.ListToolsResult | None = None
-        self.rounds = RoundTrips()
+        self.rounds = self.calls.rounds()
 
     def registry(self) -> Registry:
         return self.calls.registry()

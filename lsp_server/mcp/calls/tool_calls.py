@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from lsp_server.mcp.calls.local import Approvals
+    from lsp_server.mcp.calls.rounds import RoundTrips
     from lsp_server.mcp.calls.router import AttachMode, CallRouter
     from lsp_server.runtime.core.contract import Registry, Surface
 
@@ -39,6 +40,7 @@ class Calls:
         self._registry: Registry | None = None
         self._building = threading.Lock()  # the listing's thread and the warm-up's: one build
         self._router: CallRouter | None = None
+        self._rounds: RoundTrips | None = None
         self._warming: asyncio.Future[None] | None = None
 
     def registry(self) -> Registry:
@@ -70,6 +72,15 @@ class Calls:
                 lambda progress: build_local_runtime(root, dirs, progress, approvals),
             )
         return self._router
+
+    def rounds(self) -> RoundTrips:
+        """2026-07-28's calls waiting on an approval form: one set for the connection, as a
+        call the front ran (mcp/fast.py) is resumed through the SDK's handler (server.py)."""
+        if self._rounds is None:
+            from lsp_server.mcp.calls.rounds import RoundTrips
+
+            self._rounds = RoundTrips()
+        return self._rounds
 
     def ready(self) -> asyncio.Future[None]:
         """The warm-up, started by the first to ask (shield it: one waiter's cancellation

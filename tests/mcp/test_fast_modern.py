@@ -1,0 +1,111 @@
+"""On MCP 2026-07-28 (Claude Code's revision) plain `tools/call`s are the front's too
+(mcp/fast.py): the bytes on the wire are the SDK's for the same calls, an approval form comes
+back as `input_required` (the SDK's wire form: forms are rare, and come after a model turn,
+when the SDK has loaded) and the client's retry with its answer is resumed by the SDK's
+handler from the round trips the front's call started, and a call runs while the SDK has not
+loaded."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from lsp_server.mcp import openings
+from tests.mcp.clients import blocked_sdk, spawn_mcp
+from tests.mcp.fast_calls import CALLS, CLIENT, VOLATILE, line_of, masked, workspace
+
+MODERN_VOLATILE = [
+    *VOLATILE,
+    (re.compile(rb'"requestState":"[^"]+"'), b'"requestState":"STATE"'),
+]
+
+
+def meta(info: dict[str, Any]) -> dict[str, Any]:
+    return {
+        openings.VERSION_KEY: "2026-07-28",
+        openings.CLIENT_INFO_KEY: info,
+        openings.CLIENT_CAPABILITIES_KEY: {"elicitation": {"form": {}}},
+    }
+
+
+async def transcript(root: Path, via_sdk: bool) -> list[bytes]:
+    """Every line the server writes for CALLS on 2026-07-28, a form answered by the client's
+    retry. `via_sdk`: client information the front leaves to the SDK (an `icons` list), so
+    that every answer is the SDK's."""
+    workspace(root)
+    client = await spawn_mcp(root)
+    envelope = meta({**CLIENT, "icons": []} if via_sdk else CLIENT)
+    lines = []
+    try:
+        discover = {"jsonrpc": "2.0", "id": 0, "method": "server/discover"}
+        await client.send({**discover, "params": {"_meta": envelope}})
+        lines.append(await line_of(client))
+        listing = {"jsonrpc": "2.0", "id": "l", "method": "tools/list"}
+        await client.send({**listing, "params": {"_meta": envelope}})
+        lines.append(await line_of(client))
+        for message_id, call, form in CALLS:
+            params = {**call, "_meta": {**call.get("_meta", {}), **envelope}}
+            while True:
+                request = {"jsonrpc": "2.0", "id": message_id, "method": "tools/call"}
+                await client.send({**request, "params": params})
+                line = await line_of(client)
+                while b'"notifications/progress"' in line:
+                    lines.append(line)
+                    line = await line_of(client)
+                lines.append(line)
+                result = json.loads(line).get("result", {})
+                if result.get("resultType") != "input_required":
+                    break
+                params = {
+                    **params,
+                    "requestState": result["requestState"],
+                    "inputResponses": {"approval": form["result"]},
+                }
+    finally:
+        await client.close()
+    return masked(lines, MODERN_VOLATILE)
+
+
+async def test_plain_calls_answer_the_sdks_bytes_on_2026_07_28(ws: Path) -> None:
+    fast = await transcript(ws, via_sdk=False)
+    sdk = await transcript(ws, via_sdk=True)
+    assert len(fast) == len(sdk)
+    assert json.loads(fast[1]) == json.loads(sdk[1])  # tools/list: the registry's member order
+    for ours, theirs in zip([fast[0], *fast[2:]], [sdk[0], *sdk[2:]], strict=True):
+        assert ours == theirs
+    answers = {}
+    for message in map(json.loads, fast):
+        if "method" not in message and message.get("result", {}).get("resultType") != (
+            "input_required"
+        ):
+            answers[message["id"]] = message
+    assert sum(b'"input_required"' in line for line in fast) == 3  # the three forms
+    assert answers[4]["error"]["code"] == -32602
+    assert answers[7]["result"]["isError"] is False
+    assert (ws / "notes.md").read_text() == "# Notes\n\nline 3\n"
+    assert answers[8]["result"]["isError"] is True and not (ws / "new.txt").exists()
+    assert answers[13]["result"]["content"][1]["type"] == "image"
+    assert all(
+        answer.get("result", {}).get("_meta", {}).get(openings.SERVER_INFO_KEY)
+        for answer in answers.values()
+        if "result" in answer
+    )
+
+
+async def test_a_plain_call_runs_before_the_sdk_has_loaded_on_2026_07_28(
+    ws: Path, tmp_path: Path
+) -> None:
+    envelope = meta(CLIENT)
+    client = await spawn_mcp(ws, blocked_sdk(tmp_path))
+    try:
+        await client.request("server/discover", {"_meta": envelope})
+        read = await client.request(
+            "tools/call",
+            {"name": "read_file", "arguments": {"path": "hello.txt"}, "_meta": envelope},
+        )
+        assert read["result"]["resultType"] == "complete"
+        assert "hello from the fixture" in read["result"]["content"][0]["text"]
+    finally:
+        await client.close()
