@@ -122,6 +122,42 @@ def wire_result(result: dict[str, Any], modern: bool = False) -> dict[str, Any] 
     return wire
 
 
+def input_required_wire(result: dict[str, Any]) -> dict[str, Any] | None:
+    """2026-07-28's `input_required` answer (calls/rounds.py: approval forms) in the SDK's wire
+    form, keys in the order its models dump them; None for any other shape."""
+    requests, state = result.get("inputRequests"), result.get("requestState")
+    if set(result) != {"resultType", "inputRequests", "requestState"}:
+        return None
+    if result["resultType"] != "input_required" or not isinstance(state, str):
+        return None
+    if not isinstance(requests, dict):
+        return None
+    wire: dict[str, Any] = {}
+    for key, request in requests.items():
+        params = request.get("params") if isinstance(request, dict) else None
+        if not isinstance(params, dict) or set(request) != {"method", "params"}:
+            return None
+        schema = params.get("requestedSchema")
+        if request["method"] != "elicitation/create" or params.get("mode") != "form":
+            return None
+        if set(params) != {"mode", "message", "requestedSchema"}:
+            return None
+        if not isinstance(params["message"], str) or not isinstance(schema, dict):
+            return None
+        if set(schema) != {"type", "properties", "required"} or schema["type"] != "object":
+            return None
+        form = {"properties": schema["properties"], "required": schema["required"]}
+        wire[key] = {
+            "method": "elicitation/create",
+            "params": {
+                "message": params["message"],
+                "mode": "form",
+                "requestedSchema": {**form, "type": "object"},
+            },
+        }
+    return {"inputRequests": wire, "requestState": state, "resultType": "input_required"}
+
+
 class FastPath:
     """The front's tools/call handler for one stdio connection."""
 
@@ -248,6 +284,8 @@ class FastPath:
         modern = self.modern_meta is not None
         complete = result.get("resultType", "complete") == "complete"
         wire = wire_result(result, modern) if complete else None
+        if wire is None and modern and not complete:
+            wire = input_required_wire(result)
         if wire is None:
             self._need_sdk()
             serialize = await self._serializer()

@@ -1,9 +1,8 @@
 """On MCP 2026-07-28 (Claude Code's revision) plain `tools/call`s are the front's too
 (mcp/fast.py): the bytes on the wire are the SDK's for the same calls, an approval form comes
-back as `input_required` (the SDK's wire form: forms are rare, and come after a model turn,
-when the SDK has loaded) and the client's retry with its answer is resumed by the SDK's
-handler from the round trips the front's call started, and a call runs while the SDK has not
-loaded."""
+back as `input_required` and the client's retry with its answer is resumed by the SDK's
+handler from the round trips the front's call started, and a call and its form run while the
+SDK has not loaded."""
 
 from __future__ import annotations
 
@@ -107,5 +106,10 @@ async def test_a_plain_call_runs_before_the_sdk_has_loaded_on_2026_07_28(
         )
         assert read["result"]["resultType"] == "complete"
         assert "hello from the fixture" in read["result"]["content"][0]["text"]
+        write = {"name": "write_file", "arguments": {"path": "new.txt", "content": "x\n"}}
+        asked = await client.request("tools/call", {**write, "_meta": envelope})
+        assert asked["result"]["resultType"] == "input_required", asked
+        form = asked["result"]["inputRequests"]["approval"]
+        assert form["method"] == "elicitation/create" and "new.txt" in form["params"]["message"]
     finally:
         await client.close()
