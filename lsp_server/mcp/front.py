@@ -203,11 +203,9 @@ async def serve(
         pipes.pending.append(first)
         message = _parsed(first)
         opened = opening(message)
-        listing = None
         if opened is not None:
             pipes.write_message(opened.answer)
             pipes.answered.append(opened.answer["id"])
-            listing = Listing(ListingCache.of(opened.version, surface), calls)
             pipes.fast = FastPath(
                 calls,
                 opened.version,
@@ -219,7 +217,8 @@ async def serve(
             )
         warming = asyncio.ensure_future(_warm(calls, loader))
         try:
-            if opened is not None and listing is not None:
+            if opened is not None:
+                listing = Listing(ListingCache.of(opened.version, surface), calls)
                 await _answer_while_loading(pipes, loader, opened, listing)
             server = await loader.module()
             await server.serve_pipes(pipes, calls)
