@@ -4,7 +4,8 @@ validation and dumps per message, cost more than the call: docs/BENCHMARKS.md).
 
 Plain: a request on a connection the front opened (mcp/openings.py), params of `name`,
 `arguments` and `_meta`: on a handshake revision any `_meta` (its progress token gets the
-SDK's notifications/progress), on 2026-07-28 the `_meta` the connection opened with. Anything
+SDK's notifications/progress), on 2026-07-28 one that repeats the connection's opening, with
+the client's own keys beside it (openings.repeats_opening: Claude Code's calls). Anything
 else (tasks, 2026-07-28's request state, odd params) goes to the SDK as before. A call that
 needs an approval form sends it through the SDK's session (`elicitation/create` and its
 answer are the SDK's) on a handshake revision; on 2026-07-28 it answers `input_required`
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
 from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
-from lsp_server.mcp.openings import stamped
+from lsp_server.mcp.openings import repeats_opening, stamped
 
 if TYPE_CHECKING:
     from lsp_server.mcp.calls.tool_calls import Calls
@@ -197,7 +198,9 @@ class FastPath:
         if self._cancel(message):
             return True
         call = plain_call(message)
-        if call is None or (self.modern_meta is not None and call[3] != self.modern_meta):
+        if call is None or (
+            self.modern_meta is not None and not repeats_opening(call[3], self.modern_meta)
+        ):
             return False
         key = _id_key(call[0])
         if key in self._running:  # a duplicate id: the SDK's (its answer is its own)

@@ -174,6 +174,20 @@ def _modern_meta(meta: Any) -> bool:
     )
 
 
+def repeats_opening(meta: dict[str, Any], opened: dict[str, Any]) -> bool:
+    """A request's `_meta` on 2026-07-28 that names the revision, client and capabilities the
+    connection opened with, and adds none of the protocol's own keys (`io.modelcontextprotocol/`)
+    besides: what a client adds of its own (Claude Code's `claudecode/toolUseId`, a
+    `progressToken`) the SDK reads no differently on either path."""
+    return all(meta.get(key, _ABSENT) == value for key, value in opened.items()) and not any(
+        key.startswith(_PROTOCOL_PREFIX) and key not in opened for key in meta
+    )
+
+
+_PROTOCOL_PREFIX = "io.modelcontextprotocol/"
+_ABSENT = object()
+
+
 def server_info() -> dict[str, str]:
     return {"name": SERVER_NAME, "version": __version__}
 

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents.agent_configs import Agent, Codex
+from tests.agents.agent_configs import AGENTS, Agent, Codex
 from tests.agents.conftest import APP, audit_lines
 from tests.agents.model_servers import copy_call, say, tool, tool_names
+from tests.mcp.clients import blocked_sdk
 
 pytestmark = [pytest.mark.real_client, pytest.mark.slow]
 
@@ -114,3 +115,22 @@ def test_the_first_turn_carries_toolhosts_tools_5_of_5(agent: Agent) -> None:
         if agent.tool("read_file") not in tool_names(run.first_turn):
             missing.append(attempt)
     assert not missing, f"the first model request lacked toolhost's tools in runs {missing} of 5"
+
+
+def test_claude_codes_session_runs_while_the_sdk_cannot_load(tmp_path: Path, project: Path) -> None:
+    """Claude Code speaks MCP 2026-07-28 and puts its tool use id and a progress token in each
+    call's `_meta`: its opening, listing and calls are the front's own (mcp/fast.py), so the
+    whole session runs with an SDK that takes ten minutes to import."""
+    agent = AGENTS["claude"](tmp_path / "agent", project)
+    run = agent.run(
+        "Change x to 2 in app.py and run it.",
+        session_script(agent),
+        approvals="client",
+        allow=SESSION_TOOLS,
+        env=blocked_sdk(tmp_path),
+    )
+    assert run.returncode == 0, run.describe()
+    assert (project / "app.py").read_text(encoding="utf-8") == "x = 2\nprint(x)\n"
+    read, edit, bash = run.results[:3]
+    assert "x = 1" in read and "edited app.py" in edit, (read, edit)
+    assert "[exit code 0]" in bash, bash

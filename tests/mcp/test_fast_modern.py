@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from lsp_server.mcp import openings
 from tests.mcp.clients import blocked_sdk, spawn_mcp
 from tests.mcp.fast_calls import CALLS, CLIENT, VOLATILE, line_of, masked, workspace
@@ -21,21 +23,27 @@ MODERN_VOLATILE = [
 ]
 
 
-def meta(info: dict[str, Any]) -> dict[str, Any]:
+FORMS = {"elicitation": {"form": {}}}
+# What Claude Code adds to each call's `_meta` besides the connection's opening.
+CLAUDE_CODE_EXTRAS = {"claudecode/toolUseId": "toolu_00000001", "progressToken": 1}
+
+
+def meta(info: dict[str, Any], capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
         openings.VERSION_KEY: "2026-07-28",
         openings.CLIENT_INFO_KEY: info,
-        openings.CLIENT_CAPABILITIES_KEY: {"elicitation": {"form": {}}},
+        openings.CLIENT_CAPABILITIES_KEY: FORMS if capabilities is None else capabilities,
     }
 
 
-async def transcript(root: Path, via_sdk: bool) -> list[bytes]:
-    """Every line the server writes for CALLS on 2026-07-28, a form answered by the client's
+async def transcript(root: Path, via_sdk: bool, capabilities: dict[str, Any]) -> list[bytes]:
+    """Every line the server writes for CALLS on 2026-07-28, each call's `_meta` the opening's
+    with Claude Code's own keys (or the call's) beside it, a form answered by the client's
     retry. `via_sdk`: client information the front leaves to the SDK (an `icons` list), so
     that every answer is the SDK's."""
     workspace(root)
     client = await spawn_mcp(root)
-    envelope = meta({**CLIENT, "icons": []} if via_sdk else CLIENT)
+    envelope = meta({**CLIENT, "icons": []} if via_sdk else CLIENT, capabilities)
     lines = []
     try:
         discover = {"jsonrpc": "2.0", "id": 0, "method": "server/discover"}
@@ -45,7 +53,8 @@ async def transcript(root: Path, via_sdk: bool) -> list[bytes]:
         await client.send({**listing, "params": {"_meta": envelope}})
         lines.append(await line_of(client))
         for message_id, call, form in CALLS:
-            params = {**call, "_meta": {**call.get("_meta", {}), **envelope}}
+            own = call.get("_meta", {**CLAUDE_CODE_EXTRAS, "progressToken": f"t{message_id}"})
+            params = {**call, "_meta": {**own, **envelope}}
             while True:
                 request = {"jsonrpc": "2.0", "id": message_id, "method": "tools/call"}
                 await client.send({**request, "params": params})
@@ -67,9 +76,12 @@ async def transcript(root: Path, via_sdk: bool) -> list[bytes]:
     return masked(lines, MODERN_VOLATILE)
 
 
-async def test_plain_calls_answer_the_sdks_bytes_on_2026_07_28(ws: Path) -> None:
-    fast = await transcript(ws, via_sdk=False)
-    sdk = await transcript(ws, via_sdk=True)
+@pytest.mark.parametrize("capabilities", [FORMS, {}], ids=["forms", "no-forms"])
+async def test_plain_calls_answer_the_sdks_bytes_on_2026_07_28(
+    ws: Path, capabilities: dict[str, Any]
+) -> None:
+    fast = await transcript(ws, via_sdk=False, capabilities=capabilities)
+    sdk = await transcript(ws, via_sdk=True, capabilities=capabilities)
     assert len(fast) == len(sdk)
     assert json.loads(fast[1]) == json.loads(sdk[1])  # tools/list: the registry's member order
     for ours, theirs in zip([fast[0], *fast[2:]], [sdk[0], *sdk[2:]], strict=True):
@@ -80,10 +92,16 @@ async def test_plain_calls_answer_the_sdks_bytes_on_2026_07_28(ws: Path) -> None
             "input_required"
         ):
             answers[message["id"]] = message
-    assert sum(b'"input_required"' in line for line in fast) == 3  # the three forms
     assert answers[4]["error"]["code"] == -32602
-    assert answers[7]["result"]["isError"] is False
-    assert (ws / "notes.md").read_text() == "# Notes\n\nline 3\n"
+    assert sum(b'"notifications/progress"' in line for line in fast) == (0 if capabilities else 1)
+    if capabilities:  # three forms; the edit allowed, the write declined
+        assert sum(b'"input_required"' in line for line in fast) == 3
+        assert answers[7]["result"]["isError"] is False
+        assert (ws / "notes.md").read_text() == "# Notes\n\nline 3\n"
+    else:  # nobody to ask: refused, and the model is told how to go on
+        assert b'"input_required"' not in b"".join(fast)
+        assert answers[7]["result"]["isError"] is True
+        assert (ws / "notes.md").read_text() == "# Notes\n\nline three\n"
     assert answers[8]["result"]["isError"] is True and not (ws / "new.txt").exists()
     assert answers[13]["result"]["content"][1]["type"] == "image"
     assert all(
@@ -96,13 +114,18 @@ async def test_plain_calls_answer_the_sdks_bytes_on_2026_07_28(ws: Path) -> None
 async def test_a_plain_call_runs_before_the_sdk_has_loaded_on_2026_07_28(
     ws: Path, tmp_path: Path
 ) -> None:
+    """As Claude Code calls: the opening's `_meta` with its tool use id and a progress token."""
     envelope = meta(CLIENT)
     client = await spawn_mcp(ws, blocked_sdk(tmp_path))
     try:
         await client.request("server/discover", {"_meta": envelope})
         read = await client.request(
             "tools/call",
-            {"name": "read_file", "arguments": {"path": "hello.txt"}, "_meta": envelope},
+            {
+                "name": "read_file",
+                "arguments": {"path": "hello.txt"},
+                "_meta": {**envelope, **CLAUDE_CODE_EXTRAS},
+            },
         )
         assert read["result"]["resultType"] == "complete"
         assert "hello from the fixture" in read["result"]["content"][0]["text"]

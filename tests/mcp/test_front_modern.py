@@ -111,6 +111,20 @@ def test_other_shapes_are_left_to_the_sdk() -> None:
     assert not opened.takes_listing(request("tools/list", 2, {}))
 
 
+def test_a_call_repeats_the_opening_with_the_clients_own_keys_beside_it() -> None:
+    """Claude Code's calls carry its tool use id and a progress token beside the opening's keys:
+    still the connection's; another client, revision or protocol key is the SDK's to read."""
+    opened = meta()
+    assert openings.repeats_opening(opened, opened)
+    claude_call = {**opened, "claudecode/toolUseId": "toolu_01", "progressToken": 3}
+    assert openings.repeats_opening(claude_call, opened)
+    assert not openings.repeats_opening(meta({"name": "other", "version": "1"}), opened)
+    assert not openings.repeats_opening(meta(version="2099-01-01"), opened)
+    assert not openings.repeats_opening(meta(capabilities={"sampling": {}}), opened)
+    assert not openings.repeats_opening({**opened, "io.modelcontextprotocol/x": 1}, opened)
+    assert not openings.repeats_opening({"progressToken": 3}, opened)
+
+
 async def test_claude_codes_opening_is_answered_before_the_sdk_is_loaded(
     ws: Path, tmp_path: Path
 ) -> None:
