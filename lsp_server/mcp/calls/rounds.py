@@ -26,11 +26,17 @@ class UnknownRequestState(Exception):
 
 @attrs.define
 class _Waiting:
-    key: str
     task: asyncio.Task[dict[str, Any]] | None = None
+    key: str | None = None
+    """The `requestState` naming this call, made when it first asks."""
     question: tuple[str, dict[str, Any]] | None = None
-    asked: asyncio.Event = attrs.Factory(asyncio.Event)
+    step: asyncio.Future[None] | None = None
+    """Done when the call asks or finishes, whichever comes first."""
     answer: asyncio.Future[tuple[str, dict[str, Any] | None]] | None = None
+
+    def wake(self) -> None:
+        if self.step is not None and not self.step.done():
+            self.step.set_result(None)
 
 
 class RoundTrips:
@@ -40,17 +46,18 @@ class RoundTrips:
     async def start(
         self, run: Callable[[Elicit], Coroutine[Any, Any, dict[str, Any]]]
     ) -> dict[str, Any]:
-        """Run the call; its result, or the form it waits on (input_required)."""
-        waiting = _Waiting(secrets.token_urlsafe(24))
+        """Run the call; its result, or the form it waits on (input_required). A call that
+        asks nothing costs one future here (every call of Claude Code's comes this way)."""
+        waiting = _Waiting()
 
         async def elicit(message: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
             waiting.answer = asyncio.get_running_loop().create_future()
             waiting.question = (message, schema)
-            waiting.asked.set()
+            waiting.wake()
             return await waiting.answer
 
         waiting.task = asyncio.create_task(run(elicit))
-        self._waiting[waiting.key] = waiting
+        waiting.task.add_done_callback(lambda _: waiting.wake())
         return await self._step(waiting)
 
     async def resume(self, state: str, responses: dict[str, Any]) -> dict[str, Any]:
@@ -71,24 +78,26 @@ class RoundTrips:
 
     async def _step(self, waiting: _Waiting) -> dict[str, Any]:
         assert waiting.task is not None
-        asked = asyncio.create_task(waiting.asked.wait())
-        try:
-            await asyncio.wait({waiting.task, asked}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            waiting.task.cancel()  # the client cancelled the call itself
-            self._waiting.pop(waiting.key, None)
-            raise
-        finally:
-            asked.cancel()
+        if not waiting.task.done():
+            # Made before the call runs on (nothing is awaited between its wake-up and here).
+            waiting.step = asyncio.get_running_loop().create_future()
+            try:
+                await waiting.step
+            except asyncio.CancelledError:
+                waiting.task.cancel()  # the client cancelled the call itself
+                self._forget(waiting)
+                raise
         if waiting.task.done():
-            self._waiting.pop(waiting.key, None)
+            self._forget(waiting)
             return waiting.task.result()
-        waiting.asked.clear()
         assert waiting.question is not None
+        if waiting.key is None:
+            key = waiting.key = secrets.token_urlsafe(24)
+            self._waiting[key] = waiting
+            # A client that never answers: the policy's own approval timeout denies, then the
+            # finished call is dropped after a while.
+            waiting.task.add_done_callback(lambda _: self._forget_later(key))
         message, schema = waiting.question
-        # A client that never answers: the policy's own approval timeout denies, then the
-        # finished call is dropped after a while.
-        waiting.task.add_done_callback(lambda _: self._forget_later(waiting.key))
         return {
             "resultType": "input_required",
             "inputRequests": {
@@ -99,6 +108,10 @@ class RoundTrips:
             },
             "requestState": waiting.key,
         }
+
+    def _forget(self, waiting: _Waiting) -> None:
+        if waiting.key is not None:
+            self._waiting.pop(waiting.key, None)
 
     def _forget_later(self, key: str) -> None:
         with contextlib.suppress(RuntimeError):
