@@ -77,11 +77,15 @@ INITIALIZE = {
     "capabilities": {},
     "clientInfo": {"name": "bench-peers", "version": "1"},
 }
-# --modern: MCP 2026-07-28 as Claude Code speaks it (no initialize; each request's `_meta`).
+# --modern: MCP 2026-07-28 as Claude Code 2.1.328 speaks it (no initialize; each request's
+# `_meta` names the revision, the client and its capabilities).
 MODERN_META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientInfo": {"name": "bench-peers", "version": "1"},
-    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientCapabilities": {
+        "roots": {"listChanged": True},
+        "elicitation": {"form": {}, "url": {}},
+    },
 }
 
 
@@ -100,6 +104,7 @@ class Arm:
         self.read = read
         self.env = env or {}
         self.modern = False
+        self.calls = 0
 
     def open(self, client: RawClient) -> None:
         """The opening: `initialize` and `initialized`, or 2026-07-28's `server/discover`."""
@@ -111,6 +116,15 @@ class Arm:
 
     def params(self, params: dict[str, Any]) -> dict[str, Any]:
         return {**params, "_meta": MODERN_META} if self.modern else params
+
+    def call(self, root: Path) -> dict[str, Any]:
+        """A read's params; on 2026-07-28 with what Claude Code adds to each call's `_meta`
+        (its tool use id and a progress token)."""
+        if not self.modern:
+            return self.read(root)
+        self.calls += 1
+        own = {"claudecode/toolUseId": f"toolu_{self.calls:08d}", "progressToken": self.calls}
+        return {**self.read(root), "_meta": {**MODERN_META, **own}}
 
     def start(self, root: Path, env: dict[str, str]) -> RawClient:
         merged = {**env, **self.env}
@@ -189,7 +203,7 @@ def cold_start(arm: Arm, root: Path, env: dict[str, str], agent_delay: float) ->
         listed = time.perf_counter()
         assert tools["tools"], tools
         t1 = time.perf_counter()
-        checked(client.request("tools/call", arm.params(arm.read(root))))
+        checked(client.request("tools/call", arm.call(root)))
         answered = time.perf_counter()
         first = answered - t1
     finally:
@@ -201,7 +215,7 @@ def cold_start(arm: Arm, root: Path, env: dict[str, str], agent_delay: float) ->
         client.request("tools/list", arm.params({}))
         time.sleep(max(0.0, started_late + agent_delay - time.perf_counter()))
         t1 = time.perf_counter()
-        checked(client.request("tools/call", arm.params(arm.read(root))))
+        checked(client.request("tools/call", arm.call(root)))
         late = time.perf_counter() - t1
     finally:
         client.close()
@@ -284,13 +298,14 @@ def main() -> None:
             client = arm.start(root, env)
             arm.open(client)
             for _ in range(50):  # warm up
-                checked(client.request("tools/call", arm.params(arm.read(root))))
+                checked(client.request("tools/call", arm.call(root)))
             clients[arm.name] = client
         per_round = max(1, options.calls // options.rounds)
         for n in range(options.rounds):
             for arm in peers if n % 2 == 0 else reversed(peers):
-                client, params = clients[arm.name], arm.params(arm.read(root))
+                client = clients[arm.name]
                 for _ in range(per_round):
+                    params = arm.call(root)
                     t0 = time.perf_counter()
                     checked(client.request("tools/call", params))
                     reads[arm.name].append(time.perf_counter() - t0)
