@@ -71,7 +71,8 @@ class Opening:
             return (
                 isinstance(params, dict)
                 and set(params) == {"_meta"}
-                and (params["_meta"] == self.meta)
+                and isinstance(params["_meta"], dict)
+                and repeats_opening(params["_meta"], self.meta)
             )
         return listing_params(params)
 

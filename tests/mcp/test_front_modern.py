@@ -69,13 +69,14 @@ async def test_the_front_answers_discover_as_the_sdk_does(
 
 
 @pytest.mark.parametrize("surface", ["full", "core", "minimal"])
+@pytest.mark.parametrize("own", [{}, {"progressToken": 7}], ids=["opening", "with-token"])
 async def test_a_plain_listing_is_the_sdks_answer(
-    ws: Path, tmp_path: Path, surface: Surface
+    ws: Path, tmp_path: Path, surface: Surface, own: dict[str, Any]
 ) -> None:
-    """discover, then tools/list as Claude Code sends it (the same `_meta`): the front's
-    answer is the SDK's, on every surface."""
+    """discover, then tools/list as Claude Code sends it (the same `_meta`, or with a key of
+    the client's own beside it): the front's answer is the SDK's, on every surface."""
     discover = request("server/discover", 1, {"_meta": meta()})
-    listing = request("tools/list", 0, {"_meta": meta()})
+    listing = request("tools/list", 0, {"_meta": {**meta(), **own}})
     opened = openings.opening(discover)
     assert opened is not None and opened.takes_listing(listing)
     made = await Listing(ListingCache(tmp_path, "key"), Calls(ws, surface, "", "never")).result()
@@ -108,6 +109,8 @@ def test_other_shapes_are_left_to_the_sdk() -> None:
     other_client = meta({"name": "other", "version": "1"})
     assert not opened.takes_listing(request("tools/list", 2, {"_meta": other_client}))
     assert not opened.takes_listing(request("tools/list", 2, {"_meta": good, "cursor": "c"}))
+    with_token = {**good, "progressToken": 2}
+    assert opened.takes_listing(request("tools/list", 2, {"_meta": with_token}))
     assert not opened.takes_listing(request("tools/list", 2, {}))
 
 
