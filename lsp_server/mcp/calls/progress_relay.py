@@ -17,18 +17,26 @@ Deliver = Callable[[int, "str | None"], Awaitable[None]]
 
 
 class ProgressRelay:
+    """Its queue and the task that drains it are made at the first report: most calls report
+    nothing, and every call of a client that sends a progress token (Claude Code, Gemini CLI)
+    comes with one. Reports arrive on the loop's thread (runtime/progress.py awaits them)."""
+
     def __init__(self, deliver: Deliver) -> None:
         self._deliver = deliver
-        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._queue: asyncio.Queue[str | None] | None = None
+        self._task: asyncio.Task[None] | None = None
         self._count = 0
-        self._task = asyncio.create_task(self._drain())
 
     def __call__(self, value: dict[str, Any]) -> None:
-        if value.get("kind") == "report":
-            self._queue.put_nowait(str(value.get("message") or ""))
+        if value.get("kind") != "report":
+            return
+        if self._queue is None:
+            self._queue = asyncio.Queue()
+            self._task = asyncio.create_task(self._drain(self._queue))
+        self._queue.put_nowait(str(value.get("message") or ""))
 
-    async def _drain(self) -> None:
-        while (message := await self._queue.get()) is not None:
+    async def _drain(self, queue: asyncio.Queue[str | None]) -> None:
+        while (message := await queue.get()) is not None:
             self._count += 1
             try:
                 await self._deliver(self._count, message or None)
@@ -36,6 +44,8 @@ class ProgressRelay:
                 log.debug("progress not delivered", exc_info=True)
 
     async def close(self) -> None:
+        if self._queue is None or self._task is None:
+            return
         self._queue.put_nowait(None)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._task, 5)
