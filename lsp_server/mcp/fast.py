@@ -242,14 +242,10 @@ class FastPath:
         legacy_forms = self.form_mode and self.modern_meta is None
         CURRENT_ELICIT.set(self._elicit if legacy_forms else None)
         token = meta.get("progressToken")
-        relay = ProgressRelay(_progress_notifier(token, self._send)) if token is not None else None
+        progress = _progress_notifier(token, self._send) if token is not None else None
         try:
             await asyncio.shield(self.calls.ready())  # started here if the SDK went first
-            try:
-                result = await self._call(name, arguments, relay)
-            finally:
-                if relay is not None:
-                    await relay.close()
+            result = await self._call(name, arguments, progress)
             if self.calls.knows(name):
                 answer = {"result": await self._wire(result)}
             else:
@@ -272,16 +268,21 @@ class FastPath:
             self._forget(_id_key(message_id), task)  # a client may reuse the id once answered
         await self._send(data)
 
-    async def _call(self, name: str, arguments: Any, relay: ProgressRelay | None) -> dict[str, Any]:
+    async def _call(self, name: str, arguments: Any, progress: Deliver | None) -> dict[str, Any]:
         router = self.calls.router()
         if self.modern_meta is None or not self.form_mode:
+            relay = ProgressRelay(progress) if progress is not None else None
+            try:
+                return await router.call(name, arguments, relay, self.client, "")
+            finally:
+                if relay is not None:
+                    await relay.close()  # its progress before its answer
+
+        async def run(elicit: Elicit, relay: ProgressRelay) -> dict[str, Any]:
+            CURRENT_ELICIT.set(elicit)  # 2026-07-28: forms as input_required
             return await router.call(name, arguments, relay, self.client, "")
 
-        async def run(elicit: Elicit) -> dict[str, Any]:  # 2026-07-28: forms as input_required
-            CURRENT_ELICIT.set(elicit)
-            return await router.call(name, arguments, None, self.client, "")
-
-        return await self.calls.rounds().start(run)
+        return await self.calls.rounds().start(run, progress)
 
     async def _wire(self, result: dict[str, Any]) -> dict[str, Any]:
         modern = self.modern_meta is not None

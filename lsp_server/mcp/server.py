@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from lsp_server import __version__
 from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
-from lsp_server.mcp.calls.progress_relay import ProgressRelay
+from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
 from lsp_server.mcp.calls.results import unknown_tool_error
 from lsp_server.mcp.calls.rounds import UnknownRequestState
 from lsp_server.mcp.calls.tool_calls import Calls
@@ -162,6 +162,19 @@ def _known(backend: Backend, name: str, result: dict[str, Any]) -> dict[str, Any
     raise unknown_tool_error(name, result, backend.registry().names(backend.surface))
 
 
+def _progress_of(ctx: ServerRequestContext[Any, Any]) -> Deliver | None:
+    """Where this request's progress goes: its session's notifications/progress, if the
+    request came with a progress token."""
+    meta = ctx.meta or {}
+    if meta.get("progress_token", meta.get("progressToken")) is None:
+        return None
+
+    async def deliver(count: int, message: str | None) -> None:
+        await ctx.session.report_progress(count, None, message)
+
+    return deliver
+
+
 def build_server(backend: Backend, fast: FastPath | None = None) -> Server[Any]:
     """`fast`: the front's call path, given the SDK's session for its approval forms."""
 
@@ -179,7 +192,7 @@ def build_server(backend: Backend, fast: FastPath | None = None) -> Server[Any]:
         if params.request_state is not None:  # 2026-07-28: the answer to an approval form
             try:
                 result = await backend.rounds.resume(
-                    params.request_state, params.input_responses or {}
+                    params.request_state, params.input_responses or {}, _progress_of(ctx)
                 )
             except UnknownRequestState:
                 raise MCPError(
@@ -188,19 +201,16 @@ def build_server(backend: Backend, fast: FastPath | None = None) -> Server[Any]:
             return _complete(result)
         if _form_mode(ctx) and not ctx.session.can_send_request:
             # 2026-07-28: no server-to-client requests; forms go back as input_required.
-            async def run(elicit: Elicit) -> dict[str, Any]:
+            async def run(elicit: Elicit, relay: ProgressRelay) -> dict[str, Any]:
                 CURRENT_ELICIT.set(elicit)
                 return await router.call(
-                    params.name, params.arguments, None, client, _connection(ctx)
+                    params.name, params.arguments, relay, client, _connection(ctx)
                 )
 
-            return _complete(_known(backend, params.name, await backend.rounds.start(run)))
-        meta = ctx.meta or {}
-        relay = (
-            ProgressRelay(lambda count, message: ctx.session.report_progress(count, None, message))
-            if meta.get("progress_token", meta.get("progressToken")) is not None
-            else None
-        )
+            result = await backend.rounds.start(run, _progress_of(ctx))
+            return _complete(_known(backend, params.name, result))
+        progress = _progress_of(ctx)
+        relay = ProgressRelay(progress) if progress is not None else None
         token = CURRENT_ELICIT.set(_elicit_for(ctx))
         try:
             result = await router.call(

@@ -19,7 +19,7 @@ from tests.agents.agent_runs import (
     toolhost_program,
 )
 from tests.agents.conftest import audit_lines
-from tests.agents.model_servers import read_log, say, tool, tool_results
+from tests.agents.model_servers import Step, read_log, say, tool, tool_results
 from tests.agents.pty_screen import TerminalScreen
 
 pytestmark = [pytest.mark.real_client, pytest.mark.slow]
@@ -47,7 +47,9 @@ class Session:
 def claude_tui(tmp_path: Path, project: Path) -> Iterator[object]:
     sessions: list[TerminalScreen] = []
 
-    def start(approvals: str | None, allow: tuple[str, ...]) -> Session:
+    def start(
+        approvals: str | None, allow: tuple[str, ...], script: list[Step] = EDIT_SCRIPT
+    ) -> Session:
         program = agent_program("claude")
         require_netns()
         home = tmp_path / "home"
@@ -70,7 +72,7 @@ def claude_tui(tmp_path: Path, project: Path) -> Iterator[object]:
         command += ["--permission-mode", "default"]
         if allow:
             command += ["--allowedTools", ",".join(f"mcp__toolhost__{n}" for n in allow)]
-        argv, log = netns_argv(command, EDIT_SCRIPT, tmp_path / "model")
+        argv, log = netns_argv(command, script, tmp_path / "model")
         env = agent_env({"HOME": str(home)} | claude_env())
         screen = TerminalScreen(argv, env=env, cwd=project)
         sessions.append(screen)
@@ -134,3 +136,15 @@ def test_client_approvals_ask_once_in_claude_codes_own_prompt(claude_tui, projec
     edits = [line for line in audit_lines() if line["tool"] == "edit_file"]
     assert [line["decision"] for line in edits] == ["client_approved"], edits
     assert edits[0]["approvedBy"] == "claude-code", edits
+
+
+def test_a_running_commands_latest_line_shows_under_the_call(claude_tui, project: Path) -> None:  # type: ignore[no-untyped-def]
+    """Claude Code sends a progress token with each call and shows the call's progress under
+    it while it runs: toolhost's bash reports the command's latest line, on 2026-07-28 too."""
+    command = "echo step one; sleep 3; echo step two; sleep 4; echo finished"
+    session = claude_tui(
+        None, ("bash",), [tool("mcp__toolhost__bash", command=command), say("Ran.")]
+    )
+    session.screen.wait_for("Calling toolhost", "step two")  # while the command still runs
+    session.screen.wait_for("Ran.")
+    assert "finished" in session.results()[-1]

@@ -1,6 +1,8 @@
 """Approval forms on the 2026-07-28 revision, which has no server-to-client requests: the call
 runs on; when it needs the user, `tools/call` answers `input_required` with the form, and the
-client retries with the answer and the `requestState` that names the waiting call."""
+client retries with the answer and the `requestState` that names the waiting call. The call's
+progress goes to the request open for it: the first, then each retry (Claude Code shows the
+latest line of a running command under the call)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import attrs
 
 from lsp_server.mcp.calls.current import Elicit
 from lsp_server.mcp.calls.elicit import unreadable_answer
+from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
 
 APPROVAL_KEY = "approval"
 # How long a finished call whose client never came back is kept for it.
@@ -24,8 +27,13 @@ class UnknownRequestState(Exception):
     """A retry names no waiting call (finished, forgotten, or never made here)."""
 
 
+# The call: given the form's asker and where its progress goes.
+Run = Callable[[Elicit, ProgressRelay], Coroutine[Any, Any, dict[str, Any]]]
+
+
 @attrs.define
 class _Waiting:
+    relay: ProgressRelay
     task: asyncio.Task[dict[str, Any]] | None = None
     key: str | None = None
     """The `requestState` naming this call, made when it first asks."""
@@ -43,12 +51,11 @@ class RoundTrips:
     def __init__(self) -> None:
         self._waiting: dict[str, _Waiting] = {}
 
-    async def start(
-        self, run: Callable[[Elicit], Coroutine[Any, Any, dict[str, Any]]]
-    ) -> dict[str, Any]:
+    async def start(self, run: Run, progress: Deliver | None = None) -> dict[str, Any]:
         """Run the call; its result, or the form it waits on (input_required). A call that
-        asks nothing costs one future here (every call of Claude Code's comes this way)."""
-        waiting = _Waiting()
+        asks nothing costs one future here (every call of Claude Code's comes this way).
+        `progress`: the request's own progress (its token), if it has one."""
+        waiting = _Waiting(ProgressRelay(progress))
 
         async def elicit(message: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
             waiting.answer = asyncio.get_running_loop().create_future()
@@ -56,14 +63,18 @@ class RoundTrips:
             waiting.wake()
             return await waiting.answer
 
-        waiting.task = asyncio.create_task(run(elicit))
+        waiting.task = asyncio.create_task(run(elicit, waiting.relay))
         waiting.task.add_done_callback(lambda _: waiting.wake())
         return await self._step(waiting)
 
-    async def resume(self, state: str, responses: dict[str, Any]) -> dict[str, Any]:
+    async def resume(
+        self, state: str, responses: dict[str, Any], progress: Deliver | None = None
+    ) -> dict[str, Any]:
+        """The client's retry with its answer: the call goes on, its progress to the retry."""
         waiting = self._waiting.get(state)
         if waiting is None or waiting.answer is None or waiting.answer.done():
             raise UnknownRequestState(state)
+        waiting.relay.retarget(progress)
         response = responses.get(APPROVAL_KEY)
         action = getattr(response, "action", None)
         content = getattr(response, "content", None)
@@ -85,12 +96,15 @@ class RoundTrips:
                 await waiting.step
             except asyncio.CancelledError:
                 waiting.task.cancel()  # the client cancelled the call itself
+                waiting.relay.abandon()
                 self._forget(waiting)
                 raise
         if waiting.task.done():
             self._forget(waiting)
+            await waiting.relay.close()  # its progress before its answer
             return waiting.task.result()
         assert waiting.question is not None
+        await waiting.relay.mute()  # this request is answered: no progress of it after
         if waiting.key is None:
             key = waiting.key = secrets.token_urlsafe(24)
             self._waiting[key] = waiting
