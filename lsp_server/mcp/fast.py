@@ -27,6 +27,7 @@ from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
 from lsp_server.mcp.openings import repeats_opening, stamped
 
 if TYPE_CHECKING:
+    from lsp_server.mcp.calls.rounds import AnswerEarly
     from lsp_server.mcp.calls.tool_calls import Calls
 
 log = logging.getLogger(__name__)
@@ -243,9 +244,16 @@ class FastPath:
         CURRENT_ELICIT.set(self._elicit if legacy_forms else None)
         token = meta.get("progressToken")
         progress = _progress_notifier(token, self._send) if token is not None else None
+        task = asyncio.current_task()
+
+        async def answer_early(asked: dict[str, Any]) -> None:  # 2026-07-28: a form
+            await self._reply(message_id, {"result": await self._wire(asked)}, task)
+
         try:
             await asyncio.shield(self.calls.ready())  # started here if the SDK went first
-            result = await self._call(name, arguments, progress)
+            result = await self._call(name, arguments, progress, answer_early)
+            if result is None:
+                return  # answered input_required: the call's result is for the retry
             if self.calls.knows(name):
                 answer = {"result": await self._wire(result)}
             else:
@@ -258,17 +266,25 @@ class FastPath:
         except Exception as exc:  # the SDK's boundary: code 0 and the text, logged
             log.exception("handler for 'tools/call' raised")
             answer = {"error": _internal(exc)}
+        await self._reply(message_id, answer, task)
+
+    async def _reply(
+        self, message_id: Any, answer: dict[str, Any], task: asyncio.Task[Any] | None
+    ) -> None:
+        """Answers the request `task` runs: the id may be used again, and a cancellation of it
+        is no longer this path's (a call that asked goes on for the client's retry)."""
         try:
             data = self._encode({"jsonrpc": "2.0", "id": message_id, **answer})
         except Exception as exc:  # not JSON (a lone surrogate): an answer all the same
             log.exception("the answer to tools/call %r cannot be encoded", message_id)
             data = self._encode({"jsonrpc": "2.0", "id": message_id, "error": _internal(exc)})
-        task = asyncio.current_task()
         if task is not None:
             self._forget(_id_key(message_id), task)  # a client may reuse the id once answered
         await self._send(data)
 
-    async def _call(self, name: str, arguments: Any, progress: Deliver | None) -> dict[str, Any]:
+    async def _call(
+        self, name: str, arguments: Any, progress: Deliver | None, answer_early: AnswerEarly
+    ) -> dict[str, Any] | None:
         router = self.calls.router()
         if self.modern_meta is None or not self.form_mode:
             relay = ProgressRelay(progress) if progress is not None else None
@@ -282,7 +298,7 @@ class FastPath:
             CURRENT_ELICIT.set(elicit)  # 2026-07-28: forms as input_required
             return await router.call(name, arguments, relay, self.client, "")
 
-        return await self.calls.rounds().start(run, progress)
+        return await self.calls.rounds().run_here(run, progress, answer_early)
 
     async def _wire(self, result: dict[str, Any]) -> dict[str, Any]:
         modern = self.modern_meta is not None

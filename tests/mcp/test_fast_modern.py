@@ -15,7 +15,7 @@ import pytest
 
 from lsp_server.mcp import openings
 from tests.mcp.clients import blocked_sdk, spawn_mcp
-from tests.mcp.fast_calls import CALLS, CLIENT, VOLATILE, line_of, masked, workspace
+from tests.mcp.fast_calls import ALLOW, CALLS, CLIENT, VOLATILE, line_of, masked, workspace
 
 MODERN_VOLATILE = [
     *VOLATILE,
@@ -134,5 +134,31 @@ async def test_a_plain_call_runs_before_the_sdk_has_loaded_on_2026_07_28(
         assert asked["result"]["resultType"] == "input_required", asked
         form = asked["result"]["inputRequests"]["approval"]
         assert form["method"] == "elicitation/create" and "new.txt" in form["params"]["message"]
+    finally:
+        await client.close()
+
+
+async def test_a_call_that_asked_outlives_its_answered_request(ws: Path) -> None:
+    """A write's form goes back as input_required while the call waits on in the front: a
+    cancellation of that answered request is void (as MCP has it), and the retry with the
+    answer lands the write."""
+    envelope = meta(CLIENT)
+    client = await spawn_mcp(ws)
+    try:
+        await client.request("server/discover", {"_meta": envelope})
+        write = {"name": "write_file", "arguments": {"path": "new.txt", "content": "x\n"}}
+        asked = await client.request("tools/call", {**write, "_meta": envelope})
+        assert asked["result"]["resultType"] == "input_required", asked
+        cancel = {"requestId": client.next_id}
+        await client.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})
+        retry = {
+            **write,
+            "_meta": envelope,
+            "requestState": asked["result"]["requestState"],
+            "inputResponses": {"approval": ALLOW["result"]},
+        }
+        done = await client.request("tools/call", retry)
+        assert done["result"]["isError"] is False, done
+        assert (ws / "new.txt").read_text() == "x\n"
     finally:
         await client.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import attrs
@@ -29,22 +29,38 @@ class UnknownRequestState(Exception):
 
 # The call: given the form's asker and where its progress goes.
 Run = Callable[[Elicit, ProgressRelay], Coroutine[Any, Any, dict[str, Any]]]
+# Writes the answer to the request that started a call run in its own task (run_here).
+AnswerEarly = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 @attrs.define
 class _Waiting:
     relay: ProgressRelay
-    task: asyncio.Task[dict[str, Any]] | None = None
+    task: asyncio.Task[Any] | None = None
+    """The task the call runs in: its own (start), or its first request's (run_here)."""
     key: str | None = None
     """The `requestState` naming this call, made when it first asks."""
     question: tuple[str, dict[str, Any]] | None = None
     step: asyncio.Future[None] | None = None
     """Done when the call asks or finishes, whichever comes first."""
     answer: asyncio.Future[tuple[str, dict[str, Any] | None]] | None = None
+    finished: bool = False
+    outcome: dict[str, Any] | None = None
+    error: BaseException | None = None
 
     def wake(self) -> None:
         if self.step is not None and not self.step.done():
             self.step.set_result(None)
+
+    def finish(self, outcome: dict[str, Any] | None, error: BaseException | None = None) -> None:
+        self.finished, self.outcome, self.error = True, outcome, error
+        self.wake()
+
+    def result(self) -> dict[str, Any]:
+        if self.error is not None:
+            raise self.error
+        assert self.outcome is not None
+        return self.outcome
 
 
 class RoundTrips:
@@ -52,20 +68,57 @@ class RoundTrips:
         self._waiting: dict[str, _Waiting] = {}
 
     async def start(self, run: Run, progress: Deliver | None = None) -> dict[str, Any]:
-        """Run the call; its result, or the form it waits on (input_required). A call that
-        asks nothing costs one future here (every call of Claude Code's comes this way).
-        `progress`: the request's own progress (its token), if it has one."""
+        """Run the call in a task of its own; its result, or the form it waits on
+        (input_required). `progress`: the request's own progress (its token), if it has one."""
         waiting = _Waiting(ProgressRelay(progress))
+        waiting.task = asyncio.create_task(self._body(waiting, run))
+        return await self._step(waiting)
 
+    async def run_here(
+        self, run: Run, progress: Deliver | None, answer_early: AnswerEarly
+    ) -> dict[str, Any] | None:
+        """Run the call in this task, its request's own (the front's): its result, as
+        without forms, when it asks nothing (every read of Claude Code's: no second task, no
+        hop between tasks). When it asks, the input_required answer goes out through
+        `answer_early`, the call goes on here for the client's retry (resume), and this
+        returns None."""
+        waiting = _Waiting(ProgressRelay(progress), asyncio.current_task())
+        try:
+            outcome = await run(self._asker(waiting, answer_early), waiting.relay)
+        except BaseException as exc:
+            if waiting.key is None:  # its request's own error, or its cancellation
+                waiting.relay.abandon()
+                raise
+            waiting.finish(None, exc)  # for the retry waiting on it
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            return None
+        if waiting.key is None:
+            await waiting.relay.close()  # its progress before its answer
+            return outcome
+        waiting.finish(outcome)
+        return None
+
+    async def _body(self, waiting: _Waiting, run: Run) -> None:
+        try:
+            waiting.finish(await run(self._asker(waiting), waiting.relay))
+        except asyncio.CancelledError as exc:
+            waiting.finish(None, exc)
+            raise
+        except Exception as exc:  # the handler's to raise
+            waiting.finish(None, exc)
+
+    def _asker(self, waiting: _Waiting, answer_early: AnswerEarly | None = None) -> Elicit:
         async def elicit(message: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
             waiting.answer = asyncio.get_running_loop().create_future()
             waiting.question = (message, schema)
-            waiting.wake()
+            if answer_early is not None and waiting.key is None:
+                await answer_early(await self._input_required(waiting))
+            else:
+                waiting.wake()
             return await waiting.answer
 
-        waiting.task = asyncio.create_task(run(elicit, waiting.relay))
-        waiting.task.add_done_callback(lambda _: waiting.wake())
-        return await self._step(waiting)
+        return elicit
 
     async def resume(
         self, state: str, responses: dict[str, Any], progress: Deliver | None = None
@@ -89,7 +142,7 @@ class RoundTrips:
 
     async def _step(self, waiting: _Waiting) -> dict[str, Any]:
         assert waiting.task is not None
-        if not waiting.task.done():
+        if not waiting.finished:
             # Made before the call runs on (nothing is awaited between its wake-up and here).
             waiting.step = asyncio.get_running_loop().create_future()
             try:
@@ -99,12 +152,17 @@ class RoundTrips:
                 waiting.relay.abandon()
                 self._forget(waiting)
                 raise
-        if waiting.task.done():
+        if waiting.finished:
             self._forget(waiting)
             await waiting.relay.close()  # its progress before its answer
-            return waiting.task.result()
-        assert waiting.question is not None
-        await waiting.relay.mute()  # this request is answered: no progress of it after
+            return waiting.result()
+        return await self._input_required(waiting)
+
+    async def _input_required(self, waiting: _Waiting) -> dict[str, Any]:
+        """The answer naming the form the call waits on; the request it answers hears no
+        more of the call's progress."""
+        assert waiting.question is not None and waiting.task is not None
+        await waiting.relay.mute()
         if waiting.key is None:
             key = waiting.key = secrets.token_urlsafe(24)
             self._waiting[key] = waiting
