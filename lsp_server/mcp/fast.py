@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
 from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
-from lsp_server.mcp.openings import repeats_opening, stamped
+from lsp_server.mcp.openings import plain_id, repeats_opening, stamped
 
 if TYPE_CHECKING:
     from lsp_server.mcp.calls.rounds import AnswerEarly
@@ -46,7 +46,7 @@ def plain_call(message: Any) -> tuple[Any, str, Any, dict[str, Any]] | None:
     if not set(message) <= {"jsonrpc", "id", "method", "params"}:
         return None
     message_id, params = message.get("id"), message.get("params")
-    if message.get("jsonrpc") != "2.0" or not _plain_id(message_id):
+    if message.get("jsonrpc") != "2.0" or not plain_id(message_id):
         return None
     if not isinstance(params, dict) or not set(params) <= _PARAMS:
         return None
@@ -58,13 +58,9 @@ def plain_call(message: Any) -> tuple[Any, str, Any, dict[str, Any]] | None:
     meta = {} if meta is None else meta
     if not isinstance(meta, dict) or "progress_token" in meta:
         return None
-    if "progressToken" in meta and not _plain_id(meta["progressToken"]):
+    if "progressToken" in meta and not plain_id(meta["progressToken"]):
         return None
     return message_id, name, arguments, meta
-
-
-def _plain_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def _id_key(value: Any) -> Any:
@@ -222,7 +218,7 @@ class FastPath:
             return False
         params = message.get("params")
         request_id = params.get("requestId") if isinstance(params, dict) else None
-        running = self._running.get(_id_key(request_id)) if _plain_id(request_id) else None
+        running = self._running.get(_id_key(request_id)) if plain_id(request_id) else None
         if running is None:
             return False
         running[1].cancel()  # never answered, as the SDK does for a cancelled request
