@@ -44,16 +44,19 @@ class _Waiting:
     step: asyncio.Future[None] | None = None
     """Done when the call asks or finishes, whichever comes first."""
     answer: asyncio.Future[tuple[str, dict[str, Any] | None]] | None = None
-    finished: bool = False
     outcome: dict[str, Any] | None = None
     error: BaseException | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome is not None or self.error is not None
 
     def wake(self) -> None:
         if self.step is not None and not self.step.done():
             self.step.set_result(None)
 
     def finish(self, outcome: dict[str, Any] | None, error: BaseException | None = None) -> None:
-        self.finished, self.outcome, self.error = True, outcome, error
+        self.outcome, self.error = outcome, error
         self.wake()
 
     def result(self) -> dict[str, Any]:
