@@ -12,9 +12,9 @@ that the SDK's session knows the client; the SDK's own answers to them are not s
 (mcp/stdio_streams.py). Anything else (an odd opening, stdin or stdout that is not a pipe)
 waits for the SDK and gets its answer, as before.
 
-A plain `tools/call` of the handshake revisions is not the SDK's at all: the front runs it on
-the warm runtime and writes the SDK's answer itself (mcp/fast.py), so neither the SDK's
-import nor its per-message work is on a call's path. The runtime is built from the start, in
+A plain `tools/call`, of either era, is not the SDK's at all: the front runs it on the warm
+runtime and writes the SDK's answer itself (mcp/fast.py), so neither the SDK's import nor
+its per-message work is on a call's path. The runtime is built from the start, in
 a thread; the SDK is imported after it, or at once when a message needs it.
 """
 

@@ -2,8 +2,8 @@
 standard library only: the opening request of a connection (`initialize` of the handshake
 revisions, `server/discover` of 2026-07-28, which Claude Code opens with) and then plain
 tools/list requests. Each answer is the SDK's own, member for member
-(tests/mcp/test_front.py compares them); anything the SDK might answer otherwise (odd
-params, another revision, a progress token) returns None and is left to the SDK.
+(tests/mcp/test_front.py, test_front_modern.py compare them); anything the SDK might answer
+otherwise (odd params, another revision or client) returns None and is left to the SDK.
 """
 
 from __future__ import annotations
