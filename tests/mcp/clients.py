@@ -138,6 +138,19 @@ def blocked_sdk(tmp_path: Path) -> dict[str, str]:
     return {"PYTHONPATH": str(folder)}
 
 
+async def answered_without_sdk(
+    root: Path, tmp_path: Path, messages: list[dict[str, Any]], count: int
+) -> list[dict[str, Any]]:
+    """The first `count` answers of `toolhost mcp` whose SDK cannot load, to `messages` sent
+    at once."""
+    client = await spawn_mcp(root, blocked_sdk(tmp_path))
+    try:
+        await client.send_bytes(b"\n".join(json.dumps(m).encode() for m in messages))
+        return [await client.next_message() for _ in range(count)]
+    finally:
+        await client.close()
+
+
 async def raw_mcp(
     root: Path, capabilities: dict[str, Any], name: str, env: dict[str, str] | None = None
 ) -> RawMcp:

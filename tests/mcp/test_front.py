@@ -17,7 +17,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from lsp_server.mcp import front, openings
 from lsp_server.mcp.calls.tool_calls import Calls
 from lsp_server.mcp.listing_cache import Listing, ListingCache
-from tests.mcp.clients import blocked_sdk, sdk_answer, sdk_answers, spawn_mcp
+from tests.mcp.clients import answered_without_sdk, sdk_answer, sdk_answers, spawn_mcp
 
 if TYPE_CHECKING:
     from lsp_server.runtime.core.contract import Surface
@@ -260,12 +260,7 @@ async def test_a_first_start_lists_the_tools_before_the_sdk_is_loaded(
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": "list", "method": "tools/list"},
     ]
-    client = await spawn_mcp(ws, blocked_sdk(tmp_path))
-    try:
-        await client.send_bytes(b"\n".join(json.dumps(m).encode() for m in handshake))
-        answers = [await client.next_message() for _ in range(2)]
-    finally:
-        await client.close()
+    answers = await answered_without_sdk(ws, tmp_path, handshake, 2)
     assert [answer["id"] for answer in answers] == [1, "list"]
     assert answers[1]["result"] == (await sdk_answers(ws, handshake))[1]["result"]
     assert cache.load() == answers[1]["result"]

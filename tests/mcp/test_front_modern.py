@@ -5,7 +5,6 @@ discover and plain tools/list requests as the SDK does, before the SDK is loaded
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from lsp_server.mcp import front, openings
 from lsp_server.mcp.calls.tool_calls import Calls
 from lsp_server.mcp.listing_cache import Listing, ListingCache
 from lsp_server.runtime.core.contract import Surface
-from tests.mcp.clients import blocked_sdk, sdk_answer, sdk_answers, spawn_mcp
+from tests.mcp.clients import answered_without_sdk, sdk_answer, sdk_answers
 
 CLAUDE_CODE = {
     "name": "claude-code",
@@ -142,11 +141,6 @@ async def test_claude_codes_opening_is_answered_before_the_sdk_is_loaded(
         request("server/discover", "server-discover-probe-1", {"_meta": claude}),
         {"method": "tools/list", "jsonrpc": "2.0", "id": 0, "params": {"_meta": claude}},
     ]
-    client = await spawn_mcp(ws, blocked_sdk(tmp_path))
-    try:
-        await client.send_bytes(b"\n".join(json.dumps(m).encode() for m in opening))
-        answers = [await client.next_message() for _ in range(2)]
-    finally:
-        await client.close()
+    answers = await answered_without_sdk(ws, tmp_path, opening, 2)
     assert answers == await sdk_answers(ws, opening)
     assert cache.load() == {"tools": answers[1]["result"]["tools"]}
