@@ -283,18 +283,18 @@ def report(engine: str, rows: list[Row]) -> float:
     for row in rows:
         line = (
             f"{row.pattern:32} {row.matches:7} {row.rg:8.3f}"
-            f" {statistics.median(row.tool.wall):10.3f} {row.ratio(row.tool):6.2f}"
+            f" {statistics.median(row.tool.wall):10.3f} {row.ratio(row.tool):6.3f}"
             f" {row.cpu_ratio(row.tool):5.2f} {row.status * 1000:9.2f}"
             f" {(row.rg + row.status) / row.rg:6.3f}"
         )
         if row.before:
             line += (
-                f" {statistics.median(row.before.wall):9.3f} {row.ratio(row.before):6.2f}"
+                f" {statistics.median(row.before.wall):9.3f} {row.ratio(row.before):6.3f}"
                 f" {row.cpu_ratio(row.before):5.2f}"
             )
         print(line)
     median = statistics.median(row.ratio(row.tool) for row in rows)
-    print(f"median ratio ({engine} / rg): {median:.2f}x")
+    print(f"median ratio ({engine} / rg): {median:.3f}x")
     cpu = statistics.median(row.cpu_ratio(row.tool) for row in rows)
     print(f"median CPU ratio (server, its rg, client / rg, reader): {cpu:.3f}x")
     floor = statistics.median((row.rg + row.status) / row.rg for row in rows)
@@ -302,7 +302,7 @@ def report(engine: str, rows: list[Row]) -> float:
     if all(row.before for row in rows):
         old = statistics.median(row.ratio(row.before) for row in rows if row.before)
         old_cpu = statistics.median(row.cpu_ratio(row.before) for row in rows if row.before)
-        print(f"baseline: median ratio {old:.2f}x, median CPU ratio {old_cpu:.3f}x")
+        print(f"baseline: median ratio {old:.3f}x, median CPU ratio {old_cpu:.3f}x")
     return median
 
 
@@ -329,7 +329,7 @@ async def main() -> None:
         rows = await bench_engine(
             engine, root, rg, runs, options.state, options.baseline, options.pattern or PATTERNS
         )
-        summary.append(f"{engine} engine {report(engine, rows):.2f}x")
+        summary.append(f"{engine} engine {report(engine, rows):.3f}x")
     print(f"\nSUMMARY median ratio vs rg: {', '.join(summary)}")
 
 
