@@ -36,11 +36,11 @@ from tests.helpers import call_tool, make_runtime
 STAGES = ("rg -n", "floor", "engine", "tool")
 
 
-def floor(rg: Path, query: SearchQuery) -> None:
+async def floor(rg: Path, query: SearchQuery) -> None:
     """The engine's rg command, spawned as the engine spawns it, its output read and
     dropped."""
     with ripgrep.confined_start(query) as (cwd, _, target, keep):
-        proc = subprocess.Popen(
+        proc = subprocess.Popen(  # noqa: ASYNC220 (as the engine spawns it)
             ripgrep.command(rg, query, target),
             cwd=cwd,
             stdin=subprocess.DEVNULL,
@@ -49,7 +49,7 @@ def floor(rg: Path, query: SearchQuery) -> None:
             pass_fds=keep,
         )
     with proc:
-        rg_drain.drain(proc, lambda _: None, [], None, 30.0)
+        await rg_drain.drain(proc, lambda _: None, [], 30.0)
 
 
 def stages_for(rg: Path, root: Path, runtime: Any, pattern: str) -> dict[str, Stage]:

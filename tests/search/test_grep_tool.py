@@ -180,11 +180,11 @@ async def test_a_fifo_is_refused_not_waited_for(tmp_path: Path, rg_path: Path) -
         assert text == "a.txt:1:hello"
 
 
-def test_ripgrep_engine_timeout_keeps_what_it_found(tmp_path: Path, rg_path: Path) -> None:
+async def test_ripgrep_engine_timeout_keeps_what_it_found(tmp_path: Path, rg_path: Path) -> None:
     # rg blocks reading a FIFO nobody writes to: the deadline must end it.
     os.mkfifo(tmp_path / "pipe")
     query = SearchQuery("x", target=tmp_path / "pipe", ignore_base=tmp_path, timeout_seconds=0.5)
-    outcome = ripgrep.search(rg_path, query)
+    outcome = await ripgrep.search(rg_path, query)
     assert outcome.timed_out
     assert outcome.files == []
 

@@ -3,6 +3,7 @@ without an include glob, the Python walker selects exactly the files ripgrep sel
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
 from pathlib import Path
 
@@ -36,7 +37,7 @@ def selected(root: Path, rg: Path, engine: str, include: str | None) -> str:
     query = SearchQuery(
         ".", target=root, ignore_base=root, include=include, mode="files_with_matches"
     )
-    outcome = SearchEngines(rg).search(query, engine)  # type: ignore[arg-type]
+    outcome = asyncio.run(SearchEngines(rg).search(query, engine))  # type: ignore[arg-type]
     return render(
         outcome,
         mode="files_with_matches",

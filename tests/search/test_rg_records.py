@@ -13,11 +13,11 @@ rg's JSON folded here independently of the engine's own reader.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
 import subprocess
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -120,18 +120,18 @@ CASES = [(p, c, i) for p in PATTERNS for c in (0, 2) for i in (False, True)]
 
 
 @pytest.mark.parametrize(("pattern", "context", "ignore_case"), CASES)
-def test_records_say_what_rg_json_says(
+async def test_records_say_what_rg_json_says(
     tmp_path: Path, rg_path: Path, pattern: str, context: int, ignore_case: bool
 ) -> None:
     root = build(tmp_path / "tree", PLAIN_TREE)
     query = query_for(root, pattern, context=context, ignore_case=ignore_case)
     # A folder search reads the records, and they alone (no second run) give the answer.
     assert ripgrep.output_for(query, ".") == "lines"
-    outcome = ripgrep._run(rg_path, query, None, "lines")
+    outcome = await ripgrep._run(rg_path, query, "lines")
     assert outcome is not None
     expected = rg_json(rg_path, root, pattern, context=context, ignore_case=ignore_case)
     assert outcome.files == expected
-    assert ripgrep.search(rg_path, query).files == outcome.files
+    assert (await ripgrep.search(rg_path, query)).files == outcome.files
 
 
 def test_the_tree_holds_the_cases(tmp_path: Path, rg_path: Path) -> None:
@@ -150,40 +150,54 @@ def test_the_tree_holds_the_cases(tmp_path: Path, rg_path: Path) -> None:
 
 
 @pytest.mark.parametrize("context", [0, 1])
-def test_what_records_cannot_say_is_searched_again_as_json(
+async def test_what_records_cannot_say_is_searched_again_as_json(
     tmp_path: Path, rg_path: Path, context: int
 ) -> None:
     root = build(tmp_path / "tree", ODD_TREE)
     query = query_for(root, "foo", context=context)
-    assert ripgrep._run(rg_path, query, None, "lines") is None
+    assert await ripgrep._run(rg_path, query, "lines") is None
     expected = rg_json(rg_path, root, "foo", context=context)
     assert {"odd\nname.txt", "bin/late.bin"} <= {hits.path for hits in expected}
-    assert ripgrep.search(rg_path, query).files == expected
+    assert (await ripgrep.search(rg_path, query)).files == expected
 
 
-def test_json_where_records_would_differ(tmp_path: Path, rg_path: Path) -> None:
+async def test_json_where_records_would_differ(tmp_path: Path, rg_path: Path) -> None:
     # One file (on stdin: rg's plain output says "binary file matches" instead of the
     # lines) and multiline matches stay on --json.
     root = build(tmp_path / "tree", ODD_TREE)
     single = SearchQuery("foo", target=root / "bin" / "late.bin", ignore_base=root)
     assert ripgrep.output_for(single, "-") == "json"
-    outcome = ripgrep.search(rg_path, single)
+    outcome = await ripgrep.search(rg_path, single)
     assert [hits.path for hits in outcome.files] == ["late.bin"]
     assert [line.number for line in outcome.files[0].lines] == [1, 3, 5]  # NUL: a line end
     multi = query_for(root, "foo\n1", multiline=True)
     assert ripgrep.output_for(multi, ".") == "json"
-    assert [h.path for h in ripgrep.search(rg_path, multi).files] == ["ctx.txt"]
+    assert [h.path for h in (await ripgrep.search(rg_path, multi)).files] == ["ctx.txt"]
 
 
-def test_a_cancelled_search_ends_rg(tmp_path: Path, rg_path: Path) -> None:
-    # rg blocks reading a FIFO nobody writes to; setting `stop` (what a cancelled call
-    # does) must end it long before the deadline, and it is not a timeout.
+async def test_a_cancelled_search_ends_rg(tmp_path: Path, rg_path: Path) -> None:
+    # rg blocks reading a FIFO nobody writes to; cancelling the search (what a cancelled
+    # call does) must end it long before the deadline.
     os.mkfifo(tmp_path / "pipe")
     query = SearchQuery("x", target=tmp_path / "pipe", ignore_base=tmp_path, timeout_seconds=120)
-    stop = threading.Event()
-    timer = threading.Timer(0.2, stop.set)
-    timer.start()
-    outcome = ripgrep.search(rg_path, query, stop)
-    timer.join()
-    assert not outcome.timed_out
-    assert outcome.files == []
+    task = asyncio.create_task(ripgrep.search(rg_path, query))
+    while not rg_children():
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 10)
+    assert rg_children() == []
+
+
+def rg_children() -> list[int]:
+    """The rg processes this process started and has not reaped."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat_line = (entry / "stat").read_text()
+        except (OSError, ValueError):
+            continue
+        comm, _, rest = stat_line.partition(") ")
+        if comm.endswith("(rg") and int(rest.split()[1]) == os.getpid():
+            found.append(int(entry.name))
+    return found

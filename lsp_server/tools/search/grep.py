@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-import threading
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -139,51 +137,15 @@ async def search(
     multiline: bool = False,
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
 ) -> tuple[SearchOutcome, Path]:
-    """Run one search in a worker thread; secret files are dropped from the outcome.
-    Returns the outcome and the folder its paths are relative to."""
-    ctx.workspace.require_not_secret(target)
-    engines = engines_of(ctx)  # on the loop: the first call makes them, once
-    stop = threading.Event()
-    try:
-        # One worker-thread hop for all the blocking parts (each hop costs a wake-up).
-        return await anyio.to_thread.run_sync(
-            partial(
-                _search_blocking,
-                ctx,
-                engines,
-                target,
-                pattern,
-                stop,
-                include=include,
-                ignore_case=ignore_case,
-                mode=mode,
-                context=context,
-                multiline=multiline,
-                timeout_seconds=timeout_seconds,
-            ),
-            abandon_on_cancel=True,
-        )
-    finally:
-        stop.set()  # ends rg if the call was cancelled while it ran
-
-
-def _search_blocking(
-    ctx: ToolContext,
-    engines: SearchEngines,
-    target: Path,
-    pattern: str,
-    stop: threading.Event,
-    *,
-    include: str | None,
-    ignore_case: bool,
-    mode: OutputMode,
-    context: int,
-    multiline: bool,
-    timeout_seconds: float,
-) -> tuple[SearchOutcome, Path]:
+    """Run one search; secret files are dropped from the outcome. Returns the outcome and
+    the folder its paths are relative to. ripgrep runs from the event loop and its
+    result files are checked there as they arrive (short syscalls each); what may walk
+    the tree (the names of a hard-linked file) goes to a worker thread."""
     from lsp_server.search.query import SearchQuery
 
-    require_readable_link(ctx, target)
+    ctx.workspace.require_not_secret(target)
+    engines = engines_of(ctx)  # the first call makes them, once
+    await require_readable_link(ctx, target)
     if "\x00" in pattern or "\x00" in (include or ""):
         # No program argument can hold a NUL: say so instead of failing inside rg's spawn.
         raise ToolError(
@@ -204,20 +166,20 @@ def _search_blocking(
             excluded=excluded_patterns(ctx),
             on_file=screen.visit,
         )
-        outcome = _run_engine(engines, query, ctx.config.search.engine, stop)
+        outcome = await _run_engine(engines, query, ctx.config.search.engine)
         outcome.files = [hits for hits in outcome.files if not screen.is_secret(hits.path)]
-        screen.leave_out_links(outcome)
+        await screen.leave_out_links(outcome)
     return outcome, base
 
 
-def _run_engine(
-    engines: SearchEngines, query: SearchQuery, engine: EngineChoice, stop: threading.Event
+async def _run_engine(
+    engines: SearchEngines, query: SearchQuery, engine: EngineChoice
 ) -> SearchOutcome:
     """The engine's outcome; its complaints as the tool's errors."""
     from lsp_server.search.query import EngineFailure, InvalidInclude, InvalidPattern
 
     try:
-        return engines.search(query, engine, stop)
+        return await engines.search(query, engine)
     except InvalidPattern as exc:
         raise ToolError(
             GREP_INVALID_REGEX,
@@ -237,16 +199,19 @@ def _run_engine(
         ) from exc
 
 
-def require_readable_link(ctx: ToolContext, target: Path) -> None:
+async def require_readable_link(ctx: ToolContext, target: Path) -> None:
     """A single file with more than one name is searched only when read_file would read
-    it (runtime/fs/hardlinks.py): all its names inside, none a secret."""
+    it (runtime/fs/hardlinks.py): all its names inside, none a secret. Finding its names
+    walks the tree: in a worker thread."""
     try:
         st = os.lstat(target)
     except OSError:
         return  # the engine reports what is missing
     if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
         root = ctx.workspace.root_of(target) or target.parent
-        hardlinks.require_all_inside(ctx.workspace, root, target, st)
+        await anyio.to_thread.run_sync(
+            hardlinks.require_all_inside, ctx.workspace, root, target, st
+        )
 
 
 def display_prefix(ctx: ToolContext, base: Path) -> str:

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
+import anyio
+
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.fs import hardlinks
 
@@ -37,7 +39,7 @@ def secret_test(ctx: ToolContext, engines: SearchEngines, base: Path) -> Callabl
 
 class ResultScreen:
     """The secret test and the hard-link lstat of each result path (relative to `base`),
-    made once per path, in the thread that runs the search. A context manager: it holds
+    made once per path, as the engine finds it. A context manager: it holds
     `base` open while the search runs, so that each lstat starts there instead of at /
     (a third cheaper in the standard library's folders)."""
 
@@ -76,10 +78,10 @@ class ResultScreen:
     def is_secret(self, path: str) -> bool:
         return self.visit(path)[0]
 
-    def leave_out_links(self, outcome: SearchOutcome) -> None:
+    async def leave_out_links(self, outcome: SearchOutcome) -> None:
         """Drop the files read_file would refuse as hard links (a name for a file from
         outside the workspace, or another name of a secret), with one note saying how
-        many."""
+        many. Finding their other names walks the tree: in a worker thread."""
         linked = []
         for hits in outcome.files:
             st = self.visit(hits.path)[1]
@@ -89,7 +91,9 @@ class ResultScreen:
             return
         workspace = self.ctx.workspace
         root = workspace.root_of(self.base) or self.base
-        names = hardlinks.names_of_many(root, [st for _, _, st in linked])
+        names = await anyio.to_thread.run_sync(
+            hardlinks.names_of_many, root, [st for _, _, st in linked]
+        )
         refused = {
             id(hits)
             for hits, path, st in linked
