@@ -16,6 +16,7 @@ import importlib.metadata
 import os
 import stat
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -192,11 +193,8 @@ async def _collect(
         outcome.timed_out = await rg_drain.drain(proc, sink, errors, query.timeout_seconds)
         if output == "listing":
             read_listing(b"".join(listing), query, outcome)
-        code = proc.wait()
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        code = _reap(proc)
         for pipe in (proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
@@ -217,6 +215,23 @@ async def _collect(
     return outcome
 
 
+def _reap(proc: subprocess.Popen[bytes]) -> int | None:
+    """rg's exit status, once the drain has returned (rg exited, was killed, or the call
+    was cancelled). This runs on the event loop: a killed rg that does not go (stuck in
+    the kernel, e.g. on a hung network mount) is left to a thread of its own to reap
+    instead of blocking the loop, and its status is None."""
+    if proc.poll() is None:
+        proc.kill()
+        try:
+            return proc.wait(timeout=_REAP_SECONDS)
+        except subprocess.TimeoutExpired:
+            threading.Thread(target=proc.wait, name="rg-reaper", daemon=True).start()
+            return None
+    return proc.returncode
+
+
+# How long a killed rg is waited for on the loop before a thread takes over.
+_REAP_SECONDS = 0.5
 _STDIN = "<stdin>"
 # rg's complaint when the globs left no file to search: for us that is just no match.
 _NOTHING = "rg: No files were searched"

@@ -9,6 +9,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,21 @@ async def test_each_result_file_is_told_once_while_its_records_are_read(tmp_path
     outcome = await ripgrep.search(rg, query)
     assert sorted(told) == sorted(hits.path for hits in outcome.files)
     assert len(told) == 30
+
+
+def test_a_killed_searcher_that_does_not_go_is_reaped_off_the_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A killed rg stuck in the kernel (here: a kill that does nothing) blocks the loop for
+    at most half a second; a thread of its own reaps it once it goes."""
+    proc = spawn("exec sleep 30")
+    monkeypatch.setattr(proc, "kill", lambda: None)
+    try:
+        assert ripgrep._reap(proc) is None
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+    for _ in range(100):
+        if proc.returncode is not None:
+            break
+        time.sleep(0.05)
+    assert proc.returncode == -9
