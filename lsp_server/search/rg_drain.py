@@ -109,8 +109,7 @@ class _Reader:
                 self.timed_out = True
                 self.proc.kill()
             await self._sleep(min(poll, left) if left > 0 else _KILLED_WAIT)
-            while self.arrived:
-                self.out(self.arrived.pop(0))
+            self._hand_on_arrived()
             if self.exited or pidfd is None:
                 continue
             held = _waiting(stdout, self.count)
@@ -127,13 +126,17 @@ class _Reader:
         """rg is gone and all it wrote is in the pipes: read what they hold, without
         waiting for an end of file that a process forked meanwhile could hold back."""
         assert self.proc.stdout is not None and self.proc.stderr is not None
-        while self.arrived:
-            self.out(self.arrived.pop(0))
+        self._hand_on_arrived()
         pipes = ((self.proc.stdout, self.out), (self.proc.stderr, self.err.append))
         for pipe, sink in pipes:
             fd = pipe.fileno()
             while _waiting(fd, self.count) and (chunk := os.read(fd, self.count[0])):
                 sink(chunk)
+
+    def _hand_on_arrived(self) -> None:
+        chunks, self.arrived = self.arrived, []
+        for chunk in chunks:
+            self.out(chunk)
 
     async def _sleep(self, seconds: float) -> None:
         self.wake = self.loop.create_future()
