@@ -250,7 +250,7 @@ class FastPath:
             result = await self._call(name, arguments, progress, answer_early)
             if result is None:
                 return  # answered input_required: the call's result is for the retry
-            if self.calls.knows(name):
+            if not self.calls.unknown(name, result):
                 answer = {"result": await self._wire(result)}
             else:
                 from lsp_server.mcp.calls.results import unknown_tool

@@ -117,9 +117,6 @@ class Backend:
     def registry(self) -> Registry:
         return self.calls.registry()
 
-    def knows(self, name: str) -> bool:
-        return self.calls.knows(name)
-
     def listing(self) -> types.ListToolsResult:
         if self._listing is None:  # fixed for the whole session from here on
             tools = tool_listing(self.registry(), self.surface)
@@ -157,7 +154,7 @@ def _complete(result: dict[str, Any]) -> types.CallToolResult:
 def _known(backend: Backend, name: str, result: dict[str, Any]) -> dict[str, Any]:
     """The result, unless the tool does not exist: that is a protocol error (-32602, near
     names in `data`), after the runtime has recorded the call like any other."""
-    if backend.knows(name):
+    if not backend.calls.unknown(name, result):
         return result
     raise unknown_tool_error(name, result, backend.registry().names(backend.surface))
 

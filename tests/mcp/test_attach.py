@@ -10,13 +10,14 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 from lsp_server.dirs import Dirs
 from lsp_server.mcp.attach import attach_client, attach_records, wire
 from tests.helpers import lsp_session
-from tests.mcp.clients import mcp_session, structured, text_of
+from tests.mcp.clients import RawMcp, mcp_session, structured, text_of
 
 EDITOR_OPTIONS = {"policy": {"mode": "acceptEdits"}}
 
@@ -269,3 +270,67 @@ async def test_editor_gone_during_a_call_is_attach_lost(ws: Path, bypass_policy:
     assert lost.is_error is True
     assert structured(lost)["code"] == "attach.lost", text_of(lost)
     assert "read the files it touches again" in text_of(lost)
+
+
+async def test_the_first_call_sent_at_once_is_the_editors_and_builds_no_local_runtime(
+    ws: Path,
+) -> None:
+    """An agent's opening (initialize, initialized, tools/list, tools/call, all at once) beside
+    an editor: the call runs in the editor's warm runtime, and `toolhost mcp` imports none of a
+    local runtime for it, nor for the rest of the session (`-X importtime` names every module
+    it imported). An unknown tool is still the protocol's error, its near names listed."""
+    async with lsp_session(ws, EDITOR_OPTIONS):
+        await wait_for_record(ws)
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "lsp_server.cli",
+            "mcp",
+            "--root",
+            str(ws),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=dict(os.environ),
+        )
+        assert process.stderr is not None
+        imports = asyncio.create_task(process.stderr.read())  # more than a pipe holds
+        client = RawMcp(process)
+        opening = [
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": OPENING},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": READ_HELLO},
+        ]
+        await client.send_bytes(b"\n".join(json.dumps(m).encode() for m in opening))
+        read = (await client.answer(3))["result"]
+        unknown = await client.request("tools/call", {"name": "read_fil", "arguments": {}})
+        assert process.stdin is not None
+        process.stdin.close()
+        await asyncio.wait_for(process.wait(), 60)
+        imported = {
+            line.rsplit("|", 1)[-1].strip()
+            for line in (await imports).decode().splitlines()
+            if line.startswith("import time:")
+        }
+    assert read["isError"] is False and "hello from the fixture" in read["content"][0]["text"]
+    assert read["_meta"]["toolhost"]["runtime"].startswith("editor (pid ")
+    assert unknown["error"]["code"] == -32602
+    assert unknown["error"]["data"]["closest"][0] == "read_file"
+    assert "lsp_server.mcp.front" in imported  # the listing is complete
+    local_runtime = {
+        "lsp_server.compose",
+        "lsp_server.mcp.calls.local",
+        "lsp_server.runtime.dispatch",
+    }
+    assert imported.isdisjoint(local_runtime), imported & local_runtime
+
+
+OPENING = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "an-agent", "version": "1"},
+}
+READ_HELLO = {"name": "read_file", "arguments": {"path": "hello.txt"}}

@@ -18,11 +18,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import cattrs
+if TYPE_CHECKING:  # `toolhost mcp` attached to an editor frames lines and converts nothing
+    import cattrs
 
-from lsp_server.protocol import CallParams, message_converter, register_message_hooks
+    from lsp_server.protocol import CallParams
 
 ATTACH = "toolhost/attach"
 CALL = "toolhost/call"
@@ -73,6 +74,8 @@ def error(message_id: Any, code: int, text: str) -> dict[str, Any]:
 
 def call_params(raw: Any) -> CallParams:
     """toolhost/call params from their wire form; ValueError names what is wrong."""
+    from lsp_server.protocol import CallParams
+
     if not isinstance(raw, dict):
         raise ValueError("params must be an object")
     name = raw.get("name")
@@ -99,6 +102,8 @@ def converter() -> cattrs.Converter:
     """The LSP face's converter (camelCase, unions of str and int): results look the same."""
     from lsprotocol.converters import get_converter  # about a second to import: on first use
 
+    from lsp_server.protocol import register_message_hooks
+
     return register_message_hooks(get_converter())
 
 
@@ -107,4 +112,6 @@ def result_converter() -> cattrs.Converter:
     """The same camelCase dicts for toolhost's messages without importing lsprotocol (for
     `toolhost mcp`'s local runtime, as `toolhost call` does; tests/mcp/test_front.py
     compares the two)."""
+    from lsp_server.protocol import message_converter
+
     return message_converter()

@@ -10,13 +10,16 @@ import asyncio
 import logging
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from lsp_server.mcp.calls.local import Approvals
     from lsp_server.mcp.calls.rounds import RoundTrips
     from lsp_server.mcp.calls.router import AttachMode, CallRouter
     from lsp_server.runtime.core.contract import Registry, Surface
+    from lsp_server.runtime.dispatch import Runtime
+    from lsp_server.runtime.lifecycle import Lifecycle
+    from lsp_server.runtime.progress import ProgressSender
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +43,7 @@ class Calls:
         self._registry: Registry | None = None
         self._building = threading.Lock()  # the listing's thread and the warm-up's: one build
         self._router: CallRouter | None = None
+        self._routing = threading.Lock()  # the warm-up's thread and a call: one router
         self._rounds: RoundTrips | None = None
         self._warming: asyncio.Future[None] | None = None
 
@@ -56,21 +60,37 @@ class Calls:
         registry = self.registry()
         return registry.get(name, "full") is not None or registry.get(name, "minimal") is not None
 
-    def router(self) -> CallRouter:
-        if self._router is None:
-            from lsp_server.dirs import Dirs
-            from lsp_server.mcp.calls.local import build_local_runtime
-            from lsp_server.mcp.calls.router import CallRouter
+    def unknown(self, name: str, result: dict[str, Any]) -> bool:
+        """Whether `result` (an MCP result) answers a call of a tool that does not exist: the
+        runtime that ran it refused it as unknown_tool, or none ran it (the editor is gone)
+        and this one's registry does not know it. The registry is not built for a call any
+        runtime ran (an attached front imports no tool)."""
+        from lsp_server.runtime.core.errors import ATTACH_LOST, ATTACH_UNAVAILABLE, UNKNOWN_TOOL
 
-            root, dirs, approvals = self.root, Dirs.from_environment(), self.approvals
-            self._router = CallRouter(
-                dirs.attach_folder,
-                root,
-                self.attach,
-                self.session,
-                self.surface,
-                lambda progress: build_local_runtime(root, dirs, progress, approvals),
-            )
+        structured = result.get("structuredContent") if result.get("isError") else None
+        code = structured.get("code") if isinstance(structured, dict) else None
+        if code == UNKNOWN_TOOL:
+            return True
+        return code in (ATTACH_LOST, ATTACH_UNAVAILABLE) and not self.knows(name)
+
+    def router(self) -> CallRouter:
+        with self._routing:
+            return self._router or self._make_router()
+
+    def _make_router(self) -> CallRouter:
+        from lsp_server.dirs import Dirs
+        from lsp_server.mcp.calls.router import CallRouter
+
+        root, dirs, approvals = self.root, Dirs.from_environment(), self.approvals
+
+        def build_local(progress: ProgressSender) -> tuple[Runtime, Lifecycle]:
+            from lsp_server.mcp.calls.local import build_local_runtime  # not when attached
+
+            return build_local_runtime(root, dirs, progress, approvals)
+
+        self._router = CallRouter(
+            dirs.attach_folder, root, self.attach, self.session, self.surface, build_local
+        )
         return self._router
 
     def rounds(self) -> RoundTrips:
@@ -93,23 +113,24 @@ class Calls:
         await self.ready()
 
     async def _warm(self) -> None:
-        """Ready what the first tools/call needs: the registry and the router's modules in a
-        thread (the loop keeps answering meanwhile), then, unless an editor's toolhost will
-        run the calls, the local runtime. A failure is left for the first call to report."""
+        """Ready what the first tools/call needs, in a thread (the loop keeps answering): the
+        router, then, unless an editor's toolhost will run the calls, the registry and the
+        local runtime's modules, and the local runtime. Attached, the first call waits for
+        nothing else (the editor's runtime is warm). A failure is left for the first call."""
         try:
-            await asyncio.to_thread(self._import)
-            router = self.router()
+            router = await asyncio.to_thread(self.router)
             if self.attach == "require" or (self.attach == "auto" and router.editor_expected()):
                 return
+            await asyncio.to_thread(self._import_local)
             router.warm_local()
         except Exception:
             log.debug("warming up failed; the first call builds what it needs", exc_info=True)
 
-    def _import(self) -> None:
+    def _import_local(self) -> None:
         from lsp_server.mcp.attach import wire
-        from lsp_server.mcp.calls import local, router
+        from lsp_server.mcp.calls import local
 
-        del local, router
+        del local
         self.registry()
         wire.result_converter()
 
