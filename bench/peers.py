@@ -9,12 +9,15 @@ over stdio (bench/rawrpc.py, one JSON message per line), arms interleaved:
 - a 4 KiB read, --calls calls on one warm process per arm, p50 / p95.
 
     .venv/bin/python bench/peers.py [--starts 10] [--calls 500] [--rounds 2] [--floor]
-        [--first-start] [--modern] [--baseline DIR ...]
+        [--first-start] [--modern] [--editor] [--baseline DIR ...]
 
 --first-start: each start in a state folder of its own, nothing kept from an earlier start
 (a new install, or the first start after an upgrade: no tools/list kept). --modern:
 toolhost's arms speak MCP 2026-07-28 as Claude Code does (server/discover; the revision,
 client and capabilities in each request's `_meta`); the filesystem server keeps initialize.
+--editor: one more arm, `toolhost mcp` beside an editor's `toolhost serve` (started once,
+initialized on the workspace, its attach record in the arm's own runtime folder): every
+call runs in that warm runtime (the design target 1 of issue 28 weighs against a local one).
 
 Ratios are toolhost / filesystem server. toolhost runs as a user runs it: the venv's
 `toolhost mcp` entry point, `--attach auto` with no editor serving the workspace.
@@ -29,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -184,6 +188,56 @@ def arms(root: Path, floor: bool, baselines: list[Path]) -> list[Arm]:
     ]
 
 
+class EditorServing:
+    """An editor's `toolhost serve` on the workspace, its attach record under `runtime`. A
+    helper process plays the editor (a raw LSP client: initialize, initialized, then reads
+    all the server sends, answering its requests with null), so that neither the server's
+    pipe fills nor this process's clock shares a GIL with the draining."""
+
+    def __init__(self, root: Path, runtime: Path, env: dict[str, str]) -> None:
+        runtime.mkdir(mode=0o700)
+        self.env = {**env, "XDG_RUNTIME_DIR": str(runtime)}
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--play-editor", str(root)],
+            env=self.env,
+            stdin=subprocess.PIPE,
+        )
+        for _ in range(400):
+            if any((runtime / "toolhost").glob("*.json")):
+                return
+            time.sleep(0.05)
+        sys.exit("the editor's toolhost serve published no attach record")
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()  # the helper shuts its server down
+        self.process.wait()
+
+
+def play_editor(root: Path) -> None:
+    """The helper of EditorServing: serve `root` until stdin closes."""
+    command = [sys.executable, "-m", "lsp_server", "serve"]
+    client = RawClient(command, cwd=root, stderr=subprocess.DEVNULL)
+    client.request(
+        "initialize", {"processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {}}
+    )
+    client.notify("initialized", {})
+
+    def drain() -> None:
+        try:
+            while True:
+                message = client.read()
+                if "method" in message and "id" in message:
+                    client.send({"id": message["id"], "result": None})
+        except (EOFError, OSError, ValueError):
+            pass
+
+    threading.Thread(target=drain, daemon=True).start()
+    sys.stdin.read()
+    client.process.terminate()
+    client.process.wait()
+
+
 def checked(result: Any) -> Any:
     if not isinstance(result, dict) or result.get("isError"):
         raise RuntimeError(f"the call failed: {result!r}"[:500])
@@ -254,6 +308,11 @@ def main() -> None:
         help="each start in a fresh state folder (nothing kept: a new install or an upgrade)",
     )
     parser.add_argument(
+        "--editor",
+        action="store_true",
+        help="also `toolhost mcp` beside an editor's `toolhost serve` (its calls run there)",
+    )
+    parser.add_argument(
         "--baseline",
         type=Path,
         action="append",
@@ -262,7 +321,11 @@ def main() -> None:
         "lsp_server | tar -x -C DIR`): measured as another arm, interleaved; repeatable "
         "(each arm is named by its folder)",
     )
+    parser.add_argument("--play-editor", type=Path, help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.play_editor:
+        play_editor(options.play_editor)
+        return
     with tempfile.TemporaryDirectory(prefix="peers") as folder:
         base = Path(folder)
         root = base / "ws"
@@ -279,6 +342,16 @@ def main() -> None:
             "XDG_CONFIG_HOME": str(base / "config"),
         }
         peers = arms(root, options.floor, options.baseline)
+        editor = None
+        if options.editor:
+            editor = EditorServing(root, base / "run-editor", env)
+            attached = Arm(
+                "toolhost mcp (editor serving)",
+                toolhost_command(root),
+                lambda _: {"name": "read_file", "arguments": {"path": "file.txt"}},
+                env={"XDG_RUNTIME_DIR": editor.env["XDG_RUNTIME_DIR"]},
+            )
+            peers.insert(2, attached)
         for arm in peers:
             arm.modern = options.modern and arm.name.startswith("toolhost")
         before = " ".join(Path("/proc/loadavg").read_text().split()[:3])
@@ -298,7 +371,10 @@ def main() -> None:
             client = arm.start(root, env)
             arm.open(client)
             for _ in range(50):  # warm up
-                checked(client.request("tools/call", arm.call(root)))
+                result = checked(client.request("tools/call", arm.call(root)))
+            runtime = result.get("_meta", {}).get("toolhost", {}).get("runtime", "")
+            if arm.name.endswith("(editor serving)") and not runtime.startswith("editor"):
+                sys.exit(f"{arm.name}: the calls ran in {runtime!r}, not the editor's runtime")
             clients[arm.name] = client
         per_round = max(1, options.calls // options.rounds)
         for n in range(options.rounds):
@@ -311,6 +387,8 @@ def main() -> None:
                     reads[arm.name].append(time.perf_counter() - t0)
         for client in clients.values():
             client.close()
+        if editor is not None:
+            editor.close()
         after = " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
     names = [a.name for a in peers]
