@@ -14,6 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+from mcp.shared.exceptions import MCPError
+
 from lsp_server.dirs import Dirs
 from lsp_server.mcp.attach import attach_client, attach_records, wire
 from tests.helpers import lsp_session
@@ -154,7 +157,11 @@ async def test_editor_gone_falls_back_to_local_and_says_so_once(
 async def test_attach_require_refuses_without_an_editor(ws: Path) -> None:
     async with mcp_session(ws, "--attach", "require") as session:
         result = await session.call_tool("read_file", {"path": "hello.txt"})
+        with pytest.raises(MCPError) as unknown:  # no runtime ran it: still no such tool
+            await session.call_tool("read_fil", {"path": "hello.txt"})
     assert result.is_error is True and structured(result)["code"] == "attach.unavailable"
+    assert unknown.value.error.code == -32602
+    assert unknown.value.error.data["closest"][0] == "read_file"
 
 
 async def test_attach_never_stays_local(ws: Path) -> None:

@@ -65,9 +65,11 @@ class Calls:
         runtime that ran it refused it as unknown_tool, or none ran it (the editor is gone)
         and this one's registry does not know it. The registry is not built for a call any
         runtime ran (an attached front imports no tool)."""
+        if not result.get("isError"):
+            return False  # the common case, before any import
         from lsp_server.runtime.core.errors import ATTACH_LOST, ATTACH_UNAVAILABLE, UNKNOWN_TOOL
 
-        structured = result.get("structuredContent") if result.get("isError") else None
+        structured = result.get("structuredContent")
         code = structured.get("code") if isinstance(structured, dict) else None
         if code == UNKNOWN_TOOL:
             return True
