@@ -245,24 +245,28 @@ class FastPath:
         async def answer_early(asked: dict[str, Any]) -> None:  # 2026-07-28: a form
             await self._reply(message_id, {"result": await self._wire(asked)}, task)
 
-        try:
-            await asyncio.shield(self.calls.ready())  # started here if the SDK went first
-            result = await self._call(name, arguments, progress, answer_early)
-            if result is None:
-                return  # answered input_required: the call's result is for the retry
-            if not self.calls.unknown(name, result):
-                answer = {"result": await self._wire(result)}
-            else:
-                from lsp_server.mcp.calls.results import unknown_tool
+        from lsp_server.runtime.results import held_reports
 
-                names = self.calls.registry().names(self.calls.surface)
-                answer = {"error": unknown_tool(name, result, names)}
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # the SDK's boundary: code 0 and the text, logged
-            log.exception("handler for 'tools/call' raised")
-            answer = {"error": _internal(exc)}
-        await self._reply(message_id, answer, task)
+        # The call's audit line and didCall go out once its answer is written, not before.
+        with held_reports.held():
+            try:
+                await asyncio.shield(self.calls.ready())  # started here if the SDK went first
+                result = await self._call(name, arguments, progress, answer_early)
+                if result is None:
+                    return  # answered input_required: the call's result is for the retry
+                if not self.calls.unknown(name, result):
+                    answer = {"result": await self._wire(result)}
+                else:
+                    from lsp_server.mcp.calls.results import unknown_tool
+
+                    names = self.calls.registry().names(self.calls.surface)
+                    answer = {"error": unknown_tool(name, result, names)}
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the SDK's boundary: code 0 and the text, logged
+                log.exception("handler for 'tools/call' raised")
+                answer = {"error": _internal(exc)}
+            await self._reply(message_id, answer, task)
 
     async def _reply(
         self, message_id: Any, answer: dict[str, Any], task: asyncio.Task[Any] | None

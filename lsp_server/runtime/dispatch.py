@@ -27,6 +27,7 @@ from lsp_server.runtime.core.errors import ToolError
 from lsp_server.runtime.file_service import DocumentSource, FileService
 from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.runtime.progress import Progress, ProgressSender
+from lsp_server.runtime.results import held_reports
 from lsp_server.runtime.results.call_records import (
     CallState,
     call_meta,
@@ -342,7 +343,7 @@ class Runtime:
         return failure(state, exc, started, self.config.limits.max_output_chars)
 
     def _notify(self, state: CallState, params: CallParams, result: CallResult) -> None:
-        self._emit(call_record(state, result))
+        held_reports.report(lambda: self._emit(call_record(state, result)))
 
     def _emit(self, record: DidCallParams) -> None:
         """Audit, didCall, index refresh: every call is reported, unknown tools included."""

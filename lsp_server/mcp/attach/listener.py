@@ -26,6 +26,7 @@ from lsp_server.mcp.attach import attach_records, wire
 from lsp_server.protocol import TOOLHOST_APPROVE, ApproveParams
 from lsp_server.runtime.core.client import ClientBridge, ClientFeatures
 from lsp_server.runtime.progress import ProgressSender
+from lsp_server.runtime.results import held_reports
 
 if TYPE_CHECKING:
     from lsp_server.runtime.dispatch import Runtime
@@ -275,6 +276,17 @@ class AttachListener:
                 )
 
     async def _call(
+        self,
+        message: dict[str, Any],
+        writer: asyncio.StreamWriter,
+        attached: AttachedSession,
+        connection: str,
+    ) -> None:
+        # The call's audit line and didCall go out once its answer is written, not before.
+        with held_reports.held():
+            await self._answer(message, writer, attached, connection)
+
+    async def _answer(
         self,
         message: dict[str, Any],
         writer: asyncio.StreamWriter,
