@@ -168,6 +168,13 @@ def arms(root: Path, floor: bool, baselines: list[Path]) -> list[Arm]:
         script.write_text(SDK_ECHO_SERVER)
         extra.append(
             Arm(
+                "toolhost front, runtime taken out",
+                [sys.executable, str(HERE / "bench/front_floor.py"), *toolhost_command(root)[-3:]],
+                lambda _: {"name": "read_file", "arguments": {"path": "file.txt"}},
+            )
+        )
+        extra.append(
+            Arm(
                 "SDK echo server",
                 [sys.executable, str(script), str(target)],
                 lambda _: {"name": "read_file", "arguments": {"path": "file.txt"}},
@@ -294,7 +301,10 @@ def main() -> None:
         "request 1.0-1.1 s after spawning its MCP servers)",
     )
     parser.add_argument(
-        "--floor", action="store_true", help="also the SDK's own floor (an echo server)"
+        "--floor",
+        action="store_true",
+        help="also the SDK's own floor (an echo server) and toolhost's front with the "
+        "runtime taken out (bench/front_floor.py: every call answers the first call's result)",
     )
     parser.add_argument(
         "--modern",
