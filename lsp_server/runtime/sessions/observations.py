@@ -10,7 +10,12 @@ import array
 import zlib
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import (
+    AbstractAsyncContextManager,
+    AsyncExitStack,
+    asynccontextmanager,
+    nullcontext,
+)
 from pathlib import Path
 from typing import Literal
 
@@ -149,10 +154,15 @@ class FileLocks:
             lock = self._locks[path] = anyio.Lock()
         return lock
 
+    def hold(self, paths: Iterable[Path]) -> AbstractAsyncContextManager[None]:
+        """The locks of `paths` for the block (a reader's empty list: no lock, no sweep)."""
+        wanted = sorted(set(paths))
+        return self._hold(wanted) if wanted else nullcontext()
+
     @asynccontextmanager
-    async def hold(self, paths: Iterable[Path]) -> AsyncIterator[None]:
+    async def _hold(self, paths: list[Path]) -> AsyncIterator[None]:
         async with AsyncExitStack() as stack:
-            for path in sorted(set(paths)):
+            for path in paths:
                 await stack.enter_async_context(self._lock(path))
             yield
         for path in list(self._locks):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -59,7 +60,7 @@ def render_window(
     end = min(total, offset + limit)
     width = max(6, len(str(end)))
     shown, note = cut_long_lines(lines[offset:end], max_line_chars, store)
-    rows = list(map(str.__add__, line_numbers(offset + 1, end + 1, width), shown))
+    rows = list(map(operator.add, line_numbers(offset + 1, end + 1, width), shown))
     if note:
         rows.append(note)
     if end < total or offset > 0:
