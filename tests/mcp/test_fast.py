@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.mcp.clients import blocked_sdk, spawn_mcp
 from tests.mcp.fast_calls import CALLS, CLIENT, VOLATILE, line_of, masked, workspace
 
@@ -138,12 +140,28 @@ async def test_a_cancelled_call_stops_and_is_not_answered(ws: Path, tmp_path: Pa
         await client.close()
 
 
-def test_the_encoder_writes_what_pydantic_writes() -> None:
-    """fast.encode (the standard library's JSON where it agrees with pydantic's) against
-    pydantic_core.to_json, which the SDK's model dumps use."""
+@pytest.mark.parametrize("sdk_loaded", [True, False], ids=["sdk-loaded", "before-the-sdk"])
+def test_the_encoder_writes_what_pydantic_writes(
+    sdk_loaded: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fast.encode against pydantic_core.to_json, which the SDK's model dumps use: once the
+    SDK has loaded pydantic_core, its encoder for every message; before that, the
+    standard library's where the two agree."""
+    import pydantic_core
     from pydantic_core import to_json
 
-    from lsp_server.mcp.fast import encode
+    from lsp_server.mcp import fast
+
+    used: list[Any] = []
+
+    def recording_to_json(message: Any) -> bytes:
+        used.append(message)
+        encoded: bytes = to_json(message)
+        return encoded
+
+    monkeypatch.setattr(pydantic_core, "to_json", recording_to_json)
+    monkeypatch.setattr(fast, "_loaded_to_json", lambda: recording_to_json if sdk_loaded else None)
+    encode = fast.encode
 
     values: list[Any] = [
         "plain",
@@ -175,4 +193,7 @@ def test_the_encoder_writes_what_pydantic_writes() -> None:
     ]
     for value in values:
         message = {"jsonrpc": "2.0", "id": 1, "result": {"value": value}}
+        used.clear()
         assert encode(message) == to_json(message), value
+        # Before the SDK, pydantic's encoder only where the two differ (floats' exponents).
+        assert len(used) == (1 if sdk_loaded or not fast._plain(message) else 0), value
