@@ -27,6 +27,12 @@ def load() -> None:
     _fast = orjson.dumps
 
 
+def loaded_dumps() -> Callable[..., bytes] | None:
+    """orjson's encoder once `load` has run, else None: for a wire that falls back on its
+    own terms (it raises TypeError on what only the standard library writes)."""
+    return _fast
+
+
 def encode(data: Any, default: Callable[[Any], Any] | None = None) -> bytes:
     """`data` as JSON; `default` turns what JSON has no type for into what it has."""
     if _fast is not None:

@@ -318,7 +318,7 @@ class AttachListener:
         finally:
             attached.running.pop(message_id, None)
         if not writer.is_closing():
-            writer.write(wire.encode(reply))
+            writer.write(wire.encode_answer(reply))
 
 
 def _label(value: Any, default: str) -> str:
