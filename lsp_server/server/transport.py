@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import json
 import logging
 import os
 import re
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -95,11 +96,37 @@ class CappedReader:
         return DROPPED
 
 
-async def serve_pipes(protocol: Any, cap: int) -> None:
+@contextlib.contextmanager
+def private_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
+    """The client's stdin and stdout as files over private duplicates of fd 0 and 1. While
+    they are served, fd 0 reads the null device and fd 1 writes to stderr: nothing else in
+    the process or a child (a command, a language server, a worker pool, a stray print)
+    reads the client's messages or writes into the middle of one of ours."""
+    private_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    private_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+    sys.stdout.flush()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    try:
+        with (
+            os.fdopen(private_in, "rb", buffering=0, closefd=False) as stdin,
+            os.fdopen(private_out, "wb", closefd=False) as stdout,
+        ):
+            yield stdin, stdout
+    finally:
+        os.dup2(private_in, 0)
+        os.dup2(private_out, 1)
+        os.close(private_in)
+        os.close(private_out)
+
+
+async def serve_pipes(protocol: Any, cap: int, stdin: BinaryIO, stdout: BinaryIO) -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 16)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
-    writer = CoalescingWriter(sys.stdout.buffer)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+    writer = CoalescingWriter(stdout)
     protocol.set_writer(writer)
 
     def reply_error(msg_id: Any, code: int, message: str) -> None:
@@ -172,10 +199,11 @@ def serve_stdio(root: Path | None = None) -> None:
     stop_children_on_sigterm(server)
 
     async def main() -> None:
-        try:
-            await serve_pipes(server.protocol, MAX_MESSAGE_BYTES)
-        finally:
-            await server.close()
+        with private_stdio() as (stdin, stdout):
+            try:
+                await serve_pipes(server.protocol, MAX_MESSAGE_BYTES, stdin, stdout)
+            finally:
+                await server.close()
 
     with contextlib.suppress(KeyboardInterrupt, SystemExit, BrokenPipeError):
         asyncio.run(main())

@@ -190,3 +190,61 @@ def test_a_calls_answer_and_its_did_call_leave_in_one_write(tmp_path: Path) -> N
         server.kill()
         server.wait()
         ours.close()
+
+
+def test_nothing_else_in_the_server_can_write_into_the_wire(tmp_path: Path) -> None:
+    """While `toolhost serve` serves stdio, its fd 1 writes to stderr and its fd 0 reads the
+    null device: a child that inherits them (a command, a worker pool, a language server)
+    or a stray print cannot write into the middle of an answer or take the client's
+    messages. The client's pipes are served from private duplicates."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("hello\n")
+    env = {**os.environ, "TOOLHOST_STATE_DIR": str(tmp_path / "state")}
+    with (tmp_path / "stderr").open("wb") as stderr:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "lsp_server", "serve"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env, cwd=ROOT,
+        )  # fmt: skip
+    client_stdout = os.readlink(f"/proc/{server.pid}/fd/1")  # the pipe, before serving
+    try:
+        client = RawPipe(server)
+        initialize = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+        client.request(1, "initialize", initialize)
+        client.send({"method": "initialized", "params": {}})
+        fds = f"/proc/{server.pid}/fd"
+        assert os.readlink(f"{fds}/0") == os.devnull
+        assert os.readlink(f"{fds}/1") == os.readlink(f"{fds}/2") == str(tmp_path / "stderr")
+        served = [os.readlink(f"{fds}/{fd}") for fd in os.listdir(fds)]
+        assert client_stdout in served  # the private duplicate answers
+        read = client.request(
+            2, "toolhost/call", {"name": "read_file", "arguments": {"path": "a.txt"}}
+        )
+        assert "hello" in read["result"]["content"][0]["text"]
+    finally:
+        server.kill()
+        server.wait()
+
+
+class RawPipe:
+    """LSP frames over a child's pipes, written and read by hand."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        self.stdin, self.stdout = process.stdin, process.stdout
+
+    def send(self, message: dict[str, object]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.stdin.flush()
+
+    def request(self, msg_id: int, method: str, params: object) -> dict[str, object]:
+        self.send({"id": msg_id, "method": method, "params": params})
+        while True:
+            length = 0
+            while (line := self.stdout.readline()) not in (b"\r\n", b""):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            message: dict[str, object] = json.loads(self.stdout.read(length))
+            if message.get("id") == msg_id:
+                return message
