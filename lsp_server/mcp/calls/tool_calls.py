@@ -134,7 +134,9 @@ class Calls:
 
         del local
         self.registry()
-        wire.result_converter()
+        from lsp_server.protocol import CallResult
+
+        wire.result_converter().get_unstructure_hook(CallResult)  # made here, not on a call
 
     async def close(self) -> None:
         if self._router is not None:
