@@ -44,11 +44,6 @@ class Loader:
         for loop, future in waiters:
             with contextlib.suppress(RuntimeError):  # that loop has ended
                 loop.call_soon_threadsafe(_resolve, future)
-        # orjson for the runtime's audit lines from now on (its import, ~15 ms here, waits
-        # until nothing does: the runtime is built and the SDK loaded).
-        from lsp_server import json_bytes
-
-        json_bytes.load()
 
     def loaded(self) -> asyncio.Future[None]:
         """Done when the import has ended (this does not start it)."""

@@ -56,18 +56,3 @@ def test_the_standard_library_until_loaded() -> None:
         assert json_bytes.encode({"a": "→"}) == b'{"a": "\\u2192"}'
     finally:
         json_bytes._fast = before
-
-
-def test_toolhost_mcp_loads_orjson_once_its_sdk_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`toolhost mcp` has no LSP warm-up: its loader thread loads orjson after the SDK, so
-    that the runtime's audit lines are orjson's from then on."""
-    from lsp_server.mcp import loader
-
-    monkeypatch.setattr(json_bytes, "_fast", None)
-    monkeypatch.setattr(loader, "SERVER_MODULE", "json")  # the import itself is not the point
-    load = loader.Loader()
-    load.start()
-    assert load._thread is not None
-    load._thread.join(timeout=60)
-    assert json_bytes.loaded_dumps() is not None
-    assert json_bytes.encode({"a": "→"}) == '{"a":"→"}'.encode()
