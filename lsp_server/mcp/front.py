@@ -230,11 +230,22 @@ async def serve(
                 await asyncio.wait_for(calls.close(), 10)
 
 
+# While the imports run in threads, the loop still answers (the listing, plain calls): each
+# time it wakes it waits for the importing thread to give up the GIL, after 5 ms by default.
+WARMING_SWITCH_INTERVAL = 0.0005
+
+
 async def _warm(calls: Calls, loader: Loader) -> None:
     """Both imports in turn (they would share one GIL): the runtime first (tools/list and the
-    first call need it), then the SDK."""
-    await calls.warm()
-    loader.start()
+    first call need it), then the SDK; meanwhile the loop takes the GIL back sooner."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, WARMING_SWITCH_INTERVAL))
+    try:
+        await calls.warm()
+        loader.start()
+        await loader.loaded()
+    finally:
+        sys.setswitchinterval(interval)
 
 
 async def _answer_while_loading(

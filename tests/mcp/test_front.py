@@ -4,6 +4,7 @@ still sees every message in order, and anything odd is left to the SDK."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -306,3 +307,27 @@ def test_the_cache_file_is_looked_for_in_the_state_folder() -> None:
 
     cache = front.ListingCache.of("2025-11-25", "full")
     assert cache.path.parent == Dirs.from_environment().state
+
+
+async def test_the_loop_takes_the_gil_back_sooner_while_the_imports_run() -> None:
+    """While the runtime and the SDK are imported in threads, the GIL's switch interval is
+    short, so a call that arrives meanwhile waits 0.5 ms, not 5, each time the loop wakes
+    (docs/BENCHMARKS.md: a read sent 0.9-1 s after the start); then it is as it was."""
+    seen: list[float] = []
+
+    class Imports:
+        async def warm(self) -> None:
+            seen.append(sys.getswitchinterval())
+
+        def start(self) -> None:
+            seen.append(sys.getswitchinterval())
+
+        async def loaded(self) -> None:
+            await asyncio.sleep(0)
+            seen.append(sys.getswitchinterval())
+
+    before = sys.getswitchinterval()
+    imports = Imports()
+    await front._warm(imports, imports)  # type: ignore[arg-type]
+    assert seen == [front.WARMING_SWITCH_INTERVAL] * 3
+    assert sys.getswitchinterval() == before > front.WARMING_SWITCH_INTERVAL
