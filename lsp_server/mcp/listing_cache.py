@@ -47,7 +47,7 @@ class ListingCache:
 
     @classmethod
     def of(cls, version: str, surface: str) -> ListingCache:
-        from lsp_server.dirs import Dirs  # attrs: after the initialize answer
+        from lsp_server.dirs import Dirs  # after the initialize answer
 
         digest = hashlib.sha256(f"{__version__}\n{version}\n{surface}\n".encode())
         spec = importlib.util.find_spec("lsp_server")  # finds, does not import

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -331,3 +332,20 @@ async def test_the_loop_takes_the_gil_back_sooner_while_the_imports_run() -> Non
     await front._warm(imports, imports)  # type: ignore[arg-type]
     assert seen == [front.WARMING_SWITCH_INTERVAL] * 3
     assert sys.getswitchinterval() == before > front.WARMING_SWITCH_INTERVAL
+
+
+def test_the_listing_cache_is_found_without_attrs(tmp_path: Path) -> None:
+    """The front answers a plain tools/list from the cache on the loop while the runtime is
+    imported in a thread: finding the cache imports nothing heavy (attrs took ~15 ms there)."""
+    code = (
+        "import sys\n"
+        "from lsp_server.mcp.listing_cache import ListingCache\n"
+        "ListingCache.of('2025-11-25', 'core').load()\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    env = {**os.environ, "TOOLHOST_STATE_DIR": str(tmp_path / "state")}
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    ).stdout.split()
+    heavy = ("attr", "attrs", "cattrs", "pydantic", "mcp", "anyio")
+    assert [m for m in loaded if m.split(".")[0] in heavy] == []
