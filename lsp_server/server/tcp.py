@@ -75,12 +75,20 @@ def _token_of(message: Any) -> str | None:
 
 
 class _SocketWriter:
-    """What pygls writes responses to: the editor's socket."""
+    """What pygls writes responses to: the editor's socket. Made on the loop; a message sent
+    from another thread (a log record forwarded from a worker) is handed to the loop, as
+    asyncio's transports are not thread-safe."""
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self._writer = writer
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.get_ident()
 
     def write(self, data: bytes) -> None:
+        if threading.get_ident() != self._thread:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: the socket too
+                self._loop.call_soon_threadsafe(self.write, data)
+            return
         if not self._writer.is_closing():
             self._writer.write(data)
 

@@ -17,6 +17,7 @@ import os
 import re
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -38,14 +39,25 @@ _ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
 
 class CoalescingWriter:
     """Messages written in one event-loop turn (a result and its didCall) leave in one write:
-    half the syscalls and client wake-ups of pygls' write-and-flush per message."""
+    half the syscalls and client wake-ups of pygls' write-and-flush per message. Made on the
+    loop; a message sent from another thread (a log record forwarded from a worker, a
+    didCall or progress of a call run in a thread) is handed to the loop, so that
+    only the loop's thread touches the pending list and the stream."""
 
     def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
         self._pending: list[bytes] = []
         self._scheduled = False
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.get_ident()
 
     def write(self, data: bytes) -> None:
+        if threading.get_ident() != self._thread:
+            try:
+                self._loop.call_soon_threadsafe(self.write, data)
+                return
+            except RuntimeError:  # the loop has closed: nothing else writes any more
+                pass
         self._pending.append(data)
         if self._scheduled:
             return
