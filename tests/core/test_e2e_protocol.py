@@ -206,7 +206,9 @@ def test_nothing_else_in_the_server_can_write_into_the_wire(tmp_path: Path) -> N
             [sys.executable, "-m", "lsp_server", "serve"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env, cwd=ROOT,
         )  # fmt: skip
-    client_stdout = os.readlink(f"/proc/{server.pid}/fd/1")  # the pipe, before serving
+    # The pipe, named from our end: the child may not have set up its own fd 1 yet.
+    assert server.stdout is not None
+    client_stdout = os.readlink(f"/proc/self/fd/{server.stdout.fileno()}")
     try:
         client = RawPipe(server)
         initialize = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
