@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import json
 import logging
 import os
@@ -38,6 +37,7 @@ from lsp_server.mcp.fast import FastPath, encode
 from lsp_server.mcp.listing_cache import Listing, ListingCache
 from lsp_server.mcp.loader import Loader
 from lsp_server.mcp.openings import Opening, is_initialized, opening
+from lsp_server.private_stdio import private_stdio
 
 log = logging.getLogger(__name__)
 
@@ -159,30 +159,23 @@ async def claim_stdio() -> Any:
         yield None
         return
     loop = asyncio.get_running_loop()
-    private_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
-    private_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
-    # Non-blocking, as asyncio makes stdin: an answer is written on the loop when the pipe
-    # takes it at once (no thread hop), and never blocks the loop when it does not. The
-    # description is this process's own (fd 1 is pointed at stderr below).
-    os.set_blocking(private_out, False)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    os.dup2(2, 1)
-    stdin = os.fdopen(private_in, "rb", buffering=0, closefd=False)
-    try:
-        reader = asyncio.StreamReader(limit=LINE_LIMIT)
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), stdin
-        )
+    with private_stdio() as (private_in, private_out):
+        # Non-blocking, as asyncio makes stdin: an answer is written on the loop when the
+        # pipe takes it at once (no thread hop), and never blocks the loop when it does not.
+        # The description is this process's own (fd 1 now writes to stderr).
+        os.set_blocking(private_out, False)
+        stdin = os.fdopen(private_in, "rb", buffering=0, closefd=False)
         try:
-            yield Pipes(reader, private_out)
+            reader = asyncio.StreamReader(limit=LINE_LIMIT)
+            transport, _ = await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(reader), stdin
+            )
+            try:
+                yield Pipes(reader, private_out)
+            finally:
+                transport.close()
         finally:
-            transport.close()
-    finally:
-        os.set_blocking(private_out, True)
-        os.dup2(private_in, 0)
-        os.dup2(private_out, 1)
+            os.set_blocking(private_out, True)
 
 
 async def serve(

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import json
 import logging
 import os
 import re
 import signal
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,6 +23,7 @@ from typing import Any, BinaryIO
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from lsp_server.private_stdio import private_stdio
 from lsp_server.server import framing
 from lsp_server.server.handlers import create_server
 from lsp_server.server.server import ToolhostServer
@@ -109,29 +108,14 @@ class CappedReader:
 
 
 @contextlib.contextmanager
-def private_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
-    """The client's stdin and stdout as files over private duplicates of fd 0 and 1. While
-    they are served, fd 0 reads the null device and fd 1 writes to stderr: nothing else in
-    the process or a child (a command, a language server, a worker pool, a stray print)
-    reads the client's messages or writes into the middle of one of ours."""
-    private_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
-    private_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
-    sys.stdout.flush()
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    os.dup2(2, 1)
-    try:
-        with (
-            os.fdopen(private_in, "rb", buffering=0, closefd=False) as stdin,
-            os.fdopen(private_out, "wb", closefd=False) as stdout,
-        ):
-            yield stdin, stdout
-    finally:
-        os.dup2(private_in, 0)
-        os.dup2(private_out, 1)
-        os.close(private_in)
-        os.close(private_out)
+def private_files() -> Iterator[tuple[BinaryIO, BinaryIO]]:
+    """The client's stdin and stdout as files over private duplicates (private_stdio.py)."""
+    with (
+        private_stdio() as (private_in, private_out),
+        os.fdopen(private_in, "rb", buffering=0, closefd=False) as stdin,
+        os.fdopen(private_out, "wb", closefd=False) as stdout,
+    ):
+        yield stdin, stdout
 
 
 async def serve_pipes(protocol: Any, cap: int, stdin: BinaryIO, stdout: BinaryIO) -> None:
@@ -211,7 +195,7 @@ def serve_stdio(root: Path | None = None) -> None:
     stop_children_on_sigterm(server)
 
     async def main() -> None:
-        with private_stdio() as (stdin, stdout):
+        with private_files() as (stdin, stdout):
             try:
                 await serve_pipes(server.protocol, MAX_MESSAGE_BYTES, stdin, stdout)
             finally:
