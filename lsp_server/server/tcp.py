@@ -32,6 +32,7 @@ from lsp_server.server.server import ToolhostServer
 from lsp_server.server.transport import (
     MAX_MESSAGE_BYTES,
     CappedReader,
+    LoopOwned,
     setup_logging,
     stop_children_on_sigterm,
 )
@@ -74,20 +75,16 @@ def _token_of(message: Any) -> str | None:
     return token if isinstance(token, str) else None
 
 
-class _SocketWriter:
-    """What pygls writes responses to: the editor's socket. Made on the loop; a message sent
-    from another thread (a log record forwarded from a worker) is handed to the loop, as
-    asyncio's transports are not thread-safe."""
+class _SocketWriter(LoopOwned):
+    """What pygls writes responses to: the editor's socket (asyncio's transports are not
+    thread-safe: LoopOwned)."""
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
+        super().__init__()
         self._writer = writer
-        self._loop = asyncio.get_running_loop()
-        self._thread = threading.get_ident()
 
     def write(self, data: bytes) -> None:
-        if threading.get_ident() != self._thread:
-            with contextlib.suppress(RuntimeError):  # the loop has closed: the socket too
-                self._loop.call_soon_threadsafe(self.write, data)
+        if self.handed_to_loop(data):
             return
         if not self._writer.is_closing():
             self._writer.write(data)

@@ -36,27 +36,42 @@ DROPPED = b'{"jsonrpc": "2.0", "method": "$/toolhost/droppedMessage"}'
 _ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
 
 
-class CoalescingWriter:
-    """Messages written in one event-loop turn (a result and its didCall) leave in one write:
-    half the syscalls and client wake-ups of pygls' write-and-flush per message. Made on the
-    loop; a message sent from another thread (a log record forwarded from a worker, a
-    didCall or progress of a call run in a thread) is handed to the loop, so that
-    only the loop's thread touches the pending list and the stream."""
+class LoopOwned:
+    """A writer made on the event loop that only the loop's thread may touch: pygls sends
+    from whichever thread calls it (a log record forwarded from a worker, a didCall or
+    progress of a call run in a thread), so such a message is handed to the loop."""
 
-    def __init__(self, stream: BinaryIO) -> None:
-        self._stream = stream
-        self._pending: list[bytes] = []
-        self._scheduled = False
+    def __init__(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._thread = threading.get_ident()
 
     def write(self, data: bytes) -> None:
-        if threading.get_ident() != self._thread:
-            try:
-                self._loop.call_soon_threadsafe(self.write, data)
-                return
-            except RuntimeError:  # the loop has closed: nothing else writes any more
-                pass
+        raise NotImplementedError
+
+    def handed_to_loop(self, data: bytes) -> bool:
+        """True when called from another thread: `data` is handed to the loop, or dropped
+        when the loop has closed (its stream or socket is closed by then too)."""
+        if threading.get_ident() == self._thread:
+            return False
+        with contextlib.suppress(RuntimeError):
+            self._loop.call_soon_threadsafe(self.write, data)
+        return True
+
+
+class CoalescingWriter(LoopOwned):
+    """Messages written in one event-loop turn (a result and its didCall) leave in one write:
+    half the syscalls and client wake-ups of pygls' write-and-flush per message. Only the
+    loop's thread touches the pending list and the stream (LoopOwned)."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        super().__init__()
+        self._stream = stream
+        self._pending: list[bytes] = []
+        self._scheduled = False
+
+    def write(self, data: bytes) -> None:
+        if self.handed_to_loop(data):
+            return
         self._pending.append(data)
         if self._scheduled:
             return
