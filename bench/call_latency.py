@@ -71,7 +71,9 @@ def _raw_stdio(
     root: Path, calls: int, cwd: Path | None = None, label: str = ""
 ) -> dict[str, float]:
     """toolhost/call read_file beside toolhost/status (the transport's floor: a request the
-    server answers without a tool), alternated on one connection; `cwd`: another checkout."""
+    server answers without a tool), alternated on one connection; `cwd`: another checkout.
+    The call's didCall is awaited before the status request goes: a call's reports follow
+    its answer, and a status sent at once would otherwise pay for them."""
     client = RawClient(
         [sys.executable, "-m", "lsp_server", "serve"], cwd=cwd, env=_env_for(root, cwd)
     )
@@ -80,15 +82,18 @@ def _raw_stdio(
     params = {"name": "read_file", "arguments": {"path": "file.txt"}, "session": "bench"}
     for _ in range(50):  # warm up
         client.request("toolhost/call", params)
+        client.wait_for("toolhost/didCall")
         client.request("toolhost/status", {})
     samples, floor = [], []
     started = time.perf_counter()
     for _ in range(calls):
         t0 = time.perf_counter()
-        client.request("toolhost/call", params)  # its didCall is read and skipped
+        client.request("toolhost/call", params)
         t1 = time.perf_counter()
+        client.wait_for("toolhost/didCall")  # outside both timings
+        t1_floor = time.perf_counter()
         client.request("toolhost/status", {})
-        floor.append(time.perf_counter() - t1)
+        floor.append(time.perf_counter() - t1_floor)
         samples.append(t1 - t0)
     wall = time.perf_counter() - started
     client.close()

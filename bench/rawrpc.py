@@ -19,6 +19,7 @@ class RawClient:
         )
         self.framing = framing
         self._next_id = 0
+        self._skipped: list[str] = []  # notifications read while waiting for an answer
 
     def send(self, message: dict[str, Any]) -> None:
         body = json.dumps({"jsonrpc": "2.0", **message}).encode()
@@ -64,11 +65,22 @@ class RawClient:
             if "method" in message:
                 if "id" in message:
                     self.send({"id": message["id"], "result": None})
+                else:
+                    self._skipped.append(message["method"])
                 continue
             if message.get("id") == wanted:
                 if "error" in message:
                     raise RuntimeError(message["error"])
                 return message.get("result")
+
+    def wait_for(self, method: str) -> None:
+        """Until a notification of `method` has arrived (now or while an earlier request
+        waited for its answer); the others are skipped."""
+        while method not in self._skipped:
+            message = self.read()
+            if "method" in message and "id" not in message:
+                self._skipped.append(message["method"])
+        self._skipped.clear()
 
     def notify(self, method: str, params: Any) -> None:
         self.send({"method": method, "params": params})

@@ -301,9 +301,10 @@ class ToolhostServer(LanguageServer):
         self.protocol.notify(types.PROGRESS, types.ProgressParams(token=token, value=value))
 
     def _did_call(self, record: DidCallParams) -> None:
-        """Sent on the next loop turn: the call's answer is written by its task's done
-        callback, queued behind this, so both leave in one write (transport.py), didCall
-        first, as before."""
+        """Sent on the next loop turn. An editor's call reports once its answer is written
+        (typed_protocol.py holds it); a call reported while its task runs (none held it) thus
+        leaves in one write with its answer, which its task's done callback queues behind
+        this (transport.py)."""
         try:
             asyncio.get_running_loop().call_soon(self._notify_did_call, record)
         except RuntimeError:  # no loop here (a thread): send it now

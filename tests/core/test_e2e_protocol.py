@@ -146,15 +146,19 @@ async def test_non_ascii_answers_are_framed_by_their_bytes(tmp_path: Path) -> No
             assert status is not None
 
 
-def test_a_calls_answer_and_its_did_call_leave_in_one_write(tmp_path: Path) -> None:
-    """The server's stdout is a SOCK_SEQPACKET socket, which keeps each write(2) whole:
-    the didCall and the answer of a call arrive in one packet, didCall first (one
-    system call and one wake-up of the client per call, not two)."""
+def test_a_calls_answer_goes_out_before_its_audit_line_and_did_call(tmp_path: Path) -> None:
+    """The call's reports wait for its answer (typed_protocol.py holds them). The audit log
+    is a FIFO nobody reads yet, so the server blocks the moment it opens it: the answer
+    arrives all the same, alone in its packet (stdout is a SOCK_SEQPACKET socket, which
+    keeps each write whole). Once the test reads the FIFO, the line comes, then didCall."""
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.txt").write_text("hello\n" * 700)
+    state = tmp_path / "state"
+    state.mkdir()
+    os.mkfifo(state / "audit.jsonl", 0o600)
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    env = {**os.environ, "TOOLHOST_STATE_DIR": str(tmp_path / "state")}
+    env = {**os.environ, "TOOLHOST_STATE_DIR": str(state)}
     server = subprocess.Popen(
         [sys.executable, "-m", "lsp_server", "serve"],
         stdin=subprocess.PIPE, stdout=theirs, stderr=subprocess.DEVNULL, env=env, cwd=ROOT,
@@ -168,24 +172,32 @@ def test_a_calls_answer_and_its_did_call_leave_in_one_write(tmp_path: Path) -> N
         server.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         server.stdin.flush()
 
-    def packet_answering(msg_id: int) -> bytes:
+    def packet_with(needle: bytes) -> bytes:
         while True:
             packet = ours.recv(1 << 22)
-            if b'"id":%d,' % msg_id in packet.replace(b" ", b""):
+            if needle in packet.replace(b" ", b""):
                 return packet
 
     try:
         initialize = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
         send({"id": 1, "method": "initialize", "params": initialize})
-        packet_answering(1)
+        packet_with(b'"id":1,')
         send({"method": "initialized", "params": {}})
-        for msg_id in (10, 11, 12):
-            arguments = {"path": "a.txt"}
-            send({"id": msg_id, "method": "toolhost/call",
-                  "params": {"name": "read_file", "arguments": arguments}})  # fmt: skip
-            packet = packet_answering(msg_id)
-            did_call = packet.find(b"toolhost/didCall")
-            assert 0 <= did_call < packet.replace(b" ", b"").find(b'"id":%d,' % msg_id)
+        call = {"name": "read_file", "arguments": {"path": "a.txt"}, "callId": "c-10"}
+        send({"id": 10, "method": "toolhost/call", "params": call})
+        answer = packet_with(b'"id":10,')
+        assert b"hello" in answer and b"toolhost/didCall" not in answer
+        audit = os.open(state / "audit.jsonl", os.O_RDONLY)  # the server's open returns
+        try:
+            line = b""
+            while not line.endswith(b"\n"):
+                chunk = os.read(audit, 4096)
+                assert chunk, "the audit line never came"
+                line += chunk
+        finally:
+            os.close(audit)
+        assert json.loads(line)["callId"] == "c-10"
+        assert b'"callId":"c-10"' in packet_with(b"toolhost/didCall")
     finally:
         server.kill()
         server.wait()

@@ -5,6 +5,7 @@ lost however the call ends."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import os
 from pathlib import Path
@@ -50,6 +51,25 @@ async def test_a_task_that_outlives_the_hold_reports_at_once() -> None:
     finish.set()
     await task
     assert sent == ["late"]
+
+
+def test_a_hold_in_a_context_lasts_until_its_release() -> None:
+    """The LSP face's form: the call's task ends before its answer is written, so the hold
+    is set in the message's own context and released after the answer."""
+    sent: list[str] = []
+
+    def call() -> held_reports.Report:
+        release = held_reports.hold_in_this_context()
+        held_reports.report(lambda: sent.append("the call's record"))
+        return release
+
+    release = contextvars.copy_context().run(call)
+    held_reports.report(lambda: sent.append("another context's"))  # not held
+    assert sent == ["another context's"]
+    release()
+    assert sent == ["another context's", "the call's record"]
+    release()  # a second release sends nothing twice
+    assert sent == ["another context's", "the call's record"]
 
 
 def _audit_lines() -> list[dict[str, Any]]:

@@ -267,6 +267,8 @@ async def test_audit_log_has_one_line_per_call_matching_did_call(
             await lsp_call(client, "write_file", {"path": "new.py", "content": "n = 1\n"}),
             await lsp_call(client, "write_file", {"path": "denied.py", "content": "d\n"}),
         ]
+        # A call's didCall follows its answer: one more round trip has them all here.
+        await client.protocol.send_request_async("toolhost/status", {})
         did_calls = list(client.did_calls)  # type: ignore[attr-defined]
     lines = [json.loads(line) for line in (state / "audit.jsonl").read_text().splitlines()]
     assert [line["callId"] for line in lines] == [r["callId"] for r in results]

@@ -1,7 +1,9 @@
 """A face's answer before the reports of its call: while `held()` is in force, the record
 of each call the task finishes (the audit line, didCall, the index's refresh) waits until
 the face has written its answer, then goes out, in order. `toolhost mcp` holds them for a
-plain call (mcp/fast.py): the audit's write and the listeners are off the answer's path.
+plain call (mcp/fast.py), the attach listener for an agent's call, the LSP face for
+`toolhost/call` (server/typed_protocol.py): the audit's write and the listeners are off the
+answer's path.
 A call that outlives the hold (a 2026-07-28 call waiting on a form) reports at once."""
 
 from __future__ import annotations
@@ -20,6 +22,16 @@ class _Held:
     def __init__(self) -> None:
         self.reports: list[Report] = []
         self.open = True
+
+    def release(self) -> None:
+        """Send what was held, in order; later reports go out at once."""
+        self.open = False
+        reports, self.reports = self.reports, []
+        for send in reports:
+            try:
+                send()
+            except Exception:
+                log.exception("a held call report failed")
 
 
 _HELD: ContextVar[_Held | None] = ContextVar("held_call_reports", default=None)
@@ -43,9 +55,15 @@ def held() -> Iterator[None]:
         yield
     finally:
         _HELD.reset(token)
-        hold.open = False
-        for send in hold.reports:
-            try:
-                send()
-            except Exception:
-                log.exception("a held call report failed")
+        hold.release()
+
+
+def hold_in_this_context() -> Report:
+    """Hold the reports of calls run in the current context, and in the tasks it starts from
+    now on, until the returned release is called. For a face that answers after the call's
+    task has ended (the LSP face: pygls writes the answer from the task's done callback),
+    where a block cannot span the answer. The caller's context must be its own copy (pygls
+    runs each message in one)."""
+    hold = _Held()
+    _HELD.set(hold)
+    return hold.release
