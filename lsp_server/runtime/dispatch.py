@@ -24,6 +24,7 @@ from lsp_server.runtime.core import errors
 from lsp_server.runtime.core.client import ClientBridge, NoClient
 from lsp_server.runtime.core.contract import ContractEntry, Registry, Surface
 from lsp_server.runtime.core.errors import ToolError
+from lsp_server.runtime.deadlines import CallDeadlines
 from lsp_server.runtime.file_service import DocumentSource, FileService
 from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.runtime.progress import Progress, ProgressSender
@@ -79,6 +80,7 @@ class Runtime:
         self.state_dir = state_dir
         self.validators = Validators()
         self.locks = FileLocks()
+        self.deadlines = CallDeadlines()
         cwd = workspace.roots[0] if workspace.roots else Path.cwd()
         spill = state_dir / "results" if state_dir else None
         self.sessions = SessionStore(cwd, config.limits.stored_results, spill, session_folders)
@@ -261,16 +263,15 @@ class Runtime:
             return produced
 
     async def _run_bounded(self, state: CallState, ctx: ToolContext) -> ToolOutput | WritePlan:
-        """The tool's own work within limits.call_timeout_seconds (asyncio's deadline: half
-        the cost of anyio's per call). A write is published after it, never cut short."""
+        """The tool's own work within limits.call_timeout_seconds (one timer watches every
+        call's deadline: deadlines.py). A write is published after it, never cut short."""
         limit = self.config.limits.call_timeout_seconds
-        deadline = asyncio.timeout(limit)
+        deadline = self.deadlines.start(limit)
         try:
-            async with deadline:
-                return await state.tool.run(ctx, state.arguments)
-        except TimeoutError:
-            if not deadline.expired():
-                raise  # the tool's own, not the deadline's
+            return await state.tool.run(ctx, state.arguments)
+        except asyncio.CancelledError:
+            if not self.deadlines.end(deadline):
+                raise  # cancelled by somebody else: the client, the server's shutdown
             raise ToolError(
                 errors.TIMEOUT,
                 f"{state.tool.name} did not finish within {limit:g} s "
@@ -278,6 +279,8 @@ class Runtime:
                 "narrow the call (a smaller path, a shorter command), or raise "
                 "limits.call_timeout_seconds",
             ) from None
+        finally:
+            self.deadlines.end(deadline)  # a second end does nothing
 
     def prepare(
         self, params: CallParams, state: CallState, placement: Placement
