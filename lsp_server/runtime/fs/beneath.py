@@ -20,6 +20,7 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from lsp_server.runtime.core.errors import (
     FS_IS_DIRECTORY,
@@ -72,12 +73,8 @@ def _openat2(dir_fd: int, name: str, flags: int, *, close_dir: bool = False) -> 
     try:
         if libc is None:
             raise OSError(errno.ENOSYS, "no libc")
-        how = _OpenHow(flags, 0, _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS)
-        fd = int(
-            libc.syscall(
-                _SYS_OPENAT2, dir_fd, os.fsencode(name), ctypes.byref(how), ctypes.sizeof(how)
-            )
-        )
+        how = _open_how(flags)
+        fd = int(libc.syscall(_SYS_OPENAT2, dir_fd, os.fsencode(name), how, _HOW_SIZE))
         if fd < 0:
             code = ctypes.get_errno()
             raise OSError(code, os.strerror(code), name)
@@ -85,6 +82,16 @@ def _openat2(dir_fd: int, name: str, flags: int, *, close_dir: bool = False) -> 
     finally:
         if close_dir:
             os.close(dir_fd)
+
+
+_HOW_SIZE = ctypes.sizeof(_OpenHow)
+
+
+@functools.cache
+def _open_how(flags: int) -> Any:
+    """openat2's request for `flags`, made once: the kernel only reads it."""
+    how = _OpenHow(flags, 0, _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS)
+    return ctypes.byref(how)
 
 
 def swapped(rel: str) -> ToolError:
@@ -99,15 +106,21 @@ def swapped(rel: str) -> ToolError:
 
 def _parts(root: Path, path: Path) -> tuple[str, ...]:
     """`path.relative_to(root).parts`, on the strings (both are normalised Paths)."""
+    below = _below(root, path)
+    return tuple(below.split("/")) if below else ()
+
+
+def _below(root: Path, path: Path) -> str:
+    """`path.relative_to(root).as_posix()`, "" for the root itself."""
     text, top = str(path), str(root)
     if text == top:
-        return ()
+        return ""
     prefix = top if top.endswith("/") else top + "/"
     if not text.startswith(prefix):
         raise ToolError(
             OUTSIDE_SCOPE, f"{path} is not under {root}", "use a path inside the workspace"
         )
-    return tuple(text[len(prefix) :].split("/"))
+    return text[len(prefix) :]
 
 
 def open_dir(root: Path, parts: tuple[str, ...], *, create: bool = False) -> int:
@@ -133,6 +146,12 @@ def open_dir(root: Path, parts: tuple[str, ...], *, create: bool = False) -> int
                 with contextlib.suppress(FileExistsError):
                     os.mkdir(part, 0o777, dir_fd=fd)
                 next_fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except NotADirectoryError:
+                # O_NOFOLLOW | O_DIRECTORY says ENOTDIR for a symlink too: say which it was.
+                found = lstat_in(fd, part)
+                if found is not None and stat.S_ISLNK(found.st_mode):
+                    raise OSError(errno.ELOOP, "a symlink is in the way", part) from None
+                raise
             os.close(fd)
             fd = next_fd
     except BaseException:
@@ -167,6 +186,23 @@ def open_in(dir_fd: int, name: str, flags: int, rel: str, mode: int = 0o666) -> 
         raise translate(exc, rel) from None
 
 
+def open_beneath(root: Path, path: Path, rel: str, flags: int) -> int:
+    """`path` opened beneath `root` without following a symlink on the way or at its end:
+    one openat2 from the root where the kernel has it (a file in a folder costs what a
+    file at the root does), else folder by folder (parent_of)."""
+    below = _below(root, path)
+    if not below:
+        raise ToolError(FS_NOT_A_FILE, f"{rel} is a workspace root", "name a file inside it")
+    if flags & os.O_CREAT or not _openat2_works():
+        with parent_of(root, path, rel) as dir_fd:
+            return open_in(dir_fd, path.name, flags, rel)
+    try:
+        root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        return _openat2(root_fd, below, flags, close_dir=True)
+    except OSError as exc:
+        raise translate(exc, rel) from None
+
+
 def lstat_in(dir_fd: int, name: str) -> os.stat_result | None:
     try:
         return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
@@ -191,8 +227,7 @@ def read_regular(
     the version recorded is that of exactly the bytes returned (None when the file has
     more than `max_bytes`). Raises ToolError for a missing or non-regular file, and for a
     symlink swapped in on the way."""
-    with parent_of(root, path, rel) as dir_fd:
-        fd = open_in(dir_fd, path.name, READ_FLAGS, rel)
+    fd = open_beneath(root, path, rel, READ_FLAGS)
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
