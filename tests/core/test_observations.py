@@ -168,3 +168,30 @@ def test_kept_contents_stay_within_the_budget() -> None:
     seen = large.get(Path("big")).seen  # type: ignore[union-attr]
     assert seen is not None and seen.text is None and seen.lines == big.count("\n")
     assert large.content_cost == 4 * seen.lines  # one 4-byte digest per line, no text
+
+
+def test_an_unchanged_file_read_again_keeps_its_observation_and_becomes_the_newest() -> None:
+    """A read of a file whose hash has not changed leaves its observation as it was (its
+    kept text counted once) and makes it the last the budget drops."""
+    from lsp_server.runtime.fs.textio import FileVersion
+    from lsp_server.runtime.sessions.observations import Observations, SeenBudget
+
+    def version(sha: str) -> FileVersion:
+        return FileVersion(device=1, inode=2, size=3, mtime_ns=4, ctime_ns=5, sha256=sha)
+
+    budget = SeenBudget(limit=250)
+    seen = Observations(budget)
+    a, b, c = Path("/ws/a"), Path("/ws/b"), Path("/ws/c")
+    seen.record_present(a, version("a1"), "a" * 100)
+    seen.record_present(b, version("b1"), "b" * 100)
+    kept = seen.get(a)
+    seen.record_present(a, version("a1"), "a" * 100)  # unchanged
+    assert seen.get(a) is kept and seen.content_cost == budget.used == 200
+    seen.record_present(c, version("c1"), "c" * 100)  # over the budget: the oldest goes
+    b_seen, a_seen = seen.get(b), seen.get(a)
+    assert b_seen is not None and b_seen.seen is None  # b, not a: a was read again
+    assert a_seen is not None and a_seen.seen is not None and a_seen.seen.text == "a" * 100
+    seen.record_present(a, version("a2"), "A" * 100)  # changed: a new observation
+    a_now = seen.get(a)
+    assert a_now is not None and a_now.seen is not None and a_now.seen.text == "A" * 100
+    assert seen.content_cost == budget.used == 200

@@ -82,6 +82,12 @@ class SeenBudget:
             (_, oldest), holder = next(iter(self._order.items()))
             holder.drop_content(oldest)
 
+    def touch(self, owner: Observations, path: Path) -> None:
+        """Kept content seen again: the last to be dropped."""
+        key = (id(owner), path)
+        if key in self._order:
+            self._order.move_to_end(key)
+
     def remove(self, owner: Observations, path: Path, cost: int) -> None:
         if self._order.pop((id(owner), path), None) is not None:
             self.used -= cost
@@ -101,6 +107,17 @@ class Observations:
 
     def record_present(self, path: Path, version: Version, text: str | None = None) -> None:
         """`text`: the content seen at `version`, when known (kept within the budget)."""
+        held = self._by_path.get(path)
+        if (
+            text is not None
+            and held is not None
+            and held.seen is not None
+            and held.version == version
+            and version.sha256 is not None
+        ):
+            # Read again, unchanged (the hash says so): the same observation, now the newest.
+            self._budget.touch(self, path)
+            return
         seen = SeenContent.of(text) if text is not None else None
         self._put(path, Observation("present", version, seen))
 
