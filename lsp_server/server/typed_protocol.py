@@ -114,6 +114,7 @@ class ToolhostProtocol(LanguageServerProtocol):
 
     def __init__(self, server: Any, converter: cattrs.Converter) -> None:
         super().__init__(server, converter)
+        self._notifications: dict[str, bool] = {}  # per known method: is it one?
         self._held_reports: dict[Any, Callable[[], None]] = {}
         """A running call's release of its held reports (audit line, didCall, index
         refresh), by request id: they go out once its answer has been written."""
@@ -269,12 +270,16 @@ class ToolhostProtocol(LanguageServerProtocol):
         initialized, exit ...)."""
         if not isinstance(method, str):
             return False
+        known = self._notifications.get(method)
+        if known is not None:
+            return known
         message_type = self.get_message_type(method)
-        return (
-            message_type is not None
-            and attrs.has(message_type)
-            and "id" not in attrs.fields_dict(message_type)
+        if message_type is None:
+            return False  # not kept: any string can come here
+        known = self._notifications[method] = attrs.has(message_type) and (
+            "id" not in attrs.fields_dict(message_type)
         )
+        return known
 
     def _unreadable_response(
         self, msg_id: int | str, data: dict[str, Any], answered: Any, exc: JsonRpcException
