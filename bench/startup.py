@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.compiled import compile_code
 from bench.rawrpc import RawClient
 
 BARE_PYGLS = "from pygls.lsp.server import LanguageServer\nLanguageServer('bare', '1').start_io()\n"
@@ -56,6 +57,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--baseline", type=Path, help="another checkout to time beside this one")
     args = parser.parse_args()
+    compile_code(args.baseline)
     here = Path(__file__).resolve().parents[1]
     arms = {
         "toolhost serve": [sys.executable, "-m", "lsp_server", "serve"],

@@ -25,6 +25,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.compiled import compile_code
+
 
 class AsyncRawClient:
     """LSP frames over a child's pipes; many requests in flight, answered by id."""
@@ -242,6 +246,7 @@ def main() -> None:
     for item in args.code:
         label, _, folder = item.partition("=")
         codes[label] = str(Path(folder).resolve())
+    compile_code(*codes.values())
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}", flush=True)
     asyncio.run(main_async(args.sessions, args.rounds, args.repeats, codes))
 
