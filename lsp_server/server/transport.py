@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import re
+import select
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -133,10 +134,34 @@ def private_files() -> Iterator[tuple[BinaryIO, BinaryIO]]:
         yield stdin, stdout
 
 
+def _pollable(file: BinaryIO) -> bool:
+    """Whether the event loop can wait on `file` (a pipe, a socket, a terminal): epoll
+    refuses regular files and the null device, and the loop would then never read."""
+    poller = select.epoll()
+    try:
+        poller.register(file.fileno(), select.EPOLLIN)
+    except OSError:
+        return False
+    finally:
+        poller.close()
+    return True
+
+
+async def _read_in_thread(reader: asyncio.StreamReader, file: BinaryIO) -> None:
+    loop = asyncio.get_running_loop()
+    while chunk := await loop.run_in_executor(None, file.read, 1 << 16):
+        reader.feed_data(chunk)
+    reader.feed_eof()
+
+
 async def serve_pipes(protocol: Any, cap: int, stdin: BinaryIO, stdout: BinaryIO) -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 16)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+    feeding = None
+    if _pollable(stdin):
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+    else:  # `toolhost serve < file` (or < /dev/null): read in a thread
+        feeding = asyncio.create_task(_read_in_thread(reader, stdin))
     writer = CoalescingWriter(stdout)
     protocol.set_writer(writer)
 
@@ -156,7 +181,11 @@ async def serve_pipes(protocol: Any, cap: int, stdin: BinaryIO, stdout: BinaryIO
             if "id" in data and "method" in data:
                 reply_error(data["id"], -32600, "the message could not be handled")
 
-    await framing.read_loop(framing.FrameReader(reader), cap, deliver, reply_error)
+    try:
+        await framing.read_loop(framing.FrameReader(reader), cap, deliver, reply_error)
+    finally:
+        if feeding is not None:
+            feeding.cancel()
 
 
 class LogForwarder(logging.Handler):

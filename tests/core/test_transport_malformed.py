@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -116,3 +117,20 @@ async def test_a_body_cut_short_by_eof_exits_cleanly(tmp_path: Path) -> None:
     code = await peer.close()
     assert code == 0
     assert b"Traceback" not in peer.stderr, peer.stderr.decode(errors="replace")
+
+
+@pytest.mark.parametrize("source", ["null device", "file"])
+def test_input_that_cannot_be_polled_is_read_to_its_end(tmp_path: Path, source: str) -> None:
+    """`toolhost serve < /dev/null` ends at once (it used to wait forever: epoll refuses
+    the null device and regular files); from a file, what is in it is read (a body that is
+    not JSON: its log line), then the end of input ends the server."""
+    requests = tmp_path / "requests"
+    requests.write_bytes(b"Content-Length: 9\r\n\r\nnot json!")
+    env = {**os.environ, "TOOLHOST_STATE_DIR": str(tmp_path / "state")}
+    with (Path(os.devnull) if source == "null device" else requests).open("rb") as stdin:
+        done = subprocess.run(
+            SERVER, stdin=stdin, capture_output=True, env=env, timeout=60, check=False
+        )
+    log = done.stderr.decode(errors="replace")
+    assert done.returncode == 0, log
+    assert ("the body is not valid JSON" in log) == (source == "file"), log
