@@ -317,7 +317,7 @@ class ToolhostServer(LanguageServer):
         if self.runtime is None or self._attach_started:
             return
         self._attach_started = True
-        from lsp_server.mcp.attach.attach_records import UnsafeFolder
+        from lsp_server.private_folder import UnsafeFolder
 
         try:
             await self.attach_listener.start()

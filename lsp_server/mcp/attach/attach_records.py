@@ -21,15 +21,11 @@ from typing import Any
 
 import attrs
 
+from lsp_server.private_folder import private_folder, socket_path
+
 log = logging.getLogger(__name__)
 
 RECORD_VERSION = 1
-# sun_path holds 108 bytes on Linux (104 on the BSDs): stay under both.
-MAX_SOCKET_PATH = 100
-
-
-class UnsafeFolder(Exception):
-    """The discovery folder exists but is not private to this user."""
 
 
 @attrs.frozen
@@ -54,24 +50,6 @@ class Record:
         }
 
 
-def private_folder(path: Path) -> Path:
-    """Create `path` as a 0700 folder, or check that the existing one is ours and private."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = path.lstat()
-    if not stat.S_ISDIR(info.st_mode):
-        raise UnsafeFolder(f"{path} is not a folder")
-    if info.st_uid != os.getuid():
-        raise UnsafeFolder(f"{path} belongs to another user (uid {info.st_uid})")
-    if stat.S_IMODE(info.st_mode) != 0o700:
-        path.chmod(0o700)
-    return path
-
-
-def _short_folder() -> Path:
-    """Where sockets go when the runtime folder's path is too long for sun_path."""
-    return private_folder(Path("/tmp") / f"toolhost-{os.getuid()}")
-
-
 def _key(root: Path) -> str:
     return hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
@@ -80,9 +58,7 @@ def new_record(folder: Path, root: Path, version: str) -> Record:
     """A record for this process in `folder` (nothing written yet)."""
     folder = private_folder(folder)
     name = f"{_key(root)}-{os.getpid()}"
-    socket = folder / f"{name}.sock"
-    if len(os.fsencode(socket)) > MAX_SOCKET_PATH:
-        socket = _short_folder() / f"{name}.sock"
+    socket = socket_path(folder, f"{name}.sock")
     return Record(
         root=root,
         socket=socket,
