@@ -97,12 +97,15 @@ async def lsp_session(
     client_factory: Any = make_test_client,
     capabilities: types.ClientCapabilities | None = None,
     client_info: types.ClientInfo | None = None,
+    server_args: tuple[str, ...] = (),
 ) -> AsyncIterator[LanguageClient]:
     """A real `toolhost serve` subprocess, initialized with `root` as its workspace folder."""
     env = dict(os.environ)
     env["TOOLHOST_STATE_DIR"] = str(state_dir or root.parent / f".{root.name}-state")
     config = ClientServerConfig(
-        server_command=SERVER_COMMAND, client_factory=client_factory, server_env=env
+        server_command=[*SERVER_COMMAND, *server_args],
+        client_factory=client_factory,
+        server_env=env,
     )
     client: LanguageClient = await config.start()  # type: ignore[assignment]
     caps = capabilities or types.ClientCapabilities()

@@ -45,6 +45,18 @@ def _parser(names: tuple[str, ...]) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
+    if "--warm" in given:
+        from lsp_server.warm import handover
+
+        if handover.requested(given):
+            status = handover.hand_over(given)
+            if status is not None:
+                return status
+    return run_here(given)
+
+
+def run_here(given: list[str]) -> int:
+    """The command, in this process (a warm start's child comes here directly)."""
     names = (given[0],) if given and given[0] in COMMANDS else COMMANDS
     args = _parser(names).parse_args(given)
     try:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from lsp_server.cli.warm_help import WARM_HELP
+
 # runtime.core.contract's SURFACES, written out: importing it costs attrs before the front
 # answers (tests/mcp/test_front.py checks both are the same).
 SURFACES = ("core", "full", "minimal")
@@ -40,6 +42,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="who approves calls: auto (the attached editor, else the MCP client's form) or "
         "client (the MCP client's own permission step); default: mcp.approvals in config.toml",
     )
+    mcp.add_argument("--warm", action="store_true", help=WARM_HELP)
 
 
 def run(args: argparse.Namespace) -> int:

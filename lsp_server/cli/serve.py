@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from lsp_server.cli.warm_help import WARM_HELP
+
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
@@ -15,6 +17,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     serve.add_argument("--port", type=int, default=2087)
     serve.add_argument("--root", type=Path, help="workspace root (default: from the client)")
+    serve.add_argument("--warm", action="store_true", help=WARM_HELP)
 
 
 def run(args: argparse.Namespace) -> int:

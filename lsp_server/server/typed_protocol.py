@@ -73,11 +73,35 @@ def toolhost_converter() -> cattrs.Converter:
     return protocol.register_message_hooks(get_converter())
 
 
+_READY: list[tuple[cattrs.Converter, MessageTables]] = []
+"""Made by the warm process before it forks (`make_ready`): taken by the server it forks."""
+
+
+def make_ready() -> None:
+    """For the warm process (lsp_server/warm): the server's converter with every hook made,
+    and the message tables, once, before it forks; each `toolhost serve --warm` it forks
+    takes both instead of generating the same cattrs code again (~140 ms)."""
+    if _READY:
+        return
+    converter = lazy_toolhost_converter()
+    tables = MessageTables.build()
+    _make_hooks(converter, tables)
+    json_bytes.load()
+    _READY.append((converter, tables))
+
+
+def _ready_tables(converter: cattrs.Converter) -> MessageTables | None:
+    return _READY[0][1] if _READY and _READY[0][0] is converter else None
+
+
 def lazy_toolhost_converter() -> cattrs.Converter:
     """The server's converter: the same hooks as `toolhost_converter`, each made the first
     time its type is (un)structured, by hook factories registered before any use (hooks
     added after the first message would empty cattrs' caches of every other type), so that
-    neither the message types nor their hooks are loaded before the initialize answer."""
+    neither the message types nor their hooks are loaded before the initialize answer.
+    (In a warm start's child, the one `make_ready` made.)"""
+    if _READY:
+        return _READY[0][0]
     converter = get_converter()
 
     def structure(cls: type[Any]) -> Any:
@@ -93,6 +117,20 @@ def lazy_toolhost_converter() -> cattrs.Converter:
     converter.register_structure_hook_factory(_is_message_type, structure)
     converter.register_unstructure_hook_factory(_is_message_type, unstructure)
     return converter
+
+
+def _make_hooks(converter: cattrs.Converter, tables: MessageTables) -> None:
+    from lsp_server.protocol import MESSAGE_TYPES
+
+    for kind in MESSAGE_TYPES:  # what register_message_hooks makes, both ways
+        converter.get_structure_hook(kind)
+        converter.get_unstructure_hook(kind)
+    # The envelopes one way only: requests and notifications arrive (or leave) as
+    # messages, results leave (or arrive) as responses; the other way is made on use.
+    for kind in tables.messages.values():
+        converter.get_structure_hook(kind)
+    for kind in tables.responses.values():
+        converter.get_unstructure_hook(kind)
 
 
 def _is_message_type(cls: Any) -> bool:
@@ -124,6 +162,8 @@ class ToolhostProtocol(LanguageServerProtocol):
         either way, or the runtime's build): a cold start answers initialize without them.
         Their converter hooks come with their first use (`lazy_toolhost_converter`)."""
         if self._tables is None:
+            self._tables = _ready_tables(self._converter)
+        if self._tables is None:
             warm_up = self._server.warm_up
             prepared = warm_up.prepared if warm_up.done else None
             self._tables = (
@@ -135,8 +175,11 @@ class ToolhostProtocol(LanguageServerProtocol):
         """New tables with every converter hook made (the warm-up thread runs this; the loop
         adopts the tables in `toolhost_types`). The converter's hook factories were all
         registered when it was made: here its caches only fill."""
+        ready = _ready_tables(self._converter)
+        if ready is not None:
+            return ready
         tables = MessageTables.build()
-        self._make_hooks(tables)
+        _make_hooks(self._converter, tables)
         json_bytes.load()
         return tables
 
@@ -144,20 +187,7 @@ class ToolhostProtocol(LanguageServerProtocol):
         """Make every toolhost/* type's converter hooks now (with the runtime), not on each
         type's first message: the first call and the first status pay nothing for them
         (after the warm-up they are made already)."""
-        self._make_hooks(self.toolhost_types())
-
-    def _make_hooks(self, tables: MessageTables) -> None:
-        from lsp_server.protocol import MESSAGE_TYPES
-
-        for kind in MESSAGE_TYPES:  # what register_message_hooks makes, both ways
-            self._converter.get_structure_hook(kind)
-            self._converter.get_unstructure_hook(kind)
-        # The envelopes one way only: requests and notifications arrive (or leave) as
-        # messages, results leave (or arrive) as responses; the other way is made on use.
-        for kind in tables.messages.values():
-            self._converter.get_structure_hook(kind)
-        for kind in tables.responses.values():
-            self._converter.get_unstructure_hook(kind)
+        _make_hooks(self._converter, self.toolhost_types())
 
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if isinstance(method, str) and method.startswith(method_names.PREFIX):

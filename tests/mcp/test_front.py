@@ -94,6 +94,7 @@ def test_the_front_imports_the_standard_library_only() -> None:
     assert [m for m in loaded if m.startswith("lsp_server.")] == [
         "lsp_server.cli",
         "lsp_server.cli.mcp",
+        "lsp_server.cli.warm_help",
         "lsp_server.keyed_cache",
         "lsp_server.mcp",
         "lsp_server.mcp.calls",
