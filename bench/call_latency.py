@@ -69,15 +69,15 @@ async def _over_stdio(root: Path, calls: int) -> dict[str, float]:
 
 
 def _raw_stdio(
-    root: Path, calls: int, cwd: Path | None = None, label: str = ""
+    root: Path, calls: int, cwd: Path | None = None, label: str = "", warm: bool = False
 ) -> dict[str, float]:
     """toolhost/call read_file beside toolhost/status (the transport's floor: a request the
     server answers without a tool), alternated on one connection; `cwd`: another checkout.
     The call's didCall is awaited before the status request goes: a call's reports follow
-    its answer, and a status sent at once would otherwise pay for them."""
-    client = RawClient(
-        [sys.executable, "-m", "lsp_server", "serve"], cwd=cwd, env=_env_for(root, cwd)
-    )
+    its answer, and a status sent at once would otherwise pay for them. `warm`: a child of
+    the warm process serves (`toolhost serve --warm`)."""
+    command = [sys.executable, "-m", "lsp_server", "serve", *(["--warm"] if warm else [])]
+    client = RawClient(command, cwd=cwd, env=_env_for(root, cwd))
     client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
     client.notify("initialized", {})
     params = {"name": "read_file", "arguments": {"path": "file.txt"}, "session": "bench"}
@@ -118,17 +118,21 @@ def _env_for(root: Path, cwd: Path | None) -> dict[str, str]:
     version's answer, so two versions sharing it would each miss and build the registry
     before every initialize answer (a cost no user with one version pays)."""
     state = root.parent / ("state-baseline" if cwd is not None else "state-this")
-    return {**os.environ, "TOOLHOST_STATE_DIR": str(state)}
+    runtime = root.parent / "run"  # attach records and warm processes: the bench's own
+    runtime.mkdir(mode=0o700, exist_ok=True)
+    return {**os.environ, "TOOLHOST_STATE_DIR": str(state), "XDG_RUNTIME_DIR": str(runtime)}
 
 
-def _first_call(root: Path, pause: float, cwd: Path | None) -> tuple[float, ...]:
+def _first_call(
+    root: Path, pause: float, cwd: Path | None, warm: bool = False
+) -> tuple[float, ...]:
     """A fresh `toolhost serve`: (initialize answered, the first toolhost/call's round trip,
     the server's CPU seconds up to the answer, and from the answer to the first call's),
-    that call sent `pause` seconds after `initialized`."""
+    that call sent `pause` seconds after `initialized`. `warm`: `toolhost serve --warm` (the
+    CPU columns are then the front's, which only waits)."""
     t0 = time.perf_counter()
-    client = RawClient(
-        [sys.executable, "-m", "lsp_server", "serve"], cwd=cwd, env=_env_for(root, cwd)
-    )
+    command = [sys.executable, "-m", "lsp_server", "serve", *(["--warm"] if warm else [])]
+    client = RawClient(command, cwd=cwd, env=_env_for(root, cwd))
     client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
     init = time.perf_counter() - t0
     cpu_at_answer = _cpu_seconds(client.process.pid, main_thread=True)
@@ -146,20 +150,28 @@ def _first_call(root: Path, pause: float, cwd: Path | None) -> tuple[float, ...]
     return init, first, cpu_at_answer, cpu_after
 
 
-def _first_calls(root: Path, starts: int, pause: float, baseline: Path | None) -> None:
+def _first_calls(root: Path, starts: int, pause: float, baseline: Path | None, warm: bool) -> None:
     """Fresh servers: the first toolhost/call sent at once after `initialized` (what is left
     of the runtime's warm-up then is the floor), and sent `pause` seconds later."""
-    arms: dict[str, tuple[float, Path | None]] = {"at once": (0.0, None)}
+    arms: dict[str, tuple[float, Path | None, bool]] = {"at once": (0.0, None, False)}
     if pause:
-        arms[f"after {pause:g} s"] = (pause, None)
+        arms[f"after {pause:g} s"] = (pause, None, False)
     if baseline is not None:
-        arms["baseline, at once"] = (0.0, baseline)
+        arms["baseline, at once"] = (0.0, baseline, False)
         if pause:
-            arms[f"baseline, after {pause:g} s"] = (pause, baseline)
+            arms[f"baseline, after {pause:g} s"] = (pause, baseline, False)
+    if warm:
+        arms["--warm, at once"] = (0.0, None, True)
+        _first_call(root, 0.0, None, warm=True)  # starts the warm process
+        deadline = time.monotonic() + 60
+        while not list((root.parent / "run" / "toolhost").glob("warm-*.sock")):
+            if time.monotonic() > deadline:
+                sys.exit("no warm process serves after 60 s")
+            time.sleep(0.1)
     samples: dict[str, list[tuple[float, ...]]] = {name: [] for name in arms}
     for _ in range(starts):  # interleaved, so that the load is shared
-        for name, (wait, cwd) in arms.items():
-            samples[name].append(_first_call(root, wait, cwd))
+        for name, (wait, cwd, warm_start) in arms.items():
+            samples[name].append(_first_call(root, wait, cwd, warm_start))
     for name, rows in samples.items():
         init, first, cpu_init, cpu_rest = (
             statistics.median(row[i] for row in rows) * 1000 for i in range(4)
@@ -193,6 +205,9 @@ def main() -> None:
         "--pause", type=float, default=1.0, help="seconds between initialized and a first call"
     )
     parser.add_argument("--baseline", type=Path, help="another checkout's serve, timed beside")
+    parser.add_argument(
+        "--warm", action="store_true", help="also `toolhost serve --warm`'s first call at once"
+    )
     args = parser.parse_args()
     compile_code(args.baseline)
     with tempfile.TemporaryDirectory() as folder:
@@ -200,10 +215,12 @@ def main() -> None:
         root.mkdir()
         line = "the quick brown fox jumps over the lazy dog, 0123456789 abcdefghij\n"
         (root / "file.txt").write_text(line * (4096 // len(line)))
-        _first_calls(root, args.starts, args.pause, args.baseline)
+        _first_calls(root, args.starts, args.pause, args.baseline, args.warm)
         raw = _raw_stdio(root, args.calls)
         if args.baseline is not None:
             _raw_stdio(root, args.calls, args.baseline.resolve(), "baseline ")
+        if args.warm:
+            _raw_stdio(root, args.calls, label="--warm ", warm=True)
         if args.raw_only:
             return
         stdio = asyncio.run(_over_stdio(root, args.calls))

@@ -9,7 +9,7 @@ over stdio (bench/rawrpc.py, one JSON message per line), arms interleaved:
 - a 4 KiB read, --calls calls on one warm process per arm, p50 / p95.
 
     .venv/bin/python bench/peers.py [--starts 10] [--calls 500] [--rounds 2] [--floor]
-        [--first-start] [--modern] [--editor] [--baseline DIR ...]
+        [--first-start] [--modern] [--editor] [--warm] [--baseline DIR ...]
 
 --first-start: each start in a state folder of its own, nothing kept from an earlier start
 (a new install, or the first start after an upgrade: no tools/list kept). --modern:
@@ -18,6 +18,9 @@ client and capabilities in each request's `_meta`); the filesystem server keeps 
 --editor: one more arm, `toolhost mcp` beside an editor's `toolhost serve` (started once,
 initialized on the workspace, its attach record in the arm's own runtime folder): every
 call runs in that warm runtime (the design target 1 of issue 28 weighs against a local one).
+--warm: one more arm, `toolhost mcp --warm`: each start handed to the warm process
+(lsp_server/warm), which the unmeasured first start of the arm starts; the bench waits for
+it to serve before it measures.
 
 Ratios are toolhost / filesystem server. toolhost runs as a user runs it: the venv's
 `toolhost mcp` entry point, `--attach auto` with no editor serving the workspace.
@@ -284,6 +287,16 @@ def cold_start(arm: Arm, root: Path, env: dict[str, str], agent_delay: float) ->
     return initialized - started, listed - t0, listed - started, first, late, answered - started
 
 
+def wait_for_warm_process(folder: Path) -> None:
+    """Until the warm process the first `--warm` start started serves (it exits by itself
+    once its folder is gone, with the bench's temporary folder)."""
+    deadline = time.monotonic() + 60
+    while not list(folder.glob("warm-*.sock")):
+        if time.monotonic() > deadline:
+            sys.exit(f"no warm process serves in {folder} after 60 s")
+        time.sleep(0.1)
+
+
 def percentile(samples: list[float], fraction: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
@@ -322,6 +335,11 @@ def main() -> None:
         "--editor",
         action="store_true",
         help="also `toolhost mcp` beside an editor's `toolhost serve` (its calls run there)",
+    )
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="also `toolhost mcp --warm` (each start handed to a warm process)",
     )
     parser.add_argument(
         "--baseline",
@@ -364,12 +382,21 @@ def main() -> None:
                 env={"XDG_RUNTIME_DIR": editor.env["XDG_RUNTIME_DIR"]},
             )
             peers.insert(2, attached)
+        if options.warm:
+            warm = Arm(
+                "toolhost mcp --warm",
+                [*toolhost_command(root), "--warm"],
+                lambda _: {"name": "read_file", "arguments": {"path": "file.txt"}},
+            )
+            peers.insert(2, warm)
         for arm in peers:
             arm.modern = options.modern and arm.name.startswith("toolhost")
         before = " ".join(Path("/proc/loadavg").read_text().split()[:3])
         print(f"load before: {before}", flush=True)
         for arm in peers:  # page cache and the capability cache, not measured
             cold_start(arm, root, env, options.agent_delay)
+        if options.warm:
+            wait_for_warm_process(base / "run" / "toolhost")
         starts: dict[str, list[tuple[float, ...]]] = {a.name: [] for a in peers}
         for n in range(options.starts):
             fresh = {"TOOLHOST_STATE_DIR": str(base / f"state-{n}")} if options.first_start else {}
