@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lsp_server.private_folder import UnsafeFolder
 from lsp_server.warm.place import Place, code_stamp, place
 
 FLAG = "--warm"
@@ -40,7 +41,7 @@ def hand_over(argv: list[str]) -> int | None:
     try:
         stamp = code_stamp()
         where = place(stamp)
-    except OSError as exc:
+    except (OSError, UnsafeFolder) as exc:
         _note(f"no private folder for the warm process ({exc}): starting cold")
         return None
     try:

@@ -390,6 +390,26 @@ def test_an_idle_warm_process_ends_and_removes_its_socket(
     assert not list(warm.folder.glob("warm-*.sock"))
 
 
+async def test_a_runtime_folder_that_is_not_private_means_a_cold_start(
+    ws: Path, warm: WarmProcesses
+) -> None:
+    """Somebody else's folder is never used: the start runs cold and no warm process is
+    started there. (A folder of ours is made private again, so this needs another owner:
+    root gives it away; CI runs as root.)"""
+    if os.getuid() != 0:
+        pytest.skip("giving the folder to another user needs root")
+    warm.folder.mkdir(mode=0o777)
+    warm.folder.chmod(0o777)
+    os.chown(warm.folder, 65534, 65534)  # nobody's
+    client = await opened(await spawn(ws))
+    try:
+        await reads_hello(client)
+        assert served_by(client) == client.process.pid
+    finally:
+        await client.close()
+    assert warm.pids() == []
+
+
 def test_the_socket_is_private(ws: Path, warm: WarmProcesses) -> None:
     warm.start(ws)
     (socket_file,) = warm.folder.glob("warm-*.sock")
