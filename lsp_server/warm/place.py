@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from lsp_server.dirs import Dirs
-from lsp_server.private_folder import socket_path
+from lsp_server.private_folder import MAX_SOCKET_PATH, private_folder, socket_path
 
 PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -47,7 +47,13 @@ class Place(NamedTuple):
     """Its stderr (it has no terminal)."""
 
 
-def place(stamp: str) -> Place:
-    """In the user's private runtime folder (the attach folder), made if needed."""
-    socket = socket_path(Dirs.from_environment().attach_folder, f"warm-{stamp}.sock")
-    return Place(socket, socket.with_suffix(".lock"), socket.with_suffix(".log"))
+def place(stamp: str, folder: Path | None = None) -> Place:
+    """In the user's private runtime folder (the attach folder, made if needed). A socket
+    path too long for an address goes to /tmp/toolhost-<uid>, named for this folder too,
+    so that two runtime folders never share a warm process."""
+    folder = private_folder(folder or Dirs.from_environment().attach_folder)
+    socket = folder / f"warm-{stamp}.sock"
+    if len(os.fsencode(socket)) > MAX_SOCKET_PATH:
+        here = hashlib.sha256(os.fsencode(f"{folder}\0{stamp}")).hexdigest()[:16]
+        socket = socket_path(folder, f"warm-{here}.sock")
+    return Place(socket, folder / f"warm-{stamp}.lock", folder / f"warm-{stamp}.log")

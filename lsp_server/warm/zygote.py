@@ -96,6 +96,7 @@ def main(stamp: str, command: Command) -> int:
     gc.collect()
     gc.freeze()
     serving = os.getpid()
+    signal.signal(signal.SIGTERM, _end)  # `kill`: the socket is removed on the way out
     listener = _listen(where)
     bound = where.socket.stat().st_ino
     log.info("serving %s", where.socket)
@@ -106,6 +107,10 @@ def main(stamp: str, command: Command) -> int:
             _unlink_if_ours(where, bound)
             listener.close()
     return 0 if child is None else child.run(command)
+
+
+def _end(_signum: int, _frame: object) -> None:
+    raise SystemExit(0)
 
 
 def _preload() -> None:
@@ -178,10 +183,13 @@ def _take(connection: socket.socket, listener: socket.socket, lock: int) -> Chil
             connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, PEER_CREDENTIALS.size)
         )
         payload, fds, _flags, _address = socket.recv_fds(connection, MESSAGE_LIMIT, 3)
+        if not payload and not fds:
+            return None  # closed without a word: somebody checking that we listen
         refusal = _refusal(uid, pid, payload, fds)
         if refusal:
             log.info("refused pid %d: %s", pid, refusal)
-            connection.sendall(json.dumps({"refused": refusal}).encode())
+            with contextlib.suppress(OSError):  # it may have given up already
+                connection.sendall(json.dumps({"refused": refusal}).encode())
             return None
         request = json.loads(payload.decode("utf-8", "surrogateescape"))
         first = os.fork()
@@ -311,5 +319,6 @@ def _take_on(request: dict[str, Any], fds: list[int]) -> None:
             with contextlib.suppress(OSError, ValueError):
                 resource.setrlimit(kind, (soft, hard))
     tempfile.tempdir = None  # worked out again from this environment
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     logging.getLogger().handlers.clear()  # the command configures its own
     sys.argv = ["toolhost", *map(str, request["argv"])]

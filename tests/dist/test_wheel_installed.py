@@ -5,6 +5,7 @@ session, and the CLI commands. Nothing may be read from the checkout (audit_hook
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from mcp_types import Implementation
 
 from tests.dist.conftest import assert_checkout_untouched
 from tests.helpers import make_test_client
+from tests.warm.test_warm_start import WarmProcesses
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -49,6 +51,56 @@ async def test_an_mcp_session_from_the_installed_wheel(
         assert str(far_folder) in text_of(ran)
     assert (far_folder / "made.txt").read_text() == "from-the-sandbox\n"
     assert_checkout_untouched(user_env)
+
+
+async def test_a_warm_start_from_the_installed_wheel(
+    user_venv: Path, user_env: dict[str, str], far_folder: Path
+) -> None:
+    """`toolhost mcp --warm` as installed: the first start leaves a warm process (its stamp
+    made from the installed package), the next session is a child of it, and a command
+    runs in the sandbox from there."""
+    toolhost = str(user_venv / "bin" / "toolhost")
+    warm = WarmProcesses(user_env["XDG_RUNTIME_DIR"])
+    try:
+        subprocess.run(
+            [toolhost, "mcp", "--warm"], input=b"", env=user_env, cwd=far_folder, timeout=300
+        )
+        warm.serving()
+        params = StdioServerParameters(
+            command=toolhost, args=["mcp", "--warm"], env=user_env, cwd=str(far_folder)
+        )
+        async with (
+            stdio_client(params) as (read, write),
+            ClientSession(read, write, client_info=Implementation(name="far", version="1")) as mcp,
+        ):
+            await mcp.initialize()
+            found = await mcp.call_tool("read_file", {"path": "README.md"})
+            assert "hello from outside the checkout" in text_of(found), text_of(found)
+            ran = await mcp.call_tool("bash", {"command": "echo warm > warm.txt; echo $PPID"})
+            assert not ran.is_error, text_of(ran)
+            # A fork keeps the warm process's command line; only its children work in the
+            # project folder (the warm process itself works in /).
+            children = [pid for pid in _pids() if _warm_child_in(pid, far_folder)]
+            assert len(children) == 1, children
+    finally:
+        warm.end()
+    assert (far_folder / "warm.txt").read_text() == "warm\n"
+    log = next(warm.folder.glob("warm-*.log")).read_text()
+    assert "Traceback" not in log, log
+
+
+def _pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def _warm_child_in(pid: int, folder: Path) -> bool:
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        return b"lsp_server.warm import zygote" in command and os.readlink(
+            f"/proc/{pid}/cwd"
+        ) == str(folder)
+    except OSError:
+        return False
 
 
 async def test_an_lsp_session_from_the_installed_wheel(

@@ -33,8 +33,8 @@ WAIT_SECONDS = 60.0
 class WarmProcesses:
     """The warm processes of this test's runtime folder."""
 
-    def __init__(self) -> None:
-        self.folder = Path(os.environ["XDG_RUNTIME_DIR"]) / "toolhost"
+    def __init__(self, runtime_folder: str | None = None) -> None:
+        self.folder = Path(runtime_folder or os.environ["XDG_RUNTIME_DIR"]) / "toolhost"
 
     def pids(self) -> list[int]:
         """The pid in each lock file whose process is alive."""
@@ -45,13 +45,20 @@ class WarmProcesses:
                 alive.append(int(text))
         return alive
 
+    def sockets(self) -> list[Path]:
+        """Where the warm processes of this folder listen (by the stamps of their locks)."""
+        return [
+            place.place(lock.stem.removeprefix("warm-"), self.folder).socket
+            for lock in self.folder.glob("warm-*.lock")
+        ]
+
     def serving(self) -> int:
         """The pid of the warm process once it takes connections (waits for it; a socket
         file alone may be a dead one's)."""
         deadline = time.monotonic() + WAIT_SECONDS
         while time.monotonic() < deadline:
             pids = self.pids()
-            if pids and any(_answers(path) for path in self.folder.glob("warm-*.sock")):
+            if pids and any(_answers(path) for path in self.sockets()):
                 return pids[0]
             time.sleep(0.05)
         raise AssertionError(f"no warm process serves in {self.folder}")
@@ -365,7 +372,7 @@ async def test_a_warm_process_killed_outright_is_replaced(ws: Path, warm: WarmPr
     first = warm.start(ws)
     os.kill(first, signal.SIGKILL)
     _wait_until(lambda: not _alive(first), "the warm process died")
-    assert list(warm.folder.glob("warm-*.sock"))  # left behind
+    assert [path for path in warm.sockets() if path.exists()]  # left behind
     client = await opened(await spawn(ws))
     try:
         await reads_hello(client)
@@ -387,7 +394,7 @@ def test_an_idle_warm_process_ends_and_removes_its_socket(
     monkeypatch.setenv("TOOLHOST_WARM_IDLE_SECONDS", "1")
     pid = warm.start(ws)
     _wait_until(lambda: not _alive(pid), "the idle warm process ended")
-    assert not list(warm.folder.glob("warm-*.sock"))
+    assert warm.sockets() and not [path for path in warm.sockets() if path.exists()]
 
 
 async def test_a_runtime_folder_that_is_not_private_means_a_cold_start(
@@ -410,10 +417,19 @@ async def test_a_runtime_folder_that_is_not_private_means_a_cold_start(
     assert warm.pids() == []
 
 
+def test_a_warm_process_ended_by_sigterm_removes_its_socket(ws: Path, warm: WarmProcesses) -> None:
+    pid = warm.start(ws)
+    (socket_file,) = warm.sockets()
+    os.kill(pid, signal.SIGTERM)
+    _wait_until(lambda: not _alive(pid), "the warm process ended")
+    assert not socket_file.exists()
+
+
 def test_the_socket_is_private(ws: Path, warm: WarmProcesses) -> None:
     warm.start(ws)
-    (socket_file,) = warm.folder.glob("warm-*.sock")
+    (socket_file,) = warm.sockets()
     assert socket_file.stat().st_mode & 0o777 == 0o600
+    assert socket_file.parent.stat().st_mode & 0o777 == 0o700
     assert warm.folder.stat().st_mode & 0o777 == 0o700
 
 
