@@ -1,7 +1,8 @@
 """`toolhost doctor [--root DIR]`: which toolhost runs and what it carries (ripgrep, the
 tree-sitter grammars), which language server serves each language, who answers lsp_*
-questions (the editor's servers or toolhost's), and whether shell commands can run in the
-sandbox here (and in which mode). Whatever is missing comes with how to get it."""
+questions (the editor's servers or toolhost's), whether shell commands can run in the
+sandbox here (and in which mode), and whether a warm process serves `--warm` starts.
+Whatever is missing comes with how to get it."""
 
 from __future__ import annotations
 
@@ -66,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from lsp_server.config.layers import load_layers
     from lsp_server.dirs import Dirs
     from lsp_server.langservers import diagnosis
+    from lsp_server.warm.report import warm_section
 
     root = args.root.resolve()
     print(render_install())
@@ -77,4 +79,6 @@ def run(args: argparse.Namespace) -> int:
     print(answers_section(root, [row.language for row in report], lsp.provider))
     print()
     print(sandbox_section(root))
+    print()
+    print(warm_section())
     return 0

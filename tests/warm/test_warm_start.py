@@ -425,6 +425,21 @@ def test_a_warm_process_ended_by_sigterm_removes_its_socket(ws: Path, warm: Warm
     assert not socket_file.exists()
 
 
+def test_doctor_names_the_warm_process(ws: Path, warm: WarmProcesses) -> None:
+    def doctor() -> str:
+        return subprocess.run(
+            [*toolhost_command(), "doctor", "--root", str(ws)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=WAIT_SECONDS,
+        ).stdout
+
+    assert "Warm start: no warm process for this toolhost" in doctor()
+    pid = warm.start(ws)
+    assert f"Warm start: a warm process (pid {pid}) serves" in doctor()
+
+
 def test_the_socket_is_private(ws: Path, warm: WarmProcesses) -> None:
     warm.start(ws)
     (socket_file,) = warm.sockets()
