@@ -82,6 +82,7 @@ def request(argv: list[str]) -> dict[str, Any]:
         "cwd": str(Path.cwd()),
         "umask": umask,
         "limits": limits,
+        "nice": os.getpriority(os.PRIO_PROCESS, 0),
     }
 
 

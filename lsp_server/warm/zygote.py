@@ -318,6 +318,9 @@ def _take_on(request: dict[str, Any], fds: list[int]) -> None:
         if isinstance(kind, int):
             with contextlib.suppress(OSError, ValueError):
                 resource.setrlimit(kind, (soft, hard))
+    nice = request.get("nice")
+    if isinstance(nice, int) and nice > os.getpriority(os.PRIO_PROCESS, 0):
+        os.setpriority(os.PRIO_PROCESS, 0, nice)  # lower only: raising needs privilege
     tempfile.tempdir = None  # worked out again from this environment
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     logging.getLogger().handlers.clear()  # the command configures its own

@@ -291,31 +291,35 @@ async def test_the_child_takes_the_fronts_environment_folder_and_umask(
     ws: Path, tmp_path: Path, warm: WarmProcesses
 ) -> None:
     """Two starts from one warm process, each with its own state folder (where its audit
-    log goes) and umask (the mode of a file it creates); the user's config (bypass) read
-    from the front's XDG_CONFIG_HOME."""
+    log goes), umask (the mode of a file it creates) and nice value; the user's config
+    (bypass) read from the front's XDG_CONFIG_HOME."""
     config = Path(os.environ["XDG_CONFIG_HOME"]) / "toolhost"
     config.mkdir(parents=True, exist_ok=True)
     (config / "config.toml").write_text('[policy]\nmode = "bypass"\n', encoding="utf-8")
     warm.start(ws)
     outcomes = []
+    niceness = []
     for name, umask in (("a", 0o022), ("b", 0o077)):
         state = tmp_path / f"state-{name}"
         client = await opened(
             await spawn(
                 ws,
                 env={"TOOLHOST_STATE_DIR": str(state)},
-                preexec=lambda umask=umask: os.umask(umask),
+                preexec=lambda umask=umask, name=name: (os.umask(umask), os.nice(name == "b")),
             )
         )
         try:
             result = await call(client, "write_file", {"path": f"new-{name}.txt", "content": "x\n"})
             assert not result["isError"], result
-            assert served_by(client) != client.process.pid
+            server = served_by(client)
+            assert server != client.process.pid
+            niceness.append(os.getpriority(os.PRIO_PROCESS, server))
         finally:
             await client.close()
         outcomes.append((state, (ws / f"new-{name}.txt").stat().st_mode & 0o777))
     (state_a, mode_a), (state_b, mode_b) = outcomes
     assert (mode_a, mode_b) == (0o644, 0o600)
+    assert niceness[1] == niceness[0] + 1  # a front started nicer gets a nicer child
     for state, name in ((state_a, "new-a.txt"), (state_b, "new-b.txt")):
         audit = (state / "audit.jsonl").read_text()
         assert name in audit
