@@ -3,10 +3,10 @@
 One per user and code stamp (a lock held for its life), started by the first `--warm` front
 that found none. Its imports run in a thread at nice +10 (the front that started it is
 importing the same modules and comes first); the main thread, at the priority it was started
-with, serves and forks, so children run at the front's own priority. Before serving, the
-garbage collector's generations are frozen: a child's first collections do not walk (and so
-copy) the imported heap. It exits after IDLE_SECONDS without a start, or when its socket is
-gone.
+with, serves and forks, so a child starts at that priority (and takes its front's, if that
+is nicer). Before serving, the garbage collector's generations are frozen: a child's first
+collections do not walk (and so copy) the imported heap. It ends after IDLE_SECONDS without
+a start, when its socket is gone, or on SIGTERM (removing its socket).
 """
 
 from __future__ import annotations
