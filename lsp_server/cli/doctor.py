@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from lsp_server.config.layers import load_layers
     from lsp_server.dirs import Dirs
     from lsp_server.langservers import diagnosis
-    from lsp_server.warm.report import warm_section
+    from lsp_server.warm.status_line import warm_section
 
     root = args.root.resolve()
     print(render_install())
