@@ -26,6 +26,7 @@ from pygls.lsp.client import LanguageClient
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.compiled import compile_code
+from bench.peers import wait_for_warm_process
 from bench.rawrpc import RawClient
 from lsp_server.lsp_json_client import plain_json_converter
 from tests.helpers import call_tool, make_runtime
@@ -163,11 +164,7 @@ def _first_calls(root: Path, starts: int, pause: float, baseline: Path | None, w
     if warm:
         arms["--warm, at once"] = (0.0, None, True)
         _first_call(root, 0.0, None, warm=True)  # starts the warm process
-        deadline = time.monotonic() + 60
-        while not list((root.parent / "run" / "toolhost").glob("warm-*.sock")):
-            if time.monotonic() > deadline:
-                sys.exit("no warm process serves after 60 s")
-            time.sleep(0.1)
+        wait_for_warm_process(root.parent / "run" / "toolhost")
     samples: dict[str, list[tuple[float, ...]]] = {name: [] for name in arms}
     for _ in range(starts):  # interleaved, so that the load is shared
         for name, (wait, cwd, warm_start) in arms.items():

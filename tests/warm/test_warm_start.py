@@ -212,6 +212,16 @@ async def reads_hello(client: RawMcp) -> None:
     assert "hello from the fixture" in result["content"][0]["text"], result
 
 
+async def runs_cold(root: Path, preexec: Any = None) -> None:
+    """A `--warm` start that no warm process takes: it answers, serving its own pipes."""
+    client = await opened(await spawn(root, preexec=preexec))
+    try:
+        await reads_hello(client)
+        assert served_by(client) == client.process.pid
+    finally:
+        await client.close()
+
+
 def served_by(client: RawMcp) -> int:
     """The one process that serves the client's pipe (the front, or a warm child)."""
     assert client.process.stdin is not None
@@ -336,12 +346,7 @@ async def test_a_front_confined_otherwise_runs_cold(ws: Path, warm: WarmProcesse
 
         assert ctypes.CDLL(None).prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
 
-    client = await opened(await spawn(ws, preexec=no_new_privs))
-    try:
-        await reads_hello(client)
-        assert served_by(client) == client.process.pid
-    finally:
-        await client.close()
+    await runs_cold(ws, preexec=no_new_privs)
 
 
 async def test_the_front_passes_signals_on_and_ends_as_its_child_did(
@@ -377,12 +382,7 @@ async def test_a_warm_process_killed_outright_is_replaced(ws: Path, warm: WarmPr
     os.kill(first, signal.SIGKILL)
     _wait_until(lambda: not _alive(first), "the warm process died")
     assert [path for path in warm.sockets() if path.exists()]  # left behind
-    client = await opened(await spawn(ws))
-    try:
-        await reads_hello(client)
-        assert served_by(client) == client.process.pid
-    finally:
-        await client.close()
+    await runs_cold(ws)
     second = warm.serving()
     assert second != first
     client = await opened(await spawn(ws))
@@ -412,12 +412,7 @@ async def test_a_runtime_folder_that_is_not_private_means_a_cold_start(
     warm.folder.mkdir(mode=0o777)
     warm.folder.chmod(0o777)
     os.chown(warm.folder, 65534, 65534)  # nobody's
-    client = await opened(await spawn(ws))
-    try:
-        await reads_hello(client)
-        assert served_by(client) == client.process.pid
-    finally:
-        await client.close()
+    await runs_cold(ws)
     assert warm.pids() == []
 
 
