@@ -25,7 +25,6 @@ from pathlib import Path
 
 from lsp_server.checkpoints import changed_paths, objects
 from lsp_server.checkpoints.tree_changes import (
-    Entry,
     TreeCache,
     TreeChange,
     diff_loose,
@@ -37,6 +36,9 @@ POINTER_PREFIX = b"toolhost checkpoint: file not stored"
 
 # fsync = none: a checkpoint lost to a power cut is not worth an fsync per object (100
 # changed files took a second with git's default here).
+# splitIndex: a snapshot of a few files writes a small index beside a shared one instead of
+# the whole index of a large tree, and write-tree reads less (docs/BENCHMARKS.md, target 5);
+# the shared index replaced by a new one goes at once (every git run here holds the lock).
 _CONFIG = """\
 [core]
 \trepositoryformatversion = 0
@@ -52,6 +54,9 @@ _CONFIG = """\
 \tlogAllRefUpdates = false
 \tlooseCompression = 1
 \tfsync = none
+\tsplitIndex = true
+[splitIndex]
+\tsharedIndexExpire = now
 [gc]
 \tauto = 0
 \tpackRefs = false
@@ -310,21 +315,6 @@ class ShadowRepo:
             return in_process
         raw = self.git("diff-tree", "-r", "-z", "-M", "--raw", "--no-commit-id", old_tree, new_tree)
         return parse_raw_diff(raw)
-
-    def entries(self, tree: str, paths: Sequence[str]) -> dict[str, Entry]:
-        """The entries of `paths` in `tree` (absent paths are left out)."""
-        if not paths:
-            return {}
-        raw = self.git("ls-tree", "-z", "--full-tree", tree, "--", *paths)
-        found: dict[str, Entry] = {}
-        for record in raw.split(b"\0"):
-            if not record:
-                continue
-            meta, path = record.split(b"\t", 1)
-            mode, kind, oid = meta.split()
-            if kind != b"tree":
-                found[path.decode("utf-8", "surrogateescape")] = Entry(oid.decode(), int(mode, 8))
-        return found
 
     def read_blobs(self, oids: Iterable[str]) -> dict[str, bytes]:
         wanted = sorted(set(oids))

@@ -195,3 +195,30 @@ async def test_ten_writers_at_once_in_a_fresh_state_folder(tmp_path: Path) -> No
     assert [r.content[0]["text"] for r in results if r.is_error] == []
     checkpoints = runtime.services.get(Checkpoints)
     assert len(await checkpoints.listed()) == 10
+
+
+async def test_the_shadow_index_is_split_and_keeps_one_shared_index(tmp_path: Path) -> None:
+    """A snapshot of a few files writes a small index beside a shared one (target 5 of
+    issue 28); when many files are added git writes a new shared index, and the one it
+    replaced is gone at once: checkpoints still record and revert every file."""
+    root, state = tmp_path / "ws", tmp_path / "state"
+    root.mkdir()
+    for n in range(300):
+        (root / f"f{n}.txt").write_text(f"{n}\n")
+    checkpoints, reverter = engine(root, state)
+    await run_checkpointed(checkpoints, "c-0", "echo first > f0.txt", root)
+    [shared] = list(state.rglob("sharedindex.*"))  # (files this new stay in the split part)
+    seen = {shared.name}
+    for n in range(1, 4):  # 200 files changed and 200 new: over git's 20 % of entries
+        command = f"for i in $(seq 0 199); do echo {n} >> f$i.txt; echo {n} > n{n}-$i.txt; done"
+        await run_checkpointed(checkpoints, f"c-{n}", command, root)
+        [shared] = list(state.rglob("sharedindex.*"))
+        seen.add(shared.name)
+    assert len(seen) == 4  # a new shared index each time, and only the newest kept
+    listed = {item.checkpoint.call_id: item.checkpoint.files for item in await checkpoints.listed()}
+    assert len(listed["c-3"]) == 400
+    outcome = await reverter.revert("c-3")
+    assert len(outcome.reverted) == 400 and not outcome.conflicts
+    assert not (root / "n3-0.txt").exists() and (root / "n2-0.txt").read_text() == "2\n"
+    assert (root / "f5.txt").read_text() == "5\n1\n2\n"
+    assert (root / "f250.txt").read_text() == "250\n"
