@@ -33,6 +33,7 @@ from lsp_server.server.transport import (
     MAX_MESSAGE_BYTES,
     CappedReader,
     LoopOwned,
+    end_requests_in_flight,
     setup_logging,
     stop_children_on_sigterm,
 )
@@ -165,6 +166,7 @@ class TcpGate:
                 logger=log,
                 error_handler=self._server.report_server_error,
             )
+        await end_requests_in_flight(protocol)
 
 
 def serve_tcp(port: int, root: Path | None = None) -> None:

@@ -87,8 +87,11 @@ class CoalescingWriter(LoopOwned):
         if not self._pending:
             return
         data, self._pending = b"".join(self._pending), []
-        self._stream.write(data)
-        self._stream.flush()
+        try:
+            self._stream.write(data)
+            self._stream.flush()
+        except (BrokenPipeError, ValueError):  # the client closed its end, or we closed ours
+            log.debug("dropped %d bytes for a closed output", len(data))
 
     def close(self) -> None:
         self.flush()
@@ -186,6 +189,20 @@ async def serve_pipes(protocol: Any, cap: int, stdin: BinaryIO, stdout: BinaryIO
     finally:
         if feeding is not None:
             feeding.cancel()
+        await end_requests_in_flight(protocol)
+        writer.flush()
+
+
+async def end_requests_in_flight(protocol: Any, timeout: float = 10) -> None:
+    """The client closed its end: each request still running is cancelled (a tool's shell
+    group is killed) and answered once while the output is still open, with the tool's own
+    "cancelled" result or pygls' RequestCancelled. Requests of ours that wait for the
+    client's answer are cancelled too: it will not come."""
+    running = [f for f in protocol._request_futures.values() if isinstance(f, asyncio.Future)]
+    for future in running:
+        future.cancel()
+    if running:
+        await asyncio.wait(running, timeout=timeout)
 
 
 class LogForwarder(logging.Handler):

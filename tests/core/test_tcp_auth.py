@@ -202,3 +202,33 @@ async def test_the_token_file_is_created_fresh_and_private(tmp_path: Path) -> No
     finally:
         process.terminate()
         process.wait(10)
+
+
+async def test_a_call_running_when_the_editor_hangs_up_is_cancelled_and_answered(
+    tmp_path: Path,
+) -> None:
+    """The editor ends its side of the connection while a command runs: the command is
+    cancelled and its answer still goes out on the open half, once; then the server ends."""
+    async with tcp_server(tmp_path) as server:
+        editor = await connect(server.port)
+        await editor.send(initialize(server.token, tmp_path))
+        assert (await editor.response(1)) is not None
+        await editor.send(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+        arguments = {"command": "echo go > started.txt; sleep 60"}
+        params = {"name": "bash", "arguments": arguments}
+        await editor.send(
+            frame({"jsonrpc": "2.0", "id": 5, "method": "toolhost/call", "params": params})
+        )
+        for _ in range(600):  # a generous bound for a busy machine, not a timing assertion
+            if (tmp_path / "started.txt").exists():
+                break
+            await asyncio.sleep(0.1)
+        assert (tmp_path / "started.txt").exists()
+        editor.writer.write_eof()
+        answers = []
+        while (message := await editor.receive()) is not None:
+            if message.get("id") == 5:
+                answers.append(message)
+        assert len(answers) == 1, answers
+        assert answers[0]["result"]["error"]["code"] == "cancelled", answers
+        assert await asyncio.to_thread(server.process.wait, 60) == 0

@@ -134,3 +134,27 @@ def test_input_that_cannot_be_polled_is_read_to_its_end(tmp_path: Path, source: 
     log = done.stderr.decode(errors="replace")
     assert done.returncode == 0, log
     assert ("the body is not valid JSON" in log) == (source == "file"), log
+
+
+async def test_requests_in_flight_when_the_input_ends_are_answered_once(tmp_path: Path) -> None:
+    """`printf ... | toolhost serve`, or an editor that went away: a command still running
+    is cancelled and answered, once, before the server exits, with nothing in its log about
+    writing to a closed output (its answer used to be lost, with a traceback per write)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    peer = await RawPeer.start(root, tmp_path / "state")
+    call = {"name": "bash", "arguments": {"command": "echo go > started.txt; sleep 60"}}
+    await peer.send({"jsonrpc": "2.0", "id": 41, "method": "toolhost/call", "params": call})
+    for _ in range(600):  # a generous bound for a busy machine, not a timing assertion
+        if (root / "started.txt").exists():
+            break
+        await asyncio.sleep(0.1)
+    assert (root / "started.txt").exists()
+    await peer.send({"jsonrpc": "2.0", "id": 42, "method": "toolhost/status", "params": {}})
+    assert await peer.close() == 0
+    answers = [m for m in peer.messages if m.get("id") == 41 and "method" not in m]
+    assert len(answers) == 1, answers
+    assert answers[0]["result"]["error"]["code"] == "cancelled", answers
+    assert [m.get("id") for m in peer.messages].count(42) == 1
+    log = peer.stderr.decode(errors="replace")
+    assert "Traceback" not in log and "closed file" not in log, log
