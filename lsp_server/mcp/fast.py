@@ -184,6 +184,7 @@ class FastPath:
         self._running: dict[Any, tuple[Any, asyncio.Task[None]]] = {}
         """The calls running here by the SDK's correlation key: (their id, their task)."""
         self._sdk_elicit: asyncio.Future[Elicit] = asyncio.get_running_loop().create_future()
+        self._closing = False
 
     def take(self, line: bytes) -> bool:
         """Whether this line is a call this path now runs (or a cancellation of one)."""
@@ -263,6 +264,8 @@ class FastPath:
                     names = self.calls.registry().names(self.calls.surface)
                     answer = {"error": unknown_tool(name, result, names)}
             except asyncio.CancelledError:
+                if self._closing:  # the client closed its end: answered if it still reads
+                    await self._reply_closed(message_id, task)
                 raise
             except Exception as exc:  # the SDK's boundary: code 0 and the text, logged
                 log.exception("handler for 'tools/call' raised")
@@ -317,19 +320,22 @@ class FastPath:
         return encode(message) + b"\n"
 
     async def close(self) -> None:
-        """Cancel the calls still running (their shell groups are killed), answering each
-        with the SDK's "Connection closed" where the output is still open."""
-        running = list(self._running.values())
-        for _, task in running:
+        """Cancel the calls still running (their shell groups are killed). Each is answered
+        once where the output is still open: with its result when the tool ended it as
+        cancelled, else with the SDK's "Connection closed"."""
+        self._closing = True
+        running = [task for _, task in self._running.values()]
+        for task in running:
             task.cancel()
         if running:
-            await asyncio.wait([task for _, task in running])
-        for message_id, _ in running:
-            error = {"code": CONNECTION_CLOSED, "message": "Connection closed"}
-            try:
-                await self._send(self._encode({"jsonrpc": "2.0", "id": message_id, "error": error}))
-            except Exception:  # the client is gone
-                log.debug("no Connection closed answer for %r", message_id, exc_info=True)
+            await asyncio.wait(running)
+
+    async def _reply_closed(self, message_id: Any, task: asyncio.Task[Any] | None) -> None:
+        error = {"code": CONNECTION_CLOSED, "message": "Connection closed"}
+        try:
+            await self._reply(message_id, {"error": error}, task)
+        except Exception:  # the client is gone
+            log.debug("no Connection closed answer for %r", message_id, exc_info=True)
 
 
 def _progress_notifier(token: Any, send: Callable[[bytes], Awaitable[None]]) -> Deliver:

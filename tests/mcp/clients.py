@@ -108,7 +108,8 @@ class RawMcp:
         return await self.answer(self.next_id)
 
     async def close(self) -> None:
-        self.process.kill()
+        if self.process.returncode is None:
+            self.process.kill()
         await self.process.wait()
 
 

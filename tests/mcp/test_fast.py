@@ -5,6 +5,7 @@ cancelled call is stopped and not answered."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -197,3 +198,36 @@ def test_the_encoder_writes_what_pydantic_writes(
         assert encode(message) == to_json(message), value
         # Before the SDK, pydantic's encoder only where the two differ (floats' exponents).
         assert len(used) == (1 if sdk_loaded or not fast._plain(message) else 0), value
+
+
+async def test_a_call_running_when_the_input_ends_is_answered_once(ws: Path) -> None:
+    """The client closes its input while a command runs: the command is cancelled, the call
+    is answered exactly once (it was answered twice: its cancelled result, then the SDK's
+    "Connection closed"), and the server exits."""
+    started = ws / "started.txt"
+    client = await spawn_mcp(ws)
+    try:
+        await client.request(
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT},
+        )
+        await client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert (await client.request("tools/list", {}))["result"]["tools"]
+        arguments = {"command": f"echo go > {started.name}; sleep 60"}
+        params = {"name": "bash", "arguments": arguments}
+        await client.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params})
+        for _ in range(600):  # a generous bound for a busy machine, not a timing assertion
+            if started.exists():
+                break
+            await asyncio.sleep(0.1)
+        assert started.exists()
+        assert client.process.stdin is not None and client.process.stdout is not None
+        client.process.stdin.close()
+        rest = await asyncio.wait_for(client.process.stdout.read(), 60)
+        assert await asyncio.wait_for(client.process.wait(), 60) == 0
+    finally:
+        await client.close()
+    answers = [m for m in map(json.loads, rest.splitlines()) if m.get("id") == 7]
+    assert len(answers) == 1, answers
+    [answer] = answers
+    assert "cancelled" in json.dumps(answer) or answer.get("error", {}).get("code") == -32000
