@@ -12,6 +12,7 @@ requests the front already answered are dropped. A plain tools/call is the front
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -21,7 +22,11 @@ import mcp_types as types
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
+from lsp_server.mcp.fast import encode
 from lsp_server.mcp.front import Pipes
+
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +43,13 @@ async def pipe_streams(pipes: Pipes) -> AsyncIterator[tuple[Any, Any]]:
         try:
             message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
         except Exception as exc:
-            await read_writer.send(exc)
+            answer = unreadable_request(text)
+            if answer is None:  # nobody to answer: the SDK drops it, as before, and we say so
+                log.warning("dropped a line that is not a JSON-RPC message: %.200s", text.strip())
+                await read_writer.send(exc)
+            else:  # a request with an id would otherwise wait for ever (the SDK drops it)
+                log.warning("refused a malformed request: %.200s", text.strip())
+                await pipes.send(answer)
             return
         await read_writer.send(SessionMessage(message))
 
@@ -74,6 +85,28 @@ async def pipe_streams(pipes: Pipes) -> AsyncIterator[tuple[Any, Any]]:
         group.start_soon(read_lines)
         group.start_soon(write_lines)
         yield read_stream, write_stream
+
+
+def unreadable_request(text: str) -> bytes | None:
+    """The JSON-RPC error for a line the SDK cannot read that is a request with an id
+    (a string or an integer) to answer; None for anything else (no id, not JSON)."""
+    try:
+        message = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict) or "method" not in message or "result" in message:
+        return None
+    message_id = message.get("id")
+    if isinstance(message_id, bool) or not isinstance(message_id, int | str):
+        return None
+    if message.get("jsonrpc") != "2.0" or not isinstance(message["method"], str):
+        code = INVALID_REQUEST
+        reason = 'Invalid request: a request has "jsonrpc": "2.0", an id and a string "method"'
+    else:
+        code = INVALID_PARAMS
+        reason = "Invalid request parameters: params must be an object, or left out"
+    error = {"code": code, "message": reason}
+    return encode({"jsonrpc": "2.0", "id": message_id, "error": error}) + b"\n"
 
 
 def _answered(message: Any, ids: list[Any]) -> bool:

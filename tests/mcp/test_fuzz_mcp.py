@@ -122,3 +122,28 @@ async def test_fuzzed_tool_calls_are_results(ws: Path) -> None:
         assert len(alive["result"]["tools"]) == len(build_registry().surface("full"))
     finally:
         await server.close()
+
+
+async def test_a_request_the_sdk_cannot_read_is_answered_when_it_has_an_id(ws: Path) -> None:
+    """The SDK drops a line that is not a valid JSON-RPC message; a request among them
+    would wait for ever. One with a usable id gets an error for that id; the rest are
+    dropped (logged), and the server goes on serving."""
+    server = await raw_mcp(ws, {}, "malformed")
+    try:
+        cases = [
+            ({"jsonrpc": "2.0", "id": 61, "method": "tools/call", "params": "x"}, -32602),
+            ({"jsonrpc": "2.0", "id": 62, "method": 5}, -32600),
+            ({"jsonrpc": "1.0", "id": "s63", "method": "tools/list"}, -32600),
+            ({"id": 64, "method": "tools/list"}, -32600),
+        ]
+        for message, _ in cases:
+            await server.send(message)
+        for message, code in cases:
+            error = (await server.answer(message["id"]))["error"]
+            assert error["code"] == code, error
+            assert ("params must be an object" in error["message"]) == (code == -32602)
+        await server.send_bytes(b'{"jsonrpc": "2.0", "id": true, "method": "ping"}')
+        alive = await server.request("ping", {})
+        assert alive["result"] == {}
+    finally:
+        await server.close()
