@@ -38,7 +38,8 @@ class Malformed:
     reason: str
     preview: str
     request_id: Any = None
-    """The id of an overlong request, when its head showed one (so it can be answered)."""
+    """The request's id, when it had a usable one (an overlong request's, when its head
+    showed one), so that it can be answered."""
 
 
 Message = dict[str, Any]
@@ -57,11 +58,15 @@ def parse(line: bytes) -> Message | Malformed:
         return Malformed(f"not JSON ({type(exc).__name__})", preview)
     if not isinstance(value, dict):
         return Malformed("not a JSON-RPC object (a batch or a bare value)", preview)
+    # A request's own id, when usable: its error goes to it rather than to id null.
+    request_id = value.get("id") if "method" in value else None
+    if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+        request_id = None
     if value.get("jsonrpc") != "2.0":
-        return Malformed('no "jsonrpc": "2.0"', preview)
+        return Malformed('no "jsonrpc": "2.0"', preview, request_id)
     method = value.get("method")
     if method is not None and not isinstance(method, str):
-        return Malformed('"method" is not a string', preview)
+        return Malformed('"method" is not a string', preview, request_id)
     if method is None and "id" not in value:
         return Malformed("neither a request, a notification nor a response", preview)
     return value

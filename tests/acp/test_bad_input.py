@@ -64,7 +64,9 @@ def test_malformed_messages_and_unknown_methods_from_the_editor(node: Path, ws: 
         editor.send_line("[1, 2]")
         assert editor.answer_to(None)["error"]["code"] == -32600
         editor.send_line('{"id": 5, "method": "initialize"}')  # no "jsonrpc": "2.0"
-        assert editor.answer_to(None)["error"]["code"] == -32600
+        assert editor.answer_to(5)["error"]["code"] == -32600  # its own id: it can be told
+        editor.send_line('{"jsonrpc": "2.0", "id": "m", "method": 5}')
+        assert "not a string" in editor.answer_to("m")["error"]["message"]
         editor.send_line(b'{"jsonrpc": "2.0", "id": 6, "method": "x", "params": "\xff\xfe"}')
         assert editor.answer_to(None)["error"]["code"] == -32700
         editor.send(

@@ -36,15 +36,18 @@ def test_messages_bad_lines_and_an_overlong_request() -> None:
             overlong,
             b'[{"jsonrpc": "2.0"}]',
             b'{"jsonrpc": "2.0", "method": 5}',
+            b'{"id": 9, "method": "initialize"}',
             b'{"jsonrpc": "2.0", "id": "a", "result": {}}',
         ]
     )
-    first, bad, long, batch, method, last = _read_all(data, limit=1000)
+    first, bad, long, batch, method, unversioned, last = _read_all(data, limit=1000)
     assert first == {"jsonrpc": "2.0", "id": 1, "method": "initialize"}
     assert isinstance(bad, Malformed) and bad.reason.startswith("not JSON")
     assert isinstance(long, Malformed) and long.request_id == 42
     assert "over 1000 bytes" in long.reason
     assert isinstance(batch, Malformed) and isinstance(method, Malformed)
+    assert method.request_id is None  # a notification: nobody to answer
+    assert isinstance(unversioned, Malformed) and unversioned.request_id == 9
     assert last == {"jsonrpc": "2.0", "id": "a", "result": {}}
 
 
