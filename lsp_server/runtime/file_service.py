@@ -209,6 +209,8 @@ class FileService:
             try:
                 written = diskwrite.create(root, path, rel, self._bytes_of(change, None), limit)
             except FileExistsError:
+                if beneath.loops(path):  # a link loop left unresolved, not a new file
+                    raise beneath.link_loop(rel) from None
                 raise ToolError(
                     FS_ALREADY_EXISTS,
                     f"{rel} already exists (another writer created it first)",
@@ -247,6 +249,8 @@ class FileService:
             try:
                 written = diskwrite.move(root, (path, rel), target, check, limit)
             except FileExistsError:
+                if beneath.loops(path):  # a link loop left unresolved, not a new file
+                    raise beneath.link_loop(rel) from None
                 raise ToolError(
                     FS_ALREADY_EXISTS, f"{dest_rel} already exists", "choose another destination"
                 ) from None

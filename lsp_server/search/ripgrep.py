@@ -158,7 +158,7 @@ def confined_start(query: SearchQuery) -> Iterator[tuple[str, int | None, str, t
         try:
             dir_fd = beneath.open_dir(root, folder.relative_to(root).parts)
         except OSError as exc:
-            raise beneath.translate(exc, rel) from None
+            raise beneath.translate(exc, rel, query.target) from None
         stack.callback(os.close, dir_fd)
         cwd = f"/proc/self/fd/{dir_fd}"
         if is_dir:

@@ -100,3 +100,32 @@ async def test_secret_files_are_refused_by_readers(tmp_path: Path, name: str) ->
     assert "hunter2" not in text_of(result)
     allowed = make_runtime(root, {"workspace": {"allowed_secrets": [name]}})
     assert not (await call_tool(allowed, "read_file", {"path": name})).is_error
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("read_file", {"path": "loop1"}),
+        ("read_file", {"path": "loop1/x.txt"}),
+        ("write_file", {"path": "loop1", "content": "x"}),
+        ("write_file", {"path": "loop1/x.txt", "content": "x"}),
+        ("edit_file", {"path": "loop1", "old_string": "a", "new_string": "b"}),
+        ("grep", {"pattern": "x", "path": "loop1"}),
+    ],
+)
+async def test_a_link_loop_is_named_as_one(
+    tmp_path: Path, tool: str, arguments: dict[str, str]
+) -> None:
+    """Two links pointing at each other, there all along: the refusal says it is a loop
+    (it said the path "was replaced by a symlink while toolhost used it", or that another
+    writer had created it first, or that it was neither a file nor a folder)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    os.symlink("loop2", root / "loop1")
+    os.symlink("loop1", root / "loop2")
+    result = await call_tool(make_runtime(root), tool, arguments)
+    assert result.is_error
+    text = text_of(result)
+    assert result.error is not None and result.error.code == "invalid_argument", text
+    assert "is a loop of symbolic links" in text, text
+    assert os.readlink(root / "loop1") == "loop2"  # nothing was written through it

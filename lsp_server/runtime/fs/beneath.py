@@ -26,6 +26,7 @@ from lsp_server.runtime.core.errors import (
     FS_IS_DIRECTORY,
     FS_NOT_A_FILE,
     FS_NOT_FOUND,
+    INVALID_ARGUMENT,
     OUTSIDE_SCOPE,
     ToolError,
 )
@@ -169,7 +170,7 @@ def parent_of(root: Path, path: Path, rel: str, *, create: bool = False) -> Iter
     try:
         fd = open_dir(root, parts[:-1], create=create)
     except OSError as exc:
-        raise translate(exc, rel) from None
+        raise translate(exc, rel, path) from None
     try:
         yield fd
     finally:
@@ -200,7 +201,7 @@ def open_beneath(root: Path, path: Path, rel: str, flags: int) -> int:
         root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         return _openat2(root_fd, below, flags, close_dir=True)
     except OSError as exc:
-        raise translate(exc, rel) from None
+        raise translate(exc, rel, path) from None
 
 
 def lstat_in(dir_fd: int, name: str) -> os.stat_result | None:
@@ -210,7 +211,9 @@ def lstat_in(dir_fd: int, name: str) -> os.stat_result | None:
         return None
 
 
-def translate(exc: OSError, rel: str) -> OSError | ToolError:
+def translate(exc: OSError, rel: str, path: Path | None = None) -> OSError | ToolError:
+    if exc.errno == errno.ELOOP and path is not None and loops(path):
+        return link_loop(rel)
     if exc.errno in _SWAPPED:
         return swapped(rel)
     if exc.errno in (errno.ENOENT, errno.ENOTDIR):
@@ -218,6 +221,24 @@ def translate(exc: OSError, rel: str) -> OSError | ToolError:
             FS_NOT_FOUND, f"{rel} does not exist", "check the path (ls or glob can help)"
         )
     return exc
+
+
+def loops(path: Path) -> bool:
+    """Whether following the symlinks of `path` goes round in a loop (not a swap: a link
+    that was there all along, which realpath left as it was)."""
+    try:
+        path.stat()
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
+
+
+def link_loop(rel: str) -> ToolError:
+    return ToolError(
+        INVALID_ARGUMENT,
+        f"{rel} is a loop of symbolic links (or goes through one)",
+        "use a path that is not a link loop (ls shows links as `name -> target`)",
+    )
 
 
 def read_regular(

@@ -18,7 +18,7 @@ from lsp_server.runtime.core.errors import (
     INVALID_ARGUMENT,
     ToolError,
 )
-from lsp_server.runtime.fs import hardlinks
+from lsp_server.runtime.fs import beneath, hardlinks
 from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools._support.schema_parts import boolean, integer, object_schema, string
 from lsp_server.tools.search.result_screen import ResultScreen, secret_test
@@ -111,6 +111,8 @@ def folder_of(target: Path) -> Path:
     forever) is refused."""
     if target.is_dir():
         return target
+    if beneath.loops(target):
+        raise beneath.link_loop(str(target))
     if not target.is_file():
         raise ToolError(
             FS_NOT_A_FILE,
