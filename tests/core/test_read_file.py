@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import call_tool, make_runtime, text_of
 
 
@@ -145,3 +147,23 @@ async def test_line_numbers_hold_across_the_kept_prefixes(tmp_path: Path) -> Non
         end = min(offset + limit, 1_000_010)
         width = max(6, len(str(end)))
         assert rows == [f"{n:>{width}}→l{n}" for n in range(offset + 1, end + 1)], arguments
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["café\n", "Grüße aus München\n", "naïve résumé — “quoted”\n", "total = 50€\n"],
+)
+async def test_a_short_western_file_is_read_as_cp1252(tmp_path: Path, text: str) -> None:
+    """A few accented letters are too little for charset detection ("café" in Latin-1
+    was read as cp1006, Urdu: "cafﻠ"); the model sees the text, and an edit writes the
+    same code page back."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "legacy.txt").write_bytes(text.encode("cp1252"))
+    runtime = make_runtime(root)
+    shown = text_of(await call_tool(runtime, "read_file", {"path": "legacy.txt"}))
+    assert text.strip() in shown and "[encoding: cp1252]" in shown, shown
+    edit = {"path": "legacy.txt", "old_string": text.strip(), "new_string": "déjà vu"}
+    result = await call_tool(runtime, "edit_file", edit)
+    assert not result.is_error, text_of(result)
+    assert (root / "legacy.txt").read_bytes() == "déjà vu\n".encode("cp1252")

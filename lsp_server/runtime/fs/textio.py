@@ -11,6 +11,7 @@ import codecs
 import contextlib
 import hashlib
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -163,7 +164,29 @@ def _legacy_candidates(data: bytes) -> list[str]:
     candidates = list(dict.fromkeys([*candidates, "cp1252"]))
     if sum(byte >= 0x80 for byte in data[:65536]) >= SMALL_SAMPLE_BYTES:
         return candidates
+    if _western(data):  # "café" in Latin-1 was read as cp1006 (Urdu): "cafﻠ"
+        candidates = ["cp1252", *(c for c in candidates if c != "cp1252")]
     return sorted(candidates, key=lambda encoding: _swallows_ascii(data, encoding))
+
+
+_HIGH_RUN = re.compile(rb"[\x80-\xff]+")
+
+
+def _western(data: bytes) -> bool:
+    """Whether a few non-ASCII bytes read as Western European text: accented letters
+    inside words (café, Grüße) or typographic marks, never a whole word of them as in
+    Cyrillic or Greek, where each letter is a byte of its own."""
+    runs = _HIGH_RUN.findall(data[:65536])
+    if not runs or any(len(run) > 2 for run in runs):
+        return False
+    try:
+        text = b"".join(runs).decode("cp1252")
+    except UnicodeDecodeError:
+        return False
+    return all(char.isalpha() or char in _WESTERN_MARKS for char in text)
+
+
+_WESTERN_MARKS = "\u2018\u2019\u201c\u201d\u2013\u2014\u2026\u20ac\u00a0\u00b0\u00a7\u00b7\u2022"
 
 
 def _swallows_ascii(data: bytes, encoding: str) -> bool:
