@@ -147,17 +147,18 @@ export class ServerController implements vscode.Disposable {
   private async resolve(): Promise<ServerCommand | undefined> {
     const config = vscode.workspace.getConfiguration("toolhost");
     const trusted = vscode.workspace.isTrusted;
-    // In an untrusted workspace only the user's own settings may pick the executable.
-    const pick = (key: string): string => {
-      const values = config.inspect<string>(key);
+    // In an untrusted workspace only the user's own settings may say how the server starts.
+    const pick = <T>(key: string, fallback: T): T => {
+      const values = config.inspect<T>(key);
       const value = trusted ? (values?.workspaceFolderValue ?? values?.workspaceValue ?? values?.globalValue) : values?.globalValue;
-      return value ?? "";
+      return value ?? fallback;
     };
     const pythonExtension = vscode.extensions.getExtension("ms-python.python");
     const resolution = await resolveServer(
       {
-        serverPath: pick("server.path"),
-        serverPython: pick("server.python"),
+        serverPath: pick("server.path", ""),
+        serverPython: pick("server.python", ""),
+        warm: pick("server.warm", false),
         pythonExtensionInstalled: pythonExtension !== undefined,
         bundle: this.bundle(),
         pythonExtensionInterpreter: async () => {

@@ -3,7 +3,8 @@
 // then the server this package carries (bundled/libs, started with the Python
 // extension's interpreter or a python3 >= 3.11 on PATH). A development build
 // without a bundle looks for an interpreter that has toolhost installed instead.
-// A failure comes back as one message that names the exact fix.
+// A failure comes back as one message that names the exact fix. With toolhost.server.warm
+// every command found gets `--warm` after `serve` (docs/WARM.md).
 
 import type { SystemProbe } from "./host";
 
@@ -29,6 +30,8 @@ export interface Bundle {
 export interface ResolutionInputs {
   serverPath: string;
   serverPython: string;
+  /** toolhost.server.warm: hand the start to a warm toolhost process (`serve --warm`). */
+  warm: boolean;
   /** The Python extension's active interpreter, or undefined when the extension is absent. */
   pythonExtensionInterpreter: () => Promise<string | undefined>;
   pythonExtensionInstalled: boolean;
@@ -126,6 +129,22 @@ async function probePython(probe: SystemProbe, python: string): Promise<string |
 }
 
 export async function resolveServer(
+  inputs: ResolutionInputs,
+  probe: SystemProbe,
+  log: (line: string) => void,
+): Promise<Resolution> {
+  const resolution = await findServer(inputs, probe, log);
+  if (!resolution.ok || !inputs.warm) {
+    return resolution;
+  }
+  // Every command found ends with `serve`.
+  const { server } = resolution;
+  const args = [...server.args, "--warm"];
+  log(`server: toolhost.server.warm is on: ${server.command} ${args.join(" ")}`);
+  return { ok: true, server: { ...server, args } };
+}
+
+async function findServer(
   inputs: ResolutionInputs,
   probe: SystemProbe,
   log: (line: string) => void,

@@ -8,6 +8,7 @@ function inputs(overrides: Partial<ResolutionInputs> = {}): ResolutionInputs {
   return {
     serverPath: "",
     serverPython: "",
+    warm: false,
     pythonExtensionInstalled: false,
     pythonExtensionInterpreter: async () => undefined,
     ...overrides,
@@ -143,4 +144,30 @@ test("3: only a too-old or missing Python: one message that names the fix", asyn
   assert.ok(!none.ok);
   assert.match(none.message, /no Python found/);
   assert.match(none.fix, /toolhost\.server\.path/);
+});
+
+test("toolhost.server.warm: every command found is started with serve --warm", async () => {
+  const probe = new ScriptedProbe(["/opt/th/bin/toolhost"], { python3: "/usr/bin/python3" }, {
+    "/venv/bin/python": { code: 0 },
+    "/proj/.venv/bin/python": { code: 0 },
+    "/usr/bin/python3": { code: 0, stdout: "3.12.4\n" },
+  });
+  const cases: [Partial<ResolutionInputs>, string, string[]][] = [
+    [{ serverPath: "/opt/th/bin/toolhost" }, "/opt/th/bin/toolhost", ["serve"]],
+    [{ serverPython: "/venv/bin/python" }, "/venv/bin/python", PYTHON_SERVE_ARGS],
+    [{ bundle: BUNDLE }, "/usr/bin/python3", ["-I", BUNDLE.launcher, "serve"]],
+    [{ pythonExtensionInstalled: true, pythonExtensionInterpreter: async () => "/proj/.venv/bin/python" }, "/proj/.venv/bin/python", PYTHON_SERVE_ARGS],
+    [{}, "/usr/bin/python3", PYTHON_SERVE_ARGS],
+  ];
+  for (const [given, command, args] of cases) {
+    const log: string[] = [];
+    const warm = await resolveServer(inputs({ ...given, warm: true }), probe, (l) => log.push(l));
+    assert.ok(warm.ok, JSON.stringify(given));
+    assert.equal(warm.server.command, command);
+    assert.deepEqual(warm.server.args, [...args, "--warm"]);
+    assert.ok(log.some((l) => l === `server: toolhost.server.warm is on: ${command} ${[...args, "--warm"].join(" ")}`), log.join("\n"));
+    const cold = await resolveServer(inputs(given), probe, () => {});
+    assert.ok(cold.ok && cold.server.command === command);
+    assert.deepEqual(cold.server.args, args);
+  }
 });
