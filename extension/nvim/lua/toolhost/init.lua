@@ -15,8 +15,11 @@ local methods = protocol.methods
 
 local defaults = {
   name = "toolhost",
-  -- The server command; nil: <root>/.venv/bin/toolhost, else `toolhost` on PATH.
+  -- The server command, used as given; nil: <root>/.venv/bin/toolhost, else `toolhost` on PATH.
   cmd = nil,
+  -- Start the server found as `toolhost serve --warm`: forked ready by a warm toolhost
+  -- process kept for this user (docs/WARM.md). A `cmd` given adds "--warm" itself.
+  warm = false,
   -- The first folder upwards from the current file (or cwd) holding one of these.
   root_markers = { ".toolhost.toml", ".git" },
   root_dir = nil,
@@ -94,20 +97,24 @@ function M.client()
   return client
 end
 
---- The server command for `root` and how it was found: the `cmd` setting, the workspace's
---- .venv/bin/toolhost, then `toolhost` on PATH. Without one: nil, what was looked at, and
+--- The server command for `root` and how it was found: the `cmd` setting (as given), the
+--- workspace's .venv/bin/toolhost, then `toolhost` on PATH (both with "--warm" after "serve"
+--- when the `warm` option is on). Without one: nil, what was looked at, and
 --- the fixes (lines for :checkhealth).
 function M.find_server(root)
   if M.config.cmd then
     return M.config.cmd, "the cmd setting"
   end
+  local function serve(toolhost)
+    return M.config.warm and { toolhost, "serve", "--warm" } or { toolhost, "serve" }
+  end
   local venv = root .. "/.venv/bin/toolhost"
   if vim.fn.executable(venv) == 1 then
-    return { venv, "serve" }, "the workspace virtualenv (" .. venv .. ")"
+    return serve(venv), "the workspace virtualenv (" .. venv .. ")"
   end
   local on_path = vim.fn.exepath("toolhost")
   if on_path ~= "" then
-    return { on_path, "serve" }, "PATH (" .. on_path .. ")"
+    return serve(on_path), "PATH (" .. on_path .. ")"
   end
   local looked = "toolhost was not found: no cmd setting, no " .. venv .. ", and not on PATH"
   return nil, looked, M.install_fix(root)
