@@ -273,6 +273,15 @@ async function bundledScenario(page) {
   });
 }
 
+/** toolhost.server.warm: what /proc says of the server while it runs. */
+async function warmScenario(page) {
+  await section(page, "warm", async () => {
+    await runCommand(page, "Toolhost E2E: Server Channels");
+    const seen = await waitFor("the server's channels", (o) => o.kind === "serverChannels");
+    note("server channels", seen);
+  });
+}
+
 /** No usable Python on the machine: the server cannot start; one notification names the
  * fix and the status bar says the server failed. */
 async function noPythonScenario(page, started) {
@@ -335,6 +344,10 @@ async function main() {
     }
     if (config.scenario === "lspproxy") {
       await lspProxyScenario(page);
+      return;
+    }
+    if (config.scenario === "warm") {
+      await warmScenario(page);
       return;
     }
 

@@ -94,7 +94,7 @@ def run_cycle(
     workspace: Path,
     scenario: str,
     trusted: bool,
-    server_settings: dict[str, str] | None = None,
+    server_settings: dict[str, str | bool] | None = None,
     base_env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Install, start code-server, run one driver scenario, stop; the driver's report.

@@ -70,6 +70,40 @@
               (lambda (&rest _) (setq th-confirmations (1+ th-confirmations)) confirm)
               '((name . th-answers))))
 
+(defun th--read (file)
+  "FILE's text (a file of /proc: read to its end whatever size it claims)."
+  (with-temp-buffer
+    (set-buffer-multibyte nil)
+    (insert-file-contents-literally file)
+    (buffer-string)))
+
+(defun th--channels (pid)
+  "The pipes and sockets PID holds, as /proc names them."
+  (delq nil (mapcar (lambda (fd)
+                      (let ((target (file-symlink-p (format "/proc/%s/fd/%s" pid fd))))
+                        (and target (string-match-p "\\`\\(pipe\\|socket\\):" target) target)))
+                    (ignore-errors (directory-files (format "/proc/%s/fd" pid) nil "\\`[0-9]+\\'")))))
+
+(defun th-server-processes ()
+  "What the editor's server is, read while it runs (tests/warm/editor_servers.py): this
+process's pipes and sockets, the socket pairs of the machine (`ss'), and those of each
+process that is its child or a toolhost."
+  (let ((me (emacs-pid)) processes)
+    (dolist (name (directory-files "/proc" nil "\\`[0-9]+\\'"))
+      (let* ((stat (ignore-errors (th--read (format "/proc/%s/stat" name))))
+             (cmdline (and stat (ignore-errors (th--read (format "/proc/%s/cmdline" name))))))
+        (when cmdline
+          (setq cmdline (string-trim (subst-char-in-string ?\0 ?\s cmdline)))
+          (let ((ppid (string-to-number
+                       (nth 1 (split-string (substring stat (+ 2 (cl-position ?\) stat :from-end t))))))))
+            (when (or (= ppid me) (string-match-p "toolhost\\|lsp_server" cmdline))
+              (push `((pid . ,(string-to-number name)) (ppid . ,ppid) (cmdline . ,cmdline)
+                      (channels . ,(vconcat (th--channels name))))
+                    processes))))))
+    `((editorPid . ,me) (channels . ,(vconcat (th--channels me)))
+      (unixSockets . ,(with-output-to-string (call-process "ss" nil standard-output nil "-xnH")))
+      (processes . ,(vconcat processes)))))
+
 (defun th-run (body)
   "Run BODY; record an error; write the observations; exit."
   (condition-case err

@@ -10,20 +10,26 @@ function H.wait(condition, what, timeout_ms)
   end
 end
 
---- Load the plugin from the repository and start the server; returns require("toolhost").
-function H.start(opts)
+--- Load the plugin from the repository, call setup(opts) as a user does and wait for the
+--- server; returns require("toolhost").
+function H.setup(opts)
   vim.opt.rtp:prepend(assert(os.getenv("TOOLHOST_TEST_PLUGIN")))
   vim.cmd("runtime plugin/toolhost.lua")
   local toolhost = require("toolhost")
-  toolhost.setup(vim.tbl_deep_extend("force", {
-    cmd = vim.json.decode(assert(os.getenv("TOOLHOST_TEST_CMD"))),
-    root_dir = H.workspace,
-  }, opts or {}))
+  toolhost.setup(opts)
   H.wait(function()
     local client = toolhost.client()
     return client ~= nil and client.initialized == true
   end, "the toolhost server to initialize", 90000)
   return toolhost
+end
+
+--- H.setup with this checkout's server command and the fixture workspace as root.
+function H.start(opts)
+  return H.setup(vim.tbl_deep_extend("force", {
+    cmd = vim.json.decode(assert(os.getenv("TOOLHOST_TEST_CMD"))),
+    root_dir = H.workspace,
+  }, opts or {}))
 end
 
 -- An answer for stub_ui: the picker is closed without a choice (Escape).
@@ -80,6 +86,48 @@ end
 
 function H.lines(bufnr)
   return vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+end
+
+local function read_file(path)
+  local file = io.open(path, "rb")
+  if not file then
+    return nil
+  end
+  local text = file:read("*a")
+  file:close()
+  return text
+end
+
+--- What the editor's server is, read while it runs (tests/warm/editor_servers.py): this
+--- process's pipes and sockets, the socket pairs of the machine (`ss`), and those of each
+--- process that is its child or a toolhost.
+function H.server_processes()
+  local uv = vim.uv or vim.loop
+  local function channels(pid)
+    local found = {}
+    for _, fd in ipairs(vim.fn.readdir("/proc/" .. pid .. "/fd")) do
+      local target = uv.fs_readlink("/proc/" .. pid .. "/fd/" .. fd) -- nil once closed
+      if target and (target:find("^pipe:") or target:find("^socket:")) then
+        table.insert(found, target)
+      end
+    end
+    return found
+  end
+  local me = vim.fn.getpid()
+  local processes = {}
+  for _, name in ipairs(vim.fn.readdir("/proc")) do
+    local stat = name:match("^%d+$") and read_file("/proc/" .. name .. "/stat")
+    local cmdline = stat and read_file("/proc/" .. name .. "/cmdline")
+    if cmdline then
+      cmdline = vim.trim((cmdline:gsub("%z", " ")))
+      local ppid = tonumber(stat:match(".*%)%s+%S+%s+(%d+)"))
+      if ppid == me or cmdline:find("toolhost", 1, true) or cmdline:find("lsp_server", 1, true) then
+        local ok, held = pcall(channels, name)
+        table.insert(processes, { pid = tonumber(name), ppid = ppid, cmdline = cmdline, channels = ok and held or {} })
+      end
+    end
+  end
+  return { editorPid = me, channels = channels(me), unixSockets = vim.fn.system({ "ss", "-xnH" }), processes = processes }
 end
 
 local function write_out()

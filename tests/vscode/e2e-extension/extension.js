@@ -1,6 +1,7 @@
 // Test-only extension: writes one JSON line per observation to $TOOLHOST_E2E_LOG
 // (the pytest side reads it) and calls the language-model tools API the way a
 // chat extension would.
+const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const vscode = require("vscode");
 
@@ -24,9 +25,9 @@ async function invoke(name, input) {
   }
 }
 
-/** Every process with its parent and command line, from /proc (the test checks who runs
- * which language server). */
-function processes() {
+/** Every process with its parent and command line (cut at `limit`), from /proc (the test
+ * checks who runs which language server). */
+function processes(limit = 400) {
   const found = [];
   for (const name of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) {
@@ -36,9 +37,31 @@ function processes() {
       const cmdline = fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ").trim();
       const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      found.push({ pid: Number(name), ppid, cmdline: cmdline.slice(0, 400) });
+      found.push({ pid: Number(name), ppid, cmdline: cmdline.slice(0, limit) });
     } catch {
       // the process ended meanwhile
+    }
+  }
+  return found;
+}
+
+/** The pipes and sockets a process holds, as /proc names them. */
+function channels(pid) {
+  const found = [];
+  let fds = [];
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return found;
+  }
+  for (const fd of fds) {
+    try {
+      const target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+      if (/^(pipe|socket):/.test(target)) {
+        found.push(target);
+      }
+    } catch {
+      // closed meanwhile
     }
   }
   return found;
@@ -108,6 +131,16 @@ async function activate(context) {
         });
       }
       record(entry);
+    }),
+    vscode.commands.registerCommand("toolhostE2E.serverChannels", async () => {
+      // What the warm-start test reads (tests/warm/editor_servers.py): this extension
+      // host's pipes and sockets, the socket pairs (`ss`), and those of its children and of
+      // every toolhost.
+      const listed = processes(Infinity)
+        .filter((p) => p.ppid === process.pid || /toolhost|lsp_server/.test(p.cmdline))
+        .map((p) => ({ ...p, channels: channels(p.pid) }));
+      const unixSockets = execFileSync("ss", ["-xnH"], { encoding: "utf8" });
+      record({ kind: "serverChannels", editorPid: process.pid, channels: channels(process.pid), unixSockets, processes: listed });
     }),
     vscode.commands.registerCommand("toolhostE2E.lmEdit", async () => {
       // notes.md: not covered by the Edit(*.txt) rule the always-allow step writes.
