@@ -8,7 +8,8 @@ free-form JSON stay plain JSON: keys such as `$schema`, `from` or `_x` arrive in
   lspRequest, jobUpdate, present) and the client capabilities;
 - checkpoint_messages.py: checkpoints and revert;
 - methods.py: the method table, method-name constants, every message type;
-- converter.py: the cattrs converter (camelCase on the wire, strict scalars).
+- converter.py: the cattrs converter (camelCase on the wire, strict scalars);
+- wire_types.py: types and values in JSON's words, for the errors a client author reads.
 
 Everything is importable from here (`from lsp_server.protocol import CallParams`).
 """
@@ -40,7 +41,7 @@ from lsp_server.protocol.checkpoint_messages import (
     RevertParams,
     RevertResult,
 )
-from lsp_server.protocol.converter import camel, message_converter, register_message_hooks
+from lsp_server.protocol.converter import message_converter, register_message_hooks
 from lsp_server.protocol.editor_messages import (
     ApproveParams,
     ApproveResult,
@@ -75,6 +76,7 @@ from lsp_server.protocol.methods import (
     Direction,
     MethodSpec,
 )
+from lsp_server.protocol.wire_types import camel
 
 __all__ = [
     "EXECUTE_COMMAND_CALL",

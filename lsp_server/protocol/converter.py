@@ -12,14 +12,15 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 from cattrs.strategies import configure_union_passthrough
 
 from lsp_server.protocol.methods import MESSAGE_TYPES
+from lsp_server.protocol.wire_types import (
+    WireMismatch,
+    camel,
+    expected,
+    lone_surrogate,
+    shown,
+)
 
-
-def camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
-_SCALARS: dict[Any, str] = {str: "a string", int: "an integer", bool: "a boolean"}
+_SCALARS = (str, int, bool)
 
 
 def _accepts(kind: Any, value: Any) -> bool:
@@ -29,7 +30,7 @@ def _accepts(kind: Any, value: Any) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
     if kind is str and isinstance(value, str):
         # A lone surrogate (JSON allows "\ud800") is no text: it cannot be logged or stored.
-        return value.encode("utf-8", "surrogatepass").decode("utf-8", "ignore") == value
+        return not lone_surrogate(value)
     return isinstance(value, kind)
 
 
@@ -52,8 +53,7 @@ def _strict_scalar_hook(field_type: Any) -> Any | None:
     def structure(value: Any, _: Any) -> Any:
         if (isinstance(value, str) and value in literals) or any(_accepts(k, value) for k in plain):
             return value
-        wanted = [repr(v) for v in literals] + [_SCALARS.get(k, "null") for k in plain]
-        raise ValueError(f"expected {' or '.join(wanted)}, got {type(value).__name__}")
+        raise WireMismatch(f"expected {expected(field_type)}, got {shown(value)}")
 
     return structure
 
@@ -74,8 +74,17 @@ def _renames(cls: type[Any]) -> dict[str, Any]:
 
 
 def structure_fn(cls: type[Any], converter: cattrs.Converter) -> Any:
-    """The structure hook of one toolhost message type (camelCase, strict scalars)."""
-    return make_dict_structure_fn(cls, converter, **_renames(cls))
+    """The structure hook of one toolhost message type (camelCase, strict scalars). It takes
+    a JSON object only: cattrs alone reads `[]` or `"x"` as the type with every field left
+    out (`"session" in []` is False), so `toolhost/status` with `"x"` got an answer."""
+    fields = make_dict_structure_fn(cls, converter, **_renames(cls))
+
+    def structure(value: Any, kind: Any) -> Any:
+        if not isinstance(value, dict):
+            raise WireMismatch(f"expected object, got {shown(value)}")
+        return fields(value, kind)
+
+    return structure
 
 
 def unstructure_fn(cls: type[Any], converter: cattrs.Converter) -> Any:

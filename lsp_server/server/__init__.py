@@ -4,6 +4,7 @@
 - editor.py: the EditorBridge (approvals, buffers, applyEdit, lspRequest to the editor);
 - transport.py, framing.py, tcp.py: stdio and authenticated TCP; wire_errors.py: JSON-RPC
   errors of its own; typed_protocol.py: toolhost/* messages typed from the method table;
+  inbound.py: what arrives, read into its type or refused in a client author's words;
 - capability_cache.py: the initialize answer's toolhost capability; watch.py: file
   watchers and index progress; warm_up.py: the runtime's modules, loaded in a thread once
   the initialize answer is out.

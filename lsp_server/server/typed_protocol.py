@@ -14,12 +14,13 @@ import attrs
 import cattrs
 from lsprotocol import types
 from lsprotocol.converters import get_converter
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidRequest
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.exceptions import JsonRpcInternalError
+from pygls.protocol import lsp_method
 
 from lsp_server import json_bytes, method_names
 from lsp_server.runtime.results import held_reports
 from lsp_server.server import wire_errors
+from lsp_server.server.inbound import InboundProtocol
 
 if TYPE_CHECKING:
     from lsp_server import protocol
@@ -141,7 +142,7 @@ def _is_message_type(cls: Any) -> bool:
     return cls in MESSAGE_TYPES
 
 
-class ToolhostProtocol(LanguageServerProtocol):
+class ToolhostProtocol(InboundProtocol):
     """Types the toolhost/* messages from one table; adds the experimental capability."""
 
     _server: ToolhostServer
@@ -152,7 +153,6 @@ class ToolhostProtocol(LanguageServerProtocol):
 
     def __init__(self, server: Any, converter: cattrs.Converter) -> None:
         super().__init__(server, converter)
-        self._notifications: dict[str, bool] = {}  # per known method: is it one?
         self._held_reports: dict[Any, Callable[[], None]] = {}
         """A running call's release of its held reports (audit line, didCall, index
         refresh), by request id: they go out once its answer has been written."""
@@ -269,70 +269,9 @@ class ToolhostProtocol(LanguageServerProtocol):
             if after is not None:  # after the writer's own flush, which is already scheduled
                 asyncio.get_running_loop().call_soon(after)
 
-    def structure_message(self, data: dict[str, Any]) -> Any:
-        """A request whose params cannot be read gets a JSON-RPC error instead of silence; a
-        response that cannot be read fails the request that waits for it (pygls would drop
-        it, and the waiter would wait out its whole timeout)."""
-        if "id" in data and "method" in data and self._is_notification(data["method"]):
-            # A request to a notification method would get no answer at all (pygls runs it
-            # as a notification): answer it with an error, and run nothing.
-            method = data["method"]
-            error = JsonRpcInvalidRequest(
-                f"{method} is a notification: send it without an id (nothing was done)"
-            )
-            self._send_response(data["id"], error=error.to_response_error())
-            raise error
-        msg_id = data.get("id")
-        if not isinstance(msg_id, int | str) or "method" in data:
-            msg_id = None  # not an answer to one of our requests
-        answered = self._result_types.get(msg_id) if msg_id is not None else None
-        try:
-            return super().structure_message(data)
-        except JsonRpcException as exc:
-            if msg_id is not None:
-                return self._unreadable_response(msg_id, data, answered, exc)
-            if "id" in data and "method" in data:
-                self._send_response(data["id"], error=exc.to_response_error())
-            raise
-
-    def _is_notification(self, method: Any) -> bool:
-        """The method's message type has no id: it is a notification (didOpen, $/cancelRequest,
-        initialized, exit ...)."""
-        if not isinstance(method, str):
-            return False
-        known = self._notifications.get(method)
-        if known is not None:
-            return known
-        message_type = self.get_message_type(method)
-        if message_type is None:
-            return False  # not kept: any string can come here
-        known = self._notifications[method] = attrs.has(message_type) and (
-            "id" not in attrs.fields_dict(message_type)
-        )
-        return known
-
-    def _unreadable_response(
-        self, msg_id: int | str, data: dict[str, Any], answered: Any, exc: JsonRpcException
-    ) -> types.ResponseErrorMessage:
-        """An error response carrying the UnreadableAnswer (an object no wire message can
-        hold), which EditorBridge.request raises to the waiter."""
-        method = self.toolhost_types().method_of_response.get(answered) or getattr(
-            answered, "__name__", "a request"
-        )
-        problem = _validation_problem(exc.__cause__)
-        from lsp_server.runtime.core.client import UnreadableAnswer
-
-        answer = UnreadableAnswer.of(data.get("error", data.get("result")), problem)
-        # For the editor's developer: which answer, what was wrong, what it sent.
-        log.warning(
-            "the editor's answer to %s (id %r) cannot be read: %s; it sent %s",
-            method,
-            msg_id,
-            problem,
-            answer.sent,
-        )
-        error = types.ResponseError(code=exc.code, message=str(answer), data=answer)
-        return types.ResponseErrorMessage(id=msg_id, error=error)
+    def answered_method(self, answered: Any) -> str:
+        found = self.toolhost_types().method_of_response.get(answered)
+        return found or super().answered_method(answered)
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(
@@ -346,16 +285,3 @@ class ToolhostProtocol(LanguageServerProtocol):
 
 _CALLS = frozenset({method_names.TOOLHOST_CALL, types.WORKSPACE_EXECUTE_COMMAND})
 """Requests whose tool calls report (executeCommand's toolhost.call is the same call)."""
-
-
-def _validation_problem(cause: BaseException | None, limit: int = 3) -> str:
-    """cattrs' own account of what did not fit (`invalid value ... @ $.result.decision`)."""
-    if isinstance(cause, cattrs.BaseValidationError):
-        lines = cattrs.transform_error(cause, path="$")
-        more = f" (+{len(lines) - limit} more)" if len(lines) > limit else ""
-        return _clip("; ".join(lines[:limit]) + more)
-    return "it does not fit the answer's type"
-
-
-def _clip(text: str, limit: int = 400) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."

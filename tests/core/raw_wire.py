@@ -98,13 +98,21 @@ class RawPeer:
 
     async def reply_to(self, msg_id: Any, wait_seconds: float = 30) -> dict[str, Any]:
         """The response with this id (a generous bound, not a timing assertion)."""
+        return (await self.replies_to(msg_id, 1, wait_seconds))[0]
 
-        def found() -> bool:
-            return any(m.get("id") == msg_id and "method" not in m for m in self.messages)
+    async def replies_to(
+        self, msg_id: Any, count: int, wait_seconds: float = 30
+    ) -> list[dict[str, Any]]:
+        """The first `count` responses with this id (for id null, which several can share)."""
+
+        def replies() -> list[dict[str, Any]]:
+            return [m for m in self.messages if m.get("id") == msg_id and "method" not in m]
 
         async with self._arrived:
-            await asyncio.wait_for(self._arrived.wait_for(found), wait_seconds)
-        return next(m for m in self.messages if m.get("id") == msg_id and "method" not in m)
+            await asyncio.wait_for(
+                self._arrived.wait_for(lambda: len(replies()) >= count), wait_seconds
+            )
+        return replies()[:count]
 
     async def request_from_server(self, method: str, wait_seconds: float = 30) -> dict[str, Any]:
         """The next request the server sent with this method (once each)."""
