@@ -1,4 +1,4 @@
-"""`toolhost index [--root DIR]`: build or refresh a workspace's symbol index from the
+"""`toolhost index [FOLDER]` (or `--root FOLDER`): build or refresh a symbol index from the
 command line (the server then starts warm), with a progress bar on a terminal."""
 
 from __future__ import annotations
@@ -16,7 +16,14 @@ BAR_WIDTH = 30
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     index = commands.add_parser("index", help="build or refresh the symbol index of a folder")
-    index.add_argument("--root", type=Path, default=Path.cwd(), help="default: this folder")
+    index.add_argument(
+        "folder",
+        type=Path,
+        nargs="?",
+        default=None,
+        help="the folder (as --root); default: this one",
+    )
+    index.add_argument("--root", type=Path, default=None, help="default: this folder")
     index.add_argument(
         "--exclude", action="append", default=[], help="gitignore-style pattern to skip"
     )
@@ -47,7 +54,11 @@ class ProgressBar:
 
 
 def run(args: argparse.Namespace) -> int:
-    return run_index(args.root, args.exclude, jobs=args.jobs)
+    if args.folder is not None and args.root is not None and args.folder != args.root:
+        print("toolhost index: name the folder once (FOLDER or --root)", file=sys.stderr)
+        return 2
+    root = args.folder or args.root or Path.cwd()
+    return run_index(root, args.exclude, jobs=args.jobs)
 
 
 def run_index(

@@ -41,6 +41,18 @@ def test_index_command_builds_then_refreshes(
     assert "12 files (0 parsed" in capsys.readouterr().err
 
 
+def test_index_command_takes_the_folder_as_its_argument(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`toolhost index FOLDER`, as `ctags -R FOLDER` is typed: the same as --root FOLDER
+    (it was refused: "unrecognized arguments"); both at once must agree."""
+    make_tree(tmp_path / "ws", 3)
+    assert main(["index", str(tmp_path / "ws")]) == 0
+    assert f"indexed {tmp_path / 'ws'}: 3 files (3 parsed" in capsys.readouterr().err
+    assert main(["index", str(tmp_path / "ws"), "--root", str(tmp_path)]) == 2
+    assert "name the folder once" in capsys.readouterr().err
+
+
 def test_index_command_refuses_a_missing_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
