@@ -72,7 +72,7 @@ class InboundProtocol(LanguageServerProtocol):
                 message_type = JsonRPCRequestMessage if "id" in data else JsonRPCNotification
                 data = {"params": None, **data}
             try:
-                return self._converter.structure(data, message_type)
+                return self._structure_request(data, message_type)
             except cattrs.BaseValidationError as exc:
                 refusal = wire_errors.params_refusal(method, data, message_type, exc)
             except Exception:  # not the input: a bug of a hook, with its traceback
@@ -85,10 +85,22 @@ class InboundProtocol(LanguageServerProtocol):
             wire_errors.one_line(repr(msg_id), 80),
             refusal.message,
         )
-        if "id" in data:  # an id that cannot be answered to gets the answer at null
-            reply_to: Any = msg_id if wire_errors.usable_id(msg_id) else None
-            self._send_response(reply_to, error=refusal.to_response_error())
+        if "id" in data and wire_errors.usable_id(msg_id):
+            self._send_response(msg_id, error=refusal.to_response_error())
+        elif "id" in data:  # an id that cannot be answered to: at null, which pygls leaves out
+            error = {"code": refusal.code, "message": refusal.message}
+            self._send_data({"jsonrpc": "2.0", "id": None, "error": error})
         raise refusal
+
+    def _structure_request(self, data: dict[str, Any], message_type: Any) -> Any:
+        """LSP lets a request leave its params out: then they are an empty object, which a
+        method whose params are all optional (toolhost/status) takes."""
+        try:
+            return self._converter.structure(data, message_type)
+        except cattrs.BaseValidationError:
+            if "params" in data:
+                raise
+        return self._converter.structure({**data, "params": {}}, message_type)
 
     def _structure_answer(self, data: dict[str, Any]) -> Any:
         """The client's answer to one of our requests. One that cannot be read fails the

@@ -106,7 +106,9 @@ class RawPeer:
         """The first `count` responses with this id (for id null, which several can share)."""
 
         def replies() -> list[dict[str, Any]]:
-            return [m for m in self.messages if m.get("id") == msg_id and "method" not in m]
+            return [
+                m for m in self.messages if "id" in m and m["id"] == msg_id and "method" not in m
+            ]
 
         async with self._arrived:
             await asyncio.wait_for(

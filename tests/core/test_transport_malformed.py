@@ -237,6 +237,17 @@ async def test_an_id_that_is_not_an_integer_or_string_is_an_invalid_request(
     await peer.still_serving()
 
 
+async def test_a_request_may_leave_its_params_out(peer: RawPeer) -> None:
+    """LSP lets a request leave its params out: a method whose params are all optional
+    answers (toolhost/status was refused, "required field missing @ params"); one that
+    needs a field names it."""
+    await peer.send({"jsonrpc": "2.0", "id": 90, "method": "toolhost/status"})
+    assert (await peer.reply_to(90))["result"]["version"]
+    await peer.send({"jsonrpc": "2.0", "id": 91, "method": "toolhost/call"})
+    error = assert_clean_error(await peer.reply_to(91), -32602)
+    assert "required field missing @ params.name" in error["message"], error
+
+
 async def test_a_method_that_is_not_a_string_is_an_invalid_request(peer: RawPeer) -> None:
     for msg_id, method in ((77, 5), (78, None), (79, ["toolhost/status"])):
         await peer.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": {}})
