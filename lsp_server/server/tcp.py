@@ -20,20 +20,18 @@ import logging
 import re
 import secrets
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
-from pygls.io_ import run_async
-
 from lsp_server.dirs import Dirs
+from lsp_server.server import framing
 from lsp_server.server.handlers import create_server
 from lsp_server.server.server import ToolhostServer
 from lsp_server.server.transport import (
     MAX_MESSAGE_BYTES,
-    CappedReader,
     LoopOwned,
     end_requests_in_flight,
+    message_handlers,
     setup_logging,
     stop_children_on_sigterm,
 )
@@ -149,22 +147,11 @@ class TcpGate:
         protocol = self._server.protocol
         socket_writer = _SocketWriter(writer)
         protocol.set_writer(socket_writer)
-        protocol.handle_message(json.loads(first, object_hook=protocol.structure_message))
-
-        def oversize(msg_id: Any, size: int) -> None:
-            log.warning("dropped a %d byte message (limit %d)", size, MAX_MESSAGE_BYTES)
-            if msg_id is not None:
-                error = {"code": REFUSED, "message": f"message of {size} bytes is too large"}
-                reply = json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": error}).encode()
-                socket_writer.write(b"Content-Length: %d\r\n\r\n" % len(reply) + reply)
-
-        with contextlib.suppress(ConnectionError, asyncio.IncompleteReadError):
-            await run_async(
-                stop_event=threading.Event(),
-                reader=CappedReader(reader, MAX_MESSAGE_BYTES, oversize),
-                protocol=protocol,
-                logger=log,
-                error_handler=self._server.report_server_error,
+        deliver, reply_error = message_handlers(protocol, socket_writer)
+        deliver(json.loads(first))  # an initialize with the token (_connection read it)
+        with contextlib.suppress(ConnectionError):
+            await framing.read_loop(
+                framing.FrameReader(reader), MAX_MESSAGE_BYTES, deliver, reply_error
             )
         await end_requests_in_flight(protocol)
 

@@ -13,7 +13,6 @@ import contextlib
 import json
 import logging
 import os
-import re
 import select
 import signal
 import threading
@@ -32,9 +31,6 @@ from lsp_server.server.server import ToolhostServer
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-# For TCP connections (server/tcp.py): a message over the cap is drained and answered.
-DROPPED = b'{"jsonrpc": "2.0", "method": "$/toolhost/droppedMessage"}'
-_ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
 
 
 class LoopOwned:
@@ -98,34 +94,6 @@ class CoalescingWriter(LoopOwned):
         self._stream.close()
 
 
-class CappedReader:
-    def __init__(
-        self, reader: asyncio.StreamReader, cap: int, on_oversize: Callable[[Any, int], None]
-    ) -> None:
-        self._reader = reader
-        self._cap = cap
-        self._on_oversize = on_oversize
-
-    async def readline(self) -> bytes:
-        return await self._reader.readline()
-
-    async def readexactly(self, n: int) -> bytes:
-        if n <= self._cap:
-            return await self._reader.readexactly(n)
-        head = b""
-        remaining = n
-        while remaining:
-            chunk = await self._reader.read(min(remaining, 1 << 20))
-            if not chunk:
-                break
-            if len(head) < 4096:
-                head += chunk[: 4096 - len(head)]
-            remaining -= len(chunk)
-        match = _ID.search(head)
-        self._on_oversize(json.loads(match.group(1)) if match else None, n)
-        return DROPPED
-
-
 @contextlib.contextmanager
 def private_files() -> Iterator[tuple[BinaryIO, BinaryIO]]:
     """The client's stdin and stdout as files over private duplicates (private_stdio.py)."""
@@ -167,6 +135,21 @@ async def serve_pipes(protocol: Any, cap: int, stdin: BinaryIO, stdout: BinaryIO
         feeding = asyncio.create_task(_read_in_thread(reader, stdin))
     writer = CoalescingWriter(stdout)
     protocol.set_writer(writer)
+    deliver, reply_error = message_handlers(protocol, writer)
+    try:
+        await framing.read_loop(framing.FrameReader(reader), cap, deliver, reply_error)
+    finally:
+        if feeding is not None:
+            feeding.cancel()
+        await end_requests_in_flight(protocol)
+        writer.flush()
+
+
+def message_handlers(
+    protocol: Any, writer: LoopOwned
+) -> tuple[Callable[[dict[str, Any]], None], framing.ErrorReply]:
+    """What the wire's loop (framing.read_loop) does with a message read whole, and how it
+    answers one it cannot read: the same over stdio and TCP."""
 
     def reply_error(msg_id: Any, code: int, message: str) -> None:
         log.warning("answered a malformed message (id %r) with %d: %s", msg_id, code, message)
@@ -184,13 +167,7 @@ async def serve_pipes(protocol: Any, cap: int, stdin: BinaryIO, stdout: BinaryIO
             if "id" in data and "method" in data:
                 reply_error(data["id"], -32600, "the message could not be handled")
 
-    try:
-        await framing.read_loop(framing.FrameReader(reader), cap, deliver, reply_error)
-    finally:
-        if feeding is not None:
-            feeding.cancel()
-        await end_requests_in_flight(protocol)
-        writer.flush()
+    return deliver, reply_error
 
 
 async def end_requests_in_flight(protocol: Any, timeout: float = 10) -> None:

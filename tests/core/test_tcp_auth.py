@@ -232,3 +232,28 @@ async def test_a_call_running_when_the_editor_hangs_up_is_cancelled_and_answered
         assert len(answers) == 1, answers
         assert answers[0]["result"]["error"]["code"] == "cancelled", answers
         assert await asyncio.to_thread(server.process.wait, 60) == 0
+
+
+async def test_the_editor_connection_reads_messages_as_stdio_does(tmp_path: Path) -> None:
+    """Past the token, a TCP connection is read by the same loop as stdio: a request that
+    cannot be read gets its error and one warning line, with no traceback in the server's
+    log (pygls' loop logged one per message), and the connection goes on."""
+    async with tcp_server(tmp_path) as server:
+        editor = await connect(server.port)
+        await editor.send(initialize(server.token, tmp_path))
+        assert (await editor.response(1)) is not None
+        bad = {"jsonrpc": "2.0", "id": 2, "method": "toolhost/call", "params": {"tool": "x"}}
+        await editor.send(frame(bad))
+        refusal = await editor.response(2)
+        assert refusal is not None and refusal["error"]["code"] == -32602, refusal
+        assert "params.name" in refusal["error"]["message"], refusal
+        await editor.send(b"Content-Length: 9\r\n\r\nnot json!")
+        await editor.send(tools_request(3))
+        answer = await editor.response(3)
+        assert answer is not None and answer["result"]["tools"]
+        editor.writer.close()
+        assert await asyncio.to_thread(server.process.wait, 60) == 0
+        assert server.process.stderr is not None
+        log = await asyncio.to_thread(server.process.stderr.read)
+    assert "Traceback" not in log and "Unable to handle message" not in log, log
+    assert "the body is not valid JSON" in log, log
