@@ -185,6 +185,8 @@ class FastPath:
         """The calls running here by the SDK's correlation key: (their id, their task)."""
         self._sdk_elicit: asyncio.Future[Elicit] = asyncio.get_running_loop().create_future()
         self._closing = False
+        self._unstarted: set[asyncio.Task[None]] = set()
+        """Calls whose task has not run yet: cancelled then, it never reaches its own answer."""
 
     def take(self, line: bytes) -> bool:
         """Whether this line is a call this path now runs (or a cancellation of one)."""
@@ -206,11 +208,13 @@ class FastPath:
             return False
         task = asyncio.create_task(self._run(*call))
         self._running[key] = (call[0], task)
+        self._unstarted.add(task)
         task.add_done_callback(lambda _: self._forget(key, task))
         return True
 
     def _forget(self, key: Any, task: asyncio.Task[None]) -> None:
         """The call is no longer running: its id may be used again (it is answered)."""
+        self._unstarted.discard(task)
         running = self._running.get(key)
         if running is not None and running[1] is task:
             del self._running[key]
@@ -237,6 +241,7 @@ class FastPath:
         return await elicit(message, schema)
 
     async def _run(self, message_id: Any, name: str, arguments: Any, meta: Any) -> None:
+        self._unstarted.discard(asyncio.current_task())
         CURRENT_CLIENT.set(self.client["name"])  # this task's own context
         legacy_forms = self.form_mode and self.modern_meta is None
         CURRENT_ELICIT.set(self._elicit if legacy_forms else None)
@@ -324,11 +329,14 @@ class FastPath:
         once where the output is still open: with its result when the tool ended it as
         cancelled, else with the SDK's "Connection closed"."""
         self._closing = True
-        running = [task for _, task in self._running.values()]
-        for task in running:
+        running = list(self._running.values())
+        unstarted = [(message_id, task) for message_id, task in running if task in self._unstarted]
+        for _, task in running:
             task.cancel()
         if running:
-            await asyncio.wait(running)
+            await asyncio.wait([task for _, task in running])
+        for message_id, _ in unstarted:  # cancelled before their first step: never answered
+            await self._reply_closed(message_id, None)
 
     async def _reply_closed(self, message_id: Any, task: asyncio.Task[Any] | None) -> None:
         error = {"code": CONNECTION_CLOSED, "message": "Connection closed"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -231,3 +231,25 @@ async def test_a_call_running_when_the_input_ends_is_answered_once(ws: Path) -> 
     assert len(answers) == 1, answers
     [answer] = answers
     assert "cancelled" in json.dumps(answer) or answer.get("error", {}).get("code") == -32000
+
+
+async def test_a_call_cancelled_before_its_first_step_is_answered_once() -> None:
+    """The input ends in the same turn as a call arrives: its task is cancelled before it
+    ran a line, so it cannot answer itself; the front answers it, once."""
+    from lsp_server.mcp.fast import FastPath
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(data: bytes) -> None:
+        sent.append(json.loads(data))
+
+    async def no_serializer() -> Any:
+        raise AssertionError("nothing to serialize")
+
+    fast = FastPath(cast(Any, None), "2025-06-18", {}, send, lambda: None, no_serializer)
+    call = {"name": "read_file", "arguments": {"path": "x"}}
+    line = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call})
+    assert fast.take(line.encode())
+    await fast.close()
+    error = {"code": -32000, "message": "Connection closed"}
+    assert sent == [{"jsonrpc": "2.0", "id": 3, "error": error}]
