@@ -7,6 +7,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from lsp_server.runtime.core.contract import SURFACES
 
@@ -89,6 +90,7 @@ async def _call(args: argparse.Namespace) -> int:
     )
     try:
         result = await runtime.call(params)
+        stopped = _running_jobs(runtime)
     finally:
         await lifecycle.shutdown()
     for problem in sessions.problems:
@@ -101,6 +103,13 @@ async def _call(args: argparse.Namespace) -> int:
                 print(part["text"])
             else:
                 print(f"[{part.get('type')} {part.get('mimeType', '')}]")
+    if stopped:  # the result said how to read it later: not from this one-shot command
+        print(
+            f"toolhost: stopped the background job {', '.join(stopped)}: a job lives as long "
+            "as its server, and `toolhost call` ends after one call; run the command in the "
+            "foreground here, or use a server (toolhost serve, toolhost mcp)",
+            file=sys.stderr,
+        )
     if result.error is not None and result.error.code == "permission.unattended":
         print(
             "toolhost: this call needs approval and there is no terminal to ask; "
@@ -108,3 +117,11 @@ async def _call(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 1 if result.is_error else 0
+
+
+def _running_jobs(runtime: Any) -> list[str]:
+    """The background jobs the call left running (they end with this process)."""
+    from lsp_server.shell.jobs import JobManager
+
+    manager = runtime.services.get(JobManager)
+    return [job.id for job in manager.jobs() if job.running]

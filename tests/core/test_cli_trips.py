@@ -70,3 +70,18 @@ def test_tools_summaries_are_whole_sentences(tmp_path: Path) -> None:
     done = toolhost("tools", "--surface", "full", cwd=tmp_path)
     [glob] = [line for line in done.stdout.splitlines() if line.strip().startswith("glob ")]
     assert glob.endswith('(e.g. "**/*.py", "src/**/*.{ts,tsx}")'), glob
+
+
+def test_a_background_job_started_by_call_is_said_to_stop_with_it(tmp_path: Path) -> None:
+    """`toolhost call` runs one call: the job's result says to read it later with job_output,
+    which no later `toolhost call` can; the command says the job stopped with it, and it
+    did (its process is gone)."""
+    arguments = '{"command": "sleep 60", "run_in_background": true}'
+    done = toolhost("call", "--yes", "bash", arguments, "--root", ".", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert 'Started background job "bash-1"' in done.stdout, done.stdout
+    assert "toolhost: stopped the background job bash-1" in done.stderr, done.stderr
+    pid = done.stdout.split("(pid ", 1)[1].split(")", 1)[0]
+    assert not Path(f"/proc/{pid}").exists()
+    plain = toolhost("call", "--yes", "bash", '{"command": "echo hi"}', "--root", ".", cwd=tmp_path)
+    assert "stopped the background job" not in plain.stderr, plain.stderr
