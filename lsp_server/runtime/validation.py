@@ -95,6 +95,7 @@ def _expected(error: ValidationError) -> tuple[str, str]:
     schema: Any = error.schema
     instance: Any = error.instance
     if keyword == "required":
+        # One violation per missing property is made by _violations; this is the first.
         missing = [name for name in schema_value if name not in (instance or {})]
         name = missing[0] if missing else "?"
         return name, f'property "{name}" is required'
@@ -144,6 +145,15 @@ def _violations(error: ValidationError) -> list[Violation]:
         return [
             Violation(_pointer([*base, name]), "additionalProperties", expected)
             for name in unexpected
+        ]
+    if error.validator == "required" and isinstance(error.instance, Mapping):
+        # jsonschema reports each missing property in an error of its own, each naming the
+        # whole list: one violation per name, made once (the caller drops repeats).
+        wanted: Any = error.validator_value
+        return [
+            Violation(_pointer([*base, name]), "required", f'property "{name}" is required')
+            for name in wanted
+            if name not in error.instance
         ]
     parts = base + ([extra] if extra else [])
     return [Violation(_pointer(parts), str(error.validator), expected)]
@@ -215,7 +225,8 @@ class Validators:
                     self._valid.clear()
                 self._valid.add(key)
             return args, None
-        violations = [v for error in errors for v in _violations(error)][:MAX_VIOLATIONS]
+        found = dict.fromkeys(v for error in errors for v in _violations(error))
+        violations = list(found)[:MAX_VIOLATIONS]
         return args, self._failure(entry, violations, placement, args)
 
     def _failure(

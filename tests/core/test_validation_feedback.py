@@ -19,6 +19,23 @@ async def test_each_unexpected_property_is_listed(tmp_path: Path) -> None:
     assert [v["keyword"] for v in result.error.violations or []] == ["additionalProperties"] * 3
 
 
+async def test_each_missing_property_is_listed_once(tmp_path: Path) -> None:
+    """Two required properties missing: each named once (the first was named twice and
+    the second not at all)."""
+    runtime = make_runtime(tmp_path)
+    arguments = {"source": "a.txt", "destination": "b.txt"}
+    result = await call_tool(runtime, "move_file", arguments)
+    assert result.error is not None and result.error.code == "schema_mismatch"
+    found = [(v["path"], v["keyword"]) for v in result.error.violations or []]
+    assert found == [
+        ("/destination", "additionalProperties"),
+        ("/source", "additionalProperties"),
+        ("/source_path", "required"),
+        ("/destination_path", "required"),
+    ], found
+    assert text_of(result).count('"source_path" is required') == 1
+
+
 async def test_at_most_eight_violations(tmp_path: Path) -> None:
     runtime = make_runtime(tmp_path)
     arguments = {"path": "a.txt", **{f"extra{i}": i for i in range(12)}}
