@@ -44,6 +44,13 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> WritePlan:
         raise ToolError(
             FS_IS_DIRECTORY, f"{src_label} is a directory", "move folders with bash (git mv)"
         )
+    if destination.is_dir() and not destination.is_symlink():
+        inside = ctx.workspace.relative(destination / source.name)
+        raise ToolError(
+            FS_ALREADY_EXISTS,
+            f"{dest_label} is a folder (destination_path names the file's new path)",
+            f'to move it into that folder, pass destination_path "{inside}"',
+        )
     if destination.exists() or destination.is_symlink():
         raise ToolError(
             FS_ALREADY_EXISTS, f"{dest_label} already exists", "choose a destination that is free"
