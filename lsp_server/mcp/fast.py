@@ -185,8 +185,7 @@ class FastPath:
         """The calls running here by the SDK's correlation key: (their id, their task)."""
         self._sdk_elicit: asyncio.Future[Elicit] = asyncio.get_running_loop().create_future()
         self._closing = False
-        self._unstarted: set[asyncio.Task[None]] = set()
-        """Calls whose task has not run yet: cancelled then, it never reaches its own answer."""
+        self._unstarted: set[asyncio.Task[None]] = set()  # cancelled now: no answer of its own
 
     def take(self, line: bytes) -> bool:
         """Whether this line is a call this path now runs (or a cancellation of one)."""
@@ -325,9 +324,8 @@ class FastPath:
         return encode(message) + b"\n"
 
     async def close(self) -> None:
-        """Cancel the calls still running (their shell groups are killed). Each is answered
-        once where the output is still open: with its result when the tool ended it as
-        cancelled, else with the SDK's "Connection closed"."""
+        """Cancel the calls still running (shell groups killed); each is answered once, with
+        its "cancelled" result or else the SDK's "Connection closed", if the output is open."""
         self._closing = True
         running = list(self._running.values())
         unstarted = [(message_id, task) for message_id, task in running if task in self._unstarted]
@@ -339,16 +337,15 @@ class FastPath:
             await self._reply_closed(message_id, None)
 
     async def _reply_closed(self, message_id: Any, task: asyncio.Task[Any] | None) -> None:
-        error = {"code": CONNECTION_CLOSED, "message": "Connection closed"}
         try:
+            error = {"code": CONNECTION_CLOSED, "message": "Connection closed"}
             await self._reply(message_id, {"error": error}, task)
         except Exception:  # the client is gone
             log.debug("no Connection closed answer for %r", message_id, exc_info=True)
 
 
 def _progress_notifier(token: Any, send: Callable[[bytes], Awaitable[None]]) -> Deliver:
-    """One request's notifications/progress as the SDK writes them (server.py's relay sends
-    the same through the SDK's session)."""
+    """One request's notifications/progress as the SDK writes them (as server.py's relay)."""
 
     async def deliver(count: int, message: str | None) -> None:
         params: dict[str, Any] = {"progressToken": token, "progress": count}
@@ -366,10 +363,9 @@ def _internal(exc: Exception) -> dict[str, Any]:
 
 
 def encode(message: Any) -> bytes:
-    """`message` as the SDK writes it (pydantic's JSON: compact, UTF-8, floats in their
-    shortest form): pydantic's own encoder once the SDK has loaded it (a fifth of the standard
-    library's time on a read's 4 KiB of text), before that the standard library's where the
-    two agree."""
+    """`message` as the SDK writes it (pydantic's compact UTF-8 JSON): pydantic's encoder once
+    the SDK loaded it (a fifth of the standard library's time on a read's 4 KiB of text),
+    before that the standard library's where the two agree."""
     to_json = _loaded_to_json()
     if to_json is None:
         if _plain(message):
@@ -383,8 +379,7 @@ def encode(message: Any) -> bytes:
 
 
 def _loaded_to_json() -> Any:
-    """pydantic_core's `to_json` when something has imported it already (the SDK, loading in
-    the background), else None: the front itself imports the standard library only."""
+    """pydantic_core's `to_json` once imported (by the SDK, loading in the background)."""
     return getattr(sys.modules.get("pydantic_core"), "to_json", None)
 
 
