@@ -37,7 +37,11 @@ class WireMismatch(ValueError):
 
 def lone_surrogate(text: str) -> bool:
     """`text` holds a lone surrogate (JSON allows "\\ud800"): it is no Unicode text."""
-    return text.encode("utf-8", "surrogatepass").decode("utf-8", "ignore") != text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def kind_of(value: Any) -> str:

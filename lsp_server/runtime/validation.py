@@ -11,6 +11,7 @@ import jsonschema
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from lsp_server.protocol.wire_types import lone_surrogate
 from lsp_server.runtime.core.contract import ContractEntry
 
 MAX_VIOLATIONS = 8
@@ -51,14 +52,6 @@ def _printable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def _has_lone_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
 def odd_values(arguments: Any) -> list[Violation]:
     """What no tool can use and a schema cannot state: nesting deeper than MAX_DEPTH, and
     strings or keys with lone surrogates (no file name or UTF-8 text can hold them).
@@ -73,11 +66,11 @@ def odd_values(arguments: Any) -> list[Violation]:
             )
             continue
         if isinstance(value, str):
-            if _has_lone_surrogate(value):
+            if lone_surrogate(value):
                 found.append(Violation(_pointer(parts), "unicode", _NO_SURROGATES))
         elif isinstance(value, Mapping):
             for key, item in reversed(list(value.items())):
-                if isinstance(key, str) and _has_lone_surrogate(key):
+                if isinstance(key, str) and lone_surrogate(key):
                     found.append(Violation(_pointer((*parts, key)), "unicode", _NO_SURROGATES))
                 stack.append((item, (*parts, key)))
         elif isinstance(value, list):
