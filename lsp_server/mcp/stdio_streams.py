@@ -25,9 +25,6 @@ from mcp.shared.message import SessionMessage
 from lsp_server.mcp.fast import encode
 from lsp_server.mcp.front import Pipes
 
-INVALID_REQUEST = -32600
-INVALID_PARAMS = -32602
-
 log = logging.getLogger(__name__)
 
 
@@ -100,10 +97,10 @@ def unreadable_request(text: str) -> bytes | None:
     if isinstance(message_id, bool) or not isinstance(message_id, int | str):
         return None
     if message.get("jsonrpc") != "2.0" or not isinstance(message["method"], str):
-        code = INVALID_REQUEST
+        code = types.INVALID_REQUEST
         reason = 'Invalid request: a request has "jsonrpc": "2.0", an id and a string "method"'
     else:
-        code = INVALID_PARAMS
+        code = types.INVALID_PARAMS
         reason = "Invalid request parameters: params must be an object, or left out"
     error = {"code": code, "message": reason}
     return encode({"jsonrpc": "2.0", "id": message_id, "error": error}) + b"\n"
