@@ -111,15 +111,15 @@ def folder_of(target: Path) -> Path:
     forever) is refused."""
     if target.is_dir():
         return target
+    if target.is_file():
+        return target.parent
     if beneath.loops(target):
         raise beneath.link_loop(str(target))
-    if not target.is_file():
-        raise ToolError(
-            FS_NOT_A_FILE,
-            f"{target} is neither a regular file nor a folder",
-            "search a folder or a regular file",
-        )
-    return target.parent
+    raise ToolError(
+        FS_NOT_A_FILE,
+        f"{target} is neither a regular file nor a folder",
+        "search a folder or a regular file",
+    )
 
 
 def ignore_base_for(ctx: ToolContext, target: Path) -> Path:
