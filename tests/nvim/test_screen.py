@@ -138,3 +138,43 @@ def test_the_change_is_on_screen_while_the_choice_is_made(neovim: Neovim, tmux: 
     denied = result(neovim, 2)
     assert denied["error"]["code"] == "permission.user_denied"
     assert not (neovim.workspace / "greeting.txt").exists()
+
+
+def test_nothing_asked_about_is_cut_at_the_window_edge(neovim: Neovim, tmux: Tmux) -> None:
+    tmux.wait_for("the edit approval", lambda s: "Type number and <Enter>" in s)
+    tmux.keys("1", "Enter")
+    tmux.wait_for("the bash approval", lambda s: "Run outside the sandbox: echo hello" in s)
+    tmux.keys("4", "Enter")
+    tmux.wait_for("the reason prompt", lambda s: "Reason for denying" in s)
+    tmux.keys("Enter")
+
+    # The summary is the agent's description: the command's own lines must show all of it.
+    wide = tmux.wait_for("the wide command", lambda s: "Print some padding" in s)
+    save("approval-wide-command.txt", wide)
+    assert "the-end-of-the-command.txt" in wide, wide
+    assert "(the command details are shown above)" in wide
+    assert "5: Read the whole change first" not in wide
+    tmux.keys("4", "Enter")
+    tmux.wait_for("the reason prompt", lambda s: "Reason for denying" in s)
+    tmux.keys("Enter")
+    assert result(neovim, 3)["error"]["code"] == "permission.user_denied"
+
+    # A diff does not wrap: a line cut at the edge is said, and reading it first is offered.
+    diff = tmux.wait_for("the wide diff", lambda s: "Write wide.txt" in s and "<Enter>" in s)
+    save("approval-wide-diff.txt", diff)
+    assert "last_key_at_the_end" not in diff
+    assert "it does not fit, read it first" in " ".join(diff.split())
+    assert "5: Read the whole change first" in diff
+    tmux.keys("5", "Enter")
+    tmux.wait_for("the notice", lambda s: "press <CR> in it to decide" in s)
+    tmux.keys("Enter")  # past the hit-enter prompt of the notice
+    tmux.keys("G", "$")
+    read = tmux.wait_for("the end of the line", lambda s: "last_key_at_the_end = true }" in s)
+    save("approval-wide-diff-read.txt", read)
+    tmux.keys("Enter")
+    tmux.wait_for("the choices again", lambda s: "5: Read the whole change first" in s)
+    tmux.keys("4", "Enter")
+    tmux.wait_for("the reason prompt", lambda s: "Reason for denying" in s)
+    tmux.keys("Enter")
+    assert result(neovim, 4)["error"]["code"] == "permission.user_denied"
+    assert not (neovim.workspace / "wide.txt").exists()

@@ -38,6 +38,21 @@ when_ready(function()
       save(1, edit)
       toolhost.call("bash", { command = "echo hello > greeting.txt", timeout_ms = 30000, sandbox = "off" }, function(bash)
         save(2, bash)
+        -- A command wider than the screen, whose summary is only the agent's description.
+        toolhost.call("bash", {
+          command = "echo " .. string.rep("padding ", 14) .. "&& touch the-end-of-the-command.txt",
+          description = "Print some padding",
+          sandbox = "off",
+        }, function(wide)
+          save(3, wide)
+          -- A diff line wider than the screen.
+          toolhost.call("write_file", {
+            path = "wide.txt",
+            content = "config = { " .. string.rep("key = 1, ", 12) .. "last_key_at_the_end = true }\n",
+          }, function(write)
+            save(4, write)
+          end)
+        end)
       end)
     end)
   end)

@@ -55,7 +55,7 @@ local function shell_lines(params)
 end
 
 --- `text` cut at spaces into lines of at most `width` columns (a longer word stays whole):
---- the window does not wrap (a diff must not), so the prose lines are wrapped here.
+--- a diff's window does not wrap (a diff must not), so the prose lines are wrapped here.
 function M.wrap(text, width)
   text = tostring(text)
   if vim.fn.strdisplaywidth(text) <= width then
@@ -100,12 +100,14 @@ function M.request_lines(params)
   return lines
 end
 
---- Open the approval window for `params`; returns its buffer and window.
+--- Open the approval window for `params`; returns its buffer and window. A command wraps
+--- (the whole of it is what is approved); a diff does not, and a line wider than the
+--- window makes it "not fit", so that reading it first is offered.
 function M.show_request(params)
   local name = "toolhost://approve/" .. tostring(params.callId or "call")
   local lines = M.request_lines(params)
   local filetype = (not is_shell(params) and present(params.diff)) and "diff" or ""
-  return view.open_top(name, lines, filetype)
+  return view.open_top(name, lines, filetype, is_shell(params))
 end
 
 local function prompt_text(params, fits)
