@@ -119,11 +119,14 @@
          answer)
     (unwind-protect
         (condition-case nil
-            (while (not answer)
-              (let ((key (car (read-multiple-choice prompt choices))))
-                (if (eq key ?v)
-                    (toolhost--read-first window)
-                  (setq answer (toolhost--answer key params)))))
+            ;; The request is handled in eglot's process filter, where quitting is
+            ;; inhibited: C-g would be read as a key ("Invalid choice") and never deny.
+            (let ((inhibit-quit nil))
+              (while (not answer)
+                (let ((key (car (read-multiple-choice prompt choices))))
+                  (if (eq key ?v)
+                      (toolhost--read-first window)
+                    (setq answer (toolhost--answer key params))))))
           ;; C-g: closed without a choice.  Deny, and say so.
           (quit (setq answer (list :decision "deny" :dismissed t))))
       (when (window-live-p window)

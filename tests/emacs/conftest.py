@@ -58,11 +58,9 @@ class Emacs:
     workspace: Path
     home: Path
 
-    def run(self, script: str, **extra_env: str) -> dict[str, Any]:
-        """Run one test script; fail with its error and stderr when it raised."""
-        out_file = self.home / f"{script}.json"
-        env = {
-            **os.environ,
+    def environment(self, out_file: Path) -> dict[str, str]:
+        """What a test script is told: its home, the package, the workspace, the server."""
+        return {
             "HOME": str(self.home),
             "XDG_CONFIG_HOME": str(self.home / "config"),
             "XDG_STATE_HOME": str(self.home / "state"),
@@ -71,8 +69,12 @@ class Emacs:
             "TOOLHOST_TEST_PACKAGE": str(PACKAGE_DIR),
             "TOOLHOST_TEST_WORKSPACE": str(self.workspace),
             "TOOLHOST_TEST_CMD": json.dumps(server_command()),
-            **extra_env,
         }
+
+    def run(self, script: str, **extra_env: str) -> dict[str, Any]:
+        """Run one test script; fail with its error and stderr when it raised."""
+        out_file = self.home / f"{script}.json"
+        env = {**os.environ, **self.environment(out_file), **extra_env}
         command = [self.program, "--batch", "-Q", "-l", str(EL_DIR / "harness.el")]
         proc = subprocess.run(
             [*command, "-l", str(EL_DIR / f"{script}.el")],

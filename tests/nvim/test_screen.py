@@ -6,66 +6,21 @@ test-artifacts/nvim/."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import time
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.conftest import missing_part
 from tests.nvim.conftest import LUA_DIR, PLUGIN_DIR, REPO, Neovim, server_command
+from tests.tmux_screen import Tmux, save_screen, terminal, written_json
 
 pytestmark = pytest.mark.real_client
 
 ARTIFACTS = REPO / "test-artifacts" / "nvim"
-WAIT_SECONDS = 120
-SIZE = ("-x", "110", "-y", "40")
-
-
-class Tmux:
-    """A tmux server of this test's own (-L socket: never the user's), one session."""
-
-    def __init__(self, program: str, session: str) -> None:
-        self.program = program
-        self.session = session
-
-    def run(self, *args: str) -> str:
-        done = subprocess.run(
-            [self.program, "-L", self.session, *args],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=True,
-        )
-        return done.stdout
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", self.session)
-
-    def keys(self, *keys: str) -> None:
-        self.run("send-keys", "-t", self.session, *keys)
-
-    def wait_for(self, what: str, found: Callable[[str], bool]) -> str:
-        deadline = time.monotonic() + WAIT_SECONDS
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if found(screen):
-                return screen
-            time.sleep(0.2)  # polling the screen: there is no event to wait on
-        pytest.fail(f"timed out waiting for {what}; the screen was:\n{screen}")
 
 
 @pytest.fixture
 def tmux(neovim: Neovim) -> Iterator[Tmux]:
-    program = shutil.which("tmux")
-    if program is None:
-        missing_part("tmux not found (run scripts/setup/60-emacs-tmux.sh)")
-    session = f"toolhost-{uuid.uuid4().hex[:8]}"
     env = {
         "HOME": str(neovim.home),
         "XDG_CONFIG_HOME": str(neovim.home / "config"),
@@ -77,36 +32,17 @@ def tmux(neovim: Neovim) -> Iterator[Tmux]:
         "TOOLHOST_TEST_WORKSPACE": str(neovim.workspace),
         "TOOLHOST_TEST_CMD": json.dumps(server_command()),
     }
-    exports = [f"{key}={value}" for key, value in env.items()]
-    command = ["env", *exports, neovim.program, "--clean", "-u", str(LUA_DIR / "screen_init.lua")]
-    shell = " ".join(f"'{part}'" for part in command)
-    driver = Tmux(program, session)
-    subprocess.run(
-        [program, "-L", session, "new-session", "-d", "-s", session, *SIZE, shell],
-        check=True,
-        timeout=30,
-        cwd=neovim.workspace,
-        env={**os.environ, "TERM": "xterm-256color"},
-    )
-    try:
+    command = [neovim.program, "--clean", "-u", str(LUA_DIR / "screen_init.lua")]
+    with terminal(command, env, neovim.workspace, (110, 40)) as driver:
         yield driver
-    finally:
-        subprocess.run([program, "-L", session, "kill-server"], check=False, timeout=30)
 
 
 def result(neovim: Neovim, n: int) -> dict[str, Any]:
-    path = neovim.home / f"screen.{n}.json"
-    deadline = time.monotonic() + WAIT_SECONDS
-    while not path.exists() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert path.exists(), f"no result {n}"
-    data: dict[str, Any] = json.loads(path.read_text())
-    return data
+    return written_json(neovim.home / f"screen.{n}.json")
 
 
 def save(name: str, screen: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    (ARTIFACTS / name).write_text(screen, encoding="utf-8")
+    save_screen(ARTIFACTS, name, screen)
 
 
 def test_the_change_is_on_screen_while_the_choice_is_made(neovim: Neovim, tmux: Tmux) -> None:

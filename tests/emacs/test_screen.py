@@ -1,0 +1,52 @@
+"""toolhost.el in real Emacs on a real terminal (`emacs -nw` in tmux): the approval
+prompt as a user meets it, answered with keys, the screen read back. The screens are
+saved under test-artifacts/emacs/."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.emacs.conftest import EL_DIR, REPO, Emacs
+from tests.tmux_screen import Tmux, save_screen, terminal, written_json
+
+pytestmark = pytest.mark.real_client
+
+ARTIFACTS = REPO / "test-artifacts" / "emacs"
+
+
+@pytest.fixture
+def tmux(emacs: Emacs) -> Iterator[Tmux]:
+    command = [emacs.program, "-nw", "-Q", "-l", str(EL_DIR / "screen_init.el")]
+    env = emacs.environment(emacs.home / "screen")
+    with terminal(command, env, emacs.workspace, (80, 24)) as driver:
+        yield driver
+
+
+def result(emacs: Emacs, n: int) -> dict[str, Any]:
+    return written_json(emacs.home / f"screen.{n}.json")
+
+
+def unwrapped(screen: str) -> str:
+    """The screen with Emacs's continuation marks (a `\\` at the last column) joined."""
+    return screen.replace("\\\n", "")
+
+
+def save(name: str, screen: str) -> None:
+    save_screen(ARTIFACTS, name, screen)
+
+
+def test_c_g_at_the_approval_prompt_denies_it_as_dismissed(emacs: Emacs, tmux: Tmux) -> None:
+    prompt = tmux.wait_for(
+        "the approval prompt",
+        lambda s: "toolhost: Write made.txt (the change is above) (once," in unwrapped(s),
+    )
+    save("approval-c-g.txt", prompt)
+    assert "+made" in prompt  # the diff is on screen
+    tmux.keys("C-g")
+    denied = result(emacs, 1)
+    assert denied["error"]["code"] == "permission.user_denied", denied
+    assert "dismissed the approval prompt" in denied["error"]["message"]
+    assert not (emacs.workspace / "made.txt").exists()
