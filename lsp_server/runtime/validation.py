@@ -238,13 +238,8 @@ class Validators:
             "Violations:",
         ]
         lines += [f"- {v.path} [{v.keyword}]: expected {v.expected}" for v in violations]
-        if placement == "root":
-            lines.append(f"Put {entry.name}'s parameters at the root of the tool call's input.")
-        else:
-            lines.append(
-                f"Put {entry.name}'s parameters inside `arguments` of the use_capability call "
-                f"(target schema fingerprint {fp16})."
-            )
+        if any(v.keyword in _SHAPE_KEYWORDS for v in violations):
+            lines.append(_placement_line(entry.name, placement, fp16))
         hint = self._wrapper_hint(entry, args)
         if hint:
             lines.append(hint)
@@ -296,3 +291,17 @@ def check_schema(schema: Mapping[str, Any]) -> None:
 
 
 __all__ = ["ValidationFailure", "Validators", "Violation", "check_schema", "jsonschema"]
+
+
+_SHAPE_KEYWORDS = frozenset({"json", "required", "additionalProperties"})
+"""Violations that may mean the parameters were put in the wrong place; a wrong value
+alone (a type, an enum) gets no reminder of where parameters go."""
+
+
+def _placement_line(tool: str, placement: Placement, fp16: str) -> str:
+    if placement == "root":
+        return f"{tool} takes its parameters at the root of the tool call's input."
+    return (
+        f"use_capability passes {tool}'s parameters inside `arguments` "
+        f"(target schema fingerprint {fp16})."
+    )

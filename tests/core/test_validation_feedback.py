@@ -36,6 +36,20 @@ async def test_each_missing_property_is_listed_once(tmp_path: Path) -> None:
     assert text_of(result).count('"source_path" is required') == 1
 
 
+async def test_where_parameters_go_is_said_only_when_the_shape_is_off(
+    tmp_path: Path,
+) -> None:
+    """A wrong value at the right place gets no "put the parameters at the root" line (it
+    read as an accusation); a missing or unknown property, where it may be the cause, does."""
+    runtime = make_runtime(tmp_path)
+    placement = "read_file takes its parameters at the root of the tool call's input."
+    wrong_type = await call_tool(runtime, "read_file", {"path": 5})
+    assert wrong_type.error is not None and wrong_type.error.code == "schema_mismatch"
+    assert placement not in text_of(wrong_type)
+    wrapped = await call_tool(runtime, "read_file", {"input": {"path": "a.txt"}})
+    assert wrapped.error is not None and placement in text_of(wrapped)
+
+
 async def test_at_most_eight_violations(tmp_path: Path) -> None:
     runtime = make_runtime(tmp_path)
     arguments = {"path": "a.txt", **{f"extra{i}": i for i in range(12)}}

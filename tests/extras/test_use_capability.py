@@ -169,16 +169,22 @@ async def test_wrong_inner_arguments_name_arguments_and_the_fingerprint(tmp_path
     assert result.error.code == "schema_mismatch"
     text = text_of(result)
     assert "NOT executed" in text
-    assert "inside `arguments` of the use_capability call" in text
+    # A wrong value is not a misplaced parameter: no reminder of where parameters go.
+    assert "inside `arguments`" not in text
     assert f"fingerprint {fp16}" in text
     assert result.error.signature == f"argument_validation:notebook_edit:{fp16}:type"
     assert result.error.violations == [
         {"path": "/cell_number", "keyword": "type", "expected": "type integer"}
     ]
+    missing = await call_tool(
+        runtime, "use_capability", via_capability("notebook_edit", {"cell_number": 2})
+    )
+    assert missing.error is not None and missing.error.code == "schema_mismatch"
+    assert "use_capability passes notebook_edit's parameters inside `arguments`" in text_of(missing)
     # The same arguments put at the root of use_capability are refused by its own schema.
     root_level = await call_tool(runtime, "use_capability", {"action": "call", **bad})
     assert root_level.error is not None and root_level.error.code == "schema_mismatch"
-    assert "Put use_capability's parameters at the root" in text_of(root_level)
+    assert "use_capability takes its parameters at the root" in text_of(root_level)
 
 
 async def test_the_target_read_only_flag_decides_approval(tmp_path: Path) -> None:
