@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from typing import Any
 
 import attrs
 
+from lsp_server import broken_json
+
 # Whole files travel inside messages (fs/write_text_file): allow big ones.
 LINE_LIMIT = 64 * 1024 * 1024
 _CHUNK = 256 * 1024
-_HEAD = 4096
-# The id of a request, found in the head of a message too long to parse.
-_ID = re.compile(r'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -55,7 +53,8 @@ def parse(line: bytes) -> Message | Malformed:
     try:
         value = json.loads(line)
     except (ValueError, RecursionError) as exc:
-        return Malformed(f"not JSON ({type(exc).__name__})", preview)
+        # Its id, when the bytes show one: the error then reaches the request waiting on it.
+        return Malformed(f"not JSON ({type(exc).__name__})", preview, broken_json.request_id(line))
     if not isinstance(value, dict):
         return Malformed("not a JSON-RPC object (a batch or a bare value)", preview)
     # A request's own id, when usable: its error goes to it rather than to id null.
@@ -88,10 +87,9 @@ class LineReader:
         while True:
             line, overlong = await self._line()
             if overlong:
-                head = self._head.decode("utf-8", "replace")
-                found = _ID.search(head)
-                request_id = json.loads(found.group(1)) if found else None
-                return Malformed(f"a message over {self._limit} bytes", head[:120], request_id)
+                preview = self._head[:120].decode("utf-8", "replace")
+                reason = f"a message over {self._limit} bytes"
+                return Malformed(reason, preview, broken_json.request_id(self._head))
             if line is None:
                 return None
             if line.strip():
@@ -107,11 +105,11 @@ class LineReader:
                 del self._buffer[: end + 1]
                 self._scanned = 0
                 if not overlong and len(line) > self._limit:
-                    self._head, overlong = line[:_HEAD], True
+                    self._head, overlong = line[: broken_json.HEAD_BYTES], True
                 return (None if overlong else line), overlong
             if len(self._buffer) > self._limit:
                 if not overlong:
-                    self._head = bytes(self._buffer[:_HEAD])
+                    self._head = bytes(self._buffer[: broken_json.HEAD_BYTES])
                 overlong = True  # read on to the end of this line, keep none of it
                 self._buffer.clear()
             self._scanned = len(self._buffer)

@@ -22,6 +22,7 @@ import mcp_types as types
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
+from lsp_server import broken_json
 from lsp_server.mcp.fast import encode
 from lsp_server.mcp.front import Pipes
 
@@ -86,11 +87,17 @@ async def pipe_streams(pipes: Pipes) -> AsyncIterator[tuple[Any, Any]]:
 
 def unreadable_request(text: str) -> bytes | None:
     """The JSON-RPC error for a line the SDK cannot read that is a request with an id
-    (a string or an integer) to answer; None for anything else (no id, not JSON)."""
+    (a string or an integer) to answer; None for anything else (no id to be found). A line
+    that is not JSON, or nested too deeply to parse, is answered at the id its text shows."""
     try:
         message = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
+    except (ValueError, RecursionError) as exc:
+        unparsed_id = broken_json.request_id(text.encode("utf-8", "surrogateescape"))
+        if unparsed_id is None:
+            return None
+        why = "nested too deeply" if isinstance(exc, RecursionError) else f"not JSON: {exc}"
+        error = {"code": types.PARSE_ERROR, "message": f"Parse error: the request is {why}"}
+        return encode({"jsonrpc": "2.0", "id": unparsed_id, "error": error}) + b"\n"
     if not isinstance(message, dict) or "method" not in message or "result" in message:
         return None
     message_id = message.get("id")

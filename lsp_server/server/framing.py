@@ -22,13 +22,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from lsp_server.broken_json import HEAD_BYTES, ID_MEMBER, request_id
+
 log = logging.getLogger(__name__)
 
 MAX_HEADER_LINE = 64 * 1024
 _CONTENT_LENGTH = re.compile(rb"^content-length:\s*(\d+)\s*$", re.IGNORECASE)
 _NEXT_HEADER = b"Content-Length:"
-_ID = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)')
-_ID_SEARCH_BYTES = 4096
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -91,9 +91,9 @@ class FrameReader:
             taken = bytes(self._buffer[:size])
             del self._buffer[: len(taken)]
             size -= len(taken)
-            if not reported and len(head) < _ID_SEARCH_BYTES:
-                head += taken[: _ID_SEARCH_BYTES - len(head)]
-                if _ID.search(head):
+            if not reported and len(head) < HEAD_BYTES:
+                head += taken[: HEAD_BYTES - len(head)]
+                if ID_MEMBER.search(head):
                     on_head(head)
                     reported = True
         if not reported:
@@ -108,9 +108,9 @@ class FrameReader:
         while True:
             found = self._buffer.find(_NEXT_HEADER)
             cut = found if found >= 0 else max(0, len(self._buffer) - len(_NEXT_HEADER))
-            if not reported and len(head) < _ID_SEARCH_BYTES:
-                head += bytes(self._buffer[:cut])[: _ID_SEARCH_BYTES - len(head)]
-                if _ID.search(head):
+            if not reported and len(head) < HEAD_BYTES:
+                head += bytes(self._buffer[:cut])[: HEAD_BYTES - len(head)]
+                if ID_MEMBER.search(head):
                     on_head(head)
                     reported = True
             del self._buffer[:cut]
@@ -121,17 +121,6 @@ class FrameReader:
         if not reported:
             on_head(head)
         return True
-
-
-def message_id(data: bytes) -> Any:
-    """The id of a message that could not be parsed, when its bytes show one."""
-    match = _ID.search(data[:_ID_SEARCH_BYTES])
-    if match is None:
-        return None
-    try:
-        return json.loads(match.group(1))
-    except ValueError:
-        return None
 
 
 async def read_loop(
@@ -177,7 +166,7 @@ async def read_loop(
 
 def _oversize_reply(length: int, cap: int, reply_error: ErrorReply) -> Callable[[bytes], None]:
     def refuse(head: bytes) -> None:
-        msg_id = message_id(head)
+        msg_id = request_id(head)
         log.warning("dropped a message of %d bytes (limit %d)", length, cap)
         if msg_id is not None:
             reply_error(msg_id, INVALID_REQUEST, f"message of {length} bytes exceeds {cap} bytes")
@@ -207,7 +196,7 @@ def _parse(body: bytes, reply_error: ErrorReply) -> dict[str, Any] | None:
 
 
 def _refuse(body: bytes, code: int, why: str, reply_error: ErrorReply) -> None:
-    msg_id = message_id(body)
+    msg_id = request_id(body)
     if msg_id is None:
         log.warning("dropped a message: %s", why)
         return

@@ -67,8 +67,13 @@ def test_malformed_messages_and_unknown_methods_from_the_editor(node: Path, ws: 
         assert editor.answer_to(5)["error"]["code"] == -32600  # its own id: it can be told
         editor.send_line('{"jsonrpc": "2.0", "id": "m", "method": 5}')
         assert "not a string" in editor.answer_to("m")["error"]["message"]
+        # Not JSON (not UTF-8; nested too deeply): answered at the id the bytes show, which
+        # is the request the editor waits on.
         editor.send_line(b'{"jsonrpc": "2.0", "id": 6, "method": "x", "params": "\xff\xfe"}')
-        assert editor.answer_to(None)["error"]["code"] == -32700
+        assert editor.answer_to(6)["error"]["code"] == -32700
+        deep = "[" * 100_000 + "]" * 100_000
+        editor.send_line(f'{{"jsonrpc": "2.0", "id": "deep", "method": "x", "params": {deep}}}')
+        assert "RecursionError" in editor.answer_to("deep")["error"]["message"]
         editor.send(
             {
                 "id": 1,

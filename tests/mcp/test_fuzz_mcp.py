@@ -76,8 +76,11 @@ async def test_malformed_messages_never_kill_the_server(ws: Path) -> None:
             b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file",'
             b'"arguments":{"path":' + deep.encode() + b"}}}"
         )
-        # The SDK's reader cannot parse it (pydantic's recursion limit) and drops it, as it does
-        # every line it cannot read: no reply, and the server goes on serving.
+        # Nobody can parse it (pydantic's recursion limit, then json's): the error goes to the
+        # id its text shows, and the server goes on serving.
+        too_deep = (await server.answer(7))["error"]
+        assert too_deep["code"] == -32700
+        assert too_deep["message"] == "Parse error: the request is nested too deeply"
         after_deep = await server.request(
             "tools/call", {"name": "read_file", "arguments": {"path": "hello.txt"}}
         )
@@ -142,6 +145,10 @@ async def test_a_request_the_sdk_cannot_read_is_answered_when_it_has_an_id(ws: P
             error = (await server.answer(message["id"]))["error"]
             assert error["code"] == code, error
             assert ("params must be an object" in error["message"]) == (code == -32602)
+        # Not JSON at all: answered at the id its text shows (a client waits on it).
+        await server.send_bytes(b'{"jsonrpc": "2.0", "id": "t65", "method": "tools/list", }')
+        broken = (await server.answer("t65"))["error"]
+        assert broken["code"] == -32700 and "not JSON" in broken["message"], broken
         await server.send_bytes(b'{"jsonrpc": "2.0", "id": true, "method": "ping"}')
         alive = await server.request("ping", {})
         assert alive["result"] == {}
