@@ -77,8 +77,14 @@
     (display-buffer buffer
                     `((display-buffer-in-side-window)
                       (side . top)
-                      (window-height . ,(min (1+ (length lines))
-                                             (max 4 (floor (* 0.6 (frame-height))))))))))
+                      ;; Sized to the lines as wrapped on screen; kept at that height
+                      ;; while a long prompt makes the echo area grow.
+                      (window-height . toolhost--fit-approval)
+                      (preserve-size . (nil . t))))))
+
+(defun toolhost--fit-approval (window)
+  "Make WINDOW as high as its wrapped lines, at most 60% of the frame."
+  (fit-window-to-buffer window (max 4 (floor (* 0.6 (frame-height))))))
 
 (defun toolhost--first-rule (params)
   (let ((rules (plist-get params :suggestedRules)))
@@ -98,8 +104,8 @@
 
 (defun toolhost--fits-p (window)
   "Whether WINDOW shows its whole buffer."
-  (with-selected-window window
-    (<= (count-lines (point-min) (point-max)) (window-body-height))))
+  (with-current-buffer (window-buffer window)
+    (<= (count-screen-lines (point-min) (point-max) nil window) (window-body-height window))))
 
 (defun toolhost--read-first (window)
   "Let the user scroll the approval in WINDOW; \[exit-recursive-edit] asks again."

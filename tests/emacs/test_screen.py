@@ -50,3 +50,31 @@ def test_c_g_at_the_approval_prompt_denies_it_as_dismissed(emacs: Emacs, tmux: T
     assert denied["error"]["code"] == "permission.user_denied", denied
     assert "dismissed the approval prompt" in denied["error"]["message"]
     assert not (emacs.workspace / "made.txt").exists()
+
+
+def test_details_that_do_not_fit_on_screen_can_be_read_first(emacs: Emacs, tmux: Tmux) -> None:
+    tmux.wait_for("the write approval", lambda s: "Write made.txt" in unwrapped(s))
+    tmux.keys("d")
+    tmux.wait_for("the reason prompt", lambda s: "Reason for denying" in s)
+    tmux.keys("Enter")
+    assert result(emacs, 1)["error"]["code"] == "permission.user_denied"
+
+    # The wrapped lines take more rows than the window (and the long prompt takes three
+    # rows of the echo area): the last details are off screen, so reading first is offered.
+    asked = tmux.wait_for("the bash approval", lambda s: "Print some padding" in unwrapped(s))
+    save("approval-long-command.txt", asked)
+    assert "sandbox:    none" not in asked
+    assert "deny, view, ?)" in unwrapped(asked), asked
+    tmux.keys("v")
+    tmux.wait_for("the window to read", lambda s: "C-M-c to decide" in s)
+    tmux.keys("M->")
+    read = tmux.wait_for("the end of the details", lambda s: "sandbox:    none" in s)
+    save("approval-long-command-read.txt", read)
+    assert "the-end-of-the-command.txt" in unwrapped(read)
+    tmux.keys("C-M-c")
+    tmux.wait_for("the prompt again", lambda s: "deny, view, ?)" in unwrapped(s))
+    tmux.keys("d")
+    tmux.wait_for("the reason prompt", lambda s: "Reason for denying" in s)
+    tmux.keys("Enter")
+    assert result(emacs, 2)["error"]["code"] == "permission.user_denied"
+    assert not (emacs.workspace / "the-end-of-the-command.txt").exists()
