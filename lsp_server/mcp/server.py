@@ -20,6 +20,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from mcp_types.methods import serialize_server_result
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from lsp_server import __version__
 from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
@@ -227,15 +228,51 @@ def build_server(backend: Backend, fast: FastPath | None = None) -> Server[Any]:
         on_call_tool=call_tool,
     )
     # No OpenTelemetry exporter is ever installed here: skip its span per message.
-    server.middleware = []
+    server.middleware = [params_named]
     if fast is not None:
 
         async def hand_session(ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
             fast.elicitation_ready(session_elicit(ctx.session, None))
             return await call_next(ctx)
 
-        server.middleware = [hand_session]
+        server.middleware = [params_named, hand_session]
     return server
+
+
+async def params_named(ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
+    """The SDK answers params that do not fit a method with a bare "Invalid request
+    parameters" (it keeps pydantic's text off the wire); a client author needs to know
+    which field: `tools/call: invalid params: params.name: Input should be a valid string
+    (got 5)`. The same code, -32602."""
+    try:
+        return await call_next(ctx)
+    except ValidationError as exc:
+        problems = "; ".join(_problem(error) for error in exc.errors()[:MAX_PARAM_PROBLEMS])
+        message = f"{ctx.method}: invalid params: {problems}"
+        raise MCPError(code=INVALID_PARAMS, message=message) from None
+
+
+MAX_PARAM_PROBLEMS = 4
+
+
+def _problem(error: ErrorDetails) -> str:
+    where = ".".join(str(part) for part in error["loc"]) or "params"
+    if not where.startswith("params"):
+        where = f"params.{where}"
+    if error["type"] == "missing":
+        return f"{where}: required"
+    text = error["msg"].replace("a valid dictionary", "an object")
+    return f"{where}: {text} (got {_json_kind(error.get('input'))})"
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}" if len(value) <= 40 else "a long string"
+    return {dict: "an object", list: "an array", type(None): "null"}.get(type(value), "a value")
 
 
 async def serve(calls: Calls) -> None:

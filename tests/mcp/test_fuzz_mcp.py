@@ -154,3 +154,28 @@ async def test_a_request_the_sdk_cannot_read_is_answered_when_it_has_an_id(ws: P
         assert alive["result"] == {}
     finally:
         await server.close()
+
+
+async def test_params_that_do_not_fit_their_method_name_the_field(ws: Path) -> None:
+    """The SDK's own answer was a bare "Invalid request parameters" (data ""), whatever
+    the field; the answer now says which field and what it got, with the same code."""
+    server = await raw_mcp(ws, {}, "params")
+    try:
+        cases = [
+            ({"name": 5}, "tools/call: invalid params: params.name: Input should be a valid "
+             "string (got the number 5)"),
+            ({"name": "read_file", "arguments": "x"}, "tools/call: invalid params: "
+             "params.arguments: Input should be an object (got the string 'x')"),
+            ({"arguments": {}}, "tools/call: invalid params: params.name: required"),
+        ]  # fmt: skip
+        for params, message in cases:
+            error = (await server.request("tools/call", params))["error"]
+            assert error == {"code": -32602, "message": message}, error
+        listing = (await server.request("tools/list", {"cursor": 5}))["error"]
+        assert listing["message"].startswith("tools/list: invalid params: params.cursor:")
+        alive = await server.request(
+            "tools/call", {"name": "read_file", "arguments": {"path": "hello.txt"}}
+        )
+        assert "hello from the fixture" in alive["result"]["content"][0]["text"]
+    finally:
+        await server.close()
