@@ -110,11 +110,13 @@ answer that comes in time is not thrown away."
 ;;;; Finding and starting the server
 
 (defun toolhost--install-fix (root)
-  "The ways to make toolhost findable for ROOT."
+  "The ways to make toolhost findable for ROOT.
+The wheel, never the bare name: \"toolhost\" on PyPI is another project."
   (format (concat "install the toolhost command (Python >= 3.11): pipx install "
                   "toolhost-VERSION-py3-none-any.whl (the wheel `./run dist' builds; see "
                   "Install in toolhost's README); or into the workspace: cd %s && python3 -m "
-                  "venv .venv && .venv/bin/pip install toolhost; or set `toolhost-command'")
+                  "venv .venv && .venv/bin/pip install /path/to/toolhost-VERSION-py3-none-any.whl; "
+                  "or set `toolhost-command'")
           root))
 
 (defun toolhost--serve (toolhost)

@@ -53,9 +53,10 @@ def test_setup_without_a_server_says_how_to_fix_it(neovim: Neovim) -> None:
     assert ":checkhealth toolhost" in error["message"]
     health = "\n".join(out["health_lines"])
     assert "ERROR toolhost was not found" in health
-    assert f"cd {neovim.workspace} && python3 -m venv .venv && .venv/bin/pip install toolhost" in (
-        health
-    )
+    venv = f"cd {neovim.workspace} && python3 -m venv .venv && .venv/bin/pip install "
+    assert venv + "/path/to/toolhost-VERSION-py3-none-any.whl" in health
+    # "toolhost" on PyPI is another project: the fix never names it bare.
+    assert re.search(r"pip install toolhost\b(?!-VERSION)", health) is None, health
 
 
 def test_status_is_human_and_activity_shows_results(neovim: Neovim) -> None:

@@ -40,7 +40,9 @@ function M.install_fix(root)
   return {
     "install the toolhost command (Python >= 3.11): pipx install toolhost-VERSION-py3-none-any.whl"
       .. " (the wheel `./run dist` builds; or pip install it into a venv: see Install in toolhost's README)",
-    "or into the workspace: cd " .. root .. " && python3 -m venv .venv && .venv/bin/pip install toolhost",
+    -- The wheel, never the bare name: "toolhost" on PyPI is another project.
+    "or into the workspace: cd " .. root .. " && python3 -m venv .venv"
+      .. " && .venv/bin/pip install /path/to/toolhost-VERSION-py3-none-any.whl",
     "or name it: require('toolhost').setup({ cmd = { '/path/to/toolhost', 'serve' } })",
   }
 end
