@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
-from tests.nvim.conftest import Neovim
+from tests.nvim.conftest import PLUGIN_DIR, Neovim
 
 pytestmark = pytest.mark.real_client
 
@@ -110,3 +111,11 @@ def test_approval_from_the_server(neovim: Neovim) -> None:
     assert denied["error"]["code"] == "permission.user_denied"
     assert "the user said: not this one" in denied["error"]["message"]
     assert out["disk_after_deny"] == "goodbye from the fixture\n"
+
+
+def test_help_has_every_toolhost_subcommand_and_no_other(neovim: Neovim) -> None:
+    out = neovim.run("help_tags").out
+    assert out["missing"] == [], f":help :Toolhost-{{...}} finds nothing for {out['missing']}"
+    doc = (PLUGIN_DIR / "doc" / "toolhost.txt").read_text(encoding="utf-8")
+    documented = set(re.findall(r"\*:Toolhost-(\w+)\*", doc))
+    assert documented == set(out["subcommands"])
