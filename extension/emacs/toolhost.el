@@ -20,7 +20,8 @@
 ;; - an edit the agent makes to an open file arrives as workspace/applyEdit; toolhost has
 ;;   already asked you about it, so eglot's own "Server wants to edit" question is not
 ;;   asked a second time (see `toolhost-confirm-edits');
-;; - M-x toolhost, toolhost-call, toolhost-tools, toolhost-status, toolhost-activity.
+;; - M-x toolhost, toolhost-call, toolhost-tools, toolhost-status, toolhost-activity,
+;;   toolhost-revert.
 ;;
 ;; See docs/EMACS.md in the toolhost repository.
 

@@ -3,9 +3,11 @@ buffers with one prompt, and eglot declining an edit."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from tests.emacs.conftest import Emacs
+from tests.emacs.conftest import REPO, Emacs
 
 pytestmark = pytest.mark.real_client
 
@@ -91,3 +93,12 @@ def test_revert_this_call_shows_what_will_change_then_reverts(emacs: Emacs) -> N
     assert out["result"]["reverted"] == ["made.txt"] and out["result"]["conflicts"] == []
     assert out["exists"] is False
     assert f"Reverted 1 file(s) of call {listed['callId']}." in out["buffer"]
+
+
+def test_every_command_is_in_the_commands_table_of_the_docs(emacs: Emacs) -> None:
+    commands = emacs.run("commands")["commands"]
+    assert "toolhost" in commands and "toolhost-call" in commands
+    doc = (REPO / "docs" / "EMACS.md").read_text(encoding="utf-8")
+    table = doc[doc.index("## Commands") : doc.index("## From Lisp")]
+    documented = re.findall(r"^\| `M-x ([\w-]+)` \|", table, flags=re.MULTILINE)
+    assert sorted(documented) == commands
