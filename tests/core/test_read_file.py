@@ -167,3 +167,29 @@ async def test_a_short_western_file_is_read_as_cp1252(tmp_path: Path, text: str)
     result = await call_tool(runtime, "edit_file", edit)
     assert not result.is_error, text_of(result)
     assert (root / "legacy.txt").read_bytes() == "déjà vu\n".encode("cp1252")
+
+
+@pytest.mark.parametrize(
+    ("text", "encoding", "edited"),
+    [
+        ("Привет, мир\n", "cp1251", "Пока, мир"),  # was cp1125: "╧ЁштхҐ, ьшЁ"
+        ("// Комментарий\n", "koi8_r", "// Ответ"),  # was cp1252: "// ëÏÍÍÅÎÔÁÒÉÊ"
+        ("Γειά σου κόσμε\n", "cp1253", "Αντίο"),  # was cp1251: "ГейЬ упх кьуме"
+    ],
+)
+async def test_a_short_cyrillic_or_greek_file_is_read_in_its_code_page(
+    tmp_path: Path, text: str, encoding: str, edited: str
+) -> None:
+    """A few words are too little for charset detection; the reading with no symbol where
+    a letter belongs and no "рТЙЧЕФ" (capitals inside a word) wins. An edit in the same
+    script then writes the file's own code page, not a neighbour's."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "legacy.txt").write_bytes(text.encode(encoding))
+    runtime = make_runtime(root)
+    shown = text_of(await call_tool(runtime, "read_file", {"path": "legacy.txt"}))
+    assert text.strip() in shown and f"[encoding: {encoding}]" in shown, shown
+    edit = {"path": "legacy.txt", "old_string": text.strip(), "new_string": edited}
+    result = await call_tool(runtime, "edit_file", edit)
+    assert not result.is_error, text_of(result)
+    assert (root / "legacy.txt").read_bytes() == f"{edited}\n".encode(encoding)

@@ -11,13 +11,12 @@ import codecs
 import contextlib
 import hashlib
 import os
-import re
 import stat
 from pathlib import Path
 
 import attrs
 
-from lsp_server.runtime.fs import leftover_temps
+from lsp_server.runtime.fs import leftover_temps, legacy_text
 
 BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF8, "utf-8"),
@@ -25,7 +24,6 @@ BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
 BINARY_SNIFF_BYTES = 8192
-SMALL_SAMPLE_BYTES = 16
 ASCII_PROBE = bytes(range(0x20, 0x7F)) + b"\t\r\n"
 
 
@@ -138,7 +136,7 @@ def decode(data: bytes) -> tuple[str, str, bytes]:
         return data.decode("utf-8"), "utf-8", b""
     except UnicodeDecodeError:
         pass
-    for encoding in _legacy_candidates(data):
+    for encoding in legacy_text.legacy_candidates(data):
         try:
             text = data.decode(encoding)
             ascii_safe = ASCII_PROBE.decode(encoding) == ASCII_PROBE.decode("ascii")
@@ -150,54 +148,6 @@ def decode(data: bytes) -> tuple[str, str, bytes]:
             return text, encoding, b""
     # Latin-1 maps every byte to one character and back: always a faithful round trip.
     return data.decode("latin-1"), "latin-1", b""
-
-
-def _legacy_candidates(data: bytes) -> list[str]:
-    """charset_normalizer's guesses in order, then the usual Western code page.
-
-    On small samples detection is a guess; there, encodings that would read an ASCII byte
-    as half of a multi-byte character go last, so that edits of ASCII text stay exact.
-    """
-    import charset_normalizer  # only for files that are not UTF-8: not at start-up
-
-    candidates = [match.encoding for match in charset_normalizer.from_bytes(data[:65536])]
-    candidates = list(dict.fromkeys([*candidates, "cp1252"]))
-    if sum(byte >= 0x80 for byte in data[:65536]) >= SMALL_SAMPLE_BYTES:
-        return candidates
-    if _western(data):  # "café" in Latin-1 was read as cp1006 (Urdu): "cafﻠ"
-        candidates = ["cp1252", *(c for c in candidates if c != "cp1252")]
-    return sorted(candidates, key=lambda encoding: _swallows_ascii(data, encoding))
-
-
-_HIGH_RUN = re.compile(rb"[\x80-\xff]+")
-
-
-def _western(data: bytes) -> bool:
-    """Whether a few non-ASCII bytes read as Western European text: accented letters
-    inside words (café, Grüße) or typographic marks, never a whole word of them as in
-    Cyrillic or Greek, where each letter is a byte of its own."""
-    runs = _HIGH_RUN.findall(data[:65536])
-    if not runs or any(len(run) > 2 for run in runs):
-        return False
-    try:
-        text = b"".join(runs).decode("cp1252")
-    except UnicodeDecodeError:
-        return False
-    return all(char.isalpha() or char in _WESTERN_MARKS for char in text)
-
-
-_WESTERN_MARKS = "\u2018\u2019\u201c\u201d\u2013\u2014\u2026\u20ac\u00a0\u00b0\u00a7\u00b7\u2022"
-
-
-def _swallows_ascii(data: bytes, encoding: str) -> bool:
-    try:
-        text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError):
-        return True
-    return any(
-        ord(char) >= 0x80 and any(byte < 0x80 for byte in char.encode(encoding))
-        for char in set(text)
-    )
 
 
 def encode_like(text: str, encoding: str, bom: bytes) -> bytes:
