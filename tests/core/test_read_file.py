@@ -82,6 +82,19 @@ async def test_minimal_surface_adapters(tmp_path: Path) -> None:
     assert fuzzy.error is not None and fuzzy.error.code == "edit.not_found"
 
 
+@pytest.mark.parametrize(
+    ("content", "lines"),
+    [("hi", "1 line"), ("a\nb", "2 lines"), ("a\nb\n", "2 lines"), ("", "0 lines")],
+)
+async def test_a_new_file_s_lines_are_counted_as_an_editor_counts_them(
+    tmp_path: Path, content: str, lines: str
+) -> None:
+    """A last line without its newline is a line ("hi" was "(new file, 0 lines)")."""
+    runtime = make_runtime(tmp_path, mode="bypass")
+    wrote = await call_tool(runtime, "write_file", {"path": "new.txt", "content": content})
+    assert text_of(wrote) == f"wrote {len(content)} bytes to new.txt (new file, {lines})"
+
+
 async def test_multi_edit_is_all_or_nothing(tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text("one\ntwo\n")
     runtime = make_runtime(tmp_path)

@@ -52,7 +52,7 @@ async def plan_write(ctx: ToolContext, path: Path, content: str) -> ToolOutput |
         size = len(content.encode("utf-8"))
         return WritePlan(
             [FileChange(path, None, content)],
-            f"wrote {size} bytes to {label} (new file, {content.count(chr(10))} lines)",
+            f"wrote {size} bytes to {label} (new file, {_lines(content)})",
         )
     current = await ctx.files.load_for_write(path)
     new_text = content
@@ -77,3 +77,9 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput | WritePlan:
 
 
 TOOLS = (Tool(CONTRACT, run),)
+
+
+def _lines(content: str) -> str:
+    """Lines as an editor counts them: a last line without its newline is one too."""
+    count = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+    return "1 line" if count == 1 else f"{count} lines"
