@@ -368,7 +368,9 @@ class ToolhostServer(LanguageServer):
             language_servers=list(extra.pop("languageServers", [])),
             index=extra.pop("index", None),
             policy_sources=self.policy_sources,
-            config_problems=self.config_problems,
+            # Settings ignored (the workspace is not trusted) are shown beside the problems:
+            # the notice at start is gone by the time the user asks why one had no effect.
+            config_problems=self.config_problems + self.config_notices,
             lsp_answers=extra.pop("lspAnswers", None),
             mcp_sessions=self._attach_listener.status() if self._attach_listener else [],
             leftover_temps=extra.pop("leftoverTemps", None),

@@ -298,6 +298,9 @@ async def test_client_settings_apply_and_untrusted_workspace_entries_are_reporte
     async with editor_session(workspace, editor, capabilities=capabilities) as client:
         by_settings = await lsp_call(client, "write_file", {"path": "cfg/a.txt", "content": "a"})
         asked = await lsp_call(client, "write_file", {"path": "other.txt", "content": "o"})
+        status = await client.protocol.send_request_async("toolhost/status", {})
+    # Still there when the user asks later why the setting did nothing (status, doctor).
+    assert any("policy.mode = 'bypass' ignored" in p for p in status["configProblems"])
     assert by_settings["meta"]["approval"] == {"decision": "allow", "rule": "write_file(cfg/**)"}
     assert asked["meta"]["approval"]["decision"] == "allow_once"
     assert [p["arguments"]["path"] for p in editor.prompts] == ["other.txt"]
