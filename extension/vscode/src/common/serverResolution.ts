@@ -45,6 +45,8 @@ export const PYTHON_SERVE_ARGS = ["-m", "lsp_server", "serve"];
 const IMPORT_PROBE = ["-c", "import lsp_server, sys; print(sys.version.split()[0])"];
 const VERSION_PROBE = ["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"];
 export const MINIMUM_PYTHON = "3.11";
+/** toolhost's wheel (`./run dist` builds it); "toolhost" on PyPI is an unrelated project. */
+const WHEEL = "toolhost-VERSION-py3-none-any.whl";
 
 function minor(version: string): number[] {
   return version.split(".").slice(0, 2).map(Number);
@@ -179,7 +181,7 @@ async function findServer(
     return {
       ok: false,
       message: `toolhost.server.python (${serverPython}) cannot import toolhost: ${problem}`,
-      fix: `Run "${serverPython} -m pip install toolhost" or point toolhost.server.python at an interpreter that has it.`,
+      fix: `Run "${serverPython} -m pip install /path/to/${WHEEL}" (toolhost's wheel: "toolhost" on PyPI is another project) or point toolhost.server.python at an interpreter that has it.`,
     };
   }
   log("server: step 2, toolhost.server.python is not set");
@@ -229,6 +231,6 @@ async function findServer(
   return {
     ok: false,
     message: `Toolhost server not found: ${failures.join("; ")}.`,
-    fix: 'Install it with "python3 -m pip install toolhost", or set toolhost.server.path to a toolhost executable, or toolhost.server.python to an interpreter that has it.',
+    fix: `Install its wheel with "python3 -m pip install /path/to/${WHEEL}" ("toolhost" on PyPI is another project), or set toolhost.server.path to a toolhost executable, or toolhost.server.python to an interpreter that has it.`,
   };
 }

@@ -38,12 +38,13 @@ test("2: toolhost.server.python runs python -m lsp_server serve after an import 
   assert.match(probe.runs[0], /^\/venv\/bin\/python -c import lsp_server/);
 });
 
-test("2: an interpreter without toolhost is an error naming pip install for it", async () => {
+test("2: an interpreter without toolhost is an error naming the wheel to pip install into it", async () => {
   const probe = new ScriptedProbe([], {}, { "/venv/bin/python": { code: 1, stderr: "Traceback...\nModuleNotFoundError: No module named 'lsp_server'" } });
   const result = await resolveServer(inputs({ serverPython: "/venv/bin/python" }), probe, () => {});
   assert.ok(!result.ok);
   assert.match(result.message, /No module named 'lsp_server'/);
-  assert.match(result.fix, /\/venv\/bin\/python -m pip install toolhost/);
+  assert.match(result.fix, /\/venv\/bin\/python -m pip install \/path\/to\/toolhost-VERSION-py3-none-any\.whl/);
+  assert.doesNotMatch(result.fix, /pip install toolhost\b/); // "toolhost" on PyPI is another project
 });
 
 test("3: the Python extension's interpreter comes before python3", async () => {
@@ -80,7 +81,8 @@ test("nothing found: one message listing every failed step and the exact fix", a
   const result = await resolveServer(inputs({ pythonExtensionInstalled: false }), probe, (l) => log.push(l));
   assert.ok(!result.ok);
   assert.match(result.message, /no python3 on PATH/);
-  assert.match(result.fix, /pip install toolhost/);
+  assert.match(result.fix, /python3 -m pip install \/path\/to\/toolhost-VERSION-py3-none-any\.whl/);
+  assert.doesNotMatch(result.fix, /pip install toolhost\b/);
   assert.ok(log.some((l) => /Python extension is not installed/.test(l)));
 });
 
