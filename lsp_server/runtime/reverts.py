@@ -61,7 +61,11 @@ class RevertOutcome:
             lines.append(f"Not reverted ({len(self.conflicts)}): changed since the call:")
             lines += [f"  {c.path}: {c.reason}" for c in self.conflicts]
         if self.checkpoint:
-            lines.append(f"Undo this revert with: toolhost revert {self.checkpoint}")
+            # Every face reverts by call id; the shell's command is one of them.
+            lines.append(
+                f"This revert is itself checkpoint {self.checkpoint}: revert that to undo it "
+                f"(from a shell: toolhost revert {self.checkpoint})."
+            )
         return "\n".join(lines)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -48,6 +49,15 @@ def test_list_and_revert_from_the_command_line(tmp_path: Path) -> None:
     assert "+changed by the user" in reverted.stdout  # its diff
     assert (root / "a.txt").read_text() == "first\n"
     assert (root / "b.txt").read_text() == "changed by the user\n"
+    # The revert names the checkpoint that undoes it, in words every face can act on.
+    undo = re.search(
+        r"checkpoint (\S+): revert that to undo it \(from a shell: toolhost revert \1\)",
+        reverted.stdout,
+    )
+    assert undo is not None, reverted.stdout
+    redone = toolhost("revert", undo.group(1), "--root", str(root))
+    assert redone.returncode == 0, redone.stdout + redone.stderr
+    assert (root / "a.txt").read_text() != "first\n"
 
     unknown = toolhost("revert", "c-nope", "--root", str(root))
     assert unknown.returncode == 2 and "no checkpoint of a call 'c-nope'" in unknown.stderr
