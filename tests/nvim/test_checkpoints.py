@@ -26,6 +26,9 @@ def test_revert_of_an_edit_in_a_dirty_buffer(out: dict[str, Any]) -> None:
         {"path": "notes.md", "change": "modified", "fromPath": None, "notStored": False}
     ]
     assert "Revert this call" in out["activity_actions"]
+    # A read has no checkpoint to revert; a call whose result is not here has nothing to show.
+    assert out["read_actions"] == ["Show the result"]
+    assert out["foreign_actions"] == []
     # The confirmation says what will change before anything does.
     prompt = out["prompts"][-1]
     assert "Revert call nv-edit (edit_file)?" in prompt and "modified notes.md" in prompt

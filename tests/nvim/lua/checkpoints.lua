@@ -29,13 +29,20 @@ H.run(function()
   H.wait(function()
     return #toolhost.state.activity >= 2
   end, "the didCall of the edit")
+  local function labels(entry)
+    return vim.tbl_map(function(action)
+      return action.label
+    end, require("toolhost.activity").actions_for(entry))
+  end
   for _, entry in ipairs(toolhost.state.activity) do
     if entry.callId == "nv-edit" then
-      H.out.activity_actions = vim.tbl_map(function(action)
-        return action.label
-      end, require("toolhost.activity").actions_for(entry))
+      H.out.activity_actions = labels(entry)
+    elseif entry.tool == "read_file" then
+      H.out.read_actions = labels(entry)
     end
   end
+  -- A call another client made (its result is not here) that wrote nothing: no menu.
+  H.out.foreign_actions = labels({ callId = "elsewhere", tool = "read_file", written = {} })
   local done, outcome = false, nil
   checkpoints.revert("nv-edit", function(result, err)
     done, outcome = true, result or err

@@ -73,7 +73,13 @@ function M.show_result(entry)
 end
 
 M.actions = {
-  { label = "Show the result", run = M.show_result },
+  {
+    label = "Show the result",
+    run = M.show_result,
+    available = function(entry)
+      return toolhost().state.results[entry.callId] ~= nil
+    end,
+  },
 }
 
 function M.add_action(action)
@@ -89,6 +95,12 @@ end
 
 function M.choose(entry)
   local actions = M.actions_for(entry)
+  if #actions == 0 then
+    -- Nothing to offer: say why instead of an empty menu.
+    local _, why = M.result_lines(entry)
+    vim.notify("toolhost: " .. tostring(why) .. ", and it changed no file", vim.log.levels.INFO)
+    return
+  end
   vim.ui.select(actions, {
     prompt = "toolhost: " .. M.row(entry),
     format_item = function(action)

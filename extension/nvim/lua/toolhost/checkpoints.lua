@@ -132,7 +132,8 @@ function M.add_to_activity()
   require("toolhost.activity").add_action({
     label = "Revert this call",
     available = function(entry)
-      return entry.tool ~= nil and entry.callId ~= nil
+      -- Only a call that wrote files has a checkpoint (not a read, not a refused call).
+      return entry.callId ~= nil and type(entry.written) == "table" and #entry.written > 0
     end,
     run = function(entry)
       M.revert(entry.callId)
