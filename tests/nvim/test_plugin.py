@@ -34,6 +34,8 @@ def test_plugin_starts_server_and_runs_commands(neovim: Neovim) -> None:
     health = "\n".join(out["health_lines"])
     assert "toolhost/status answered" in health
     assert "ERROR" not in health
+    # The status view's blank separator lines are not shown as empty findings ("- ").
+    assert not [line for line in out["health_lines"] if line.strip() in ("-", "- INFO")], health
 
 
 def _approval_window(screen: list[dict[str, Any]]) -> dict[str, Any]:

@@ -49,7 +49,9 @@ function M.check()
   if status then
     ok("toolhost/status answered")
     for _, line in ipairs(require("toolhost.status").lines(status, toolhost.state)) do
-      info(line)
+      if vim.trim(line) ~= "" then -- the status view's blank separators are no findings
+        info(line)
+      end
     end
   else
     error("toolhost/status failed: " .. tostring(err and err.message))
