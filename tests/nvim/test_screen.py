@@ -108,7 +108,9 @@ def test_nothing_asked_about_is_cut_at_the_window_edge(neovim: Neovim, tmux: Tmu
     read = tmux.wait_for("the end of the line", lambda s: "last_key_at_the_end = true }" in s)
     save("approval-wide-diff-read.txt", read)
     tmux.keys("Enter")
-    tmux.wait_for("the choices again", lambda s: "5: Read the whole change first" in s)
+    again = tmux.wait_for("the choices again", lambda s: "5: Read the whole change first" in s)
+    # Read now: the prompt no longer says it does not fit, read it first.
+    assert "it does not fit" not in again and "read in full" in " ".join(again.split()), again
     tmux.keys("4", "Enter")
     tmux.wait_for("the reason prompt", lambda s: "Reason for denying" in s)
     tmux.keys("Enter")

@@ -110,8 +110,11 @@ function M.show_request(params)
   return view.open_top(name, lines, filetype, is_shell(params))
 end
 
-local function prompt_text(params, fits)
-  local where = fits and "shown above" or "shown above; it does not fit, read it first"
+local function prompt_text(params, fits, was_read)
+  local where = "shown above"
+  if not fits then
+    where = was_read and "shown above, read in full" or "shown above; it does not fit, read it first"
+  end
   local what = is_shell(params) and "the command details are " or "the change is "
   return "toolhost: " .. tostring(params.title or params.tool) .. " (" .. what .. where .. ")"
 end
@@ -168,11 +171,14 @@ function M.decide(params)
   if not fits then
     table.insert(items, M.choices.read_first)
   end
+  local was_read = false
   local ok, result = pcall(function()
     while true do
-      local choice = await.select(items, { prompt = prompt_text(params, fits), kind = "toolhost.approve" })
+      local prompt = prompt_text(params, fits, was_read)
+      local choice = await.select(items, { prompt = prompt, kind = "toolhost.approve" })
       if choice == M.choices.read_first then
         read_first(bufnr, win)
+        was_read = true
       else
         local decided = answer(choice, params)
         if decided then
