@@ -97,7 +97,11 @@
     (?s (list :decision "allow_session" :rule (toolhost--first-rule params)))
     (?a (let ((rule (read-string "Always allow rule: " (toolhost--first-rule params))))
           (unless (string-empty-p rule) (list :decision "allow_always" :rule rule))))
-    (?d (let ((reason (read-string "Reason for denying (optional): ")))
+    ;; The user chose Deny: C-g at the optional reason still denies, without a reason
+    ;; (not "dismissed", which says nobody decided).
+    (?d (let ((reason (condition-case nil
+                          (read-string "Reason for denying (optional): ")
+                        (quit ""))))
           (if (string-empty-p reason)
               (list :decision "deny")
             (list :decision "deny" :reason reason))))))
