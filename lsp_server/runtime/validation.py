@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -136,7 +137,9 @@ def _violations(error: ValidationError) -> list[Violation]:
         known = schema.get("properties") or {}
         unexpected = sorted(str(k) for k in error.instance if k not in known)
         return [
-            Violation(_pointer([*base, name]), "additionalProperties", expected)
+            Violation(
+                _pointer([*base, name]), "additionalProperties", expected + _meant(name, known)
+            )
             for name in unexpected
         ]
     if error.validator == "required" and isinstance(error.instance, Mapping):
@@ -238,7 +241,7 @@ class Validators:
             "Violations:",
         ]
         lines += [f"- {v.path} [{v.keyword}]: expected {v.expected}" for v in violations]
-        if any(v.keyword in _SHAPE_KEYWORDS for v in violations):
+        if _shape_is_off(violations):
             lines.append(_placement_line(entry.name, placement, fp16))
         hint = self._wrapper_hint(entry, args)
         if hint:
@@ -294,8 +297,35 @@ __all__ = ["ValidationFailure", "Validators", "Violation", "check_schema", "json
 
 
 _SHAPE_KEYWORDS = frozenset({"json", "required", "additionalProperties"})
-"""Violations that may mean the parameters were put in the wrong place; a wrong value
-alone (a type, an enum) gets no reminder of where parameters go."""
+_MEANT = '(did you mean "'
+
+
+def _shape_is_off(violations: list[Violation]) -> bool:
+    """Whether the parameters may be in the wrong place: not an object, an unknown property
+    that is no near miss of a known one, or something missing with nothing unknown. A
+    wrong value (a type, an enum) or a misspelt name (`timeout` for `timeout_ms`) gets no
+    reminder of where parameters go."""
+    unknown = [v for v in violations if v.keyword == "additionalProperties"]
+    if any(v.keyword == "json" for v in violations):
+        return True
+    if any(_MEANT not in v.expected for v in unknown):
+        return True
+    return any(v.keyword == "required" for v in violations) and not unknown
+
+
+def _meant(name: str, known: Mapping[str, Any]) -> str:
+    """` (did you mean "timeout_ms"?)` when an unknown property is a near miss of a known
+    one: the start or end of it (`source` of `source_path`, `path` of `file_path`), or
+    nearly the same letters (`old_strng`)."""
+    names = [str(k) for k in known]
+    lower = name.lower()
+    near = [
+        k for k in names
+        if len(lower) >= 3 and (k.lower().startswith(lower) or k.lower().endswith(lower)
+                                or lower.startswith(k.lower()) or lower.endswith(k.lower()))
+    ]  # fmt: skip
+    near = near or difflib.get_close_matches(name, names, n=1, cutoff=0.8)
+    return f' {_MEANT}{near[0]}"?)' if near else ""
 
 
 def _placement_line(tool: str, placement: Placement, fp16: str) -> str:

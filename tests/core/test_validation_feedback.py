@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import call_tool, make_runtime, text_of
 
 
@@ -48,6 +50,31 @@ async def test_where_parameters_go_is_said_only_when_the_shape_is_off(
     assert placement not in text_of(wrong_type)
     wrapped = await call_tool(runtime, "read_file", {"input": {"path": "a.txt"}})
     assert wrapped.error is not None and placement in text_of(wrapped)
+    # A near miss of a known name is a misspelling, not a misplacement: the name is offered.
+    misspelt = await call_tool(runtime, "read_file", {"file_path": "a.txt"})
+    assert misspelt.error is not None and placement not in text_of(misspelt)
+    assert "- /file_path [additionalProperties]: expected no such property; allowed: " in (
+        text_of(misspelt)
+    )
+    assert '(did you mean "path"?)' in text_of(misspelt)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "meant"),
+    [
+        ("bash", {"command": "true", "timeout": 5}, "timeout_ms"),
+        ("edit_file", {"path": "a.txt", "old_strng": "a", "new_string": "b"}, "old_string"),
+        ("move_file", {"source": "a.txt", "destination_path": "b.txt"}, "source_path"),
+    ],
+)
+async def test_a_misspelt_property_names_the_one_meant(
+    tmp_path: Path, tool: str, arguments: dict[str, object], meant: str
+) -> None:
+    runtime = make_runtime(tmp_path)
+    result = await call_tool(runtime, tool, arguments)
+    assert result.error is not None and result.error.code == "schema_mismatch"
+    assert f'(did you mean "{meant}"?)' in text_of(result), text_of(result)
+    assert "takes its parameters at the root" not in text_of(result)
 
 
 async def test_at_most_eight_violations(tmp_path: Path) -> None:

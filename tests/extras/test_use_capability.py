@@ -290,7 +290,7 @@ async def test_session_tool_result_pages_like_toolhost_result(tmp_path: Path) ->
         "use_capability",
         {"action": "call", "id": "session:tool_result", "arguments": {"ref": ref}},
     )
-    assert bad.error is not None and "inside `arguments`" in text_of(bad)
+    assert bad.error is not None and '(did you mean "result_ref"?)' in text_of(bad)
 
 
 def test_storm_breaker_streaks() -> None:
