@@ -296,7 +296,6 @@ def check_schema(schema: Mapping[str, Any]) -> None:
 __all__ = ["ValidationFailure", "Validators", "Violation", "check_schema", "jsonschema"]
 
 
-_SHAPE_KEYWORDS = frozenset({"json", "required", "additionalProperties"})
 _MEANT = '(did you mean "'
 
 
@@ -318,14 +317,16 @@ def _meant(name: str, known: Mapping[str, Any]) -> str:
     one: the start or end of it (`source` of `source_path`, `path` of `file_path`), or
     nearly the same letters (`old_strng`)."""
     names = [str(k) for k in known]
-    lower = name.lower()
-    near = [
-        k for k in names
-        if len(lower) >= 3 and (k.lower().startswith(lower) or k.lower().endswith(lower)
-                                or lower.startswith(k.lower()) or lower.endswith(k.lower()))
-    ]  # fmt: skip
+    near = [k for k in names if _ends_alike(name.lower(), k.lower())]
     near = near or difflib.get_close_matches(name, names, n=1, cutoff=0.8)
     return f' {_MEANT}{near[0]}"?)' if near else ""
+
+
+def _ends_alike(a: str, b: str) -> bool:
+    """One name is the start or the end of the other (both at least 3 letters)."""
+    if min(len(a), len(b)) < 3:
+        return False
+    return a.startswith(b) or a.endswith(b) or b.startswith(a) or b.endswith(a)
 
 
 def _placement_line(tool: str, placement: Placement, fp16: str) -> str:
