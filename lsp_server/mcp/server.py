@@ -243,7 +243,7 @@ async def params_named(ctx: ServerRequestContext[Any, Any], call_next: Any) -> A
     """The SDK answers params that do not fit a method with a bare "Invalid request
     parameters" (it keeps pydantic's text off the wire); a client author needs to know
     which field: `tools/call: invalid params: params.name: Input should be a valid string
-    (got 5)`. The same code, -32602."""
+    (got the number 5)`. The same code, -32602."""
     try:
         return await call_next(ctx)
     except ValidationError as exc:

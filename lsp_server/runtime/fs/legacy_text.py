@@ -85,8 +85,8 @@ def _odd(data: bytes, encoding: str) -> int:
         scripts = {_script(char) for char in word}
         if len(scripts) > 1:
             odd += 2
-        elif scripts == {"LATIN"} and len(word) > 2:
-            odd += 2  # a Latin-script word has ASCII letters (ż, ó, ł in "Zażółć"; "Ďđčâĺň")
+        elif scripts == {"LATIN"} and len(word) > 2 and not any(c.isascii() for c in word):
+            odd += 2  # a Latin word has an ASCII letter ("Zażółć", "été"), not "Ďđčâĺň"
         if any(a.islower() and b.isupper() for a, b in itertools.pairwise(word)):
             odd += 1
     return odd
