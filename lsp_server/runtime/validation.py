@@ -293,9 +293,6 @@ def check_schema(schema: Mapping[str, Any]) -> None:
     Draft202012Validator.check_schema(dict(schema))
 
 
-__all__ = ["ValidationFailure", "Validators", "Violation", "check_schema", "jsonschema"]
-
-
 _MEANT = '(did you mean "'
 
 
@@ -336,3 +333,6 @@ def _placement_line(tool: str, placement: Placement, fp16: str) -> str:
         f"use_capability passes {tool}'s parameters inside `arguments` "
         f"(target schema fingerprint {fp16})."
     )
+
+
+__all__ = ["ValidationFailure", "Validators", "Violation", "check_schema", "jsonschema"]
