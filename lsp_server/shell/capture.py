@@ -116,3 +116,25 @@ class RollingBuffer:
             size += len(chunk)
         data = b"".join(reversed(pieces))
         return data[len(data) - need :], 0
+
+
+_TEXT_CONTROLS = "\0\t\n\r\x1b\b\f"  # NUL: `find -print0` separates names with it
+BINARY_SHARE = 0.3
+BINARY_MIN_ODD = 8
+"""Output with at least BINARY_MIN_ODD undecodable bytes or control characters, making up
+BINARY_SHARE of it, is not text (a binary file sent to stdout, `head -c 100
+/dev/urandom`)."""
+
+
+def shown_text(data: bytes) -> str:
+    """Output as the model reads it: the text, or for bytes that are not text a note that
+    says so and how to look at them. Their U+FFFD and control characters would cost
+    tokens and say nothing. A few odd bytes in text (`find -print0`) stay."""
+    text = data.decode("utf-8", "replace")
+    odd = sum(1 for char in text if char == "\ufffd" or (char < " " and char not in _TEXT_CONTROLS))
+    if odd < BINARY_MIN_ODD or odd <= len(text) * BINARY_SHARE:
+        return text
+    return (
+        f"[{len(data)} bytes of output, mostly binary (not text): not shown. To look at them, "
+        "write them to a file (`... > out.bin`) and run `file out.bin` or `xxd out.bin | head`]"
+    )

@@ -22,7 +22,7 @@ import attrs
 
 from lsp_server.sandbox.lifetime import parent_death_hook
 from lsp_server.shell import processes
-from lsp_server.shell.capture import RollingBuffer
+from lsp_server.shell.capture import RollingBuffer, shown_text
 from lsp_server.shell.confinement import (
     CommandState,
     Launcher,
@@ -292,9 +292,9 @@ class JobManager:
         data, dropped = job.output.read_from(cursor)
         consumed, size = _complete_lines(data, keep_partial=pattern is not None and job.running)
         job.cursors[session] = max(cursor, job.output.start) + size
-        text = consumed.decode("utf-8", "replace")
         if pattern is None:
-            return JobRead(text, dropped, None, None)
+            return JobRead(shown_text(consumed), dropped, None, None)
+        text = consumed.decode("utf-8", "replace")
         lines = text.splitlines()
         matched = [line for line in lines if pattern.search(line)]
         return JobRead("\n".join(matched), dropped, len(matched), len(lines))

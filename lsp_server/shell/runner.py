@@ -22,7 +22,7 @@ import attrs
 
 from lsp_server.sandbox.lifetime import parent_death_hook
 from lsp_server.shell import processes
-from lsp_server.shell.capture import HeadTailCapture
+from lsp_server.shell.capture import HeadTailCapture, shown_text
 from lsp_server.shell.confinement import (
     CommandState,
     Launcher,
@@ -81,9 +81,9 @@ def new_marker() -> str:
 def decode_capture(capture: HeadTailCapture) -> str:
     """The kept head and tail, with the dropped middle named in place."""
     if capture.dropped == 0:
-        return (capture.head() + capture.tail()).decode("utf-8", "replace")
-    head = capture.head().decode("utf-8", "replace")
-    tail = capture.tail().decode("utf-8", "replace")
+        return shown_text(capture.head() + capture.tail())
+    head = shown_text(capture.head())
+    tail = shown_text(capture.tail())
     kept = f"the first {len(capture.head())} and the last {len(capture.tail())} are kept"
     breaks = capture.dropped_newlines()
     if breaks == 0:  # the gap is inside one line: say so in place, on that line

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from lsp_server.runtime.core.client import NoClient
@@ -195,3 +196,31 @@ async def test_policy_refusals_are_clear_errors(root: Path) -> None:
     # job_output is read-only: allowed even in readOnly mode (and says what is missing).
     missing = await call_tool(read_only, "job_output", {"job_id": "bash-1"})
     assert error_code(missing) == "job.not_found"
+
+
+BINARY = f'{sys.executable} -c "import sys; sys.stdout.buffer.write(bytes(range(256)) * 4)"'
+
+
+async def test_binary_output_is_named_not_shown(runtime: Runtime) -> None:
+    """Bytes that are not text would reach the model as U+FFFD and control characters:
+    tokens that say nothing. The result says what they were and how to look at them."""
+    result = await call_tool(runtime, "bash", {"command": BINARY})
+    text = text_of(result)
+    assert text.startswith("[1024 bytes of output, mostly binary (not text): not shown."), text
+    assert "xxd out.bin" in text and "\ufffd" not in text and "\x01" not in text
+    # Text with a few odd bytes stays text: NUL-separated names, a Latin-1 word.
+    mixed = await call_tool(runtime, "bash", {"command": r"printf 'a\0b\0'; printf 'caf\xe9\n'"})
+    assert text_of(mixed) == "a\0b\0caf\ufffd\n[exit code 0]"
+
+
+@pytest.mark.timeout(60)
+async def test_a_background_job_s_binary_output_is_named_too(runtime: Runtime) -> None:
+    command = f"{BINARY}; echo; sleep 100"
+    await call_tool(runtime, "bash", {"command": command, "run_in_background": True})
+    for _ in range(50):  # until the bytes have arrived (a complete line)
+        read = text_of(await call_tool(runtime, "job_output", {"job_id": "bash-1"}))
+        if not read.startswith("(no new output)"):
+            break
+        await anyio.sleep(0.1)
+    assert read.startswith("[1025 bytes of output, mostly binary (not text): not shown."), read
+    await call_tool(runtime, "job_kill", {"job_id": "bash-1"})
