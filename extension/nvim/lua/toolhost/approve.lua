@@ -135,6 +135,9 @@ local function read_first(bufnr, win)
         done(true)
       end, { buffer = bufnr, nowait = true, desc = "toolhost: back to the approval" })
     end
+    -- The choices just filled the message area: clear it first, or the notice would stop
+    -- at a "Press ENTER" prompt before the user can read anything.
+    vim.cmd("redraw")
     vim.notify("toolhost: read the change, then press <CR> in it to decide", vim.log.levels.INFO)
   end)
 end
