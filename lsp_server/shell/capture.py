@@ -119,11 +119,13 @@ class RollingBuffer:
 
 
 _TEXT_CONTROLS = "\0\t\n\r\x1b\b\f"  # NUL: `find -print0` separates names with it
+_ODD_CONTROLS = {code: None for code in range(32) if chr(code) not in _TEXT_CONTROLS}
 BINARY_SHARE = 0.3
 BINARY_MIN_ODD = 8
+BINARY_SAMPLE_CHARS = 65536
 """Output with at least BINARY_MIN_ODD undecodable bytes or control characters, making up
-BINARY_SHARE of it, is not text (a binary file sent to stdout, `head -c 100
-/dev/urandom`)."""
+BINARY_SHARE of its first BINARY_SAMPLE_CHARS characters, is not text (a binary file sent
+to stdout, `head -c 100 /dev/urandom`)."""
 
 
 def shown_text(data: bytes) -> str:
@@ -131,8 +133,9 @@ def shown_text(data: bytes) -> str:
     says so and how to look at them. Their U+FFFD and control characters would cost
     tokens and say nothing. A few odd bytes in text (`find -print0`) stay."""
     text = data.decode("utf-8", "replace")
-    odd = sum(1 for char in text if char == "\ufffd" or (char < " " and char not in _TEXT_CONTROLS))
-    if odd < BINARY_MIN_ODD or odd <= len(text) * BINARY_SHARE:
+    sample = text[:BINARY_SAMPLE_CHARS]  # what it is shows at the start; 8 MB need no count
+    odd = sample.count("\ufffd") + len(sample) - len(sample.translate(_ODD_CONTROLS))
+    if odd < BINARY_MIN_ODD or odd <= len(sample) * BINARY_SHARE:
         return text
     return (
         f"[{len(data)} bytes of output, mostly binary (not text): not shown. To look at them, "
