@@ -16,6 +16,8 @@ TOOLHOST_LSP_REQUEST = "toolhost/lspRequest"
 TOOLHOST_DID_CALL = "toolhost/didCall"
 TOOLHOST_JOB_UPDATE = "toolhost/jobUpdate"
 TOOLHOST_PRESENT = "toolhost/present"
+TOOLHOST_CONFIG_UNTRUSTED = "toolhost/configUntrusted"
+TOOLHOST_TRUST_CONFIG = "toolhost/trustConfig"
 EXECUTE_COMMAND_CALL = "toolhost.call"
 
 PREFIX = "toolhost/"

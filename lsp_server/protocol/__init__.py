@@ -7,6 +7,8 @@ free-form JSON stay plain JSON: keys such as `$schema`, `from` or `_x` arrive in
 - editor_messages.py: what the server asks or tells the editor (approve, saveDocument,
   lspRequest, jobUpdate, present) and the client capabilities;
 - checkpoint_messages.py: checkpoints and revert;
+- config_messages.py: a workspace config waiting for the user's approval (configUntrusted,
+  trustConfig) and the managed file's state;
 - methods.py: the method table, method-name constants, every message type;
 - converter.py: the cattrs converter (camelCase on the wire, strict scalars);
 - wire_types.py: types and values in JSON's words, for the errors a client author reads.
@@ -41,6 +43,13 @@ from lsp_server.protocol.checkpoint_messages import (
     RevertParams,
     RevertResult,
 )
+from lsp_server.protocol.config_messages import (
+    ConfigUntrustedParams,
+    ManagedConfigInfo,
+    TrustConfigParams,
+    TrustConfigResult,
+    WorkspaceConfigInfo,
+)
 from lsp_server.protocol.converter import message_converter, register_message_hooks
 from lsp_server.protocol.editor_messages import (
     ApproveParams,
@@ -63,6 +72,7 @@ from lsp_server.protocol.methods import (
     TOOLHOST_APPROVE,
     TOOLHOST_CALL,
     TOOLHOST_CHECKPOINTS,
+    TOOLHOST_CONFIG_UNTRUSTED,
     TOOLHOST_DID_CALL,
     TOOLHOST_JOB_UPDATE,
     TOOLHOST_LSP_REQUEST,
@@ -73,6 +83,7 @@ from lsp_server.protocol.methods import (
     TOOLHOST_SAVE_DOCUMENT,
     TOOLHOST_STATUS,
     TOOLHOST_TOOLS,
+    TOOLHOST_TRUST_CONFIG,
     Direction,
     MethodSpec,
 )
@@ -87,6 +98,7 @@ __all__ = [
     "TOOLHOST_APPROVE",
     "TOOLHOST_CALL",
     "TOOLHOST_CHECKPOINTS",
+    "TOOLHOST_CONFIG_UNTRUSTED",
     "TOOLHOST_DID_CALL",
     "TOOLHOST_JOB_UPDATE",
     "TOOLHOST_LSP_REQUEST",
@@ -97,6 +109,7 @@ __all__ = [
     "TOOLHOST_SAVE_DOCUMENT",
     "TOOLHOST_STATUS",
     "TOOLHOST_TOOLS",
+    "TOOLHOST_TRUST_CONFIG",
     "ApproveParams",
     "ApproveResult",
     "CallMeta",
@@ -106,12 +119,14 @@ __all__ = [
     "CheckpointInfo",
     "CheckpointsParams",
     "CheckpointsResult",
+    "ConfigUntrustedParams",
     "DidCallParams",
     "Direction",
     "ErrorInfo",
     "JobUpdateParams",
     "LspRequestParams",
     "LspRequestResult",
+    "ManagedConfigInfo",
     "MethodSpec",
     "PresentParams",
     "PresentedFileInfo",
@@ -130,6 +145,9 @@ __all__ = [
     "ToolhostClientCapabilities",
     "ToolsParams",
     "ToolsResult",
+    "TrustConfigParams",
+    "TrustConfigResult",
+    "WorkspaceConfigInfo",
     "camel",
     "message_converter",
     "register_message_hooks",

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 import attrs
 
+from lsp_server.protocol.config_messages import ManagedConfigInfo, WorkspaceConfigInfo
+
 JSON = Any
 
 
@@ -109,7 +111,9 @@ class StatusResult:
     jobs: list[JSON]
     language_servers: list[JSON]
     index: JSON
-    policy_sources: list[str]
+    policy_sources: dict[str, str]
+    """Which layer set each policy value: "policy.mode" -> e.g. "user file ~/.config/toolhost/
+    config.toml", "managed file /etc/toolhost/managed.toml (locked)" or "default"."""
     config_problems: list[str]
     lsp_answers: JSON = None
     """Who answers lsp_* questions: `provider` (lsp.provider), `editorAnswers` (the client
@@ -119,6 +123,13 @@ class StatusResult:
     leftover_temps: JSON = None
     """The start-up sweep of temp files left by killed writes: `done`, `removed`,
     `freedBytes`, `folders` (walked so far)."""
+    config_layers: list[str] = attrs.Factory(list)
+    """The configuration layers that were read, highest precedence first."""
+    workspace_config: list[WorkspaceConfigInfo] = attrs.Factory(list)
+    """Each root's `.toolhost.toml`: its sha256 and whether the user approved that content
+    (only then do its loosening entries apply)."""
+    managed_config: ManagedConfigInfo | None = None
+    """The administrator's managed file, when there is one (or it is invalid)."""
 
 
 @attrs.define

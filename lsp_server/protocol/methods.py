@@ -33,6 +33,13 @@ from lsp_server.protocol.checkpoint_messages import (
     RevertParams,
     RevertResult,
 )
+from lsp_server.protocol.config_messages import (
+    ConfigUntrustedParams,
+    ManagedConfigInfo,
+    TrustConfigParams,
+    TrustConfigResult,
+    WorkspaceConfigInfo,
+)
 from lsp_server.protocol.editor_messages import (
     ApproveParams,
     ApproveResult,
@@ -72,6 +79,7 @@ class MethodSpec:
 TOOLHOST_APPROVE = method_names.TOOLHOST_APPROVE
 TOOLHOST_CALL = method_names.TOOLHOST_CALL
 TOOLHOST_CHECKPOINTS = method_names.TOOLHOST_CHECKPOINTS
+TOOLHOST_CONFIG_UNTRUSTED = method_names.TOOLHOST_CONFIG_UNTRUSTED
 TOOLHOST_DID_CALL = method_names.TOOLHOST_DID_CALL
 TOOLHOST_JOB_UPDATE = method_names.TOOLHOST_JOB_UPDATE
 TOOLHOST_LSP_REQUEST = method_names.TOOLHOST_LSP_REQUEST
@@ -82,6 +90,7 @@ TOOLHOST_REVERT = method_names.TOOLHOST_REVERT
 TOOLHOST_SAVE_DOCUMENT = method_names.TOOLHOST_SAVE_DOCUMENT
 TOOLHOST_STATUS = method_names.TOOLHOST_STATUS
 TOOLHOST_TOOLS = method_names.TOOLHOST_TOOLS
+TOOLHOST_TRUST_CONFIG = method_names.TOOLHOST_TRUST_CONFIG
 
 METHODS: tuple[MethodSpec, ...] = (
     MethodSpec(TOOLHOST_TOOLS, ToolsParams, ToolsResult, "client->server"),
@@ -97,6 +106,8 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec(TOOLHOST_DID_CALL, DidCallParams, None, "server->client"),
     MethodSpec(TOOLHOST_JOB_UPDATE, JobUpdateParams, None, "server->client"),
     MethodSpec(TOOLHOST_PRESENT, PresentParams, None, "server->client"),
+    MethodSpec(TOOLHOST_TRUST_CONFIG, TrustConfigParams, TrustConfigResult, "client->server"),
+    MethodSpec(TOOLHOST_CONFIG_UNTRUSTED, ConfigUntrustedParams, None, "server->client"),
 )
 METHOD_TABLE = {spec.method: spec for spec in METHODS}
 EXECUTE_COMMAND_CALL = method_names.EXECUTE_COMMAND_CALL
@@ -133,4 +144,9 @@ MESSAGE_TYPES: tuple[type[Any], ...] = (
     RevertParams,
     RevertConflict,
     RevertResult,
+    WorkspaceConfigInfo,
+    ManagedConfigInfo,
+    ConfigUntrustedParams,
+    TrustConfigParams,
+    TrustConfigResult,
 )

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
         StatusResult,
         ToolsParams,
         ToolsResult,
+        TrustConfigParams,
+        TrustConfigResult,
     )
 
 
@@ -148,6 +150,12 @@ def create_server(
     @server.feature(method_names.TOOLHOST_STATUS)
     async def on_status(ls: ToolhostServer, params: StatusParams) -> StatusResult:
         return ls.status(params)
+
+    @server.feature(method_names.TOOLHOST_TRUST_CONFIG)
+    async def on_trust_config(ls: ToolhostServer, params: TrustConfigParams) -> TrustConfigResult:
+        # Only this connection (the editor's own) reaches it: the attach socket and ACP
+        # forward tool calls, never toolhost/* requests (see config/approval.py).
+        return await ls.trust_config(params)
 
     @server.command(method_names.EXECUTE_COMMAND_CALL)
     async def on_execute_call(ls: ToolhostServer, *args: Any) -> Any:

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
         StatusResult,
         ToolsParams,
         ToolsResult,
+        TrustConfigParams,
+        TrustConfigResult,
     )
     from lsp_server.runtime.buffers.documents import EditorDocuments
     from lsp_server.runtime.core.contract import Registry
@@ -367,7 +369,8 @@ class ToolhostServer(LanguageServer):
             jobs=list(extra.pop("jobs", [])),
             language_servers=list(extra.pop("languageServers", [])),
             index=extra.pop("index", None),
-            policy_sources=self.policy_sources,
+            policy_sources={},
+            config_layers=self.policy_sources,
             # Settings ignored (the workspace is not trusted) are shown beside the problems:
             # the notice at start is gone by the time the user asks why one had no effect.
             config_problems=self.config_problems + self.config_notices,
@@ -375,6 +378,12 @@ class ToolhostServer(LanguageServer):
             mcp_sessions=self._attach_listener.status() if self._attach_listener else [],
             leftover_temps=extra.pop("leftoverTemps", None),
         )
+
+    async def trust_config(self, params: TrustConfigParams) -> TrustConfigResult:
+        """The user approved this content of a root's .toolhost.toml (in the editor)."""
+        from lsp_server.protocol import TrustConfigResult
+
+        return TrustConfigResult(trusted=False, message="not implemented yet")
 
     def attach_status(self) -> dict[str, Any]:
         """For `toolhost doctor`: which editor this runtime serves and who answers lsp_*."""

@@ -173,6 +173,19 @@ local function on_present(_, params)
   vim.notify("toolhost: the agent presented " .. table.concat(names, ", "), vim.log.levels.INFO)
 end
 
+local function on_config_untrusted(_, params)
+  -- A workspace .toolhost.toml whose loosening entries wait for the user's approval.
+  if type(params) ~= "table" then
+    return
+  end
+  M.state.config_untrusted = params
+  vim.notify(
+    "toolhost: " .. tostring(params.path) .. " is not applied (" .. tostring(params.reason)
+      .. "); review it and run `toolhost trust` to approve it",
+    vim.log.levels.WARN
+  )
+end
+
 local function client_config(root, cmd)
   local cfg = M.config
   local capabilities = vim.lsp.protocol.make_client_capabilities()
@@ -200,6 +213,7 @@ local function client_config(root, cmd)
       [methods.did_call] = on_did_call,
       [methods.job_update] = on_job_update,
       [methods.present] = on_present,
+      [methods.config_untrusted] = on_config_untrusted,
     },
     on_exit = function()
       M.state.client_id = nil

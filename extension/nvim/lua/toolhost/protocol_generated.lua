@@ -14,6 +14,8 @@ return {
     did_call = "toolhost/didCall",
     job_update = "toolhost/jobUpdate",
     present = "toolhost/present",
+    trust_config = "toolhost/trustConfig",
+    config_untrusted = "toolhost/configUntrusted",
   },
   -- The keys of capabilities.experimental.toolhost.
   capabilities = {

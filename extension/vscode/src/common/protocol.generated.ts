@@ -17,6 +17,8 @@ export const TOOLHOST_LSP_REQUEST = "toolhost/lspRequest";
 export const TOOLHOST_DID_CALL = "toolhost/didCall";
 export const TOOLHOST_JOB_UPDATE = "toolhost/jobUpdate";
 export const TOOLHOST_PRESENT = "toolhost/present";
+export const TOOLHOST_TRUST_CONFIG = "toolhost/trustConfig";
+export const TOOLHOST_CONFIG_UNTRUSTED = "toolhost/configUntrusted";
 
 export interface ApproveParams {
   arguments: unknown;
@@ -101,6 +103,13 @@ export interface CheckpointsResult {
   checkpoints: CheckpointInfo[];
 }
 
+export interface ConfigUntrustedParams {
+  ignored: string[];
+  path: string;
+  reason: string;
+  sha256: string;
+}
+
 export interface DidCallParams {
   approvedBy?: string | null;
   argumentsDigest?: string;
@@ -143,6 +152,13 @@ export interface LspRequestResult {
   handled: boolean;
   result?: unknown;
   server?: string | null;
+}
+
+export interface ManagedConfigInfo {
+  locked?: string[];
+  message?: string;
+  path: string;
+  state: "absent" | "applied" | "invalid";
 }
 
 export interface PresentParams {
@@ -225,17 +241,20 @@ export interface StatusParams {
 }
 
 export interface StatusResult {
+  configLayers?: string[];
   configProblems: string[];
   index: unknown;
   jobs: unknown[];
   languageServers: unknown[];
   leftoverTemps?: unknown;
   lspAnswers?: unknown;
+  managedConfig?: ManagedConfigInfo | null;
   mcpSessions?: unknown[];
-  policySources: string[];
+  policySources: Record<string, string>;
   roots: string[];
   sessions: unknown[];
   version: string;
+  workspaceConfig?: WorkspaceConfigInfo[];
 }
 
 export interface ToolInfo {
@@ -263,6 +282,24 @@ export interface ToolsResult {
   tools: ToolInfo[];
 }
 
+export interface TrustConfigParams {
+  path: string;
+  sha256: string;
+}
+
+export interface TrustConfigResult {
+  message: string;
+  trusted: boolean;
+}
+
+export interface WorkspaceConfigInfo {
+  ignored?: string[];
+  path: string;
+  reason: string;
+  sha256: string;
+  state: "trusted" | "untrusted";
+}
+
 /** Every toolhost/* method: direction, kind, params and result type names. */
 export const TOOLHOST_METHODS = [
   { method: "toolhost/tools", direction: "client->server", kind: "request", params: "ToolsParams", result: "ToolsResult" },
@@ -278,6 +315,8 @@ export const TOOLHOST_METHODS = [
   { method: "toolhost/didCall", direction: "server->client", kind: "notification", params: "DidCallParams", result: null },
   { method: "toolhost/jobUpdate", direction: "server->client", kind: "notification", params: "JobUpdateParams", result: null },
   { method: "toolhost/present", direction: "server->client", kind: "notification", params: "PresentParams", result: null },
+  { method: "toolhost/trustConfig", direction: "client->server", kind: "request", params: "TrustConfigParams", result: "TrustConfigResult" },
+  { method: "toolhost/configUntrusted", direction: "server->client", kind: "notification", params: "ConfigUntrustedParams", result: null },
 ] as const;
 
 export type ToolhostMethod = (typeof TOOLHOST_METHODS)[number]["method"];
@@ -297,4 +336,6 @@ export interface ToolhostMessages {
   "toolhost/didCall": { params: DidCallParams; result: void };
   "toolhost/jobUpdate": { params: JobUpdateParams; result: void };
   "toolhost/present": { params: PresentParams; result: void };
+  "toolhost/trustConfig": { params: TrustConfigParams; result: TrustConfigResult };
+  "toolhost/configUntrusted": { params: ConfigUntrustedParams; result: void };
 }
