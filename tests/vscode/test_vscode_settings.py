@@ -58,6 +58,10 @@ NOT_IN_VSCODE = {
     " not a setting a workspace's .vscode folder could carry",
     "acp.mcp_server": "read by `toolhost acp` only, which VS Code does not start",
     "mcp.approvals": "read by `toolhost mcp` only, which VS Code does not start",
+    "shell.env_pass": "loosens (credentials reach commands): the user config file only,"
+    " not a setting a workspace's .vscode folder could carry",
+    "shell.env_drop": "a list of credential names, kept in the config files beside env_pass",
+    "workspace.allow_broad_roots": "loosens (a home folder as a root): the user config file only",
 }
 
 

@@ -267,8 +267,7 @@ export function activate(context: vscode.ExtensionContext): ToolhostApi {
     }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration("toolhost")) {
-        output.appendLine("toolhost settings changed: restarting the server");
-        void controller.restart();
+        void controller.settingsChanged();
       }
     }),
   );

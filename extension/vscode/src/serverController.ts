@@ -41,7 +41,17 @@ import {
 } from "./common/protocol";
 import type { PreviewParams, PreviewResult } from "./common/protocol";
 import { type Bundle, resolveServer, type ServerCommand } from "./common/serverResolution";
-import { buildInitializationOptions, serverSettingKeys } from "./common/settings";
+import {
+  answerConfiguration,
+  buildSection,
+  declaredSettingKeys,
+  effectiveValue,
+  ignoredWorkspaceKeys,
+  type SettingValues,
+  serverSettingKeys,
+  settingsFileKeys,
+  userOnlySettingKeys,
+} from "./common/settings";
 import { NodeProbe } from "./vscodeHost";
 import { answerLspRequest } from "./vscodeLspProxy";
 
@@ -65,7 +75,8 @@ export type ToolhostEvent =
   | { kind: "didCall"; params: DidCallParams }
   | { kind: "jobUpdate"; params: JobUpdateParams }
   | { kind: "present"; params: PresentParams }
-  | { kind: "runTool"; tool: string; arguments: Record<string, unknown>; result: CallResult };
+  | { kind: "runTool"; tool: string; arguments: Record<string, unknown>; result: CallResult }
+  | { kind: "ignoredSettings"; keys: string[] };
 
 export class ServerController implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -79,6 +90,10 @@ export class ServerController implements vscode.Disposable {
   private readonly listeners = new Set<(event: ToolhostEvent) => void>();
   private readonly statusItem: vscode.StatusBarItem;
   private statusRefresh: NodeJS.Timeout | undefined;
+  /** The settings the running server was started with (JSON), to restart only on a real change. */
+  private startedWith: string | undefined;
+  /** Workspace settings already reported as ignored (told once per key). */
+  private readonly reportedIgnored = new Set<string>();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -147,11 +162,12 @@ export class ServerController implements vscode.Disposable {
   private async resolve(): Promise<ServerCommand | undefined> {
     const config = vscode.workspace.getConfiguration("toolhost");
     const trusted = vscode.workspace.isTrusted;
-    // In an untrusted workspace only the user's own settings may say how the server starts.
+    const userOnly = userOnlySettingKeys(this.packageJson());
+    // The command that runs comes from the user's own settings only (scope "machine"), and in
+    // an untrusted workspace every server setting does.
     const pick = <T>(key: string, fallback: T): T => {
       const values = config.inspect<T>(key);
-      const value = trusted ? (values?.workspaceFolderValue ?? values?.workspaceValue ?? values?.globalValue) : values?.globalValue;
-      return value ?? fallback;
+      return (effectiveValue(values, trusted, userOnly.has(`toolhost.${key}`)) as T | undefined) ?? fallback;
     };
     const pythonExtension = vscode.extensions.getExtension("ms-python.python");
     const resolution = await resolveServer(
@@ -201,16 +217,24 @@ export class ServerController implements vscode.Disposable {
     if (server === undefined) {
       return;
     }
-    const keys = serverSettingKeys(this.context.extension.packageJSON as { contributes?: { configuration?: unknown } });
-    const config = vscode.workspace.getConfiguration();
-    const initializationOptions = buildInitializationOptions(keys, (key) => config.inspect(key), vscode.workspace.isTrusted);
+    const section = this.serverSection();
+    const initializationOptions = { toolhost: { ...section, workspaceTrusted: vscode.workspace.isTrusted } };
+    this.startedWith = this.settingsSnapshot(section);
     this.output.appendLine(`initializationOptions: ${JSON.stringify(initializationOptions)}`);
+    void this.reportIgnoredSettings();
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const serverOptions: ServerOptions = { command: server.command, args: server.args, options: { cwd } };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
       outputChannel: this.output,
       initializationOptions,
+      middleware: {
+        workspace: {
+          // VS Code's own answer would merge workspace settings files, undeclared keys and
+          // all; the server gets the same declared, user-scoped values as at start.
+          configuration: (params) => answerConfiguration(params.items.map((item) => item.section), this.serverSection()),
+        },
+      },
       // A broken server should be visible, not restarted forever in silence.
       connectionOptions: { maxRestartCount: 2 },
     };
@@ -309,6 +333,72 @@ export class ServerController implements vscode.Disposable {
   async restart(): Promise<void> {
     await this.stop();
     await this.start();
+  }
+
+  private packageJson(): { contributes?: { configuration?: unknown } } {
+    return this.context.extension.packageJSON as { contributes?: { configuration?: unknown } };
+  }
+
+  /** The toolhost section the server gets: declared keys, user-only ones from user settings. */
+  private serverSection(): Record<string, unknown> {
+    const packageJson = this.packageJson();
+    const config = vscode.workspace.getConfiguration();
+    const inspect = (key: string): SettingValues | undefined => config.inspect(key);
+    return buildSection(serverSettingKeys(packageJson), inspect, vscode.workspace.isTrusted, userOnlySettingKeys(packageJson));
+  }
+
+  /** What a start depends on: the server section and the settings that choose the server. */
+  private settingsSnapshot(section: Record<string, unknown>): string {
+    const config = vscode.workspace.getConfiguration("toolhost");
+    const server = ["server.path", "server.python", "server.warm"].map((key) => config.inspect(key)?.globalValue);
+    return JSON.stringify({ section, server, trusted: vscode.workspace.isTrusted });
+  }
+
+  /** A toolhost setting changed: restart when what the server gets changed, else only say
+   * which workspace values were ignored (so that writing .vscode/settings.json does not even
+   * restart the server). */
+  async settingsChanged(): Promise<void> {
+    void this.reportIgnoredSettings();
+    if (this.client !== undefined && this.startedWith === this.settingsSnapshot(this.serverSection())) {
+      this.output.appendLine("toolhost settings changed, but not what the server gets: no restart");
+      return;
+    }
+    this.output.appendLine("toolhost settings changed: restarting the server");
+    await this.restart();
+  }
+
+  /** Tells the user once per key that a workspace or folder setting was ignored. */
+  private async reportIgnoredSettings(): Promise<void> {
+    const packageJson = this.packageJson();
+    const config = vscode.workspace.getConfiguration();
+    const files = (vscode.workspace.workspaceFolders ?? []).map((folder) => vscode.Uri.joinPath(folder.uri, ".vscode", "settings.json"));
+    if (vscode.workspace.workspaceFile?.scheme === "file") {
+      files.push(vscode.workspace.workspaceFile);
+    }
+    const rawKeys: string[] = [];
+    for (const file of files) {
+      try {
+        rawKeys.push(...settingsFileKeys(new TextDecoder().decode(await vscode.workspace.fs.readFile(file))));
+      } catch {
+        // no such file
+      }
+    }
+    const ignored = ignoredWorkspaceKeys(userOnlySettingKeys(packageJson), declaredSettingKeys(packageJson), (key) => config.inspect(key), rawKeys).filter(
+      (key) => !this.reportedIgnored.has(key),
+    );
+    if (ignored.length === 0) {
+      return;
+    }
+    ignored.forEach((key) => this.reportedIgnored.add(key));
+    this.output.appendLine(`workspace settings ignored (user settings only): ${ignored.join(", ")}`);
+    this.emit({ kind: "ignoredSettings", keys: ignored });
+    const choice = await vscode.window.showWarningMessage(
+      `Toolhost ignored ${ignored.join(", ")} in this workspace's settings: set it in your user settings (a workspace must not loosen toolhost's rules).`,
+      "Open User Settings",
+    );
+    if (choice === "Open User Settings") {
+      void vscode.commands.executeCommand("workbench.action.openSettings", ignored[0]);
+    }
   }
 
   private requireClient(): LanguageClient {

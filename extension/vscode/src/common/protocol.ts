@@ -16,6 +16,8 @@ import {
   TOOLHOST_SAVE_DOCUMENT,
   TOOLHOST_STATUS,
   TOOLHOST_TOOLS,
+  TOOLHOST_CONFIG_UNTRUSTED,
+  TOOLHOST_TRUST_CONFIG,
   type ToolhostMethod,
 } from "./protocol.generated";
 export type { PreviewParams, PreviewResult } from "./protocol.generated";
@@ -24,6 +26,7 @@ export type {
   ApproveParams,
   ApproveResult,
   CallMeta,
+  ConfigUntrustedParams,
   CallParams,
   CallResult,
   CheckpointFile,
@@ -44,6 +47,9 @@ export type {
   ToolInfo,
   ToolsParams,
   ToolsResult,
+  TrustConfigParams,
+  TrustConfigResult,
+  WorkspaceConfigInfo,
 } from "./protocol.generated";
 
 export const METHODS = {
@@ -60,6 +66,8 @@ export const METHODS = {
   lspRequest: TOOLHOST_LSP_REQUEST,
   checkpoints: TOOLHOST_CHECKPOINTS,
   revert: TOOLHOST_REVERT,
+  trustConfig: TOOLHOST_TRUST_CONFIG,
+  configUntrusted: TOOLHOST_CONFIG_UNTRUSTED,
 } as const satisfies Record<string, ToolhostMethod>;
 
 /** One element of CallResult.content (the schema leaves it open: MCP-style parts). */
