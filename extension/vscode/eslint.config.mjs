@@ -18,7 +18,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["src/extension.ts", "src/serverController.ts", "src/vscodeHost.ts", "src/vscodeLspProxy.ts"],
+    files: ["src/extension.ts", "src/serverController.ts", "src/vscode*.ts"],
     rules: { "no-restricted-imports": "off" },
   },
   {

@@ -13,6 +13,7 @@ import { argumentSkeleton, formatCallResult, parseArguments } from "./common/run
 import { checkpointRows, formatRevertResult, REVERT_CHOICE, revertConfirmation } from "./common/checkpoints";
 import { ServerController, type ToolhostEvent } from "./serverController";
 import { ApprovalEditors, PREVIEW_SCHEME, PreviewDocuments, VsCodeHost } from "./vscodeHost";
+import { offerTrustOnNotice, trustWorkspaceConfigCommand } from "./vscodeConfigTrust";
 
 /** The session of calls made by hand from the command palette. */
 const COMMAND_SESSION = "vscode";
@@ -22,6 +23,8 @@ export interface ToolhostApi {
   call(name: string, args: Record<string, unknown>, session?: string): Promise<CallResult>;
   tools(surface?: "core" | "full" | "minimal"): Promise<ToolsResult>;
   onEvent(listener: (event: ToolhostEvent) => void): vscode.Disposable;
+  /** toolhost/status of the running server. */
+  status(): Promise<unknown>;
   readonly serverState: string;
   /** Resolves once the first server start finished (running or failed). */
   whenStarted(): Promise<string>;
@@ -261,6 +264,8 @@ export function activate(context: vscode.ExtensionContext): ToolhostApi {
     vscode.commands.registerCommand("toolhost.runTool", () => runToolCommand(controller, host, previews)),
     vscode.commands.registerCommand("toolhost.openPolicy", () => openPolicy()),
     vscode.commands.registerCommand("toolhost.revertCall", (callId?: string) => revertCallCommand(controller, previews, callId)),
+    vscode.commands.registerCommand("toolhost.trustWorkspaceConfig", () => trustWorkspaceConfigCommand(controller, previews)),
+    offerTrustOnNotice(controller, previews, (line) => output.appendLine(line)),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       output.appendLine("workspace trusted: restarting the server out of readOnly mode");
       void controller.restart();
@@ -279,6 +284,7 @@ export function activate(context: vscode.ExtensionContext): ToolhostApi {
     call: (name, args, session = COMMAND_SESSION) => controller.call({ name, arguments: args, session }),
     tools: (surface = "full") => controller.tools(surface),
     onEvent: (listener) => controller.onEvent(listener),
+    status: () => controller.status(),
     get serverState() {
       return controller.serverState;
     },

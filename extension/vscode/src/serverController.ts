@@ -27,6 +27,7 @@ import {
   type CallResult,
   type CheckpointsParams,
   type CheckpointsResult,
+  type ConfigUntrustedParams,
   type DidCallParams,
   type JobUpdateParams,
   type LspRequestParams,
@@ -38,6 +39,8 @@ import {
   type SaveDocumentParams,
   type SaveDocumentResult,
   type ToolsResult,
+  type TrustConfigParams,
+  type TrustConfigResult,
 } from "./common/protocol";
 import type { PreviewParams, PreviewResult } from "./common/protocol";
 import { type Bundle, resolveServer, type ServerCommand } from "./common/serverResolution";
@@ -76,7 +79,9 @@ export type ToolhostEvent =
   | { kind: "jobUpdate"; params: JobUpdateParams }
   | { kind: "present"; params: PresentParams }
   | { kind: "runTool"; tool: string; arguments: Record<string, unknown>; result: CallResult }
-  | { kind: "ignoredSettings"; keys: string[] };
+  | { kind: "ignoredSettings"; keys: string[] }
+  | { kind: "configUntrusted"; params: ConfigUntrustedParams }
+  | { kind: "trustConfig"; params: TrustConfigParams; result: TrustConfigResult };
 
 export class ServerController implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -293,6 +298,11 @@ export class ServerController implements vscode.Disposable {
           });
       }
     });
+    client.onNotification(METHODS.configUntrusted, (params: ConfigUntrustedParams) => {
+      // A workspace .toolhost.toml whose loosening settings wait for the user's review.
+      this.output.appendLine(`${params.path}: ignored until reviewed (${params.reason}): ${params.ignored.join(", ")}`);
+      this.emit({ kind: "configUntrusted", params });
+    });
     client.onDidChangeState((change) => {
       // vscode-languageclient State: 1 Stopped, 2 Running, 3 Starting.
       if (change.newState === 1 && this.state === "running") {
@@ -437,6 +447,13 @@ export class ServerController implements vscode.Disposable {
 
   async revert(params: RevertParams): Promise<RevertResult> {
     return this.request<RevertResult>(METHODS.revert, params);
+  }
+
+  /** Records the user's approval of exactly this content (sha256) of a workspace config. */
+  async trustConfig(params: TrustConfigParams): Promise<TrustConfigResult> {
+    const result = await this.request<TrustConfigResult>(METHODS.trustConfig, params);
+    this.emit({ kind: "trustConfig", params, result });
+    return result;
   }
 
   async status(): Promise<unknown> {
