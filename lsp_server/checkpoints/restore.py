@@ -7,12 +7,16 @@ is compared with what is there now:
   current text (a three-way merge: current, base = after, other = before), so the other
   person's edits stay;
 - changed where the call changed it, deleted, or re-created since: nothing is written and
-  the path is a conflict, with the diff of what changed since the call.
+  the path is a conflict, with the diff of what changed since the call;
+- not reachable beneath the root without following a link (a folder on the way is now a
+  symlink, or the path is a hard link, a FIFO, a device: `Blocked`, see revert_disk.py):
+  a conflict that says why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 
 import attrs
 
@@ -22,6 +26,8 @@ from lsp_server.checkpoints.shadow import POINTER_PREFIX
 from lsp_server.checkpoints.tree_changes import Entry
 from lsp_server.runtime.approvals.diffs import unified_diff
 from lsp_server.runtime.fs import textio
+
+LINK_MODE = 0o120000  # git's mode of a symlink
 
 # (current, base, other) -> merged bytes, or None when the changes overlap.
 Merge = Callable[[bytes, bytes, bytes], bytes | None]
@@ -41,6 +47,17 @@ class Present:
 
 
 Current = Present | None  # None: nothing at the path
+
+
+@attrs.frozen
+class Blocked:
+    """The path cannot be reached or written beneath its root without following a link (or
+    holds what a revert never writes through); `reason` says what is in the way."""
+
+    reason: str
+
+
+State = Current | Blocked
 
 
 @attrs.frozen
@@ -65,9 +82,25 @@ Decision = list[Put] | Refusal | None  # None: the path is already as before the
 
 def decide(
     record: FileRecord,
-    now: dict[str, Current],
+    states: Mapping[str, State],
     blobs: dict[str, bytes],
     merge: Merge,
+) -> Decision:
+    now: dict[str, Current] = {}
+    for rel in (record.path, record.source):
+        if rel is not None:
+            state = states.get(rel)
+            if isinstance(state, Blocked):
+                return Refusal(rel, state.reason)
+            now[rel] = state
+    decision = _decide(record, now, blobs, merge)
+    if isinstance(decision, Refusal):
+        return _name_link(decision, record, now.get(decision.path))
+    return decision
+
+
+def _decide(
+    record: FileRecord, now: dict[str, Current], blobs: dict[str, bytes], merge: Merge
 ) -> Decision:
     if record.change == "moved":
         return _moved(record, now, blobs)
@@ -151,6 +184,21 @@ def _modified(
             _diff_since(path, after, current, blobs),
         )
     return [Put(path, merged, mode, current)]
+
+
+def _name_link(refusal: Refusal, record: FileRecord, current: Current) -> Refusal:
+    """Say so when a symlink now stands where the call left no symlink: it is not followed."""
+    if current is None or current.mode != LINK_MODE or current.data is None:
+        return refusal
+    left = record.after if refusal.path == record.path else None
+    if left is not None and left.mode == LINK_MODE:
+        return refusal
+    target = os.fsdecode(current.data)
+    return attrs.evolve(
+        refusal,
+        reason=f"is now a symbolic link (to {target}), which a revert does not follow; "
+        f"{refusal.reason}",
+    )
 
 
 def _is_pointer(data: bytes) -> bool:

@@ -2,25 +2,32 @@
 
 Files the call recorded from the editor's view are read and written through the editor's
 buffers when open (workspace/applyEdit: one undo step, the user's other unsaved text stays);
-everything else on disk, atomically, with its mode. The revert is itself a checkpoint, so it
-can be reverted in turn.
+everything else on disk, atomically, with its mode, beneath the root's open descriptor
+(checkpoints/revert_disk.py): a link, hard link, FIFO or device in the way is a conflict,
+never followed. The revert is itself a checkpoint, so it can be reverted in turn.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import stat
-import tempfile
 import uuid
 from pathlib import Path
 
 import anyio
 import attrs
 
+from lsp_server.checkpoints import revert_disk
 from lsp_server.checkpoints.recorder import Checkpoints
-from lsp_server.checkpoints.records import Checkpoint, FileRecord
-from lsp_server.checkpoints.restore import Put, Refusal, decide
+from lsp_server.checkpoints.records import Checkpoint, FileRecord, Reads
+from lsp_server.checkpoints.restore import (
+    LINK_MODE,
+    Blocked,
+    Current,
+    Present,
+    Put,
+    Refusal,
+    State,
+    decide,
+)
 from lsp_server.checkpoints.windows import Listed
 from lsp_server.protocol import (
     CheckpointFile,
@@ -58,7 +65,8 @@ class RevertOutcome:
         lines = [f"Reverted {len(self.reverted)} file(s) of call {self.call_id}."]
         lines += [f"  {path}" for path in self.reverted]
         if self.conflicts:
-            lines.append(f"Not reverted ({len(self.conflicts)}): changed since the call:")
+            # Changed since the call, or something a revert does not follow is in the way.
+            lines.append(f"Not reverted ({len(self.conflicts)}):")
             lines += [f"  {c.path}: {c.reason}" for c in self.conflicts]
         if self.checkpoint:
             # Every face reverts by call id; the shell's command is one of them.
@@ -94,11 +102,9 @@ class Reverter:
         self, listed: Listed, outcome: RevertOutcome, own_id: str, session: str
     ) -> None:
         root, checkpoint = listed.root, listed.checkpoint
-        paths = _paths(root, checkpoint.files)
-        async with self.locks.hold(paths):
-            now = {
-                _rel(root, p): await self.checkpoints.current(p, checkpoint.reads) for p in paths
-            }
+        rels = _rels(checkpoint.files)
+        async with self.locks.hold(root / rel for rel in rels if revert_disk.plain_parts(rel)):
+            now = await self._states(root, rels, checkpoint.reads)
             store = self.checkpoints.store(root)
             oids = [e.oid for r in checkpoint.files for e in (r.before, r.after) if e is not None]
             blobs = await anyio.to_thread.run_sync(store.repo.read_blobs, oids)
@@ -119,32 +125,67 @@ class Reverter:
             )
             try:
                 for put in puts:
-                    if await self._apply(root, put, checkpoint, outcome):
+                    refused = await self._apply(root, put, checkpoint)
+                    if refused is None:
                         outcome.reverted.append(self._display(root, put.path))
+                    else:
+                        outcome.conflicts.append(
+                            Conflict(self._display(root, put.path), refused, "")
+                        )
             finally:
                 if await self.checkpoints.after_write(window):
                     outcome.checkpoint = own_id
 
     def _display(self, root: Path, path: str) -> str:
+        if revert_disk.plain_parts(path) is None:
+            return path  # a recorded name that is not a plain path is shown as recorded
         return self.checkpoints.workspace.relative(root / path)
 
-    async def _apply(
-        self, root: Path, put: Put, checkpoint: Checkpoint, outcome: RevertOutcome
-    ) -> bool:
-        path = root / put.path
-        # Compare and swap: the path must still hold what the decision was made on.
-        if await self.checkpoints.current(path, checkpoint.reads) != put.current:
-            outcome.conflicts.append(
-                Conflict(self._display(root, put.path), "changed while the revert ran", "")
-            )
-            return False
-        if checkpoint.reads == "editor" and await self._through_editor(path, put):
-            return True
-        await anyio.to_thread.run_sync(write_disk, path, put)
-        return True
+    @property
+    def _max_bytes(self) -> int:
+        return self.checkpoints.config.max_file_bytes
 
-    async def _through_editor(self, path: Path, put: Put) -> bool:
+    async def _states(self, root: Path, rels: list[str], reads: Reads) -> dict[str, State]:
+        """What each path holds now, as seen beneath the root (in a thread); with reads
+        "editor", a buffer open in the editor stands for the disk (read on the event loop,
+        where buffers live) when its path is reachable beneath the root."""
+        states = await anyio.to_thread.run_sync(
+            revert_disk.read_states, root, rels, self._max_bytes
+        )
+        if reads != "editor" or self.files.documents is None:
+            return states
+        for rel, state in states.items():
+            if not isinstance(state, Blocked):
+                buffered = self._buffer_state(root / rel, state)
+                if buffered is not None:
+                    states[rel] = buffered
+        return states
+
+    def _buffer_state(self, path: Path, disk: Current) -> Current:
+        documents = self.files.documents
+        document = documents.open_document(path) if documents is not None else None
+        if document is None:
+            return None
+        data = textio.encode_like(document.text, document.encoding, document.bom)
+        mode = disk.mode if disk is not None and disk.mode != LINK_MODE else 0o100644
+        return Present.of(data, mode)
+
+    async def _apply(self, root: Path, put: Put, checkpoint: Checkpoint) -> str | None:
+        """Put one change in place; None when done, else why not (a conflict)."""
+        if checkpoint.reads == "editor":
+            # Compare and swap: the path must still hold what the decision was made on.
+            [now] = (await self._states(root, [put.path], checkpoint.reads)).values()
+            if isinstance(now, Blocked):
+                return now.reason
+            if now != put.current:
+                return "changed while the revert ran"
+            if await self._through_editor(root, put):
+                return None
+        return await anyio.to_thread.run_sync(revert_disk.apply, root, put, self._max_bytes)
+
+    async def _through_editor(self, root: Path, put: Put) -> bool:
         """Open buffers get the change through the editor; False when not open."""
+        path = root / put.path
         documents = self.files.documents
         buffer = documents.open_document(path) if documents is not None else None
         if buffer is None:
@@ -159,57 +200,17 @@ class Reverter:
             change = FileChange(path, buffer, text)
         await self.files.publish(change)
         if put.data is not None:
-            await anyio.to_thread.run_sync(_set_exec_bit, path, put.mode)
+            await anyio.to_thread.run_sync(revert_disk.set_exec_bits, root, put.path, put.mode)
         return True
 
 
-def write_disk(path: Path, put: Put) -> None:
-    """Make the disk hold `put` (blocking): atomic replace, symlink, or removal."""
-    if put.data is None:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if put.mode == 0o120000:
-        temp = Path(tempfile.mktemp(prefix=f".{path.name}.", dir=path.parent))
-        temp.symlink_to(os.fsdecode(put.data))
-        temp.replace(path)
-        return
-    textio.atomic_write(path, put.data, _permissions(path, put.mode))
-
-
-def _permissions(path: Path, git_mode: int) -> int:
-    """The file's own permission bits with the executable bits git records set or cleared."""
-    try:
-        st = os.lstat(path)
-        bits = stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
-    except OSError:
-        bits = None
-    if bits is None:
-        bits = textio.new_file_mode()
-    if git_mode == 0o100755:
-        return bits | ((bits & 0o444) >> 2)
-    return bits & ~0o111
-
-
-def _set_exec_bit(path: Path, git_mode: int) -> None:
-    with contextlib.suppress(OSError):
-        wanted = _permissions(path, git_mode)
-        if stat.S_IMODE(path.stat().st_mode) != wanted:
-            path.chmod(wanted)
-
-
-def _paths(root: Path, records: tuple[FileRecord, ...]) -> list[Path]:
-    paths: list[Path] = []
+def _rels(records: tuple[FileRecord, ...]) -> list[str]:
+    rels: list[str] = []
     for record in records:
         for rel in (record.path, record.source):
-            if rel is not None and root / rel not in paths:
-                paths.append(root / rel)
-    return paths
-
-
-def _rel(root: Path, path: Path) -> str:
-    return path.relative_to(root).as_posix()
+            if rel is not None and rel not in rels:
+                rels.append(rel)
+    return rels
 
 
 # -- the two requests ---------------------------------------------------------------------
