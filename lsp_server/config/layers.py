@@ -1,24 +1,24 @@
-"""Configuration layers, merged with a clear precedence, and workspace trust.
+"""Configuration layers, merged with a clear precedence (docs/POLICY.md).
 
-Precedence (highest first): initializationOptions `toolhost` > workspace/configuration
-section `toolhost` > `.toolhost.toml` at the workspace root > the user file
-`$XDG_CONFIG_HOME/toolhost/config.toml` > defaults.
+Precedence (highest first): the managed file (`/etc/toolhost/managed.toml`, config/managed.py)
+> initializationOptions `toolhost` > workspace/configuration section `toolhost` > the
+`.toolhost.toml` at the workspace root > the user file `$XDG_CONFIG_HOME/toolhost/config.toml`
+> defaults. A command-line flag (`toolhost mcp --approvals`) comes just below the managed file.
 
-- Scalar settings: the highest layer that sets a key wins.
-- Rule lists (`policy.allow`, `policy.ask`, `policy.deny`) accumulate over all layers, so
-  no layer can drop another layer's deny rule.
-- `trusted_roots` is honoured from the user's own layers only (not from the workspace file).
-- An untrusted workspace file can only tighten: its `deny` and `ask` rules, `mode` default or
-  readOnly, `unattended = "deny"`, the approval timeout, extra secret patterns, a stricter
-  `shell.sandbox` (and `sandbox_network = false`, over every other layer) and the
-  harmless limits/search/edits sections apply; its `allow` rules apply one by one when this
-  user recorded them through allow_always; everything else (other modes, unattended allow,
-  read-only command lists, extra or readable roots, language server commands ...) is ignored
-  with a visible notice.
+- Scalar settings: the highest layer that sets a key wins; a key the managed file sets is
+  locked (a lower layer's different value is ignored with a notice).
+- Rule lists (`policy.allow`, `policy.ask`, `policy.deny`) and the lists that only hide or
+  protect more (`workspace.secret_patterns`, `workspace.protected_paths`, `shell.env_drop`)
+  accumulate over all layers, so no layer can drop another layer's entry.
+- `trusted_roots` ("project code may run here") is honoured from the user's own layers only.
+- The workspace file loosens only when the user approved its exact content
+  (config/workspace_file.py); until then only its tightening entries apply, and its
+  stricter sandbox settings win over every other layer (but a managed lock).
 """
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -26,26 +26,54 @@ from typing import Any
 
 import attrs
 
-from lsp_server.config.tree import Config, snake_case, structure_config
+from lsp_server.config.managed import ACCUMULATED, ManagedLayer, managed_path_from, read_managed
+from lsp_server.config.tree import Config, structure_config
 from lsp_server.config.trust import TrustStore
+from lsp_server.config.workspace_file import (
+    WORKSPACE_CONFIG_NAME,
+    WorkspaceFile,
+    normalise,
+    read_workspace_file,
+    sandbox_tightening,
+)
 from lsp_server.dirs import Dirs
 from lsp_server.sandbox import stricter_mode
 
-WORKSPACE_CONFIG_NAME = ".toolhost.toml"
+__all__ = ["WORKSPACE_CONFIG_NAME", "LoadedConfig", "load_config", "load_layers", "read_toml"]
+
 RULE_LISTS = ("allow", "ask", "deny")
+_SECTIONS = frozenset(attrs.fields_dict(Config))
 # Keys of the initializationOptions `toolhost` object that are not settings.
 CLIENT_ONLY_KEYS = frozenset(("workspaceTrusted", "token"))
-# What an untrusted workspace file may set (section -> keys, "*" = the whole section).
-_TIGHTENING = {
-    "limits": "*",
-    "search": "*",
-    "edits": "*",
-    "policy": {"deny", "ask", "approval_timeout_seconds", "mode", "unattended", "allow"},
-    "workspace": {"secret_patterns"},
-    "shell": {"sandbox", "sandbox_network"},
-    # acp.mcp_server: off gives the agent fewer tools; on is the default anyway.
-    "acp": "*",
-}
+# Always listed in policySources (the rest only when some layer sets them).
+POLICY_KEYS = (
+    "policy.mode",
+    "policy.allow",
+    "policy.ask",
+    "policy.deny",
+    "policy.unattended",
+    "policy.trusted_roots",
+    "policy.read_only_commands",
+    "shell.sandbox",
+    "shell.sandbox_network",
+    "shell.sandbox_network_allow",
+    "mcp.approvals",
+    "workspace.extra_roots",
+    "workspace.readable_roots",
+    "workspace.secret_patterns",
+    "lsp.servers",
+)
+
+
+@attrs.define
+class Layer:
+    label: str
+    """Who set a value, for policySources: "user file ~/.config/toolhost/config.toml"."""
+    where: str
+    """The prefix of its problems and notices (a path, or the client's message name)."""
+    data: dict[str, Any]
+    user_level: bool
+    """Written by the user or the administrator (trusted_roots counts only from these)."""
 
 
 @attrs.define
@@ -54,12 +82,36 @@ class LoadedConfig:
     problems: list[str] = attrs.Factory(list)
     """Invalid entries (shown with window/showMessage, defaults kept)."""
     notices: list[str] = attrs.Factory(list)
-    """Workspace entries ignored because the workspace is not trusted."""
+    """Entries ignored: an unapproved workspace file's loosening ones, a managed lock's."""
     sources: list[str] = attrs.Factory(list)
-    """Where settings came from, highest precedence first (for toolhost/status)."""
+    """The layers read, highest precedence first (for toolhost/status)."""
     rule_origins: dict[str, str] = attrs.Factory(dict)
-    """`list:rule` -> the source that contributed it."""
+    """`list:rule` -> the layer that contributed it."""
+    policy_sources: dict[str, str] = attrs.Factory(dict)
+    """`section.key` -> the layer that set its value ("default" when none did)."""
     workspace_trusted: bool = False
+    """The client or the user's trusted_roots trust the root: project code may run."""
+    workspace_files: list[WorkspaceFile] = attrs.Factory(list)
+    managed: ManagedLayer | None = None
+
+    def command_line(self, key: str, value: str | None, flag: str) -> str | None:
+        """A command-line flag's value for setting `key` (None: the config's value applies):
+        the managed file's lock beats it."""
+        if value is None:
+            return None
+        why = self.managed.overrides(key, value) if self.managed else None
+        if why:
+            self.notices.append(f"command line {flag} ignored: {why}")
+            return None
+        self.policy_sources[key] = f"command line {flag}"
+        return value
+
+    def may_answer_yes(self, flag: str) -> bool:
+        """Whether a flag that approves every ask (`toolhost call --yes`) may apply."""
+        why = self.managed.may_answer_yes() if self.managed else None
+        if why:
+            self.notices.append(f"command line {flag} ignored: {why}")
+        return why is None
 
 
 def read_toml(path: Path, problems: list[str]) -> dict[str, Any] | None:
@@ -77,102 +129,99 @@ def read_toml(path: Path, problems: list[str]) -> dict[str, Any] | None:
         return None
 
 
-def _normalise(data: Mapping[str, Any]) -> dict[str, Any]:
-    """snake_case section and key names so that layers compare and filter alike."""
-    out: dict[str, Any] = {}
-    for section, value in data.items():
-        key = snake_case(section) if isinstance(section, str) else section
-        if isinstance(value, Mapping):
-            out[key] = {snake_case(k) if isinstance(k, str) else k: v for k, v in value.items()}
-        else:
-            out[key] = value
-    return out
-
-
 def _root_is_listed(root: Path, listed: Sequence[str]) -> bool:
     for entry in listed:
         try:
-            if Path(entry).expanduser().resolve() == root:
+            if Path(entry).expanduser().resolve() == root.resolve():
                 return True
         except (OSError, RuntimeError):
             continue
     return False
 
 
-def _tightens_sandbox(key: str, value: Any) -> bool:
-    if key == "sandbox":
-        return value in ("workspace-write", "read-only")
-    return value is False  # sandbox_network
-
-
-def _apply_sandbox_tightening(config: Config, workspace: Mapping[str, Any]) -> None:
-    """An untrusted workspace's sandbox settings only tighten what the other layers set,
-    whatever their precedence: the stricter mode wins, network off wins."""
-    shell = workspace.get("shell")
-    if not isinstance(shell, Mapping):
-        return
-    mode = shell.get("sandbox")
-    if mode in ("workspace-write", "read-only"):
-        config.shell.sandbox = stricter_mode(config.shell.sandbox, mode)
-    if shell.get("sandbox_network") is False:
-        config.shell.sandbox_network = False
-
-
-def _added_patterns_only(patterns: list[Any], notices: list[str], where: str) -> list[Any]:
-    """An untrusted layer may add secret patterns, never take one away: a `!pattern`
-    (gitignore negation) would un-hide a built-in secret such as `.env`."""
-    kept = []
-    for pattern in patterns:
-        if isinstance(pattern, str) and pattern.lstrip().startswith("!"):
-            notices.append(
-                f"{where}: workspace.secret_patterns entry {pattern!r} ignored (workspace not "
-                "trusted: it may only add secret patterns; allow a file with "
-                "workspace.allowed_secrets in your user config)"
-            )
-        else:
-            kept.append(pattern)
-    return kept
-
-
-def _filter_untrusted(
-    data: dict[str, Any], root: Path, trust: TrustStore, notices: list[str], where: str
-) -> dict[str, Any]:
+def _screened(layer: Layer, managed: ManagedLayer, notices: list[str]) -> dict[str, Any]:
+    """The layer without what the managed file locks or forbids."""
     kept: dict[str, Any] = {}
-    for section, value in data.items():
-        allowed = _TIGHTENING.get(section)
-        if allowed is None or not isinstance(value, Mapping):
-            notices.append(f"{where}: [{section}] ignored (workspace not trusted)")
+    for section, table in layer.data.items():
+        if not isinstance(table, Mapping):
+            kept[section] = table
             continue
-        table: dict[str, Any] = {}
-        for key, item in value.items():
-            if allowed != "*" and key not in allowed:
-                notices.append(f"{where}: {section}.{key} ignored (workspace not trusted)")
-            elif section == "policy" and key == "mode" and item not in ("default", "readOnly"):
-                notices.append(f"{where}: policy.mode = {item!r} ignored (workspace not trusted)")
-            elif section == "shell" and not _tightens_sandbox(key, item):
-                notices.append(
-                    f"{where}: shell.{key} = {item!r} ignored (workspace not trusted: it may "
-                    "only make the sandbox stricter)"
-                )
-            elif section == "policy" and key == "unattended" and item != "deny":
-                notices.append(
-                    f"{where}: policy.unattended = {item!r} ignored (workspace not trusted)"
-                )
-            elif section == "workspace" and key == "secret_patterns" and isinstance(item, list):
-                table[key] = _added_patterns_only(item, notices, where)
-            elif section == "policy" and key == "allow" and isinstance(item, list):
-                own = [r for r in item if isinstance(r, str) and trust.is_recorded(root, r)]
-                for rule in item:
-                    if rule not in own:
-                        notices.append(
-                            f"{where}: allow rule {rule!r} ignored (workspace not trusted and "
-                            "the rule was not approved by you with 'always allow')"
-                        )
-                table[key] = own
-            else:
-                table[key] = item
-        kept[section] = table
+        kept_table = {}
+        for key, value in table.items():
+            why = managed.overrides(f"{section}.{key}", value)
+            if why is None:
+                kept_table[key] = value
+            elif why:
+                notices.append(f"{layer.where}: {section}.{key} = {value!r} ignored: {why}")
+        kept[section] = kept_table
     return kept
+
+
+class _Merge:
+    """Applies layers lowest first onto one Config, remembering who set what."""
+
+    def __init__(self, loaded: LoadedConfig) -> None:
+        self.loaded = loaded
+        self.config = Config()
+        self.rules: dict[str, list[str]] = {name: [] for name in RULE_LISTS}
+        self.accumulated: dict[str, list[Any]] = {}
+        self.setters: dict[str, list[str]] = {}
+
+    def apply(self, layer: Layer, data: Mapping[str, Any]) -> None:
+        for section, table in data.items():
+            if not isinstance(table, Mapping) or not table:
+                self._structure(layer, {section: table}, None)  # reports an unknown section
+                continue
+            for key, value in table.items():
+                full = f"{section}.{key}"
+                if full in ACCUMULATED and full.startswith("policy."):
+                    self._add_rules(layer, key, value)
+                elif full in ACCUMULATED:
+                    self._accumulate(layer, full, value)
+                else:
+                    self._structure(layer, {section: {key: value}}, full)
+        self.loaded.sources.insert(0, layer.where)
+
+    def _structure(self, layer: Layer, data: dict[str, Any], full: str | None) -> None:
+        problems: list[str] = []
+        self.config = structure_config(data, problems, base=self.config)
+        self.loaded.problems += [f"{layer.where}: {p}" for p in problems]
+        if full is not None and not problems and full.split(".")[0] in _SECTIONS:
+            self.setters[full] = [layer.label]
+
+    def _add_rules(self, layer: Layer, name: str, value: Any) -> None:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.loaded.problems.append(
+                f"{layer.where}: policy.{name} should be a list of strings; ignored"
+            )
+            return
+        for rule in value:
+            if rule not in self.rules[name]:
+                self.rules[name].append(rule)
+                self.loaded.rule_origins[f"{name}:{rule}"] = layer.where
+        self._note_setter(f"policy.{name}", layer, bool(value))
+
+    def _accumulate(self, layer: Layer, full: str, value: Any) -> None:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.loaded.problems.append(f"{layer.where}: {full} should be a list of strings")
+            return
+        merged = self.accumulated.setdefault(full, [])
+        merged += [v for v in value if v not in merged]
+        self._note_setter(full, layer, bool(value))
+
+    def _note_setter(self, full: str, layer: Layer, added: bool) -> None:
+        if added and layer.label not in self.setters.setdefault(full, []):
+            self.setters[full].append(layer.label)
+
+    def finish(self) -> Config:
+        policy = self.config.policy
+        policy.allow, policy.ask, policy.deny = (self.rules[n] for n in RULE_LISTS)
+        for full, values in self.accumulated.items():
+            section, key = full.split(".", 1)
+            problems: list[str] = []
+            self.config = structure_config({section: {key: values}}, problems, self.config)
+            self.loaded.problems += problems
+        return self.config
 
 
 def load_config(
@@ -182,87 +231,87 @@ def load_config(
     roots: Sequence[Path],
     user_config: Path,
     trust: TrustStore,
+    managed_config: Path | None = None,
 ) -> LoadedConfig:
     """Merge all layers; never raises over bad configuration."""
     loaded = LoadedConfig(config=Config())
+    managed = read_managed(managed_config) if managed_config else None
+    loaded.managed = managed
+    if managed is not None and managed.message:
+        loaded.problems.append(managed.message)
     init = dict(init_options or {})
-    client_trusted = init.get("workspaceTrusted") is True
-    layers: list[tuple[str, dict[str, Any]]] = []  # lowest precedence first
+    layers: list[Layer] = []  # lowest precedence first
 
     user = read_toml(user_config, loaded.problems)
     if user is not None:
-        layers.append((str(user_config), _normalise(user)))
-    user_trusted_roots = [
-        str(r)
-        for r in (layers[0][1].get("policy", {}).get("trusted_roots", []) if layers else [])
-        if isinstance(r, str)
-    ]
-    client_layers = [
-        ("workspace/configuration", _normalise(client_section or {})),
-        (
-            "initializationOptions",
-            _normalise({k: v for k, v in init.items() if k not in CLIENT_ONLY_KEYS}),
-        ),
-    ]
-    for _, data in client_layers:
-        listed = data.get("policy", {}).get("trusted_roots", [])
-        user_trusted_roots += (
-            [r for r in listed if isinstance(r, str)] if isinstance(listed, list) else []
-        )
-
-    untrusted_workspace: dict[str, Any] = {}
+        layers.append(Layer(f"user file {user_config}", str(user_config), normalise(user), True))
+    workspace: WorkspaceFile | None = None
     if roots:
-        root = roots[0]
-        where = str(root / WORKSPACE_CONFIG_NAME)
-        workspace = read_toml(root / WORKSPACE_CONFIG_NAME, loaded.problems)
-        loaded.workspace_trusted = client_trusted or _root_is_listed(root, user_trusted_roots)
-        if workspace is not None:
-            data = _normalise(workspace)
-            if isinstance(data.get("policy"), Mapping) and "trusted_roots" in data["policy"]:
-                data["policy"] = {k: v for k, v in data["policy"].items() if k != "trusted_roots"}
-                loaded.notices.append(
-                    f"{where}: policy.trusted_roots is read from the user config only"
-                )
-            if not loaded.workspace_trusted:
-                data = _filter_untrusted(data, root, trust, loaded.notices, where)
-                untrusted_workspace = data
-            layers.append((where, data))
-    layers += [(name, data) for name, data in client_layers if data]
+        workspace = read_workspace_file(roots[0], trust, loaded.problems, loaded.notices)
+    if workspace is not None:
+        loaded.workspace_files.append(workspace)
+        if workspace.data is not None:
+            label = f"workspace file {workspace.path}"
+            label += "" if workspace.trusted else " (tightening entries only: not approved)"
+            layers.append(Layer(label, workspace.where, workspace.data, False))
+    for name, data in (
+        ("workspace/configuration", client_section or {}),
+        ("initializationOptions", {k: v for k, v in init.items() if k not in CLIENT_ONLY_KEYS}),
+    ):
+        if data:
+            layers.append(Layer(f"editor settings ({name})", name, normalise(data), True))
+    if managed is not None and managed.present:
+        layers.append(Layer(managed.label, str(managed.path), managed.data, True))
 
-    rules: dict[str, list[str]] = {name: [] for name in RULE_LISTS}
-    config = loaded.config
-    for where, data in layers:
-        policy = data.get("policy")
-        if isinstance(policy, Mapping):
-            rest = dict(policy)
-            for name in RULE_LISTS:
-                if name not in rest:
-                    continue
-                value = rest.pop(name)
-                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                    loaded.problems.append(
-                        f"{where}: policy.{name} should be a list of strings; ignored"
-                    )
-                    continue
-                for rule in value:
-                    if rule not in rules[name]:
-                        rules[name].append(rule)
-                        loaded.rule_origins[f"{name}:{rule}"] = where
-            data = {**data, "policy": rest}
-        layer_problems: list[str] = []
-        config = structure_config(data, layer_problems, base=config)
-        loaded.problems += [f"{where}: {p}" for p in layer_problems]
-        loaded.sources.insert(0, where)
-    config.policy.allow, config.policy.ask, config.policy.deny = (
-        rules["allow"],
-        rules["ask"],
-        rules["deny"],
+    merge = _Merge(loaded)
+    trusted_roots: list[str] = []
+    for layer in layers:
+        data = layer.data
+        if managed is not None and layer.data is not managed.data:
+            data = _screened(layer, managed, loaded.notices)
+        listed = data.get("policy", {}).get("trusted_roots", []) if layer.user_level else []
+        if isinstance(listed, list):
+            trusted_roots += [r for r in listed if isinstance(r, str) and r not in trusted_roots]
+        merge.apply(layer, data)
+    config = merge.finish()
+    config.policy.trusted_roots = trusted_roots
+    client_trusted = init.get("workspaceTrusted") is True
+    loaded.workspace_trusted = bool(roots) and (
+        client_trusted or _root_is_listed(roots[0], trusted_roots)
     )
-    config.policy.trusted_roots = user_trusted_roots
     config.lsp.project_servers = loaded.workspace_trusted and config.policy.mode != "readOnly"
-    _apply_sandbox_tightening(config, untrusted_workspace)
+    if workspace is not None and workspace.data is not None and not workspace.trusted:
+        _tighten_sandbox(config, workspace, merge.setters, managed)
     loaded.config = config
+    loaded.policy_sources = _sources(merge.setters)
     return loaded
+
+
+def _tighten_sandbox(
+    config: Config,
+    workspace: WorkspaceFile,
+    setters: dict[str, list[str]],
+    managed: ManagedLayer | None,
+) -> None:
+    """An unapproved workspace file's sandbox settings only tighten what the other layers
+    set, whatever their precedence: the stricter mode wins, network off wins."""
+    assert workspace.data is not None
+    mode, network_off = sandbox_tightening(workspace.data)
+    locked = managed.locked if managed is not None else {}
+    label = f"workspace file {workspace.path} (tightening)"
+    if mode is not None and "shell.sandbox" not in locked:
+        stricter = stricter_mode(config.shell.sandbox, mode)
+        if stricter != config.shell.sandbox:
+            config.shell.sandbox = stricter
+            setters["shell.sandbox"] = [label]
+    if network_off and "shell.sandbox_network" not in locked and config.shell.sandbox_network:
+        config.shell.sandbox_network = False
+        setters["shell.sandbox_network"] = [label]
+
+
+def _sources(setters: dict[str, list[str]]) -> dict[str, str]:
+    keys = [*POLICY_KEYS, *sorted(k for k in setters if k not in POLICY_KEYS)]
+    return {key: " + ".join(setters.get(key) or ["default"]) for key in keys}
 
 
 def load_layers(
@@ -271,11 +320,13 @@ def load_layers(
     dirs: Dirs,
     client_section: Mapping[str, Any] | None = None,
 ) -> LoadedConfig:
-    """initializationOptions.toolhost > workspace/configuration > .toolhost.toml > user file."""
+    """managed file > initializationOptions.toolhost > workspace/configuration >
+    .toolhost.toml > user file."""
     return load_config(
         init_options=toolhost_options,
         client_section=client_section,
         roots=roots,
         user_config=dirs.user_config_file,
         trust=TrustStore(dirs.state),
+        managed_config=managed_path_from(os.environ),
     )

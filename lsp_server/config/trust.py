@@ -1,17 +1,24 @@
-"""Rules this user approved with allow_always, remembered outside the workspace.
+"""What this user approved, remembered outside the workspace, in the user's state folder
+(the agent's sandbox cannot write there, and a write to it always asks).
 
-A repository must not grant itself permissions: an `allow` rule in an untrusted workspace's
-.toolhost.toml applies only when this user wrote it there through allow_always. We record a
-hash of (workspace root, rule) in the user's state folder -- the repository cannot write
-there, and the hash does not reveal rule texts of other workspaces.
+- Rules approved with allow_always (trusted-rules.json): an `allow` rule in a workspace's
+  .toolhost.toml that the user has not approved as a whole applies only when this user wrote
+  it there through allow_always. A hash of (workspace root, rule) is kept: it does not reveal
+  rule texts of other workspaces.
+- Workspace config files approved by content (trusted-configs.json): a root's .toolhost.toml
+  may loosen policy only while its bytes hash to the sha256 the user approved (`toolhost
+  trust`, the editor's "Trust" button), like Neovim's `:trust` and direnv's `allow`. Any
+  change, by anyone, makes it untrusted again until approved anew.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from pathlib import Path
+from typing import Any
 
 from lsp_server.runtime.fs.textio import atomic_write
 
@@ -20,17 +27,35 @@ def rule_hash(root: Path, rule_text: str) -> str:
     return hashlib.sha256(f"{root}\n{rule_text}".encode()).hexdigest()
 
 
+def config_key(root: Path, path: Path) -> str:
+    """The record's key for the config file `path` of workspace `root`: the root's real path
+    (the same folder opened through a link is the same workspace) and the file's path in it."""
+    real_root = os.path.realpath(root)
+    inside = os.path.relpath(Path(path).absolute(), Path(root).absolute())
+    return hashlib.sha256(f"config\n{real_root}\n{inside}".encode()).hexdigest()
+
+
+def content_sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 class TrustStore:
     def __init__(self, state_dir: Path) -> None:
         self.path = state_dir / "trusted-rules.json"
+        self.configs_path = state_dir / "trusted-configs.json"
         self._lock = threading.Lock()
 
+    # -- rules approved with allow_always --------------------------------------------------
     def _load(self) -> set[str]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return set()
-        hashes = data.get("hashes") if isinstance(data, dict) else None
+        hashes = _read_json(self.path).get("hashes")
         return {h for h in hashes if isinstance(h, str)} if isinstance(hashes, list) else set()
 
     def is_recorded(self, root: Path, rule_text: str) -> bool:
@@ -42,3 +67,22 @@ class TrustStore:
             hashes.add(rule_hash(root, rule_text))
             payload = json.dumps({"version": 1, "hashes": sorted(hashes)}, indent=1) + "\n"
             atomic_write(self.path, payload.encode(), mode=0o600)
+
+    # -- config files approved by content ----------------------------------------------------
+    def _configs(self) -> dict[str, str]:
+        files = _read_json(self.configs_path).get("files")
+        if not isinstance(files, dict):
+            return {}
+        return {k: v for k, v in files.items() if isinstance(k, str) and isinstance(v, str)}
+
+    def approved_config(self, root: Path, path: Path) -> str | None:
+        """The sha256 of the content of `path` the user approved last, if any."""
+        return self._configs().get(config_key(root, path))
+
+    def approve_config(self, root: Path, path: Path, sha256: str) -> None:
+        """Record that the user approved this content (it replaces an earlier approval)."""
+        with self._lock:
+            files = self._configs()
+            files[config_key(root, path)] = sha256.lower()
+            payload = json.dumps({"version": 1, "files": dict(sorted(files.items()))}, indent=1)
+            atomic_write(self.configs_path, (payload + "\n").encode(), mode=0o600)

@@ -9,7 +9,8 @@ from typing import Any
 import tomlkit
 
 from lsp_server.config.layers import WORKSPACE_CONFIG_NAME
-from lsp_server.config.trust import TrustStore
+from lsp_server.config.trust import TrustStore, content_sha256
+from lsp_server.config.workspace_file import read_regular_file
 from lsp_server.runtime.fs.textio import atomic_write
 
 
@@ -18,12 +19,19 @@ class PersistError(Exception):
 
 
 def persist_allow_rule(root: Path, rule_text: str, trust: TrustStore) -> Path:
-    """Append `rule_text` to `[policy] allow` (once) and record it as this user's own."""
+    """Append `rule_text` to `[policy] allow` (once) and record it as this user's own.
+
+    When the user had approved the file's content (or there was no file), the new content
+    is approved too: the user's own addition keeps it trusted. Otherwise only this rule is
+    recorded, so that what someone else (the agent) added to the file never becomes trusted
+    by riding along with the user's answer."""
     path = root / WORKSPACE_CONFIG_NAME
     try:
-        original = path.read_text(encoding="utf-8") if path.exists() else ""
+        raw = read_regular_file(path)
+        original = raw.decode("utf-8") if raw is not None else ""
     except (OSError, UnicodeDecodeError) as exc:
         raise PersistError(f"cannot read {path}: {exc}") from exc
+    was_approved = raw is None or trust.approved_config(root, path) == content_sha256(raw)
     try:
         document: Any = tomlkit.parse(original)
     except Exception as exc:  # tomlkit raises its own ParseError family
@@ -49,4 +57,6 @@ def persist_allow_rule(root: Path, rule_text: str, trust: TrustStore) -> Path:
     except OSError as exc:
         raise PersistError(f"cannot write {path}: {exc}") from exc
     trust.record(root, rule_text)
+    if was_approved:
+        trust.approve_config(root, path, content_sha256(text.encode("utf-8")))
     return path

@@ -12,7 +12,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from lsp_server import method_names
 from lsp_server.dirs import Dirs
 from lsp_server.runtime.core.errors import ToolError
-from lsp_server.server import wire_errors
+from lsp_server.server import root_refusal, wire_errors
 from lsp_server.server.server import ToolhostServer
 
 # Annotations only (pygls finds the server by the first parameter's name, `ls`): the message
@@ -53,6 +53,10 @@ def create_server(
         # Built now, before anything is awaited (an await here would leave pygls' generator
         # for `initialized` to be cancelled mid-way at EOF): the modules are usually loaded
         # by now, by the warm-up that started with the initialize answer.
+        if ls.refused_root is not None:  # no runtime over a home folder or `/`
+            ls.window_show_message(root_refusal.notice(ls.refused_root))
+            ls.settings_ready.set()
+            return
         ls.ensure_runtime()
         if ls.features.watched_files_dynamic:
             from lsp_server.server import watch
@@ -64,6 +68,9 @@ def create_server(
                     type=types.MessageType.Warning, message=f"toolhost: {problem}"
                 )
             )
+        from lsp_server.server.config_state import send_untrusted
+
+        send_untrusted(ls, ls.loaded_config)  # a .toolhost.toml waiting for the user's approval
         await ls.start_attach_listener()
         await ls.fetch_client_settings()
 
@@ -79,12 +86,15 @@ def create_server(
     ) -> None:
         from lsp_server.server import watch
 
-        watch.note_watched_changes(ls.ensure_runtime(), params)
+        if ls.refused_root is None:
+            watch.note_watched_changes(ls.ensure_runtime(), params)
 
     # Registering these makes pygls announce open/close sync (it keeps the text itself);
     # the handlers only tell the document source, which waits for edits to arrive.
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def on_did_open(ls: ToolhostServer, params: types.DidOpenTextDocumentParams) -> None:
+        if ls.refused_root is not None:
+            return
         ls.ensure_runtime()  # sets ls.documents, the editor's buffers
         documents = ls.documents
         if documents is not None:
@@ -92,6 +102,8 @@ def create_server(
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def on_did_change(ls: ToolhostServer, params: types.DidChangeTextDocumentParams) -> None:
+        if ls.refused_root is not None:
+            return
         ls.ensure_runtime()  # sets ls.documents, the editor's buffers
         documents = ls.documents
         if documents is not None:
@@ -99,6 +111,8 @@ def create_server(
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def on_did_close(ls: ToolhostServer, params: types.DidCloseTextDocumentParams) -> None:
+        if ls.refused_root is not None:
+            return
         ls.ensure_runtime()  # sets ls.documents, the editor's buffers
         documents = ls.documents
         if documents is not None:
@@ -110,6 +124,8 @@ def create_server(
 
     @server.feature(method_names.TOOLHOST_CALL)
     async def on_call(ls: ToolhostServer, params: CallParams) -> CallResult:
+        if ls.refused_root is not None:
+            return root_refusal.refused_call(ls.refused_root, params)
         runtime = ls.runtime if ls.runtime is not None else await ls.runtime_ready()
         await ls.wait_for_settings()
         return await runtime.call(params)
@@ -160,6 +176,9 @@ def create_server(
     @server.command(method_names.EXECUTE_COMMAND_CALL)
     async def on_execute_call(ls: ToolhostServer, *args: Any) -> Any:
         params = wire_errors.command_params(ls.protocol._converter, args)
+        if ls.refused_root is not None:
+            refused = root_refusal.refused_call(ls.refused_root, params)
+            return ls.protocol._converter.unstructure(refused)
         runtime = await ls.runtime_ready()
         await ls.wait_for_settings()
         result = await runtime.call(params)

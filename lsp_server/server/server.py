@@ -17,11 +17,12 @@ from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 
 from lsp_server import __version__, method_names
+from lsp_server.broad_roots import BroadRoot
 from lsp_server.dirs import Dirs
 from lsp_server.runtime.core.client import ClientFeatures
 from lsp_server.runtime.core.uris import uri_to_path
 from lsp_server.runtime.lifecycle import Lifecycle
-from lsp_server.server import capability_cache, wire_errors
+from lsp_server.server import capability_cache, root_refusal, wire_errors
 from lsp_server.server.typed_protocol import ToolhostProtocol, lazy_toolhost_converter
 from lsp_server.server.warm_up import WarmUp
 
@@ -30,6 +31,7 @@ from lsp_server.server.warm_up import WarmUp
 if TYPE_CHECKING:
     from lsp_server.checkpoints.recorder import Checkpoints
     from lsp_server.compose import EditorLink
+    from lsp_server.config.layers import LoadedConfig
     from lsp_server.config.tree import Config
     from lsp_server.mcp.attach.listener import AttachListener
     from lsp_server.protocol import (
@@ -72,12 +74,18 @@ class ToolhostServer(LanguageServer):
         # Calls wait until the client's workspace/configuration answer is in (or failed), so
         # that no call runs under a policy that is about to change.
         self.settings_ready = asyncio.Event()
-        self.policy_sources: list[str] = []
+        # The layers as last loaded (status, trustConfig), the client's section they used,
+        # and the workspace config contents already announced with configUntrusted.
+        self.loaded_config: LoadedConfig | None = None
+        self.client_section: dict[str, Any] | None = None
+        self.announced_configs: set[str] = set()
         self.features = ClientFeatures()
         self.runtime: Runtime | None = None
         self.documents: EditorDocuments | None = None
         self.lifecycle = Lifecycle()
         self._roots_at_start: list[Path] | None = None
+        self.refused_root: BroadRoot | None = None
+        """The root is no workspace (a home folder, `/` ...): no runtime, every call refused."""
         self._initialize_params: types.InitializeParams | None = None
         self._attach_listener: AttachListener | None = None
         self._attach_started = False
@@ -157,6 +165,8 @@ class ToolhostServer(LanguageServer):
             raise JsonRpcInvalidRequest("toolhost: wrong or missing token for a TCP connection")
         self.init_options = toolhost_options
         roots = self._roots(params)
+        # Decided before anything reads the roots (broad_roots.py); said at `initialized`.
+        self.refused_root = root_refusal.check(roots, self.dirs, self.config_problems)
         workspace_caps = params.capabilities.workspace
         self.supports_configuration = bool(workspace_caps and workspace_caps.configuration)
         if not self.supports_configuration:
@@ -177,7 +187,7 @@ class ToolhostServer(LanguageServer):
         self._config = loaded.config
         self.config_problems += loaded.problems
         self.config_notices = loaded.notices
-        self.policy_sources = loaded.sources
+        self.loaded_config = loaded
         self.features = client_features(params.capabilities)
         self.features.name = params.client_info.name if params.client_info else None
         for problem in self.config_problems:
@@ -194,6 +204,8 @@ class ToolhostServer(LanguageServer):
         if self.runtime is None:
             if self._roots_at_start is None:
                 raise wire_errors.not_initialized()
+            if self.refused_root is not None:
+                raise root_refusal.request_error(self.refused_root)
             self.settle()
             self.toolhost_types()  # loaded before the first call needs them
             self.warm_up.join()  # usually done: it started when the initialize answer left
@@ -286,9 +298,19 @@ class ToolhostServer(LanguageServer):
             return
         from lsp_server.config.layers import load_layers
 
+        self.client_section = section
         loaded = load_layers(self.init_options, runtime.workspace.roots, self.dirs, section)
+        self.apply_loaded(loaded)
+
+    def apply_loaded(self, loaded: LoadedConfig) -> None:
+        """Newly loaded layers: policy and limits apply to every later call; what changed
+        is shown once; a workspace config still waiting for approval is announced."""
+        runtime = self.ensure_runtime()
         runtime.reconfigure(loaded.config, loaded.problems)
-        self.policy_sources = loaded.sources
+        self.loaded_config = loaded
+        from lsp_server.server.config_state import send_untrusted
+
+        send_untrusted(self, loaded)
         for problem in loaded.problems + loaded.notices:
             if problem not in self.config_problems and problem not in self.config_notices:
                 self.window_show_message(
@@ -357,6 +379,7 @@ class ToolhostServer(LanguageServer):
 
     def status(self, params: StatusParams) -> StatusResult:
         from lsp_server.protocol import StatusResult
+        from lsp_server.server.config_state import status_fields
 
         self.settle()
         runtime = self.runtime
@@ -369,8 +392,7 @@ class ToolhostServer(LanguageServer):
             jobs=list(extra.pop("jobs", [])),
             language_servers=list(extra.pop("languageServers", [])),
             index=extra.pop("index", None),
-            policy_sources={},
-            config_layers=self.policy_sources,
+            **status_fields(self.loaded_config),
             # Settings ignored (the workspace is not trusted) are shown beside the problems:
             # the notice at start is gone by the time the user asks why one had no effect.
             config_problems=self.config_problems + self.config_notices,
@@ -381,9 +403,9 @@ class ToolhostServer(LanguageServer):
 
     async def trust_config(self, params: TrustConfigParams) -> TrustConfigResult:
         """The user approved this content of a root's .toolhost.toml (in the editor)."""
-        from lsp_server.protocol import TrustConfigResult
+        from lsp_server.server.config_state import trust_config
 
-        return TrustConfigResult(trusted=False, message="not implemented yet")
+        return await trust_config(self, params)
 
     def attach_status(self) -> dict[str, Any]:
         """For `toolhost doctor`: which editor this runtime serves and who answers lsp_*."""

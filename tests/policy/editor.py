@@ -25,6 +25,9 @@ class Editor:
         """What workspace/configuration answers for the section `toolhost`."""
         self.messages: list[str] = []
         """window/showMessage texts."""
+        self.untrusted_configs: list[dict[str, Any]] = []
+        """toolhost/configUntrusted notifications."""
+        self.config_noticed = asyncio.Event()
 
     @staticmethod
     def answer(result: Answer) -> Script:
@@ -51,6 +54,11 @@ class Editor:
             @client.feature("workspace/configuration")
             def configuration(params: types.ConfigurationParams) -> list[Any]:
                 return [self.settings for _ in params.items]
+
+            @client.feature("toolhost/configUntrusted")
+            def config_untrusted(params: Any) -> None:
+                self.untrusted_configs.append(params)
+                self.config_noticed.set()
 
             @client.feature("window/showMessage")
             def show_message(params: types.ShowMessageParams) -> None:

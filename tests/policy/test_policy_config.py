@@ -3,6 +3,7 @@ files in tmp_path."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import shutil
@@ -63,14 +64,40 @@ def test_untrusted_workspace_can_only_tighten(tmp_path: Path) -> None:
         assert entry in joined
 
 
-def test_trust_from_client_or_user_config(tmp_path: Path) -> None:
+def test_a_trusted_workspace_does_not_approve_its_config_file(tmp_path: Path) -> None:
+    """The client's workspace trust and the user's trusted_roots mean "project code may
+    run"; the agent can write .toolhost.toml there, so its loosening entries wait for the
+    user's approval of its exact content."""
     root, user_file, trust = setup(tmp_path)
     by_client = load(root, user_file, trust, init={"workspaceTrusted": True})
-    assert by_client.config.policy.mode == "bypass"
-    assert by_client.config.policy.allow == ["Edit(src/**)"]
+    assert by_client.workspace_trusted and by_client.config.lsp.project_servers
+    assert by_client.config.policy.mode == "default"
+    assert by_client.config.policy.allow == []
     user_file.write_text(f'[policy]\ntrusted_roots = ["{root}"]\n')
     by_user = load(root, user_file, trust)
-    assert by_user.workspace_trusted and by_user.config.policy.mode == "bypass"
+    assert by_user.workspace_trusted and by_user.config.policy.mode == "default"
+    (found,) = by_user.workspace_files
+    assert not found.trusted and found.reason == "new file, not yet approved"
+    assert "policy.mode = 'bypass'" in found.ignored
+
+
+def test_approved_content_applies_until_it_changes(tmp_path: Path) -> None:
+    root, user_file, trust = setup(tmp_path)
+    path = root / ".toolhost.toml"
+    trust.approve_config(root, path, hashlib.sha256(path.read_bytes()).hexdigest())
+    approved = load(root, user_file, trust)
+    assert approved.config.policy.mode == "bypass"
+    assert approved.config.policy.allow == ["Edit(src/**)"]
+    assert approved.config.lsp.servers == {"python": ["sh", "-c", "evil"]}
+    assert approved.workspace_files[0].trusted and approved.notices == []
+    # One more byte (the agent's line) and nothing loosening applies any more.
+    path.write_text(WORKSPACE_TOML + '[shell]\nsandbox = "off"\n')
+    changed = load(root, user_file, trust)
+    assert changed.config.policy.mode == "default"
+    assert changed.config.shell.sandbox == "workspace-write"
+    assert changed.config.policy.deny == ["bash(rm:*)"]  # tightening entries still apply
+    assert changed.workspace_files[0].reason == "changed since you approved it"
+    assert "shell.sandbox = 'off'" in changed.workspace_files[0].ignored
 
 
 def test_rules_written_by_allow_always_are_trusted(tmp_path: Path) -> None:

@@ -300,22 +300,27 @@ async def test_client_settings_apply_and_untrusted_workspace_entries_are_reporte
         asked = await lsp_call(client, "write_file", {"path": "other.txt", "content": "o"})
         status = await client.protocol.send_request_async("toolhost/status", {})
     # Still there when the user asks later why the setting did nothing (status, doctor).
-    assert any("policy.mode = 'bypass' ignored" in p for p in status["configProblems"])
+    assert any("ignored: policy.mode = 'bypass'" in p for p in status["configProblems"])
+    (listed,) = status["workspaceConfig"]
+    assert listed["state"] == "untrusted" and listed["reason"] == "new file, not yet approved"
+    assert listed["ignored"] == ["policy.mode = 'bypass'", "allow rule 'Edit'"]
     assert by_settings["meta"]["approval"] == {"decision": "allow", "rule": "write_file(cfg/**)"}
     assert asked["meta"]["approval"]["decision"] == "allow_once"
     assert [p["arguments"]["path"] for p in editor.prompts] == ["other.txt"]
     shown = "\n".join(editor.messages)
-    assert "policy.mode = 'bypass' ignored (workspace not trusted)" in shown
-    assert "allow rule 'Edit' ignored" in shown
+    assert "ignored: policy.mode = 'bypass', allow rule 'Edit'" in shown
 
 
-async def test_trusted_workspace_file_applies(workspace: Path) -> None:
+async def test_a_trusted_workspace_alone_does_not_apply_its_config_file(workspace: Path) -> None:
+    """Workspace trust means "project code may run": the agent can write .toolhost.toml
+    there, so its allow rule waits for the user's approval of that content
+    (tests/policy/test_config_trust_e2e.py approves it)."""
     (workspace / ".toolhost.toml").write_text('[policy]\nallow = ["Edit(src/**)"]\n')
     editor = Editor()
     async with editor_session(workspace, editor, {"workspaceTrusted": True}) as client:
         result = await edit_inventory(client)
-    assert result["meta"]["approval"] == {"decision": "allow", "rule": "Edit(src/**)"}
-    assert editor.prompts == []
+    assert result["meta"]["approval"]["decision"] == "allow_once"
+    assert len(editor.prompts) == 1
 
 
 async def test_bash_rules_over_the_wire(workspace: Path) -> None:

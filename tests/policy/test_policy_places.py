@@ -132,9 +132,14 @@ def test_untrusted_layer_cannot_negate_secret_patterns(tmp_path: Path) -> None:
         trust=TrustStore(tmp_path / "state"),
     )
     assert loaded.config.workspace.secret_patterns == ["*.secret"]
-    assert sum("secret_patterns entry" in n for n in loaded.notices) == 2
+    assert loaded.workspace_files[0].ignored == [
+        "workspace.secret_patterns entry '!.env'",
+        "workspace.secret_patterns entry ' !*.pem'",
+    ]
+    found = loaded.workspace_files[0]
+    TrustStore(tmp_path / "state").approve_config(root, found.path, found.sha256)
     trusted = load_config(
-        init_options={"workspaceTrusted": True},
+        init_options=None,
         client_section=None,
         roots=[root],
         user_config=tmp_path / "none.toml",

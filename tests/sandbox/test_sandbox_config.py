@@ -30,7 +30,9 @@ def _load(tmp_path: Path, workspace: str, user: str = "", trusted: bool = False)
 def test_default_is_workspace_write(tmp_path: Path) -> None:
     loaded = _load(tmp_path, "")
     assert loaded.config.shell.sandbox == "workspace-write"
-    assert loaded.config.shell.sandbox_read_only == [".git", ".toolhost.toml"]
+    # The built-in protected list (sandbox/protected.py) needs no setting; these only add.
+    assert loaded.config.shell.sandbox_read_only == []
+    assert loaded.config.workspace.protected_paths == []
 
 
 def test_untrusted_workspace_cannot_turn_the_sandbox_off(tmp_path: Path) -> None:
@@ -38,8 +40,8 @@ def test_untrusted_workspace_cannot_turn_the_sandbox_off(tmp_path: Path) -> None
     assert loaded.config.shell.sandbox == "workspace-write"
     assert loaded.config.shell.sandbox_network is False
     shown = "\n".join(loaded.notices)
-    assert "shell.sandbox = 'off' ignored (workspace not trusted" in shown
-    assert "shell.sandbox_network = True ignored" in shown
+    assert "new file, not yet approved, so these entries are ignored" in shown
+    assert "shell.sandbox = 'off', shell.sandbox_network = True" in shown
 
 
 def test_untrusted_workspace_tightens_over_every_layer(tmp_path: Path) -> None:
@@ -52,10 +54,15 @@ def test_untrusted_workspace_tightens_over_every_layer(tmp_path: Path) -> None:
     assert loaded.config.shell.sandbox_network is False
 
 
-def test_user_config_may_loosen_and_trusted_workspace_too(tmp_path: Path) -> None:
+def test_user_config_may_loosen_and_an_approved_workspace_file_too(tmp_path: Path) -> None:
     assert _load(tmp_path, "", user='[shell]\nsandbox = "off"\n').config.shell.sandbox == "off"
+    # A workspace the client trusts is not enough: the agent could have written the file.
     trusted = _load(tmp_path, '[shell]\nsandbox = "off"\n', trusted=True)
-    assert trusted.config.shell.sandbox == "off"
+    assert trusted.config.shell.sandbox == "workspace-write"
+    found = trusted.workspace_files[0]
+    TrustStore(tmp_path / "state").approve_config(found.root, found.path, found.sha256)
+    approved = _load(tmp_path, '[shell]\nsandbox = "off"\n')
+    assert approved.config.shell.sandbox == "off"
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,123 @@
+"""The LSP face's view of its configuration: what toolhost/status says about the layers, the
+toolhost/configUntrusted notices, and toolhost/trustConfig (the editor's "Trust" button).
+
+toolhost/trustConfig is served on the editor's own LSP connection only: the attach socket
+(`toolhost mcp` beside the editor) forwards tool calls and nothing else, and no tool call
+can send a toolhost/* request (mcp/attach/listener.py, tests/mcp/test_attach_wire.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsp_server.config.approval import approve_config
+from lsp_server.config.layers import LoadedConfig, load_layers
+from lsp_server.config.trust import TrustStore
+from lsp_server.protocol import (
+    ConfigUntrustedParams,
+    ManagedConfigInfo,
+    TrustConfigParams,
+    TrustConfigResult,
+    WorkspaceConfigInfo,
+)
+from lsp_server.runtime.core.uris import uri_to_path
+
+if TYPE_CHECKING:
+    from lsp_server.server.server import ToolhostServer
+
+# What Runtime.reconfigure applies to a running server; other changes need a restart.
+LIVE_SECTIONS = ("policy", "limits")
+
+
+def status_fields(loaded: LoadedConfig | None) -> dict[str, Any]:
+    """policySources, configLayers, workspaceConfig and managedConfig for toolhost/status."""
+    if loaded is None:
+        return {"policy_sources": {}}
+    files = [
+        WorkspaceConfigInfo(
+            path=str(found.path),
+            sha256=found.sha256,
+            state="trusted" if found.trusted else "untrusted",
+            reason=found.reason,
+            ignored=list(found.ignored),
+        )
+        for found in loaded.workspace_files
+    ]
+    managed = loaded.managed
+    info = None
+    if managed is not None and managed.present:
+        info = ManagedConfigInfo(
+            path=str(managed.path),
+            state=managed.state,
+            message=managed.message,
+            locked=sorted(managed.locked),
+        )
+    return {
+        "policy_sources": dict(loaded.policy_sources),
+        "config_layers": list(loaded.sources),
+        "workspace_config": files,
+        "managed_config": info,
+    }
+
+
+def untrusted_notices(loaded: LoadedConfig | None) -> list[ConfigUntrustedParams]:
+    """One toolhost/configUntrusted per root file whose loosening entries wait for approval."""
+    if loaded is None:
+        return []
+    return [
+        ConfigUntrustedParams(
+            path=str(found.path), sha256=found.sha256, reason=found.reason, ignored=found.ignored
+        )
+        for found in loaded.workspace_files
+        if not found.trusted and found.ignored and found.sha256
+    ]
+
+
+def send_untrusted(server: ToolhostServer, loaded: LoadedConfig | None) -> None:
+    """Tell the editor about each unapproved file, once per content (a reload after an
+    unrelated settings change does not repeat it)."""
+    from lsp_server import method_names
+
+    for notice in untrusted_notices(loaded):
+        if notice.sha256 in server.announced_configs:
+            continue
+        server.announced_configs.add(notice.sha256)
+        server.protocol.notify(method_names.TOOLHOST_CONFIG_UNTRUSTED, notice)
+
+
+def _restart_needed(server: ToolhostServer, loaded: LoadedConfig) -> list[str]:
+    runtime = server.runtime
+    if runtime is None:
+        return []
+    current = runtime.config
+    return [
+        section
+        for section in ("shell", "workspace", "lsp", "search", "edits", "web", "mcp", "acp")
+        if getattr(current, section, None) != getattr(loaded.config, section, None)
+    ]
+
+
+async def trust_config(server: ToolhostServer, params: TrustConfigParams) -> TrustConfigResult:
+    runtime = server.runtime if server.runtime is not None else await server.runtime_ready()
+    roots = list(runtime.workspace.roots)
+    path = uri_to_path(params.path) if params.path.startswith("file:") else None
+    path = path or Path(params.path)
+    if not path.is_absolute() and roots:
+        path = roots[0] / path
+    trust = TrustStore(server.dirs.state)
+    approval = await asyncio.to_thread(approve_config, path, params.sha256, roots, trust)
+    if not approval.trusted:
+        return TrustConfigResult(trusted=False, message=approval.message)
+    loaded = await asyncio.to_thread(
+        load_layers, server.init_options, roots, server.dirs, server.client_section
+    )
+    restart = _restart_needed(server, loaded)
+    server.apply_loaded(loaded)
+    message = f"{approval.message}; its settings apply now"
+    if restart:
+        message = (
+            f"{approval.message}; its policy applies now, its {', '.join(restart)} settings "
+            "after a restart of the toolhost server"
+        )
+    return TrustConfigResult(trusted=True, message=message)

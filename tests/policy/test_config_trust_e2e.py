@@ -1,0 +1,85 @@
+"""A workspace .toolhost.toml applies only once the user approved its exact content, over
+the editor's LSP connection: toolhost/configUntrusted after initialize, toolhost/trustConfig
+from the editor, and toolhost/status saying which layer set what."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from pathlib import Path
+
+from tests.helpers import lsp_call
+from tests.policy.editor import Editor
+from tests.policy.test_policy_e2e import edit_inventory, editor_session
+
+ALLOW_SRC = '[policy]\nallow = ["Edit(src/**)"]\n'
+
+
+async def test_the_editor_approves_the_content_it_showed(workspace: Path) -> None:
+    config = workspace / ".toolhost.toml"
+    config.write_text(ALLOW_SRC)
+    sha = hashlib.sha256(config.read_bytes()).hexdigest()
+    editor = Editor()
+    editor.script = editor.answer({"decision": "deny"})
+    async with editor_session(workspace, editor, {"workspaceTrusted": True}) as client:
+        await asyncio.wait_for(editor.config_noticed.wait(), timeout=60)
+        (notice,) = editor.untrusted_configs
+        assert notice["path"] == str(config) and notice["sha256"] == sha
+        assert notice["reason"] == "new file, not yet approved"
+        assert notice["ignored"] == ["allow rule 'Edit(src/**)'"]
+        before = await edit_inventory(client)
+        send = client.protocol.send_request_async
+        stale = await send("toolhost/trustConfig", {"path": str(config), "sha256": "0" * 64})
+        elsewhere = await send(
+            "toolhost/trustConfig",
+            {"path": str(workspace / "src" / ".toolhost.toml"), "sha256": sha},
+        )
+        trusted = await send("toolhost/trustConfig", {"path": str(config), "sha256": sha})
+        after = await edit_inventory(client)
+        status = await send("toolhost/status", {})
+    assert before["isError"] and before["meta"]["approval"]["decision"] == "deny"
+    assert stale["trusted"] is False and "changed since it was shown" in stale["message"]
+    assert elsewhere["trusted"] is False and "not a workspace root's" in elsewhere["message"]
+    assert trusted["trusted"] is True and "its settings apply now" in trusted["message"]
+    assert after["meta"]["approval"] == {"decision": "allow", "rule": "Edit(src/**)"}
+    assert len(editor.prompts) == 1
+    (listed,) = status["workspaceConfig"]
+    assert listed == {
+        "path": str(config),
+        "sha256": sha,
+        "state": "trusted",
+        "reason": "approved by you (this exact content)",
+        "ignored": [],
+    }
+    assert status["policySources"]["policy.allow"] == f"workspace file {config}"
+    assert status["policySources"]["policy.mode"] == "default"
+
+
+async def test_a_changed_file_is_untrusted_in_the_next_session(workspace: Path) -> None:
+    config = workspace / ".toolhost.toml"
+    config.write_text(ALLOW_SRC)
+    editor = Editor()
+    async with editor_session(workspace, editor) as client:
+        await asyncio.wait_for(editor.config_noticed.wait(), timeout=60)
+        sha = editor.untrusted_configs[0]["sha256"]
+        answer = await client.protocol.send_request_async(
+            "toolhost/trustConfig", {"path": str(config), "sha256": sha}
+        )
+        assert answer["trusted"]
+    # The agent appends a line: the whole file is untrusted again, in a new session too.
+    config.write_text(ALLOW_SRC + 'mode = "bypass"\n')
+    editor = Editor()
+    editor.script = editor.answer({"decision": "deny"})
+    async with editor_session(workspace, editor) as client:
+        await asyncio.wait_for(editor.config_noticed.wait(), timeout=60)
+        result = await lsp_call(client, "write_file", {"path": "agent.txt", "content": "x"})
+        status = await client.protocol.send_request_async("toolhost/status", {})
+    (notice,) = editor.untrusted_configs
+    assert notice["reason"] == "changed since you approved it"
+    assert "policy.mode = 'bypass'" in notice["ignored"]
+    assert status["workspaceConfig"][0]["state"] == "untrusted"
+    assert status["policySources"]["policy.mode"] == "default"
+    # Not bypass: the write asked, and the user's deny stands.
+    assert result["isError"] and result["meta"]["approval"]["decision"] == "deny"
+    assert [p["tool"] for p in editor.prompts] == ["write_file"]
+    assert not (workspace / "agent.txt").exists()
