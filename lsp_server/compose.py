@@ -27,6 +27,7 @@ from typing import Any
 
 import attrs
 
+from lsp_server.broad_roots import own_folders, refused_root
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.codeintel.indexes import BuildListener, CodeIndexService
 from lsp_server.config.layers import WORKSPACE_CONFIG_NAME
@@ -48,6 +49,7 @@ from lsp_server.runtime.buffers.documents import EditorDocuments, OpenDocuments
 from lsp_server.runtime.context import Services
 from lsp_server.runtime.core.client import ClientBridge
 from lsp_server.runtime.core.contract import Registry
+from lsp_server.runtime.core.errors import BROAD_ROOT, ToolError
 from lsp_server.runtime.dispatch import CallListener, Runtime
 from lsp_server.runtime.file_service import DocumentSource
 from lsp_server.runtime.fs import leftover_temps
@@ -100,10 +102,11 @@ def build_runtime(
     when a call first names one, saved first thing at shutdown.
     `documents` is a document source without an LSP editor (`toolhost acp`: the ACP editor's
     own fs/*); with an editor, its open buffers are the source."""
+    _refuse_broad_roots([*roots, *map(Path, config.workspace.extra_roots)], dirs)
     workspace = Workspace.from_config(list(roots), config.workspace)
     parts = _Parts()
     bridge = editor.bridge if editor else None
-    sandbox = parts.sandbox()
+    sandbox = parts.sandbox(dirs)
     planner = parts.planner(config, workspace, dirs, sandbox)
     if problems is not None:  # entries of sandbox_network_allow that do not parse
         parse_allow_list(config.shell.sandbox_network_allow, problems)
@@ -202,8 +205,10 @@ class _Parts:
         self.instances[CommandPlanner] = planner
         return planner
 
-    def sandbox(self) -> SandboxService:
-        sandbox = SandboxService()  # probes bubblewrap on the first command, not at start
+    def sandbox(self, dirs: Dirs) -> SandboxService:
+        # Probes bubblewrap on the first command, not at start. toolhost's own folders stay
+        # read-only to commands where a root holds them.
+        sandbox = SandboxService(own_folders(dirs))
         self.instances[SandboxService] = sandbox
         return sandbox
 
@@ -245,7 +250,17 @@ def _checkpoints(
 ) -> Checkpoints:
     """Checkpoints of writers and of the shell commands whose plan asks for one
     (docs/CHECKPOINTS.md)."""
-    return Checkpoints(workspace, config.checkpoints, dirs.state, documents=documents)
+    return Checkpoints(
+        workspace, config.checkpoints, dirs.state, documents=documents, keep_out=own_folders(dirs)
+    )
+
+
+def _refuse_broad_roots(roots: Sequence[Path], dirs: Dirs) -> None:
+    """Every face refuses a home folder or `/` before it gets here, with its own words
+    (broad_roots.py); this keeps any other way in from building a runtime over one."""
+    refused = refused_root(roots, dirs)
+    if refused is not None:
+        raise ToolError(BROAD_ROOT, refused.message("any"), refused.recovery("any"))
 
 
 def _index_refresh(index: CodeIndexService) -> CallListener:

@@ -180,7 +180,12 @@ class Proxy:
             self.workspaces.editor_fs = rewrites.editor_fs(self.editor_capabilities)
             message = {**message, "params": params}
         elif method in OPENS_SESSION:
-            message = await self._open_session(message)
+            try:
+                message = await self._open_session(message)
+            except Refused as refused:  # a root that is no workspace: the agent never sees it
+                if "id" in message:
+                    await self.editor.send(error_reply(message["id"], **refused.error))
+                return
         has_id = "id" in message
         if self.agent_gone is not None:
             if has_id:

@@ -18,6 +18,8 @@ from lsp_server import compose
 from lsp_server.acp.buffers import EditorBuffers
 from lsp_server.acp.permission import PermissionAsker
 from lsp_server.acp.read_window import acp_registry
+from lsp_server.acp.replies import refuse
+from lsp_server.broad_roots import BROAD_ROOT, refused_root
 from lsp_server.config.layers import load_layers
 from lsp_server.dirs import Dirs
 from lsp_server.mcp.attach.listener import AttachListener
@@ -96,6 +98,10 @@ class Workspaces:
         return None
 
     async def _build(self, root: Path) -> Served:
+        refused = refused_root([root], self.dirs)  # before anything reads the root
+        if refused is not None:
+            log.warning("%s", refused.message("acp"))
+            raise refuse(BROAD_ROOT, refused.cause, refused.recovery("acp"))
         loaded = load_layers(None, [root], self.dirs)
         for problem in loaded.problems + loaded.notices:
             log.warning("configuration: %s", problem)

@@ -56,11 +56,26 @@ def _skipped(relative: str, skip: frozenset[str]) -> bool:
     return any(part in skip for part in relative.rstrip("/").split("/"))
 
 
-def _walk(root: Path, folder: str, skip: frozenset[str]) -> Iterable[str]:
-    """Files below an ignored folder, regenerable folders and nested repositories left out."""
+def _kept_out(relative: str, kept_out: Sequence[str]) -> bool:
+    """At or below one of toolhost's own folders (ShadowRepo.kept_out)."""
+    relative = relative.rstrip("/")
+    return any(relative == k or relative.startswith(k + "/") for k in kept_out)
+
+
+def _walk(
+    root: Path, folder: str, skip: frozenset[str], kept_out: Sequence[str] = ()
+) -> Iterable[str]:
+    """Files below an ignored folder, regenerable folders, nested repositories and
+    toolhost's own folders left out."""
     for current, dirs, files in os.walk(root / folder):
-        dirs[:] = [d for d in dirs if d not in skip and not (Path(current, d, ".git")).exists()]
         base = Path(current).relative_to(root).as_posix()
+        dirs[:] = [
+            d
+            for d in dirs
+            if d not in skip
+            and not (Path(current, d, ".git")).exists()
+            and not _kept_out(f"{base}/{d}", kept_out)
+        ]
         for name in files:
             yield f"{base}/{name}"
 
@@ -80,12 +95,12 @@ def ignored_candidates(
         raw = repo.git(*command)
     found: list[str] = []
     for entry in dict.fromkeys(raw.decode("utf-8", "surrogateescape").split("\0")):
-        if not entry or _skipped(entry, skip):
+        if not entry or _skipped(entry, skip) or _kept_out(entry, repo.kept_out):
             continue
         if entry.endswith("/"):
             if (repo.work_tree / entry / ".git").exists():
                 continue  # a nested repository
-            found.extend(_walk(repo.work_tree, entry.rstrip("/"), skip))
+            found.extend(_walk(repo.work_tree, entry.rstrip("/"), skip, repo.kept_out))
         else:
             found.append(entry)
     return found

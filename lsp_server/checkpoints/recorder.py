@@ -21,7 +21,7 @@ import logging
 import stat
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -75,10 +75,14 @@ class Checkpoints:
         state_folder: Path | None,
         *,
         documents: DocumentSource | None = None,
+        keep_out: Sequence[Path] = (),
     ) -> None:
+        """`keep_out`: toolhost's folders beside the state folder (its config ...); none of
+        them is recorded or watched where a root holds them (an allowed home folder)."""
         self.workspace = workspace
         self.config = config
         self.state_folder = state_folder
+        self.keep_out = (*([state_folder] if state_folder else []), *keep_out)
         self._stores: dict[Path, CheckpointStore] = {}
         self._locks: dict[Path, threading.Lock] = {}
         self._stores_lock = threading.Lock()
@@ -91,7 +95,7 @@ class Checkpoints:
         self._measure = False
         self.documents: DocumentSource | None = documents
         self._failed: dict[str, str] = {}
-        self.watchers = RootWatchers()  # what changed since a root's last snapshot
+        self.watchers = RootWatchers(keep_out=self.keep_out)  # changes since a root's snapshot
         self._queue = WriteQueue(self.store, self.root_lock, self._recorded)
         if self.enabled and state_folder is not None:
             # Journals a dead process left go into the shadow repositories at start.
@@ -109,7 +113,9 @@ class Checkpoints:
             store = self._stores.get(root)
             if store is None:
                 assert self.state_folder is not None
-                store = CheckpointStore(self.state_folder, root, self.config.max_file_bytes)
+                store = CheckpointStore(
+                    self.state_folder, root, self.config.max_file_bytes, self.keep_out
+                )
                 self._stores[root] = store
                 self._locks[root] = threading.Lock()
             return store

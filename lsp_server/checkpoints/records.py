@@ -21,7 +21,7 @@ import logging
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -139,10 +139,13 @@ def _plain_records(path: Path) -> list[dict[str, Any]]:
 class CheckpointStore:
     """The checkpoints of one workspace root (blocking; the runtime calls it in threads)."""
 
-    def __init__(self, state_folder: Path, root: Path, max_file_bytes: int) -> None:
+    def __init__(
+        self, state_folder: Path, root: Path, max_file_bytes: int, keep_out: Sequence[Path] = ()
+    ) -> None:
+        """`keep_out`: toolhost's own folders beside the state folder (never recorded)."""
         self.folder = state_folder / "checkpoints" / root_key(root)
         self.root = root
-        self.repo = ShadowRepo(self.folder, root, max_file_bytes)
+        self.repo = ShadowRepo(self.folder, root, max_file_bytes, (state_folder, *keep_out))
         self._records = self.folder / "records"
 
     def ensure(self) -> None:
@@ -374,7 +377,7 @@ class CheckpointStore:
                 shutil.rmtree(target, ignore_errors=True)
             else:
                 target.unlink(missing_ok=True)
-        self.repo = ShadowRepo(self.folder, self.root, self.repo.max_file_bytes)
+        self.repo = ShadowRepo(self.folder, self.root, self.repo.max_file_bytes, self.repo.keep_out)
         self.ensure()
         (self.folder / "over-budget").write_text(f"{size}\n")
 

@@ -1,13 +1,14 @@
 """What changed in a workspace root since the last snapshot, from inotify, so that a shell
 command's checkpoint adds only those paths instead of scanning the whole tree twice.
 
-Every folder of the root is watched, except `.git` folders and the inside of nested
-repositories (git records neither). Nothing reads the queue in the background: `take`
-reads it dry when a snapshot is about to be taken. The kernel queues an event in the same
-system call that makes the change, so once a command has ended every change it made
-through a watched folder is in the queue. A folder created (or moved in) is marked changed
-as a whole and watched at once, so files made in it before its watch existed are still
-covered: `git add -A -- folder` looks at all of it.
+Every folder of the root is watched, except `.git` folders, the inside of nested
+repositories (git records neither) and toolhost's own folders (shadow.py keeps them out).
+Nothing reads the queue in the background: `take` reads it dry when a snapshot is about to
+be taken. The kernel queues an event in the same system call that makes the change, so
+once a command has ended every change it made through a watched folder is in the queue.
+A folder created (or moved in) is marked changed as a whole and watched at once, so files
+made in it before its watch existed are still covered: `git add -A -- folder` looks at all
+of it.
 
 `take` asks for a full scan instead (Changed.rescan says why) when:
 - the watcher has just started (no snapshot since its watches were in place), or it
@@ -30,10 +31,12 @@ import os
 import stat
 import threading
 import weakref
+from collections.abc import Sequence
 from pathlib import Path
 
 import attrs
 
+from lsp_server.broad_roots import own_folders_inside
 from lsp_server.checkpoints import inotify
 from lsp_server.checkpoints.inotify import Event, Inotify, InotifyError
 
@@ -58,8 +61,10 @@ class Changed:
 
 
 class TreeWatcher:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, kept_out: Sequence[str] = ()) -> None:
         self.root = root
+        self.kept_out = tuple(kept_out)
+        """Folders (relative) neither watched nor reported: toolhost's own."""
         self._lock = threading.Lock()
         self._inotify: Inotify | None = None
         self._folders: dict[int, str] = {}  # wd -> folder ("" is the root)
@@ -178,6 +183,8 @@ class TreeWatcher:
                 self._root_gone("the root was moved, deleted or unmounted")
             return
         path = f"{folder}/{event.name}" if folder else event.name
+        if self._kept_out(path):
+            return
         if event.name == ".git":
             if folder and event.mask & _NEW:
                 self._nested.add(folder)
@@ -193,6 +200,9 @@ class TreeWatcher:
             if event.mask & _NEW:
                 self._unwatch(path)  # a folder moved within the root: its old watches
                 self._guard(self._watch_tree, path)
+
+    def _kept_out(self, path: str) -> bool:
+        return any(path == k or path.startswith(k + "/") for k in self.kept_out)
 
     def _root_gone(self, reason: str) -> None:
         self._rescan = reason
@@ -233,7 +243,7 @@ class TreeWatcher:
                 rel = f"{folder}/{entry.name}" if folder else entry.name
                 try:
                     if entry.is_dir(follow_symlinks=False):
-                        if entry.name != ".git":
+                        if entry.name != ".git" and not self._kept_out(rel):
                             pending.append(rel)
                     elif entry.stat(follow_symlinks=False).st_nlink > 1:
                         self._hard_links.add(rel)
@@ -262,8 +272,10 @@ def _links(path: Path) -> int:
 class RootWatchers:
     """One watcher per workspace root, started on its first snapshot."""
 
-    def __init__(self, enabled: bool = True) -> None:
+    def __init__(self, enabled: bool = True, keep_out: Sequence[Path] = ()) -> None:
         self.enabled = enabled
+        self.keep_out = tuple(keep_out)
+        """toolhost's own folders: not watched where a root holds them."""
         self._watchers: dict[Path, TreeWatcher] = {}
         self._lock = threading.Lock()
         self.scans: dict[Path, str] = {}
@@ -278,7 +290,8 @@ class RootWatchers:
         with self._lock:
             watcher = self._watchers.get(root)
             if watcher is None:
-                watcher = self._watchers[root] = TreeWatcher(root)
+                kept_out = own_folders_inside(root, self.keep_out)
+                watcher = self._watchers[root] = TreeWatcher(root, kept_out)
             return watcher
 
     def invalidate(self, root: Path, reason: str) -> None:

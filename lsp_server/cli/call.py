@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def _call(args: argparse.Namespace) -> int:
     from lsp_server import compose
+    from lsp_server.broad_roots import refused_root
     from lsp_server.config.layers import load_layers
     from lsp_server.dirs import Dirs
     from lsp_server.policy.prompt import Asker
@@ -61,6 +62,10 @@ async def _call(args: argparse.Namespace) -> int:
         return 2
     roots = [root]
     dirs = Dirs.from_environment()
+    refused = refused_root(roots, dirs)  # a home folder or `/`: before anything reads it
+    if refused is not None:
+        print(f"toolhost: {refused.message('cli')}", file=sys.stderr)
+        return 2
     loaded = load_layers(None, roots, dirs)
     # Who answers "ask": --yes allows, a person at a terminal is asked, otherwise nobody
     # (the unattended decision). Deny rules and readOnly mode apply in every case.

@@ -62,6 +62,11 @@ class WorkspaceConfig:
     """More gitignore-style patterns of secret files readers refuse."""
     allowed_secrets: list[str] = attrs.Factory(list)
     """Secret-looking paths (gitignore-style) that readers may read anyway."""
+    allow_broad_roots: bool = False
+    """Let a home folder, `/`, a folder above home or a system folder (/usr, /etc, /tmp ...)
+    be a workspace root. Off, such a root is refused before anything reads it (open a
+    project folder instead). Loosens policy: read from the user config file and the managed
+    file only, never from a workspace or editor setting (docs/MCP.md)."""
 
 
 @attrs.define

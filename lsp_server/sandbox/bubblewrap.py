@@ -38,6 +38,9 @@ class BubblewrapLayout:
     protected: tuple[str, ...] = (".git", ".toolhost.toml")
     """Names inside each root kept read-only; missing ones are skipped."""
     network: bool = False
+    read_only_within: tuple[Path, ...] = ()
+    """Folders inside the roots bound read-only again: toolhost's own state and config
+    folders, where a root holds them (an allowed home folder)."""
     under_tmp: tuple[Path, ...] = attrs.Factory(folders_under_tmp)
     """Folders under /tmp to keep visible (read-only) over the private /tmp: the home
     folder (~/.gitconfig still applies, ~ stays read-only), PATH entries and the server's
@@ -76,6 +79,8 @@ def _mount_points(layout: BubblewrapLayout, state_dir: Path) -> list[str]:
                 if os.path.lexists(path):
                     # -try: a name removed since the check must not stop the command.
                     args += ["--ro-bind-try", str(path), str(path)]
+    for folder in layout.read_only_within:
+        args += ["--ro-bind-try", str(folder), str(folder)]
     args += ["--bind", str(state_dir), str(state_dir)]
     if layout.proxy_socket is not None:
         proxy_folder = str(layout.proxy_socket.parent)

@@ -17,7 +17,10 @@ from lsp_server.sandbox.platforms import BackendFound, find_backend
 class SandboxService:
     """One instance per server. Blocking only in `backend()` (the first call runs bwrap)."""
 
-    def __init__(self) -> None:
+    def __init__(self, own_folders: Sequence[Path] = ()) -> None:
+        self.own_folders = tuple(own_folders)
+        """toolhost's state and config folders: read-only to commands where a root holds
+        them (a home folder the user allowed as a root)."""
         self._found: dict[str | None, BackendFound] = {}
         self._lock = threading.Lock()
         self._told: set[str] = set()
@@ -62,6 +65,9 @@ class SandboxService:
             roots=tuple(roots),
             writable=plan.mode == "workspace-write",
             protected=tuple(protected),
+            read_only_within=tuple(
+                f for f in self.own_folders if any(r == f or r in f.parents for r in roots)
+            ),
             network=plan.network,
             confined=plan.sandboxed,
             proxy_socket=proxy_socket if plan.sandboxed and not plan.network else None,

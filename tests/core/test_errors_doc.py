@@ -41,6 +41,9 @@ PRODUCED_BY: dict[str, str] = {
     "workspace.secret_file": (
         "tests/core/test_confinement.py::test_secret_files_are_refused_by_readers"
     ),
+    "workspace.broad_root": (
+        "tests/mcp/test_broad_root.py::test_started_in_the_home_folder_every_call_is_refused"
+    ),
     "invalid_argument": "tests/core/test_confinement.py::test_nul_bytes_and_overlong_paths",
     "FS_NOT_OBSERVED": (
         "tests/core/test_observations.py::test_replacing_an_unread_file_is_refused"

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from lsp_server.mcp.attach import attach_client, attach_records, wire
 from lsp_server.mcp.attach.attach_client import EditorRuntime, ProgressCallback
 from lsp_server.mcp.calls.results import refusal, to_mcp
-from lsp_server.runtime.core.errors import ATTACH_LOST, ATTACH_UNAVAILABLE
+from lsp_server.runtime.core.errors import ATTACH_LOST, ATTACH_UNAVAILABLE, BROAD_ROOT
 
 if TYPE_CHECKING:
+    from lsp_server.broad_roots import BroadRoot
     from lsp_server.runtime.dispatch import Runtime
     from lsp_server.runtime.lifecycle import Lifecycle
     from lsp_server.runtime.progress import ProgressSender
@@ -40,8 +41,11 @@ class CallRouter:
         session: str,
         surface: str,
         local_factory: LocalFactory,
+        refused: BroadRoot | None = None,
     ) -> None:
         self.attach_folder = attach_folder
+        self.refused = refused
+        """The root is no workspace (broad_roots.py): every call is refused, none runs."""
         self.root = root
         self.mode = mode
         self.session = session
@@ -82,6 +86,9 @@ class CallRouter:
     ) -> dict[str, Any]:
         """`connection`: the toolhost session of this MCP connection when one server has
         several (Streamable HTTP); a --session name wins, an attached editor keeps one."""
+        if self.refused is not None:  # before attaching or building anything over the root
+            refused = self.refused
+            return refusal(BROAD_ROOT, refused.cause, refused.recovery("mcp"), self.serving)
         await self.connect(client)
         payload: dict[str, Any] = {"name": name, "arguments": arguments, "surface": self.surface}
         if self.editor is not None and self.editor.lost is not None:
@@ -161,7 +168,8 @@ class CallRouter:
 
     def warm_local(self) -> None:
         """Build the local runtime before the first call needs it."""
-        self._local_runtime()
+        if self.refused is None:
+            self._local_runtime()
 
     def _local_runtime(self) -> Runtime:
         if self.local is None:

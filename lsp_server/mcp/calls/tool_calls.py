@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from lsp_server.broad_roots import BroadRoot
     from lsp_server.mcp.calls.local import Approvals
     from lsp_server.mcp.calls.rounds import RoundTrips
     from lsp_server.mcp.calls.router import AttachMode, CallRouter
@@ -40,6 +41,8 @@ class Calls:
         self.session = session
         self.attach = attach
         self.approvals = approvals
+        self.refused = _refused(root)
+        """A root no face serves (a home folder, `/` ...): every call is refused."""
         self._registry: Registry | None = None
         self._building = threading.Lock()  # the listing's thread and the warm-up's: one build
         self._router: CallRouter | None = None
@@ -91,7 +94,13 @@ class Calls:
             return build_local_runtime(root, dirs, progress, approvals)
 
         self._router = CallRouter(
-            dirs.attach_folder, root, self.attach, self.session, self.surface, build_local
+            dirs.attach_folder,
+            root,
+            self.attach,
+            self.session,
+            self.surface,
+            build_local,
+            self.refused,
         )
         return self._router
 
@@ -141,3 +150,15 @@ class Calls:
     async def close(self) -> None:
         if self._router is not None:
             await self._router.close()
+
+
+def _refused(root: Path) -> BroadRoot | None:
+    """The root checked once, at start, before anything reads it (said on stderr, which
+    MCP clients keep in their server log, and in every call's result)."""
+    from lsp_server.broad_roots import refused_root
+    from lsp_server.dirs import Dirs
+
+    refused = refused_root([root], Dirs.from_environment())
+    if refused is not None:
+        log.warning("%s", refused.message("mcp"))
+    return refused

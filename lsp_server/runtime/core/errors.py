@@ -17,6 +17,7 @@ PERMISSION_UNREADABLE_ANSWER = "permission.unreadable_answer"
 PERMISSION_FORM_NOT_SHOWN = "permission.form_not_shown"
 OUTSIDE_SCOPE = "workspace.outside_scope"
 SECRET_FILE = "workspace.secret_file"
+BROAD_ROOT = "workspace.broad_root"  # lsp_server/broad_roots.py
 FS_NOT_OBSERVED = "FS_NOT_OBSERVED"
 FS_STALE_VERSION = "FS_STALE_VERSION"
 FS_NOT_FOUND = "FS_NOT_FOUND"
