@@ -23,6 +23,8 @@ COMMANDS = (
     "schemas",
     "index",
     "doctor",
+    "status",
+    "trust",
     "demo",
 )
 

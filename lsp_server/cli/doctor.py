@@ -1,8 +1,9 @@
 """`toolhost doctor [--root DIR]`: which toolhost runs and what it carries (ripgrep, the
-tree-sitter grammars), which language server serves each language, who answers lsp_*
-questions (the editor's servers or toolhost's), whether shell commands can run in the
-sandbox here (and in which mode), and whether a warm process serves `--warm` starts.
-Whatever is missing comes with how to get it."""
+tree-sitter grammars), the configuration (the managed file, whether the workspace
+.toolhost.toml is approved, which layer set each policy value), which language server
+serves each language, who answers lsp_* questions (the editor's servers or toolhost's),
+whether shell commands can run in the sandbox here (and in which mode), and whether a warm
+process serves `--warm` starts. Whatever is missing comes with how to get it."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def sandbox_section(root: Path) -> str:
     loaded = load_layers(None, [root], dirs)
     shell = loaded.config.shell
     files = [dirs.user_config_file]
-    if loaded.workspace_trusted or shell.sandbox != "off":
+    approved = any(found.trusted for found in loaded.workspace_files)
+    if approved or shell.sandbox != "off":
         files.append(root / WORKSPACE_CONFIG_NAME)
     found = find_backend(None)
     return render_sandbox(
@@ -65,6 +67,7 @@ def answers_section(root: Path, languages: list[str], provider: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from lsp_server.cli.install_report import render_install
     from lsp_server.config.layers import load_layers
+    from lsp_server.config.report import render_config
     from lsp_server.dirs import Dirs
     from lsp_server.langservers import diagnosis
     from lsp_server.warm.status_line import warm_section
@@ -72,7 +75,10 @@ def run(args: argparse.Namespace) -> int:
     root = args.root.resolve()
     print(render_install())
     print()
-    lsp = load_layers(None, [root], Dirs.from_environment()).config.lsp
+    loaded = load_layers(None, [root], Dirs.from_environment())
+    print(render_config(loaded))  # an unapproved .toolhost.toml, the managed file, sources
+    print()
+    lsp = loaded.config.lsp
     report = diagnosis.diagnose(root, lsp.servers, project_local=lsp.project_servers)
     print(diagnosis.render(report))
     print()

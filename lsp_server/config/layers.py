@@ -22,7 +22,7 @@ import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -42,6 +42,7 @@ from lsp_server.sandbox import stricter_mode
 __all__ = ["WORKSPACE_CONFIG_NAME", "LoadedConfig", "load_config", "load_layers", "read_toml"]
 
 RULE_LISTS = ("allow", "ask", "deny")
+_Value = TypeVar("_Value")
 _SECTIONS = frozenset(attrs.fields_dict(Config))
 # Keys of the initializationOptions `toolhost` object that are not settings.
 CLIENT_ONLY_KEYS = frozenset(("workspaceTrusted", "token"))
@@ -94,7 +95,7 @@ class LoadedConfig:
     workspace_files: list[WorkspaceFile] = attrs.Factory(list)
     managed: ManagedLayer | None = None
 
-    def command_line(self, key: str, value: str | None, flag: str) -> str | None:
+    def command_line(self, key: str, value: _Value | None, flag: str) -> _Value | None:
         """A command-line flag's value for setting `key` (None: the config's value applies):
         the managed file's lock beats it."""
         if value is None:

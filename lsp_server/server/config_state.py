@@ -11,16 +11,11 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lsp_server.config import report
 from lsp_server.config.approval import approve_config
 from lsp_server.config.layers import LoadedConfig, load_layers
 from lsp_server.config.trust import TrustStore
-from lsp_server.protocol import (
-    ConfigUntrustedParams,
-    ManagedConfigInfo,
-    TrustConfigParams,
-    TrustConfigResult,
-    WorkspaceConfigInfo,
-)
+from lsp_server.protocol import ConfigUntrustedParams, TrustConfigParams, TrustConfigResult
 from lsp_server.runtime.core.uris import uri_to_path
 
 if TYPE_CHECKING:
@@ -34,30 +29,11 @@ def status_fields(loaded: LoadedConfig | None) -> dict[str, Any]:
     """policySources, configLayers, workspaceConfig and managedConfig for toolhost/status."""
     if loaded is None:
         return {"policy_sources": {}}
-    files = [
-        WorkspaceConfigInfo(
-            path=str(found.path),
-            sha256=found.sha256,
-            state="trusted" if found.trusted else "untrusted",
-            reason=found.reason,
-            ignored=list(found.ignored),
-        )
-        for found in loaded.workspace_files
-    ]
-    managed = loaded.managed
-    info = None
-    if managed is not None and managed.present:
-        info = ManagedConfigInfo(
-            path=str(managed.path),
-            state=managed.state,
-            message=managed.message,
-            locked=sorted(managed.locked),
-        )
     return {
         "policy_sources": dict(loaded.policy_sources),
         "config_layers": list(loaded.sources),
-        "workspace_config": files,
-        "managed_config": info,
+        "workspace_config": report.workspace_infos(loaded),
+        "managed_config": report.managed_info(loaded),
     }
 
 

@@ -27,6 +27,8 @@ def build_local_runtime(
     """`approvals`: --approvals as given (None: the config's mcp.approvals)."""
     roots = [root]
     loaded = load_layers(None, roots, dirs)
+    # The flag beats the config files, but not a lock of the managed file.
+    approvals = loaded.command_line("mcp.approvals", approvals, f"--approvals {approvals}")
     problems = loaded.problems + loaded.notices
     asker: ElicitationAsker | ClientApprovals = ElicitationAsker()
     if (approvals or loaded.config.mcp.approvals) == "client":
