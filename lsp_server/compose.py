@@ -60,6 +60,7 @@ from lsp_server.runtime.sessions.session import SessionFolders
 from lsp_server.sandbox.netallow import parse_allow_list
 from lsp_server.sandbox.service import SandboxService
 from lsp_server.search.engines import SearchEngines
+from lsp_server.secrets.known import SecretValues
 from lsp_server.shell.jobs import JobManager
 from lsp_server.tools.registry import build_registry
 
@@ -105,6 +106,8 @@ def build_runtime(
     _refuse_broad_roots([*roots, *map(Path, config.workspace.extra_roots)], dirs)
     workspace = Workspace.from_config(list(roots), config.workspace)
     parts = _Parts()
+    # One set of known secret values for the results, the audit log and the ACP face.
+    parts.instances[SecretValues] = SecretValues.of(workspace, config.shell)
     bridge = editor.bridge if editor else None
     sandbox = parts.sandbox(dirs)
     planner = parts.planner(config, workspace, dirs, sandbox)
@@ -190,7 +193,8 @@ class _Parts:
         )
         planner.classifier = lambda: policy.engine.classifier
         self.instances[PolicyService] = policy
-        self.listeners.append(AuditListener(AuditLog(dirs.state)))
+        secrets: SecretValues = self.instances[SecretValues]
+        self.listeners.append(AuditListener(AuditLog(dirs.state, redact=secrets.redact_known)))
         return PolicyApprover(policy, bridge, asker)
 
     def planner(

@@ -138,13 +138,16 @@ def output(terminal: Terminal) -> dict[str, Any]:
     job = terminal.job
     data, dropped = job.output.read_from(job.output.start)
     truncated = dropped > 0 or job.output.start > 0
+    # Secrets replaced before the cut, so that the cut never leaves half of one.
+    text = terminal.served.runtime.secrets.redact(data.decode("utf-8", "replace"))
     limit = terminal.byte_limit
-    if limit is not None and len(data) > limit:
-        data = data[len(data) - limit :]
+    if limit is not None and len(text) > limit // 4 and len(encoded := text.encode()) > limit:
+        data = encoded[len(encoded) - limit :]
         while data and (data[0] & 0xC0) == 0x80:  # never start inside a character
             data = data[1:]
+        text = data.decode("utf-8", "replace")
         truncated = True
-    answer: dict[str, Any] = {"output": data.decode("utf-8", "replace"), "truncated": truncated}
+    answer: dict[str, Any] = {"output": text, "truncated": truncated}
     if not job.running:
         answer["exitStatus"] = exit_status(job)
     return answer

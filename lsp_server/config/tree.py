@@ -96,6 +96,13 @@ class ShellConfig:
     "host:port", "*.domain", IP literals (docs/SANDBOX.md). Empty: none."""
     sandbox_read_only: list[str] = attrs.Factory(lambda: [".git", ".toolhost.toml"])
     """Names inside each workspace root that stay read-only in the sandbox."""
+    env_pass: list[str] = attrs.Factory(list)
+    """Credentials of the server's environment that commands still get, by name or glob
+    (e.g. ["OPENAI_API_KEY"]); their values are still hidden from the model's results.
+    Loosens policy: read from user-level settings only (docs/SHELL.md)."""
+    env_drop: list[str] = attrs.Factory(list)
+    """More names (globs, any case) of variables commands never get, and whose values are
+    hidden from results, beside the built-in credential names (docs/SHELL.md)."""
 
 
 @attrs.define

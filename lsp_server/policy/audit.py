@@ -2,7 +2,8 @@
 
 Never in the workspace by default (a repository must not be able to read or rewrite it).
 `audit.jsonl` grows to `max_bytes`, then becomes `audit.jsonl.1` (older ones shift up to
-`keep`), so the log never grows without bound.
+`keep`), so the log never grows without bound. Its text fields (paths, rule) go through
+the server's redactor (lsp_server/secrets) like every result the model sees.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,18 +24,21 @@ from lsp_server.protocol import DidCallParams
 log = logging.getLogger(__name__)
 
 
-def audit_line(record: DidCallParams, time: str | None = None) -> dict[str, Any]:
+def audit_line(
+    record: DidCallParams, time: str | None = None, redact: Callable[[str], str] = str
+) -> dict[str, Any]:
     """The JSON line of one finished call: who, what (digest only: no file contents or
-    secrets), the decision and its rule, the outcome ("ok" or the error code)."""
+    secrets), the decision and its rule, the outcome ("ok" or the error code). `redact`
+    replaces known secret values in its text (a path or a rule could hold one)."""
     return {
         "time": time or datetime.now(UTC).isoformat(timespec="milliseconds"),
         "callId": record.call_id,
         "session": record.session,
         "tool": record.tool,
         "argumentsDigest": record.arguments_digest,
-        "paths": list(record.paths),
+        "paths": [redact(path) for path in record.paths],
         "decision": record.decision or "none",
-        "rule": record.rule,
+        "rule": redact(record.rule) if record.rule else record.rule,
         "outcome": record.code or "ok",
         "durationMs": round(record.duration_ms, 3),
     } | ({"approvedBy": record.approved_by} if record.approved_by else {})
@@ -45,8 +50,15 @@ class AuditLog:
     filled it, and then it is opened again by name. Servers sharing a state folder rotate
     only a full file, so one that still holds the old file finds it full and moves on."""
 
-    def __init__(self, folder: Path, max_bytes: int = 10 * 1024 * 1024, keep: int = 3) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        max_bytes: int = 10 * 1024 * 1024,
+        keep: int = 3,
+        redact: Callable[[str], str] = str,
+    ) -> None:
         self.path = folder / "audit.jsonl"
+        self.redact = redact
         self.max_bytes = max_bytes
         self.keep = keep
         self._lock = threading.Lock()
@@ -60,7 +72,7 @@ class AuditLog:
         self.path.replace(self.path.with_name(f"{self.path.name}.1"))
 
     def write(self, record: DidCallParams) -> None:
-        line = json_bytes.encode(audit_line(record)) + b"\n"
+        line = json_bytes.encode(audit_line(record, redact=self.redact)) + b"\n"
         with self._lock:
             if self._fd < 0 or not self._takes(self._fd, len(line)):
                 self.close()

@@ -44,6 +44,8 @@ from lsp_server.runtime.sessions.observations import FileLocks
 from lsp_server.runtime.sessions.session import Session, SessionFolders, SessionStore
 from lsp_server.runtime.storm import StormBreaker
 from lsp_server.runtime.validation import Placement, Validators
+from lsp_server.secrets.known import SecretValues
+from lsp_server.secrets.placeholders import require_no_new_placeholder
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +89,8 @@ class Runtime:
         self.listeners: tuple[CallListener, ...] = tuple(listeners)
         self.documents: DocumentSource | None = documents
         self.progress_sender = progress_sender
+        # Known secret values, replaced by placeholders in every result (lsp_server/secrets).
+        self.secrets = SecretValues.of_server(services, workspace, config.shell)
         self._built = True
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -312,12 +316,14 @@ class Runtime:
     async def _publish(
         self, state: CallState, ctx: ToolContext, plan: WritePlan, pre_approved: bool
     ) -> ToolOutput:
+        require_no_new_placeholder(plan.changes, self.workspace.relative)
         diff = approval_step.plan_diff(self.workspace, state, plan)
         await approval_step.approve(self, state, diff, pre_approved)
         return await approval_step.publish(self.checkpoints(), state, ctx, plan)
 
     def _context(self, state: CallState, params: CallParams) -> ToolContext:
         token = params.work_done_token
+        sender = self._send_progress if self.progress_sender is not None else None
         return ToolContext(
             tool=state.tool.contract,
             call_id=state.call_id,
@@ -325,7 +331,7 @@ class Runtime:
             workspace=self.workspace,
             config=self.config,
             files=self.files_for(state.session),
-            progress=Progress(token, self.progress_sender, state.tool.name),
+            progress=Progress(token, sender, state.tool.name),
             services=self.services,
             client=self.client,
             registry=self.registry,
@@ -340,10 +346,26 @@ class Runtime:
         return unknown_tool(self.registry, params, call_id, surface, started)
 
     def _success(self, state: CallState, output: ToolOutput, started: float) -> CallResult:
+        # Before bounding and storing: the paged full text holds no secret either.
+        output.text = self.secrets.redact(output.text)
         return success(state, output, started, self.config.limits.max_output_chars)
 
     def _failure(self, state: CallState, exc: ToolError, started: float) -> CallResult:
+        secrets = self.secrets
+        exc.cause, exc.recovery = secrets.redact(exc.cause), secrets.redact(exc.recovery)
+        if exc.partial_text:
+            exc.partial_text = secrets.redact(exc.partial_text)
+        if exc.details:
+            exc.details = secrets.redact_json(exc.details)
         return failure(state, exc, started, self.config.limits.max_output_chars)
+
+    def _send_progress(self, token: str | int, value: dict[str, Any]) -> None:
+        """A progress report (a command's last line) with its secrets replaced."""
+        assert self.progress_sender is not None  # only given to a Progress when set
+        message = value.get("message")
+        if isinstance(message, str):
+            value = {**value, "message": self.secrets.redact(message)}
+        self.progress_sender(token, value)
 
     def _notify(self, state: CallState, params: CallParams, result: CallResult) -> None:
         held_reports.report(lambda: self._emit(call_record(state, result)))

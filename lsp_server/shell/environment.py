@@ -1,7 +1,11 @@
-"""The environment of every command: nothing in it may wait for a human.
+"""The environment of every command: nothing in it may wait for a human, and no credential
+of the server's own environment reaches it.
 
 Editors, pagers, password prompts, "Ok to proceed?" questions and colour codes are the
 usual ways an agent's shell hangs or floods; each variable below closes one of them.
+Credentials (`*_API_KEY`, `*_TOKEN`, `*PASSWORD*`, `AWS_*` ...: lsp_server/secrets/names.py)
+are left out unless the user passes them by name (`shell.env_pass`): whatever a command
+prints reaches the model.
 """
 
 from __future__ import annotations
@@ -9,6 +13,8 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Mapping
+
+from lsp_server.secrets.names import CredentialNames
 
 # The marker every process of a command inherits. Processes that leave the process group
 # (setsid, double forks into a new session) are still found by it in /proc.
@@ -45,8 +51,13 @@ NON_INTERACTIVE: Mapping[str, str] = {
 REMOVED = ("BASH_ENV", "ENV", "PROMPT_COMMAND", "SSH_ASKPASS", "DISPLAY_ASKPASS")
 
 
-def command_environment(marker: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ if base is None else base)
+def command_environment(
+    marker: str, base: Mapping[str, str] | None = None, names: CredentialNames | None = None
+) -> dict[str, str]:
+    """`base` (the server's environment) without its credentials, made non-interactive."""
+    names = names or CredentialNames()
+    source = os.environ if base is None else base
+    env = {name: value for name, value in source.items() if not names.withheld(name, value)}
     for name in REMOVED:
         env.pop(name, None)
     env.update(NON_INTERACTIVE)

@@ -191,7 +191,7 @@ class JobManager:
             notify=notify,
             on_end=on_end,
         )
-        env = command_environment(marker)
+        env = command_environment(marker, names=limits.credentials)
         argv = command_argv(command, cwd, env, job.state, launcher, keeps_daemons(command, limits))
         preexec = parent_death_hook() if launcher is None else None
         try:

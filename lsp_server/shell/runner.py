@@ -21,6 +21,7 @@ import anyio
 import attrs
 
 from lsp_server.sandbox.lifetime import parent_death_hook
+from lsp_server.secrets.names import CredentialNames
 from lsp_server.shell import processes
 from lsp_server.shell.capture import HeadTailCapture, shown_text
 from lsp_server.shell.confinement import (
@@ -48,6 +49,8 @@ class RunLimits:
     pipe_wait_seconds: float = 2.0
     capture_bytes: int = 8 * 1024 * 1024
     kill_daemons: bool = True
+    credentials: CredentialNames = attrs.Factory(CredentialNames)
+    """Which variables of the server's environment the command does not get."""
 
 
 @attrs.define
@@ -165,7 +168,7 @@ async def run_command(
     marker = marker or new_marker()
     capture = HeadTailCapture(limits.capture_bytes)
     state = CommandState.create()
-    env = command_environment(marker)
+    env = command_environment(marker, names=limits.credentials)
     keep = keeps_daemons(command, limits)
     argv = command_argv(command, cwd, env, state, launcher, keep)
     preexec = parent_death_hook() if launcher is None else None

@@ -73,6 +73,9 @@ PRODUCED_BY: dict[str, str] = {
     "edit.unencodable": (
         "tests/core/test_error_codes.py::test_edit_unencodable_keeps_the_file_in_its_encoding"
     ),
+    "edit.secret_placeholder": (
+        "tests/secrets/test_secrets_mcp.py::test_a_placeholder_is_not_written_back"
+    ),
     "grep.invalid_regex": "tests/search/test_grep_tool.py::test_invalid_regex_is_a_clear_error",
     "image.unsupported": (
         "tests/search/test_view_image.py::test_text_with_an_image_name_is_refused"

@@ -20,6 +20,7 @@ from lsp_server.runtime.core.contract import (
 )
 from lsp_server.runtime.core.errors import ToolError
 from lsp_server.runtime.results.tool_output import ToolOutput
+from lsp_server.secrets.names import CredentialNames
 from lsp_server.tools.shell.sandboxing import (
     SANDBOX_PROPERTY,
     blocked_notes,
@@ -107,6 +108,7 @@ def run_limits(ctx: ToolContext, timeout_ms: int) -> RunLimits:
         pipe_wait_seconds=shell.pipe_wait_seconds,
         capture_bytes=shell.capture_bytes,
         kill_daemons=shell.kill_daemons,
+        credentials=CredentialNames.of(shell.env_pass, shell.env_drop),
     )
 
 

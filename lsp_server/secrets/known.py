@@ -1,0 +1,76 @@
+"""SecretValues: the known secret values of one server and the redactor over them, rebuilt
+only when the set changes (a .env file edited, a key file added)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from lsp_server.secrets.names import CredentialNames
+from lsp_server.secrets.redaction import Redactor, Secret
+from lsp_server.secrets.sources import SecretFiles, environment_secrets
+
+if TYPE_CHECKING:
+    from lsp_server.config.tree import ShellConfig
+    from lsp_server.runtime.context import Services
+    from lsp_server.runtime.fs.workspace import Workspace
+
+
+class SecretValues:
+    def __init__(
+        self,
+        workspace: Workspace | None,
+        names: CredentialNames | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.names = names or CredentialNames()
+        source = os.environ if environ is None else environ
+        self._environment = tuple(environment_secrets(source, self.names))
+        has_roots = workspace is not None and workspace.roots
+        self._files = SecretFiles(workspace, self.names) if has_roots and workspace else None
+        self._basis: tuple[Secret, ...] = ()
+        self._redactor = Redactor(self._environment)
+
+    @classmethod
+    def of(cls, workspace: Workspace | None, shell: ShellConfig) -> SecretValues:
+        return cls(workspace, CredentialNames.of(shell.env_pass, shell.env_drop))
+
+    @classmethod
+    def of_server(
+        cls, services: Services, workspace: Workspace, shell: ShellConfig
+    ) -> SecretValues:
+        """The server's (compose.py installs it, shared with the audit log), or a new one."""
+        try:
+            return services.get(SecretValues)
+        except LookupError:
+            return cls.of(workspace, shell)
+
+    def redactor(self) -> Redactor:
+        """The current redactor: the secret files are looked at again first (a stat each;
+        a walk now and then: sources.py)."""
+        if self._files is not None:
+            found = self._files.refresh()
+            if found is not self._basis:
+                self._basis = found
+                self._redactor = Redactor((*self._environment, *found))
+        return self._redactor
+
+    def redact(self, text: str) -> str:
+        return self.redactor().redact(text)
+
+    def redact_known(self, text: str) -> str:
+        """With the values known already, without looking at the files (the audit writer,
+        which may run in another thread)."""
+        return self._redactor.redact(text)
+
+    def redact_json(self, value: Any) -> Any:
+        """Every string inside a JSON-like value (an error's details)."""
+        redactor = self._redactor
+        if isinstance(value, str):
+            return redactor.redact(value)
+        if isinstance(value, list):
+            return [self.redact_json(item) for item in value]
+        if isinstance(value, dict):
+            return {key: self.redact_json(item) for key, item in value.items()}
+        return value
