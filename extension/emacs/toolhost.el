@@ -64,7 +64,9 @@ language servers for the lsp_* tools); other modes keep their eglot server."
 
 (defcustom toolhost-settings nil
   "Sent as initializationOptions.toolhost.
-A plist such as (:policy (:mode \"default\"))."
+A plist such as (:policy (:mode \"default\")).  Set it in your init file:
+a directory-local or file-local value is ignored (a project must not
+loosen its own rules)."
   :type 'sexp)
 
 (defcustom toolhost-session nil
@@ -92,6 +94,15 @@ for files no eglot server manages.  nil: toolhost always uses its own."
 Less than toolhost's own bound (lsp.editor_timeout_seconds, 30), so that an
 answer that comes in time is not thrown away."
   :type 'number)
+
+;; The settings that loosen policy or choose the program that runs come from your init
+;; file only, never from a project's .dir-locals.el or a file's local variables (which an
+;; agent can write): they are risky (Emacs never applies them without asking, and never
+;; offers to remember them as safe), and toolhost reads their global value besides.  Their
+;; workspace/configuration answer ignores `eglot-workspace-configuration', which eglot
+;; takes from .dir-locals.el as safe (toolhost-trust.el).
+(dolist (variable '(toolhost-command toolhost-server-warm toolhost-settings))
+  (put variable 'risky-local-variable t))
 
 (defun toolhost--capabilities ()
   "What this client declares in capabilities.experimental.toolhost."
@@ -122,12 +133,15 @@ The wheel, never the bare name: \"toolhost\" on PyPI is another project."
 
 (defun toolhost--serve (toolhost)
   "The command that starts TOOLHOST as a server (warm with `toolhost-server-warm')."
-  (append (list toolhost "serve") (and toolhost-server-warm '("--warm"))))
+  (append (list toolhost "serve") (and (default-value 'toolhost-server-warm) '("--warm"))))
 
 (defun toolhost-find-command (root)
-  "The server command for ROOT: `toolhost-command', the venv, then PATH; or nil."
-  (let ((venv (expand-file-name ".venv/bin/toolhost" root)))
-    (cond (toolhost-command toolhost-command)
+  "The server command for ROOT: `toolhost-command', the venv, then PATH; or nil.
+The global value of `toolhost-command': a buffer-local one never chooses
+what runs."
+  (let ((venv (expand-file-name ".venv/bin/toolhost" root))
+        (command (default-value 'toolhost-command)))
+    (cond (command command)
           ((file-executable-p venv) (toolhost--serve venv))
           ((executable-find "toolhost") (toolhost--serve (executable-find "toolhost"))))))
 
@@ -170,8 +184,12 @@ The wheel, never the bare name: \"toolhost\" on PyPI is another project."
   (let ((capabilities (cl-call-next-method)))
     (plist-put capabilities :experimental (list :toolhost (toolhost--capabilities)))))
 
+(defun toolhost--settings ()
+  "The global value of `toolhost-settings' (never a directory-local one)."
+  (or (default-value 'toolhost-settings) eglot--{}))
+
 (cl-defmethod eglot-initialization-options ((_server toolhost-server))
-  (list :toolhost (or toolhost-settings eglot--{})))
+  (list :toolhost (toolhost--settings)))
 
 ;;;; Calls
 
@@ -289,4 +307,5 @@ See `toolhost-call-async'."
 (require 'toolhost-lsp)
 (require 'toolhost-views)
 (require 'toolhost-checkpoints)
+(require 'toolhost-trust)
 ;;; toolhost.el ends here
