@@ -91,6 +91,7 @@ def build_runtime(
     progress_sender: ProgressSender | None = None,
     session_folders: SessionFolders | None = None,
     documents: DocumentSource | None = None,
+    notice: str | None = None,
 ) -> tuple[Runtime, Lifecycle]:
     """The runtime over `roots`, and what its owner runs at shutdown.
 
@@ -102,7 +103,8 @@ def build_runtime(
     `session_folders` keeps sessions on disk between processes (`toolhost call`): loaded
     when a call first names one, saved first thing at shutdown.
     `documents` is a document source without an LSP editor (`toolhost acp`: the ACP editor's
-    own fs/*); with an editor, its open buffers are the source."""
+    own fs/*); with an editor, its open buffers are the source.
+    `notice` heads each session's first result (LoadedConfig.startup_notice)."""
     _refuse_broad_roots([*roots, *map(Path, config.workspace.extra_roots)], dirs)
     workspace = Workspace.from_config(list(roots), config.workspace)
     parts = _Parts()
@@ -140,6 +142,7 @@ def build_runtime(
         listeners=parts.listeners,
         state_dir=dirs.state,
         session_folders=session_folders,
+        notice=notice,
     )
     if long_lived:  # a one-shot `toolhost call` does not walk the workspace
         swept = leftover_temps.sweep_in_background(workspace.roots)

@@ -117,6 +117,7 @@ class Workspaces:
             registry=acp_registry(),
             progress_sender=listener.progress_router(lambda token, value: None),
             documents=buffers,
+            notice=loaded.startup_notice,
         )
         listener.bind(runtime)
         try:

@@ -70,7 +70,7 @@ async def _call(args: argparse.Namespace) -> int:
     # Who answers "ask": --yes allows, a person at a terminal is asked, otherwise nobody
     # (the unattended decision). Deny rules and readOnly mode apply in every case.
     asker: Asker | None = None
-    if args.yes:
+    if args.yes and loaded.may_answer_yes("--yes"):  # a managed file may require a person
         asker = allow_everything
     elif sys.stdin.isatty():
         asker = TerminalAsker(sys.stdin, sys.stderr)
@@ -87,6 +87,7 @@ async def _call(args: argparse.Namespace) -> int:
         long_lived=False,
         problems=problems,
         session_folders=sessions,
+        notice=loaded.startup_notice,
     )
     for problem in problems:
         print(f"toolhost: {problem}", file=sys.stderr)

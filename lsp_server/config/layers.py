@@ -95,6 +95,14 @@ class LoadedConfig:
     workspace_files: list[WorkspaceFile] = attrs.Factory(list)
     managed: ManagedLayer | None = None
 
+    @property
+    def startup_notice(self) -> str | None:
+        """What each session's first result says (build_runtime's `notice`): the managed
+        file failed closed."""
+        if self.managed is not None and self.managed.state == "invalid":
+            return f"toolhost: {self.managed.message}."
+        return None
+
     def command_line(self, key: str, value: _Value | None, flag: str) -> _Value | None:
         """A command-line flag's value for setting `key` (None: the config's value applies):
         the managed file's lock beats it."""

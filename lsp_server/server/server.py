@@ -218,6 +218,7 @@ class ToolhostServer(LanguageServer):
                 editor=self._editor_link(),
                 problems=self.config_problems,
                 registry=self.registry,
+                notice=self.loaded_config.startup_notice if self.loaded_config else None,
             )
             self.documents = cast("EditorDocuments | None", self.runtime.documents)
             self.attach_listener.bind(self.runtime)

@@ -42,6 +42,7 @@ def build_local_runtime(
         asker=asker,
         problems=problems,
         progress_sender=progress,
+        notice=loaded.startup_notice,
     )
     for problem in problems:
         log.warning("configuration: %s", problem)
