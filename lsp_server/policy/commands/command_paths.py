@@ -29,6 +29,13 @@ import attrs
 if TYPE_CHECKING:
     from lsp_server.runtime.fs.workspace import Workspace
 
+from lsp_server.policy.commands.hidden_reads import (
+    bash_pattern,
+    glob_options,
+    link_concern,
+    linked,
+    names_from_input,
+)
 from lsp_server.policy.commands.options import git_subcommand
 from lsp_server.policy.commands.recursive_reads import (
     MAX_ENTRIES,
@@ -55,7 +62,6 @@ _NO_FILE_ARGUMENTS = frozenset(
         "uptime",
         "seq",
         "printenv",
-        "date",
         "which",
         "type",
         "ps",
@@ -152,7 +158,8 @@ def expand_word(word: str, cwd: Path, patterned: bool) -> list[str]:
             # os.path leaves an unknown user (`~nobody0`) as it is; Path raises.
             choice = os.path.expanduser(choice)  # noqa: PTH111
         if any(c in choice for c in "*?["):
-            found = glob.iglob(choice, root_dir=cwd)  # noqa: PTH207 (relative, as bash gives)
+            pattern = bash_pattern(choice) or choice  # bash's `[^x]` is glob's `[!x]`
+            found = glob.iglob(pattern, root_dir=cwd)  # noqa: PTH207 (relative, as bash gives)
             matches = list(itertools.islice(found, _MAX_MATCHES))
             out += matches or [choice]
         else:
@@ -191,11 +198,16 @@ def read_candidates(segment: Segment) -> Iterator[tuple[str, bool, bool]]:
 
 def read_concern(segment: Segment, cwd: Path, places: Places) -> str | None:
     """Why this (otherwise read-only) simple command is not a plain read, or None."""
+    concern = names_from_input(segment) or glob_options(segment)
+    if concern is not None:
+        return concern
     for word, expanding, patterned in read_candidates(segment):
         if word in ("-", ""):
             continue
         if expanding:
             return f"the argument {word!r} is computed when the command runs"
+        if patterned and bash_pattern(word) is None:
+            return f"the pattern {word!r} is one toolhost cannot expand to check it"
         for candidate in expand_word(word, cwd, patterned):
             concern = _place_concern(candidate, cwd, places)
             if concern is not None:
@@ -242,7 +254,8 @@ def _place_concern(word: str, cwd: Path, places: Places) -> str | None:
         return f"{word!r} is outside the workspace ({real})"
     if real.exists() and places.is_secret(real):  # a missing file shows nothing
         return f"{word!r} looks like a secret file"
-    return None
+    # A hard link is its file under another name (`notes.txt` may be `.env`).
+    return link_concern(linked([real]), places)
 
 
 def names_protected(segments: Sequence[Segment], cwd: Path, places: Places) -> str | None:

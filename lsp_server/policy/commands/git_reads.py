@@ -141,7 +141,9 @@ _SUBCOMMANDS: dict[str, Shape] = {
         "",
         "batch-all-objects buffer follow-symlinks unordered allow-unknown-type use-mailmap mailmap",
         "",
-        "batch batch-check",
+        # Not --batch: it prints the objects named on its input, which the words do not
+        # show (`git cat-file --batch <<< HEAD:.env`); --batch-check prints sizes only.
+        "batch-check",
     ),
     "describe": shape(
         "",

@@ -38,30 +38,45 @@ class Shape:
     """Long names with an optional value, only ever as `--name=v`."""
     numeric: bool = False
     """`-5` is an option (head, git log)."""
+    max_operands: int | None = None
+    """How many operands it may get and stay a read (`uniq IN OUT` writes OUT: 1)."""
 
     def positionals(self, args: Sequence[str]) -> list[str] | None:
         """The arguments that are not options or option values; None when an option is
-        not in the allow list (or its value is missing)."""
+        not in the allow list (or its value is missing), or there are too many operands."""
+        parsed = self.parse(args)
+        return None if parsed is None else parsed[0]
+
+    def parse(self, args: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]] | None:
+        """(operands, [(option, value)]) as the program reads them: `-ne 'w f'` and
+        `-e'w f'` give ("e", "w f"), `--expression=x` ("expression", "x"); None when an
+        option is not in the allow list, a value is missing or there are too many
+        operands."""
         found: list[str] = []
+        values: list[tuple[str, str]] = []
         index = 0
         while index < len(args):
             arg = args[index]
             index += 1
             if arg == "--":
                 found += args[index:]
-                return found
+                break
             if arg.startswith("--"):
-                name, has_value, _ = arg[2:].partition("=")
+                name, has_value, value = arg[2:].partition("=")
                 if name in self.long_flags and not has_value:
                     continue
                 if name in self.long_optional:
+                    if has_value:
+                        values.append((name, value))
                     continue
                 if name not in self.long_valued:
                     return None
                 if not has_value:
                     if index >= len(args):
                         return None
+                    value = args[index]
                     index += 1
+                values.append((name, value))
                 continue
             if arg.startswith("-") and len(arg) > 1:
                 if self.numeric and arg[1:].isdigit():
@@ -70,22 +85,29 @@ class Shape:
                 if taken is None:
                     return None
                 if taken:
-                    if index >= len(args):
-                        return None
-                    index += 1
+                    letter, attached = taken
+                    if not attached:
+                        if index >= len(args):
+                            return None
+                        attached = args[index]
+                        index += 1
+                    values.append((letter, attached))
                 continue
             found.append(arg)
-        return found
+        if self.max_operands is not None and len(found) > self.max_operands:
+            return None
+        return found, values
 
-    def _cluster(self, letters: str) -> bool | None:
-        """Whether `-letters` takes the next word as its value; None when a letter is not
+    def _cluster(self, letters: str) -> tuple[str, str] | tuple[()] | None:
+        """(letter, the value attached to it, "" for the next word) when `-letters` ends
+        in a letter that takes a value; () when none does; None when a letter is not
         allowed."""
         for position, letter in enumerate(letters):
             if letter in self.valued:
-                return position == len(letters) - 1
+                return letter, letters[position + 1 :]
             if letter not in self.flags:
                 return None
-        return False
+        return ()
 
 
 def shape(
@@ -95,6 +117,7 @@ def shape(
     long_valued: str = "",
     long_optional: str = "",
     numeric: bool = False,
+    max_operands: int | None = None,
 ) -> Shape:
     """A Shape from space-separated long names."""
     return Shape(
@@ -104,6 +127,7 @@ def shape(
         names(long_valued),
         names(long_optional),
         numeric,
+        max_operands,
     )
 
 

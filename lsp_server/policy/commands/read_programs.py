@@ -49,13 +49,15 @@ SHAPES: dict[str, Shape] = {
     "pwd": shape("LP"),
     "which": shape("as"),
     "type": shape("afptP"),
+    # file: not -C (compiles a magic file next to it), -f/--files-from (names files its
+    # words do not show).
     "file": shape(
         "bcEhiLkNnrsvzZ0S",
-        "Fmef",
+        "Fme",
         "brief mime mime-type mime-encoding keep-going no-dereference dereference raw"
         " uncompress uncompress-noreport no-sandbox print0 no-buffer special-files extension"
         " apple",
-        "separator magic-file files-from exclude exclude-quiet",
+        "separator magic-file exclude exclude-quiet",
     ),
     "stat": shape("LftZ", "c", "dereference file-system terse", "format printf cached"),
     "du": shape(
@@ -149,12 +151,14 @@ SHAPES: dict[str, Shape] = {
     ),
     "rev": shape(),
     "fold": shape("bs", "w", "bytes spaces", "width"),
+    # uniq: one operand only (`uniq IN OUT` creates or truncates OUT).
     "uniq": shape(
         "cdDiuz",
         "fsw",
         "count repeated unique ignore-case zero-terminated",
         "skip-fields skip-chars check-chars",
         "all-repeated group",
+        max_operands=1,
     ),
     # sort: not -o/--output (writes), -T/--temporary-directory, --compress-program (runs
     # a program), --files0-from and --random-source (read files the words do not name).
@@ -233,12 +237,14 @@ _SED = shape(
 
 def _sed(args: Sequence[str]) -> str | None:
     """Printing and substituting scripts only: no `w`, `e` or `r` commands (write,
-    execute, read in), no -i (in place), no -f (a script from a file)."""
-    scripts = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--expression")]
-    scripts += [a.split("=", 1)[1] for a in args if a.startswith("--expression=")]
-    positional = _SED.positionals(args)
-    if positional is None:
+    execute, read in), no -i (in place), no -f (a script from a file). The scripts are
+    the values of -e as sed reads them (`-ne 'w f'` and `-e'w f'` too), else the first
+    operand."""
+    parsed = _SED.parse(args)
+    if parsed is None:
         return "sed with an option that is not known to keep it read-only"
+    positional, values = parsed
+    scripts = [value for option, value in values if option in ("e", "expression")]
     if not scripts and positional:
         scripts.append(positional[0])
     parts = [p.strip() for s in scripts for p in re.split(r"[;\n]", s) if p.strip()]
@@ -287,6 +293,18 @@ def _find(args: Sequence[str]) -> str | None:
     return None
 
 
+def _jq(args: Sequence[str]) -> str | None:
+    """jq's filters only print; `import`/`include` read module and JSON files its words
+    do not name (from ~/.jq, -L folders)."""
+    if any(re.search(r"\b(import|include)\b", a) for a in args):
+        return "a jq program that imports modules or data files"
+    found = SHAPES["jq"].positionals(args)
+    if found is None:
+        bad = next((a for a in args if a.startswith("-") and a != "-"), "")
+        return f"jq {bad} is not known to keep jq read-only"
+    return None
+
+
 def _date(args: Sequence[str]) -> str | None:
     found = shape(
         "uR",
@@ -320,6 +338,7 @@ def _any(args: Sequence[str]) -> str | None:
 
 CHECKS: dict[str, Check] = {
     "sed": _sed,
+    "jq": _jq,
     "find": _find,
     "date": _date,
     "printf": _printf,

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lsp_server.policy.commands.hidden_reads import link_concern, linked
 from lsp_server.policy.commands.options import abbreviates
 
 if TYPE_CHECKING:
@@ -111,17 +112,19 @@ def rg_concern(
     names = out.split(b"\0")
     if len(names) > MAX_ENTRIES:
         return "rg would search too many files to check them for secrets"
+    files: list[Path] = []
     for raw in names:
         if not raw:
             continue
         path = cwd / os.fsdecode(raw)
-        if follows:
-            real = Path(os.path.realpath(path))
-            if not places.inside(real):
-                return f"the search follows {path} out of the workspace"
+        real = Path(os.path.realpath(path))
+        if follows and not places.inside(real):
+            return f"the search follows {path} out of the workspace"
         if any(places.may_be_secret(part) for part in path.parts) and places.is_secret(path):
             return f"the search reads {path}, which looks like a secret"
-    return None
+        files.append(real)
+    # A hard link among them may be a secret (or an outside file) under another name.
+    return link_concern(linked(files), places)
 
 
 def search_targets(words: Sequence[str]) -> tuple[list[str], bool, bool] | None:
@@ -154,6 +157,7 @@ def walk_concern(
 ) -> str | None:
     """Why searching everything under `top` would read a secret or leave the workspace."""
     pending = [top]
+    files: list[Path] = []
     while pending:
         folder = pending.pop()
         try:
@@ -181,7 +185,10 @@ def walk_concern(
                 return f"the search reads {path}, which looks like a secret"
             if is_dir:
                 pending.append(path)
-    return None
+            else:
+                files.append(path)
+    # A hard link among them may be a secret (or an outside file) under another name.
+    return link_concern(linked(files), places)
 
 
 def git_grep_concern(git_args: Sequence[str], cwd: Path, places: Places) -> str | None:
