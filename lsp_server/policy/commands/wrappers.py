@@ -21,89 +21,28 @@ import re
 import attrs
 
 from lsp_server.policy.commands.git_guard import program_key
-from lsp_server.policy.commands.options import long_name
+from lsp_server.policy.commands.inline_code import (
+    alias_values,
+    builtin_reason,
+    code_assignment,
+    command_option_scripts,
+    patterned_program,
+    trap_action,
+)
+from lsp_server.policy.commands.options import abbreviates, long_name
 from lsp_server.policy.commands.shell_words import (
     ParsedCommand,
     Segment,
     split_command,
     split_words,
 )
+from lsp_server.policy.commands.wrapper_table import SHELLS, WRAPPERS, Wrapper
 
 Words = tuple[str, ...]
 
 
-@attrs.frozen
-class Wrapper:
-    """How a wrapper's own options look, so the wrapped command can be found after them."""
-
-    valued: str = ""
-    """Short option letters that take a value (`n` for `nice -n 5`, `-n5` also works)."""
-    valued_long: tuple[str, ...] = ()
-    """Long options that take a value as the next word unless written `--opt=value`."""
-    positionals: int = 0
-    """Words after the options that belong to the wrapper (timeout's duration)."""
-    assignments: bool = False
-    """`NAME=value` words may come before the command (env)."""
-    numeric_flags: bool = False
-    """`-5` is an option (nice)."""
-
-
-WRAPPERS: dict[str, Wrapper] = {
-    "env": Wrapper(
-        valued="uCS",
-        valued_long=("--unset", "--chdir", "--split-string"),
-        assignments=True,
-    ),
-    "nice": Wrapper(valued="n", valued_long=("--adjustment",), numeric_flags=True),
-    "nohup": Wrapper(),
-    "setsid": Wrapper(),
-    "timeout": Wrapper(valued="sk", valued_long=("--signal", "--kill-after"), positionals=1),
-    "stdbuf": Wrapper(valued="ioe", valued_long=("--input", "--output", "--error")),
-    "xargs": Wrapper(
-        valued="adEILnPs",
-        valued_long=(
-            "--arg-file",
-            "--delimiter",
-            "--eof",
-            "--max-lines",
-            "--max-args",
-            "--max-procs",
-            "--max-chars",
-            "--process-slot-var",
-        ),
-    ),
-    "command": Wrapper(),
-    "exec": Wrapper(valued="a"),
-    "builtin": Wrapper(),
-    "sudo": Wrapper(
-        valued="ugCDhprtTU",
-        valued_long=(
-            "--user",
-            "--group",
-            "--close-from",
-            "--chdir",
-            "--host",
-            "--prompt",
-            "--role",
-            "--type",
-            "--command-timeout",
-            "--other-user",
-        ),
-    ),
-    "doas": Wrapper(valued="uC"),
-    "time": Wrapper(valued="of", valued_long=("--output", "--format")),
-    "ionice": Wrapper(valued="cn", valued_long=("--class", "--classdata")),
-    "taskset": Wrapper(positionals=1),
-    "chroot": Wrapper(valued_long=("--userspec", "--groups"), positionals=1),
-    "flock": Wrapper(valued="wE", valued_long=("--timeout", "--conflict-exit-code"), positionals=1),
-    "busybox": Wrapper(),
-    "runuser": Wrapper(valued="ug", valued_long=("--user", "--group")),
-    "strace": Wrapper(valued="oepsuESP", valued_long=("--output",)),
-    "unbuffer": Wrapper(),
-}
 # Reserved words bash reads before a command (`if touch f; then ...`, `! touch f`).
 KEYWORDS = frozenset(("!", "{", "}", "if", "then", "else", "elif", "do", "while", "until"))
-SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox-sh"))
 _INTERPRETER = re.compile(
     r"(python|pypy|pythonw)[0-9.]*|node|nodejs|perl[0-9.]*|ruby[0-9.]*|php[0-9.]*|lua[0-9.]*"
     r"|luajit|Rscript|deno|bun|pwsh|powershell|osascript|tclsh[0-9.]*|julia|groovy"
@@ -150,20 +89,46 @@ def _skip_options(words: Words, wrapper: Wrapper) -> Words | None:
 
 
 def _split_string(words: Words) -> Words | None:
-    """`env -S 'touch f'` and `env --split-string=...`: the string is the command."""
-    for index, word in enumerate(words):
-        if word == "-S" and index + 1 < len(words):
-            inner = split_words(words[index + 1])
-            return (*inner, *words[index + 2 :]) if inner else None
-        if word.startswith("-S") and len(word) > 2:
-            inner = split_words(word[2:])
-            return (*inner, *words[index + 1 :]) if inner else None
-        if word.startswith("--split-string="):
-            inner = split_words(word.split("=", 1)[1])
-            return (*inner, *words[index + 1 :]) if inner else None
-        if not word.startswith("-"):
+    """`env -S 'touch f'`, `env -u X -vS'touch f'`, `env --split-string=...`: the string is
+    the command (the words after it are its arguments)."""
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if not word.startswith("-") or word == "--":
             return None
+        value: str | None = None
+        if word.startswith("--"):
+            if abbreviates(word, "--split-string"):
+                value = word.split("=", 1)[1] if "=" in word else None
+                value = value if value is not None else _word_at(words, index + 1)
+                index += 0 if "=" in word else 1
+        else:
+            letters = word[1:]
+            cut = next((i for i, c in enumerate(letters) if c in "uCS"), None)
+            if cut is not None and letters[cut] == "S":
+                value = letters[cut + 1 :] or _word_at(words, index + 1)
+                index += 0 if letters[cut + 1 :] else 1
+        if value is not None:
+            inner = split_words(value) if value else None
+            return (*inner, *words[index + 1 :]) if inner else None
+        index += 1 + _value_words(word)
     return None
+
+
+def _word_at(words: Words, index: int) -> str:
+    return words[index] if index < len(words) else ""
+
+
+def _value_words(word: str) -> int:
+    """How many of the words after env's option `word` are its value (0 or 1)."""
+    if word.startswith("--"):
+        name = long_name(word) or ""
+        takes = any(o[2:].startswith(name) for o in WRAPPERS["env"].valued_long)
+        return 1 if takes and "=" not in word else 0
+    for position, letter in enumerate(word[1:], start=1):
+        if letter in "uC":
+            return 1 if position == len(word) - 1 else 0
+    return 0
 
 
 def _unwrap_once(words: Words) -> Words | None:
@@ -179,6 +144,8 @@ def _unwrap_once(words: Words) -> Words | None:
         return _git_without_globals(rest)
     if head == "command" and any(a in ("-v", "-V") for a in rest[:2]):
         return None  # `command -v touch` only looks the name up
+    if head == "coproc" and len(rest) > 2 and rest[1] == "{":
+        return rest[2:]  # `coproc NAME { touch f; }`
     wrapper = WRAPPERS.get(head)
     if wrapper is None:
         return None
@@ -274,11 +241,17 @@ def inline_scripts(words: Words) -> list[str]:
     if head in SHELLS:
         body = _shell_body(args)
         return [body] if body is not None else []
-    if head in ("su", "script", "flock") and "-c" in args:
-        index = args.index("-c")
-        return [args[index + 1]] if index + 1 < len(args) else []
+    scripts = command_option_scripts(head, args)
+    if scripts:
+        return scripts
+    if head == "trap":
+        action = trap_action(args)
+        return [action] if action else []
+    if head == "alias":
+        return alias_values(args)
     if head == "watch":
-        wrapper = Wrapper(valued="nd", valued_long=("--interval", "--differences"))
+        # -d takes its value only attached (`--differences=permanent`).
+        wrapper = Wrapper(valued="nq", valued_long=("--interval", "--equexit"))
         command = _skip_options(args, wrapper)
         return [" ".join(command)] if command else []
     if head == "eval":
@@ -310,10 +283,18 @@ def _interpreter_reason(head: str, args: Words) -> str | None:
 def opaque_reason(segment: Segment) -> str | None:
     """Why this simple command runs code that its words do not show, or None."""
     words = segment.words
+    patterned = [words[i] for i in segment.patterned if i < len(words)]
     for form in command_forms(words):
         head, args = program_name(form[0]), form[1:]
         if "$" in form[0] or "`" in form[0]:
             return f"the program name {form[0]!r} is computed when the command runs"
+        reason = (
+            patterned_program(form, patterned)
+            or code_assignment(form)
+            or builtin_reason(head, args)
+        )
+        if reason is not None:
+            return reason
         if head in ("eval", "source", "."):
             return f"{head} runs code that is only known when the command runs"
         if head in SHELLS and _shell_body(args) is None and _reads_stdin_as_code(head, args):

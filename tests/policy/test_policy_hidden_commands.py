@@ -1,0 +1,105 @@
+"""Deny rules that missed commands hidden in options, builtins and patterns (issue 41
+item 6): `script -qc 'touch X'`, `/usr/bin/tou[c]h X`, `trap 'touch X' EXIT`, an alias
+defined inside `bash -c`, and their siblings. Each is unfolded (the rule then denies it) or
+opaque (it asks, even in bypass mode); test_policy_shell_holes_e2e.py runs the issue's
+commands through the server."""
+
+from __future__ import annotations
+
+import pytest
+
+from lsp_server.policy.commands.shell_words import split_command
+from lsp_server.policy.commands.wrappers import command_forms, view_command
+from lsp_server.policy.engine import CallFacts, PolicyEngine, RuleSet
+from lsp_server.policy.readonly_commands import ReadOnlyClassifier
+from lsp_server.policy.rules import parse_rules
+
+TOUCH_HIDDEN = [
+    "script -qc 'touch X'",
+    "script -q -c 'touch X' /dev/null",
+    "script --command 'touch X'",
+    "script --command='touch X'",
+    "script --comm='touch X'",
+    "script -c'touch X'",
+    "/usr/bin/tou[c]h X",
+    "/usr/bin/touc? X",
+    "tou[c]h X",
+    "nice /usr/bin/tou* X",
+    "trap 'touch X' EXIT",
+    "trap -- 'touch X' EXIT INT",
+    "bash -c 'shopt -s expand_aliases; alias t=touch; t X'",
+    "sh -c 'alias t=\"touch X\"; t'",
+    "flock -c 'touch X' lockfile",
+    "flock lockfile -c 'touch X'",
+    "flock -nc 'touch X' lockfile",
+    "flock --command='touch X' lockfile",
+    "su -c 'touch X'",
+    "su -lc 'touch X'",
+    "su --command='touch X' root",
+    "runuser -u root -- touch X",
+    "runuser root -c 'touch X'",
+    "watch touch X",
+    "watch -d touch X",
+    "watch -n 1 -d touch X",
+    "parallel touch ::: X",
+    "echo X | parallel touch",
+    "env -S 'touch X'",
+    "env -vS 'touch X'",
+    "env -u A -S 'touch X'",
+    "env -uA -vS'touch X'",
+    "env --split-string='touch X'",
+    "busybox touch X",
+    "toybox touch X",
+    "exec -a name touch X",
+    "coproc touch X",
+    "coproc NAME { touch X; }",
+    "builtin touch X",
+    "command -p touch X",
+    "pkexec touch X",
+    "chrt -f 10 touch X",
+    "unshare -r touch X",
+    "enable -f ./lib.so touch",
+    "fc -e touch",
+    "hash -p /usr/bin/touch t; t X",
+    "PROMPT_COMMAND='touch X' bash -i",
+    "PS4='$(touch X)' bash -xc true",
+    "env PS4='$(touch X)' bash -xc true",
+    "export PS4='$(touch X)'; set -x; true",
+    "env 'BASH_FUNC_ls%%=() { touch X; }' bash -c ls",
+    "BASH_ENV=./x.sh bash -c true",
+    "PATH=.:/usr/bin ls",
+]
+
+
+def engine(deny: tuple[str, ...], mode: str) -> PolicyEngine:
+    problems: list[str] = []
+    rules = RuleSet(deny=tuple(parse_rules(list(deny), problems, "deny")))
+    assert problems == []
+    return PolicyEngine(rules, mode, ReadOnlyClassifier())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("command", TOUCH_HIDDEN)
+def test_a_deny_rule_refuses_or_asks_for_hidden_commands(command: str) -> None:
+    facts = CallFacts(tool="bash", kind="shell", read_only=False, command=command)
+    decision = engine(("bash(touch:*)",), "bypass").decide(facts)
+    assert decision.action in ("deny", "ask"), (command, decision)
+    if decision.action == "ask":
+        assert decision.always_ask, (command, decision)
+
+
+@pytest.mark.parametrize("command", TOUCH_HIDDEN)
+def test_the_hidden_command_is_unfolded_or_opaque(command: str) -> None:
+    view = view_command(split_command(command), command)
+    programs = {
+        form[0].rsplit("/", 1)[-1]
+        for segment in view.segments
+        if segment.words
+        for form in command_forms(segment.words)
+    }
+    assert view.opaque or "touch" in programs, (command, view)
+
+
+def test_plain_commands_stay_allowed_next_to_the_deny_rule() -> None:
+    for command in ("ls -la", "echo touch", "git status", "cat README.md", "trap - EXIT"):
+        facts = CallFacts(tool="bash", kind="shell", read_only=False, command=command)
+        assert engine(("bash(touch:*)",), "bypass").decide(facts).action == "allow", command
