@@ -95,8 +95,25 @@
       "none started (they start on first use)")
      (toolhost--lsp-answer-lines (plist-get status :lspAnswers))
      (toolhost--section
-      "Policy from"
-      (mapcar (lambda (source) (concat "  " source)) (plist-get status :policySources))
+      "Config files"
+      (append
+       (let ((managed (plist-get status :managedConfig)))
+         (when managed
+           (list (format "  managed file %s: %s" (plist-get managed :path)
+                         (if (equal (plist-get managed :state) "invalid")
+                             (concat "INVALID: " (plist-get managed :message))
+                           (concat "locks " (mapconcat #'identity
+                                                       (plist-get managed :locked) ", ")))))))
+       (mapcar (lambda (file)
+                 (format "  %s: %s (%s)" (plist-get file :path)
+                         (if (equal (plist-get file :state) "trusted") "trusted" "NOT TRUSTED")
+                         (plist-get file :reason)))
+               (plist-get status :workspaceConfig)))
+      "no managed or workspace config file")
+     (toolhost--section
+      "Policy values set by"
+      (cl-loop for (key source) on (plist-get status :policySources) by #'cddr
+               collect (format "  %-28s %s" (substring (symbol-name key) 1) source))
       "defaults only")
      (toolhost--section
       "Configuration problems"

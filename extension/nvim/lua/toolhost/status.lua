@@ -111,10 +111,27 @@ function M.lines(status, state)
   section(lines, "Language servers", rows, "none started (they start on first use)")
   section(lines, "Code index", index_lines(status.index, root), "not built yet")
   rows = {}
-  for _, source in ipairs(status.policySources or {}) do
-    table.insert(rows, "  " .. tostring(source))
+  if type(status.managedConfig) == "table" then
+    local managed = status.managedConfig
+    local what = managed.state == "invalid" and ("INVALID: " .. tostring(managed.message))
+      or ("locks " .. table.concat(managed.locked or {}, ", "))
+    table.insert(rows, "  managed file " .. tostring(managed.path) .. ": " .. what)
   end
-  section(lines, "Policy from", rows, "defaults only")
+  for _, file in ipairs(status.workspaceConfig or {}) do
+    local state = file.state == "trusted" and "trusted" or "NOT TRUSTED"
+    table.insert(rows, "  " .. tostring(file.path) .. ": " .. state .. " (" .. tostring(file.reason) .. ")")
+    if file.state ~= "trusted" and #(file.ignored or {}) > 0 then
+      table.insert(rows, "    ignored until you trust it: " .. table.concat(file.ignored, ", "))
+    end
+  end
+  section(lines, "Config files", rows, "no managed or workspace config file")
+  rows = {}
+  local keys = vim.tbl_keys(type(status.policySources) == "table" and status.policySources or {})
+  table.sort(keys)
+  for _, key in ipairs(keys) do
+    table.insert(rows, string.format("  %-28s %s", key, tostring(status.policySources[key])))
+  end
+  section(lines, "Policy values set by", rows, "defaults only")
   rows = {}
   for _, problem in ipairs(status.configProblems or {}) do
     table.insert(rows, "  " .. tostring(problem))
