@@ -62,8 +62,15 @@ async def test_an_agent_written_config_applies_only_once_approved(ws: Path, tmp_
     user_config(f'[policy]\ntrusted_roots = ["{ws}"]\n')  # the user trusts this project
     config = ws / ".toolhost.toml"
     config.write_text(AGENT_CONFIG)  # however the agent managed to write it
-    outside = tmp_path / "outside-marker"
+    # Outside the workspace and outside the sandbox's private /tmp.
+    outside = Path("/var/tmp") / f"toolhost-mcp-trust-{os.getpid()}-{tmp_path.name}"
+    try:
+        await contained_until_approved(ws, config, outside)
+    finally:
+        outside.unlink(missing_ok=True)
 
+
+async def contained_until_approved(ws: Path, config: Path, outside: Path) -> None:
     assert_contained(ws, outside, await agent_steps(ws, outside))
     status = toolhost("status", "--root", str(ws), "--json")
     assert '"state": "untrusted"' in status.stdout, status.stdout + status.stderr
