@@ -33,15 +33,17 @@ BROAD_ROOT = "workspace.broad_root"
 Face = Literal["lsp", "mcp", "acp", "cli", "any"]
 
 # Folders whose files belong to the system, other programs or other users (the folder
-# itself: a project below one of them, such as /srv/app or /opt/tool, is fine). /private/*
-# are macOS's real /tmp, /var and /etc.
-SYSTEM_FOLDERS = (
+# itself: a project below one of them, such as /srv/app or /opt/tool, is fine), as real
+# paths: where /bin, /lib or /sbin link into /usr, and macOS's /tmp, /var and /etc into
+# /private, the targets are listed too (compared as text: no system call at start).
+SYSTEM_FOLDERS = frozenset((
     "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/media",
     "/mnt", "/opt", "/proc", "/root", "/run", "/sbin", "/snap", "/srv", "/sys", "/tmp",
-    "/usr", "/usr/bin", "/usr/lib", "/usr/local", "/usr/share", "/var", "/var/lib",
-    "/var/tmp", "/Users", "/Applications", "/Library", "/System", "/Volumes", "/private",
-    "/private/etc", "/private/tmp", "/private/var",
-)  # fmt: skip
+    "/usr", "/usr/bin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/usr/local",
+    "/usr/sbin", "/usr/share", "/var", "/var/lib", "/var/tmp", "/Users", "/Applications",
+    "/Library", "/System", "/Volumes", "/private", "/private/etc", "/private/tmp",
+    "/private/var",
+))  # fmt: skip
 
 _RECOVERY: dict[Face, str] = {
     "lsp": "open a project folder in the editor instead",
@@ -80,7 +82,7 @@ def why_broad(root: Path) -> str | None:
             return "your home folder"
         if root in home.parents:
             return f"a folder above your home folder {home}"
-    if any(root == _real(folder) for folder in SYSTEM_FOLDERS):
+    if str(root) in SYSTEM_FOLDERS:
         return "a system folder (its files belong to other programs and users)"
     return None
 

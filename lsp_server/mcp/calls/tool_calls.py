@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from lsp_server.broad_roots import BroadRoot
+    from lsp_server.dirs import Dirs
     from lsp_server.mcp.calls.local import Approvals
     from lsp_server.mcp.calls.rounds import RoundTrips
     from lsp_server.mcp.calls.router import AttachMode, CallRouter
@@ -41,8 +42,6 @@ class Calls:
         self.session = session
         self.attach = attach
         self.approvals = approvals
-        self.refused = _refused(root)
-        """A root no face serves (a home folder, `/` ...): every call is refused."""
         self._registry: Registry | None = None
         self._building = threading.Lock()  # the listing's thread and the warm-up's: one build
         self._router: CallRouter | None = None
@@ -100,7 +99,7 @@ class Calls:
             self.session,
             self.surface,
             build_local,
-            self.refused,
+            _refused(root, dirs),  # in the warm-up's thread, before any call needs the router
         )
         return self._router
 
@@ -152,13 +151,12 @@ class Calls:
             await self._router.close()
 
 
-def _refused(root: Path) -> BroadRoot | None:
-    """The root checked once, at start, before anything reads it (said on stderr, which
-    MCP clients keep in their server log, and in every call's result)."""
+def _refused(root: Path, dirs: Dirs) -> BroadRoot | None:
+    """A root no face serves (a home folder, `/` ...), checked once before anything reads it:
+    said on stderr (MCP clients keep it in their server log) and in every call's result."""
     from lsp_server.broad_roots import refused_root
-    from lsp_server.dirs import Dirs
 
-    refused = refused_root([root], Dirs.from_environment())
+    refused = refused_root([root], dirs)
     if refused is not None:
         log.warning("%s", refused.message("mcp"))
     return refused
