@@ -80,6 +80,16 @@ def test_the_user_config_file_allows_a_broad_root_a_workspace_file_does_not(
     assert refused_root([home], dirs) is None
 
 
+def test_the_managed_file_beats_the_user_file(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user_config(ALLOW)
+    managed = tmp_path / "managed.toml"
+    managed.write_text("[workspace]\nallow_broad_roots = false\n")
+    monkeypatch.setenv("TOOLHOST_MANAGED_CONFIG", str(managed))
+    assert refused_root([home], Dirs.from_environment()) is not None
+
+
 def test_a_root_inside_toolhosts_own_folders_is_refused_whatever_the_setting(
     tmp_path: Path,
 ) -> None:
