@@ -68,6 +68,10 @@ TOUCH_HIDDEN = [
     "env 'BASH_FUNC_ls%%=() { touch X; }' bash -c ls",
     "BASH_ENV=./x.sh bash -c true",
     "PATH=.:/usr/bin ls",
+    "echo 'touch X' | xargs -I{} sh -c {}",
+    "sudo -s 'touch X'",
+    "sudo -u root -i 'touch X'",
+    "sh <<< 'touch X'",
 ]
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from lsp_server.policy.commands.command_paths import Places
 from lsp_server.policy.commands.shell_words import split_command
+from lsp_server.policy.commands.wrappers import view_command
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.runtime.fs.workspace import Workspace
 
@@ -62,6 +63,8 @@ NOT_READS = [
     "jq -n 'import \"data\" as $d; $d'",
     "jq -n 'include \"m\"; .'",
     "file -f list.txt",
+    "ps e",
+    "ps axeww",
     "file --files-from list.txt",
     "git cat-file --batch",
     "git cat-file --batch-all-objects --batch",
@@ -96,6 +99,8 @@ READS = [
     "cat s[r]c/a.py",
     "cat src/[!b].py",
     "cat *",
+    "ps aux",
+    "ps -ef",
 ]
 
 
@@ -158,8 +163,9 @@ def test_what_bash_hides_from_the_words_asks_even_in_the_sandbox(root: Path) -> 
         "shopt -s dotglob; cat *",
         "bash -O dotglob -c 'cat *'",
         "cat .[^x]nv",
+        "bash <<< 'cat .env'",
     ):
-        segments = split_command(command).segments
+        segments = view_command(split_command(command), command).segments
         found = [check.segment_place_concern(s, root) for s in segments]
         assert any(found), command
     assert check.segment_place_concern(split_command("echo a b | xargs").segments[1], root) is None

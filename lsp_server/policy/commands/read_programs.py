@@ -336,6 +336,14 @@ def _any(args: Sequence[str]) -> str | None:
     return None
 
 
+def _ps(args: Sequence[str]) -> str | None:
+    # BSD-style `e` (`ps e`, `ps axeww`) prints every process's environment: the
+    # server's own credentials included.
+    if any(not a.startswith("-") and "e" in a for a in args):
+        return "ps e prints the environment of processes"
+    return None
+
+
 CHECKS: dict[str, Check] = {
     "sed": _sed,
     "jq": _jq,
@@ -349,7 +357,7 @@ CHECKS: dict[str, Check] = {
     "echo": _any,
     "true": _any,
     "false": _any,
-    "ps": _any,
+    "ps": _ps,
 }
 
 

@@ -256,7 +256,22 @@ def inline_scripts(words: Words) -> list[str]:
         return [" ".join(command)] if command else []
     if head == "eval":
         return [" ".join(args)]
+    if head == "sudo" and _sudo_shell(args):
+        # `sudo -s 'touch f'`, `sudo -i CMD`: the words are handed to a shell as one line.
+        command = _skip_options(args, WRAPPERS["sudo"])
+        return [" ".join(command)] if command else []
     return []
+
+
+def _sudo_shell(args: Words) -> bool:
+    """sudo's options (before the command) include -s/--shell or -i/--login."""
+    command = _skip_options(args, WRAPPERS["sudo"]) or ()
+    options = args[: len(args) - len(command)]
+    return any(
+        o in ("--shell", "--login")
+        or (o[:1] == "-" and o[1:2] != "-" and bool(set(o[1:]) & set("si")))
+        for o in options
+    )
 
 
 def _reads_stdin_as_code(head: str, args: Words) -> bool:
@@ -325,7 +340,19 @@ def _xargs_replaces_command(args: Words) -> bool:
             replace = arg[2:]
         elif arg.startswith("--replace="):
             replace = arg.split("=", 1)[1]
-    return replace is not None and replace in rest[0]
+    if replace is None:
+        return False
+    # `xargs -I{} {} f`, and `xargs -I{} sh -c {}`: the input is the program or the code.
+    code = [script for form in command_forms(rest) for script in inline_scripts(form)]
+    return replace in rest[0] or any(replace in script for script in code)
+
+
+def _here_string_code(form: Words, segment: Segment) -> list[str]:
+    """`bash <<< 'cmd'`: a shell reading its commands from a here-string runs that text
+    (still opaque: its input could come from elsewhere too)."""
+    if program_name(form[0]) not in SHELLS or _shell_body(form[1:]) is not None:
+        return []
+    return [r.target for r in segment.redirects if r.operator.endswith("<<<") and r.target]
 
 
 @attrs.frozen
@@ -354,7 +381,7 @@ def view_command(parsed: ParsedCommand, text: str | None = None) -> CommandView:
         if reason is not None:
             reasons.append(reason)
         for form in command_forms(segment.words):
-            for script in inline_scripts(form):
+            for script in [*inline_scripts(form), *_here_string_code(form, segment)]:
                 if depth >= 16:
                     reasons.append("inline scripts nested too deep")
                     continue
