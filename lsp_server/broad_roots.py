@@ -30,7 +30,7 @@ from lsp_server.dirs import Dirs
 BROAD_ROOT = "workspace.broad_root"
 """The refusal's stable code (also runtime.core.errors.BROAD_ROOT)."""
 
-Face = Literal["lsp", "mcp", "acp", "cli", "any"]
+Face = Literal["lsp", "mcp", "acp", "cli"]
 
 # Folders whose files belong to the system, other programs or other users (the folder
 # itself: a project below one of them, such as /srv/app or /opt/tool, is fine), as real
@@ -51,7 +51,6 @@ _RECOVERY: dict[Face, str] = {
     "acp": "open a project folder (start the agent's session there), or start toolhost acp "
     "with --root PROJECT",
     "cli": "pass --root PROJECT, or run it from inside the project folder",
-    "any": "open a project folder as the workspace instead",
 }
 
 

@@ -264,10 +264,11 @@ def _checkpoints(
 
 def _refuse_broad_roots(roots: Sequence[Path], dirs: Dirs) -> None:
     """Every face refuses a home folder or `/` before it gets here, with its own words
-    (broad_roots.py); this keeps any other way in from building a runtime over one."""
+    (broad_roots.py); this keeps any other way in (`toolhost revert`, `checkpoints`) from
+    building a runtime over one."""
     refused = refused_root(roots, dirs)
     if refused is not None:
-        raise ToolError(BROAD_ROOT, refused.message("any"), refused.recovery("any"))
+        raise ToolError(BROAD_ROOT, refused.cause, refused.recovery("cli"))
 
 
 def _index_refresh(index: CodeIndexService) -> CallListener:

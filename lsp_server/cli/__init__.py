@@ -69,6 +69,13 @@ def run_here(given: list[str]) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except Exception as exc:
+        from lsp_server.runtime.core.errors import BROAD_ROOT, ToolError
+
+        if isinstance(exc, ToolError) and exc.code == BROAD_ROOT:  # compose.py's backstop
+            print(f"toolhost: {exc.message}", file=sys.stderr)
+            return 2
+        raise
     return code
 
 

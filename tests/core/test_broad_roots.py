@@ -149,6 +149,17 @@ def test_cli_refuses_the_home_folder_and_the_filesystem_root(home: Path, tmp_pat
     assert not state.exists() or list(state.iterdir()) == []
 
 
+def test_cli_checkpoints_and_revert_say_it_too(home: Path) -> None:
+    """They build a one-shot runtime: compose.py's backstop refuses, said in one line."""
+    for args in (["checkpoints"], ["revert", "c-1"]):
+        done = subprocess.run(
+            [*TOOLHOST, *args], capture_output=True, text=True, cwd=home, timeout=120, check=False
+        )
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith(f"toolhost: {BROAD_ROOT}: {home} is your home folder")
+        assert "Traceback" not in done.stderr
+
+
 def test_cli_works_in_an_allowed_home_and_keeps_its_own_folders_out(home: Path) -> None:
     """Allowed in the user's config file, the home folder works; the state and config
     folders it holds stay read-only to commands and out of the checkpoints."""
