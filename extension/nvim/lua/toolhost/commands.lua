@@ -1,4 +1,5 @@
 -- :Toolhost tools | call {name} {json} | checkpoints | revert {callId} | jobs | status | activity | start | stop
+--   | trust [path]
 -- Output goes to one scratch split (toolhost://output) that each command reuses.
 local M = {}
 
@@ -84,7 +85,7 @@ function M.status()
   show(require("toolhost.status").lines(status, toolhost().state))
 end
 
-M.subcommands = { "activity", "call", "checkpoints", "jobs", "revert", "start", "status", "stop", "tools" }
+M.subcommands = { "activity", "call", "checkpoints", "jobs", "revert", "start", "status", "stop", "tools", "trust" }
 
 --- Entry point of :Toolhost (the whole argument string).
 function M.run(args)
@@ -111,6 +112,8 @@ function M.run(args)
     toolhost().start()
   elseif sub == "stop" then
     toolhost().stop()
+  elseif sub == "trust" then
+    require("toolhost.trust").command(rest)
   else
     fail("usage: :Toolhost " .. table.concat(M.subcommands, "|"))
   end

@@ -8,6 +8,7 @@ local protocol = require("toolhost.protocol")
 local approve = require("toolhost.approve")
 local buffers = require("toolhost.buffers")
 local lsp_proxy = require("toolhost.lsp_proxy")
+local trust = require("toolhost.trust")
 
 local M = {}
 
@@ -173,31 +174,13 @@ local function on_present(_, params)
   vim.notify("toolhost: the agent presented " .. table.concat(names, ", "), vim.log.levels.INFO)
 end
 
-local function on_config_untrusted(_, params)
-  -- A workspace .toolhost.toml whose loosening entries wait for the user's approval.
-  if type(params) ~= "table" then
-    return
-  end
-  M.state.config_untrusted = params
-  vim.notify(
-    "toolhost: " .. tostring(params.path) .. " is not applied (" .. tostring(params.reason)
-      .. "); review it and run `toolhost trust` to approve it",
-    vim.log.levels.WARN
-  )
-end
-
 local function client_config(root, cmd)
   local cfg = M.config
   local capabilities = vim.lsp.protocol.make_client_capabilities()
   capabilities.experimental = capabilities.experimental or {}
   capabilities.experimental.toolhost = vim.deepcopy(protocol.client_capabilities)
-  local options = vim.deepcopy(cfg.settings or {})
-  if cfg.policy then
-    options.policy = vim.deepcopy(cfg.policy)
-  end
-  if vim.tbl_isempty(options) then
-    options = vim.empty_dict() -- an empty Lua table would be sent as a JSON array
-  end
+  -- Loosening settings come from setup() only (see trust.lua).
+  local options = trust.section(cfg)
   return {
     name = cfg.name,
     cmd = cmd,
@@ -213,7 +196,8 @@ local function client_config(root, cmd)
       [methods.did_call] = on_did_call,
       [methods.job_update] = on_job_update,
       [methods.present] = on_present,
-      [methods.config_untrusted] = on_config_untrusted,
+      [methods.config_untrusted] = trust.on_config_untrusted,
+      ["workspace/configuration"] = trust.configuration_handler,
     },
     on_exit = function()
       M.state.client_id = nil
