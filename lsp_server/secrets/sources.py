@@ -2,8 +2,8 @@
 names.py), the workspace's `.env` files (KEY=VALUE lines) and the other files readers
 refuse as secrets (`*.pem`, `*.key`, `id_*`, `.netrc` ...: their long lines and values).
 
-Files are found by a bounded walk of the roots, done again when a root folder changes or
-RESCAN_SECONDS after the last one; a found file is parsed again only when its stat changes.
+Files are found by a bounded walk of the roots (SecretFiles says when), and a found file is
+parsed again only when its stat changes.
 """
 
 from __future__ import annotations
@@ -12,11 +12,13 @@ import itertools
 import os
 import re
 import stat
+import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lsp_server.runtime.fs.workspace import SECRET_PATTERNS
 from lsp_server.secrets.names import CredentialNames
 from lsp_server.secrets.redaction import MIN_CHARS, Secret
 
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 RESCAN_SECONDS = 10.0
 MAX_DEPTH = 4
 MAX_ENTRIES = 20_000
+FIRST_WALK_ENTRIES = 2_000
 MAX_FILE_BYTES = 256 * 1024
 MAX_SECRETS_PER_FILE = 2_000
 # Folders no secret file of the project lives in, and the biggest ones to walk.
@@ -105,34 +108,52 @@ def _stat_key(st: os.stat_result) -> tuple[int, ...]:
 
 
 class SecretFiles:
-    """The secret files of the workspace and the values they hold."""
+    """The secret files of the workspace and the values they hold.
+
+    The roots' top level is listed again whenever a root folder changes (a new .env there
+    counts at once); the walk below it runs first with a small budget on the caller's
+    thread (a small workspace is walked whole, before its first result), then, and every
+    RESCAN_SECONDS, in `background` (a thread), so that no call waits for a big walk."""
 
     def __init__(
         self,
         workspace: Workspace,
         names: CredentialNames,
         clock: Callable[[], float] = time.monotonic,
+        background: Callable[[Callable[[], None]], None] | None = None,
     ) -> None:
         self._workspace = workspace
         self._names = names
         self._clock = clock
+        self._background = background or _in_a_thread
         self._parsed: dict[Path, tuple[tuple[int, ...], list[Secret]]] = {}
+        self._known: set[Path] = set()
+        self._walked: set[Path] | None = None
+        """A finished background walk's files, not yet taken."""
+        self._walking = False
         self._scanned_at: float | None = None
         self._roots_key: tuple[int, ...] = ()
         self.secrets: tuple[Secret, ...] = ()
         """The current values; a new tuple only when they changed."""
 
     def refresh(self) -> tuple[Secret, ...]:
-        roots_key = tuple(_mtime(root) for root in self._workspace.roots)
         now = self._clock()
-        stale = self._scanned_at is None or now - self._scanned_at >= RESCAN_SECONDS
-        if stale or roots_key != self._roots_key:
-            self._scanned_at, self._roots_key = now, roots_key
-            paths = list(self._discover())
-        else:
-            paths = list(self._parsed)
+        if self._scanned_at is None:
+            self._scanned_at = now
+            found, complete = self._discover(FIRST_WALK_ENTRIES)
+            self._known = set(found)
+            if not complete:
+                self._start_walk()
+        elif now - self._scanned_at >= RESCAN_SECONDS:
+            self._scanned_at = now
+            self._start_walk()
+        walked, self._walked = self._walked, None
+        roots_key = tuple(_mtime(root) for root in self._workspace.writable_roots())
+        if walked is not None or roots_key != self._roots_key:
+            self._roots_key = roots_key
+            self._known = (self._known if walked is None else walked) | self._top_level()
         parsed: dict[Path, tuple[tuple[int, ...], list[Secret]]] = {}
-        for path in paths:
+        for path in self._known:
             entry = self._parse(path)
             if entry is not None:
                 parsed[path] = entry
@@ -142,6 +163,19 @@ class SecretFiles:
             self.secrets = tuple(s for _, found in parsed.values() for s in found)
         self._parsed = parsed
         return self.secrets
+
+    def _start_walk(self) -> None:
+        if self._walking:
+            return
+        self._walking = True
+
+        def walk() -> None:
+            try:
+                self._walked = set(self._discover(MAX_ENTRIES)[0])
+            finally:
+                self._walking = False
+
+        self._background(walk)
 
     def _parse(self, path: Path) -> tuple[tuple[int, ...], list[Secret]] | None:
         try:
@@ -181,25 +215,62 @@ class SecretFiles:
             return dotenv_secrets(label, text, self._names)
         return file_secrets(label, text)
 
-    def _discover(self) -> Iterator[Path]:
-        budget = MAX_ENTRIES
-        for root in self._workspace.roots:
-            pending = [(root, 0)]
-            while pending and budget > 0:
-                folder, depth = pending.pop()
-                try:
-                    with os.scandir(folder) as entries:
-                        listed = list(entries)
-                except OSError:
-                    continue
-                budget -= len(listed)
-                for entry in listed:
-                    path = Path(entry.path)
-                    if entry.is_dir(follow_symlinks=False):
-                        if depth < MAX_DEPTH and entry.name not in SKIPPED_FOLDERS:
-                            pending.append((path, depth + 1))
-                    elif entry.is_file(follow_symlinks=False) and self._workspace.is_secret(path):
-                        yield path
+    def _discover(self, budget: int) -> tuple[list[Path], bool]:
+        """The secret files down to MAX_DEPTH; and whether the walk ended within `budget`
+        entries."""
+        found: list[Path] = []
+        pending = [(root, 0) for root in self._workspace.writable_roots()]
+        while pending:
+            if budget <= 0:
+                return found, False
+            folder, depth = pending.pop()
+            listed = _listing(folder)
+            budget -= len(listed)
+            for entry in listed:
+                if entry.is_dir(follow_symlinks=False):
+                    if depth < MAX_DEPTH and entry.name not in SKIPPED_FOLDERS:
+                        pending.append((Path(entry.path), depth + 1))
+                elif entry.is_file(follow_symlinks=False) and self._is_secret(entry.path):
+                    found.append(Path(entry.path))
+        return found, True
+
+    def _top_level(self) -> set[Path]:
+        return {
+            Path(entry.path)
+            for root in self._workspace.writable_roots()
+            for entry in _listing(root)
+            if entry.is_file(follow_symlinks=False) and self._is_secret(entry.path)
+        }
+
+    def _is_secret(self, path: str) -> bool:
+        """The workspace's own answer, asked only for a name that could be a built-in
+        secret unless the user added patterns (each answer costs ~50 us)."""
+        if self._workspace.secret_patterns != SECRET_PATTERNS or _maybe_secret(path):
+            return self._workspace.is_secret(Path(path))
+        return False
+
+
+def _maybe_secret(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return (
+        name.startswith((".env", "id_"))
+        or name.endswith((".pem", ".key", ".p12", ".pfx"))
+        or name in (".netrc", ".git-credentials", ".npmrc", ".pypirc", "credentials")
+        or "/.ssh/" in path
+        or "/.gnupg/" in path
+    )
+
+
+def _listing(folder: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except OSError:
+        return []
+
+
+def _in_a_thread(work: Callable[[], None]) -> None:
+    threading.Thread(target=work, name="secret-files-walk", daemon=True).start()
 
 
 def _mtime(path: Path) -> int:

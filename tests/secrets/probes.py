@@ -31,6 +31,7 @@ PROBES: list[str] = [
     "cat /proc/self/environ | tr '\\0' '\\n'",
     "cat /proc/$PPID/environ | tr '\\0' '\\n'",
     "cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; true",
+    "cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -a -e GITHUB -e FAKE; true",
     "for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; done 2>/dev/null; true",
     "strings /proc/*/environ 2>/dev/null; true",
     "ps eww -A 2>/dev/null; true",

@@ -105,7 +105,9 @@ def test_key_files_give_their_long_lines_and_values() -> None:
 def test_files_are_found_again_when_they_change(tmp_path: Path) -> None:
     clock = [0.0]
     workspace = Workspace([tmp_path])
-    files = SecretFiles(workspace, CredentialNames(), clock=lambda: clock[0])
+    files = SecretFiles(
+        workspace, CredentialNames(), clock=lambda: clock[0], background=lambda walk: walk()
+    )
     assert files.refresh() == ()
     (tmp_path / ".env").write_text("API_TOKEN=first-value-1\n")
     assert [s.value for s in files.refresh()] == ["first-value-1"]  # the root changed

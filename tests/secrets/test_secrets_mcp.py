@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -59,17 +60,8 @@ async def test_no_probe_prints_a_secret(tmp_path: Path, sandbox: str) -> None:
             result = await call(client, "bash", {"command": probe})
             answers[probe] = json.dumps(result, ensure_ascii=False)
             ref = (result.get("_meta") or {}).get("toolhost/resultRef") or _ref(answers[probe])
-            if ref:  # the stored full text, paged back as the model would
-                page = await call(
-                    client,
-                    "use_capability",
-                    {
-                        "id": "session:tool_result",
-                        "action": "call",
-                        "arguments": {"result_ref": ref, "offset": 0, "limit": 1_000_000},
-                    },
-                )
-                answers[probe + " (stored)"] = json.dumps(page, ensure_ascii=False)
+            if ref:  # the stored full text, paged back as the model would, to its end
+                answers[probe + " (stored)"] = await paged(client, ref)
         leaks = {probe: leaked(answer) for probe, answer in answers.items() if leaked(answer)}
         assert not leaks, leaks
         # The probes did print the values, as placeholders.
@@ -83,6 +75,23 @@ async def test_no_probe_prints_a_secret(tmp_path: Path, sandbox: str) -> None:
         assert not leaked(audit_text())
     finally:
         await client.close()
+
+
+async def paged(client: RawMcp, ref: str) -> str:
+    pages, offset = [], 0
+    for _ in range(400):
+        arguments = {"result_ref": ref, "offset": offset}
+        page = await call(
+            client,
+            "use_capability",
+            {"id": "session:tool_result", "action": "call", "arguments": arguments},
+        )
+        pages.append(json.dumps(page, ensure_ascii=False))
+        found = re.search(r"more: call again with offset=(\d+)", text(page))
+        if found is None:
+            break
+        offset = int(found.group(1))
+    return "".join(pages)
 
 
 def _ref(answer: str) -> str | None:
