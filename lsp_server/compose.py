@@ -58,6 +58,7 @@ from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.runtime.progress import ProgressSender
 from lsp_server.runtime.sessions.session import SessionFolders
 from lsp_server.sandbox.netallow import parse_allow_list
+from lsp_server.sandbox.protected import protected_paths
 from lsp_server.sandbox.service import SandboxService
 from lsp_server.search.engines import SearchEngines
 from lsp_server.secrets.known import SecretValues
@@ -191,7 +192,7 @@ class _Parts:
             workspace.writable_roots(),
             trust,
             problems,
-            _places(workspace, dirs),
+            _places(workspace, dirs, config),
             planner=planner,
         )
         planner.classifier = lambda: policy.engine.classifier
@@ -206,7 +207,7 @@ class _Parts:
         """One plan per shell command, for the policy, the bash tool and the checkpoints.
         Its classifier is the policy engine's once there is one (`policy`)."""
         classifier = ReadOnlyClassifier(
-            config.policy.read_only_commands, None, _places(workspace, dirs)
+            config.policy.read_only_commands, None, _places(workspace, dirs, config)
         )
         planner = CommandPlanner(config, sandbox, lambda: classifier)
         self.instances[CommandPlanner] = planner
@@ -247,9 +248,12 @@ class _Parts:
         self.instances[LspAnswerLog] = LspAnswerLog()
 
 
-def _places(workspace: Workspace, dirs: Dirs) -> Places:
+def _places(workspace: Workspace, dirs: Dirs, config: Config) -> Places:
     trust_path = TrustStore(dirs.state).path
-    return Places.of_workspace(workspace, dirs.user_config_file, trust_path, WORKSPACE_CONFIG_NAME)
+    protected = protected_paths(config.workspace.protected_paths, config.shell.sandbox_read_only)
+    return Places.of_workspace(
+        workspace, dirs.user_config_file, trust_path, WORKSPACE_CONFIG_NAME, protected
+    )
 
 
 def _checkpoints(

@@ -62,6 +62,11 @@ class WorkspaceConfig:
     """More gitignore-style patterns of secret files readers refuse."""
     allowed_secrets: list[str] = attrs.Factory(list)
     """Secret-looking paths (gitignore-style) that readers may read anyway."""
+    protected_paths: list[str] = attrs.Factory(list)
+    """More gitignore-style paths of files that make other programs run code, added to the
+    built-in list (.git, .toolhost.toml, .vscode/, .envrc ...: docs/SANDBOX.md): read-only
+    in the sandbox whether or not they exist, and a tool or unsandboxed command that writes
+    one always asks. Tightens: any layer may add; none can remove a built-in one."""
     allow_broad_roots: bool = False
     """Let a home folder, `/`, a folder above home or a system folder (/usr, /etc, /tmp ...)
     be a workspace root. Off, such a root is refused before anything reads it (open a
@@ -94,8 +99,8 @@ class ShellConfig:
     sandbox_network_allow: list[str] = attrs.Factory(list)
     """Hosts sandboxed commands reach through toolhost's proxy without asking: "host",
     "host:port", "*.domain", IP literals (docs/SANDBOX.md). Empty: none."""
-    sandbox_read_only: list[str] = attrs.Factory(lambda: [".git", ".toolhost.toml"])
-    """Names inside each workspace root that stay read-only in the sandbox."""
+    sandbox_read_only: list[str] = attrs.Factory(list)
+    """Older name of workspace.protected_paths (both apply, added to the built-in list)."""
     env_pass: list[str] = attrs.Factory(list)
     """Credentials of the server's environment that commands still get, by name or glob
     (e.g. ["OPENAI_API_KEY"]); their values are still hidden from the model's results.

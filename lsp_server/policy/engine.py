@@ -195,7 +195,8 @@ class PolicyEngine:
 
     def forced_ask(self, facts: CallFacts) -> Decision | None:
         """A call that asks in every mode, whatever allow rules say (guards.py): a write
-        to a policy file, or a command a deny rule could match unseen."""
+        to a protected file (policy, or one that makes programs run code), or a command a
+        deny rule could match unseen."""
         places = self.classifier.places
         if places is not None:
             writes = [p.real for p in facts.paths if p.access == "write"]
@@ -206,7 +207,9 @@ class PolicyEngine:
                 and not self.is_plain_read(facts)
                 and not (facts.plan is not None and facts.plan.runs_read_only)
             ):
-                shell = (facts.view.segments, facts.cwd)
+                # In the sandbox, protected names are read-only already (mostly).
+                sandboxed = facts.sandbox is not None and facts.sandbox.sandboxed
+                shell = (facts.view.segments, facts.cwd, sandboxed)
             reason = policy_file_reason(writes, shell, places)
             if reason is not None:
                 return Decision("ask", None, reason, True)

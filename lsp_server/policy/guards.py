@@ -1,8 +1,11 @@
 """Calls that must ask whatever the mode and the allow rules say.
 
-1. A write to a policy file (`.toolhost.toml`, the user config, the trust store): an agent
-   that could edit them could grant itself every permission, so such a write always asks
-   (acceptEdits and bypass included), is rated high risk and is never remembered.
+1. A write to a file that makes other programs run code or sets policy (`.toolhost.toml`,
+   `.git`, `.vscode/`, `.envrc` ...: sandbox/protected.py; the user config, the trust
+   store): an agent that could edit them could run code outside any sandbox or grant
+   itself every permission, so such a write always asks (acceptEdits and bypass included),
+   says what the file controls, is rated high risk and is never remembered
+   (protected_writes.py).
 2. A shell command that a deny rule could match but toolhost cannot see through: it is
    opaque (`$(echo touch) f`, `python -c ...`, `... | sh`; wrappers.py), or it runs a
    program that does the same job as a denied one (`cp /dev/null f` or `> f` when
@@ -15,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from lsp_server.policy.commands.command_paths import Places, names_protected
+from lsp_server.policy.commands.command_paths import Places
 from lsp_server.policy.commands.shell_words import Segment
 from lsp_server.policy.commands.wrappers import command_forms, program_name
+from lsp_server.policy.protected_writes import protected_write_reason
 from lsp_server.policy.rules import Rule
 
 # Programs that do one another's job: a deny rule on one makes the others ask.
@@ -81,13 +85,10 @@ def deny_could_match(
 
 def policy_file_reason(
     writes: Sequence[Path],
-    shell: tuple[Sequence[Segment], Path] | None,
+    shell: tuple[Sequence[Segment], Path, bool] | None,
     places: Places,
 ) -> str | None:
-    """Why a call could change a policy file: a writer's real paths, or the segments of a
-    shell command that is not a plain read and the folder it runs in."""
-    protected = next((path for path in writes if places.is_protected(path)), None)
-    reason = f"it writes {protected}, a policy file" if protected else None
-    if reason is None and shell is not None:
-        reason = names_protected(shell[0], shell[1], places)
-    return f"{reason}: changes to policy files always ask" if reason else None
+    """Why a call could change a protected file (policy, or one that makes programs run
+    code): a writer's real paths, or the segments of a shell command that is not a plain
+    read, the folder it runs in and whether it runs in the sandbox."""
+    return protected_write_reason(writes, shell, places)

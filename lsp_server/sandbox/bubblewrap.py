@@ -1,4 +1,5 @@
-"""The bubblewrap (bwrap) command line for one sandboxed command: pure, no I/O but lexists.
+"""The bubblewrap (bwrap) command line for one sandboxed command (`bubblewrap_argv`: no I/O
+but listing the roots; `BubblewrapLayout.wrap` also holds the placeholders).
 
 Layout, in mount order (later mounts cover earlier ones):
   the whole filesystem read-only; a fresh /dev and /proc (the PID namespace's own); a
@@ -6,7 +7,8 @@ Layout, in mount order (later mounts cover earlier ones):
   read-only when they live under /tmp); each
   workspace root writable (read-only in read-only mode), bound after
   /tmp so a workspace under /tmp stays visible; the protected names inside each root
-  (.git, .toolhost.toml) read-only again; the command's own state folder writable.
+  (protected.py: .git, .toolhost.toml, .vscode ...) read-only again, a missing one held by
+  a placeholder (placeholders.py); the command's own state folder writable.
 Then: no network unless allowed, a new PID namespace (every process the command starts is
 in it and dies with it), die-with-parent (the server's death kills the sandbox), and a new
 session (no controlling terminal to inject keystrokes into).
@@ -22,6 +24,9 @@ from typing import ClassVar
 
 import attrs
 
+from lsp_server.sandbox.placeholders import PlaceholderHolds
+from lsp_server.sandbox.protected import ProtectedPaths
+from lsp_server.sandbox.protected_scan import scan_roots
 from lsp_server.sandbox.under_tmp import folders_under_tmp
 
 FORWARDER = Path(__file__).with_name("forwarder.py")
@@ -35,8 +40,8 @@ class BubblewrapLayout:
     """Workspace roots (resolved)."""
     writable: bool
     """Roots are writable (workspace-write) or read-only (read-only mode)."""
-    protected: tuple[str, ...] = (".git", ".toolhost.toml")
-    """Names inside each root kept read-only; missing ones are skipped."""
+    protected: ProtectedPaths = attrs.Factory(ProtectedPaths)
+    """Paths inside each root kept read-only, whether or not they exist (protected.py)."""
     network: bool = False
     read_only_within: tuple[Path, ...] = ()
     """Folders inside the roots bound read-only again: toolhost's own state and config
@@ -52,6 +57,8 @@ class BubblewrapLayout:
     proxy_socket: Path | None = None
     """The network proxy's Unix socket (netproxy.py): bound in, and the command runs under
     the forwarder that points HTTP(S)_PROXY at it."""
+    holds: PlaceholderHolds = attrs.field(factory=PlaceholderHolds, eq=False)
+    """The placeholders each command in flight holds, by its state folder."""
 
     namespace: ClassVar[bool] = True
     """Its processes live in a PID namespace: the shell's EXIT trap lists leftovers."""
@@ -59,11 +66,28 @@ class BubblewrapLayout:
     def wrap(
         self, argv: Sequence[str], cwd: Path, state_dir: Path, keep_daemons: bool = False
     ) -> list[str]:
-        """`keep_daemons` cannot hold here: the namespace ends with the command."""
-        return bubblewrap_argv(self, argv, cwd, state_dir)
+        """`keep_daemons` cannot hold here: the namespace ends with the command. Holds the
+        protected names (placeholders.py) until `release(state_dir)`."""
+        if not (self.confined and self.writable):
+            return bubblewrap_argv(self, argv, cwd, state_dir)
+        found = scan_roots(self.roots, self.protected)
+        held = self.holds.take(state_dir, found.held)
+        # A protected name that is no plain file or folder (a symlink) is bound as it is.
+        kept = set(held)
+        present = [
+            *found.present,
+            *(t.path for t in found.held if t.path not in kept and os.path.lexists(t.path)),
+        ]
+        return bubblewrap_argv(self, argv, cwd, state_dir, held=held, present=present)
+
+    def release(self, state_dir: Path) -> None:
+        """The command ended: its placeholders go unless another command still uses them."""
+        self.holds.release(state_dir)
 
 
-def _mount_points(layout: BubblewrapLayout, state_dir: Path) -> list[str]:
+def _mount_points(
+    layout: BubblewrapLayout, state_dir: Path, held: Sequence[Path], present: Sequence[Path]
+) -> list[str]:
     if not layout.confined:
         return ["--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc"]
     args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
@@ -73,12 +97,11 @@ def _mount_points(layout: BubblewrapLayout, state_dir: Path) -> list[str]:
     for root in layout.roots:
         args += [bind, str(root), str(root)]
     if layout.writable:
-        for root in layout.roots:
-            for name in layout.protected:
-                path = root / name
-                if os.path.lexists(path):
-                    # -try: a name removed since the check must not stop the command.
-                    args += ["--ro-bind-try", str(path), str(path)]
+        for path in present:
+            # -try: a name removed since the check must not stop the command.
+            args += ["--ro-bind-try", str(path), str(path)]
+        for path in held:
+            args += ["--ro-bind", str(path), str(path)]  # exists until the command ends
     for folder in layout.read_only_within:
         args += ["--ro-bind-try", str(folder), str(folder)]
     args += ["--bind", str(state_dir), str(state_dir)]
@@ -89,10 +112,21 @@ def _mount_points(layout: BubblewrapLayout, state_dir: Path) -> list[str]:
 
 
 def bubblewrap_argv(
-    layout: BubblewrapLayout, argv: Sequence[str], cwd: Path, state_dir: Path
+    layout: BubblewrapLayout,
+    argv: Sequence[str],
+    cwd: Path,
+    state_dir: Path,
+    *,
+    held: Sequence[Path] = (),
+    present: Sequence[Path] | None = None,
 ) -> list[str]:
-    """`bwrap ... -- argv`, run in `cwd`; `state_dir` is the command's own writable folder."""
-    args = [layout.bwrap, *_mount_points(layout, state_dir)]
+    """`bwrap ... -- argv`, run in `cwd`; `state_dir` is the command's own writable folder.
+    `held`: protected paths held for this command (placeholders.py); `present`: existing
+    ones bound as they are (None: every protected path that exists now, nothing held)."""
+    if present is None and layout.confined and layout.writable:
+        found = scan_roots(layout.roots, layout.protected)
+        present = [*found.present, *(t.path for t in found.held if os.path.lexists(t.path))]
+    args = [layout.bwrap, *_mount_points(layout, state_dir, held, present or ())]
     if layout.confined and not layout.network:
         args.append("--unshare-net")
     args += ["--unshare-pid", "--die-with-parent", "--new-session"]

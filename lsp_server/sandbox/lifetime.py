@@ -73,3 +73,6 @@ class Supervised:
             str(state_dir / LEFTOVERS_NAME), str(self.grace_seconds),
             "1" if keep_daemons else "0", "--", *argv,
         ]  # fmt: skip
+
+    def release(self, state_dir: Path) -> None:
+        """Nothing is held for a supervised command."""

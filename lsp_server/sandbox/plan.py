@@ -78,7 +78,10 @@ class SandboxPlan:
         if self.mode == "read-only":
             where = "nothing on disk is writable except a private /tmp"
         else:
-            where = "only the workspace (not its .git or .toolhost.toml) and a private /tmp"
+            where = (
+                "only the workspace (not its .git, .vscode, .toolhost.toml or other files "
+                "that run code) and a private /tmp"
+            )
         if not self.network and self.proxy:
             net = "network only to the hosts of sandbox_network_allow, through a proxy"
         elif not self.network:

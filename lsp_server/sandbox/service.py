@@ -10,8 +10,10 @@ from pathlib import Path
 
 from lsp_server.sandbox.bubblewrap import BubblewrapLayout
 from lsp_server.sandbox.lifetime import Supervised
+from lsp_server.sandbox.placeholders import PlaceholderHolds
 from lsp_server.sandbox.plan import SandboxMode, SandboxPlan, SandboxRequest, plan_command
 from lsp_server.sandbox.platforms import BackendFound, find_backend
+from lsp_server.sandbox.protected import ProtectedPaths
 
 
 class SandboxService:
@@ -24,6 +26,8 @@ class SandboxService:
         self._found: dict[str | None, BackendFound] = {}
         self._lock = threading.Lock()
         self._told: set[str] = set()
+        # Shared by every command of this server (the locks themselves are per command).
+        self._holds = PlaceholderHolds()
 
     def backend(self) -> BackendFound:
         path = os.environ.get("PATH")
@@ -50,7 +54,7 @@ class SandboxService:
         self,
         plan: SandboxPlan,
         roots: Sequence[Path],
-        protected: Sequence[str],
+        protected: ProtectedPaths,
         proxy_socket: Path | None = None,
     ) -> BubblewrapLayout | Supervised:
         """How to start a command under `plan`: confined when sandboxed; approved to run
@@ -64,13 +68,14 @@ class SandboxService:
             bwrap=executable,
             roots=tuple(roots),
             writable=plan.mode == "workspace-write",
-            protected=tuple(protected),
+            protected=protected,
             read_only_within=tuple(
                 f for f in self.own_folders if any(r == f or r in f.parents for r in roots)
             ),
             network=plan.network,
             confined=plan.sandboxed,
             proxy_socket=proxy_socket if plan.sandboxed and not plan.network else None,
+            holds=self._holds,
         )
 
     def notice(self, session: str, plan: SandboxPlan) -> str | None:

@@ -35,6 +35,11 @@ class Launcher(Protocol):
         self, argv: Sequence[str], cwd: Path, state_dir: Path, keep_daemons: bool = False
     ) -> list[str]: ...
 
+    def release(self, state_dir: Path) -> None:
+        """The command of `state_dir` ended: let go of what `wrap` held for it (the
+        sandbox's placeholders of protected names)."""
+        ...
+
 
 @attrs.frozen
 class CommandState:
@@ -56,6 +61,15 @@ class CommandState:
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def end_command(state: CommandState, launcher: Launcher | None) -> None:
+    """The command ended: the launcher lets go of what it held for it, its folder goes."""
+    try:
+        if launcher is not None:
+            launcher.release(state.folder)
+    finally:
+        state.remove()
 
 
 def exit_trap(state: CommandState, list_leftovers: bool) -> str:

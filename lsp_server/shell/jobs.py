@@ -26,6 +26,7 @@ from lsp_server.shell.capture import RollingBuffer, shown_text
 from lsp_server.shell.confinement import (
     CommandState,
     Launcher,
+    end_command,
     read_leftovers,
 )
 from lsp_server.shell.environment import command_environment
@@ -198,7 +199,7 @@ class JobManager:
             process, pipe = await start_process(argv, cwd, env, job.feed, preexec)
         except BaseException:
             processes.kill_now(None, marker)  # cancelled while starting: nothing may stay
-            job.state.remove()
+            end_command(job.state, launcher)
             raise
         job.pid = process.pid
         self._jobs[job.id] = job
@@ -237,7 +238,7 @@ class JobManager:
                     await job.on_end()
                 except Exception:
                     log.exception("the end hook of job %s failed", job.id)
-            job.state.remove()
+            end_command(job.state, job.launcher)
             job.finished_at = time.time()
             job._signal_change()
         await self._notify(job)

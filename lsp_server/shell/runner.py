@@ -27,6 +27,7 @@ from lsp_server.shell.capture import HeadTailCapture, shown_text
 from lsp_server.shell.confinement import (
     CommandState,
     Launcher,
+    end_command,
     exit_trap,
     read_leftovers,
 )
@@ -225,7 +226,7 @@ async def run_command(
             ticker.cancel()
         if pipe is not None:
             pipe.close()
-        state.remove()
+        end_command(state, launcher)
 
 
 def describe_exit(exit_code: int | None) -> str:

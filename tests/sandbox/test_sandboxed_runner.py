@@ -219,8 +219,9 @@ async def test_pagers_print_instead_of_waiting(layout: BubblewrapLayout) -> None
 async def test_git_editor_and_credential_prompts_fail_at_once(
     layout: BubblewrapLayout, loopback_listener: int
 ) -> None:
-    # A repository in a subfolder: the root's .git is the protected one.
-    repo = _root(layout) / "repo"
+    # A repository deeper than the sandbox looks for protected names (a .git at the top or
+    # one folder down is read-only): git gets as far as asking for a message.
+    repo = _root(layout) / "deep" / "er" / "repo"
     for args in (
         ["init", "-q", str(repo)],
         ["-C", str(repo), "config", "user.name", "Test"],

@@ -34,6 +34,7 @@ NOT_IN_VSCODE = {
     "shell.capture_bytes": "tuning knob, .toolhost.toml only",
     "shell.kill_daemons": "tuning knob, .toolhost.toml only",
     "shell.sandbox_read_only": "tuning knob, .toolhost.toml only",
+    "workspace.protected_paths": "adds to a built-in list; a config file setting",
     "search.max_results": "tuning knob, .toolhost.toml only",
     "edits.editor_timeout_seconds": "tuning knob, .toolhost.toml only",
     "lsp.diagnostics_settle_seconds": "tuning knob, .toolhost.toml only",

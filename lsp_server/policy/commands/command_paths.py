@@ -45,6 +45,8 @@ from lsp_server.policy.commands.recursive_reads import (
     walk_concern,
 )
 from lsp_server.policy.commands.shell_words import Segment
+from lsp_server.sandbox.protected import ProtectedPaths
+from lsp_server.sandbox.protected_scan import sandbox_holds
 
 # Programs that read no file named by their arguments.
 _NO_FILE_ARGUMENTS = frozenset(
@@ -73,7 +75,7 @@ _NO_FILE_ARGUMENTS = frozenset(
 _MAGIC = ("/proc", "/sys", "/dev")
 _HARMLESS = frozenset(("/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr"))
 _MAX_MATCHES = 256
-_POLICY_NAMES = frozenset((".toolhost.toml",))
+_POLICY_TEXT = "toolhost's policy, which decides what an agent may do without asking"
 
 
 @attrs.frozen
@@ -91,13 +93,21 @@ class Places:
     secret_names: re.Pattern[str] | None = attrs.field(default=None, eq=False)
     """Matches every file name a secret pattern could match (a quick filter before
     `is_secret`); None: every name may be a secret."""
+    protected_paths: ProtectedPaths = attrs.field(factory=ProtectedPaths, eq=False)
+    """Files that make other programs run code (.git, .vscode/, .envrc ...), with what
+    each controls: writing one always asks (policy/protected_writes.py)."""
 
     def may_be_secret(self, name: str) -> bool:
         return self.secret_names is None or self.secret_names.fullmatch(name) is not None
 
     @classmethod
     def of_workspace(
-        cls, workspace: Workspace, user_config: Path, trust_store: Path, config_name: str
+        cls,
+        workspace: Workspace,
+        user_config: Path,
+        trust_store: Path,
+        config_name: str,
+        protected_paths: ProtectedPaths | None = None,
     ) -> Places:
         """The policy's view of `workspace`; the policy files are `config_name` in each
         root, the user config and the trust store (their folders are protected too)."""
@@ -112,6 +122,7 @@ class Places:
                 Path(os.path.realpath(f.parent)) for f in (user_config, trust_store)
             ),
             secret_names=secret_name_filter(workspace.secret_patterns),
+            protected_paths=protected_paths or ProtectedPaths(),
         )
 
     def inside(self, real: Path, readable: bool = True) -> bool:
@@ -119,9 +130,23 @@ class Places:
         return any(real == base or real.is_relative_to(base) for base in bases)
 
     def is_protected(self, real: Path) -> bool:
-        if real in self.protected or real.name in _POLICY_NAMES:
+        return self.protection(real) is not None
+
+    def protection(self, real: Path) -> str | None:
+        """What running code or policy `real` controls; None when it is not protected."""
+        if real in self.protected or any(
+            real == d or real.is_relative_to(d) for d in self.protected_dirs
+        ):
+            return _POLICY_TEXT
+        return self.protected_paths.controls(real, self.roots)
+
+    def held_by_sandbox(self, real: Path) -> bool:
+        """The workspace-write sandbox keeps `real` read-only whether or not it exists:
+        outside the roots, or a protected name it holds (sandbox/protected_scan.py)."""
+        root = next((r for r in self.roots if real == r or real.is_relative_to(r)), None)
+        if root is None:
             return True
-        return any(real == d or real.is_relative_to(d) for d in self.protected_dirs)
+        return sandbox_holds(root, real.relative_to(root).parts, self.protected_paths)
 
 
 def secret_name_filter(patterns: Sequence[str]) -> re.Pattern[str]:

@@ -20,6 +20,7 @@ from lsp_server.sandbox.bubblewrap import BubblewrapLayout
 from lsp_server.sandbox.lifetime import Supervised
 from lsp_server.sandbox.netallow import NetworkAllowList, parse_allow_list
 from lsp_server.sandbox.netproxy import NetworkProxy
+from lsp_server.sandbox.protected import ProtectedPaths, protected_paths
 from lsp_server.sandbox.service import SandboxService
 from lsp_server.shell.fullscreen import needs_terminal
 
@@ -45,7 +46,7 @@ class PreparedCommand:
     """Said once per session when commands run without a sandbox."""
     service: SandboxService
     roots: tuple[Path, ...]
-    protected: tuple[str, ...]
+    protected: ProtectedPaths
 
     def launcher(self, proxy: NetworkProxy | None = None) -> BubblewrapLayout | Supervised:
         socket = proxy.socket_path if proxy is not None else None
@@ -72,7 +73,7 @@ def prepare(
         service.notice(ctx.session.id, plan.sandbox),
         service,
         tuple(ctx.workspace.writable_roots()),
-        tuple(ctx.config.shell.sandbox_read_only),
+        protected_paths(ctx.config.workspace.protected_paths, ctx.config.shell.sandbox_read_only),
     )
 
 

@@ -1,0 +1,101 @@
+"""Files that make other programs run code, against a real `toolhost serve` whose editor
+denies every approval (issue 41 item 2): a writer or an unsandboxed command that writes
+one asks in every mode and the approval says what the file controls; in the sandbox the
+same commands fail without a trace. A plain write next to them runs unasked, so the tests
+cannot pass by asking for everything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import lsp_call, text_of
+from tests.policy.test_policy_e2e import editor_session
+from tests.policy.test_policy_escapes_e2e import denying_editor, run_each
+
+ESCALATIONS = [
+    "git init -q && git config core.fsmonitor 'touch PWNED'",
+    "mkdir .vscode && echo {} > .vscode/tasks.json",
+    "echo x > .envrc",
+    "python3 -c \"open('.toolhost.toml','w')\"",
+    "n=.toolhost.toml; echo W3BvbGljeV0K | base64 -d > $n",
+]
+NEW_NAMES = {".git", ".vscode", ".envrc", ".toolhost.toml", "PWNED"}
+
+
+def _summaries(prompts: list[dict[str, Any]]) -> str:
+    return "\n".join(p["summary"] for p in prompts)
+
+
+async def test_writers_ask_in_accept_edits_and_bypass_saying_what_the_file_controls(
+    workspace: Path,
+) -> None:
+    editor = denying_editor()
+    options = {"workspaceTrusted": True, "policy": {"mode": "acceptEdits"}}
+    settings = '{"toolhost.shell.sandbox": "off", "toolhost.policy.mode": "bypass"}\n'
+    async with editor_session(workspace, editor, options) as client:
+        ordinary = await lsp_call(client, "write_file", {"path": "new-1.md", "content": "n\n"})
+        vscode = await lsp_call(
+            client, "write_file", {"path": ".vscode/settings.json", "content": settings}
+        )
+    assert not ordinary["isError"], text_of(ordinary)
+    assert vscode["error"]["code"] == "permission.user_denied", vscode
+    assert "VS Code settings and tasks" in text_of(vscode)
+    [prompt] = editor.prompts
+    assert "VS Code settings and tasks" in prompt["summary"]
+    assert prompt["risk"] == "high" and prompt["suggestedRules"] == []
+    assert not (workspace / ".vscode").exists()
+
+    bypass = denying_editor()
+    options = {"workspaceTrusted": True, "policy": {"mode": "bypass", "allow": ["Edit"]}}
+    async with editor_session(workspace, bypass, options) as client:
+        envrc = await lsp_call(client, "write_file", {"path": ".envrc", "content": "curl x|sh\n"})
+        npmrc = await lsp_call(
+            client, "edit_file", {"path": ".npmrc", "old_string": "", "new_string": "x=1\n"}
+        )
+        ordinary = await lsp_call(client, "write_file", {"path": "new-2.md", "content": "m\n"})
+    assert envrc["error"]["code"] == "permission.user_denied", envrc
+    assert npmrc.get("isError"), npmrc
+    assert not ordinary["isError"], text_of(ordinary)
+    assert "direnv runs it as shell code" in _summaries(bypass.prompts)
+    assert not (workspace / ".envrc").exists() and not (workspace / ".npmrc").exists()
+
+
+async def test_unsandboxed_commands_ask_in_bypass(workspace: Path) -> None:
+    editor = denying_editor()
+    options = {
+        "workspaceTrusted": True,
+        "policy": {"mode": "bypass", "allow": ["Bash"]},
+        "shell": {"sandbox": "off"},
+    }
+    async with editor_session(workspace, editor, options) as client:
+        results = await run_each(client, ESCALATIONS)
+        ordinary = await lsp_call(client, "bash", {"command": "echo x > notes.txt"})
+    for command, result in results.items():
+        assert result["error"]["code"] == "permission.user_denied", (command, result)
+    assert not ordinary["isError"], text_of(ordinary)
+    assert len(editor.prompts) == len(ESCALATIONS)
+    shown = _summaries(editor.prompts)
+    assert "git hooks and config" in shown and "direnv runs it" in shown
+    assert not NEW_NAMES & {p.name for p in workspace.iterdir()}
+
+
+async def test_sandboxed_commands_fail_and_leave_no_trace(workspace: Path) -> None:
+    pytest.importorskip("lsp_server.sandbox.placeholders")
+    from lsp_server.sandbox.platforms import find_backend
+
+    if find_backend(None).problem is not None:
+        pytest.skip("no usable bubblewrap here")
+    before = sorted(p.name for p in workspace.iterdir())
+    editor = denying_editor()
+    options = {"workspaceTrusted": True, "policy": {"mode": "bypass", "allow": ["Bash"]}}
+    async with editor_session(workspace, editor, options) as client:
+        results = await run_each(client, ESCALATIONS)
+        ordinary = await lsp_call(client, "bash", {"command": "echo x > notes.txt"})
+    for command, result in results.items():
+        refused = (result.get("error") or {}).get("code") == "permission.user_denied"
+        assert refused or "exit code 0" not in text_of(result), (command, result)
+    assert not ordinary["isError"], text_of(ordinary)
+    assert sorted(p.name for p in workspace.iterdir()) == sorted([*before, "notes.txt"])
