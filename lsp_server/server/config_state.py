@@ -8,17 +8,20 @@ can send a toolhost/* request (mcp/attach/listener.py, tests/mcp/test_attach_wir
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.config import report
-from lsp_server.config.approval import approve_config
+from lsp_server.config.approval import approve_config, config_root
 from lsp_server.config.layers import LoadedConfig, load_layers
 from lsp_server.config.trust import TrustStore
 from lsp_server.protocol import ConfigUntrustedParams, TrustConfigParams, TrustConfigResult
 from lsp_server.runtime.core.uris import uri_to_path
 
 if TYPE_CHECKING:
+    from lsprotocol.types import DidChangeWatchedFilesParams
+
     from lsp_server.server.server import ToolhostServer
 
 # What Runtime.reconfigure applies to a running server; other changes need a restart.
@@ -60,6 +63,15 @@ def send_untrusted(server: ToolhostServer, loaded: LoadedConfig | None) -> None:
             continue
         server.announced_configs.add(notice.sha256)
         server.protocol.notify(method_names.TOOLHOST_CONFIG_UNTRUSTED, notice)
+
+
+def names_workspace_config(roots: Sequence[Path], params: DidChangeWatchedFilesParams) -> bool:
+    """Whether a watched-files notice names a root's .toolhost.toml."""
+    for change in params.changes:
+        path = uri_to_path(change.uri)
+        if path is not None and config_root(path, roots) is not None:
+            return True
+    return False
 
 
 def _restart_needed(server: ToolhostServer, loaded: LoadedConfig) -> list[str]:

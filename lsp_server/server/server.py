@@ -303,6 +303,18 @@ class ToolhostServer(LanguageServer):
         loaded = load_layers(self.init_options, runtime.workspace.roots, self.dirs, section)
         self.apply_loaded(loaded)
 
+    async def reload_config(self) -> None:
+        """A root's .toolhost.toml changed on disk: read the layers again (a changed file is
+        untrusted until approved again, so this only ever tightens what the agent changed)."""
+        from lsp_server.config.layers import load_layers
+
+        runtime = self.ensure_runtime()
+        roots = list(runtime.workspace.roots)
+        loaded = await asyncio.to_thread(
+            load_layers, self.init_options, roots, self.dirs, self.client_section
+        )
+        self.apply_loaded(loaded)
+
     def apply_loaded(self, loaded: LoadedConfig) -> None:
         """Newly loaded layers: policy and limits apply to every later call; what changed
         is shown once; a workspace config still waiting for approval is announced."""

@@ -35,6 +35,8 @@ def watched_files_registration() -> types.RegistrationParams:
         watchers=[
             types.FileSystemWatcher(glob_pattern=f"**/*.{{{suffixes}}}"),
             types.FileSystemWatcher(glob_pattern="**/.gitignore"),
+            # A changed workspace config is re-read: untrusted until approved again.
+            types.FileSystemWatcher(glob_pattern="**/.toolhost.toml"),
         ]
     )
     return types.RegistrationParams(

@@ -8,6 +8,8 @@ import asyncio
 import hashlib
 from pathlib import Path
 
+from lsprotocol import types
+
 from tests.helpers import lsp_call
 from tests.policy.editor import Editor
 from tests.policy.test_policy_e2e import edit_inventory, editor_session
@@ -82,4 +84,32 @@ async def test_a_changed_file_is_untrusted_in_the_next_session(workspace: Path) 
     # Not bypass: the write asked, and the user's deny stands.
     assert result["isError"] and result["meta"]["approval"]["decision"] == "deny"
     assert [p["tool"] for p in editor.prompts] == ["write_file"]
+    assert not (workspace / "agent.txt").exists()
+
+
+async def test_a_change_seen_by_the_editor_makes_the_running_server_tighten(
+    workspace: Path,
+) -> None:
+    config = workspace / ".toolhost.toml"
+    config.write_text(ALLOW_SRC)
+    sha = hashlib.sha256(config.read_bytes()).hexdigest()
+    editor = Editor()
+    editor.script = editor.answer({"decision": "deny"})
+    async with editor_session(workspace, editor) as client:
+        await asyncio.wait_for(editor.config_noticed.wait(), timeout=60)
+        send = client.protocol.send_request_async
+        assert (await send("toolhost/trustConfig", {"path": str(config), "sha256": sha}))["trusted"]
+        allowed = await edit_inventory(client)
+        # The agent rewrites the approved file; the editor's watcher reports it.
+        config.write_text(ALLOW_SRC + 'mode = "bypass"\n')
+        editor.config_noticed.clear()
+        changed = types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Changed)
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(changes=[changed])
+        )
+        await asyncio.wait_for(editor.config_noticed.wait(), timeout=60)
+        refused = await lsp_call(client, "write_file", {"path": "agent.txt", "content": "x"})
+    assert allowed["meta"]["approval"] == {"decision": "allow", "rule": "Edit(src/**)"}
+    assert editor.untrusted_configs[-1]["reason"] == "changed since you approved it"
+    assert refused["isError"] and refused["meta"]["approval"]["decision"] == "deny"
     assert not (workspace / "agent.txt").exists()
