@@ -40,9 +40,10 @@ Section \"toolhost\" gets its global value; any other section null."
     (setq toolhost--untrusted-configs
           (cons params (cl-remove path toolhost--untrusted-configs
                                   :key (lambda (entry) (plist-get entry :path)) :test #'equal)))
-    (message "toolhost ignored %s's %s until you review it (%s): M-x toolhost-trust-config"
-             (file-name-nondirectory path) (toolhost--ignored-text params)
-             (plist-get params :reason))))
+    ;; format, not message's format-message: the quote stays a plain one.
+    (message "%s" (format "toolhost ignored %s's %s until you review it (%s): M-x toolhost-trust-config"
+                          (file-name-nondirectory path) (toolhost--ignored-text params)
+                          (plist-get params :reason)))))
 
 (defun toolhost--untrusted-from-status (server)
   "The untrusted files toolhost/status of SERVER lists."
@@ -79,7 +80,8 @@ toolhost/trustConfig sent with that sha256."
         (message "toolhost: %s changed since toolhost read it; it stays ignored until you review the new content"
                  path)
       (toolhost--show (format "*toolhost review: %s*" path)
-                      (split-string (decode-coding-string bytes 'utf-8) "\n"))
+                      (split-string (string-remove-suffix "\n" (decode-coding-string bytes 'utf-8))
+                                    "\n"))
       (if (not (yes-or-no-p (format "Trust this content of %s? Its %s then apply: "
                                     path (toolhost--ignored-text entry))))
           (message "toolhost: %s stays ignored" path)
