@@ -72,6 +72,9 @@ TOUCH_HIDDEN = [
     "sudo -s 'touch X'",
     "sudo -u root -i 'touch X'",
     "sh <<< 'touch X'",
+    "compgen -C 'touch X' a",
+    "mapfile -t -C 'touch X' -c 1 lines < in.txt",
+    "readarray -C'touch X' lines < in.txt",
 ]
 
 

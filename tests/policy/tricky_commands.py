@@ -188,6 +188,13 @@ TRICKY_COMMANDS: tuple[Tricky, ...] = (
     Tricky("git format-patch -1", "git-option", "writes patch files"),
     Tricky("git archive -o PWNED66.tar HEAD", "git-option", "writes an archive"),
     Tricky("git bundle create PWNED67 HEAD", "git-option", "writes a bundle"),
+    # --- issue 41: output operands and scripts bundled with their option -------------------
+    Tricky("uniq a.txt PWNED70", "other", "uniq's second operand is its output file"),
+    Tricky("uniq -c -- a.txt PWNED71", "other", "the output operand after --"),
+    Tricky("sed -ne 'w PWNED72' p", "other", "-ne takes the script: p is a file, not it"),
+    Tricky("sed -e'w PWNED73' p", "other", "a script attached to -e"),
+    Tricky("sed -nEe 's/a/b/w PWNED74' p", "other", "the w flag of s, bundled"),
+    Tricky("/usr/bin/tou[c]h PWNED75", "other", "a pattern in the program name"),
 )
 
 

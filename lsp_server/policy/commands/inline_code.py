@@ -2,12 +2,13 @@
 
 Deny rules name programs, so every string a program or builtin runs as a command must be
 found: `script -qc 'touch f'`, `su -lc ...`, `flock --command=...`, `trap 'touch f'
-EXIT`, `alias t=touch`. What cannot be read here makes the command opaque: a glob in the
-program name (`/usr/bin/tou[c]h` runs whatever the pattern matches on disk), variables
-bash runs or reads as code (`PS4='$(cmd)' bash -x`, `PROMPT_COMMAND`, `BASH_ENV`, an
-exported function `BASH_FUNC_ls%%`, `PATH`), an alias definition (later words change
-meaning), `hash -p`, `enable -f` (a builtin from a shared library), `fc` (re-runs
-history through an editor) and GNU parallel (runs its command through a shell).
+EXIT`, `alias t=touch`, `compgen -C 'touch f' x`, `mapfile -C 'touch f' < list`. What
+cannot be read here makes the command opaque: a glob in the program name
+(`/usr/bin/tou[c]h` runs whatever the pattern matches on disk), variables bash runs or
+reads as code (`PS4='$(cmd)' bash -x`, `PROMPT_COMMAND`, `BASH_ENV`, an exported function
+`BASH_FUNC_ls%%`, `PATH`), an alias definition (later words change meaning), `hash -p`,
+`enable -f` (a builtin from a shared library), `fc` (re-runs history through an editor)
+and GNU parallel (runs its command through a shell).
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ COMMAND_OPTIONS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "runuser": ("c", "gGsuw", ("--command", "--session-command")),
     "script": ("c", "EIOBTmo", ("--command",)),
     "flock": ("c", "wE", ("--command",)),
+    # bash builtins: `compgen -C CMD` runs CMD, `mapfile -C CMD` calls CMD every -c lines.
+    "compgen": ("C", "oAGWFXPS", ()),
+    "complete": ("C", "oAGWFXPS", ()),
+    "mapfile": ("C", "dnOsuc", ()),
+    "readarray": ("C", "dnOsuc", ()),
 }
 # Variables whose value bash (or a shell it starts) runs, expands as a prompt with
 # substitutions, sources, or searches for programs.
