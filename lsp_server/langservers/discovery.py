@@ -25,6 +25,7 @@ from pathlib import Path
 import attrs
 
 from lsp_server.langservers.table import Candidate, ServerRow
+from lsp_server.secrets.names import CredentialNames
 
 
 def _checkout() -> Path | None:
@@ -78,8 +79,14 @@ class ResolvedServer:
 
     def child_env(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
         """The environment for the child: its own folder and toolhost's install folders
-        go on PATH (pyright finds its node, bash-language-server finds shellcheck)."""
-        env = dict(os.environ if base is None else base)
+        go on PATH (pyright finds its node, bash-language-server finds shellcheck). No
+        credential (lsp_server/secrets/names.py): a server runs project code the agent may
+        have written (build scripts, proc macros, plugins)."""
+        names = CredentialNames()
+        source = os.environ if base is None else base
+        env = {
+            name: value for name, value in source.items() if not names.is_credential(name, value)
+        }
         extra = [str(self.program.parent), *(str(d) for d in toolhost_dirs() if d.is_dir())]
         env["PATH"] = os.pathsep.join([*extra, env.get("PATH", "")])
         if self.candidate is not None:

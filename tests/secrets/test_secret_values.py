@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+from lsp_server.langservers.discovery import ResolvedServer
 from lsp_server.policy.audit import AuditLog
 from lsp_server.protocol import DidCallParams
 from lsp_server.runtime.fs.workspace import Workspace
@@ -157,3 +158,10 @@ def test_audit_lines_hold_no_secret(tmp_path: Path) -> None:
     assert KEY not in line
     assert json.loads(line)["paths"] == ["/ws/‹secret:OPENAI_API_KEY›.txt"]
     assert os.stat(tmp_path / "audit.jsonl").st_mode & 0o777 == 0o600
+
+
+def test_language_servers_get_no_credential() -> None:
+    """A language server runs project code the agent may write (build.rs, proc macros)."""
+    server = ResolvedServer(row=None, command=("/usr/bin/true",), source="PATH", candidate=None)  # type: ignore[arg-type]
+    env = server.child_env({"PATH": "/bin", "GITHUB_TOKEN": KEY, "LANG": "C.UTF-8"})
+    assert "GITHUB_TOKEN" not in env and env["LANG"] == "C.UTF-8"
