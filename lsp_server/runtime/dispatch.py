@@ -45,7 +45,7 @@ from lsp_server.runtime.sessions.session import Session, SessionFolders, Session
 from lsp_server.runtime.storm import StormBreaker
 from lsp_server.runtime.validation import Placement, Validators
 from lsp_server.secrets.known import SecretValues
-from lsp_server.secrets.placeholders import require_no_new_placeholder
+from lsp_server.secrets.placeholders import explain_not_found, require_no_new_placeholder
 
 log = logging.getLogger(__name__)
 
@@ -363,6 +363,7 @@ class Runtime:
         return success(state, output, started, self.config.limits.max_output_chars)
 
     def _failure(self, state: CallState, exc: ToolError, started: float) -> CallResult:
+        explain_not_found(exc, state.arguments)
         secrets = self.secrets
         exc.cause, exc.recovery = secrets.redact(exc.cause), secrets.redact(exc.recovery)
         if exc.partial_text:

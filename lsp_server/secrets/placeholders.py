@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from lsp_server.runtime.core import errors
 from lsp_server.runtime.core.errors import ToolError
@@ -42,3 +43,22 @@ def _first(text: str) -> str:
     start = text.index(OPEN)
     end = text.find(CLOSE, start)
     return text[start : end + 1] if 0 < end - start < 200 else OPEN + "…" + CLOSE
+
+
+def explain_not_found(exc: ToolError, arguments: dict[str, Any]) -> None:
+    """An edit whose old text holds a placeholder cannot match: the file holds the value.
+    Says so in the recovery of `edit.not_found` instead of the usual 'copy it exactly'."""
+    if exc.code != errors.EDIT_NOT_FOUND:
+        return
+    texts = [arguments.get("old_string")]
+    edits = arguments.get("edits")
+    if isinstance(edits, list):
+        texts += [e.get("old_string") for e in edits if isinstance(e, dict)]
+    for text in texts:
+        if isinstance(text, str) and OPEN in text:
+            exc.recovery = (
+                f"{_first(text)} in old_string stands for a secret value hidden from you; the "
+                "file holds the value, not this text: make old_string stop before that line "
+                "or start after it"
+            )
+            return

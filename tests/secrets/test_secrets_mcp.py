@@ -180,6 +180,15 @@ async def test_a_placeholder_is_not_written_back(tmp_path: Path) -> None:
         )
         assert "edit.secret_placeholder" in text(edited)
         assert FAKE_API_KEY in (root / "config.py").read_text()
+        # Its old_string holds the placeholder: the file holds the value, and the hint says so.
+        unmatched = {
+            "path": "config.py",
+            "old_string": "API_KEY = '‹secret:FAKE_API_KEY›'",
+            "new_string": "API_KEY = 'other'",
+        }
+        missed = await call(client, "edit_file", unmatched)
+        assert "edit.not_found" in text(missed)
+        assert "stands for a secret value hidden from you" in text(missed)
         renamed = {"path": "config.py", "old_string": "API_KEY", "new_string": "OPENAI_KEY"}
         fine = await call(client, "edit_file", renamed)
         assert not fine["isError"], fine
