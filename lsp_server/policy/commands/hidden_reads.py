@@ -87,7 +87,7 @@ def _root_of(real: Path, places: Places) -> Path | None:
 
 
 def linked(paths: Iterable[Path]) -> list[tuple[Path, os.stat_result]]:
-    """The regular files among `paths` (real paths) that have more than one name."""
+    """The regular files among `paths` that have more than one name (links followed)."""
     found: list[tuple[Path, os.stat_result]] = []
     for path in paths:
         try:
@@ -104,7 +104,8 @@ def link_concern(files: Sequence[tuple[Path, os.stat_result]], places: Places) -
     secret, or not all their names are inside the workspace (a scan of each root, bounded
     as read_file's; a scan that stops early counts as names outside)."""
     by_root: dict[Path, list[tuple[Path, os.stat_result]]] = {}
-    for path, st in files:
+    for found_at, st in files:
+        path = Path(os.path.realpath(found_at))
         root = _root_of(path, places)
         if root is None:
             return f"{path} is outside the workspace"

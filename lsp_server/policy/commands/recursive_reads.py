@@ -117,12 +117,13 @@ def rg_concern(
         if not raw:
             continue
         path = cwd / os.fsdecode(raw)
-        real = Path(os.path.realpath(path))
-        if follows and not places.inside(real):
-            return f"the search follows {path} out of the workspace"
+        if follows:
+            real = Path(os.path.realpath(path))
+            if not places.inside(real):
+                return f"the search follows {path} out of the workspace"
         if any(places.may_be_secret(part) for part in path.parts) and places.is_secret(path):
             return f"the search reads {path}, which looks like a secret"
-        files.append(real)
+        files.append(path)
     # A hard link among them may be a secret (or an outside file) under another name.
     return link_concern(linked(files), places)
 
