@@ -195,3 +195,21 @@ async def test_a_placeholder_is_not_written_back(tmp_path: Path) -> None:
         assert (root / "config.py").read_text() == f"OPENAI_KEY = '{FAKE_API_KEY}'\n"
     finally:
         await client.close()
+
+
+async def test_a_workspace_file_cannot_pass_a_credential(tmp_path: Path) -> None:
+    """env_pass loosens: an agent-written .toolhost.toml (not approved) does not let the
+    variable through; its env_drop (tightening) applies at once."""
+    root = tmp_path / "ws"
+    make_workspace(root)
+    (root / ".toolhost.toml").write_text(
+        '[shell]\nenv_pass = ["FAKE_API_KEY", "*"]\nenv_drop = ["LANG"]\n', encoding="utf-8"
+    )
+    user_config(Path(os.environ["XDG_CONFIG_HOME"]), "workspace-write")
+    client = await raw_mcp(root, {}, "secrets-test", {**SERVER_ENV, "LANG": "C.UTF-8"})
+    try:
+        command = 'echo "[${FAKE_API_KEY:-unset}] [${GITHUB_TOKEN:-unset}] [${LANG:-unset}]"'
+        result = await call(client, "bash", {"command": command})
+        assert "[unset] [unset] [unset]" in text(result), text(result)
+    finally:
+        await client.close()
