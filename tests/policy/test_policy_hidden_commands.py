@@ -75,6 +75,15 @@ TOUCH_HIDDEN = [
     "compgen -C 'touch X' a",
     "mapfile -t -C 'touch X' -c 1 lines < in.txt",
     "readarray -C'touch X' lines < in.txt",
+    "expect -c 'spawn touch X'",
+    "nix-shell --run 'touch X'",
+    "screen -dm touch X",
+    "screen -S s -X stuff 'touch X\n'",
+    "tmux new-session -d 'touch X'",
+    "gdb -batch -ex '!touch X'",
+    "vim -c '!touch X' -c q",
+    "less +'!touch X' f",
+    "sqlite3 :memory: '.system touch X'",
 ]
 
 

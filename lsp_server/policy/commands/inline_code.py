@@ -32,6 +32,7 @@ COMMAND_OPTIONS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "complete": ("C", "oAGWFXPS", ()),
     "mapfile": ("C", "dnOsuc", ()),
     "readarray": ("C", "dnOsuc", ()),
+    "nix-shell": ("", "pIAE", ("--run", "--command")),
 }
 # Variables whose value bash (or a shell it starts) runs, expands as a prompt with
 # substitutions, sources, or searches for programs.
@@ -112,6 +113,29 @@ def builtin_reason(head: str, args: Words) -> str | None:
         return "fc runs commands from the history through an editor"
     if head in ("parallel", "sem"):
         return f"{head} runs its command through a shell"
+    return _tool_shell_reason(head, args)
+
+
+# Programs with a command language of their own that can start a shell: `tmux new 'cmd'`,
+# `screen -X stuff`, `gdb -ex '!cmd'`, `vim -c '!cmd'`, `less +'!cmd'`, sqlite3's
+# `.system`/`.shell`.
+_EDITORS = frozenset(("vi", "vim", "nvim", "ex", "view", "gvim", "vimdiff"))
+_GDB_CODE = frozenset(("-ex", "--ex", "-iex", "--iex", "-eval-command", "--eval-command"))
+
+
+def _tool_shell_reason(head: str, args: Words) -> str | None:
+    if head == "tmux":
+        return "tmux runs commands in its sessions"
+    if head == "screen" and any(a.startswith("-") and "X" in a for a in args):
+        return "screen -X sends commands to a session"
+    if head in ("gdb", "lldb") and any(a.split("=", 1)[0] in _GDB_CODE for a in args):
+        return f"{head} runs the commands given with -ex"
+    if head in _EDITORS and any(a in ("-c", "--cmd", "-S") or a[:1] == "+" for a in args):
+        return f"{head} runs the editor commands given on its command line"
+    if head in ("less", "more") and any(a[:1] == "+" and "!" in a for a in args):
+        return f"{head} +'!cmd' runs a shell command"
+    if head.startswith("sqlite") and any(re.match(r"\s*\.(sh|system)", a) for a in args):
+        return f"{head}'s .system and .shell commands run programs"
     return None
 
 

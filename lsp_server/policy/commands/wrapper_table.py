@@ -118,6 +118,8 @@ WRAPPERS: dict[str, Wrapper] = {
     "ltrace": Wrapper(valued="oeaAsuDnS", valued_long=("--output",)),
     "catchsegv": Wrapper(),
     "coproc": Wrapper(),
+    "screen": Wrapper(valued="cehpStT"),
+    "dtach": Wrapper(valued="aAcnNper"),  # the mode letter takes the socket
 }
 SHELLS = frozenset(
     (

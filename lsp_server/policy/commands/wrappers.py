@@ -45,7 +45,7 @@ Words = tuple[str, ...]
 KEYWORDS = frozenset(("!", "{", "}", "if", "then", "else", "elif", "do", "while", "until"))
 _INTERPRETER = re.compile(
     r"(python|pypy|pythonw)[0-9.]*|node|nodejs|perl[0-9.]*|ruby[0-9.]*|php[0-9.]*|lua[0-9.]*"
-    r"|luajit|Rscript|deno|bun|pwsh|powershell|osascript|tclsh[0-9.]*|julia|groovy"
+    r"|luajit|Rscript|deno|bun|pwsh|powershell|osascript|tclsh[0-9.]*|julia|groovy|expect|wish"
 )
 # Options that take code: python -c, node -e/-p/--eval/--print, perl -e/-E, php -r ...
 _INLINE_CODE_SHORT = frozenset("ceEpr")
