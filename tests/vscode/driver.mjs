@@ -4,7 +4,7 @@
 // log; the pytest side checks the files on disk afterwards.
 //   node driver.mjs '{"url": ..., "log": ..., "artifacts": ..., "playwright": ..., "chromium": ...}'
 // Prints one JSON object: {"steps": [...], "error"?: "..."}.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 
@@ -282,6 +282,76 @@ async function warmScenario(page) {
   });
 }
 
+function toolhostEvents(kind) {
+  return observations().filter((o) => o.kind === "toolhost" && o.event.kind === kind);
+}
+
+/** The probe's settings check; the command it runs asks (it writes outside the workspace),
+ * and the user denies it. */
+async function settingsCheck(page, name) {
+  const seen = observations().filter((o) => o.kind === "settingsCheck").length;
+  await runCommand(page, "Toolhost E2E: Settings Check");
+  const box = await dialog(page);
+  note(`${name}: bash approval`, { message: await box.locator(".dialog-message-text").innerText() });
+  await box.getByRole("button", { name: "Deny...", exact: true }).click();
+  await denyReason(page, "");
+  const checks = () => observations().filter((o) => o.kind === "settingsCheck");
+  await waitFor("the settings check", () => checks().length > seen);
+  note(name, checks()[seen]);
+}
+
+/** A workspace whose .vscode/settings.json (as an agent would write it) turns the sandbox
+ * off, bypasses approvals and allows Bash, and whose .toolhost.toml says bypass: the
+ * settings are ignored (and said once), the user's own setting applies, writing the file
+ * again mid-session restarts nothing, and the .toolhost.toml applies only once reviewed and
+ * trusted from its notification. */
+async function workspaceSettingsScenario(page) {
+  await section(page, "ignored at start", async () => {
+    const ignored = await waitFor("the ignored workspace settings", (o) => o.kind === "toolhost" && o.event.kind === "ignoredSettings");
+    const toast = page.locator(".notification-toast", { hasText: "Toolhost ignored toolhost." }).first();
+    await toast.waitFor({ state: "visible" });
+    await page.screenshot({ path: join(config.artifacts, "ignored-settings.png") });
+    note("ignored at start", { keys: ignored.event.keys, toast: await toast.innerText() });
+  });
+  await section(page, "settings check", () => settingsCheck(page, "settings check"));
+  await section(page, "written mid-session", async () => {
+    const states = toolhostEvents("state").length;
+    const attack = JSON.parse(readFileSync(join(config.workspace, ".vscode", "settings.json"), "utf8"));
+    // What a second write adds: one more loosening key, and a client-only one VS Code
+    // surely reports as changed.
+    writeFileSync(
+      join(config.workspace, ".vscode", "settings.json"),
+      JSON.stringify({ ...attack, "toolhost.web.allowLoopback": true, "toolhost.trace.server": "messages" }, null, 2),
+    );
+    const ignored = await waitFor("the newly ignored key", (o) => o.kind === "toolhost" && o.event.kind === "ignoredSettings" && o.event.keys.includes("toolhost.web.allowLoopback"));
+    note("written mid-session", { keys: ignored.event.keys });
+  });
+  await section(page, "settings check after the write", async () => {
+    await settingsCheck(page, "settings check after the write");
+    note("server states", { states: toolhostEvents("state").map((o) => o.event.state) });
+  });
+  await section(page, "trust", async () => {
+    const notice = await waitFor("toolhost/configUntrusted", (o) => o.kind === "toolhost" && o.event.kind === "configUntrusted");
+    const toast = page.locator(".notification-toast", { hasText: "until you review it" }).first();
+    await toast.waitFor({ state: "visible" });
+    const buttons = await toast.locator(".monaco-button").allInnerTexts();
+    note("trust notice", { params: notice.event.params, toast: await toast.innerText(), buttons });
+    await toast.getByRole("button", { name: "Review", exact: true }).click();
+    const tab = page.locator(".tab.active", { hasText: "(under review)" });
+    await tab.first().waitFor({ state: "visible" });
+    const shown = await page.locator(".editor-group-container.active .view-lines").first().innerText();
+    await page.screenshot({ path: join(config.artifacts, "trust-review.png") });
+    const ask = page.locator(".notification-toast", { hasText: "Trust this content of" }).first();
+    await ask.waitFor({ state: "visible" });
+    note("trust review", { tab: await tab.first().innerText(), shown, ask: await ask.innerText() });
+    await ask.getByRole("button", { name: "Trust this content", exact: true }).click();
+    const trusted = await waitFor("toolhost/trustConfig", (o) => o.kind === "toolhost" && o.event.kind === "trustConfig");
+    await runCommand(page, "Toolhost E2E: Status");
+    const status = await waitFor("the status after trust", (o) => o.kind === "status");
+    note("trusted", { params: trusted.event.params, result: trusted.event.result, workspaceConfig: status.status.workspaceConfig });
+  });
+}
+
 /** No usable Python on the machine: the server cannot start; one notification names the
  * fix and the status bar says the server failed. */
 async function noPythonScenario(page, started) {
@@ -348,6 +418,10 @@ async function main() {
     }
     if (config.scenario === "warm") {
       await warmScenario(page);
+      return;
+    }
+    if (config.scenario === "workspaceSettings") {
+      await workspaceSettingsScenario(page);
       return;
     }
 

@@ -8,7 +8,7 @@ import * as vscode from "vscode";
 import { JOBS_SESSION, JobOutputs, jobActions, jobRows, KILL, killConfirmation } from "./common/jobActions";
 import { ConfirmedCalls, invokeLmTool, prepareInvocation, toolFromLmName } from "./common/lmTools";
 import { type CallParams, type CallResult, type CheckpointInfo, contentParts, type ToolInfo, type ToolsResult } from "./common/protocol";
-import type { PreviewParams } from "./common/protocol";
+import type { PreviewParams, PreviewResult } from "./common/protocol";
 import { argumentSkeleton, formatCallResult, parseArguments } from "./common/runTool";
 import { checkpointRows, formatRevertResult, REVERT_CHOICE, revertConfirmation } from "./common/checkpoints";
 import { ServerController, type ToolhostEvent } from "./serverController";
@@ -25,6 +25,8 @@ export interface ToolhostApi {
   onEvent(listener: (event: ToolhostEvent) => void): vscode.Disposable;
   /** toolhost/status of the running server. */
   status(): Promise<unknown>;
+  /** toolhost/preview: what a call would do and whether it would ask, without running it. */
+  preview(name: string, args: Record<string, unknown>, session?: string): Promise<PreviewResult>;
   readonly serverState: string;
   /** Resolves once the first server start finished (running or failed). */
   whenStarted(): Promise<string>;
@@ -285,6 +287,7 @@ export function activate(context: vscode.ExtensionContext): ToolhostApi {
     tools: (surface = "full") => controller.tools(surface),
     onEvent: (listener) => controller.onEvent(listener),
     status: () => controller.status(),
+    preview: (name, args, session = COMMAND_SESSION) => controller.preview({ name, arguments: args, session }),
     get serverState() {
       return controller.serverState;
     },

@@ -403,7 +403,7 @@ export class ServerController implements vscode.Disposable {
     this.output.appendLine(`workspace settings ignored (user settings only): ${ignored.join(", ")}`);
     this.emit({ kind: "ignoredSettings", keys: ignored });
     const choice = await vscode.window.showWarningMessage(
-      `Toolhost ignored ${ignored.join(", ")} in this workspace's settings: set it in your user settings (a workspace must not loosen toolhost's rules).`,
+      `Toolhost ignored ${ignored.join(", ")} in this workspace's settings: set ${ignored.length > 1 ? "them" : "it"} in your user settings (a workspace must not loosen toolhost's rules).`,
       "Open User Settings",
     );
     if (choice === "Open User Settings") {

@@ -142,6 +142,28 @@ async function activate(context) {
       const unixSockets = execFileSync("ss", ["-xnH"], { encoding: "utf8" });
       record({ kind: "serverChannels", editorPid: process.pid, channels: channels(process.pid), unixSockets, processes: listed });
     }),
+    vscode.commands.registerCommand("toolhostE2E.settingsCheck", async () => {
+      // What the server makes of the settings (issue 41): would a command leave the
+      // sandbox or skip the prompt, does the user's own mode apply, and who set what. Then a
+      // command that writes outside the workspace, for real (the driver answers its prompt).
+      const escape = { command: `touch ${process.env.HOME}/escaped`, description: "write outside the workspace" };
+      const entry = { kind: "settingsCheck" };
+      try {
+        entry.sandboxed = await api.preview("bash", escape);
+        entry.escalation = await api.preview("bash", { ...escape, sandbox: "off" });
+        entry.write = await api.preview("write_file", { path: "new.txt", content: "x\n" });
+        entry.status = await api.status();
+        record({ kind: "settingsPreviewed", status: entry.status });
+        entry.bash = await api.call("bash", escape);
+        entry.escaped = fs.existsSync(`${process.env.HOME}/escaped`);
+      } catch (error) {
+        entry.error = `${error.name}: ${error.message}`;
+      }
+      record(entry);
+    }),
+    vscode.commands.registerCommand("toolhostE2E.status", async () => {
+      record({ kind: "status", status: await api.status() });
+    }),
     vscode.commands.registerCommand("toolhostE2E.lmEdit", async () => {
       // notes.md: not covered by the Edit(*.txt) rule the always-allow step writes.
       await invoke("toolhost_edit_file", { path: "notes.md", old_string: "world", new_string: "from the LM tool" });
