@@ -44,8 +44,16 @@ Message = dict[str, Any]
 
 
 def encode(message: Message) -> bytes:
-    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
-    return text.encode("utf-8", "surrogateescape") + b"\n"
+    """One line of UTF-8 JSON. A message holding a lone surrogate (an id or a method the peer
+    wrote with one, a file name that is not UTF-8) goes out with every non-ASCII character
+    as a `\\uXXXX` escape: valid UTF-8 all the same, and the peer reads back the very
+    string it sent (its id finds its request; U+FFFD in its place would not)."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str)
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        escaped = json.dumps(message, ensure_ascii=True, separators=(",", ":"), default=str)
+        return escaped.encode("ascii") + b"\n"
 
 
 def parse(line: bytes) -> Message | Malformed:
@@ -64,7 +72,7 @@ def parse(line: bytes) -> Message | Malformed:
     if value.get("jsonrpc") != "2.0":
         return Malformed('no "jsonrpc": "2.0"', preview, request_id)
     method = value.get("method")
-    if method is not None and not isinstance(method, str):
+    if "method" in value and not isinstance(method, str):  # null too: not a response either
         return Malformed('"method" is not a string', preview, request_id)
     if method is None and "id" not in value:
         return Malformed("neither a request, a notification nor a response", preview)

@@ -138,7 +138,10 @@ class Proxy:
 
     async def _pump(self, reader: LineReader, handle: Any) -> None:
         while (message := await reader.next()) is not None:
-            await handle(message)
+            try:
+                await handle(message)
+            except Exception:  # a bug of ours on one odd message: the connection stays up
+                log.exception("toolhost acp could not pass on a message")
 
     async def _pump_agent(self, reader: LineReader) -> None:
         await self._pump(reader, self._from_agent)

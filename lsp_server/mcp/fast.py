@@ -374,8 +374,21 @@ def encode(message: Any) -> bytes:
             except (UnicodeEncodeError, ValueError):  # a lone surrogate, a circular reference
                 pass
         from pydantic_core import to_json
-    encoded: bytes = to_json(message)
+    try:
+        encoded: bytes = to_json(message)
+    except ValueError:  # PydanticSerializationError: a lone surrogate (an id, a file name)
+        return escaped(message)
     return encoded
+
+
+def escaped(message: Any) -> bytes:
+    """`message` as ASCII JSON, every character past ASCII as a `\\uXXXX` escape: what no
+    UTF-8 encoder writes (a lone surrogate, from a client's id or a file name that is not
+    UTF-8) still goes out as valid UTF-8, and an id the client wrote with a lone surrogate
+    comes back as the same escape, so that the client finds the request it answers
+    (U+FFFD in its place would leave that request waiting for ever)."""
+    text = json.dumps(message, ensure_ascii=True, separators=(",", ":"), default=str)
+    return text.encode("ascii")
 
 
 def _loaded_to_json() -> Any:

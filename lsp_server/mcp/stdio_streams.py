@@ -23,7 +23,7 @@ from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
 from lsp_server import broken_json
-from lsp_server.mcp.fast import encode
+from lsp_server.mcp.fast import encode, escaped
 from lsp_server.mcp.front import Pipes
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,11 @@ async def pipe_streams(pipes: Pipes) -> AsyncIterator[tuple[Any, Any]]:
         try:
             message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
         except Exception as exc:
-            answer = unreadable_request(text)
+            try:
+                answer = unreadable_request(text)
+            except Exception:  # one odd line never ends the connection
+                log.exception("no answer for a line the SDK cannot read: %.200s", text.strip())
+                answer = None
             if answer is None:  # nobody to answer: the SDK drops it, as before, and we say so
                 log.warning("dropped a line that is not a JSON-RPC message: %.200s", text.strip())
                 await read_writer.send(exc)
@@ -74,8 +78,7 @@ async def pipe_streams(pipes: Pipes) -> AsyncIterator[tuple[Any, Any]]:
                         if isinstance(message, types.JSONRPCError):
                             log.warning("the SDK refused a request the front answered")
                         continue
-                    dumped = message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await pipes.send(dumped.encode("utf-8") + b"\n")
+                    await pipes.send(sdk_line(message))
         except (anyio.ClosedResourceError, ConnectionError):
             await anyio.lowlevel.checkpoint()
 
@@ -83,6 +86,16 @@ async def pipe_streams(pipes: Pipes) -> AsyncIterator[tuple[Any, Any]]:
         group.start_soon(read_lines)
         group.start_soon(write_lines)
         yield read_stream, write_stream
+
+
+def sdk_line(message: Any) -> bytes:
+    """An SDK message as its line: as the SDK dumps it, or escaped (mcp/fast.py `escaped`)
+    when it holds a lone surrogate, which pydantic refuses to write."""
+    try:
+        dumped: str = message.model_dump_json(by_alias=True, exclude_unset=True)
+        return dumped.encode("utf-8") + b"\n"
+    except ValueError:  # PydanticSerializationError, UnicodeEncodeError
+        return escaped(message.model_dump(by_alias=True, exclude_unset=True)) + b"\n"
 
 
 def unreadable_request(text: str) -> bytes | None:
@@ -102,15 +115,47 @@ def unreadable_request(text: str) -> bytes | None:
         return None
     message_id = message.get("id")
     if isinstance(message_id, bool) or not isinstance(message_id, int | str):
-        return None
+        if message_id is None:
+            return None  # a notification (or id null): the SDK drops it, logged
+        # An id JSON-RPC does not allow (a float, an object, a boolean): answered at id null.
+        error = {"code": types.INVALID_REQUEST, "message": _ODD_ID}
+        return encode({"jsonrpc": "2.0", "id": None, "error": error}) + b"\n"
     if message.get("jsonrpc") != "2.0" or not isinstance(message["method"], str):
         code = types.INVALID_REQUEST
         reason = 'Invalid request: a request has "jsonrpc": "2.0", an id and a string "method"'
+    elif lone_surrogate(message):
+        code = types.PARSE_ERROR
+        reason = _SURROGATE
     else:
         code = types.INVALID_PARAMS
         reason = "Invalid request parameters: params must be an object, or left out"
     error = {"code": code, "message": reason}
     return encode({"jsonrpc": "2.0", "id": message_id, "error": error}) + b"\n"
+
+
+_ODD_ID = "Invalid request: a request's id is a string or an integer"
+_SURROGATE = (
+    "Parse error: the request holds a lone surrogate escape (such as \\ud800), which is "
+    "not Unicode text; send the text as UTF-8"
+)
+
+
+def lone_surrogate(value: Any) -> bool:
+    """Whether a string in `value` (keys included) holds a lone surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _answered(message: Any, ids: list[Any]) -> bool:

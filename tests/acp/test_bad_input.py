@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.acp.harness import REPO, audit_lines, run_editor, scripted_agent, toolhost_acp
+from tests.fuzz_envelopes import envelopes, key, owed
 
 WAIT = 60
 
@@ -220,3 +221,36 @@ def test_when_the_editor_goes_the_agent_and_its_terminals_go_too(node: Path, ws:
 def _running(command: str) -> bool:
     found = subprocess.run(["pgrep", "-f", command], capture_output=True, text=True)
     return found.returncode == 0
+
+
+def test_six_hundred_malformed_envelopes_are_answered_and_the_proxy_lives(
+    node: Path, ws: Path
+) -> None:
+    """Lone surrogates in ids, methods, keys and values (19 of 631 such lines ended the
+    proxy), odd ids, huge values, deep nesting, broken JSON and bytes that are not UTF-8,
+    streamed: every request with a string or integer id is answered at that id, by the
+    proxy or the agent, and the proxy is alive at the end."""
+    editor = RawEditor(toolhost_acp(*scripted_agent(node)), ws)
+    try:
+        editor.send(
+            {
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": 1, "clientCapabilities": {}},
+            }
+        )
+        assert editor.answer_to(1)["result"]["protocolVersion"] == 1
+        lines = envelopes(["session/new", "session/prompt", "session/cancel", "x/y"])
+        assert len(lines) >= 600
+        for envelope in lines:
+            editor.send_line(envelope.line)
+        waiting = owed(lines)
+        while waiting:
+            message = editor.messages.get(timeout=WAIT)  # queue.Empty when nobody answers
+            if "id" in message and "method" not in message:
+                waiting.discard(key(message["id"]))
+        new = {"cwd": str(ws), "mcpServers": []}
+        editor.send({"id": "after", "method": "session/new", "params": new})
+        assert editor.answer_to("after")["result"]["sessionId"]
+    finally:
+        assert editor.close() == 0

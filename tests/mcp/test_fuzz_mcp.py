@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from tests.fuzz_envelopes import envelopes, key, owed
 from tests.mcp.clients import raw_mcp
 
 
@@ -177,5 +178,28 @@ async def test_params_that_do_not_fit_their_method_name_the_field(ws: Path) -> N
             "tools/call", {"name": "read_file", "arguments": {"path": "hello.txt"}}
         )
         assert "hello from the fixture" in alive["result"]["content"][0]["text"]
+    finally:
+        await server.close()
+
+
+async def test_six_hundred_malformed_envelopes_are_answered_and_the_server_lives(ws: Path) -> None:
+    """Lone surrogates in ids, methods, keys and values, odd ids, huge values, deep nesting,
+    broken JSON and bytes that are not UTF-8, streamed to one server: every request with a
+    string or integer id is answered at that id (a lone surrogate escape in it comes back as
+    the same escape), and the server is alive at the end. `{"id": "\\ud800"}` ended it."""
+    lines = envelopes(["ping", "tools/list", "tools/call", "x/y", "notifications/cancelled"])
+    assert len(lines) >= 600
+    server = await raw_mcp(ws, {}, "envelopes")
+    try:
+        for envelope in lines:
+            await server.send_bytes(envelope.line)
+        waiting = owed(lines)
+        while waiting:
+            message = await server.next_message()  # fails when the server died
+            if "id" in message and "method" not in message:
+                waiting.discard(key(message["id"]))
+        alive = await server.request("ping", {})
+        assert alive["result"] == {}
+        assert server.process.returncode is None
     finally:
         await server.close()
