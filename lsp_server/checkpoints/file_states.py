@@ -10,15 +10,23 @@ import stat
 from collections.abc import Callable, Container, Iterable
 from pathlib import Path
 
-from lsp_server.checkpoints import objects
+from lsp_server.checkpoints import objects, revert_disk
 from lsp_server.checkpoints.records import FileRecord
-from lsp_server.checkpoints.restore import Current, Present
+from lsp_server.checkpoints.restore import Blocked, Current, Present
 from lsp_server.checkpoints.shadow import pointer_blob
 from lsp_server.checkpoints.tree_changes import Entry, TreeChange
 
 
-def disk_state(path: Path, max_file_bytes: int, st: os.stat_result | None = None) -> Current:
-    """What `path` holds on disk (`st`: its lstat when the caller has just taken it)."""
+def disk_state(
+    path: Path, max_file_bytes: int, st: os.stat_result | None = None, root: Path | None = None
+) -> Current:
+    """What `path` holds on disk (`st`: its lstat when the caller has just taken it). With
+    `root`, read beneath it as a revert reads (revert_disk.py): a path that a symlink on
+    its way (swapped in by a race) leads to is not in the root, so nothing from outside
+    becomes a state a revert would put back."""
+    if root is not None:
+        state = revert_disk.read_state(root, relative(root, path), max_file_bytes, hard_links=False)
+        return None if isinstance(state, Blocked) else state
     try:
         st = os.lstat(path) if st is None else st
     except OSError:

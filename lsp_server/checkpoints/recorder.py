@@ -267,13 +267,14 @@ class Checkpoints:
         or a folder (blocking). `stats`: lstats just taken (`_lstats`), else {}."""
         states: dict[Path, Entry | None] = {}
         for path in paths:
-            if self.root_of(path) is None or (path in stats and stats[path] is None):
+            root = self.root_of(path)
+            if root is None or (path in stats and stats[path] is None):
                 states[path] = None
                 continue
             current = (
                 editor[path]
                 if path in editor
-                else disk_state(path, self.config.max_file_bytes, stats.get(path))
+                else disk_state(path, self.config.max_file_bytes, stats.get(path), root)
             )
             if current is None or current.mode == stat.S_IFDIR:
                 states[path] = None
@@ -291,18 +292,6 @@ class Checkpoints:
     def _recorded(self, root: Path, made: list[Checkpoint]) -> None:
         if made:
             self._schedule_trim(len(made))
-
-    # -- reading the workspace ----------------------------------------------------------
-
-    async def current(self, path: Path, reads: Reads) -> Current:
-        """What `path` holds now: with reads "editor", the editor's buffer when it is open
-        there (read on the event loop, where buffers live); else the disk (in a thread)."""
-        if reads == "editor" and self.documents is not None:
-            document = self.documents.open_document(path)
-            if document is not None:
-                data = textio.encode_like(document.text, document.encoding, document.bom)
-                return Present.of(data, git_mode(path) or 0o100644)
-        return await anyio.to_thread.run_sync(disk_state, path, self.config.max_file_bytes)
 
     # -- listing -----------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ is compared with what is there now:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import attrs
 
@@ -55,6 +55,8 @@ class Blocked:
     holds what a revert never writes through); `reason` says what is in the way."""
 
     reason: str
+    folder: str | None = None
+    """The folder on the way that is something else now (a link, a file), when that is it."""
 
 
 State = Current | Blocked
@@ -78,6 +80,56 @@ class Refusal:
 
 
 Decision = list[Put] | Refusal | None  # None: the path is already as before the call
+
+
+def decide_all(
+    records: Iterable[FileRecord],
+    states: Mapping[str, State],
+    blobs: dict[str, bytes],
+    merge: Merge,
+) -> tuple[list[Put], list[Refusal]]:
+    """Every record's decision: what to put, in order, and what is refused. A path refused
+    only because what the revert removes stands on its way (a call that replaced a folder
+    with a link or a file) is decided again as if that were gone: removals go first, and
+    the write below walks the folders again, so it is refused then if the removal was."""
+    decisions = [(record, decide(record, states, blobs, merge)) for record in records]
+    removed = {
+        put.path
+        for _, made in decisions
+        if isinstance(made, list)
+        for put in made
+        if put.data is None
+    }
+    if removed:
+        cleared: dict[str, State] = {
+            rel: None if isinstance(state, Blocked) and state.folder in removed else state
+            for rel, state in states.items()
+        }
+        decisions = [
+            (record, _again(record, made, cleared, blobs, merge)) for record, made in decisions
+        ]
+    puts: list[Put] = []
+    refusals: list[Refusal] = []
+    for _, made in decisions:
+        if isinstance(made, Refusal):
+            refusals.append(made)
+        elif made:
+            puts.extend(made)
+    puts.sort(key=lambda put: put.data is not None)  # removals first (a stable sort)
+    return puts, refusals
+
+
+def _again(
+    record: FileRecord,
+    made: Decision,
+    cleared: Mapping[str, State],
+    blobs: dict[str, bytes],
+    merge: Merge,
+) -> Decision:
+    if not isinstance(made, Refusal):
+        return made
+    retried = decide(record, cleared, blobs, merge)
+    return made if isinstance(retried, Refusal) else retried
 
 
 def decide(

@@ -48,7 +48,9 @@ def read_states(root: Path, rels: Iterable[str], max_bytes: int) -> dict[str, St
     return {rel: read_state(root, rel, max_bytes) for rel in rels}
 
 
-def read_state(root: Path, rel: str, max_bytes: int) -> State:
+def read_state(root: Path, rel: str, max_bytes: int, *, hard_links: bool = True) -> State:
+    """`hard_links`: a file with a name outside the root is Blocked (a scan of the root
+    looks for its names); False: read like any file (a checkpoint's record of it)."""
     parts = plain_parts(rel)
     if parts is None:
         return _not_plain(rel)
@@ -56,7 +58,7 @@ def read_state(root: Path, rel: str, max_bytes: int) -> State:
         with _parent(root, parts, create=False) as found:
             if found is None or isinstance(found, Blocked):
                 return found
-            return _state_in(root, found, parts[-1], max_bytes)[0]
+            return _state_in(root, found, parts[-1], max_bytes, hard_links)[0]
     except OSError as exc:
         return Blocked(f"could not be read ({exc.strerror or exc})")
 
@@ -105,18 +107,32 @@ def set_exec_bits(root: Path, rel: str, git_mode: int) -> None:
 def _parent(root: Path, parts: tuple[str, ...], *, create: bool) -> Iterator[int | Blocked | None]:
     """The open folder that holds the last of `parts`, reached from the root without
     following a link; None when a folder on the way is missing (and not `create`)."""
+    found = _walk(root, parts[:-1], create=create)
+    try:
+        yield found
+    finally:
+        if isinstance(found, int):
+            os.close(found)
+
+
+def _walk(root: Path, folders: tuple[str, ...], *, create: bool) -> int | Blocked | None:
+    if not create:
+        # One openat2 where the kernel has it; when anything is in the way (or missing),
+        # the walk below finds out what and where.
+        with contextlib.suppress(OSError):
+            return beneath.open_dir(root, folders)
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        for depth, part in enumerate(parts[:-1]):
-            opened = _open_folder(fd, part, "/".join(parts[: depth + 1]), create=create)
-            if not isinstance(opened, int):
-                yield opened
-                return
+        for depth, part in enumerate(folders):
+            opened = _open_folder(fd, part, "/".join(folders[: depth + 1]), create=create)
             os.close(fd)
+            if not isinstance(opened, int):
+                return opened
             fd = opened
-        yield fd
-    finally:
+    except BaseException:
         os.close(fd)
+        raise
+    return fd
 
 
 def _open_folder(fd: int, name: str, shown: str, *, create: bool) -> int | Blocked | None:
@@ -146,15 +162,16 @@ def _in_the_way(fd: int, name: str, shown: str) -> Blocked:
     if found is None:
         return Blocked(f"the folder {shown} {_RACED}")
     if stat.S_ISLNK(found.st_mode):
-        return Blocked(f"the folder {shown} is a symbolic link{_target(fd, name)}: {_NOT_FOLLOWED}")
-    return Blocked(f"the folder {shown} is now {_kind(found.st_mode)}, not a folder")
+        why = f"the folder {shown} is a symbolic link{_target(fd, name)}: {_NOT_FOLLOWED}"
+        return Blocked(why, shown)
+    return Blocked(f"the folder {shown} is now {_kind(found.st_mode)}, not a folder", shown)
 
 
 # -- one path in its open folder ----------------------------------------------------------
 
 
 def _state_in(
-    root: Path, dir_fd: int, name: str, max_bytes: int
+    root: Path, dir_fd: int, name: str, max_bytes: int, hard_links: bool = True
 ) -> tuple[State, os.stat_result | None]:
     """The state of `name` in an open folder, with the stat of the regular file read."""
     found = beneath.lstat_in(dir_fd, name)
@@ -172,7 +189,7 @@ def _state_in(
         st = os.fstat(fd)
         if (st.st_dev, st.st_ino) != (found.st_dev, found.st_ino) or not stat.S_ISREG(st.st_mode):
             return Blocked(_RACED), None
-        if st.st_nlink > 1:
+        if st.st_nlink > 1 and hard_links:
             names = hardlinks.names_of(root, st)
             if names is None or len(names) < st.st_nlink:
                 return _hard_link(st.st_nlink, names), None

@@ -24,9 +24,8 @@ from lsp_server.checkpoints.restore import (
     Current,
     Present,
     Put,
-    Refusal,
     State,
-    decide,
+    decide_all,
 )
 from lsp_server.checkpoints.windows import Listed
 from lsp_server.protocol import (
@@ -108,15 +107,11 @@ class Reverter:
             store = self.checkpoints.store(root)
             oids = [e.oid for r in checkpoint.files for e in (r.before, r.after) if e is not None]
             blobs = await anyio.to_thread.run_sync(store.repo.read_blobs, oids)
-            puts: list[Put] = []
-            for record in checkpoint.files:
-                decision = decide(record, now, blobs, store.repo.merge)
-                if isinstance(decision, Refusal):
-                    outcome.conflicts.append(
-                        Conflict(self._display(root, decision.path), decision.reason, decision.diff)
-                    )
-                elif decision:
-                    puts.extend(decision)
+            puts, refusals = decide_all(checkpoint.files, now, blobs, store.repo.merge)
+            for refusal in refusals:
+                outcome.conflicts.append(
+                    Conflict(self._display(root, refusal.path), refusal.reason, refusal.diff)
+                )
             if not puts:
                 return
             moves: list[tuple[Path, Path | None]] = [(root / put.path, None) for put in puts]

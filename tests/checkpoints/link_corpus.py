@@ -274,6 +274,22 @@ TRICKS = [
         ),
     ),
     Trick(
+        "a call that replaced a folder with a link to outside, reverted whole",
+        (
+            bash("c1", "mkdir d1 && echo same > d1/same.txt"),
+            bash("c2", "rm -r d1 && ln -s {out} d1"),
+            Revert("c2", reverted=("d1", "d1/same.txt")),
+        ),
+    ),
+    Trick(
+        "a call that replaced a folder with a file, reverted whole",
+        (
+            bash("c1", "mkdir d2 && echo x > d2/x.txt"),
+            bash("c2", "rm -r d2 && echo file > d2"),
+            Revert("c2", reverted=("d2", "d2/x.txt")),
+        ),
+    ),
+    Trick(
         "revert of a revert after the parent became a link",
         (
             bash("c1", "mkdir d1 && echo same > d1/same.txt"),

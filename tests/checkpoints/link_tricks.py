@@ -153,6 +153,7 @@ def _arguments(step: Call, base: str, outside: Path) -> dict[str, Any]:
 
 def _check(trick: Trick, step: Revert, outcome: dict[str, Any], prefix: str) -> None:
     conflicts = {c["path"]: c["reason"] for c in outcome["conflicts"]}
+    assert set(conflicts) == {prefix + rel for rel in step.refused}, f"{trick.name}: {outcome}"
     for rel in step.refused:
         assert prefix + rel in conflicts, f"{trick.name}: {rel} not named: {outcome}"
         reason = step.reason.format(prefix=prefix)

@@ -15,6 +15,7 @@ import attrs
 import pytest
 
 from lsp_server.checkpoints import revert_disk
+from lsp_server.checkpoints.file_states import disk_state
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.checkpoints.records import FileRecord
 from lsp_server.checkpoints.restore import Blocked, Present, Put
@@ -310,3 +311,18 @@ async def test_a_buffer_under_a_folder_swapped_for_a_link_is_not_reverted(tmp_pa
     assert buffers == ("v2\n", "v1\n")
     assert (outside / "v2.txt").read_text() == "v2\n"
     assert sorted(p.name for p in outside.iterdir()) == ["v2.txt"]
+
+
+def test_a_writers_checkpoint_records_nothing_a_link_leads_to(tmp_path: Path) -> None:
+    """A folder swapped for a link between a write and its checkpoint: the record says the
+    path holds nothing, never the outside file's bytes (which a revert would put back)."""
+    root, outside = tmp_path / "ws", tmp_path / "outside"
+    (root / "d2").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "x.txt").write_text("outside\n")
+    (root / "d2" / "x.txt").write_text("inside\n")
+    (root / "d1").symlink_to(outside)
+    assert disk_state(root / "d1" / "x.txt", 1 << 20, root=root) is None
+    assert disk_state(root / "d2" / "x.txt", 1 << 20, root=root) == Present.of(
+        b"inside\n", 0o100644
+    )
