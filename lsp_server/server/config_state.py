@@ -3,7 +3,7 @@ toolhost/configUntrusted notices, and toolhost/trustConfig (the editor's "Trust"
 
 toolhost/trustConfig is served on the editor's own LSP connection only: the attach socket
 (`toolhost mcp` beside the editor) forwards tool calls and nothing else, and no tool call
-can send a toolhost/* request (mcp/attach/listener.py, tests/mcp/test_attach_wire.py)."""
+can send a toolhost/* request (mcp/attach/listener.py, tests/mcp/test_config_trust.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import attrs
 
 from lsp_server.config import report
 from lsp_server.config.approval import approve_config, config_root
@@ -81,8 +83,9 @@ def _restart_needed(server: ToolhostServer, loaded: LoadedConfig) -> list[str]:
     current = runtime.config
     return [
         section
-        for section in ("shell", "workspace", "lsp", "search", "edits", "web", "mcp", "acp")
-        if getattr(current, section, None) != getattr(loaded.config, section, None)
+        for section in attrs.fields_dict(type(current))
+        if section not in LIVE_SECTIONS
+        and getattr(current, section) != getattr(loaded.config, section)
     ]
 
 

@@ -113,3 +113,15 @@ async def test_a_change_seen_by_the_editor_makes_the_running_server_tighten(
     assert editor.untrusted_configs[-1]["reason"] == "changed since you approved it"
     assert refused["isError"] and refused["meta"]["approval"]["decision"] == "deny"
     assert not (workspace / "agent.txt").exists()
+
+
+async def test_settings_the_running_server_cannot_change_say_restart(workspace: Path) -> None:
+    config = workspace / ".toolhost.toml"
+    config.write_text('[shell]\nsandbox_network = true\n[policy]\nmode = "acceptEdits"\n')
+    sha = hashlib.sha256(config.read_bytes()).hexdigest()
+    async with editor_session(workspace, Editor()) as client:
+        answer = await client.protocol.send_request_async(
+            "toolhost/trustConfig", {"path": str(config), "sha256": sha}
+        )
+    assert answer["trusted"] is True
+    assert "its policy applies now, its shell settings after a restart" in answer["message"]

@@ -278,4 +278,5 @@ async def test_untrusted_secret_pattern_negations_are_ignored(workspace: Path) -
     assert not listed["isError"] and "server.pem" not in text_of(listed)
     assert "inventory.py" in text_of(listed)
     shown = "\n".join(editor.messages)
-    assert "'!.env' ignored" in shown and "'!*.pem' ignored" in shown
+    assert "ignored: workspace.secret_patterns entry '!.env'" in shown
+    assert "workspace.secret_patterns entry '!*.pem'" in shown
