@@ -134,6 +134,8 @@ class ProtectedWrites:
                 what = self.places.protection(real)
                 if what:
                     return f"it names {self._shown(real)}: {what}"
+        if _approves_a_config(words):
+            return "`toolhost trust` approves a workspace config: it changes your policy"
         if names is not None:
             for word in words:
                 found = names.search(word)
@@ -143,6 +145,23 @@ class ProtectedWrites:
         if not sandboxed or _creates_nested_repository(words, cwd, self.places):
             return _git_reason(words) if words else None
         return None
+
+
+def _approves_a_config(words: Sequence[str]) -> bool:
+    """`toolhost trust ...` (or `python -m lsp_server trust`): the user's own approval of a
+    .toolhost.toml, never the agent's, even where its words name no protected file."""
+    for form in command_forms(tuple(words)):
+        rest = list(form[1:])
+        if program_name(form[0]).startswith("python") and rest[:2] in (
+            ["-m", "lsp_server"],
+            ["-m", "lsp_server.cli"],
+        ):
+            rest = rest[2:]
+        elif program_name(form[0]) != "toolhost":
+            continue
+        if rest[:1] == ["trust"]:
+            return True
+    return False
 
 
 def _creates_nested_repository(words: Sequence[str], cwd: Path, places: Places) -> bool:

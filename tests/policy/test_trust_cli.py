@@ -168,3 +168,23 @@ def test_a_terminal_sequence_in_the_file_is_shown_not_obeyed(root: Path) -> None
 
 def test_visible_shows_control_characters() -> None:
     assert visible("a\tb\n\x1b[31mred\x07\u202e") == "a\tb\n\\x1b[31mred\\x07\\u202e"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "toolhost trust --sha256 " + "a" * 64,
+        ".venv/bin/toolhost trust sub",
+        "cd sub && python3 -m lsp_server trust",
+        "env -u X toolhost trust",
+    ],
+)
+def test_the_agent_running_toolhost_trust_always_asks(tmp_path: Path, command: str) -> None:
+    """Outside the sandbox (which cannot write the state folder), even in bypass mode with
+    Bash allowed: the approval is the user's, so the command asks."""
+    from tests.policy.test_protected_writes import bash, engine
+
+    root = tmp_path.resolve()
+    decision = engine(root, "bypass", ("Bash",)).decide(bash(command, root))
+    assert decision.action == "ask", decision
+    assert "toolhost trust" in decision.reason
