@@ -22,6 +22,7 @@ import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 
 from lsp_server.dirs import Dirs
+from lsp_server.mcp.http_answers import UnreadableAnswers
 from lsp_server.mcp.http_gate import (
     HttpGate,
     NotLoopback,
@@ -109,7 +110,7 @@ async def serve_http(
         ),
     )
     config = uvicorn.Config(
-        HttpGate(app, token, host, port),
+        HttpGate(UnreadableAnswers(app), token, host, port),
         lifespan="on",
         log_level="warning",
         access_log=False,

@@ -9,8 +9,11 @@ import random
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from tests.fuzz_envelopes import envelopes, key, owed
 from tests.mcp.clients import raw_mcp
+from tests.mcp.http_server import http_mcp
 
 
 def random_json(rng: random.Random, depth: int = 0) -> Any:
@@ -203,3 +206,50 @@ async def test_six_hundred_malformed_envelopes_are_answered_and_the_server_lives
         assert server.process.returncode is None
     finally:
         await server.close()
+
+
+def _replies(response: httpx.Response) -> list[Any]:
+    """The JSON-RPC messages of an HTTP answer (a JSON body, or SSE events)."""
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        events = response.text.split("\n")  # not splitlines: U+2028 is inside the JSON
+        return [json.loads(line[5:]) for line in events if line.startswith("data:") and line[5:]]
+    return [json.loads(response.content)] if response.content else []
+
+
+async def test_six_hundred_malformed_envelopes_over_http_are_answered_at_their_ids(
+    ws: Path,
+) -> None:
+    """The same lines POSTed to `toolhost mcp --http`: every HTTP request is answered (no
+    5xx), the JSON-RPC error of a body the SDK cannot read carries the request's id (the
+    SDK's own said id null, which no client can match), and the server lives on."""
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "envelopes", "version": "0"},
+        },
+    }
+    lines = envelopes(["ping", "tools/list", "tools/call", "x/y", "notifications/cancelled"])
+    assert len(lines) >= 600
+    async with http_mcp(ws) as server, httpx.AsyncClient(timeout=120) as http:
+        opened = await http.post(server.url, json=initialize, headers={**headers, **server.auth})
+        headers.update(server.auth)
+        headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+        headers["mcp-protocol-version"] = "2025-11-25"
+        unanswered = []
+        for envelope in lines:
+            response = await http.post(server.url, content=envelope.line, headers=headers)
+            assert response.status_code < 500, (envelope.line[:200], response.text[:500])
+            ids = [key(reply.get("id")) for reply in _replies(response)]
+            if envelope.answer_id is not None and key(envelope.answer_id) not in ids:
+                unanswered.append((envelope.line[:200], response.text[:300]))
+        assert unanswered == []
+        alive = await http.post(
+            server.url, json={"jsonrpc": "2.0", "id": "z", "method": "ping"}, headers=headers
+        )
+        assert _replies(alive) == [{"jsonrpc": "2.0", "id": "z", "result": {}}]
+        assert server.process.returncode is None
