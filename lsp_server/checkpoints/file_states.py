@@ -25,7 +25,10 @@ def disk_state(
     its way (swapped in by a race) leads to is not in the root, so nothing from outside
     becomes a state a revert would put back."""
     if root is not None:
-        state = revert_disk.read_state(root, relative(root, path), max_file_bytes, hard_links=False)
+        # As text: Path.relative_to costs more than the read of a small file.
+        text, top = str(path), str(root).rstrip("/") + "/"
+        rel = text[len(top) :] if text.startswith(top) else ""
+        state = revert_disk.read_state(root, rel, max_file_bytes, hard_links=False)
         return None if isinstance(state, Blocked) else state
     try:
         st = os.lstat(path) if st is None else st
