@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
+from lsprotocol import types
 
 from lsp_server.config import report
 from lsp_server.config.approval import approve_config, config_root
@@ -76,6 +77,32 @@ def names_workspace_config(roots: Sequence[Path], params: DidChangeWatchedFilesP
     return False
 
 
+async def reload_config(server: ToolhostServer) -> None:
+    """Read the layers again with the client's last settings, and apply them."""
+    roots = list(server.ensure_runtime().workspace.roots)
+    loaded = await asyncio.to_thread(
+        load_layers, server.init_options, roots, server.dirs, server.client_section
+    )
+    apply_loaded(server, loaded)
+
+
+def apply_loaded(server: ToolhostServer, loaded: LoadedConfig) -> None:
+    """Policy and limits apply to every later call; a new problem or notice is shown once;
+    a workspace config still waiting for approval is announced."""
+    server.ensure_runtime().reconfigure(loaded.config, loaded.problems)
+    server.loaded_config = loaded
+    send_untrusted(server, loaded)
+    for problem in loaded.problems + loaded.notices:
+        if problem not in server.config_problems and problem not in server.config_notices:
+            server.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning, message=f"toolhost: {problem}"
+                )
+            )
+    server.config_problems[:] = loaded.problems
+    server.config_notices[:] = loaded.notices
+
+
 def _restart_needed(server: ToolhostServer, loaded: LoadedConfig) -> list[str]:
     runtime = server.runtime
     if runtime is None:
@@ -104,7 +131,7 @@ async def trust_config(server: ToolhostServer, params: TrustConfigParams) -> Tru
         load_layers, server.init_options, roots, server.dirs, server.client_section
     )
     restart = _restart_needed(server, loaded)
-    server.apply_loaded(loaded)
+    apply_loaded(server, loaded)
     message = f"{approval.message}; its settings apply now"
     if restart:
         message = (

@@ -88,10 +88,10 @@ def create_server(
 
         if ls.refused_root is None:
             watch.note_watched_changes(ls.ensure_runtime(), params)
-        from lsp_server.server.config_state import names_workspace_config
+        from lsp_server.server.config_state import names_workspace_config, reload_config
 
         if names_workspace_config(ls.ensure_runtime().workspace.roots, params):
-            await ls.reload_config()
+            await reload_config(ls)
 
     # Registering these makes pygls announce open/close sync (it keeps the text itself);
     # the handlers only tell the document source, which waits for edits to arrive.

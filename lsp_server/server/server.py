@@ -298,41 +298,11 @@ class ToolhostServer(LanguageServer):
         if not isinstance(section, dict):
             return
         from lsp_server.config.layers import load_layers
+        from lsp_server.server.config_state import apply_loaded
 
         self.client_section = section
         loaded = load_layers(self.init_options, runtime.workspace.roots, self.dirs, section)
-        self.apply_loaded(loaded)
-
-    async def reload_config(self) -> None:
-        """A root's .toolhost.toml changed on disk: read the layers again (a changed file is
-        untrusted until approved again, so this only ever tightens what the agent changed)."""
-        from lsp_server.config.layers import load_layers
-
-        runtime = self.ensure_runtime()
-        roots = list(runtime.workspace.roots)
-        loaded = await asyncio.to_thread(
-            load_layers, self.init_options, roots, self.dirs, self.client_section
-        )
-        self.apply_loaded(loaded)
-
-    def apply_loaded(self, loaded: LoadedConfig) -> None:
-        """Newly loaded layers: policy and limits apply to every later call; what changed
-        is shown once; a workspace config still waiting for approval is announced."""
-        runtime = self.ensure_runtime()
-        runtime.reconfigure(loaded.config, loaded.problems)
-        self.loaded_config = loaded
-        from lsp_server.server.config_state import send_untrusted
-
-        send_untrusted(self, loaded)
-        for problem in loaded.problems + loaded.notices:
-            if problem not in self.config_problems and problem not in self.config_notices:
-                self.window_show_message(
-                    types.ShowMessageParams(
-                        type=types.MessageType.Warning, message=f"toolhost: {problem}"
-                    )
-                )
-        self.config_problems[:] = loaded.problems
-        self.config_notices[:] = loaded.notices
+        apply_loaded(self, loaded)
 
     def _send_progress(self, token: str | int, value: dict[str, Any]) -> None:
         self.protocol.notify(types.PROGRESS, types.ProgressParams(token=token, value=value))
