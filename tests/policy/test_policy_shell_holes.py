@@ -81,6 +81,10 @@ NOT_READS = [
     "shopt -s dotglob; cat *",
     "GLOBIGNORE=x; cat *",
     "bash -O dotglob -c 'cat *'",
+    # tildes for folders: ~+ is the current one, ~- and ~N only known when it runs
+    "cat ~+/.env",
+    "cat ~-/.env",
+    "cat ~1/x",
 ]
 
 READS = [
@@ -101,6 +105,7 @@ READS = [
     "cat *",
     "ps aux",
     "ps -ef",
+    "cat ~+/in.txt",
 ]
 
 
@@ -164,6 +169,9 @@ def test_what_bash_hides_from_the_words_asks_even_in_the_sandbox(root: Path) -> 
         "bash -O dotglob -c 'cat *'",
         "cat .[^x]nv",
         "bash <<< 'cat .env'",
+        "cat <(cat .env)",
+        "cat <<EOF\n$(cat .env)\nEOF",
+        "cat ~+/.env",
     ):
         segments = view_command(split_command(command), command).segments
         found = [check.segment_place_concern(s, root) for s in segments]

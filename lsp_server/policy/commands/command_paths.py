@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 from lsp_server.policy.commands.hidden_reads import (
     bash_pattern,
+    folder_tilde,
     glob_options,
     link_concern,
     linked,
@@ -233,6 +234,10 @@ def read_concern(segment: Segment, cwd: Path, places: Places) -> str | None:
             return f"the argument {word!r} is computed when the command runs"
         if patterned and bash_pattern(word) is None:
             return f"the pattern {word!r} is one toolhost cannot expand to check it"
+        if patterned:
+            word, unknown = folder_tilde(word, cwd)  # `~+/.env` is ./.env
+            if unknown is not None:
+                return unknown
         for candidate in expand_word(word, cwd, patterned):
             concern = _place_concern(candidate, cwd, places)
             if concern is not None:

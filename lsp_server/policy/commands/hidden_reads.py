@@ -15,6 +15,9 @@
 - **Patterns Python's glob reads differently.** bash takes `[^x]` as `[!x]` and knows
   `[[:alpha:]]`; Python's glob takes both literally, so `cat .[^x]nv` would look like a
   read of a missing file. `[^` is read as `[!`, and a POSIX class makes the word unknown.
+- **Tildes bash knows and Python does not.** `~+` is the current folder (`cat ~+/.env`),
+  `~-` the previous one, `~N`/`~+N`/`~-N` the folder stack: `~+` is resolved here, the
+  others are only known when the command runs.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ NAMES_FROM_INPUT = frozenset(("xargs", "parallel", "sem"))
 _PRINTS_ARGUMENTS = frozenset(("echo", "printf", "true", "false"))
 _GLOB_OPTIONS = re.compile(r"dotglob|nocaseglob|extglob|globstar|GLOBIGNORE")
 _POSIX_CLASS = re.compile(r"\[[^\]]*\[[:=.]")
+_FOLDER_TILDE = re.compile(r"~([+-]?)(\d*)(?=/|$)")
 
 
 def names_from_input(segment: Segment) -> str | None:
@@ -79,6 +83,16 @@ def bash_pattern(word: str) -> str | None:
     if _POSIX_CLASS.search(word):
         return None
     return word.replace("[^", "[!")
+
+
+def folder_tilde(word: str, cwd: Path) -> tuple[str, str | None]:
+    """(`word` with a leading `~+` replaced by `cwd`, why it cannot be resolved or None)."""
+    found = _FOLDER_TILDE.match(word)
+    if found is None or found.group(0) == "~":
+        return word, None
+    if found.group(0) in ("~+", "~+0", "~0"):
+        return str(cwd) + word[found.end() :], None
+    return word, f"{found.group(0)} names a folder only known when the command runs"
 
 
 def _root_of(real: Path, places: Places) -> Path | None:
