@@ -100,15 +100,24 @@ def decode_capture(capture: HeadTailCapture) -> str:
     return head + gap + tail
 
 
-def shell_script(state: CommandState | None, sandboxed: bool = False) -> str:
-    """The script `bash -c` runs; the command itself is its first argument.
+LONG_COMMAND_BYTES = 64 * 1024
+"""A command longer than this goes to bash through a file in its own folder: Linux refuses
+one argument of 128 KiB or more (`Argument list too long`, MAX_ARG_STRLEN)."""
+
+
+def shell_script(
+    state: CommandState | None, sandboxed: bool = False, from_file: bool = False
+) -> str:
+    """The script `bash -c` runs; the command itself is its first argument (`from_file`: the
+    path of a file that holds it).
 
     An EXIT trap records the final folder even when the command ends with `exit N` (and,
     in the sandbox, what is still running). `eval` of the argument keeps the command's own
     line numbers in error messages and keeps our wrapper out of them.
     """
     trap = "" if state is None else exit_trap(state, sandboxed)
-    return trap + '__toolhost_command=$1; shift; eval "$__toolhost_command"'
+    take = '__toolhost_command=$(cat -- "$1")' if from_file else "__toolhost_command=$1"
+    return trap + take + '; shift; eval "$__toolhost_command"'
 
 
 def keeps_daemons(command: str, limits: RunLimits) -> bool:
@@ -126,7 +135,12 @@ def command_argv(
 ) -> list[str]:
     """bash -c with our script, wrapped by the launcher (sandbox or supervisor) if any."""
     in_namespace = launcher is not None and launcher.namespace
-    argv = [*shell_program(env), shell_script(state, in_namespace), "bash", command]
+    argument = command
+    long = len(command.encode("utf-8", "surrogateescape")) > LONG_COMMAND_BYTES
+    if long:  # the folder is the command's own (0700), and bound into the sandbox
+        argument = str(state.folder / "command")
+        Path(argument).write_text(command, encoding="utf-8", errors="surrogateescape")
+    argv = [*shell_program(env), shell_script(state, in_namespace, long), "bash", argument]
     if launcher is None:
         return argv
     return launcher.wrap(argv, cwd, state.folder, keep_daemons)
