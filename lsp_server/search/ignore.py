@@ -132,6 +132,9 @@ class Walker:
         self.overrides = overrides if overrides else None
         self._base_prefix = _prefix(str(ignore_base))
         self._overrides_prefix = _prefix(str(overrides_base or ignore_base))
+        self.unreadable: list[tuple[str, str]] = []
+        """(folder, why) for each folder the walk could not open: past PATH_MAX, no
+        permission. A search says so rather than "(no matches)" for what it never saw."""
 
     # -- rules ---------------------------------------------------------------------------
     def outer_layers(self, directory: Path) -> list[IgnoreLayer]:
@@ -181,7 +184,8 @@ class Walker:
         try:
             with os.scandir(directory) as it:
                 entries = list(it)
-        except OSError:
+        except OSError as exc:
+            self.unreadable.append((str(directory), exc.strerror or str(exc)))
             return [], outer
         layers = outer
         if self.use_ignore_files:

@@ -23,6 +23,8 @@ class GlobResult:
     # Newest modified first; ties in path order.
     paths: list[Path]
     timed_out: bool = False
+    unreadable: list[tuple[str, str]] = attrs.Factory(list)
+    """(folder relative to the base, why) for each folder the walk could not open."""
 
 
 def literal_prefix(pattern: str) -> tuple[str, str]:
@@ -77,7 +79,9 @@ def glob_files(
                 continue
             found.append((-mtime, rel, matched))
     found.sort(key=lambda item: (item[0], item[1].split("/")))
-    return GlobResult([path for _, _, path in found], timed_out)
+    base_prefix = str(base).rstrip("/") + "/"
+    unreadable = [(relative_to(folder, base_prefix), why) for folder, why in walker.unreadable]
+    return GlobResult([path for _, _, path in found], timed_out, unreadable)
 
 
 @attrs.frozen

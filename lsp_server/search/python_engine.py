@@ -149,5 +149,9 @@ def search(query: SearchQuery, stop: threading.Event | None = None) -> SearchOut
         numbers = matching_line_numbers(regex, text, query.multiline)
         if numbers:
             outcome.files.append(_file_hits(rel, text, numbers, query, regex))
+    if query.target.is_dir():  # the folders the walk could not open, as rg names them
+        outcome.warnings += [
+            f"{relative_to(folder, base_prefix)}: {why}" for folder, why in walker.unreadable
+        ]
     outcome.sort()
     return outcome

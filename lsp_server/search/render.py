@@ -85,6 +85,48 @@ def render(
             f"[search timed out after {timeout_seconds:g}s: these results are partial and the"
             " totals are lower bounds; narrow the path or raise timeout_seconds]"
         )
+    skipped = unsearched_note([warning_path(line) for line in outcome.warnings], display)
+    if skipped:
+        notes.append(skipped)
     if not rows:
         rows = [NO_MATCHES]
     return "\n".join(rows + notes)
+
+
+UNSEARCHED_LISTED = 5
+
+
+def warning_path(line: str) -> tuple[str, str]:
+    """(path, why) of an engine's complaint about one path: rg's `rg: ./PATH: why (os
+    error N)`, the Python engine's `PATH: why`."""
+    line = line.removeprefix("rg: ")
+    path, _, why = line.rpartition(": ")
+    return (path.removeprefix("./"), why) if path else ("", line)
+
+
+def _shortened(path: str) -> str:
+    """A path past PATH_MAX is thousands of characters: its two ends, and its length."""
+    if len(path) <= 160:
+        return path
+    return f"{path[:60]}…{path[-80:]} ({len(path)} characters)"
+
+
+def unsearched_note(skipped: list[tuple[str, str]], display: Callable[[str], str]) -> str:
+    """What a search could not open, and why ("" for nothing): without it a folder too
+    deep to open (past PATH_MAX, 4096 bytes) or not readable reads as "(no matches)"."""
+    if not skipped:
+        return ""
+    shown = [
+        f"{_shortened(printable_path(display(path)))}: {why}"
+        for path, why in skipped[:UNSEARCHED_LISTED]
+    ]
+    more = len(skipped) - len(shown)
+    tail = f"; and {more} more" if more > 0 else ""
+    deep = any("too long" in why.lower() for _, why in skipped)
+    hint = (
+        "a path over 4096 bytes cannot be opened by name: search from a folder deeper down "
+        "(path), or use bash with cd in steps"
+        if deep
+        else "check their permissions, or search elsewhere"
+    )
+    return f"[not searched, could not be opened: {'; '.join(shown)}{tail}; {hint}]"

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 500
+MAX_QUERY_CHARS = 1000
 
 CONTRACT = ContractEntry(
     name="code_index",
@@ -179,6 +180,12 @@ async def _search(
     query = args.get("query")
     if not query:
         raise ToolError(INVALID_ARGUMENT, "search needs a query", "pass query: the name to find")
+    if len(query) > MAX_QUERY_CHARS:  # a name, never this long; rg would refuse it as argv
+        raise ToolError(
+            INVALID_ARGUMENT,
+            f"query has {len(query)} characters; a name to search is at most {MAX_QUERY_CHARS}",
+            "pass the name, or part of it, as written in the code (e.g. a function name)",
+        )
     kind = _kind(args)
     service = index_service(ctx)
     root = _root_of(ctx, path)

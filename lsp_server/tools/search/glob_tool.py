@@ -50,7 +50,7 @@ CONTRACT = ContractEntry(
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     from lsp_server.search.listing import glob_files
-    from lsp_server.search.render import NO_MATCHES, printable_path
+    from lsp_server.search.render import NO_MATCHES, printable_path, unsearched_note
 
     base = ctx.paths["path"]
     ctx.workspace.require_not_secret(base)
@@ -88,7 +88,12 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         )
     if result.timed_out:
         rows.append(f"[glob timed out after {timeout:g}s: the list is partial]")
-    return ToolOutput("\n".join(rows) or NO_MATCHES, paths=[base])
+    prefix = ctx.workspace.relative(base / "x")[:-1]
+    skipped = [
+        (path, why) for path, why in result.unreadable if not ctx.workspace.is_secret(base / path)
+    ]
+    note = unsearched_note(skipped, prefix.__add__)
+    return ToolOutput("\n".join([*(rows or [NO_MATCHES]), *([note] if note else [])]), paths=[base])
 
 
 TOOLS = (Tool(CONTRACT, run),)

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from lsp_server.search.query import OutputMode, SearchOutcome, SearchQuery
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
+MAX_PATTERN_BYTES = 64 * 1024
+"""A pattern or include glob longer than this is refused: it would go to rg as one argument,
+and Linux refuses one of 128 KiB or more."""
 MAX_TIMEOUT_SECONDS = 300.0
 
 CONTRACT = ContractEntry(
@@ -144,10 +147,19 @@ async def search(
     result files are checked there as they arrive (short syscalls each); what may walk
     the tree (the names of a hard-linked file) goes to a worker thread."""
     from lsp_server.search.query import SearchQuery
+    from lsp_server.search.render import warning_path
 
     ctx.workspace.require_not_secret(target)
     engines = engines_of(ctx)  # the first call makes them, once
     await require_readable_link(ctx, target)
+    for name, value in (("pattern", pattern), ("include", include or "")):
+        size = len(value.encode("utf-8", "surrogateescape"))
+        if size > MAX_PATTERN_BYTES:  # it goes to rg's argument list, capped at 128 KiB
+            raise ToolError(
+                INVALID_ARGUMENT,
+                f"the {name} is {size} bytes long; grep takes at most {MAX_PATTERN_BYTES}",
+                "search for a shorter, distinctive part of the text (or several greps)",
+            )
     if "\x00" in pattern or "\x00" in (include or ""):
         # No program argument can hold a NUL: say so instead of failing inside rg's spawn.
         raise ToolError(
@@ -170,6 +182,9 @@ async def search(
         )
         outcome = await _run_engine(engines, query, ctx.config.search.engine)
         outcome.files = [hits for hits in outcome.files if not screen.is_secret(hits.path)]
+        outcome.warnings = [
+            line for line in outcome.warnings if not screen.is_secret(warning_path(line)[0])
+        ]
         await screen.leave_out_links(outcome)
     return outcome, base
 
