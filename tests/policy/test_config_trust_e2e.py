@@ -8,9 +8,10 @@ import asyncio
 import hashlib
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
-from tests.helpers import lsp_call
+from tests.helpers import lsp_call, text_of
 from tests.policy.editor import Editor
 from tests.policy.test_policy_e2e import edit_inventory, editor_session
 
@@ -125,3 +126,42 @@ async def test_settings_the_running_server_cannot_change_say_restart(workspace: 
         )
     assert answer["trusted"] is True
     assert "its policy applies now, its shell settings after a restart" in answer["message"]
+
+
+async def test_the_managed_file_over_the_editors_settings(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    managed = tmp_path / "managed.toml"
+    managed.write_text('[policy]\nmode = "default"\ndeny = ["Edit(src/**)"]\n')
+    monkeypatch.setenv("TOOLHOST_MANAGED_CONFIG", str(managed))
+    editor = Editor()
+    async with editor_session(workspace, editor, {"policy": {"mode": "bypass"}}) as client:
+        denied = await edit_inventory(client)
+        status = await client.protocol.send_request_async("toolhost/status", {})
+    assert denied["error"]["code"] == "permission.rule_denied", denied
+    assert status["managedConfig"] == {
+        "path": str(managed),
+        "state": "applied",
+        "message": "",
+        "locked": ["policy.mode"],
+    }
+    assert status["policySources"]["policy.mode"] == f"managed file {managed}"
+    assert any("policy.mode = 'bypass' ignored" in p for p in status["configProblems"])
+
+
+async def test_an_invalid_managed_file_fails_closed_in_the_editor(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    managed = tmp_path / "managed.toml"
+    managed.write_text("[policy]\nmode = ")
+    monkeypatch.setenv("TOOLHOST_MANAGED_CONFIG", str(managed))
+    editor = Editor()
+    async with editor_session(workspace, editor, {"policy": {"mode": "bypass"}}) as client:
+        first = await lsp_call(client, "read_file", {"path": "src/inventory.py"})
+        edited = await edit_inventory(client)
+        status = await client.protocol.send_request_async("toolhost/status", {})
+    assert text_of(first).startswith(f"toolhost: {managed}: is not valid TOML")
+    assert "fails closed" in text_of(first)
+    assert edited["isError"] and "readOnly" in text_of(edited)
+    assert status["managedConfig"]["state"] == "invalid"
+    assert any("fails closed" in p for p in status["configProblems"])

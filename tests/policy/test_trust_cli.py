@@ -122,6 +122,14 @@ def test_status_names_the_file_and_how_to_approve_it(root: Path) -> None:
     assert "NOT TRUSTED (new file, not yet approved)" in done.stdout, done.stdout + done.stderr
     assert f"toolhost trust {root / '.toolhost.toml'}" in done.stdout
     assert "policy.mode" in done.stdout and "from default" in done.stdout
+    doctor = subprocess.run(
+        [*toolhost_command(), "doctor", "--root", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "NOT TRUSTED (new file, not yet approved)" in doctor.stdout, doctor.stderr
+    assert "ignored until you approve it: policy.mode = 'bypass'" in doctor.stdout
 
 
 def test_approval_needs_the_current_content_of_a_roots_config(tmp_path: Path) -> None:
