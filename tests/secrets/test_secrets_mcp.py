@@ -213,3 +213,33 @@ async def test_a_workspace_file_cannot_pass_a_credential(tmp_path: Path) -> None
         assert "[unset] [unset] [unset]" in text(result), text(result)
     finally:
         await client.close()
+
+
+async def test_progress_lines_hold_no_secret(tmp_path: Path) -> None:
+    """A running command's last line goes out as notifications/progress: redacted too."""
+    client, _ = await started(tmp_path, "workspace-write")
+    try:
+        await client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "p1",
+                "method": "tools/call",
+                "params": {
+                    "name": "bash",
+                    # Longer than two of the runner's half-second progress ticks.
+                    "arguments": {"command": "cat config.py; sleep 1.5"},
+                    "_meta": {"progressToken": "tok"},
+                },
+            }
+        )
+        seen = []
+        while True:
+            message = await client.next_message()
+            seen.append(json.dumps(message, ensure_ascii=False))
+            if message.get("id") == "p1" and "method" not in message:
+                break
+        progress = [line for line in seen if "notifications/progress" in line]
+        assert any("‹secret:FAKE_API_KEY›" in line for line in progress), seen
+        assert not leaked("".join(seen))
+    finally:
+        await client.close()
