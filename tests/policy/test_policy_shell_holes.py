@@ -85,6 +85,12 @@ NOT_READS = [
     "cat ~+/.env",
     "cat ~-/.env",
     "cat ~1/x",
+    # a file attached to its option, brace ranges
+    "date -f.env",
+    "date -uf.env",
+    "grep -if.env in.txt",
+    "cat .{d..f}nv",
+    "cat .{a..z}{a..z}v",
 ]
 
 READS = [
@@ -106,6 +112,9 @@ READS = [
     "ps aux",
     "ps -ef",
     "cat ~+/in.txt",
+    "cat i{m..o}.txt",
+    "cut -d/ -f2 in.txt",
+    "head -n5 in.txt",
 ]
 
 
@@ -177,3 +186,13 @@ def test_what_bash_hides_from_the_words_asks_even_in_the_sandbox(root: Path) -> 
         found = [check.segment_place_concern(s, root) for s in segments]
         assert any(found), command
     assert check.segment_place_concern(split_command("echo a b | xargs").segments[1], root) is None
+
+
+def test_a_pattern_with_more_names_than_are_checked_asks(root: Path) -> None:
+    many = root / "many"
+    many.mkdir()
+    for index in range(300):
+        (many / f"f{index:03}.txt").write_text("x\n")
+    assert "too many" in (concern("cat many/*", root) or "")
+    assert "too many" in (concern("cat many/f{000..299}.txt", root) or "")
+    assert concern("cat many/f00*", root) is None

@@ -38,6 +38,7 @@ from lsp_server.policy.commands.hidden_reads import (
     names_from_input,
 )
 from lsp_server.policy.commands.options import git_subcommand
+from lsp_server.policy.commands.read_programs import file_option_values
 from lsp_server.policy.commands.recursive_reads import (
     MAX_ENTRIES,
     git_grep_concern,
@@ -157,40 +158,82 @@ def secret_name_filter(patterns: Sequence[str]) -> re.Pattern[str]:
     return re.compile("|".join(fnmatch.translate(n) for n in sorted(names)) or "(?!)")
 
 
-def _braces(word: str) -> list[str]:
-    """`a{b,c}d` -> [abd, acd] (comma lists only; ranges are left to the glob check),
-    at most _MAX_MATCHES words however many braces there are."""
+_RANGE = re.compile(r"\{(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?\}")
+_LIST = re.compile(r"\{([^{}]*,[^{}]*)\}")
+
+
+def _range(found: re.Match[str]) -> list[str] | None:
+    """`{1..3}` -> [1, 2, 3], `{01..10..3}`, `{a..e}`; None when it is not a range bash
+    expands (mixed ends) or has more than _MAX_MATCHES items."""
+    first, last, step_text = found.group(1), found.group(2), found.group(3)
+    step = abs(int(step_text)) if step_text else 1
+    if first.isalpha() != last.isalpha() or step == 0:
+        return None
+    if first.isalpha():
+        start, end = ord(first), ord(last)
+    else:
+        start, end = int(first), int(last)
+    count = abs(end - start) // step + 1
+    if count > _MAX_MATCHES:
+        return None
+    values = range(start, end + (1 if end >= start else -1), step if end >= start else -step)
+    if first.isalpha():
+        return [chr(v) for v in values]
+    padded = any(len(e.lstrip("-")) > 1 and e.lstrip("-").startswith("0") for e in (first, last))
+    width = max(len(first), len(last)) if padded else 0
+    return [str(v).zfill(width) if v >= 0 else "-" + str(-v).zfill(width - 1) for v in values]
+
+
+def _braces(word: str) -> tuple[list[str], bool]:
+    """`a{b,c}d` -> [abd, acd], `f{1..3}` -> [f1, f2, f3]: at most _MAX_MATCHES words
+    however many braces there are, and whether that is all of them."""
     done: list[str] = []
     pending = [word]
+    complete = True
     while pending and len(done) < _MAX_MATCHES:
         current = pending.pop()
-        found = re.search(r"\{([^{}]*,[^{}]*)\}", current)
-        if found is None:
+        found = _LIST.search(current)
+        choices = found.group(1).split(",") if found is not None else None
+        ranged = _RANGE.search(current) if found is None else None
+        if ranged is not None:
+            found, choices = ranged, _range(ranged)
+            complete = complete and choices is not None
+        if found is None or choices is None:
             done.append(current)
             continue
         head, tail = current[: found.start()], current[found.end() :]
-        pending += [head + choice + tail for choice in found.group(1).split(",")]
-        del pending[:-_MAX_MATCHES]
-    return done
+        pending += [head + choice + tail for choice in choices]
+        if len(pending) > _MAX_MATCHES:
+            complete = False
+            del pending[:-_MAX_MATCHES]
+    return done, complete and not pending
 
 
 def expand_word(word: str, cwd: Path, patterned: bool) -> list[str]:
     """The words bash would pass for `word` (tilde, braces and globs expanded)."""
+    return expansion(word, cwd, patterned)[0]
+
+
+def expansion(word: str, cwd: Path, patterned: bool) -> tuple[list[str], bool]:
+    """The words bash would pass for `word` (tilde, braces and globs expanded), and
+    whether that is all of them (not cut at _MAX_MATCHES per brace choice)."""
     if not patterned:
-        return [word]
+        return [word], True
     out: list[str] = []
-    for choice in _braces(word):
+    choices, complete = _braces(word)
+    for choice in choices:
         if choice.startswith("~"):
             # os.path leaves an unknown user (`~nobody0`) as it is; Path raises.
             choice = os.path.expanduser(choice)  # noqa: PTH111
         if any(c in choice for c in "*?["):
             pattern = bash_pattern(choice) or choice  # bash's `[^x]` is glob's `[!x]`
             found = glob.iglob(pattern, root_dir=cwd)  # noqa: PTH207 (relative, as bash gives)
-            matches = list(itertools.islice(found, _MAX_MATCHES))
-            out += matches or [choice]
+            matches = list(itertools.islice(found, _MAX_MATCHES + 1))
+            complete = complete and len(matches) <= _MAX_MATCHES
+            out += matches[:_MAX_MATCHES] or [choice]
         else:
             out.append(choice)
-    return out
+    return out, complete
 
 
 def real_path(word: str, cwd: Path) -> Path:
@@ -217,6 +260,9 @@ def read_candidates(segment: Segment) -> Iterator[tuple[str, bool, bool]]:
                 yield word, index in segment.expanding, index in segment.patterned
             if program == "git" and ":" in word and not word.startswith("-"):
                 yield word.split(":", 1)[1], False, False  # HEAD:.env
+    if words and program not in _NO_FILE_ARGUMENTS:
+        for value in file_option_values(words):  # `date -f.env`: a file attached to -f
+            yield value, False, False
     for redirect in segment.redirects:
         if "<" in redirect.operator and redirect.target and "<<" not in redirect.operator:
             yield redirect.target, "$" in redirect.target, False
@@ -238,7 +284,10 @@ def read_concern(segment: Segment, cwd: Path, places: Places) -> str | None:
             word, unknown = folder_tilde(word, cwd)  # `~+/.env` is ./.env
             if unknown is not None:
                 return unknown
-        for candidate in expand_word(word, cwd, patterned):
+        candidates, complete = expansion(word, cwd, patterned)
+        if not complete:
+            return f"{word!r} expands to more than {_MAX_MATCHES} names, too many to check"
+        for candidate in candidates:
             concern = _place_concern(candidate, cwd, places)
             if concern is not None:
                 return concern

@@ -305,14 +305,17 @@ def _jq(args: Sequence[str]) -> str | None:
     return None
 
 
+_DATE = shape(
+    "uR",
+    "dfr",
+    "utc universal rfc-email debug",
+    "date file reference rfc-3339",
+    "iso-8601",
+)
+
+
 def _date(args: Sequence[str]) -> str | None:
-    found = shape(
-        "uR",
-        "dfr",
-        "utc universal rfc-email debug",
-        "date file reference rfc-3339",
-        "iso-8601",
-    ).positionals([a for a in args if not (a.startswith("-I") and len(a) <= 12)])
+    found = _DATE.positionals([a for a in args if not (a.startswith("-I") and len(a) <= 12)])
     if found is None or any(not word.startswith("+") for word in found):
         return "date with an option or argument that may set the clock"
     return None
@@ -359,6 +362,31 @@ CHECKS: dict[str, Check] = {
     "false": _any,
     "ps": _ps,
 }
+
+
+# Short options of read-only programs whose value is a file they read.
+_FILE_OPTIONS = {
+    "date": "fr",
+    "grep": "f",
+    "egrep": "f",
+    "fgrep": "f",
+    "rg": "f",
+    "jq": "fL",
+    "file": "m",
+    "hexdump": "f",
+    "du": "X",
+    "diff": "X",
+}
+
+
+def file_option_values(words: Sequence[str]) -> list[str]:
+    """The files a read-only program's short options name as it reads them, attached
+    values too (`date -f.env`, `grep -f.env`); [] for other programs."""
+    program, args = words[0], words[1:]
+    letters = _FILE_OPTIONS.get(program, "")
+    known = _DATE if program == "date" else SHAPES.get(program)
+    parsed = known.parse(args) if known is not None and letters else None
+    return [value for option, value in parsed[1] if option in letters] if parsed else []
 
 
 def read_shape_concern(words: Sequence[str]) -> str | None:
