@@ -45,7 +45,10 @@ def approve_config(path: Path, sha256: str, roots: Sequence[Path], trust: TrustS
     `sha256` now (the content the user was shown); otherwise say why nothing was recorded."""
     if not _SHA256.fullmatch(sha256 or ""):
         return Approval(False, "sha256 should be 64 hexadecimal digits (the file's sha256)")
-    root = config_root(path, roots)
+    try:
+        root = config_root(path, roots)
+    except (ValueError, OSError) as exc:  # a NUL byte, a name too long
+        return Approval(False, f"{path!r} is not a usable path ({exc})")
     if root is None:
         names = ", ".join(str(r / WORKSPACE_CONFIG_NAME) for r in roots) or "none"
         return Approval(

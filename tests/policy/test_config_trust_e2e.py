@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lsprotocol import types
@@ -165,3 +166,27 @@ async def test_an_invalid_managed_file_fails_closed_in_the_editor(
     assert edited["isError"] and "readOnly" in text_of(edited)
     assert status["managedConfig"]["state"] == "invalid"
     assert any("fails closed" in p for p in status["configProblems"])
+
+
+async def test_odd_trust_requests_are_refused_not_crashed(workspace: Path) -> None:
+    config = workspace / ".toolhost.toml"
+    config.write_text(ALLOW_SRC)
+    async with editor_session(workspace, Editor()) as client:
+        send = client.protocol.send_request_async
+        answers = [
+            await send("toolhost/trustConfig", {"path": "a\x00b", "sha256": "0" * 64}),
+            await send("toolhost/trustConfig", {"path": "x" * 100_000, "sha256": "0" * 64}),
+            await send("toolhost/trustConfig", {"path": ".toolhost.toml", "sha256": "xyz"}),
+        ]
+        errors = []
+        surrogate = {"path": "x", "sha256": "\ud800"}
+        odd: list[Any] = [{}, {"path": 5, "sha256": None}, [1, 2], surrogate]
+        for params in odd:
+            try:
+                await send("toolhost/trustConfig", params)
+            except Exception as exc:  # the JSON-RPC error the server answered
+                errors.append(str(exc))
+        status = await send("toolhost/status", {})
+    assert [a["trusted"] for a in answers] == [False, False, False]
+    assert len(errors) == 4 and not any("internal" in e.lower() for e in errors), errors
+    assert status["workspaceConfig"][0]["state"] == "untrusted"

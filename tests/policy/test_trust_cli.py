@@ -142,6 +142,10 @@ def test_approval_needs_the_current_content_of_a_roots_config(tmp_path: Path) ->
     assert not approve_config(path, "nope", [root], trust).trusted
     assert not approve_config(root / "sub" / ".toolhost.toml", sha, [root], trust).trusted
     assert not approve_config(root / "other.toml", sha, [root], trust).trusted
+    odd = approve_config(root / "a\x00b" / ".toolhost.toml", sha, [root], trust)
+    assert not odd.trusted and "not a usable path" in odd.message
+    long = approve_config(root / ("x" * 5000) / ".toolhost.toml", sha, [root], trust)
+    assert not long.trusted
     assert approve_config(path, sha.upper(), [root], trust).trusted
     assert trust.approved_config(root, path) == sha
     # The same folder through a link is the same workspace.
