@@ -20,7 +20,11 @@ from pathlib import Path
 
 from lsp_server.policy.commands.command_paths import Places
 from lsp_server.policy.commands.shell_words import Segment
-from lsp_server.policy.commands.wrappers import command_forms, program_name
+from lsp_server.policy.commands.wrappers import (
+    command_forms,
+    names_program_unseen,
+    program_name,
+)
 from lsp_server.policy.protected_writes import protected_write_reason
 from lsp_server.policy.rules import Rule
 
@@ -80,6 +84,10 @@ def deny_could_match(
                     return f"{program} can do what the deny rule {rule.text} forbids"
                 if family is _CREATES and segment.writes_files:
                     return f"the output redirection creates a file, which {rule.text} forbids"
+        for name, rule in denied.items():
+            if segment.words and names_program_unseen(segment.words, name):
+                given = segment.words[0]
+                return f"{given} is given {name} and may run it, which {rule.text} forbids"
     return None
 
 

@@ -84,7 +84,13 @@ TOUCH_HIDDEN = [
     "vim -c '!touch X' -c q",
     "less +'!touch X' f",
     "sqlite3 :memory: '.system touch X'",
+    "valgrind -q touch X",
+    "fakeroot touch X",
+    "faketime '2020-01-01' touch X",
+    "sg users 'touch X'",
 ]
+# A program toolhost does not know, given the denied program's name: it asks.
+GIVEN_THE_NAME = ["mywrapper --flag touch X", "make touch", "perf stat touch X"]
 
 
 def engine(deny: tuple[str, ...], mode: str) -> PolicyEngine:
@@ -94,7 +100,7 @@ def engine(deny: tuple[str, ...], mode: str) -> PolicyEngine:
     return PolicyEngine(rules, mode, ReadOnlyClassifier())  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("command", TOUCH_HIDDEN)
+@pytest.mark.parametrize("command", [*TOUCH_HIDDEN, *GIVEN_THE_NAME])
 def test_a_deny_rule_refuses_or_asks_for_hidden_commands(command: str) -> None:
     facts = CallFacts(tool="bash", kind="shell", read_only=False, command=command)
     decision = engine(("bash(touch:*)",), "bypass").decide(facts)
@@ -116,6 +122,14 @@ def test_the_hidden_command_is_unfolded_or_opaque(command: str) -> None:
 
 
 def test_plain_commands_stay_allowed_next_to_the_deny_rule() -> None:
-    for command in ("ls -la", "echo touch", "git status", "cat README.md", "trap - EXIT"):
+    for command in (
+        "ls -la",
+        "echo touch",
+        "git status",
+        "cat README.md",
+        "trap - EXIT",
+        "grep -n touch README.md",
+        "which touch",
+    ):
         facts = CallFacts(tool="bash", kind="shell", read_only=False, command=command)
         assert engine(("bash(touch:*)",), "bypass").decide(facts).action == "allow", command

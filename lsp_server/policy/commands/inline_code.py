@@ -86,6 +86,12 @@ def command_option_scripts(head: str, args: Words) -> list[str]:
     return option_values(args, letter, valued, longs)
 
 
+def sg_command(args: Words) -> str | None:
+    """`sg GROUP 'cmd'`, `sg - GROUP -c 'cmd'`: sg hands the command string to /bin/sh."""
+    rest = [a for a in args if a not in ("-", "-c")]
+    return rest[1] if len(rest) >= 2 else None
+
+
 def trap_action(args: Words) -> str | None:
     """`trap 'touch f' EXIT`: the action (bash runs it as a command at the signal)."""
     rest = [a for a in args if a not in ("-p", "-l", "-P")]

@@ -119,6 +119,19 @@ WRAPPERS: dict[str, Wrapper] = {
     "catchsegv": Wrapper(),
     "coproc": Wrapper(),
     "screen": Wrapper(valued="cehpStT"),
+    "valgrind": Wrapper(),
+    "fakeroot": Wrapper(valued="ils"),
+    "fakechroot": Wrapper(valued="ceEbl"),
+    "torsocks": Wrapper(valued="uapP"),
+    "proxychains": Wrapper(valued="f"),
+    "proxychains4": Wrapper(valued="f"),
+    "xvfb-run": Wrapper(valued="nsfeplw"),
+    "dbus-run-session": Wrapper(valued_long=("--config-file", "--dbus-daemon")),
+    "faketime": Wrapper(valued="m", positionals=1),
+    "envdir": Wrapper(positionals=1),
+    "setuidgid": Wrapper(positionals=1),
+    "chpst": Wrapper(valued="ugUenlmdosStv"),
+    "arch": Wrapper(),
     "dtach": Wrapper(valued="aAcnNper"),  # the mode letter takes the socket
 }
 SHELLS = frozenset(
