@@ -13,8 +13,9 @@ from typing import NoReturn
 
 import pytest
 
+from lsp_server.checkpoints import revert_disk
+from lsp_server.checkpoints.restore import Put
 from lsp_server.mcp.attach.listener import AttachListener
-from lsp_server.runtime import reverts
 from lsp_server.runtime.fs import textio
 from tests.helpers import make_runtime
 
@@ -40,7 +41,9 @@ def test_a_new_files_mode_is_read_not_set(umask_untouchable: int, tmp_path: Path
     assert textio.new_file_mode() == 0o666 & ~umask_untouchable
     textio.atomic_write(tmp_path / "new", b"x")
     assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o666 & ~umask_untouchable
-    assert reverts._permissions(tmp_path / "missing", 0o100644) == 0o666 & ~umask_untouchable
+    # A file a revert brings back gets the same bits.
+    assert revert_disk.apply(tmp_path, Put("restored", b"x", 0o100644), 1 << 20) is None
+    assert stat.S_IMODE((tmp_path / "restored").stat().st_mode) == 0o666 & ~umask_untouchable
 
 
 async def test_the_attach_socket_is_private_without_a_umask(
