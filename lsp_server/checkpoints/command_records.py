@@ -13,16 +13,27 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lsp_server.checkpoints import objects
 from lsp_server.checkpoints.file_states import is_nested_repo, record_of
 from lsp_server.checkpoints.ignored import IgnoredFiles, unrecorded_changes
 from lsp_server.checkpoints.records import Checkpoint
 from lsp_server.checkpoints.shadow import ShadowError
+from lsp_server.checkpoints.tree_changes import TreeChange
 from lsp_server.checkpoints.windows import CommandWindow
+from lsp_server.sandbox.protected_scan import may_be_placeholder
 
 if TYPE_CHECKING:
     from lsp_server.checkpoints.recorder import Checkpoints
 
 log = logging.getLogger(__name__)
+_EMPTY_BLOB = objects.object_id("blob", b"")
+
+
+def is_placeholder_change(change: TreeChange) -> bool:
+    """An empty protected name that appeared or went: the sandbox's placeholder for another
+    command running meanwhile (sandbox/placeholders.py), not this command's change."""
+    entry = {"A": change.new, "D": change.old}.get(change.status)
+    return entry is not None and entry.oid == _EMPTY_BLOB and may_be_placeholder(change.path)
 
 
 def _ignored(self: Checkpoints, root: Path) -> IgnoredFiles:
@@ -84,7 +95,11 @@ def finish_command(
             lost = unrecorded_changes(root, window.left_out.get(root, {}), ignored.left_out())
             window.notes += [f"[{change.describe()}]" for change in lost]
             changes = store.repo.diff(before, after)
-            files = [record_of(change) for change in changes if not is_nested_repo(change)]
+            files = [
+                record_of(change)
+                for change in changes
+                if not is_nested_repo(change) and not is_placeholder_change(change)
+            ]
             window.notes += [
                 f"[{f.path} (over checkpoints.max_file_bytes) was changed: recorded by size "
                 "and hash only, a revert cannot restore it]"

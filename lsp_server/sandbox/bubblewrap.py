@@ -73,11 +73,12 @@ class BubblewrapLayout:
         found = scan_roots(self.roots, self.protected)
         held = self.holds.take(state_dir, found.held)
         # A protected name that is no plain file or folder (a symlink) is bound as it is.
-        kept = set(held)
-        present = [
-            *found.present,
-            *(t.path for t in found.held if t.path not in kept and os.path.lexists(t.path)),
-        ]
+        kept = {str(path) for path in held}
+        present = [*found.present]
+        for target in found.held:
+            path = target.path
+            if str(path) not in kept and os.path.lexists(path):
+                present.append(path)
         return bubblewrap_argv(self, argv, cwd, state_dir, held=held, present=present)
 
     def release(self, state_dir: Path) -> None:

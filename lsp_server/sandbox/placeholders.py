@@ -38,7 +38,7 @@ from lsp_server.sandbox.protected import Placeholder
 
 # An even whole second: every file system keeps it exactly (FAT has 2-second mtimes).
 MARK_NS = 42 * 1_000_000_000
-_ATTEMPTS = 200
+_ATTEMPTS = 20  # 1 ms apart: a remover holds its lock for microseconds
 _PAUSE_SECONDS = 0.001
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # O_NONBLOCK: a FIFO put under a protected name must not hang the server.
@@ -62,8 +62,16 @@ class Target:
 class _Lock:
     path: Path
     parent_fd: int
+    """The folder it is in (shared by the command's locks in that folder)."""
     fd: int
     name: str
+
+
+@attrs.frozen
+class _Held:
+    locks: list[_Lock]
+    folders: list[int]
+    """Descriptors of the folders the locks are in, closed after them."""
 
 
 def _same(a: os.stat_result, b: os.stat_result) -> bool:
@@ -163,13 +171,13 @@ class PlaceholderHolds:
     """The locks of each command in flight, by its state folder (one per command)."""
 
     def __init__(self) -> None:
-        self._held: dict[Path, list[_Lock]] = {}
+        self._held: dict[Path, list[_Held]] = {}
         self._mutex = threading.Lock()
 
     def take(self, key: Path, targets: Sequence[Target]) -> list[Path]:
         """Hold every target for the command `key`; the paths held (to bind read-only,
         they exist until `release(key)`)."""
-        locks: list[_Lock] = []
+        held = _Held([], [])
         parents: dict[Path, int] = {}
         try:
             for target in targets:
@@ -180,37 +188,37 @@ class PlaceholderHolds:
                     except OSError:
                         continue
                     parents[target.parent] = parent_fd
+                    held.folders.append(parent_fd)
                 fd = _hold(parent_fd, target)
                 if fd is not None:
-                    locks.append(_Lock(target.path, os.dup(parent_fd), fd, target.name))
+                    held.locks.append(_Lock(target.path, parent_fd, fd, target.name))
         except BaseException:
-            self._drop(locks)
+            self._drop([held])
             raise
-        finally:
-            for parent_fd in parents.values():
-                os.close(parent_fd)
         with self._mutex:
-            self._held.setdefault(key, []).extend(locks)
-        return [lock.path for lock in locks]
+            self._held.setdefault(key, []).append(held)
+        return [lock.path for lock in held.locks]
 
     def release(self, key: Path) -> None:
         """The command `key` ended: drop its locks, removing placeholders nobody uses."""
         with self._mutex:
-            locks = self._held.pop(key, [])
-        self._drop(locks)
+            held = self._held.pop(key, [])
+        self._drop(held)
 
     def in_flight(self) -> int:
         with self._mutex:
             return len(self._held)
 
     @staticmethod
-    def _drop(locks: Sequence[_Lock]) -> None:
-        for lock in locks:
+    def _drop(held: Sequence[_Held]) -> None:
+        for each in held:
             try:
-                _release(lock)
+                for lock in each.locks:
+                    _release(lock)
             finally:
-                with contextlib.suppress(OSError):
-                    os.close(lock.parent_fd)
+                for folder in each.folders:
+                    with contextlib.suppress(OSError):
+                        os.close(folder)
 
 
 def is_placeholder(path: Path) -> bool:

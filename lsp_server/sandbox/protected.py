@@ -18,6 +18,7 @@ root; a trailing slash is allowed (`.vscode/`) and protects the folder and every
 from __future__ import annotations
 
 import fnmatch
+import functools
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
@@ -35,21 +36,32 @@ class ProtectedEntry:
     """What running code the file controls, for approvals and docs."""
     placeholder: Placeholder | None = "file"
     """What holds the name read-only in the sandbox while it does not exist (at the top of
-    each root): an empty file, or an empty folder (an empty `.git` folder, unlike a file,
-    lets git find an enclosing repository). None: protected only where it exists."""
-
-    @property
-    def parts(self) -> tuple[str, ...]:
-        return tuple(p for p in self.pattern.strip("/").split("/") if p)
+    each root): an empty file, or an empty folder for a folder name. A folder because the
+    user's own programs may create files in it meanwhile (VS Code a settings file, an
+    agent CLI its local settings: the folder then stays, as theirs), and because git
+    looks past an empty `.git` folder for an enclosing repository (a file stops it).
+    None: protected only where it exists."""
+    parts: tuple[str, ...] = attrs.field(
+        init=False,
+        default=attrs.Factory(
+            lambda self: tuple(p for p in self.pattern.strip("/").split("/") if p),
+            takes_self=True,
+        ),
+    )
+    """The pattern's components."""
 
     @property
     def anchored(self) -> bool:
         return len(self.parts) > 1 or self.pattern.startswith("/")
 
     @property
+    def glob(self) -> bool:
+        return any(c in part for part in self.parts for c in "*?[\\")
+
+    @property
     def plain_name(self) -> str | None:
         """The name a placeholder takes at the top of a root (no glob, no folder part)."""
-        if len(self.parts) != 1 or any(c in self.parts[0] for c in "*?[\\"):
+        if len(self.parts) != 1 or self.glob:
             return None
         return self.parts[0]
 
@@ -146,7 +158,7 @@ BUILT_IN: tuple[ProtectedEntry, ...] = (
 CONFIGURED = "listed in workspace.protected_paths"
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class ProtectedPaths:
     """The built-in entries plus the configured ones."""
 
@@ -168,7 +180,25 @@ class ProtectedPaths:
 
     def match(self, parts: Sequence[str]) -> ProtectedEntry | None:
         """The entry that protects the path of `parts` (relative to a root), if any."""
-        return next((entry for entry in self.entries if entry.matches(parts)), None)
+        by_name = self._by_name
+        for part in parts:
+            entry = by_name.get(part)
+            if entry is not None:
+                return entry
+        return next((entry for entry in self._others if entry.matches(parts)), None)
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, ProtectedEntry]:
+        """Entries that are a bare name (most): found by a dict lookup per component."""
+        found: dict[str, ProtectedEntry] = {}
+        for entry in self.entries:
+            if not entry.anchored and not entry.glob and entry.parts:
+                found.setdefault(entry.parts[0], entry)
+        return found
+
+    @functools.cached_property
+    def _others(self) -> tuple[ProtectedEntry, ...]:
+        return tuple(e for e in self.entries if e.anchored or e.glob)
 
     def controls(self, path: Path, roots: Sequence[Path]) -> str | None:
         """What running code `path` (a real path) controls, or None when unprotected.
@@ -178,8 +208,12 @@ class ProtectedPaths:
         entry = self.match(parts)
         return entry.controls if entry is not None else None
 
-    def top_level(self) -> tuple[tuple[str, Placeholder], ...]:
+    def top_level(self) -> dict[str, Placeholder]:
         """Names held by a placeholder at the top of each root while they do not exist."""
+        return dict(self._top)
+
+    @functools.cached_property
+    def _top(self) -> tuple[tuple[str, Placeholder], ...]:
         return tuple(
             (name, entry.placeholder)
             for entry in self.entries
@@ -189,7 +223,7 @@ class ProtectedPaths:
     def held_at_top(self, parts: Sequence[str]) -> bool:
         """The sandbox holds this root-relative path read-only whether or not it exists:
         it is, or lies inside, a name held at the top of the root."""
-        return bool(parts) and any(parts[0] == name for name, _ in self.top_level())
+        return bool(parts) and any(parts[0] == name for name, _ in self._top)
 
     def names(self) -> tuple[str, ...]:
         """Plain names of every entry (for spotting them in text, as words or inside code)."""

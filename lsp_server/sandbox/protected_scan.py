@@ -45,7 +45,7 @@ def _is_folder(path: Path) -> bool:
 
 
 def scan_root(root: Path, protected: ProtectedPaths) -> ProtectedBinds:
-    top = dict(protected.top_level())
+    top = protected.top_level()
     held = [Target(root, name, kind) for name, kind in top.items()]
     present: list[Path] = []
     folders = 0
@@ -80,6 +80,18 @@ def scan_roots(roots: Sequence[Path], protected: ProtectedPaths) -> ProtectedBin
         held += found.held
         present += found.present
     return ProtectedBinds(tuple(held), tuple(present))
+
+
+def may_be_placeholder(relative: str, protected: ProtectedPaths | None = None) -> bool:
+    """Whether an empty file at `relative` (posix, from a root) may be a placeholder the
+    sandbox made for a command (placeholders.py): a name held at the top, or pip.conf in a
+    folder there. Checkpoints leave such files out: another command running meanwhile made
+    or removed them, and a revert that removed one would lift that command's read-only
+    mount."""
+    parts = relative.split("/")
+    if len(parts) == 2:
+        return parts[1] == "pip.conf"
+    return len(parts) == 1 and parts[0] in (protected or ProtectedPaths()).top_level()
 
 
 def sandbox_holds(root: Path, parts: Sequence[str], protected: ProtectedPaths) -> bool:

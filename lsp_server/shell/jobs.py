@@ -233,6 +233,8 @@ class JobManager:
             job.status = "failed"
         finally:
             pipe.close()
+            if job.launcher is not None:  # placeholders go before the checkpoint looks
+                job.launcher.release(job.state.folder)
             if job.on_end is not None:
                 try:
                     await job.on_end()

@@ -99,3 +99,25 @@ async def test_sandboxed_commands_fail_and_leave_no_trace(workspace: Path) -> No
         assert refused or "exit code 0" not in text_of(result), (command, result)
     assert not ordinary["isError"], text_of(ordinary)
     assert sorted(p.name for p in workspace.iterdir()) == sorted([*before, "notes.txt"])
+
+
+async def test_configured_paths_reach_the_policy_and_the_sandbox(workspace: Path) -> None:
+    from lsp_server.sandbox.platforms import find_backend
+
+    editor = denying_editor()
+    options = {
+        "workspaceTrusted": True,
+        "policy": {"mode": "bypass", "allow": ["Edit", "Bash"]},
+        "workspace": {"protectedPaths": ["run-on-open.sh"]},
+        "shell": {"sandboxReadOnly": ["tools/"]},  # the older name still works
+    }
+    async with editor_session(workspace, editor, options) as client:
+        written = await lsp_call(client, "write_file", {"path": "run-on-open.sh", "content": "x"})
+        tools = await lsp_call(client, "write_file", {"path": "tools/x.sh", "content": "x"})
+        shell = await lsp_call(client, "bash", {"command": "echo x > run-on-open.sh; mkdir tools"})
+    for result in (written, tools):
+        assert result["error"]["code"] == "permission.user_denied", result
+    assert "workspace.protected_paths" in _summaries(editor.prompts)
+    if find_backend(None).problem is None:  # sandboxed: both names held, nothing made
+        assert "exit code 0" not in text_of(shell) or shell.get("error"), shell
+    assert not (workspace / "run-on-open.sh").exists() and not (workspace / "tools").exists()
