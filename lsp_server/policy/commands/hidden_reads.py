@@ -49,14 +49,18 @@ def names_from_input(segment: Segment) -> str | None:
     """Why the files this command reads come from its input (xargs, parallel), or None."""
     if not segment.words:
         return None
-    for form in command_forms(segment.words):
+    forms = command_forms(segment.words)
+    for index, form in enumerate(forms):
         head = program_name(form[0])
         if head not in NAMES_FROM_INPUT:
             continue
-        inner = form[1:]
-        runs = next((program_name(w) for w in inner if not w.startswith("-")), "echo")
-        if head == "xargs" and inner and all(w.startswith("-") for w in inner):
-            runs = "echo"
+        # The next form is what xargs runs with its options peeled (`xargs -n 1 cat`);
+        # without one it runs echo. parallel's options are not peeled: take its first word.
+        following = forms[index + 1 : index + 2]
+        if head == "xargs":
+            runs = program_name(following[0][0]) if following else "echo"
+        else:
+            runs = next((program_name(w) for w in form[1:] if not w.startswith("-")), "echo")
         if runs not in _PRINTS_ARGUMENTS:
             return (
                 f"{head} hands its input to {runs} as arguments: which files it reads is "

@@ -250,8 +250,8 @@ def inline_scripts(words: Words) -> list[str]:
         action = trap_action(args)
         return [action] if action else []
     if head == "sg":
-        command = sg_command(args)
-        return [command] if command else []
+        line = sg_command(args)
+        return [line] if line else []
     if head == "alias":
         return alias_values(args)
     if head == "watch":
