@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.secrets.names import CredentialNames
@@ -27,8 +28,8 @@ class SecretValues:
         self.names = names or CredentialNames()
         source = os.environ if environ is None else environ
         self._environment = tuple(environment_secrets(source, self.names))
-        has_roots = workspace is not None and workspace.roots
-        self._files = SecretFiles(workspace, self.names) if has_roots and workspace else None
+        home = _home(source)
+        self._files = None if workspace is None else SecretFiles(workspace, self.names, home=home)
         self._basis: tuple[Secret, ...] = ()
         self._redactor = Redactor(self._environment)
 
@@ -74,3 +75,8 @@ class SecretValues:
         if isinstance(value, dict):
             return {key: self.redact_json(item) for key, item in value.items()}
         return value
+
+
+def _home(environ: Mapping[str, str]) -> Path | None:
+    home = environ.get("HOME")
+    return Path(home) if home and home.startswith("/") and home != "/" else None

@@ -42,6 +42,35 @@ _PLAIN = re.compile(
     r"[A-Za-z]+(?:[-_. ][A-Za-z]+)*|[0-9.]+|(?:[a-z][a-z0-9+.-]*://[^@\s]*)|/[^\s]*"
 )
 _URL_PASSWORD = re.compile(r"://[^\s/@:]*:([^\s/@]+)@")
+_SECTION = re.compile(r"\[[^\]]*\]")
+# A run that looks like a token: no ':' or '@', so that URLs and JSON pairs split.
+_TOKEN = re.compile(r"[A-Za-z0-9+/=_.~-]{16,}")
+
+USER_CREDENTIAL_FILES = (
+    ".aws/credentials",
+    ".config/gh/hosts.yml",
+    ".config/hub",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".docker/config.json",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".kube/config",
+    ".terraform.d/credentials.tfrc.json",
+    ".config/gcloud/application_default_credentials.json",
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    ".gemini/oauth_creds.json",
+    ".ssh/id_rsa",
+    ".ssh/id_ecdsa",
+    ".ssh/id_ed25519",
+    ".ssh/id_dsa",
+)
+"""The user's own credential files (below the home folder): a sandboxed command may read
+them (the sandbox stops writes, not reads), so their values are known secrets too."""
 
 
 def environment_secrets(env: Mapping[str, str], names: CredentialNames) -> list[Secret]:
@@ -81,23 +110,24 @@ def _unquote(raw: str) -> str:
 
 
 def file_secrets(label: str, text: str) -> list[Secret]:
-    """A key or credentials file: its values (`k = v`, netrc's `password x`) and its long
-    lines without spaces (a PEM body, a token), each named after the file."""
+    """A key or credentials file: its values (`k = v`, netrc's `password x`, a URL's
+    password), its long lines without spaces (a PEM body) and the token-like runs of its
+    lines (JSON and YAML values), each named after the file."""
     secrets: list[Secret] = []
     for raw in text.splitlines():
         line = raw.strip()
-        if not line or line.startswith(("-----", "#", ";", "[")):
+        if not line or line.startswith(("-----", "#", ";")) or _SECTION.fullmatch(line):
             continue
-        ini = _INI_LINE.match(line)
         words = line.split()
+        candidates = [b for a, b in itertools.pairwise(words) if a in ("password", "passwd")]
+        ini = _INI_LINE.match(line)
         if ini is not None:
-            candidates = [_unquote(ini.group(1))]
-        elif len(words) == 1:
-            candidates = [line] if len(line) >= 16 else []
-        else:
-            after = [b for a, b in itertools.pairwise(words) if a == "password"]
-            candidates = after + [word for word in words if len(word) >= 20]
-        secrets.extend(Secret(c, label) for c in candidates if len(c) >= MIN_CHARS)
+            candidates.append(_unquote(ini.group(1)))
+        if len(words) == 1 and len(line) >= 16:
+            candidates.append(line)
+        candidates += [t for t in _TOKEN.findall(line) if any(c.isdigit() for c in t)]
+        candidates += _URL_PASSWORD.findall(line)
+        secrets.extend(Secret(c, label) for c in dict.fromkeys(candidates) if len(c) >= MIN_CHARS)
         if len(secrets) >= MAX_SECRETS_PER_FILE:
             break
     return secrets
@@ -121,8 +151,11 @@ class SecretFiles:
         names: CredentialNames,
         clock: Callable[[], float] = time.monotonic,
         background: Callable[[Callable[[], None]], None] | None = None,
+        home: Path | None = None,
     ) -> None:
         self._workspace = workspace
+        self._home = home
+        self._user_files = {home / name for name in USER_CREDENTIAL_FILES} if home else set()
         self._names = names
         self._clock = clock
         self._background = background or _in_a_thread
@@ -153,7 +186,7 @@ class SecretFiles:
             self._roots_key = roots_key
             self._known = (self._known if walked is None else walked) | self._top_level()
         parsed: dict[Path, tuple[tuple[int, ...], list[Secret]]] = {}
-        for path in self._known:
+        for path in self._known | self._user_files:
             entry = self._parse(path)
             if entry is not None:
                 parsed[path] = entry
@@ -210,10 +243,15 @@ class SecretFiles:
         if b"\0" in data[:1024]:
             return []  # a binary key store (.p12): no line of it is printed as text
         text = data.decode("utf-8", "replace")
-        label = self._workspace.relative(path)
+        label = self._label(path)
         if path.name == ".env" or path.name.startswith(".env."):
             return dotenv_secrets(label, text, self._names)
         return file_secrets(label, text)
+
+    def _label(self, path: Path) -> str:
+        if path in self._user_files and self._home is not None:
+            return f"~/{path.relative_to(self._home).as_posix()}"
+        return self._workspace.relative(path)
 
     def _discover(self, budget: int) -> tuple[list[Path], bool]:
         """The secret files down to MAX_DEPTH; and whether the walk ended within `budget`

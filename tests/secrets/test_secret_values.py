@@ -100,6 +100,7 @@ def test_key_files_give_their_long_lines_and_values() -> None:
         "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE",
         "n3tRc-Secret",
         "npm_abcdefghijklmnop",
+        "//registry.npmjs.org/:_authToken=npm_abcdefghijklmnop",  # a line without spaces
     }
 
 
@@ -165,3 +166,31 @@ def test_language_servers_get_no_credential() -> None:
     server = ResolvedServer(row=None, command=("/usr/bin/true",), source="PATH", candidate=None)  # type: ignore[arg-type]
     env = server.child_env({"PATH": "/bin", "GITHUB_TOKEN": KEY, "LANG": "C.UTF-8"})
     assert "GITHUB_TOKEN" not in env and env["LANG"] == "C.UTF-8"
+
+
+def test_the_user_s_credential_files_are_known(tmp_path: Path) -> None:
+    """A sandboxed command may read them (the sandbox stops writes, not reads)."""
+    home, root = tmp_path / "home", tmp_path / "ws"
+    (home / ".aws").mkdir(parents=True)
+    (home / ".config" / "gh").mkdir(parents=True)
+    (home / ".claude").mkdir()
+    root.mkdir()
+    (home / ".aws" / "credentials").write_text(
+        "[default]\naws_access_key_id = AKIAABCDEFGH12345678\n"
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+    )
+    (home / ".config" / "gh" / "hosts.yml").write_text(
+        "github.com:\n    oauth_token: gho_16C7e42F292c6912E7710c838347Ae178B4a\n    user: me\n"
+    )
+    (home / ".claude" / ".credentials.json").write_text(
+        '{"claudeAiOauth":{"accessToken":"sk-ant-oat01-AbC123dEf456","expiresAt":1}}'
+    )
+    values = SecretValues(Workspace([root]), environ={"HOME": str(home)})
+    shown = values.redact(
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY gho_16C7e42F292c6912E7710c838347Ae178B4a "
+        "sk-ant-oat01-AbC123dEf456 user: me"
+    )
+    assert shown == (
+        "‹secret:~/.aws/credentials› ‹secret:~/.config/gh/hosts.yml› "
+        "‹secret:~/.claude/.credentials.json› user: me"
+    )
