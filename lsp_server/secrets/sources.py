@@ -74,8 +74,13 @@ them (the sandbox stops writes, not reads), so their values are known secrets to
 
 
 def environment_secrets(env: Mapping[str, str], names: CredentialNames) -> list[Secret]:
+    """The values of the credential variables, but not one that names an existing file
+    (GOOGLE_APPLICATION_CREDENTIALS=/home/me/key.json: the path is no secret, and hiding it
+    would hide it everywhere; the file's own values are not known)."""
     secrets: list[Secret] = []
     for name, value in names.credentials(env).items():
+        if value.startswith("/") and _exists(value):
+            continue
         secrets.append(Secret(value, name))
         secrets.extend(_url_password(value, name))
     return secrets
@@ -309,6 +314,13 @@ def _listing(folder: Path) -> list[os.DirEntry[str]]:
 
 def _in_a_thread(work: Callable[[], None]) -> None:
     threading.Thread(target=work, name="secret-files-walk", daemon=True).start()
+
+
+def _exists(path: str) -> bool:
+    try:
+        return os.path.lexists(path)
+    except (OSError, ValueError):
+        return False
 
 
 def _mtime(path: Path) -> int:

@@ -137,6 +137,10 @@ def test_secret_values_join_environment_and_files(tmp_path: Path) -> None:
         "‹secret:GH_TOKEN› ‹secret:.env:DB_PASSWORD› /home/me"
     )
     assert values.redact_json({"a": [KEY, 3]}) == {"a": ["‹secret:GH_TOKEN›", 3]}
+    # A credential variable that names a file: the path is no secret.
+    path = str(tmp_path / ".env")
+    values = SecretValues(None, environ={"GOOGLE_APPLICATION_CREDENTIALS": path})
+    assert values.redact(path) == path
 
 
 def test_audit_lines_hold_no_secret(tmp_path: Path) -> None:
