@@ -1,6 +1,7 @@
 """Where the known secret values come from: the server's environment (credential names,
-names.py), the workspace's `.env` files (KEY=VALUE lines) and the other files readers
-refuse as secrets (`*.pem`, `*.key`, `id_*`, `.netrc` ...: their long lines and values).
+names.py), the workspace's `.env` files (KEY=VALUE lines), the other files readers refuse
+as secrets (`*.pem`, `*.key`, `id_*`, `.netrc` ...: their values, long lines and tokens)
+and the user's own credential files below the home folder (USER_CREDENTIAL_FILES).
 
 Files are found by a bounded walk of the roots (SecretFiles says when), and a found file is
 parsed again only when its stat changes.
