@@ -53,6 +53,14 @@ ODD_STRINGS = (
 )
 
 
+HUGE_STRINGS = (
+    "é" * 70_000,  # 140 KB of UTF-8: over Linux's 128 KiB for one program argument
+    "x/" * 2_100,  # a path past PATH_MAX (4096 bytes)
+)
+"""Drawn rarely (one string in a thousand): a grep pattern, a code_index query and a
+command this long were internal_errors (they reached a program's argument list)."""
+
+
 def make_fuzz_workspace(root: Path) -> None:
     """A small workspace with the traps: symlink loops, a link back up, odd names."""
     (root / "pkg").mkdir(parents=True)
@@ -111,6 +119,8 @@ def _value_for(schema: dict[str, Any], rng: random.Random) -> Any:
         return rng.choice(schema["enum"])
     kind = schema.get("type")
     if kind == "string":
+        if rng.random() < 0.001:
+            return rng.choice(HUGE_STRINGS)
         return rng.choice(ODD_STRINGS)
     if kind == "integer":
         low, high = schema.get("minimum", -5), schema.get("maximum", 10**6)
