@@ -182,6 +182,7 @@ export class ServerController implements vscode.Disposable {
         warm: pick("server.warm", false),
         pythonExtensionInstalled: pythonExtension !== undefined,
         bundle: this.bundle(),
+        workspaceFolders: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath),
         pythonExtensionInterpreter: async () => {
           try {
             const api = (await pythonExtension?.activate()) as

@@ -6,6 +6,8 @@
 // A failure comes back as one message that names the exact fix. With toolhost.server.warm
 // every command found gets `--warm` after `serve` (docs/WARM.md).
 
+import * as path from "node:path";
+
 import type { SystemProbe } from "./host";
 
 export interface ServerCommand {
@@ -37,6 +39,38 @@ export interface ResolutionInputs {
   pythonExtensionInstalled: boolean;
   /** The server this package carries; undefined in a development build. */
   bundle?: Bundle;
+  /** The workspace folders: an interpreter inside one is never started on its own. */
+  workspaceFolders?: string[];
+}
+
+/**
+ * The workspace folder holding `file`, if any. The Python extension's interpreter is often
+ * the project's .venv, whose files (bin/python, a .pth in site-packages) an agent working
+ * in the workspace can rewrite: started as the server, it would run outside the sandbox.
+ * Such an interpreter is used only when the user names it in toolhost.server.python.
+ */
+export function workspaceFolderOf(file: string, folders: readonly string[] = []): string | undefined {
+  const resolved = path.resolve(file);
+  return folders.find((folder) => {
+    const root = path.resolve(folder);
+    return resolved === root || resolved.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+  });
+}
+
+/** The Python extension's interpreter, unless it lies in a workspace folder (logged). */
+async function extensionInterpreter(inputs: ResolutionInputs, step: number, log: (line: string) => void): Promise<string | undefined> {
+  const interpreter = await inputs.pythonExtensionInterpreter();
+  if (interpreter === undefined) {
+    return undefined;
+  }
+  const folder = workspaceFolderOf(interpreter, inputs.workspaceFolders);
+  if (folder !== undefined) {
+    log(
+      `server: step ${step}, the Python extension's interpreter ${interpreter} is inside the workspace ${folder}, where an agent can change it: not started on its own (name it in the user setting toolhost.server.python to use it)`,
+    );
+    return undefined;
+  }
+  return interpreter;
 }
 
 export type Resolution = { ok: true; server: ServerCommand } | { ok: false; message: string; fix: string };
@@ -67,11 +101,11 @@ async function resolveBundled(
 ): Promise<Resolution> {
   const candidates: { python: string; from: string }[] = [];
   if (inputs.pythonExtensionInstalled) {
-    const interpreter = await inputs.pythonExtensionInterpreter();
+    const interpreter = await extensionInterpreter(inputs, 3, log);
     if (interpreter !== undefined) {
       candidates.push({ python: interpreter, from: "the Python extension's interpreter" });
     } else {
-      log("server: step 3, the Python extension has no active interpreter");
+      log("server: step 3, no interpreter of the Python extension to use");
     }
   } else {
     log("server: step 3, the Python extension is not installed");
@@ -194,10 +228,10 @@ async function findServer(
 
   // 4. (development build) The Python extension's interpreter, when it has toolhost.
   if (inputs.pythonExtensionInstalled) {
-    const interpreter = await inputs.pythonExtensionInterpreter();
+    const interpreter = await extensionInterpreter(inputs, 4, log);
     if (interpreter === undefined) {
-      log("server: step 4, the Python extension has no active interpreter");
-      failures.push("the Python extension has no active interpreter");
+      log("server: step 4, no interpreter of the Python extension to use");
+      failures.push("the Python extension has no active interpreter outside the workspace");
     } else {
       log(`server: step 4, Python extension interpreter ${interpreter}`);
       const problem = await probePython(probe, interpreter);

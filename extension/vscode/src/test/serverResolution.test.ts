@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { type Bundle, PYTHON_SERVE_ARGS, resolveServer, type ResolutionInputs } from "../common/serverResolution";
+import { type Bundle, PYTHON_SERVE_ARGS, resolveServer, type ResolutionInputs, workspaceFolderOf } from "../common/serverResolution";
 import { ScriptedProbe } from "./scriptedHost";
 
 function inputs(overrides: Partial<ResolutionInputs> = {}): ResolutionInputs {
@@ -172,4 +172,28 @@ test("toolhost.server.warm: every command found is started with serve --warm", a
     assert.ok(cold.ok && cold.server.command === command);
     assert.deepEqual(cold.server.args, args);
   }
+});
+
+test("an interpreter inside a workspace folder (an agent can rewrite .venv) is never started on its own", async () => {
+  const log: string[] = [];
+  const probe = new ScriptedProbe([], { python3: "/usr/bin/python3" }, {
+    "/proj/.venv/bin/python": { code: 0, stdout: "3.12.1\n" },
+    "/usr/bin/python3": { code: 0, stdout: "3.11.2\n" },
+  });
+  const extension = { pythonExtensionInstalled: true, pythonExtensionInterpreter: async () => "/proj/.venv/bin/python" };
+  const bundled = await resolveServer(inputs({ ...extension, bundle: BUNDLE, workspaceFolders: ["/proj"] }), probe, (l) => log.push(l));
+  assert.ok(bundled.ok && bundled.server.command === "/usr/bin/python3", JSON.stringify(bundled));
+  assert.ok(log.some((l) => /inside the workspace \/proj, where an agent can change it/.test(l)), log.join("\n"));
+  assert.ok(!probe.runs.some((r) => r.startsWith("/proj/")), "the workspace interpreter never ran, not even as a probe");
+  const development = await resolveServer(inputs({ ...extension, workspaceFolders: ["/proj"] }), probe, () => {});
+  assert.ok(development.ok && development.server.source === "python3 on PATH", JSON.stringify(development));
+  // Named in the user's toolhost.server.python, it is used: the user chose it.
+  const named = await resolveServer(inputs({ serverPython: "/proj/.venv/bin/python", workspaceFolders: ["/proj"] }), probe, () => {});
+  assert.ok(named.ok && named.server.command === "/proj/.venv/bin/python");
+});
+
+test("a folder is matched whole: /proj2 is not inside /proj", () => {
+  assert.equal(workspaceFolderOf("/proj2/.venv/bin/python", ["/proj"]), undefined);
+  assert.equal(workspaceFolderOf("/proj/sub/../.venv/bin/python", ["/proj/"]), "/proj/");
+  assert.equal(workspaceFolderOf("/usr/bin/python3", ["/proj", "/other"]), undefined);
 });
