@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from lsp_server.runtime.fs.workspace import Workspace
 
 RESCAN_SECONDS = 10.0
+USER_FILES_SECONDS = 2.0
 MAX_DEPTH = 4
 MAX_ENTRIES = 20_000
 FIRST_WALK_ENTRIES = 2_000
@@ -170,6 +171,7 @@ class SecretFiles:
         self._walked: set[Path] | None = None
         """A finished background walk's files, not yet taken."""
         self._walking = False
+        self._user_checked_at = -USER_FILES_SECONDS
         self._scanned_at: float | None = None
         self._roots_key: tuple[int, ...] = ()
         self.secrets: tuple[Secret, ...] = ()
@@ -192,8 +194,15 @@ class SecretFiles:
             self._roots_key = roots_key
             self._known = (self._known if walked is None else walked) | self._top_level()
         parsed: dict[Path, tuple[tuple[int, ...], list[Secret]]] = {}
+        # The user's files change seldom: looked at every USER_FILES_SECONDS, not per call.
+        check_user = now - self._user_checked_at >= USER_FILES_SECONDS
+        if check_user:
+            self._user_checked_at = now
         for path in self._known | self._user_files:
-            entry = self._parse(path)
+            if check_user or path not in self._user_files:
+                entry = self._parse(path)
+            else:
+                entry = self._parsed.get(path)
             if entry is not None:
                 parsed[path] = entry
         if parsed.keys() != self._parsed.keys() or any(
