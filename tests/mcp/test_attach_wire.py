@@ -61,9 +61,14 @@ def test_orjson_writes_an_answer_once_loaded(orjson_loaded: bool) -> None:
     )
 
 
-def test_a_lone_surrogate_is_written_as_before(orjson_loaded: bool) -> None:
-    """A file name that is not UTF-8: orjson refuses it, and the line is `encode`'s, byte
-    for byte as without orjson."""
-    message = {"jsonrpc": "2.0", "id": 3, "result": {"path": "/ws/caf\udce9.txt"}}
+@pytest.mark.parametrize("odd", ["/ws/caf\udce9.txt", "\ud800", "naïve \udfff"])
+def test_a_lone_surrogate_reads_back_as_itself(orjson_loaded: bool, odd: str) -> None:
+    """A file name that is not UTF-8, a client's argument with a lone surrogate: orjson
+    refuses it, and `encode` writes `\\uXXXX` escapes (valid UTF-8) that read back as the
+    same string. Its raw surrogateescape bytes (\\xe9) were not UTF-8: the reader failed on
+    them and `toolhost mcp` lost its connection to the editor; "\\ud800" raised."""
+    message = {"jsonrpc": "2.0", "id": 3, "result": {"path": odd}}
     assert wire.encode_answer(message) == wire.encode(message)
-    assert wire.encode(message) == b'{"jsonrpc":"2.0","id":3,"result":{"path":"/ws/caf\xe9.txt"}}\n'
+    line = wire.encode(message)
+    assert line.isascii()
+    assert line_read(line) == message

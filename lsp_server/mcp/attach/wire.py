@@ -46,12 +46,14 @@ class ConnectionLost(Exception):
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    return (
-        json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode(
-            "utf-8", "surrogateescape"
-        )
-        + b"\n"
-    )
+    """One line of UTF-8 JSON; a message holding a lone surrogate (a client's argument, a
+    file name that is not UTF-8) with `\\uXXXX` escapes, which `read_message` reads back as
+    the same string (raw surrogateescape bytes were not UTF-8: the reader dropped them)."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
 
 
 def encode_answer(message: dict[str, Any]) -> bytes:
