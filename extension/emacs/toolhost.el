@@ -42,9 +42,17 @@
 
 (defcustom toolhost-command nil
   "The server command, a list such as (\"toolhost\" \"serve\"), used as given.
-nil: <project>/.venv/bin/toolhost, else toolhost on `exec-path'.  With
+nil: toolhost on `exec-path' (first <project>/.venv/bin/toolhost with
+`toolhost-use-workspace-venv').  With
 `toolhost-server-warm' add \"--warm\" to a command of yours yourself."
   :type '(choice (const :tag "Find it" nil) (repeat string)))
+
+(defcustom toolhost-use-workspace-venv nil
+  "Non-nil: start <project>/.venv/bin/toolhost when there is one.
+Off by default: an agent working in the project can rewrite that file (or
+the venv's packages), and the server runs outside the sandbox.  Turn it on
+only where you trust the project's venv."
+  :type 'boolean)
 
 (defcustom toolhost-server-warm nil
   "Non-nil: start the server found as `toolhost serve --warm'.
@@ -101,7 +109,8 @@ answer that comes in time is not thrown away."
 ;; offers to remember them as safe), and toolhost reads their global value besides.  Their
 ;; workspace/configuration answer ignores `eglot-workspace-configuration', which eglot
 ;; takes from .dir-locals.el as safe (toolhost-trust.el).
-(dolist (variable '(toolhost-command toolhost-server-warm toolhost-settings))
+(dolist (variable '(toolhost-command toolhost-server-warm toolhost-settings
+                                     toolhost-use-workspace-venv))
   (put variable 'risky-local-variable t))
 
 (defun toolhost--capabilities ()
@@ -127,8 +136,8 @@ The wheel, never the bare name: \"toolhost\" on PyPI is another project."
   (format (concat "install the toolhost command (Python >= 3.11): pipx install "
                   "toolhost-VERSION-py3-none-any.whl (the wheel `./run dist' builds; see "
                   "Install in toolhost's README); or into the workspace: cd %s && python3 -m "
-                  "venv .venv && .venv/bin/pip install /path/to/toolhost-VERSION-py3-none-any.whl; "
-                  "or set `toolhost-command'")
+                  "venv .venv && .venv/bin/pip install /path/to/toolhost-VERSION-py3-none-any.whl "
+                  "and set `toolhost-use-workspace-venv'; or set `toolhost-command'")
           root))
 
 (defun toolhost--serve (toolhost)
@@ -142,8 +151,17 @@ what runs."
   (let ((venv (expand-file-name ".venv/bin/toolhost" root))
         (command (default-value 'toolhost-command)))
     (cond (command command)
-          ((file-executable-p venv) (toolhost--serve venv))
+          ((and (default-value 'toolhost-use-workspace-venv) (file-executable-p venv))
+           (toolhost--serve venv))
           ((executable-find "toolhost") (toolhost--serve (executable-find "toolhost"))))))
+
+(defun toolhost--not-found (root)
+  "Signal that no server was found for ROOT, with the fix."
+  (let ((venv (expand-file-name ".venv/bin/toolhost" root)))
+    (if (file-executable-p venv)
+        (user-error "toolhost was not found on `exec-path'; %s is not started on its own (an agent working in the project can change it, and the server runs outside the sandbox): set `toolhost-use-workspace-venv' to use it"
+                    venv)
+      (user-error "toolhost was not found: %s" (toolhost--install-fix root)))))
 
 (defun toolhost--project ()
   (or (project-current) (user-error "toolhost: not in a project (no .git or project root)")))
@@ -159,7 +177,7 @@ what runs."
   (let* ((project (toolhost--project))
          (root (project-root project))
          (command (or (toolhost-find-command root)
-                      (user-error "toolhost was not found: %s" (toolhost--install-fix root))))
+                      (toolhost--not-found root)))
          (modes (or toolhost-major-modes (list major-mode))))
     (or (toolhost-current-server project)
         (progn

@@ -35,7 +35,7 @@ def test_dir_locals_do_not_reach_the_server(
         dir_locals.replace("MARKER", str(emacs.home / "command-ran")), encoding="utf-8"
     )
     out = emacs.run("dir_locals", TOOLHOST_TEST_ELV=enable_local_variables)
-    assert out["risky"] == [True, True, True]
+    assert out["risky"] == [True, True, True, True]
     # The attack reached eglot: its configuration is buffer-local in the project's buffer.
     assert out["eglotConfigLocal"] is True
     assert out["settingsLocal"] is (enable_local_variables == ":all")

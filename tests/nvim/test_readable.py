@@ -32,7 +32,7 @@ def install_workspace_venv(workspace: Path) -> Path:
     return target
 
 
-def test_setup_without_options_finds_the_workspace_venv(neovim: Neovim) -> None:
+def test_setup_with_workspace_venv_finds_the_workspace_venv(neovim: Neovim) -> None:
     toolhost = install_workspace_venv(neovim.workspace)
     out = neovim.run("setup_venv", PATH=path_without_toolhost()).out
     assert out["toolhost_on_path"] == ""
@@ -55,6 +55,7 @@ def test_setup_without_a_server_says_how_to_fix_it(neovim: Neovim) -> None:
     assert "ERROR toolhost was not found" in health
     venv = f"cd {neovim.workspace} && python3 -m venv .venv && .venv/bin/pip install "
     assert venv + "/path/to/toolhost-VERSION-py3-none-any.whl" in health
+    assert "setup({ workspace_venv = true })" in health
     # "toolhost" on PyPI is another project: the fix never names it bare.
     assert re.search(r"pip install toolhost\b(?!-VERSION)", health) is None, health
 
@@ -78,3 +79,19 @@ def test_status_is_human_and_activity_shows_results(neovim: Neovim) -> None:
     result = out["result_lines"]
     assert result[0] == f"# read_file {out['read_call_id']}: ok"
     assert any("line four" in line for line in result)
+
+
+def test_a_workspace_venv_is_not_started_on_its_own(neovim: Neovim) -> None:
+    """An agent that writes <workspace>/.venv/bin/toolhost gets no process started outside
+    the sandbox at the next setup({}) (issue 41): the error says how to opt in."""
+    marker = neovim.home / "venv-toolhost-ran"
+    bin_dir = neovim.workspace / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "toolhost").write_text(f"#!/bin/sh\ntouch '{marker}'\n")
+    (bin_dir / "toolhost").chmod(0o755)
+    out = neovim.run("setup_missing", PATH=path_without_toolhost()).out
+    assert out["running"] is False
+    assert not marker.exists()
+    [error] = [n for n in out["notified"] if n["level"] == 4]  # vim.log.levels.ERROR
+    assert "is not started on its own" in error["message"]
+    assert "setup({ workspace_venv = true })" in error["message"]

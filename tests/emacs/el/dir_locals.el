@@ -17,7 +17,8 @@
                         :description "write outside the workspace")))
      (with-current-buffer buffer
        (th-put "risky" (vconcat (mapcar (lambda (v) (th-bool (risky-local-variable-p v nil)))
-                                        '(toolhost-command toolhost-server-warm toolhost-settings))))
+                                        '(toolhost-command toolhost-server-warm toolhost-settings
+                                          toolhost-use-workspace-venv))))
        (th-put "eglotConfigLocal" (th-bool (local-variable-p 'eglot-workspace-configuration)))
        (th-put "settingsLocal" (th-bool (local-variable-p 'toolhost-settings)))
        (th-put "commandLocal" (th-bool (local-variable-p 'toolhost-command)))

@@ -2,6 +2,7 @@
 ;; The command is the one toolhost.el finds (the workspace's .venv/bin/toolhost), not the
 ;; harness's; what /proc says of the server while a call goes through.
 (setq toolhost-command nil
+      toolhost-use-workspace-venv t
       toolhost-server-warm t)
 (th-run
  (lambda ()

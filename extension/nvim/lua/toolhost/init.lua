@@ -16,8 +16,13 @@ local methods = protocol.methods
 
 local defaults = {
   name = "toolhost",
-  -- The server command, used as given; nil: <root>/.venv/bin/toolhost, else `toolhost` on PATH.
+  -- The server command, used as given; nil: `toolhost` on PATH (and first
+  -- <root>/.venv/bin/toolhost with workspace_venv).
   cmd = nil,
+  -- Start the workspace's own .venv/bin/toolhost when there is one. Off by default: an agent
+  -- working in the workspace can rewrite that file (or the venv's site-packages), and the
+  -- server runs outside the sandbox; turn it on only where you trust the project's venv.
+  workspace_venv = false,
   -- Start the server found as `toolhost serve --warm`: forked ready by a warm toolhost
   -- process kept for this user (docs/WARM.md). A `cmd` given adds "--warm" itself.
   warm = false,
@@ -43,7 +48,8 @@ function M.install_fix(root)
       .. " (the wheel `./run dist` builds; or pip install it into a venv: see Install in toolhost's README)",
     -- The wheel, never the bare name: "toolhost" on PyPI is another project.
     "or into the workspace: cd " .. root .. " && python3 -m venv .venv"
-      .. " && .venv/bin/pip install /path/to/toolhost-VERSION-py3-none-any.whl",
+      .. " && .venv/bin/pip install /path/to/toolhost-VERSION-py3-none-any.whl"
+      .. ", with require('toolhost').setup({ workspace_venv = true })",
     "or name it: require('toolhost').setup({ cmd = { '/path/to/toolhost', 'serve' } })",
   }
 end
@@ -101,9 +107,9 @@ function M.client()
 end
 
 --- The server command for `root` and how it was found: the `cmd` setting (as given), the
---- workspace's .venv/bin/toolhost, then `toolhost` on PATH (both with "--warm" after "serve"
---- when the `warm` option is on). Without one: nil, what was looked at, and
---- the fixes (lines for :checkhealth).
+--- workspace's .venv/bin/toolhost (only with the `workspace_venv` option), then `toolhost`
+--- on PATH (both with "--warm" after "serve" when the `warm` option is on). Without one:
+--- nil, what was looked at, and the fixes (lines for :checkhealth).
 function M.find_server(root)
   if M.config.cmd then
     return M.config.cmd, "the cmd setting"
@@ -112,7 +118,8 @@ function M.find_server(root)
     return M.config.warm and { toolhost, "serve", "--warm" } or { toolhost, "serve" }
   end
   local venv = root .. "/.venv/bin/toolhost"
-  if vim.fn.executable(venv) == 1 then
+  local venv_found = vim.fn.executable(venv) == 1
+  if venv_found and M.config.workspace_venv then
     return serve(venv), "the workspace virtualenv (" .. venv .. ")"
   end
   local on_path = vim.fn.exepath("toolhost")
@@ -120,6 +127,12 @@ function M.find_server(root)
     return serve(on_path), "PATH (" .. on_path .. ")"
   end
   local looked = "toolhost was not found: no cmd setting, no " .. venv .. ", and not on PATH"
+  if venv_found then
+    looked = "toolhost was not found: no cmd setting and not on PATH; "
+      .. venv
+      .. " is not started on its own (an agent working in the workspace can change it, and the"
+      .. " server runs outside the sandbox): setup({ workspace_venv = true }) uses it"
+  end
   return nil, looked, M.install_fix(root)
 end
 
