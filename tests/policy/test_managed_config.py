@@ -207,3 +207,27 @@ def test_allow_always_does_not_approve_what_the_agent_added(tmp_path: Path) -> N
     assert loaded.config.shell.sandbox == "workspace-write"
     # The user's own rules (recorded one by one) still apply.
     assert loaded.config.policy.allow == ["bash(make test)", "bash(make lint)"]
+
+
+def test_an_approval_is_for_one_root_only(tmp_path: Path) -> None:
+    """The same bytes the user approved for one project do not apply in another: the agent
+    cannot copy an approved file into the workspace it works in."""
+    trust = TrustStore(tmp_path / "state")
+    content = '[policy]\nmode = "bypass"\n'
+    for name in ("approved", "other"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / ".toolhost.toml").write_text(content)
+    first = tmp_path / "approved"
+    trust.approve_config(
+        first, first / ".toolhost.toml", hashlib.sha256(content.encode()).hexdigest()
+    )
+    for name, trusted in (("approved", True), ("other", False)):
+        loaded = load_config(
+            init_options=None,
+            client_section=None,
+            roots=[tmp_path / name],
+            user_config=tmp_path / "none.toml",
+            trust=trust,
+        )
+        assert loaded.workspace_files[0].trusted is trusted
+        assert loaded.config.policy.mode == ("bypass" if trusted else "default")
