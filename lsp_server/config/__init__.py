@@ -1,3 +1,5 @@
-"""Settings: tree.py (one attrs tree with defaults and docstrings), layers.py (user,
-workspace and client layers merged with a clear precedence), trust.py (rules this user
-approved with "always allow", kept outside the workspace)."""
+"""Settings: tree.py (one attrs tree with defaults and docstrings), layers.py (the managed,
+client, workspace and user layers merged with a clear precedence), workspace_file.py (a
+root's .toolhost.toml, trusted by its approved content), managed.py (the administrator's
+locks, failing closed), trust.py and approval.py (what this user approved, kept outside the
+workspace), report.py (the layers as `toolhost status` and `doctor` print them)."""
