@@ -71,15 +71,23 @@ class BubblewrapLayout:
         if not (self.confined and self.writable):
             return bubblewrap_argv(self, argv, cwd, state_dir)
         found = scan_roots(self.roots, self.protected)
-        held = self.holds.take(state_dir, found.held)
+        holding = self.holds.take(state_dir, found.held)
         # A protected name that is no plain file or folder (a symlink) is bound as it is.
-        kept = {str(path) for path in held}
+        kept = {str(path) for path in holding.held}
         present = [*found.present]
         for target in found.held:
             path = target.path
             if str(path) not in kept and os.path.lexists(path):
                 present.append(path)
-        return bubblewrap_argv(self, argv, cwd, state_dir, held=held, present=present)
+        return bubblewrap_argv(
+            self,
+            argv,
+            cwd,
+            state_dir,
+            held=holding.held,
+            present=present,
+            frozen=holding.frozen,
+        )
 
     def release(self, state_dir: Path) -> None:
         """The command ended: its placeholders go unless another command still uses them."""
@@ -87,7 +95,11 @@ class BubblewrapLayout:
 
 
 def _mount_points(
-    layout: BubblewrapLayout, state_dir: Path, held: Sequence[Path], present: Sequence[Path]
+    layout: BubblewrapLayout,
+    state_dir: Path,
+    held: Sequence[Path],
+    present: Sequence[Path],
+    frozen: Sequence[Path] = (),
 ) -> list[str]:
     if not layout.confined:
         return ["--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc"]
@@ -98,6 +110,8 @@ def _mount_points(
     for root in layout.roots:
         args += [bind, str(root), str(root)]
     if layout.writable:
+        for path in frozen:
+            args += ["--ro-bind", str(path), str(path)]
         for path in present:
             # -try: a name removed since the check must not stop the command.
             args += ["--ro-bind-try", str(path), str(path)]
@@ -120,14 +134,17 @@ def bubblewrap_argv(
     *,
     held: Sequence[Path] = (),
     present: Sequence[Path] | None = None,
+    frozen: Sequence[Path] = (),
 ) -> list[str]:
     """`bwrap ... -- argv`, run in `cwd`; `state_dir` is the command's own writable folder.
     `held`: protected paths held for this command (placeholders.py); `present`: existing
-    ones bound as they are (None: every protected path that exists now, nothing held)."""
+    ones bound as they are (None: every protected path that exists now, nothing held);
+    `frozen`: folders bound read-only as a whole (a missing name in them could not be
+    held: the command could otherwise `chmod u+w` the folder and create it)."""
     if present is None and layout.confined and layout.writable:
         found = scan_roots(layout.roots, layout.protected)
         present = [*found.present, *(t.path for t in found.held if os.path.lexists(t.path))]
-    args = [layout.bwrap, *_mount_points(layout, state_dir, held, present or ())]
+    args = [layout.bwrap, *_mount_points(layout, state_dir, held, present or (), frozen)]
     if layout.confined and not layout.network:
         args.append("--unshare-net")
     args += ["--unshare-pid", "--die-with-parent", "--new-session"]

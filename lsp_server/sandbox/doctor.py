@@ -58,7 +58,8 @@ def render_sandbox(
             "(shell.sandbox_network_allow; not for plain reads or in readOnly mode)"
         )
     writes = (
-        "the workspace (not .git or .toolhost.toml) and a private /tmp are writable"
+        "the workspace (not .git, .vscode, .toolhost.toml or the other files that run code, "
+        "existing or not: docs/SANDBOX.md) and a private /tmp are writable"
         if mode == "workspace-write"
         else "nothing is writable but a private /tmp"
     )

@@ -74,6 +74,17 @@ class _Held:
     """Descriptors of the folders the locks are in, closed after them."""
 
 
+@attrs.frozen
+class Holding:
+    """What one command holds."""
+
+    held: list[Path]
+    """Protected paths held (locked, and created when missing): bind them read-only."""
+    frozen: list[Path]
+    """Folders where a missing name could not be created or the folder not opened: bind
+    them read-only as a whole (nothing can be created at their top)."""
+
+
 def _same(a: os.stat_result, b: os.stat_result) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
@@ -124,18 +135,26 @@ def _lock_existing(parent_fd: int, name: str, seen: os.stat_result) -> int | Non
     return None
 
 
+class CannotCreate(Exception):
+    """A missing name that toolhost may not create in its folder (no write permission):
+    the command could give itself the permission back (`chmod u+w .`), so the folder is
+    bound read-only for it instead."""
+
+
 def _hold(parent_fd: int, target: Target) -> int | None:
     """A shared lock on `target`, created as a placeholder when missing. None: it is not a
-    plain file or folder (a symlink ...), cannot be created (then the command cannot create
-    it either), or stayed contested: it is bound as it is, if it exists."""
+    plain file or folder (a symlink ...), or stayed contested: it is bound as it is, if it
+    exists. Raises CannotCreate."""
     for _ in range(_ATTEMPTS):
         try:
             seen = os.stat(target.name, dir_fd=parent_fd, follow_symlinks=False)
         except FileNotFoundError:
             try:
                 fd = _create(parent_fd, target.name, target.kind)
+            except PermissionError as exc:
+                raise CannotCreate(str(exc)) from exc
             except OSError:
-                return None
+                return None  # a read-only file system: the command cannot create it either
             if fd is not None:
                 return fd
             continue
@@ -174,22 +193,31 @@ class PlaceholderHolds:
         self._held: dict[Path, list[_Held]] = {}
         self._mutex = threading.Lock()
 
-    def take(self, key: Path, targets: Sequence[Target]) -> list[Path]:
-        """Hold every target for the command `key`; the paths held (to bind read-only,
-        they exist until `release(key)`)."""
+    def take(self, key: Path, targets: Sequence[Target]) -> Holding:
+        """Hold every target for the command `key` (until `release(key)`)."""
         held = _Held([], [])
+        frozen: list[Path] = []
         parents: dict[Path, int] = {}
         try:
             for target in targets:
+                if target.parent in frozen:
+                    continue
                 parent_fd = parents.get(target.parent)
                 if parent_fd is None:
                     try:
                         parent_fd = os.open(target.parent, _DIR_FLAGS)
+                    except FileNotFoundError:
+                        continue
                     except OSError:
+                        frozen.append(target.parent)
                         continue
                     parents[target.parent] = parent_fd
                     held.folders.append(parent_fd)
-                fd = _hold(parent_fd, target)
+                try:
+                    fd = _hold(parent_fd, target)
+                except CannotCreate:
+                    frozen.append(target.parent)
+                    continue
                 if fd is not None:
                     held.locks.append(_Lock(target.path, parent_fd, fd, target.name))
         except BaseException:
@@ -197,7 +225,7 @@ class PlaceholderHolds:
             raise
         with self._mutex:
             self._held.setdefault(key, []).append(held)
-        return [lock.path for lock in held.locks]
+        return Holding([lock.path for lock in held.locks], frozen)
 
     def release(self, key: Path) -> None:
         """The command `key` ended: drop its locks, removing placeholders nobody uses."""

@@ -186,3 +186,23 @@ def test_checkpoints_leave_placeholders_of_other_commands_out() -> None:
     assert not is_placeholder_change(TreeChange("A", "sub/.envrc", None, empty))
     assert not is_placeholder_change(TreeChange("A", "notes.txt", None, empty))
     assert not is_placeholder_change(TreeChange("M", ".envrc", other, empty))
+
+
+async def test_a_folder_toolhost_cannot_create_in_is_bound_read_only(
+    layout: BubblewrapLayout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent's earlier command left the root without write permission (`chmod a-w .`):
+    toolhost cannot make the placeholders, and the command must not be able to give the
+    permission back and create the names, so the root is read-only for it (a bind mount
+    is read-only with all it holds): it fails closed until the user restores the mode."""
+    from lsp_server.sandbox import placeholders
+
+    def refused(parent_fd: int, name: str, kind: str) -> int | None:
+        raise PermissionError(13, "Permission denied", name)
+
+    monkeypatch.setattr(placeholders, "_create", refused)  # root ignores the mode bits
+    root = _root(layout)
+    (root / "src").mkdir()
+    result = await _run(layout, "chmod u+w . ; echo x > .envrc; echo rc=$?; echo y > src/f")
+    assert "rc=1" in result.output and "Read-only file system" in result.output, result.output
+    assert _listing(root) == {"src"}
