@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.secrets.names import CredentialNames
+from lsp_server.secrets.processes import ProcessSecrets
 from lsp_server.secrets.redaction import Redactor, Secret
 from lsp_server.secrets.sources import SecretFiles, environment_secrets
 
@@ -24,18 +25,22 @@ class SecretValues:
         workspace: Workspace | None,
         names: CredentialNames | None = None,
         environ: Mapping[str, str] | None = None,
+        processes: bool = False,
     ) -> None:
+        """`processes`: also the credentials of the user's other processes (processes.py)."""
         self.names = names or CredentialNames()
         source = os.environ if environ is None else environ
         self._environment = tuple(environment_secrets(source, self.names))
         home = _home(source)
         self._files = None if workspace is None else SecretFiles(workspace, self.names, home=home)
-        self._basis: tuple[Secret, ...] = ()
+        self._processes = ProcessSecrets(self.names) if processes else None
+        self._basis: tuple[tuple[Secret, ...], tuple[Secret, ...]] = ((), ())
         self._redactor = Redactor(self._environment)
 
     @classmethod
     def of(cls, workspace: Workspace | None, shell: ShellConfig) -> SecretValues:
-        return cls(workspace, CredentialNames.of(shell.env_pass, shell.env_drop))
+        names = CredentialNames.of(shell.env_pass, shell.env_drop)
+        return cls(workspace, names, processes=True)
 
     @classmethod
     def of_server(
@@ -49,12 +54,15 @@ class SecretValues:
 
     def redactor(self) -> Redactor:
         """The current redactor: the secret files are looked at again first (a stat each;
-        a walk now and then: sources.py)."""
-        if self._files is not None:
-            found = self._files.refresh()
-            if found is not self._basis:
-                self._basis = found
-                self._redactor = Redactor((*self._environment, *found))
+        a walk now and then: sources.py), and the other processes' environments now and
+        then (processes.py)."""
+        basis = (
+            self._files.refresh() if self._files is not None else (),
+            self._processes.current() if self._processes is not None else (),
+        )
+        if basis[0] is not self._basis[0] or basis[1] is not self._basis[1]:
+            self._basis = basis
+            self._redactor = Redactor((*self._environment, *basis[0], *basis[1]))
         return self._redactor
 
     def redact(self, text: str) -> str:

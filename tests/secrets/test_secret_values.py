@@ -13,6 +13,7 @@ from lsp_server.protocol import DidCallParams
 from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.secrets.known import SecretValues
 from lsp_server.secrets.names import CredentialNames
+from lsp_server.secrets.processes import process_secrets
 from lsp_server.secrets.redaction import Redactor, Secret
 from lsp_server.secrets.sources import SecretFiles, dotenv_secrets, file_secrets
 from lsp_server.shell.environment import command_environment
@@ -198,3 +199,15 @@ def test_the_user_s_credential_files_are_known(tmp_path: Path) -> None:
         "‹secret:~/.aws/credentials› ‹secret:~/.config/gh/hosts.yml› "
         "‹secret:~/.claude/.credentials.json› user: me"
     )
+
+
+def test_other_processes_credentials_are_known(tmp_path: Path) -> None:
+    """With the sandbox off a command can read /proc/*/environ of the user's processes."""
+    proc = tmp_path / "proc"
+    (proc / "123").mkdir(parents=True)
+    (proc / "123" / "environ").write_bytes(
+        b"PATH=/bin\0ANTHROPIC_API_KEY=sk-ant-api03-AbCdEf123456\0AWS_CA_BUNDLE=/\0"
+    )
+    (proc / "self").mkdir()
+    found = process_secrets(CredentialNames(), proc)
+    assert found == (Secret("sk-ant-api03-AbCdEf123456", "ANTHROPIC_API_KEY"),)

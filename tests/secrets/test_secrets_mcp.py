@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -243,3 +244,24 @@ async def test_progress_lines_hold_no_secret(tmp_path: Path) -> None:
         assert not leaked("".join(seen))
     finally:
         await client.close()
+
+
+async def test_other_processes_credentials_are_replaced(tmp_path: Path) -> None:
+    """An agent CLI's key is in its own process, not in the server's environment: with the
+    sandbox off a command reads it from /proc; it is replaced all the same."""
+    other_key = "sk-ant-api03-Other9Process8Key7Value"
+    other = subprocess.Popen(
+        ["sleep", "120"], env={"PATH": os.environ["PATH"], "ANTHROPIC_API_KEY": other_key}
+    )
+    try:
+        client, _ = await started(tmp_path, "off")
+        try:
+            command = "cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -a ANTHROPIC"
+            result = await call(client, "bash", {"command": command})
+            assert "ANTHROPIC_API_KEY=‹secret:ANTHROPIC_API_KEY›" in text(result), text(result)
+            assert other_key not in json.dumps(result, ensure_ascii=False)
+        finally:
+            await client.close()
+    finally:
+        other.kill()
+        other.wait()
