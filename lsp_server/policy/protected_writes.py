@@ -13,6 +13,7 @@ missing name below the top of a root, such as `sub/.envrc`).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Sequence
@@ -59,9 +60,39 @@ def _computed(word: str) -> bool:
 def _name_pattern(places: Places) -> re.Pattern[str]:
     """A protected name standing as a path component inside any text (`'.envrc'`,
     `=.git`, `sub/.vscode/x`), not as part of a longer name (`x.git`, `.gitignore`)."""
-    names = sorted({n for n in places.protected_paths.names() if n}, key=len, reverse=True)
-    body = "|".join(re.escape(n) for n in names) or "(?!)"
+    return _compiled(places.protected_paths.names())
+
+
+@functools.lru_cache(maxsize=8)
+def _compiled(names: tuple[str, ...]) -> re.Pattern[str]:
+    ordered = sorted({n for n in names if n}, key=len, reverse=True)
+    body = "|".join(re.escape(n) for n in ordered) or "(?!)"
     return re.compile(rf"(?<![\w.-])({body})(?![\w.-])")
+
+
+# `git config` options that choose where or how, before the action; those with a value.
+_GIT_CONFIG_WHERE = frozenset(
+    (
+        "--global", "--system", "--local", "--worktree", "--includes", "--no-includes",
+        "--show-origin", "--show-scope", "-z", "--null", "--name-only",
+    )
+)  # fmt: skip
+_GIT_CONFIG_VALUED = frozenset(("--file", "-f", "--blob", "--type", "--default"))
+
+
+def _config_reads(args: Sequence[str]) -> bool:
+    """`git config` only reads: its first word past the scope options is a read action
+    (`--get`, `--list`, `get` ...). git stops at the key: `git config k v --get` sets."""
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg in _GIT_CONFIG_VALUED:
+            index += 2
+        elif arg in _GIT_CONFIG_WHERE or arg.split("=", 1)[0] in _GIT_CONFIG_VALUED:
+            index += 1
+        else:
+            return arg in _GIT_CONFIG_READS
+    return True  # `git config` alone prints its usage
 
 
 def _git_reason(words: Sequence[str]) -> str | None:
@@ -76,7 +107,7 @@ def _git_reason(words: Sequence[str]) -> str | None:
             return None
         if name in _GIT_CREATES:
             return f"git {name} creates a repository: {_GIT_CONTROLS}"
-        if name == "config" and not any(a in _GIT_CONFIG_READS for a in args):
+        if name == "config" and not _config_reads(args):
             return f"git config changes a repository's config: {_GIT_CONTROLS}"
     return None
 

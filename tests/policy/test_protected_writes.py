@@ -110,6 +110,8 @@ def test_configured_paths_add_to_the_list(root: Path) -> None:
 UNSANDBOXED_ESCALATIONS = [
     "git init -q && git config core.fsmonitor 'touch PWNED'",
     "git config core.fsmonitor 'touch PWNED'",
+    "git config user.name x --get",  # git stops at the key: a set
+    "git config --global core.fsmonitor x",
     "git -C sub init",
     "mkdir .vscode && echo {} > .vscode/tasks.json",
     "echo x > .envrc",
@@ -133,7 +135,14 @@ def test_unsandboxed_commands_that_write_one_ask_in_bypass(root: Path, command: 
 
 def test_plain_commands_still_run_in_bypass(root: Path) -> None:
     policy = engine(root, "bypass")
-    for command in ("echo x > notes.txt", "git status", "git clone --help", "cat .envrc"):
+    for command in (
+        "echo x > notes.txt",
+        "git status",
+        "git clone --help",
+        "cat .envrc",
+        "git config --get user.name",
+        "git config --global --list",
+    ):
         assert policy.decide(bash(command, root)).action == "allow", command
 
 
