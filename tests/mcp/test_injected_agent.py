@@ -168,20 +168,24 @@ def swap(remove: str, target: Path, name: str) -> str:
     return f'python3 -c "{source}"'
 
 
-def tree(folder: Path) -> list[str]:
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+def tree(folder: Path) -> dict[str, str]:
+    """Every name below `folder`, with a file's content."""
+    return {
+        str(p.relative_to(folder)): p.read_text() if p.is_file() else "/" for p in folder.rglob("*")
+    }
 
 
 async def test_revert_creates_deletes_nothing_outside(tmp_path: Path) -> None:
-    """Case 4: a removal reverted after the folder became a link to an outside folder; and a
-    creation reverted after the folder became a link to an outside folder holding the same
-    file (the revert would delete it)."""
+    """Case 4: a removal reverted after the folder became a link to an outside folder; a
+    creation and an overwrite reverted after the folder became a link to an outside folder
+    holding the same file (the revert would delete or overwrite it)."""
     require_bubblewrap()
     root = project(tmp_path)
     trusting(root)
     with no_holes() as holes, outside_folder() as outside:
-        (outside / "d2").mkdir()
-        (outside / "d2" / "keep.txt").write_text("x\n")
+        for folder, content in (("d2", "x\n"), ("d3", "changed\n")):
+            (outside / folder).mkdir()
+            (outside / folder / "keep.txt").write_text(content)
         before = tree(outside)
         session = await agent(root, holes)
         try:
@@ -192,12 +196,15 @@ async def test_revert_creates_deletes_nothing_outside(tmp_path: Path) -> None:
             )
             creation = await session.runs("mkdir d2 && echo x > d2/keep.txt")
             await session.runs(swap("shutil.rmtree('d2')", outside / "d2", "d2"))
+            await session.runs("mkdir d3 && echo orig > d3/keep.txt")
+            overwrite = await session.runs("echo changed > d3/keep.txt")
+            await session.runs(swap("shutil.rmtree('d3')", outside / "d3", "d3"))
         finally:
             await session.client.close()
-        for call in (removal, creation):
+        for call in (removal, creation, overwrite):
             call_id = call["_meta"]["toolhost"]["callId"]
             reverted = toolhost("revert", call_id, "--root", str(root))
-            kept = tree(outside) == before and (outside / "d2" / "keep.txt").read_text() == "x\n"
+            kept = tree(outside) == before
             said = reverted.stdout + reverted.stderr
             hole_unless(holes, kept, f"revert {call_id} changed {outside}: {tree(outside)}\n{said}")
             hole_unless(holes, reverted.returncode in (0, 1), f"revert: {reverted.stderr}")
@@ -262,6 +269,7 @@ async def test_unsandboxed_reads_that_write_or_leak_ask(tmp_path: Path) -> None:
     root = leaky_workspace(tmp_path, secret)
     trusting(root, '[shell]\nsandbox = "off"\n', mode="default")
     commands = [
+        *(["rg KEY notes.txt"] if shutil.which("rg") else []),
         "uniq IN .toolhost.toml",
         "uniq IN .git/hooks/pre-commit",
         "echo .env | xargs cat",
