@@ -23,6 +23,8 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+MAX_SAFE_ID = 2**53 - 1
+"""The largest integer a JavaScript number holds exactly (ACP's SDKs are TypeScript)."""
 # Server-defined: a refusal by toolhost (the message holds its code, cause and recovery).
 REFUSED = -32000
 # Server-defined: the agent behind the proxy is not there (any more).
@@ -76,6 +78,10 @@ def parse(line: bytes) -> Message | Malformed:
         return Malformed('"method" is not a string', preview, request_id)
     if method is None and "id" not in value:
         return Malformed("neither a request, a notification nor a response", preview)
+    if isinstance(request_id, int) and abs(request_id) > MAX_SAFE_ID:
+        # The agent's SDK reads it as a JavaScript number: its answer would carry another id.
+        why = f"an integer id past {MAX_SAFE_ID}, which a JavaScript peer cannot give back"
+        return Malformed(why + " exactly (use a smaller integer or a string)", preview, request_id)
     return value
 
 
