@@ -67,7 +67,7 @@ def answers_section(root: Path, languages: list[str], provider: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from lsp_server.cli.install_report import render_install
     from lsp_server.config.layers import load_layers
-    from lsp_server.config.report import render_config
+    from lsp_server.config.overview import render_config
     from lsp_server.dirs import Dirs
     from lsp_server.langservers import diagnosis
     from lsp_server.warm.status_line import warm_section

@@ -20,7 +20,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from lsp_server.config.layers import load_layers
-    from lsp_server.config.report import as_json, render_config
+    from lsp_server.config.overview import as_json, render_config
     from lsp_server.dirs import Dirs
 
     root = args.root.expanduser().resolve()

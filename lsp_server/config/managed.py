@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 import attrs
 
+from lsp_server.config.rule_syntax import rule_problem
 from lsp_server.config.tree import structure_config
 from lsp_server.config.workspace_file import normalise, read_regular_file
 
@@ -163,10 +164,10 @@ def _problems(data: Mapping[str, Any]) -> list[str]:
     structure_config(data, problems)
     policy = data.get("policy")
     if isinstance(policy, Mapping):
-        from lsp_server.policy.rules import parse_rules  # the policy package loads config
-
         for name in ("allow", "ask", "deny"):
             rules = policy.get(name)
-            if isinstance(rules, list) and all(isinstance(r, str) for r in rules):
-                parse_rules(rules, problems, f"policy.{name}")
+            for rule in rules if isinstance(rules, list) else []:
+                problem = rule_problem(rule)
+                if problem is not None:
+                    problems.append(f"policy.{name}: {problem}")
     return problems

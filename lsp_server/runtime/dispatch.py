@@ -38,6 +38,7 @@ from lsp_server.runtime.results.call_records import (
     internal_error,
     success,
     unknown_tool,
+    with_notice,
 )
 from lsp_server.runtime.results.tool_output import ToolOutput, WritePlan
 from lsp_server.runtime.sessions.observations import FileLocks
@@ -92,9 +93,7 @@ class Runtime:
         self.progress_sender = progress_sender
         # Known secret values, replaced by placeholders in every result (lsp_server/secrets).
         self.secrets = SecretValues.of_server(services, workspace, config.shell)
-        self.notice = notice
-        """Said at the top of each session's first result (a managed config that failed
-        closed): the agent, and the person reading along, learn why calls are refused."""
+        self.notice = notice  # heads each session's first result (a managed file failed closed)
         self._built = True
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -171,7 +170,7 @@ class Runtime:
                     arguments_digest=digest_of(arguments),
                 )
             )
-            self._first_result_notice(session, unknown)
+            with_notice(unknown, self.notice if session.call_count == 1 else None)
             return unknown
         state = CallState(call_id=call_id, tool=tool, session=session)
         try:
@@ -194,18 +193,12 @@ class Runtime:
             result = self._failure(state, refusal or internal_error(exc, tool.name), started)
         except Exception as exc:  # the one boundary that turns bugs into values
             result = self._failure(state, internal_error(exc, tool.name), started)
-        self._first_result_notice(session, result)
+        with_notice(result, self.notice if session.call_count == 1 else None)
         error = result.error
         fallback = f"{error.code}:{tool.name}:{digest_of(state.arguments)}" if error else None
         self._break_storm(session, params, call_id, result, fallback)
         self._notify(state, params, result)
         return result
-
-    def _first_result_notice(self, session: Session, result: CallResult) -> None:
-        if self.notice and session.call_count == 1 and result.content:
-            first = result.content[0]
-            if first.get("type") == "text":
-                first["text"] = f"{self.notice}\n\n{first['text']}"
 
     async def call_nested(self, params: CallParams, parent_call_id: str) -> ToolOutput:
         """A call made by another tool (use_capability) on the target's behalf.

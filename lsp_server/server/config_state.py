@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from lsprotocol import types
 
-from lsp_server.config import report
+from lsp_server.config import overview
 from lsp_server.config.approval import approve_config, config_root
 from lsp_server.config.layers import LoadedConfig, load_layers
 from lsp_server.config.trust import TrustStore
@@ -38,8 +38,8 @@ def status_fields(loaded: LoadedConfig | None) -> dict[str, Any]:
     return {
         "policy_sources": dict(loaded.policy_sources),
         "config_layers": list(loaded.sources),
-        "workspace_config": report.workspace_infos(loaded),
-        "managed_config": report.managed_info(loaded),
+        "workspace_config": overview.workspace_infos(loaded),
+        "managed_config": overview.managed_info(loaded),
     }
 
 

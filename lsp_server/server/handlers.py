@@ -175,7 +175,9 @@ def create_server(
     async def on_trust_config(ls: ToolhostServer, params: TrustConfigParams) -> TrustConfigResult:
         # Only this connection (the editor's own) reaches it: the attach socket and ACP
         # forward tool calls, never toolhost/* requests (see config/approval.py).
-        return await ls.trust_config(params)
+        from lsp_server.server.config_state import trust_config
+
+        return await trust_config(ls, params)
 
     @server.command(method_names.EXECUTE_COMMAND_CALL)
     async def on_execute_call(ls: ToolhostServer, *args: Any) -> Any:

@@ -40,8 +40,6 @@ if TYPE_CHECKING:
         StatusResult,
         ToolsParams,
         ToolsResult,
-        TrustConfigParams,
-        TrustConfigResult,
     )
     from lsp_server.runtime.buffers.documents import EditorDocuments
     from lsp_server.runtime.core.contract import Registry
@@ -74,8 +72,7 @@ class ToolhostServer(LanguageServer):
         # Calls wait until the client's workspace/configuration answer is in (or failed), so
         # that no call runs under a policy that is about to change.
         self.settings_ready = asyncio.Event()
-        # The layers as last loaded (status, trustConfig), the client's section they used,
-        # and the workspace config contents already announced with configUntrusted.
+        # The layers last loaded, the client section they used, the configs announced.
         self.loaded_config: LoadedConfig | None = None
         self.client_section: dict[str, Any] | None = None
         self.announced_configs: set[str] = set()
@@ -383,12 +380,6 @@ class ToolhostServer(LanguageServer):
             mcp_sessions=self._attach_listener.status() if self._attach_listener else [],
             leftover_temps=extra.pop("leftoverTemps", None),
         )
-
-    async def trust_config(self, params: TrustConfigParams) -> TrustConfigResult:
-        """The user approved this content of a root's .toolhost.toml (in the editor)."""
-        from lsp_server.server.config_state import trust_config
-
-        return await trust_config(self, params)
 
     def attach_status(self) -> dict[str, Any]:
         """For `toolhost doctor`: which editor this runtime serves and who answers lsp_*."""

@@ -231,3 +231,24 @@ def test_an_approval_is_for_one_root_only(tmp_path: Path) -> None:
         )
         assert loaded.workspace_files[0].trusted is trusted
         assert loaded.config.policy.mode == ("bypass" if trusted else "default")
+
+
+RULE_CORPUS = [
+    "Bash", "bash(git status)", "bash(npm run test:*)", "bash(rm -rf *)", "bash(a && b)",
+    "bash(echo > f)", "bash($(x))", "bash()", "bash( )", "Edit(docs/**)", "Edit(!x)",
+    "Edit(#x)", "Read(secrets/**)", "write_file(a[b)", "9Edit", "Edit(", "", "  ",
+    "Tool ( spec )", "bash(git push:*)", "bash(ls | wc)", "bash(`id`)", "Edit(**/)",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", RULE_CORPUS)
+def test_the_managed_rule_check_agrees_with_the_policy_parser(text: str) -> None:
+    from lsp_server.config.rule_syntax import rule_problem
+    from lsp_server.policy.rules import RuleError, parse_rule
+
+    try:
+        parse_rule(text)
+        parsed = True
+    except RuleError:
+        parsed = False
+    assert (rule_problem(text) is None) is parsed

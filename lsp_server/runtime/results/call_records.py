@@ -198,3 +198,10 @@ def internal_error(exc: BaseException, tool_name: str) -> ToolError:
         f"toolhost hit a bug ({type(exc).__name__}, incident {incident})",
         "the server keeps running; report the incident id from the log, or try another way",
     )
+
+
+def with_notice(result: CallResult, notice: str | None) -> None:
+    """Put `notice` at the top of the result's text: a session's first result says why its
+    calls are refused (a managed config that failed closed), to the agent and the reader."""
+    if notice and result.content and result.content[0].get("type") == "text":
+        result.content[0]["text"] = f"{notice}\n\n{result.content[0]['text']}"
