@@ -37,7 +37,7 @@ COMMAND_OPTIONS: dict[str, tuple[str, str, tuple[str, ...]]] = {
 # Variables whose value bash (or a shell it starts) runs, expands as a prompt with
 # substitutions, sources, or searches for programs.
 _CODE_VARIABLE = re.compile(
-    r"(PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|PATH|BASH_FUNC_.*|"
+    r"(PS[0-4]|PROMPT_COMMAND|BASH_ENV|SHELLOPTS|BASHOPTS|PATH|BASH_FUNC_.*|"
     r"LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT)(\[.*\])?\+?=.*",
     re.DOTALL,
 )
