@@ -89,6 +89,7 @@ NOT_READS = [
     "date -f.env",
     "date -uf.env",
     "grep -if.env in.txt",
+    "git grep -nf.env",
     "cat .{d..f}nv",
     "cat .{a..z}{a..z}v",
 ]

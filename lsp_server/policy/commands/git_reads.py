@@ -242,6 +242,11 @@ _CHECKS: dict[str, Callable[[Sequence[str]], bool]] = {
 }
 
 
+def git_shape(subcommand: str) -> Shape | None:
+    """The allow list of a git subcommand's options (None: not a read-only one)."""
+    return _SUBCOMMANDS.get(subcommand)
+
+
 def git_concern(args: Sequence[str]) -> str | None:
     """Why `git ARGS` is not a read-only shape; None when it is one."""
     index = 0

@@ -15,8 +15,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from lsp_server.policy.commands.find_reads import find_concern
-from lsp_server.policy.commands.git_reads import git_concern
+from lsp_server.policy.commands.git_reads import git_concern, git_shape
 from lsp_server.policy.commands.option_shapes import Shape, shape
+from lsp_server.policy.commands.options import git_subcommand
 
 Check = Callable[[Sequence[str]], str | None]
 """Why the arguments are not a read-only shape; None when they are."""
@@ -346,6 +347,10 @@ def file_option_values(words: Sequence[str]) -> list[str]:
     program, args = words[0], words[1:]
     letters = _FILE_OPTIONS.get(program, "")
     known = _DATE if program == "date" else SHAPES.get(program)
+    if program == "git":  # `git grep -f.env`
+        found = git_subcommand(args)
+        if found is not None and found[0] == "grep":
+            letters, known, args = "f", git_shape("grep"), found[1]
     parsed = known.parse(args) if known is not None and letters else None
     return [value for option, value in parsed[1] if option in letters] if parsed else []
 
