@@ -18,9 +18,11 @@ from lsprotocol import types
 from lsp_server.config import overview
 from lsp_server.config.approval import approve_config, config_root
 from lsp_server.config.layers import LoadedConfig, load_layers
+from lsp_server.config.tree import ShellConfig
 from lsp_server.config.trust import TrustStore
 from lsp_server.protocol import ConfigUntrustedParams, TrustConfigParams, TrustConfigResult
 from lsp_server.runtime.core.uris import uri_to_path
+from lsp_server.sandbox import stricter_mode
 
 if TYPE_CHECKING:
     from lsprotocol.types import DidChangeWatchedFilesParams
@@ -89,7 +91,9 @@ async def reload_config(server: ToolhostServer) -> None:
 def apply_loaded(server: ToolhostServer, loaded: LoadedConfig) -> None:
     """Policy and limits apply to every later call; a new problem or notice is shown once;
     a workspace config still waiting for approval is announced."""
-    server.ensure_runtime().reconfigure(loaded.config, loaded.problems)
+    runtime = server.ensure_runtime()
+    runtime.reconfigure(loaded.config, loaded.problems)
+    tighten_running_sandbox(runtime.config.shell, loaded.config.shell)
     server.loaded_config = loaded
     send_untrusted(server, loaded)
     for problem in loaded.problems + loaded.notices:
@@ -101,6 +105,19 @@ def apply_loaded(server: ToolhostServer, loaded: LoadedConfig) -> None:
             )
     server.config_problems[:] = loaded.problems
     server.config_notices[:] = loaded.notices
+
+
+def tighten_running_sandbox(running: ShellConfig, loaded: ShellConfig) -> None:
+    """The shell section is not reconfigured live (a looser sandbox waits for a restart),
+    but a stricter one applies at once: an approved file with `sandbox = "off"` that the
+    agent rewrites must not keep the sandbox off until the next start. Commands read these
+    fields from the runtime's config when each is planned (policy/planner.py)."""
+    running.sandbox = stricter_mode(running.sandbox, loaded.sandbox)
+    if running.sandbox_network and not loaded.sandbox_network:
+        running.sandbox_network = False
+    kept = [host for host in running.sandbox_network_allow if host in loaded.sandbox_network_allow]
+    if kept != running.sandbox_network_allow:
+        running.sandbox_network_allow = kept
 
 
 def _restart_needed(server: ToolhostServer, loaded: LoadedConfig) -> list[str]:

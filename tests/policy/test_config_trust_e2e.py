@@ -190,3 +190,30 @@ async def test_odd_trust_requests_are_refused_not_crashed(workspace: Path) -> No
     assert [a["trusted"] for a in answers] == [False, False, False]
     assert len(errors) == 4 and not any("internal" in e.lower() for e in errors), errors
     assert status["workspaceConfig"][0]["state"] == "untrusted"
+
+
+async def test_a_rewritten_approved_file_turns_the_sandbox_back_on_at_once(
+    workspace: Path,
+) -> None:
+    from lsp_server.config.trust import TrustStore
+
+    config = workspace / ".toolhost.toml"
+    config.write_text('[shell]\nsandbox = "off"\n')
+    state = workspace.parent / f".{workspace.name}-state"  # lsp_session's state folder
+    TrustStore(state).approve_config(
+        workspace, config, hashlib.sha256(config.read_bytes()).hexdigest()
+    )
+    editor = Editor()
+    command = {"name": "bash", "arguments": {"command": "touch made.txt"}}
+    async with editor_session(workspace, editor) as client:
+        send = client.protocol.send_request_async
+        before = await send("toolhost/preview", command)
+        config.write_text('[shell]\nsandbox = "off"\n# and more from the agent\n')
+        changed = types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Changed)
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(changes=[changed])
+        )
+        await asyncio.wait_for(editor.config_noticed.wait(), timeout=60)
+        after = await send("toolhost/preview", command)
+    assert before["sandbox"] == "none" and before["wouldAsk"] is True
+    assert after["sandbox"] == "workspace-write" and after["wouldAsk"] is False
