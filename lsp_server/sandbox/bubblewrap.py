@@ -87,6 +87,7 @@ class BubblewrapLayout:
             held=holding.held,
             present=present,
             frozen=holding.frozen,
+            pinned=found.pinned,
         )
 
     def release(self, state_dir: Path) -> None:
@@ -94,13 +95,15 @@ class BubblewrapLayout:
         self.holds.release(state_dir)
 
 
-def _mount_points(
-    layout: BubblewrapLayout,
-    state_dir: Path,
-    held: Sequence[Path],
-    present: Sequence[Path],
-    frozen: Sequence[Path] = (),
-) -> list[str]:
+@attrs.frozen
+class _ProtectedMounts:
+    held: Sequence[Path]
+    present: Sequence[Path]
+    frozen: Sequence[Path]
+    pinned: Sequence[Path]
+
+
+def _mount_points(layout: BubblewrapLayout, state_dir: Path, binds: _ProtectedMounts) -> list[str]:
     if not layout.confined:
         return ["--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc"]
     args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
@@ -110,12 +113,14 @@ def _mount_points(
     for root in layout.roots:
         args += [bind, str(root), str(root)]
     if layout.writable:
-        for path in frozen:
+        for path in binds.frozen:
             args += ["--ro-bind", str(path), str(path)]
-        for path in present:
+        for path in binds.pinned:  # before the read-only binds inside them
+            args += ["--bind-try", str(path), str(path)]
+        for path in binds.present:
             # -try: a name removed since the check must not stop the command.
             args += ["--ro-bind-try", str(path), str(path)]
-        for path in held:
+        for path in binds.held:
             args += ["--ro-bind", str(path), str(path)]  # exists until the command ends
     for folder in layout.read_only_within:
         args += ["--ro-bind-try", str(folder), str(folder)]
@@ -135,16 +140,22 @@ def bubblewrap_argv(
     held: Sequence[Path] = (),
     present: Sequence[Path] | None = None,
     frozen: Sequence[Path] = (),
+    pinned: Sequence[Path] | None = None,
 ) -> list[str]:
     """`bwrap ... -- argv`, run in `cwd`; `state_dir` is the command's own writable folder.
     `held`: protected paths held for this command (placeholders.py); `present`: existing
     ones bound as they are (None: every protected path that exists now, nothing held);
     `frozen`: folders bound read-only as a whole (a missing name in them could not be
-    held: the command could otherwise `chmod u+w` the folder and create it)."""
-    if present is None and layout.confined and layout.writable:
+    held: the command could otherwise `chmod u+w` the folder and create it); `pinned`:
+    folders bound onto themselves, so that they cannot be renamed away from the protected
+    paths they hold (None: as the scan finds them)."""
+    if (present is None or pinned is None) and layout.confined and layout.writable:
         found = scan_roots(layout.roots, layout.protected)
-        present = [*found.present, *(t.path for t in found.held if os.path.lexists(t.path))]
-    args = [layout.bwrap, *_mount_points(layout, state_dir, held, present or (), frozen)]
+        if present is None:
+            present = [*found.present, *(t.path for t in found.held if os.path.lexists(t.path))]
+        pinned = found.pinned if pinned is None else pinned
+    binds = _ProtectedMounts(held, present or (), frozen, pinned or ())
+    args = [layout.bwrap, *_mount_points(layout, state_dir, binds)]
     if layout.confined and not layout.network:
         args.append("--unshare-net")
     args += ["--unshare-pid", "--die-with-parent", "--new-session"]

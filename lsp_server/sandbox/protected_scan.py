@@ -31,6 +31,10 @@ class ProtectedBinds:
     """To hold (and create when missing), then bind read-only."""
     present: tuple[Path, ...] = ()
     """Existing protected paths to bind read-only as they are (`--ro-bind-try`)."""
+    pinned: tuple[Path, ...] = ()
+    """Folders at the top that hold a protected path (`sub` of `sub/.git`), bound onto
+    themselves, still writable: a mount point cannot be renamed, so `mv sub sub2 && mkdir
+    sub` cannot put an unprotected `sub/.git` or `sub/.envrc` in its place."""
 
 
 def _listing(folder: Path) -> list[str]:
@@ -48,6 +52,7 @@ def scan_root(root: Path, protected: ProtectedPaths) -> ProtectedBinds:
     top = protected.top_level()
     held = [Target(root, name, kind) for name, kind in top.items()]
     present: list[Path] = []
+    pinned: list[Path] = []
     folders = 0
     for name in _listing(root):
         if name in top:
@@ -60,26 +65,31 @@ def scan_root(root: Path, protected: ProtectedPaths) -> ProtectedBinds:
             continue
         folders += 1
         inner = _listing(path)
-        if _VENV_MARKER in inner:
+        venv = _VENV_MARKER in inner
+        if venv:
             held.append(Target(path, "pip.conf", "file"))
-        present += [
+        found = [
             path / child
             for child in inner
-            if not (child == "pip.conf" and _VENV_MARKER in inner)
-            and protected.match((name, child)) is not None
+            if not (child == "pip.conf" and venv) and protected.match((name, child)) is not None
         ]
-    return ProtectedBinds(tuple(held), tuple(present))
+        if found:  # not a venv for pip.conf alone: `rm -rf .venv && uv venv` must work
+            pinned.append(path)
+        present += found
+    return ProtectedBinds(tuple(held), tuple(present), tuple(pinned))
 
 
 def scan_roots(roots: Sequence[Path], protected: ProtectedPaths) -> ProtectedBinds:
     """What to bind read-only over each of `roots` (real paths)."""
     held: list[Target] = []
     present: list[Path] = []
+    pinned: list[Path] = []
     for root in roots:
         found = scan_root(root, protected)
         held += found.held
         present += found.present
-    return ProtectedBinds(tuple(held), tuple(present))
+        pinned += found.pinned
+    return ProtectedBinds(tuple(held), tuple(present), tuple(pinned))
 
 
 def may_be_placeholder(relative: str, protected: ProtectedPaths | None = None) -> bool:

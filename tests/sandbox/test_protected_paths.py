@@ -206,3 +206,23 @@ async def test_a_folder_toolhost_cannot_create_in_is_bound_read_only(
     result = await _run(layout, "chmod u+w . ; echo x > .envrc; echo rc=$?; echo y > src/f")
     assert "rc=1" in result.output and "Read-only file system" in result.output, result.output
     assert _listing(root) == {"src"}
+
+
+async def test_a_folder_holding_protected_files_cannot_be_swapped(
+    layout: BubblewrapLayout,
+) -> None:
+    """`mv sub sub2 && mkdir sub` would put an unprotected sub/.envrc or a copied repository
+    whose config the command then changes where the user's were: the folder is pinned."""
+    root = _root(layout)
+    subprocess.run(["git", "init", "-q", str(root / "sub")], check=True)
+    (root / "sub" / ".envrc").write_text("# mine\n")
+    (root / "sub" / "code.py").write_text("x = 1\n")
+    before = _listing(root)
+    result = await _run(layout, "mv sub sub2 && mkdir sub && echo evil > sub/.envrc")
+    assert result.exit_code != 0 and "busy" in result.output, result.output
+    result = await _run(layout, "cp -a sub sub3 && git -C sub3 config core.fsmonitor x")
+    assert result.exit_code == 0, result.output  # a copy elsewhere is not the user's repo
+    assert _listing(root) - before == {p for p in _listing(root) if p.startswith("sub3")}
+    result = await _run(layout, "echo y > sub/code.py && mkdir sub/new")  # still writable
+    assert result.exit_code == 0, result.output
+    assert (root / "sub" / ".envrc").read_text() == "# mine\n"
