@@ -17,6 +17,7 @@ import attrs
 import pathspec
 
 from lsp_server.policy.commands.options import option_hazard
+from lsp_server.policy.commands.read_programs import script_hazard
 from lsp_server.policy.commands.shell_words import Segment, split_words
 from lsp_server.policy.commands.wrappers import opaque_reason
 
@@ -78,6 +79,8 @@ class Rule:
             return True
         if option_hazard(segment.words) is not None and option_hazard(self.prefix) is None:
             return False
+        if script_hazard(segment.words) is not None and script_hazard(self.prefix) is None:
+            return False  # `bash(sed -n:*)` does not cover `sed -n 'e touch f'`
         return opaque_reason(segment) is None or opaque_reason(Segment(self.prefix)) is not None
 
     def matches_words(self, words: tuple[str, ...]) -> bool:

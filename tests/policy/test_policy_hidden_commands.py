@@ -133,3 +133,35 @@ def test_plain_commands_stay_allowed_next_to_the_deny_rule() -> None:
     ):
         facts = CallFacts(tool="bash", kind="shell", read_only=False, command=command)
         assert engine(("bash(touch:*)",), "bypass").decide(facts).action == "allow", command
+
+
+@pytest.mark.parametrize(
+    ("rule", "command"),
+    [
+        ("bash(sed -n:*)", "sed -n 'e touch X' in.txt"),
+        ("bash(sed -n:*)", "sed -n '1w .toolhost.toml' in.txt"),
+        ("bash(sed -n:*)", "sed -ne'w out' p"),
+        ("bash(sed:*)", "sed 's/a/b/e' in.txt"),
+        ("bash(awk:*)", "awk '{print > \"out\"}' in.txt"),
+        ("bash(awk:*)", "awk '{print | \"sh\"}' in.txt"),
+    ],
+)
+def test_a_prefix_allow_rule_does_not_cover_scripts_that_run_or_write(
+    rule: str, command: str
+) -> None:
+    problems: list[str] = []
+    rules = RuleSet(allow=tuple(parse_rules([rule], problems, "allow")))
+    policy = PolicyEngine(rules, "default", ReadOnlyClassifier())  # type: ignore[arg-type]
+    facts = CallFacts(tool="bash", kind="shell", read_only=False, command=command)
+    assert policy.decide(facts).action == "ask", (rule, command)
+    plain = CallFacts(tool="bash", kind="shell", read_only=False, command="sed -n 's/a/b/p' f")
+    assert (
+        PolicyEngine(
+            RuleSet(allow=tuple(parse_rules(["bash(sed -n:*)"], problems, "allow"))),
+            "default",  # type: ignore[arg-type]
+            ReadOnlyClassifier(),
+        )
+        .decide(plain)
+        .action
+        == "allow"
+    )

@@ -355,6 +355,35 @@ def file_option_values(words: Sequence[str]) -> list[str]:
     return [value for option, value in parsed[1] if option in letters] if parsed else []
 
 
+_SED_ADDRESS = r"(?:\d+|\$|/(?:[^/\\]|\\.)*/)(?:,(?:\d+|\$|/(?:[^/\\]|\\.)*/))?!?"
+# A sed command that runs (`e`), writes (`w`, `W`) or reads in (`r`, `R`) a file.
+_SED_FILE_COMMAND = re.compile(rf"(?:^|[;\n{{}}])\s*(?:{_SED_ADDRESS})?\s*[ewWrR](?:\s|$)")
+# An `s` command whose flags run the result (`e`) or write it (`w`).
+_SED_S_FLAGS = re.compile(
+    rf"(?:^|[;\n{{}}])\s*(?:{_SED_ADDRESS})?\s*s(?P<d>[^\s\\])(?:(?!(?P=d)).)*(?P=d)"
+    r"(?:(?!(?P=d)).)*(?P=d)[a-zA-Z0-9]*[ew]",
+    re.DOTALL,
+)
+_AWK = frozenset(("awk", "gawk", "mawk", "nawk"))
+
+
+def script_hazard(words: Sequence[str]) -> str | None:
+    """A sed or awk program among `words` (one simple command) that runs commands or
+    writes files: `sed -n 'e touch f'`, `sed 's/a/b/w f'`, `awk '{print > "f"}'`. A
+    `prefix:*` allow rule (`bash(sed -n:*)`) does not cover it (policy/rules.py)."""
+    program, args = words[0] if words else "", words[1:]
+    if program == "sed":
+        # Each word, and what follows `-e` in a bundle (`-ne'w f'`) or `--expression=`.
+        scripts = [*args, *(a.split("=", 1)[1] for a in args if a.startswith("--") and "=" in a)]
+        scripts += [a[a.index("e") + 1 :] for a in args if a[:1] == "-" != a[1:2] and "e" in a]
+        for script in scripts:
+            if _SED_FILE_COMMAND.search(script) or _SED_S_FLAGS.search(script):
+                return f"the sed script {script[:40]!r} runs commands or writes files"
+    if program in _AWK and any(re.search(r"print[f]?[^;{}]*[>|]", a) for a in args):
+        return f"the {program} program prints into a file or a command"
+    return None
+
+
 def read_shape_concern(words: Sequence[str]) -> str | None:
     """Why this simple command is not a read-only shape; None when it is one."""
     program, args = words[0], words[1:]
