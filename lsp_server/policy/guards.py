@@ -19,12 +19,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from lsp_server.policy.commands.command_paths import Places
+from lsp_server.policy.commands.denied_names import names_program_unseen
 from lsp_server.policy.commands.shell_words import Segment
-from lsp_server.policy.commands.wrappers import (
-    command_forms,
-    names_program_unseen,
-    program_name,
-)
+from lsp_server.policy.commands.wrappers import command_forms, program_name
 from lsp_server.policy.protected_writes import protected_write_reason
 from lsp_server.policy.rules import Rule
 

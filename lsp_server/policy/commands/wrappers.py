@@ -31,7 +31,6 @@ from lsp_server.policy.commands.inline_code import (
     trap_action,
 )
 from lsp_server.policy.commands.options import abbreviates, long_name
-from lsp_server.policy.commands.read_programs import CHECKS, SHAPES
 from lsp_server.policy.commands.shell_words import (
     ParsedCommand,
     Segment,
@@ -358,25 +357,6 @@ def _here_string_code(form: Words, segment: Segment) -> list[str]:
     if program_name(form[0]) not in SHELLS or _shell_body(form[1:]) is not None:
         return []
     return [r.target for r in segment.redirects if r.operator.endswith("<<<") and r.target]
-
-
-# Programs that take a program's name as an argument without running it.
-_NAME_ONLY = frozenset(
-    ("command", "type", "which", "whereis", "hash", "help", "man", "info", "apropos", "whatis")
-)
-
-
-def names_program_unseen(words: Words, program: str) -> bool:
-    """Whether a program toolhost does not know is given `program` as a word (`valgrind
-    touch f`, `mywrapper --x touch f`): it may run it. Known read-only programs and name
-    lookups (`grep touch f`, `which touch`) do not count."""
-    for form in command_forms(words):
-        head = program_name(form[0])
-        if head in SHAPES or head in CHECKS or head in _NAME_ONLY or head == program:
-            continue
-        if any(w == program or w.endswith("/" + program) for w in form[1:]):
-            return True
-    return False
 
 
 @attrs.frozen
