@@ -123,3 +123,50 @@ def test_an_unapproved_workspace_file_never_loosens(
     assert got.workspace.allow_broad_roots == base.workspace.allow_broad_roots
     assert got.web == base.web
     assert got.checkpoints == base.checkpoints
+
+
+MANAGED = """\
+[policy]
+allow_managed_only = true
+mode = "default"
+deny = ["bash(curl:*)"]
+ask = ["bash(git push:*)"]
+allow = ["Read"]
+[shell]
+sandbox = "workspace-write"
+sandbox_network = false
+[mcp]
+approvals = "auto"
+"""
+
+
+@settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(user=workspace_files(), editor=workspace_files())
+def test_no_lower_layer_moves_a_managed_lock(
+    tmp_path: Path, user: dict[str, Any], editor: dict[str, Any]
+) -> None:
+    (tmp_path / "managed.toml").write_text(MANAGED)
+    (tmp_path / "user.toml").write_text(tomlkit.dumps(user))
+    (tmp_path / "ws").mkdir(exist_ok=True)
+    loaded = load_config(
+        init_options=editor,
+        client_section=editor,
+        roots=[tmp_path / "ws"],
+        user_config=tmp_path / "user.toml",
+        trust=TrustStore(tmp_path / "state"),
+        managed_config=tmp_path / "managed.toml",
+    )
+    config = loaded.config
+    assert loaded.managed is not None and loaded.managed.state == "applied"
+    assert config.policy.mode == "default"
+    assert config.policy.allow == ["Read"]
+    assert "bash(curl:*)" in config.policy.deny and "bash(git push:*)" in config.policy.ask
+    assert config.policy.unattended == "deny"
+    assert config.shell.sandbox == "workspace-write" and config.shell.sandbox_network is False
+    assert config.mcp.approvals == "auto"
+    assert loaded.command_line("mcp.approvals", "client", "--approvals client") is None
+    assert not loaded.may_answer_yes("--yes")
