@@ -99,6 +99,10 @@ async def test_sandboxed_commands_fail_and_leave_no_trace(workspace: Path) -> No
         assert refused or "exit code 0" not in text_of(result), (command, result)
     assert not ordinary["isError"], text_of(ordinary)
     assert sorted(p.name for p in workspace.iterdir()) == sorted([*before, "notes.txt"])
+    # The model is told why, and how to go on, instead of retrying variants.
+    said = text_of(results["echo x > .envrc"])
+    assert ".envrc is protected (direnv runs it as shell code" in said, said
+    assert 'sandbox: "off"' in said
 
 
 async def test_configured_paths_reach_the_policy_and_the_sandbox(workspace: Path) -> None:

@@ -26,6 +26,7 @@ from lsp_server.tools.shell.sandboxing import (
     blocked_notes,
     open_network_proxy,
     prepare,
+    protected_notes,
 )
 
 if TYPE_CHECKING:
@@ -189,7 +190,8 @@ async def execute(
         if proxy is not None:
             await proxy.close()
     said = window.window.notes if window is not None else []
-    extra = [line for line in (note, prepared.notice, *said, *blocked_notes(proxy)) if line]
+    held = protected_notes(prepared, result.output)
+    extra = [line for line in (note, prepared.notice, *said, *blocked_notes(proxy), *held) if line]
     text = command_report(result, limits.pipe_wait_seconds, extra)
     if result.timed_out:
         raise ToolError(

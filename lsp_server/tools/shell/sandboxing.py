@@ -4,6 +4,7 @@ command (sandbox_network_allow)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -87,3 +88,28 @@ async def open_network_proxy(ctx: ToolContext, plan: CommandPlan) -> NetworkProx
 
 def blocked_notes(proxy: NetworkProxy | None) -> list[str]:
     return [f"[{line}]" for line in proxy.blocked] if proxy is not None else []
+
+
+# How a write to a name the sandbox holds read-only fails (placeholders.py).
+_HELD_ERRORS = ("Read-only file system", "Device or resource busy", "File exists")
+
+
+def protected_notes(prepared: PreparedCommand, output: str) -> list[str]:
+    """A sandboxed command that failed on a protected name: what the file controls and how
+    to go on (the model otherwise retries variants that fail the same way)."""
+    if not prepared.plan.sandbox.sandboxed or not any(e in output for e in _HELD_ERRORS):
+        return []
+    notes = []
+    for name in prepared.protected.top_level():
+        if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", output) is None:
+            continue
+        entry = prepared.protected.match((name,))
+        what = entry.controls if entry is not None else "a protected file"
+        notes.append(
+            f"[{name} is protected ({what}): the sandbox keeps it read-only whether or not it "
+            "exists. Leave it alone unless the user asked for it; then run the command with "
+            'sandbox: "off", which asks the user]'
+        )
+        if len(notes) == 2:
+            break
+    return notes
