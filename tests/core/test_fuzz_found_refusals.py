@@ -68,7 +68,8 @@ async def test_a_command_over_the_argument_limit_runs(tmp_path: Path, sandbox: s
 
 
 async def test_a_huge_code_index_query_and_grep_pattern_are_refused(tmp_path: Path) -> None:
-    """They went to rg's argument list (internal_error, "Argument list too long")."""
+    """They went to rg's argument list (internal_error, "Argument list too long"); a 1 MB
+    glob took 15 s to compile, past any timeout_seconds."""
     root = tmp_path / "ws"
     root.mkdir()
     (root / "x.py").write_text("def f():\n    pass\n")
@@ -78,6 +79,7 @@ async def test_a_huge_code_index_query_and_grep_pattern_are_refused(tmp_path: Pa
         ("grep", {"pattern": "a" * 1_000_000}, "at most 65536"),
         ("grep", {"pattern": "é" * 40_000}, "80000 bytes"),
         ("grep", {"pattern": "f", "include": "*" * 200_000}, "the include is"),
+        ("glob", {"pattern": "y" * 1_000_000}, "glob takes at most 65536"),
     ]
     for name, arguments, said in cases:
         result = as_json(await call_tool(runtime, name, arguments))

@@ -13,7 +13,7 @@ from lsp_server.runtime.core.contract import ContractEntry, PathArg, Tool
 from lsp_server.runtime.core.errors import INVALID_ARGUMENT, ToolError
 from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools._support.schema_parts import object_schema, string
-from lsp_server.tools.search.grep import excluded_patterns
+from lsp_server.tools.search.grep import MAX_PATTERN_BYTES, excluded_patterns
 
 if TYPE_CHECKING:
     pass
@@ -60,6 +60,13 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             INVALID_ARGUMENT,
             f"{ctx.workspace.relative(base)} is not a folder",
             "pass a folder as path",
+        )
+    size = len(pattern.encode("utf-8", "surrogateescape"))
+    if size > MAX_PATTERN_BYTES:  # compiling a 1 MB glob took 15 s, whatever the timeout
+        raise ToolError(
+            INVALID_ARGUMENT,
+            f"the pattern is {size} bytes long; glob takes at most {MAX_PATTERN_BYTES}",
+            "use a shorter glob (e.g. **/*.py), or several",
         )
     if pattern.startswith("/") or ".." in pattern.split("/"):
         raise ToolError(
