@@ -278,8 +278,9 @@ def load_config(
         data = layer.data
         if managed is not None and layer.data is not managed.data:
             data = _screened(layer, managed, loaded.notices)
-        listed = data.get("policy", {}).get("trusted_roots", []) if layer.user_level else []
-        if isinstance(listed, list):
+        policy = data.get("policy")
+        listed = policy.get("trusted_roots") if isinstance(policy, Mapping) else None
+        if layer.user_level and isinstance(listed, list):
             trusted_roots += [r for r in listed if isinstance(r, str) and r not in trusted_roots]
         merge.apply(layer, data)
     config = merge.finish()

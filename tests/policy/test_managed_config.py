@@ -252,3 +252,12 @@ def test_the_managed_rule_check_agrees_with_the_policy_parser(text: str) -> None
     except RuleError:
         parsed = False
     assert (rule_problem(text) is None) is parsed
+
+
+@pytest.mark.parametrize("odd", ["policy = 5\n", 'shell = "off"\n', "mcp = []\n", "x = 1\n"])
+def test_a_section_that_is_not_a_table_is_a_problem_never_a_crash(tmp_path: Path, odd: str) -> None:
+    loaded = load(tmp_path, None, user=odd, workspace=odd, init={"policy": 7, "shell": []})
+    assert loaded.problems  # reported, defaults kept
+    assert loaded.config.policy.mode == "default"
+    managed = load(tmp_path, odd, user="")
+    assert managed.managed is not None and managed.managed.state == "invalid"
