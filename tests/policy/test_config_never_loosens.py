@@ -59,8 +59,13 @@ def _camel(key: str) -> str:
 def workspace_files(draw: st.DrawFn) -> dict[str, Any]:
     data: dict[str, Any] = {}
     for section in draw(st.lists(st.sampled_from(sorted(SECTIONS)), min_size=1, max_size=5)):
+        if draw(st.integers(0, 9)) == 0:  # not a table: a problem, never a crash
+            data[section] = draw(SCALARS)
+            continue
         keys = draw(st.lists(st.sampled_from(SECTIONS[section]), min_size=1, max_size=5))
-        table = data.setdefault(section, {})
+        table = data.get(section)
+        if not isinstance(table, dict):
+            table = data[section] = {}
         for key in keys:
             table[_camel(key) if draw(st.booleans()) else key] = draw(VALUES)
     return data
