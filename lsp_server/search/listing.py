@@ -102,12 +102,20 @@ class Entry:
 
 
 def list_entries(
-    folder: Path, *, depth: int, ignore_base: Path, excluded: Iterable[str]
+    folder: Path,
+    *,
+    depth: int,
+    ignore_base: Path,
+    excluded: Iterable[str],
+    unreadable: list[tuple[str, str]] | None = None,
 ) -> Iterator[Entry]:
     """Entries of `folder` down to `depth` levels (1: direct children), each folder's
     children right after it, in name order. Hidden files are shown; VCS and dependency
-    folders, ignored and secret files are not."""
+    folders, ignored and secret files are not. `unreadable` gets (folder, why) for each
+    folder that could not be opened."""
     walker = Walker(ignore_base, hidden=True, excluded=tuple(excluded), skip_dirs=NOISE_DIRS)
+    if unreadable is not None:
+        walker.unreadable = unreadable
 
     def visit(
         directory: Path, prefix: str, level: int, layers: list[IgnoreLayer]

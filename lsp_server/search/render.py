@@ -111,7 +111,9 @@ def _shortened(path: str) -> str:
     return f"{path[:60]}…{path[-80:]} ({len(path)} characters)"
 
 
-def unsearched_note(skipped: list[tuple[str, str]], display: Callable[[str], str]) -> str:
+def unsearched_note(
+    skipped: list[tuple[str, str]], display: Callable[[str], str], what: str = "searched"
+) -> str:
     """What a search could not open, and why ("" for nothing): without it a folder too
     deep to open (past PATH_MAX, 4096 bytes) or not readable reads as "(no matches)"."""
     if not skipped:
@@ -123,10 +125,11 @@ def unsearched_note(skipped: list[tuple[str, str]], display: Callable[[str], str
     more = len(skipped) - len(shown)
     tail = f"; and {more} more" if more > 0 else ""
     deep = any("too long" in why.lower() for _, why in skipped)
+    verb = "list" if what == "listed" else "search"
     hint = (
-        "a path over 4096 bytes cannot be opened by name: search from a folder deeper down "
+        f"a path over 4096 bytes cannot be opened by name: {verb} from a folder deeper down "
         "(path), or use bash with cd in steps"
         if deep
         else "check their permissions, or search elsewhere"
     )
-    return f"[not searched, could not be opened: {'; '.join(shown)}{tail}; {hint}]"
+    return f"[not {what}, could not be opened: {'; '.join(shown)}{tail}; {hint}]"

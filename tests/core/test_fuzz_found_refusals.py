@@ -109,7 +109,7 @@ def _deep_folder(root: Path, levels: int) -> str:
     return "/".join([name] * levels)
 
 
-async def test_past_path_max_glob_and_grep_name_the_folder_they_could_not_open(
+async def test_past_path_max_glob_grep_and_ls_name_the_folder_they_could_not_open(
     tmp_path: Path,
 ) -> None:
     """They answered "(no matches)" for a file that exists."""
@@ -130,6 +130,10 @@ async def test_past_path_max_glob_and_grep_name_the_folder_they_could_not_open(
         assert "too long" in text.lower() and "characters)" in text, text
         assert "search from a folder deeper down" in text, text
         assert len(text) < 2000
+    listed = as_json(await call_tool(runtime, "ls", {"recursive": True, "depth": 30}))
+    text = listed["content"][0]["text"]
+    assert "near.txt" in text and "[not listed, could not be opened: dddd" in text, text
+    assert "list from a folder deeper down" in text, text
     engine = make_runtime(root, {"search": {"engine": "python"}})
     python = as_json(await call_tool(engine, "grep", {"pattern": "needle"}))
     assert "near.txt:1:needle" in python["content"][0]["text"]

@@ -49,17 +49,19 @@ CONTRACT = ContractEntry(
 
 def _listing(ctx: ToolContext, folder: Path, depth: int) -> tuple[list[str], int]:
     from lsp_server.search.listing import list_entries
-    from lsp_server.search.render import printable_path
+    from lsp_server.search.render import printable_path, unsearched_note
 
     if not folder.is_dir():
         return [f"{printable_path(ctx.workspace.relative(folder))}\t{folder.stat().st_size}"], 0
     rows: list[str] = []
     left_out = 0
+    unreadable: list[tuple[str, str]] = []
     entries = list_entries(
         folder,
         depth=depth,
         ignore_base=ignore_base_for(ctx, folder),
         excluded=excluded_patterns(ctx),
+        unreadable=unreadable,
     )
     for entry in entries:
         if ctx.workspace.is_secret(folder / entry.relative):
@@ -68,7 +70,14 @@ def _listing(ctx: ToolContext, folder: Path, depth: int) -> tuple[list[str], int
             rows.append(entry.row())
         else:
             left_out += 1
-    return rows, left_out
+    prefix = ctx.workspace.relative(folder / "x")[:-1]
+    skipped = [
+        (path.removeprefix(str(folder).rstrip("/") + "/"), why)
+        for path, why in unreadable
+        if not ctx.workspace.is_secret(Path(path))
+    ]
+    note = unsearched_note(skipped, prefix.__add__, "listed")
+    return rows + ([note] if note else []), left_out
 
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
