@@ -382,9 +382,11 @@ class ToolhostServer(LanguageServer):
         )
 
     def attach_status(self) -> dict[str, Any]:
-        """For `toolhost doctor`: which editor this runtime serves and who answers lsp_*."""
+        """For `toolhost doctor` and `status`: the editor, lsp_* answers, policy sources."""
         provider = self.lifecycle.status_providers.get("lspAnswers")
-        return {"editor": self.features.name, "lspAnswers": provider() if provider else None}
+        sources = self.loaded_config.policy_sources if self.loaded_config else None
+        answers = provider() if provider else None
+        return {"editor": self.features.name, "lspAnswers": answers, "policySources": sources}
 
     async def close(self) -> None:
         """Stop every child (jobs, language servers): on shutdown, exit or disconnect."""

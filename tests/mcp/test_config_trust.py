@@ -6,6 +6,7 @@ closed. No MCP or attach connection can approve a config file."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import subprocess
@@ -166,3 +167,12 @@ async def test_an_invalid_managed_file_fails_closed(
     assert edit.is_error and (ws / "notes.md").read_text() == "# Notes\n\nline three\n"
     doctor = toolhost("status", "--root", str(ws))
     assert "managed file: INVALID" in doctor.stdout and "fails closed" in doctor.stdout
+
+
+async def test_status_shows_the_editors_own_sources_too(ws: Path) -> None:
+    async with lsp_session(ws, {"policy": {"mode": "acceptEdits"}}):
+        await wait_for_record(ws)
+        done = await asyncio.to_thread(toolhost, "status", "--root", str(ws))
+    assert "policy.mode                  'default'  from default" in done.stdout, done.stdout
+    editor = done.stdout.split("The editor's toolhost here", 1)[1]
+    assert "policy.mode" in editor and "from editor settings (initializationOptions)" in editor
