@@ -19,13 +19,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
 from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
 from lsp_server.mcp.openings import plain_id, repeats_opening, stamped
+from lsp_server.mcp.sdk_json import encode
 
 if TYPE_CHECKING:
     from lsp_server.mcp.calls.rounds import AnswerEarly
@@ -360,54 +360,3 @@ def _progress_notifier(token: Any, send: Callable[[bytes], Awaitable[None]]) -> 
 def _internal(exc: Exception) -> dict[str, Any]:
     """The SDK's error for a handler that raised (its JSONRPCDispatcher pins code 0)."""
     return {"code": 0, "message": str(exc)}
-
-
-def encode(message: Any) -> bytes:
-    """`message` as the SDK writes it (pydantic's compact UTF-8 JSON): pydantic's encoder once
-    the SDK loaded it (a fifth of the standard library's time on a read's 4 KiB of text),
-    before that the standard library's where the two agree."""
-    to_json = _loaded_to_json()
-    if to_json is None:
-        if _plain(message):
-            try:
-                return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode()
-            except (UnicodeEncodeError, ValueError):  # a lone surrogate, a circular reference
-                pass
-        from pydantic_core import to_json
-    try:
-        encoded: bytes = to_json(message)
-    except ValueError:  # PydanticSerializationError: a lone surrogate (an id, a file name)
-        return escaped(message)
-    return encoded
-
-
-def escaped(message: Any) -> bytes:
-    """`message` as ASCII JSON, every character past ASCII as a `\\uXXXX` escape: what no
-    UTF-8 encoder writes (a lone surrogate, from a client's id or a file name that is not
-    UTF-8) still goes out as valid UTF-8, and an id the client wrote with a lone surrogate
-    comes back as the same escape, so that the client finds the request it answers
-    (U+FFFD in its place would leave that request waiting for ever)."""
-    text = json.dumps(message, ensure_ascii=True, separators=(",", ":"), default=str)
-    return text.encode("ascii")
-
-
-def _loaded_to_json() -> Any:
-    """pydantic_core's `to_json` once imported (by the SDK, loading in the background)."""
-    return getattr(sys.modules.get("pydantic_core"), "to_json", None)
-
-
-def _plain(value: Any) -> bool:
-    """No float that the two encoders write differently: Python writes an exponent below
-    1e-4 and from 1e16 on, pydantic at other bounds; both write NaN and Infinity their way."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            continue
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, float) and not (item == 0 or 1e-4 <= abs(item) < 1e16):
-            return False
-    return True

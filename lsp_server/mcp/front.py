@@ -33,10 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.mcp.calls.tool_calls import Calls
-from lsp_server.mcp.fast import FastPath, encode
+from lsp_server.mcp.fast import FastPath
 from lsp_server.mcp.listing_cache import Listing, ListingCache
 from lsp_server.mcp.loader import Loader
 from lsp_server.mcp.openings import Opening, is_initialized, opening
+from lsp_server.mcp.sdk_json import encode
 from lsp_server.private_stdio import private_stdio
 
 log = logging.getLogger(__name__)

@@ -23,8 +23,8 @@ from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
 from lsp_server import broken_json
-from lsp_server.mcp.fast import encode, escaped
 from lsp_server.mcp.front import Pipes
+from lsp_server.mcp.sdk_json import encode, escaped
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ async def pipe_streams(pipes: Pipes) -> AsyncIterator[tuple[Any, Any]]:
 
 
 def sdk_line(message: Any) -> bytes:
-    """An SDK message as its line: as the SDK dumps it, or escaped (mcp/fast.py `escaped`)
+    """An SDK message as its line: as the SDK dumps it, or escaped (mcp/sdk_json.py `escaped`)
     when it holds a lone surrogate, which pydantic refuses to write."""
     try:
         dumped: str = message.model_dump_json(by_alias=True, exclude_unset=True)

@@ -145,13 +145,13 @@ async def test_a_cancelled_call_stops_and_is_not_answered(ws: Path, tmp_path: Pa
 def test_the_encoder_writes_what_pydantic_writes(
     sdk_loaded: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """fast.encode against pydantic_core.to_json, which the SDK's model dumps use: once the
+    """sdk_json.encode against pydantic_core.to_json, which the SDK's model dumps use: once the
     SDK has loaded pydantic_core, its encoder for every message; before that, the
     standard library's where the two agree."""
     import pydantic_core
     from pydantic_core import to_json
 
-    from lsp_server.mcp import fast
+    from lsp_server.mcp import sdk_json
 
     used: list[Any] = []
 
@@ -161,8 +161,10 @@ def test_the_encoder_writes_what_pydantic_writes(
         return encoded
 
     monkeypatch.setattr(pydantic_core, "to_json", recording_to_json)
-    monkeypatch.setattr(fast, "_loaded_to_json", lambda: recording_to_json if sdk_loaded else None)
-    encode = fast.encode
+    monkeypatch.setattr(
+        sdk_json, "_loaded_to_json", lambda: recording_to_json if sdk_loaded else None
+    )
+    encode = sdk_json.encode
 
     values: list[Any] = [
         "plain",
@@ -197,7 +199,7 @@ def test_the_encoder_writes_what_pydantic_writes(
         used.clear()
         assert encode(message) == to_json(message), value
         # Before the SDK, pydantic's encoder only where the two differ (floats' exponents).
-        assert len(used) == (1 if sdk_loaded or not fast._plain(message) else 0), value
+        assert len(used) == (1 if sdk_loaded or not sdk_json._plain(message) else 0), value
 
 
 async def test_a_call_running_when_the_input_ends_is_answered_once(ws: Path) -> None:

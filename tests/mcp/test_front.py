@@ -106,6 +106,7 @@ def test_the_front_imports_the_standard_library_only() -> None:
         "lsp_server.mcp.listing_cache",
         "lsp_server.mcp.loader",
         "lsp_server.mcp.openings",
+        "lsp_server.mcp.sdk_json",
         "lsp_server.private_stdio",
     ]
 

@@ -114,7 +114,7 @@ async def test_fuzzed_tool_calls_are_results(ws: Path) -> None:
     try:
         for number in range(150):
             name = rng.choice([*names, "", "x" * 300, "read_file\x00"])
-            # (A lone surrogate escape makes the SDK's reader drop the line: not sent here.)
+            # (Lone surrogates: test_six_hundred_malformed_envelopes_* below.)
             arguments = (
                 random_json(rng)
                 if number % 3
