@@ -43,6 +43,7 @@ _GIT_CONFIG_READS = frozenset(
 )  # fmt: skip
 
 
+_CHANGES_FOLDER = frozenset(("cd", "pushd", "popd"))
 _GIT_CONTROLS = next(e.controls for e in BUILT_IN if e.pattern == ".git")
 
 
@@ -131,14 +132,21 @@ class ProtectedWrites:
     def command_reason(self, segments: Sequence[Segment], cwd: Path, sandboxed: bool) -> str | None:
         """Why this command (not a plain read) could change a protected file, or None."""
         names = None if sandboxed else _name_pattern(self.places)
+        # After a `cd` the folder a later part runs in is not `cwd`: not known to be a root.
+        moved = any(s.words and s.words[0] in _CHANGES_FOLDER for s in segments)
         for segment in segments:
-            reason = self._segment_reason(segment, cwd, sandboxed, names)
+            reason = self._segment_reason(segment, cwd, sandboxed, names, moved)
             if reason is not None:
                 return reason
         return None
 
     def _segment_reason(
-        self, segment: Segment, cwd: Path, sandboxed: bool, names: re.Pattern[str] | None
+        self,
+        segment: Segment,
+        cwd: Path,
+        sandboxed: bool,
+        names: re.Pattern[str] | None,
+        moved: bool = False,
     ) -> str | None:
         words = segment.words
         program = program_name(words[0]) if words else ""
@@ -173,7 +181,7 @@ class ProtectedWrites:
                 if found is not None:
                     what = self.places.protection(cwd / found.group(1)) or "a protected file"
                     return f"its words name {found.group(1)}: {what}"
-        if not sandboxed or _creates_nested_repository(words, cwd, self.places):
+        if not sandboxed or _creates_nested_repository(words, cwd, self.places, moved):
             return _git_reason(words) if words else None
         return None
 
@@ -195,13 +203,15 @@ def _approves_a_config(words: Sequence[str]) -> bool:
     return False
 
 
-def _creates_nested_repository(words: Sequence[str], cwd: Path, places: Places) -> bool:
+def _creates_nested_repository(
+    words: Sequence[str], cwd: Path, places: Places, moved: bool = False
+) -> bool:
     """A sandboxed `git init` / `git clone` that makes a repository the sandbox does not
     hold: anywhere but at the top of a root (there the `.git` placeholder stops it)."""
     reason = _git_reason(words)
     if reason is None or "creates a repository" not in reason:
         return False
-    at_root = Path(os.path.realpath(cwd)) in places.roots
+    at_root = not moved and Path(os.path.realpath(cwd)) in places.roots
     operands = [w for w in words[2:] if not w.startswith("-")]
     return not at_root or bool(operands)
 

@@ -164,7 +164,12 @@ def test_in_the_sandbox_only_what_it_does_not_hold_asks(root: Path) -> None:
         assert _command_reason(root, command, sandboxed=True) is None, command
         assert _command_reason(root, command, sandboxed=False) is not None, command
     # Missing names below the top are not held: they ask even in the sandbox.
-    for command in ("echo x > sub/.envrc", "git init -q sub", "cp x sub/.mcp.json"):
+    for command in (
+        "echo x > sub/.envrc",
+        "git init -q sub",
+        "cp x sub/.mcp.json",
+        "mkdir new && cd new && git init -q",
+    ):
         reason = _command_reason(root, command, sandboxed=True)
         assert reason is not None, command
     (root / "sub" / ".envrc").write_text("")  # existing one folder down: bound read-only
