@@ -119,7 +119,7 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 
 def root_key(root: Path) -> str:
-    return hashlib.sha256(str(root).encode()).hexdigest()[:24]
+    return hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:24]
 
 
 def _plain_records(path: Path) -> list[dict[str, Any]]:

@@ -45,7 +45,7 @@ def default_index_path(root: Path, state_folder: Path | None = None) -> Path:
     if state_folder is None:
         base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
         state_folder = Path(base) / "toolhost"
-    key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:24]
+    key = hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:24]
     return state_folder / "index" / f"{key}.sqlite"
 
 

@@ -58,3 +58,39 @@ def _plain(value: Any) -> bool:
         elif isinstance(item, float) and not (item == 0 or 1e-4 <= abs(item) < 1e16):
             return False
     return True
+
+
+def lone_surrogate(value: Any) -> bool:
+    """Whether a string in `value` (keys included) holds a lone surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
+
+
+def writable(value: Any) -> Any:
+    """`value` as pydantic can write it (the SDK's own answers, over HTTP above all): a lone
+    surrogate from a name that is not UTF-8 as `\\xNN`, as search results show such bytes,
+    any other as `\\udNNN`. Unchanged (the same object) when it holds none."""
+    if not lone_surrogate(value):
+        return value
+    if isinstance(value, str):
+        try:
+            raw = value.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return raw.decode("utf-8", "backslashreplace")
+    if isinstance(value, dict):
+        return {writable(key): writable(item) for key, item in value.items()}
+    return [writable(item) for item in value]

@@ -32,6 +32,7 @@ from lsp_server.mcp.calls.unreadable import AnswerStream, form_answer
 from lsp_server.mcp.front import Pipes
 from lsp_server.mcp.listing_cache import tool_listing
 from lsp_server.mcp.openings import INSTRUCTIONS, SERVER_NAME
+from lsp_server.mcp.sdk_json import writable
 from lsp_server.mcp.stdio_streams import pipe_streams
 from lsp_server.runtime.core.client import UnreadableAnswer
 
@@ -146,6 +147,9 @@ class Backend:
 def _complete(result: dict[str, Any]) -> types.CallToolResult:
     # resultType is required from 2026-07-28 on; earlier revisions' sieve drops it.
     result.setdefault("resultType", "complete")
+    # pydantic cannot write a lone surrogate (a root or file name that is not UTF-8): over
+    # HTTP the answer was an empty event stream.
+    result = writable(result)
     # The runner accepts a plain dict (HandlerResult) and validates it once itself; building
     # the model here would validate and dump it a second time (and an input_required answer
     # is not a CallToolResult).

@@ -24,7 +24,7 @@ from mcp.shared.message import SessionMessage
 
 from lsp_server import broken_json
 from lsp_server.mcp.front import Pipes
-from lsp_server.mcp.sdk_json import encode, escaped
+from lsp_server.mcp.sdk_json import encode, escaped, lone_surrogate
 
 log = logging.getLogger(__name__)
 
@@ -138,24 +138,6 @@ _SURROGATE = (
     "Parse error: the request holds a lone surrogate escape (such as \\ud800), which is "
     "not Unicode text; send the text as UTF-8"
 )
-
-
-def lone_surrogate(value: Any) -> bool:
-    """Whether a string in `value` (keys included) holds a lone surrogate."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
 
 
 def _answered(message: Any, ids: list[Any]) -> bool:

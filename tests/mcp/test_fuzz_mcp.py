@@ -5,6 +5,7 @@ server (raw newline-delimited JSON on the real subprocess, as a careless client 
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -253,3 +254,52 @@ async def test_six_hundred_malformed_envelopes_over_http_are_answered_at_their_i
         )
         assert _replies(alive) == [{"jsonrpc": "2.0", "id": "z", "result": {}}]
         assert server.process.returncode is None
+
+
+async def test_a_root_whose_name_is_not_utf8_is_served_over_stdio_and_http(tmp_path: Path) -> None:
+    """Every call failed (code 0, "surrogates not allowed": the checkpoint and index keys
+    hashed the root's name as strict UTF-8), and over HTTP the SDK then could not write
+    the answer, whose meta names the root: an empty event stream, no answer at all."""
+    root = Path(os.fsdecode(bytes(tmp_path) + b"/caf\xe9"))
+    root.mkdir()
+    (root / ".git").mkdir()
+    (root / "hello.txt").write_text("hello from the odd root\n")
+    calls = [
+        ("read_file", {"path": "hello.txt"}),
+        ("glob", {"pattern": "*.txt"}),
+        ("grep", {"pattern": "odd root"}),
+    ]
+    server = await raw_mcp(root, {}, "odd-root")
+    try:
+        for name, arguments in calls:
+            reply = await server.request("tools/call", {"name": name, "arguments": arguments})
+            assert "hello" in reply["result"]["content"][0]["text"], reply
+            assert reply["result"]["_meta"]["toolhost"]["paths"][0].startswith(str(root))
+    finally:
+        await server.close()
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "odd-root", "version": "0"},
+        },
+    }
+    async with http_mcp(root) as served, httpx.AsyncClient(timeout=120) as http:
+        opened = await http.post(served.url, json=initialize, headers={**headers, **served.auth})
+        headers.update(served.auth)
+        headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+        headers["mcp-protocol-version"] = "2025-11-25"
+        for number, (name, arguments) in enumerate(calls):
+            message = {
+                "jsonrpc": "2.0",
+                "id": number,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": arguments},
+            }
+            (reply,) = _replies(await http.post(served.url, json=message, headers=headers))
+            assert "hello" in reply["result"]["content"][0]["text"], reply
+            assert "/caf\\xe9" in reply["result"]["_meta"]["toolhost"]["paths"][0], reply
