@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from tests.helpers import lsp_call, text_of
@@ -148,3 +149,27 @@ async def test_a_name_made_one_folder_down_is_renamed_aside(workspace: Path) -> 
     assert "sub/.envrc was made by the command: direnv runs it" in said, said
     assert (workspace / "tools" / ".envrc").read_text() == "# mine\n"  # there before: kept
     assert (workspace / "sub2" / "a").exists() and "renamed" not in text_of(ordinary)
+
+
+async def test_a_background_job_s_names_one_folder_down_are_renamed_aside(
+    workspace: Path,
+) -> None:
+    from lsp_server.sandbox.platforms import find_backend
+
+    if find_backend(None).problem is not None:
+        pytest.skip("no usable bubblewrap here")
+    computed = "python3 -c \"open(''.join(['.dir-locals', '.el']), 'w')\""
+    options = {"workspaceTrusted": True, "policy": {"mode": "bypass", "allow": ["Bash"]}}
+    async with editor_session(workspace, denying_editor(), options) as client:
+        job = {"command": f"mkdir sub && cd sub && {computed}", "run_in_background": True}
+        started = await lsp_call(client, "bash", job)
+        assert not started["isError"], text_of(started)
+        ended = await lsp_call(
+            client, "job_output", {"job_id": "bash-1", "wait": True, "timeout_ms": 30_000}
+        )
+        assert "[status: exited 0]" in text_of(ended), text_of(ended)
+        aside = workspace / "sub" / ".dir-locals.el.blocked-by-toolhost"
+        with anyio.fail_after(30):  # the job's end hook runs just after its status changes
+            while not aside.exists():
+                await anyio.sleep(0.02)
+    assert not (workspace / "sub" / ".dir-locals.el").exists()

@@ -229,17 +229,24 @@ async def start_background(ctx: ToolContext, command: str, arguments: dict[str, 
     proxy = await open_network_proxy(ctx, prepared.plan)
 
     started: list[Job] = []
+    before = protected_present(prepared)
 
     async def ended() -> None:
-        """When the job ends or is killed: its checkpoint, then its proxy; what they have
-        to say (a failed checkpoint, unrecorded files, blocked hosts) joins the job's note."""
+        """When the job ends or is killed: protected names it made set aside, its
+        checkpoint, then its proxy; what they have to say (a failed checkpoint, unrecorded
+        files, blocked hosts) joins the job's note."""
+        aside = block_new_protected(prepared, before) if started else []
         try:
             if window is not None:
                 await window.close()
         finally:
             if proxy is not None:
                 await proxy.close()
-        said = [*(window.window.notes if window is not None else []), *blocked_notes(proxy)]
+        said = [
+            *aside,
+            *(window.window.notes if window is not None else []),
+            *blocked_notes(proxy),
+        ]
         if said and started:
             job = started[0]
             job.note = "; ".join([*([job.note] if job.note else []), *(n[1:-1] for n in said)])
