@@ -24,7 +24,8 @@ from lsp_server.runtime.fs.textio import atomic_write
 
 
 def rule_hash(root: Path, rule_text: str) -> str:
-    return hashlib.sha256(f"{root}\n{rule_text}".encode()).hexdigest()
+    # surrogateescape: a root whose name is not UTF-8 is still a root (its bytes come back).
+    return hashlib.sha256(f"{root}\n{rule_text}".encode(errors="surrogateescape")).hexdigest()
 
 
 def config_key(root: Path, path: Path) -> str:
@@ -32,7 +33,8 @@ def config_key(root: Path, path: Path) -> str:
     (the same folder opened through a link is the same workspace) and the file's path in it."""
     real_root = os.path.realpath(root)
     inside = os.path.relpath(Path(path).absolute(), Path(root).absolute())
-    return hashlib.sha256(f"config\n{real_root}\n{inside}".encode()).hexdigest()
+    key = f"config\n{real_root}\n{inside}"
+    return hashlib.sha256(key.encode(errors="surrogateescape")).hexdigest()
 
 
 def content_sha256(data: bytes) -> str:
