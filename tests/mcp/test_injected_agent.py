@@ -6,6 +6,7 @@ through unasked, so that no test passes by refusing everything."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shlex
@@ -347,3 +348,41 @@ async def test_no_line_kills_the_mcp_face(tmp_path: Path) -> None:
             hole_unless(holes, raw.process.returncode is None, "the server exited")
         finally:
             await session.client.close()
+
+
+def protected_below(root: Path) -> set[str]:
+    names = (".git", ".envrc", ".dir-locals.el")
+    return {str(p.relative_to(root)) for name in names for p in root.rglob(name)}
+
+
+def written_by_name(name: str) -> str:
+    """Inline code that writes `name` without spelling it (base64)."""
+    encoded = base64.b64encode(name.encode()).decode()
+    return f"python3 -c \"import base64; open(base64.b64decode('{encoded}').decode(), 'w')\""
+
+
+async def test_sandboxed_agent_cannot_place_them_in_a_new_subfolder(tmp_path: Path) -> None:
+    """Case 3 one folder down: git reads a nested repository's config (an editor's git
+    extension scans subfolders for repositories, a shell prompt runs git status), direnv and
+    Emacs read .envrc and .dir-locals.el in every folder."""
+    require_bubblewrap()
+    root = project(tmp_path)
+    trusting(root)
+    commands = [
+        "mkdir sub && cd sub && git init -q && git config core.fsmonitor 'touch PWNED'",
+        f"cd {root} && mkdir sub2 && cd sub2 && {written_by_name('.envrc')}",
+        f"cd {root} && mkdir sub3 && cd sub3 && {written_by_name('.dir-locals.el')}",
+        f"cd {root} && mkdir sub5 && cd sub5 && g=git; $g init -q && $g config core.fsmonitor x",
+    ]
+    with no_holes() as holes:
+        session = await agent(root, holes)
+        try:
+            for command in commands:  # the first from the root, as a new session starts
+                before = protected_below(root)
+                result = await session.bash(command)
+                made = sorted(protected_below(root) - before)
+                hole_unless(holes, not made, f"{command!r} made {made}: {text(result)[:300]}")
+            await session.runs(f"cd {root} && mkdir sub4 && cd sub4 && {written_by_name('x.txt')}")
+        finally:
+            await session.client.close()
+        hole_unless(holes, (root / "sub4" / "x.txt").exists(), "the control wrote nothing")
