@@ -26,7 +26,7 @@ from tests.helpers import call_tool, make_runtime
 
 pytestmark = pytest.mark.timeout(900)
 
-STEPS = 80
+STEPS = 150
 FILES = (f"{PROBE}-f", f"{PROBE}-g")
 FOLDERS = ("d1", "d2", "d1/e")
 TEXTS = ("same", "v1", "v2")
@@ -107,8 +107,8 @@ async def test_random_agent_steps_then_reverts_stay_inside(seed: int, tmp_path: 
             await _bash(face, call_id, command)
             calls.append(call_id)
         assert tree(outside) == before, f"seed {seed}, step {number}"
-    for probe in (Path("/") / name for name in FILES):
-        assert not probe.exists(), probe
+        for probe in (Path("/") / name for name in FILES):
+            assert not probe.exists(), f"seed {seed}, step {number}: {probe}"
     assert outcomes, "no revert ran"
     for outcome in outcomes:
         assert all(c["reason"] for c in outcome["conflicts"]), outcome
