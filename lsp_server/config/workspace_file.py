@@ -22,6 +22,7 @@ import attrs
 
 from lsp_server.config.tree import snake_case
 from lsp_server.config.trust import TrustStore, content_sha256
+from lsp_server.sandbox.placeholders import is_placeholder
 from lsp_server.sandbox.plan import SandboxMode
 
 WORKSPACE_CONFIG_NAME = ".toolhost.toml"
@@ -99,7 +100,9 @@ def read_workspace_file(
     except OSError as exc:
         problems.append(f"{path}: cannot read ({exc}); ignored")
         return WorkspaceFile(root, path, "", False, f"cannot be read ({exc})")
-    if raw is None:
+    if raw is None or (not raw and is_placeholder(path)):
+        # The sandbox's empty, marked placeholder holds the name read-only while commands
+        # run (sandbox/placeholders.py): no file anyone wrote.
         return None
     sha = content_sha256(raw)
     approved = trust.approved_config(root, path)

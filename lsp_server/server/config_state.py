@@ -23,6 +23,7 @@ from lsp_server.config.trust import TrustStore
 from lsp_server.protocol import ConfigUntrustedParams, TrustConfigParams, TrustConfigResult
 from lsp_server.runtime.core.uris import uri_to_path
 from lsp_server.sandbox import stricter_mode
+from lsp_server.sandbox.placeholders import is_placeholder
 
 if TYPE_CHECKING:
     from lsprotocol.types import DidChangeWatchedFilesParams
@@ -74,7 +75,8 @@ def names_workspace_config(roots: Sequence[Path], params: DidChangeWatchedFilesP
     """Whether a watched-files notice names a root's .toolhost.toml."""
     for change in params.changes:
         path = uri_to_path(change.uri)
-        if path is not None and config_root(path, roots) is not None:
+        # The sandbox's placeholder appearing while a command runs is no config change.
+        if path is not None and config_root(path, roots) is not None and not is_placeholder(path):
             return True
     return False
 
