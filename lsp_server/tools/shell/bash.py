@@ -52,7 +52,8 @@ CONTRACT = ContractEntry(
     description=(
         "Run a shell command with `bash -c` in the session's working folder (a trailing "
         "`cd` moves it; it stays inside the workspace). It runs in a sandbox: only the "
-        "workspace and a private /tmp are writable, .git and .toolhost.toml are read-only, "
+        "workspace and a private /tmp are writable, files that make programs run code "
+        "(.git, .toolhost.toml, .vscode/, .envrc ...) are read-only, "
         "there is no network (see the sandbox argument). No terminal and no stdin: prompts "
         "fail at once instead of waiting (git gets no editor and no password prompt; "
         "full-screen programs such as vi or top are refused). "

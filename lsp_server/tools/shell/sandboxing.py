@@ -32,7 +32,8 @@ SANDBOX_PROPERTY = {
     "enum": list(SANDBOX_REQUESTS),
     "description": (
         'Where the command runs (default "default"): in the sandbox, where only the '
-        "workspace (not .git or .toolhost.toml) and a private /tmp are writable and there "
+        "workspace (not .git, .toolhost.toml, .vscode/, .envrc and other files that make "
+        "programs run code) and a private /tmp are writable and there "
         'is no network, without asking. "network": the same sandbox with network access '
         '(npm install, pip install, git fetch); "off": outside the sandbox (writes outside '
         "the workspace, git commit). Both ask the user first; use them only after a "
