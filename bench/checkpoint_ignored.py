@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from lsp_server.checkpoints.ignored import IgnoredFiles
-from lsp_server.checkpoints.shadow import ShadowRepo
+from lsp_server.checkpoints.shadow.ignored import IgnoredFiles
+from lsp_server.checkpoints.shadow.repository import ShadowRepo
 from lsp_server.config.tree import REGENERABLE_FOLDERS
 
 root = Path(tempfile.mkdtemp()) / "ws"

@@ -109,6 +109,16 @@ def own_folders_inside(root: Path, dirs: Dirs | Iterable[Path]) -> list[str]:
     return inside
 
 
+def exclude_lines(relative_folders: Iterable[str]) -> str:
+    """gitignore lines that match exactly these folders below the root (wildcards escaped)."""
+    lines = []
+    for path in relative_folders:
+        escaped = "".join(f"\\{c}" if c in "*?[]\\" else c for c in path)
+        literal = "\\" + escaped if escaped[:1] in ("#", "!") else escaped
+        lines.append(f"/{literal}/\n")
+    return "".join(lines)
+
+
 def _inside_own_folder(root: Path, dirs: Dirs) -> Path | None:
     for folder in own_folders(dirs):
         if root == folder or folder in root.parents:

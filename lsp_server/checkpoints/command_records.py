@@ -13,12 +13,12 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lsp_server.checkpoints import objects
 from lsp_server.checkpoints.file_states import is_nested_repo, record_of
-from lsp_server.checkpoints.ignored import IgnoredFiles, unrecorded_changes
 from lsp_server.checkpoints.records import Checkpoint
-from lsp_server.checkpoints.shadow import ShadowError
-from lsp_server.checkpoints.tree_changes import TreeChange
+from lsp_server.checkpoints.shadow import objects
+from lsp_server.checkpoints.shadow.ignored import IgnoredFiles, unrecorded_changes
+from lsp_server.checkpoints.shadow.repository import ShadowError
+from lsp_server.checkpoints.shadow.tree_changes import TreeChange
 from lsp_server.checkpoints.windows import CommandWindow
 from lsp_server.sandbox.protected_scan import may_be_placeholder
 

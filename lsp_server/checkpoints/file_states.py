@@ -10,11 +10,12 @@ import stat
 from collections.abc import Callable, Container, Iterable
 from pathlib import Path
 
-from lsp_server.checkpoints import objects, revert_disk
+from lsp_server.checkpoints import revert_disk
 from lsp_server.checkpoints.records import FileRecord
 from lsp_server.checkpoints.restore import Blocked, Current, Present
-from lsp_server.checkpoints.shadow import pointer_blob
-from lsp_server.checkpoints.tree_changes import Entry, TreeChange
+from lsp_server.checkpoints.shadow import objects
+from lsp_server.checkpoints.shadow.repository import pointer_blob
+from lsp_server.checkpoints.shadow.tree_changes import Entry, TreeChange
 
 
 def disk_state(

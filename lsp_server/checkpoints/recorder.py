@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from lsp_server.checkpoints import objects
 from lsp_server.checkpoints.command_records import finish_command, snapshot_root
 from lsp_server.checkpoints.file_states import (
     Lstats,
@@ -46,8 +45,9 @@ from lsp_server.checkpoints.records import (
     Reads,
 )
 from lsp_server.checkpoints.restore import Current, Present
-from lsp_server.checkpoints.shadow import ShadowError
-from lsp_server.checkpoints.tree_changes import Entry
+from lsp_server.checkpoints.shadow import objects
+from lsp_server.checkpoints.shadow.repository import ShadowError
+from lsp_server.checkpoints.shadow.tree_changes import Entry
 from lsp_server.checkpoints.watcher import RootWatchers
 from lsp_server.checkpoints.windows import CommandWindow, Listed, WriteWindow
 from lsp_server.checkpoints.write_queue import WriteQueue

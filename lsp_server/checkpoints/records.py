@@ -28,8 +28,8 @@ from typing import Any, Literal
 import attrs
 import cattrs
 
-from lsp_server.checkpoints.shadow import ShadowError, ShadowRepo
-from lsp_server.checkpoints.tree_changes import Entry
+from lsp_server.checkpoints.shadow.repository import ShadowError, ShadowRepo
+from lsp_server.checkpoints.shadow.tree_changes import Entry
 
 log = logging.getLogger(__name__)
 

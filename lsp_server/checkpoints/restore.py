@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterable, Mapping
 
 import attrs
 
-from lsp_server.checkpoints.objects import object_id
 from lsp_server.checkpoints.records import FileRecord
-from lsp_server.checkpoints.shadow import POINTER_PREFIX
-from lsp_server.checkpoints.tree_changes import Entry
+from lsp_server.checkpoints.shadow.objects import object_id
+from lsp_server.checkpoints.shadow.repository import POINTER_PREFIX
+from lsp_server.checkpoints.shadow.tree_changes import Entry
 from lsp_server.runtime.approvals.diffs import unified_diff
 from lsp_server.runtime.fs import textio
 

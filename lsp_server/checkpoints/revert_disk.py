@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from lsp_server.checkpoints import objects
 from lsp_server.checkpoints.restore import LINK_MODE, Blocked, Present, Put, State
-from lsp_server.checkpoints.shadow import pointer_blob
+from lsp_server.checkpoints.shadow import objects
+from lsp_server.checkpoints.shadow.repository import pointer_blob
 from lsp_server.runtime.fs import beneath, hardlinks, leftover_temps, textio
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC

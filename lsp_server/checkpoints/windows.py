@@ -8,7 +8,7 @@ from pathlib import Path
 import attrs
 
 from lsp_server.checkpoints.records import Checkpoint, Reads
-from lsp_server.checkpoints.tree_changes import Entry
+from lsp_server.checkpoints.shadow.tree_changes import Entry
 
 
 @attrs.define

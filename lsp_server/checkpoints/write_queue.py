@@ -24,9 +24,10 @@ from pathlib import Path
 
 import anyio
 
-from lsp_server.checkpoints import journal, objects
+from lsp_server.checkpoints import journal
 from lsp_server.checkpoints.journal import ClosedJournal, JournalEntry, JournalFile
 from lsp_server.checkpoints.records import Checkpoint, CheckpointStore, kept_oids, root_key
+from lsp_server.checkpoints.shadow import objects
 
 log = logging.getLogger(__name__)
 

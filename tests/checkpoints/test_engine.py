@@ -12,7 +12,7 @@ import pytest
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.checkpoints.records import FileRecord
 from lsp_server.checkpoints.restore import Present, Put, Refusal, decide
-from lsp_server.checkpoints.tree_changes import Entry
+from lsp_server.checkpoints.shadow.tree_changes import Entry
 from lsp_server.config.tree import CheckpointsConfig, Limits
 from lsp_server.runtime.file_service import FileService
 from lsp_server.runtime.fs.workspace import Workspace

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsp_server.checkpoints.ignored import IgnoredFiles
 from lsp_server.checkpoints.records import CheckpointStore
+from lsp_server.checkpoints.shadow.ignored import IgnoredFiles
 from lsp_server.checkpoints.watcher import TreeWatcher
 
 

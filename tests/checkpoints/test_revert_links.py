@@ -19,7 +19,7 @@ from lsp_server.checkpoints.file_states import disk_state
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.checkpoints.records import FileRecord
 from lsp_server.checkpoints.restore import Blocked, Present, Put
-from lsp_server.checkpoints.tree_changes import Entry
+from lsp_server.checkpoints.shadow.tree_changes import Entry
 from lsp_server.checkpoints.windows import Listed
 from lsp_server.compose import build_runtime
 from lsp_server.config.tree import Config

@@ -27,9 +27,9 @@ import pytest
 
 from lsp_server.checkpoints import journal
 from lsp_server.checkpoints.journal import JournalEntry, JournalFile
-from lsp_server.checkpoints.objects import object_id
 from lsp_server.checkpoints.records import Bounds, CheckpointStore, FileRecord, root_key
-from lsp_server.checkpoints.tree_changes import Entry
+from lsp_server.checkpoints.shadow.objects import object_id
+from lsp_server.checkpoints.shadow.tree_changes import Entry
 from lsp_server.checkpoints.write_queue import WriteQueue, write_entries
 from tests.core.raw_wire import RawPeer
 

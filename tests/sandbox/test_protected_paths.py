@@ -176,7 +176,7 @@ def test_checkpoints_leave_placeholders_of_other_commands_out() -> None:
     """A command's checkpoint must not list (nor its revert remove) the placeholders that a
     command running meanwhile made: removing one would lift that command's mount."""
     from lsp_server.checkpoints.command_records import _EMPTY_BLOB, is_placeholder_change
-    from lsp_server.checkpoints.tree_changes import Entry, TreeChange
+    from lsp_server.checkpoints.shadow.tree_changes import Entry, TreeChange
 
     empty, other = Entry(_EMPTY_BLOB, 0o100644), Entry("1" * 40, 0o100644)
     assert is_placeholder_change(TreeChange("A", ".envrc", None, empty))

@@ -15,10 +15,10 @@ import stat
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from lsp_server.checkpoints.tree_changes import tracked_file
+from lsp_server.checkpoints.shadow.tree_changes import tracked_file
 
 if TYPE_CHECKING:
-    from lsp_server.checkpoints.shadow import ShadowRepo
+    from lsp_server.checkpoints.shadow.repository import ShadowRepo
 
 
 def _names(paths: Iterable[str]) -> bytes:

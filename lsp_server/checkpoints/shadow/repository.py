@@ -8,12 +8,8 @@ tree; the workspace's .gitignore files and its .git/info/exclude decide what is 
 
 A snapshot is `git add -A` + `git write-tree`: the index's stat cache makes it cost what
 changed. Files over `max_file_bytes` are kept out: the index holds a small pointer blob
-("not stored") marked assume-unchanged, and `large.json` remembers their stat to notice
-later changes.
-
-toolhost's own folders (state, config) are never in a snapshot, even where a root holds
-them (a home folder the user allowed as a root): the shadow's info/exclude names them, and
-ignored.py and the watcher leave them out too.
+("not stored") marked assume-unchanged; `large.json` remembers their stat. toolhost's own
+folders (state, config) inside a root are never in a snapshot (info/exclude names them).
 """
 
 from __future__ import annotations
@@ -27,9 +23,9 @@ import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from lsp_server.broad_roots import own_folders_inside
-from lsp_server.checkpoints import changed_paths, objects
-from lsp_server.checkpoints.tree_changes import (
+from lsp_server.broad_roots import exclude_lines, own_folders_inside
+from lsp_server.checkpoints.shadow import changed_paths, objects
+from lsp_server.checkpoints.shadow.tree_changes import (
     TreeCache,
     TreeChange,
     diff_loose,
@@ -83,12 +79,6 @@ class ShadowError(Exception):
     """git failed in the shadow repository (the message is git's)."""
 
 
-def _literal_pattern(path: str) -> str:
-    """`path` as a gitignore pattern that matches that name only (wildcards escaped)."""
-    escaped = "".join(f"\\{c}" if c in "*?[]\\" else c for c in path)
-    return "\\" + escaped if escaped[:1] in ("#", "!") else escaped
-
-
 def pointer_blob(size: int, oid: str) -> bytes:
     return POINTER_PREFIX + f" (over the size limit)\nsize {size}\ngit-blob {oid}\n".encode()
 
@@ -99,9 +89,8 @@ class ShadowRepo:
     ) -> None:
         self.folder = folder
         self.keep_out = tuple(keep_out)
-        """toolhost's own folders: never recorded when they lie inside the work tree."""
+        """toolhost's own folders; those inside the work tree (relative) are never recorded."""
         self.kept_out = own_folders_inside(work_tree, self.keep_out)
-        """Those of them inside the work tree, relative to it."""
         self.git_dir = folder / "git"
         self.index = folder / "index"
         self.work_tree = work_tree
@@ -174,16 +163,15 @@ class ShadowRepo:
         self._copy_user_excludes()
 
     def _copy_user_excludes(self) -> None:
-        """The workspace repository's own info/exclude is part of its ignore rules (read
-        only), and toolhost's own folders inside the work tree are excluded."""
+        """The user's info/exclude (read only) and toolhost's own folders are ignored."""
         user = self.work_tree / ".git" / "info" / "exclude"
         try:
             text = user.read_text("utf-8", "replace") if user.is_file() else ""
         except OSError:
             text = ""
-        if self.kept_out:
-            text += "\n" if text and not text.endswith("\n") else ""
-            text += "".join(f"/{_literal_pattern(path)}/\n" for path in self.kept_out)
+        if self.kept_out and text and not text.endswith("\n"):
+            text += "\n"
+        text += exclude_lines(self.kept_out)
         target = self.git_dir / "info" / "exclude"
         if not target.exists() or target.read_text("utf-8", "replace") != text:
             target.parent.mkdir(parents=True, exist_ok=True)

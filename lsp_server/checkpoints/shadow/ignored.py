@@ -20,7 +20,7 @@ from pathlib import Path
 
 import attrs
 
-from lsp_server.checkpoints.shadow import ShadowRepo
+from lsp_server.checkpoints.shadow.repository import ShadowRepo
 
 Stat = tuple[int, int, int]  # size, mtime_ns, inode
 
