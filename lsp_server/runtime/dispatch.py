@@ -46,7 +46,7 @@ from lsp_server.runtime.sessions.session import Session, SessionFolders, Session
 from lsp_server.runtime.storm import StormBreaker
 from lsp_server.runtime.validation import Placement, Validators
 from lsp_server.secrets.known import SecretValues
-from lsp_server.secrets.placeholders import explain_not_found, require_no_new_placeholder
+from lsp_server.secrets.write_back import explain_not_found, require_no_new_placeholder
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.secrets.names import CredentialNames
-from lsp_server.secrets.processes import ProcessSecrets
+from lsp_server.secrets.process_environments import ProcessSecrets
 from lsp_server.secrets.redaction import Redactor, Secret
 from lsp_server.secrets.sources import SecretFiles, environment_secrets
 
@@ -27,7 +27,8 @@ class SecretValues:
         environ: Mapping[str, str] | None = None,
         processes: bool = False,
     ) -> None:
-        """`processes`: also the credentials of the user's other processes (processes.py)."""
+        """`processes`: also the credentials of the user's other processes
+        (process_environments.py)."""
         self.names = names or CredentialNames()
         source = os.environ if environ is None else environ
         self._environment = tuple(environment_secrets(source, self.names))
@@ -55,7 +56,7 @@ class SecretValues:
     def redactor(self) -> Redactor:
         """The current redactor: the secret files are looked at again first (a stat each;
         a walk now and then: sources.py), and the other processes' environments now and
-        then (processes.py)."""
+        then (process_environments.py)."""
         basis = (
             self._files.refresh() if self._files is not None else (),
             self._processes.current() if self._processes is not None else (),

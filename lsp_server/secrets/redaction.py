@@ -2,7 +2,7 @@
 
 A name, never `***`: the model learns that a secret stood there and which one, and the
 placeholder is a text that no program accepts as the value, so it cannot be written back by
-accident either (the writers refuse a new placeholder: placeholders.py).
+accident either (the writers refuse a new placeholder: write_back.py).
 
 Speed: one `value in text` per known value (the C substring search, ~1 ms per value on
 8 MB), then the spans of the values found only; a text with none is returned as it is.

@@ -13,7 +13,7 @@ from lsp_server.protocol import DidCallParams
 from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.secrets.known import SecretValues
 from lsp_server.secrets.names import CredentialNames
-from lsp_server.secrets.processes import process_secrets
+from lsp_server.secrets.process_environments import process_secrets
 from lsp_server.secrets.redaction import Redactor, Secret
 from lsp_server.secrets.sources import SecretFiles, dotenv_secrets, file_secrets
 from lsp_server.shell.environment import command_environment
