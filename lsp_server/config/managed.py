@@ -42,6 +42,7 @@ ACCUMULATED = frozenset(
         "workspace.secret_patterns",
         "workspace.protected_paths",
         "shell.env_drop",
+        "shell.sandbox_hide",
     }
 )
 # What toolhost runs under when the managed file is broken.

@@ -101,6 +101,11 @@ class ShellConfig:
     "host:port", "*.domain", IP literals (docs/SANDBOX.md). Empty: none."""
     sandbox_read_only: list[str] = attrs.Factory(list)
     """Older name of workspace.protected_paths (both apply, added to the built-in list)."""
+    sandbox_hide: list[str] = attrs.Factory(list)
+    """More files and folders outside the workspace that sandboxed commands never see
+    (absolute, or `~/...`), beside the built-in credential files (~/.aws, ~/.ssh, ~/.netrc,
+    ~/.git-credentials ...: docs/SANDBOX.md): an empty read-only file or folder is mounted
+    over each that exists. Tightens: any layer may add; none can remove a built-in one."""
     env_pass: list[str] = attrs.Factory(list)
     """Credentials of the server's environment that commands still get, by name or glob
     (e.g. ["OPENAI_API_KEY"]); their values are still hidden from the model's results.

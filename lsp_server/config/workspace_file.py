@@ -36,7 +36,7 @@ _TIGHTENING: dict[str, Any] = {
     "edits": "*",
     "policy": {"deny", "ask", "approval_timeout_seconds", "mode", "unattended", "allow"},
     "workspace": {"secret_patterns", "protected_paths"},
-    "shell": {"sandbox", "sandbox_network", "env_drop"},
+    "shell": {"sandbox", "sandbox_network", "env_drop", "sandbox_hide"},
     # acp.mcp_server: off gives the agent fewer tools; on is the default anyway.
     "acp": "*",
 }
@@ -140,8 +140,8 @@ def read_workspace_file(
 def _tightens_sandbox(key: str, value: Any) -> bool:
     if key == "sandbox":
         return value in ("workspace-write", "read-only")
-    if key == "env_drop":
-        return True  # dropping more variables from commands only hides more
+    if key in ("env_drop", "sandbox_hide"):
+        return True  # dropping more variables or hiding more files only hides more
     return value is False  # sandbox_network
 
 

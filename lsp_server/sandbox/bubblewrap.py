@@ -8,7 +8,9 @@ Layout, in mount order (later mounts cover earlier ones):
   workspace root writable (read-only in read-only mode), bound after
   /tmp so a workspace under /tmp stays visible; the protected names inside each root
   (protected.py: .git, .toolhost.toml, .vscode ...) read-only again, a missing one held by
-  a placeholder (placeholders.py); the command's own state folder writable.
+  a placeholder (placeholders.py); the user's credential files and folders outside the
+  roots hidden (hidden.py: an empty read-only file or tmpfs over each); the command's own
+  state folder writable.
 Then: no network unless allowed, a new PID namespace (every process the command starts is
 in it and dies with it), die-with-parent (the server's death kills the sandbox), and a new
 session (no controlling terminal to inject keystrokes into).
@@ -24,12 +26,15 @@ from typing import ClassVar
 
 import attrs
 
+from lsp_server.sandbox.hidden import HiddenPath
 from lsp_server.sandbox.placeholders import PlaceholderHolds
 from lsp_server.sandbox.protected import ProtectedPaths
 from lsp_server.sandbox.protected_scan import scan_roots
 from lsp_server.sandbox.under_tmp import folders_under_tmp
 
 FORWARDER = Path(__file__).with_name("forwarder.py")
+HIDDEN_FILE = "hidden-credential"
+"""The empty file in the command's state folder bound read-only over each hidden file."""
 
 
 @attrs.frozen
@@ -57,6 +62,9 @@ class BubblewrapLayout:
     proxy_socket: Path | None = None
     """The network proxy's Unix socket (netproxy.py): bound in, and the command runs under
     the forwarder that points HTTP(S)_PROXY at it."""
+    hidden: tuple[HiddenPath, ...] = ()
+    """The user's credential files and folders outside the roots (hidden.py): each is
+    replaced by an empty read-only file or folder in the sandbox."""
     holds: PlaceholderHolds = attrs.field(factory=PlaceholderHolds, eq=False)
     """The placeholders each command in flight holds, by its state folder."""
 
@@ -124,10 +132,27 @@ def _mount_points(layout: BubblewrapLayout, state_dir: Path, binds: _ProtectedMo
             args += ["--ro-bind", str(path), str(path)]  # exists until the command ends
     for folder in layout.read_only_within:
         args += ["--ro-bind-try", str(folder), str(folder)]
+    args += _hiding(layout.hidden, state_dir)
     args += ["--bind", str(state_dir), str(state_dir)]
     if layout.proxy_socket is not None:
         proxy_folder = str(layout.proxy_socket.parent)
         args += ["--ro-bind", proxy_folder, proxy_folder]
+    return args
+
+
+def _hiding(hidden: Sequence[HiddenPath], state_dir: Path) -> list[str]:
+    """An empty read-only tmpfs over each hidden folder, the state folder's empty file
+    (read-only) over each hidden file. The empty file is made here, once per command."""
+    args: list[str] = []
+    empty = state_dir / HIDDEN_FILE
+    if any(not h.folder for h in hidden) and not empty.exists():
+        empty.touch(mode=0o444)
+    for item in hidden:
+        target = str(item.path)
+        if item.folder:
+            args += ["--tmpfs", target, "--remount-ro", target]
+        else:
+            args += ["--ro-bind", str(empty), target]
     return args
 
 
@@ -142,7 +167,8 @@ def bubblewrap_argv(
     frozen: Sequence[Path] = (),
     pinned: Sequence[Path] | None = None,
 ) -> list[str]:
-    """`bwrap ... -- argv`, run in `cwd`; `state_dir` is the command's own writable folder.
+    """`bwrap ... -- argv`, run in `cwd`; `state_dir` is the command's own writable folder
+    (the empty file that hides credential files is made in it).
     `held`: protected paths held for this command (placeholders.py); `present`: existing
     ones bound as they are (None: every protected path that exists now, nothing held);
     `frozen`: folders bound read-only as a whole (a missing name in them could not be

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lsp_server.sandbox.bubblewrap import BubblewrapLayout
+from lsp_server.sandbox.hidden import HiddenCredentials
 from lsp_server.sandbox.lifetime import Supervised
 from lsp_server.sandbox.placeholders import PlaceholderHolds
 from lsp_server.sandbox.plan import SandboxMode, SandboxPlan, SandboxRequest, plan_command
@@ -28,6 +29,7 @@ class SandboxService:
         self._told: set[str] = set()
         # Shared by every command of this server (the locks themselves are per command).
         self._holds = PlaceholderHolds()
+        self._hidden = HiddenCredentials()
 
     def backend(self) -> BackendFound:
         path = os.environ.get("PATH")
@@ -56,11 +58,13 @@ class SandboxService:
         roots: Sequence[Path],
         protected: ProtectedPaths,
         proxy_socket: Path | None = None,
+        hide: Sequence[str] = (),
     ) -> BubblewrapLayout | Supervised:
         """How to start a command under `plan`: confined when sandboxed; approved to run
         outside, still in a PID namespace that dies with the server; without bwrap (or with
         the sandbox off) under the supervisor, which keeps every process it starts findable
-        and ends them with it or with the server."""
+        and ends them with it or with the server. `hide`: `shell.sandbox_hide`, beside the
+        user's credential files (hidden.py) that a sandboxed command never sees."""
         executable = self.backend().executable if plan.mode != "off" else None
         if executable is None:
             return Supervised()
@@ -75,6 +79,7 @@ class SandboxService:
             network=plan.network,
             confined=plan.sandboxed,
             proxy_socket=proxy_socket if plan.sandboxed and not plan.network else None,
+            hidden=self._hidden.find(roots, hide) if plan.sandboxed else (),
             holds=self._holds,
         )
 

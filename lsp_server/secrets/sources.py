@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from lsp_server.runtime.fs.workspace import SECRET_PATTERNS
 from lsp_server.secrets.names import CredentialNames
 from lsp_server.secrets.redaction import MIN_CHARS, Secret
+from lsp_server.secrets.user_files import USER_CREDENTIAL_FILES
 
 if TYPE_CHECKING:
     from lsp_server.runtime.fs.workspace import Workspace
@@ -47,32 +48,6 @@ _URL_PASSWORD = re.compile(r"://[^\s/@:]*:([^\s/@]+)@")
 _SECTION = re.compile(r"\[[^\]]*\]")
 # A run that looks like a token: no ':' or '@', so that URLs and JSON pairs split.
 _TOKEN = re.compile(r"[A-Za-z0-9+/=_.~-]{16,}")
-
-USER_CREDENTIAL_FILES = (
-    ".aws/credentials",
-    ".config/gh/hosts.yml",
-    ".config/hub",
-    ".netrc",
-    ".git-credentials",
-    ".npmrc",
-    ".pypirc",
-    ".docker/config.json",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    ".gem/credentials",
-    ".kube/config",
-    ".terraform.d/credentials.tfrc.json",
-    ".config/gcloud/application_default_credentials.json",
-    ".claude/.credentials.json",
-    ".codex/auth.json",
-    ".gemini/oauth_creds.json",
-    ".ssh/id_rsa",
-    ".ssh/id_ecdsa",
-    ".ssh/id_ed25519",
-    ".ssh/id_dsa",
-)
-"""The user's own credential files (below the home folder): a sandboxed command may read
-them (the sandbox stops writes, not reads), so their values are known secrets too."""
 
 
 def environment_secrets(env: Mapping[str, str], names: CredentialNames) -> list[Secret]:

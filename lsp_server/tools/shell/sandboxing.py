@@ -51,10 +51,14 @@ class PreparedCommand:
     service: SandboxService
     roots: tuple[Path, ...]
     protected: ProtectedPaths
+    hide: tuple[str, ...] = ()
+    """`shell.sandbox_hide`: more paths sandboxed commands never see (sandbox/hidden.py)."""
 
     def launcher(self, proxy: NetworkProxy | None = None) -> BubblewrapLayout | Supervised:
         socket = proxy.socket_path if proxy is not None else None
-        return self.service.launcher(self.plan.sandbox, self.roots, self.protected, socket)
+        return self.service.launcher(
+            self.plan.sandbox, self.roots, self.protected, socket, hide=self.hide
+        )
 
 
 def prepare(
@@ -78,6 +82,7 @@ def prepare(
         service,
         tuple(ctx.workspace.writable_roots()),
         protected_paths(ctx.config.workspace.protected_paths, ctx.config.shell.sandbox_read_only),
+        tuple(ctx.config.shell.sandbox_hide),
     )
 
 
