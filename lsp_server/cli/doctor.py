@@ -22,6 +22,7 @@ def sandbox_section(root: Path) -> str:
     from lsp_server.config.layers import WORKSPACE_CONFIG_NAME, load_layers
     from lsp_server.dirs import Dirs
     from lsp_server.sandbox.doctor import render_sandbox, where_mode_is_set
+    from lsp_server.sandbox.hidden import HiddenCredentials
     from lsp_server.sandbox.platforms import find_backend
 
     dirs = Dirs.from_environment()
@@ -38,6 +39,7 @@ def sandbox_section(root: Path) -> str:
         shell.sandbox_network,
         where_mode_is_set(files),
         shell.sandbox_network_allow,
+        [str(h.path) for h in HiddenCredentials().find([root.resolve()], shell.sandbox_hide)],
     )
 
 

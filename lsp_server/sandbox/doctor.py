@@ -36,8 +36,10 @@ def render_sandbox(
     network: bool,
     set_in: str | None,
     allow: Sequence[str] = (),
+    hidden: Sequence[str] = (),
 ) -> str:
-    """The doctor's lines about the sandbox."""
+    """The doctor's lines about the sandbox; `hidden`: the credential files and folders
+    sandboxed commands do not see (hidden.py)."""
     source = f" (set in {set_in})" if set_in else " (the default)"
     if mode == "off":
         return (
@@ -63,8 +65,14 @@ def render_sandbox(
         if mode == "workspace-write"
         else "nothing is writable but a private /tmp"
     )
+    unseen = (
+        f"\n  hidden from sandboxed commands (your credentials; shell.sandbox_hide): "
+        f"{', '.join(hidden)}"
+        if hidden
+        else ""
+    )
     return (
         f"sandbox: {found.version or found.name} ({found.executable}), mode {mode}{source}"
         f'\n  {writes}; {net}; sandboxed commands run without asking, `sandbox: "network"` '
-        'and `sandbox: "off"` ask first'
+        f'and `sandbox: "off"` ask first{unseen}'
     )

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.cli.doctor import sandbox_section
 from lsp_server.config.layers import load_config
 from lsp_server.config.trust import TrustStore
 from lsp_server.sandbox.bubblewrap import BubblewrapLayout
@@ -209,3 +210,15 @@ def test_every_layer_adds_to_sandbox_hide(tmp_path: Path) -> None:
     )
     assert sorted(loaded.config.shell.sandbox_hide) == ["/srv/keys", "~/.vault-token"]
     assert not any("sandbox_hide" in p for p in loaded.problems), loaded.problems
+
+
+def test_doctor_names_what_sandboxed_commands_do_not_see(
+    bwrap: str, home: Path, tmp_path: Path
+) -> None:
+    fake_home(home)
+    root = tmp_path / "ws"
+    root.mkdir()
+    shown = sandbox_section(root)
+    assert "hidden from sandboxed commands" in shown, shown
+    assert str(home / ".ssh") in shown
+    assert str(home / ".netrc") in shown
