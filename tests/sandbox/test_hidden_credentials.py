@@ -18,7 +18,7 @@ from lsp_server.config.layers import load_config
 from lsp_server.config.trust import TrustStore
 from lsp_server.sandbox.bubblewrap import BubblewrapLayout
 from lsp_server.sandbox.hidden import HiddenCredentials, find_hidden, listed_paths
-from lsp_server.sandbox.plan import plan_command
+from lsp_server.sandbox.plan import SandboxRequest, plan_command
 from lsp_server.sandbox.protected import ProtectedPaths
 from lsp_server.sandbox.service import SandboxService
 from lsp_server.secrets.user_files import USER_CREDENTIAL_FILES, USER_CREDENTIAL_FOLDERS
@@ -65,10 +65,10 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def sandboxed(
-    bwrap: str, roots: list[Path], hide: tuple[str, ...] = (), requested: str = "default"
+    bwrap: str, roots: list[Path], hide: tuple[str, ...] = (), requested: SandboxRequest = "default"
 ) -> BubblewrapLayout:
     service = SandboxService()
-    plan = plan_command("workspace-write", None, requested)  # type: ignore[arg-type]
+    plan = plan_command("workspace-write", None, requested)
     launcher = service.launcher(plan, roots, ProtectedPaths(), hide=hide)
     if not isinstance(launcher, BubblewrapLayout):
         missing_part("bubblewrap cannot start here")
@@ -222,3 +222,17 @@ def test_doctor_names_what_sandboxed_commands_do_not_see(
     assert "hidden from sandboxed commands" in shown, shown
     assert str(home / ".ssh") in shown
     assert str(home / ".netrc") in shown
+
+
+async def test_network_for_one_command_keeps_them_hidden(
+    bwrap: str, home: Path, tmp_path: Path
+) -> None:
+    """`sandbox: "network"` (asked) is still the sandbox: with the whole network, a readable
+    key would be the worst case."""
+    values = fake_home(home)
+    root = tmp_path / "ws"
+    root.mkdir()
+    layout = sandboxed(bwrap, [root], requested="network")
+    assert layout.network
+    result = await run_command("base64 ~/.ssh/id_ed25519 ~/.netrc", root, LIMITS, launcher=layout)
+    assert not printed_any(result.output, values), result.output
