@@ -35,6 +35,7 @@ NOT_IN_VSCODE = {
     "shell.kill_daemons": "tuning knob, .toolhost.toml only",
     "shell.sandbox_read_only": "tuning knob, .toolhost.toml only",
     "workspace.protected_paths": "adds to a built-in list; a config file setting",
+    "shell.sandbox_hide": "adds to the built-in credential list; a config file setting",
     "search.max_results": "tuning knob, .toolhost.toml only",
     "edits.editor_timeout_seconds": "tuning knob, .toolhost.toml only",
     "lsp.diagnostics_settle_seconds": "tuning knob, .toolhost.toml only",
