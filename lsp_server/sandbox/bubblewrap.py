@@ -8,9 +8,10 @@ Layout, in mount order (later mounts cover earlier ones):
   workspace root writable (read-only in read-only mode), bound after
   /tmp so a workspace under /tmp stays visible; the protected names inside each root
   (protected.py: .git, .toolhost.toml, .vscode ...) read-only again, a missing one held by
-  a placeholder (placeholders.py); the user's credential files and folders outside the
-  roots hidden (hidden.py: an empty read-only file or tmpfs over each); the command's own
-  state folder writable.
+  a placeholder (placeholders.py), and a repository's info/exclude naming those, so that
+  git in the command does not list them (git_view.py); the user's credential files and
+  folders outside the roots hidden (hidden.py: an empty read-only file or tmpfs over
+  each); the command's own state folder writable.
 Then: no network unless allowed, a new PID namespace (every process the command starts is
 in it and dies with it), die-with-parent (the server's death kills the sandbox), and a new
 session (no controlling terminal to inject keystrokes into).
@@ -26,6 +27,7 @@ from typing import ClassVar
 
 import attrs
 
+from lsp_server.sandbox.git_view import exclude_views
 from lsp_server.sandbox.hidden import HiddenPath
 from lsp_server.sandbox.placeholders import PlaceholderHolds
 from lsp_server.sandbox.protected import ProtectedPaths
@@ -96,6 +98,7 @@ class BubblewrapLayout:
             present=present,
             frozen=holding.frozen,
             pinned=found.pinned,
+            views=exclude_views(self.roots, holding.held, state_dir),
         )
 
     def release(self, state_dir: Path) -> None:
@@ -109,6 +112,7 @@ class _ProtectedMounts:
     present: Sequence[Path]
     frozen: Sequence[Path]
     pinned: Sequence[Path]
+    views: Sequence[tuple[Path, Path]] = ()
 
 
 def _mount_points(layout: BubblewrapLayout, state_dir: Path, binds: _ProtectedMounts) -> list[str]:
@@ -130,6 +134,8 @@ def _mount_points(layout: BubblewrapLayout, state_dir: Path, binds: _ProtectedMo
             args += ["--ro-bind-try", str(path), str(path)]
         for path in binds.held:
             args += ["--ro-bind", str(path), str(path)]  # exists until the command ends
+        for copy, original in binds.views:  # after .git's own read-only bind
+            args += ["--ro-bind", str(copy), str(original)]
     for folder in layout.read_only_within:
         args += ["--ro-bind-try", str(folder), str(folder)]
     args += _hiding(layout.hidden, state_dir)
@@ -166,6 +172,7 @@ def bubblewrap_argv(
     present: Sequence[Path] | None = None,
     frozen: Sequence[Path] = (),
     pinned: Sequence[Path] | None = None,
+    views: Sequence[tuple[Path, Path]] = (),
 ) -> list[str]:
     """`bwrap ... -- argv`, run in `cwd`; `state_dir` is the command's own writable folder
     (the empty file that hides credential files is made in it).
@@ -174,13 +181,14 @@ def bubblewrap_argv(
     `frozen`: folders bound read-only as a whole (a missing name in them could not be
     held: the command could otherwise `chmod u+w` the folder and create it); `pinned`:
     folders bound onto themselves, so that they cannot be renamed away from the protected
-    paths they hold (None: as the scan finds them)."""
+    paths they hold (None: as the scan finds them); `views`: (copy, original) files bound
+    read-only over the original (git_view.py: info/exclude naming the placeholders)."""
     if (present is None or pinned is None) and layout.confined and layout.writable:
         found = scan_roots(layout.roots, layout.protected)
         if present is None:
             present = [*found.present, *(t.path for t in found.held if os.path.lexists(t.path))]
         pinned = found.pinned if pinned is None else pinned
-    binds = _ProtectedMounts(held, present or (), frozen, pinned or ())
+    binds = _ProtectedMounts(held, present or (), frozen, pinned or (), views)
     args = [layout.bwrap, *_mount_points(layout, state_dir, binds)]
     if layout.confined and not layout.network:
         args.append("--unshare-net")
