@@ -22,6 +22,10 @@ of it.
 Files with more than one hard link are looked at on every take: a write through a name
 outside the root reaches no watched folder. What no watcher sees is said in
 docs/CHECKPOINTS.md.
+
+A command can also ask which names were made while it ran (`open_window`/`close_window`):
+every new name the events report from then on, whoever reads the queue (the sandbox looks
+there for files that make other programs run code, tools/shell/protected_made.py).
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ log = logging.getLogger(__name__)
 MAX_PATHS = 2000
 
 _NEW = inotify.IN_CREATE | inotify.IN_MOVED_TO
+_GONE = inotify.IN_DELETE | inotify.IN_MOVED_FROM
 _ROOT_GONE = inotify.IN_DELETE_SELF | inotify.IN_MOVE_SELF | inotify.IN_UNMOUNT
 
 
@@ -58,6 +63,15 @@ class Changed:
     created: frozenset[str] = frozenset()
     """The paths among `paths` that are new names (created or moved in, folders too):
     only those can be ignored files that no snapshot has classified yet (ignored.py)."""
+
+
+@attrs.define(eq=False)  # by identity: held weakly by the watcher
+class NewNames:
+    """Names (relative, "/") created or moved in under a root while a window was open."""
+
+    created: set[str] = attrs.Factory(set)
+    lost: str | None = None
+    """Why some may be missing (events dropped, the watcher stopped): then look otherwise."""
 
 
 class TreeWatcher:
@@ -74,6 +88,9 @@ class TreeWatcher:
         self._created: set[str] = set()
         self._rescan: str | None = "the watcher was not running"
         self._restart = False
+        self._carried: set[str] = set()  # new names a window's reader could not look into
+        self._windows: weakref.WeakSet[NewNames] = weakref.WeakSet()
+        """Open windows; one its command dropped (it failed to start) just goes away."""
         self.unavailable: str | None = None
         """Why this root cannot be watched at all (every snapshot is then a full scan)."""
 
@@ -90,6 +107,8 @@ class TreeWatcher:
             self._stop()
 
     def _stop(self) -> None:
+        self._lose("the watcher stopped")
+        self._windows.clear()
         if self._inotify is not None:
             self._inotify.close()
         self._inotify = None
@@ -123,6 +142,41 @@ class TreeWatcher:
         with self._lock:
             for event in inotify.parse(data):
                 self._event(event)
+
+    def open_window(self) -> NewNames | None:
+        """Collect the names made from now on (None: the root is not being watched).
+        What is queued already is read first: it happened before."""
+        with self._lock:
+            if self._inotify is None:
+                return None
+            for event in self._inotify.read():
+                self._event(event)
+            window = NewNames(self._carried)
+            self._carried = set()
+            self._windows.add(window)
+            return window
+
+    def close_window(self, window: NewNames) -> NewNames:
+        """The names made since `open_window` (the queue read dry first)."""
+        with self._lock:
+            if self._inotify is not None and window in self._windows:
+                for event in self._inotify.read():
+                    self._event(event)
+            if window in self._windows:
+                self._windows.remove(window)
+            else:
+                window.lost = window.lost or "the watcher stopped"
+            return window
+
+    def carry(self, names: set[str]) -> None:
+        """Hand names back to the next window: its reader could not look into them (a
+        folder the command made unreadable; a later command may make it readable again)."""
+        with self._lock:
+            self._carried |= names
+
+    def _lose(self, reason: str) -> None:
+        for window in self._windows:
+            window.lost = window.lost or reason
 
     def invalidate(self, reason: str) -> None:
         """The next take asks for a full scan (a snapshot failed after this take)."""
@@ -169,6 +223,7 @@ class TreeWatcher:
     def _event(self, event: Event) -> None:
         if event.mask & inotify.IN_Q_OVERFLOW:
             self._rescan = "the kernel dropped events (inotify queue overflow)"
+            self._lose(self._rescan)
             return
         folder = self._folders.get(event.wd)
         if folder is None:
@@ -185,11 +240,20 @@ class TreeWatcher:
         path = f"{folder}/{event.name}" if folder else event.name
         if self._kept_out(path):
             return
+        if event.mask & _NEW:
+            for window in self._windows:
+                window.created.add(path)
         if event.name == ".git":
             if folder and event.mask & _NEW:
                 self._nested.add(folder)
                 self._dirty.add(folder)
                 self._created.add(folder)
+            elif folder in self._nested and event.mask & _GONE:
+                # No longer a repository (removed, or set aside by the sandbox): a plain
+                # folder again, whose subfolders are watched from now on.
+                self._nested.discard(folder)
+                self._dirty.add(folder)
+                self._guard(self._watch_tree, folder)
             return
         self._dirty.add(path)
         if event.mask & _NEW:
@@ -207,6 +271,7 @@ class TreeWatcher:
     def _root_gone(self, reason: str) -> None:
         self._rescan = reason
         self._restart = True
+        self._lose(reason)
 
     def _guard(self, action: object, path: str) -> None:
         try:
@@ -214,6 +279,7 @@ class TreeWatcher:
         except InotifyError as exc:
             self._rescan = f"a new folder could not be watched ({exc.strerror or exc})"
             self._restart = True
+            self._lose(self._rescan)
 
     # -- watches ------------------------------------------------------------------------
 
@@ -293,6 +359,13 @@ class RootWatchers:
                 kept_out = own_folders_inside(root, self.keep_out)
                 watcher = self._watchers[root] = TreeWatcher(root, kept_out)
             return watcher
+
+    def running(self, root: Path) -> TreeWatcher | None:
+        """The root's watcher if one was started (a snapshot was taken), else None."""
+        if not self.enabled:
+            return None
+        with self._lock:
+            return self._watchers.get(root)
 
     def invalidate(self, root: Path, reason: str) -> None:
         with self._lock:

@@ -302,3 +302,38 @@ async def test_ignored_files_left_out_get_in_when_the_budget_frees(twin: Twin) -
     await twin.run("true")
     found = await twin.run("rm a.local")
     assert changes(found) == {("a.local", "deleted"), ("b.local", "created")}
+
+
+def test_a_window_holds_the_names_made_while_it_was_open(tmp_path: Path) -> None:
+    """What a command made at any depth (the sandbox looks there for protected names):
+    names made before it opened are not its own, even when another command's snapshot
+    reads the queue meanwhile; dropped events say the window cannot be trusted."""
+    from lsp_server.checkpoints.watcher import TreeWatcher
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    watcher = TreeWatcher(tmp_path)
+    assert watcher.open_window() is None  # not started: no window
+    watcher.take()
+    (tmp_path / "before").mkdir()
+    window = watcher.open_window()
+    assert window is not None
+    (tmp_path / "a" / "b" / ".envrc").write_text("x")
+    watcher.take()  # another command's snapshot reads the queue: the window still sees it
+    (tmp_path / "a" / "b" / "c" / "d").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "c" / "d" / ".git").mkdir()
+    assert watcher.close_window(window).created == {"a/b/.envrc", "a/b/c"}
+    assert window.lost is None
+
+    overflowed = watcher.open_window()
+    assert overflowed is not None
+    watcher.feed(inotify.record(-1, inotify.IN_Q_OVERFLOW))
+    assert watcher.close_window(overflowed).lost is not None
+    watcher.take()
+
+    # The repository set aside (as the sandbox does): a plain folder, watched all through.
+    (tmp_path / "a" / "b" / "c" / "d" / ".git").rename(tmp_path / "a/b/c/d/.git.aside")
+    (tmp_path / "a" / "b" / "c" / "d" / "e").mkdir()
+    watcher.take()
+    (tmp_path / "a" / "b" / "c" / "d" / "e" / "f").write_text("x")
+    assert watcher.take().paths == {"a/b/c/d/e/f"}
+    watcher.close()

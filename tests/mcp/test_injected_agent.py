@@ -361,18 +361,24 @@ def written_by_name(name: str) -> str:
     return f"python3 -c \"import base64; open(base64.b64decode('{encoded}').decode(), 'w')\""
 
 
-async def test_sandboxed_agent_cannot_place_them_in_a_new_subfolder(tmp_path: Path) -> None:
-    """Case 3 one folder down: git reads a nested repository's config (an editor's git
-    extension scans subfolders for repositories, a shell prompt runs git status), direnv and
-    Emacs read .envrc and .dir-locals.el in every folder."""
+@pytest.mark.parametrize("below", ["", "a/b/"])
+async def test_sandboxed_agent_cannot_place_them_in_a_new_subfolder(
+    tmp_path: Path, below: str
+) -> None:
+    """Case 3 one folder down and deeper: git reads a nested repository's config (an
+    editor's git extension opens the repository of a file the user opens, a shell prompt
+    runs git status), direnv and Emacs read .envrc and .dir-locals.el in every folder."""
     require_bubblewrap()
     root = project(tmp_path)
     trusting(root)
     commands = [
-        "mkdir sub && cd sub && git init -q && git config core.fsmonitor 'touch PWNED'",
-        f"cd {root} && mkdir sub2 && cd sub2 && {written_by_name('.envrc')}",
-        f"cd {root} && mkdir sub3 && cd sub3 && {written_by_name('.dir-locals.el')}",
-        f"cd {root} && mkdir sub5 && cd sub5 && g=git; $g init -q && $g config core.fsmonitor x",
+        f"mkdir -p {below}sub && cd {below}sub && git init -q && "
+        "git config core.fsmonitor 'touch PWNED'",
+        f"cd {root} && mkdir -p {below}sub2 && cd {below}sub2 && {written_by_name('.envrc')}",
+        f"cd {root} && mkdir -p {below}sub3 && cd {below}sub3 && "
+        f"{written_by_name('.dir-locals.el')}",
+        f"cd {root} && mkdir -p {below}sub5 && cd {below}sub5 && g=git; $g init -q && "
+        "$g config core.fsmonitor x",
     ]
     with no_holes() as holes:
         session = await agent(root, holes)

@@ -173,3 +173,73 @@ async def test_a_background_job_s_names_one_folder_down_are_renamed_aside(
             while not aside.exists():
                 await anyio.sleep(0.02)
     assert not (workspace / "sub" / ".dir-locals.el").exists()
+
+
+def _computed_repository(fsmonitor: str) -> str:
+    """Python that makes a repository whose core.fsmonitor runs `fsmonitor` on the next
+    git status there, without spelling `.git` (nothing for the policy to see)."""
+    code = (
+        "import os; n = ''.join(['.g', 'it']); "
+        "[os.makedirs(os.path.join(n, d)) for d in ('objects', 'refs')]; "
+        "open(os.path.join(n, 'HEAD'), 'w').write('ref: refs/heads/main\\n'); "
+        "open(os.path.join(n, 'config'), 'w').write("
+        f"'[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = {fsmonitor}\\n')"
+    )
+    return f'python3 -c "{code}"'
+
+
+async def test_a_repository_made_deeper_is_renamed_aside(workspace: Path) -> None:
+    """Where the root's checkpoint watcher runs, protected names are found at any depth: a
+    `.git` made three folders down in new folders and five down in folders that were there
+    (VS Code's git extension opens such a repository when the user opens a file in it)."""
+    from lsp_server.sandbox.platforms import find_backend
+
+    if find_backend(None).problem is not None:
+        pytest.skip("no usable bubblewrap here")
+    (workspace / "p" / "q" / "r" / "s").mkdir(parents=True)
+    (workspace / "keep" / "x" / "y").mkdir(parents=True)
+    (workspace / "keep" / "x" / "y" / ".envrc").write_text("# mine\n")
+    options = {"workspaceTrusted": True, "policy": {"mode": "bypass", "allow": ["Bash"]}}
+    async with editor_session(workspace, denying_editor(), options) as client:
+        third = await lsp_call(
+            client,
+            "bash",
+            {"command": f"mkdir -p a/b && cd a/b && {_computed_repository('touch PWNED')}"},
+        )
+        fifth = await lsp_call(
+            client,
+            "bash",
+            {"command": f"cd {workspace}/p/q/r/s && {_computed_repository('touch PWNED')}"},
+        )
+        plain = await lsp_call(
+            client, "bash", {"command": f"cd {workspace} && mkdir -p a/b/c/d && echo x > a/b/c/d/f"}
+        )
+    for made, folder in ((third, "a/b"), (fifth, "p/q/r/s")):
+        said = text_of(made)
+        assert not (workspace / folder / ".git").exists(), said
+        kept = workspace / folder / ".git.blocked-by-toolhost" / "config"
+        assert "fsmonitor = touch PWNED" in kept.read_text()
+        assert f"{folder}/.git was made by the command: git hooks and config" in said, said
+    assert (workspace / "keep" / "x" / "y" / ".envrc").read_text() == "# mine\n"
+    assert (workspace / "a/b/c/d/f").exists() and "renamed" not in text_of(plain)
+
+
+async def test_a_background_job_s_deeper_names_are_renamed_aside(workspace: Path) -> None:
+    from lsp_server.sandbox.platforms import find_backend
+
+    if find_backend(None).problem is not None:
+        pytest.skip("no usable bubblewrap here")
+    command = f"mkdir -p j/k/l/m && cd j/k/l/m && {_computed_repository('x')}"
+    options = {"workspaceTrusted": True, "policy": {"mode": "bypass", "allow": ["Bash"]}}
+    async with editor_session(workspace, denying_editor(), options) as client:
+        started = await lsp_call(client, "bash", {"command": command, "run_in_background": True})
+        assert not started["isError"], text_of(started)
+        ended = await lsp_call(
+            client, "job_output", {"job_id": "bash-1", "wait": True, "timeout_ms": 30_000}
+        )
+        assert "[status: exited 0]" in text_of(ended), text_of(ended)
+        aside = workspace / "j/k/l/m/.git.blocked-by-toolhost"
+        with anyio.fail_after(30):  # the job's end hook runs just after its status changes
+            while not aside.exists():
+                await anyio.sleep(0.02)
+    assert not (workspace / "j/k/l/m/.git").exists()

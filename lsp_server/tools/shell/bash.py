@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from lsp_server.checkpoints.shell_calls import command_checkpoint
 from lsp_server.config.tree import Config
 from lsp_server.protocol import TOOLHOST_JOB_UPDATE, JobUpdateParams
@@ -183,7 +185,8 @@ async def execute(
         result = await run_command(
             command, cwd, limits, on_progress=progress, launcher=prepared.launcher(proxy)
         )
-        blocked = block_new_protected(prepared, before)  # before the checkpoint records
+        # Before the checkpoint records; in a thread: it walks the folders the command made.
+        blocked = await anyio.to_thread.run_sync(block_new_protected, prepared, before)
     except OSError as exc:
         raise ToolError(
             errors.INTERNAL_ERROR,
@@ -236,7 +239,9 @@ async def start_background(ctx: ToolContext, command: str, arguments: dict[str, 
         """When the job ends or is killed: protected names it made set aside, its
         checkpoint, then its proxy; what they have to say (a failed checkpoint, unrecorded
         files, blocked hosts) joins the job's note."""
-        aside = block_new_protected(prepared, before) if started else []
+        aside = []
+        if started:
+            aside = await anyio.to_thread.run_sync(block_new_protected, prepared, before)
         try:
             if window is not None:
                 await window.close()

@@ -4,7 +4,6 @@ command (sandbox_network_allow)."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,6 +11,8 @@ from typing import Any
 
 import attrs
 
+from lsp_server.checkpoints.recorder import Checkpoints
+from lsp_server.checkpoints.watcher import RootWatchers
 from lsp_server.policy.command_plan import CommandPlan
 from lsp_server.policy.planner import CommandPlanner
 from lsp_server.runtime.context import ToolContext
@@ -26,6 +27,12 @@ from lsp_server.sandbox.protected import ProtectedPaths, protected_paths
 from lsp_server.sandbox.protected_scan import scan_roots
 from lsp_server.sandbox.service import SandboxService
 from lsp_server.shell.fullscreen import needs_terminal
+from lsp_server.tools.shell.protected_made import (
+    ProtectedBefore,
+    aside,
+    made_protected,
+    open_windows,
+)
 
 SANDBOX_PROPERTY = {
     "type": "string",
@@ -53,6 +60,8 @@ class PreparedCommand:
     protected: ProtectedPaths
     hide: tuple[str, ...] = ()
     """`shell.sandbox_hide`: more paths sandboxed commands never see (sandbox/hidden.py)."""
+    watchers: RootWatchers | None = None
+    """The checkpoint watchers: where one runs, what the command made at any depth."""
 
     def launcher(self, proxy: NetworkProxy | None = None) -> BubblewrapLayout | Supervised:
         socket = proxy.socket_path if proxy is not None else None
@@ -83,7 +92,15 @@ def prepare(
         tuple(ctx.workspace.writable_roots()),
         protected_paths(ctx.config.workspace.protected_paths, ctx.config.shell.sandbox_read_only),
         tuple(ctx.config.shell.sandbox_hide),
+        _watchers(ctx),
     )
+
+
+def _watchers(ctx: ToolContext) -> RootWatchers | None:
+    try:
+        return ctx.services.get(Checkpoints).watchers
+    except LookupError:
+        return None
 
 
 async def open_network_proxy(ctx: ToolContext, plan: CommandPlan) -> NetworkProxy | None:
@@ -123,50 +140,45 @@ def protected_notes(prepared: PreparedCommand, output: str) -> list[str]:
     return notes
 
 
-BLOCKED_SUFFIX = ".blocked-by-toolhost"
+MAX_NOTES = 5
+"""Protected names renamed aside that a result names one by one."""
 
 
-def protected_present(prepared: PreparedCommand) -> frozenset[Path] | None:
-    """The protected paths one folder down before a workspace-write sandboxed command
-    (None: it does not run there). The sandbox holds names at the top of each root only."""
+def protected_present(prepared: PreparedCommand) -> ProtectedBefore | None:
+    """Before a workspace-write sandboxed command (None: it does not run there): the
+    protected paths one folder down, and a window on each watched root's new names (the
+    sandbox holds names at the top of each root only; protected_made.py)."""
     sandbox = prepared.plan.sandbox
     if not (sandbox.sandboxed and sandbox.mode == "workspace-write"):
         return None
-    return frozenset(scan_roots(prepared.roots, prepared.protected).present)
+    present = frozenset(scan_roots(prepared.roots, prepared.protected).present)
+    return ProtectedBefore(present, open_windows(prepared.roots, prepared.watchers))
 
 
-def block_new_protected(prepared: PreparedCommand, before: frozenset[Path] | None) -> list[str]:
-    """Protected names one folder down that the command created (`mkdir sub && cd sub &&
+def block_new_protected(prepared: PreparedCommand, before: ProtectedBefore | None) -> list[str]:
+    """Protected names below the top that the command made (`mkdir -p a/b/c && cd a/b/c &&
     python3 -c "open(<computed name>, 'w')"`: no placeholder could be there in advance):
-    each is renamed aside in its folder, where nothing runs it, and the result says so.
-    Deeper ones are not looked for: a scan of the whole tree would cost more than the
-    command."""
+    each is renamed aside in its folder, where nothing runs it, and the result says so. At
+    any depth where the root's checkpoint watcher runs, else one folder down only."""
     if before is None:
         return []
-    notes = []
-    for path in sorted(scan_roots(prepared.roots, prepared.protected).present):
-        if path in before or not os.path.lexists(path):
-            continue
-        aside = _aside(path)
+    notes: list[str] = []
+    for path in made_protected(prepared.roots, prepared.protected, before):
+        moved = aside(path)
         try:
-            path.rename(aside)  # in its folder; a symlink is renamed, not followed
+            path.rename(moved)  # in its folder; a symlink is renamed, not followed
         except OSError:
             continue
         root = next(r for r in prepared.roots if path.is_relative_to(r))
         entry = prepared.protected.match(path.relative_to(root).parts)
         what = entry.controls if entry is not None else "a protected file"
+        if len(notes) == MAX_NOTES:  # a package manager may unpack many (`.vscode/` in one)
+            notes.append("[and more protected names the command made, renamed aside too]")
+        if len(notes) > MAX_NOTES:
+            continue
         notes.append(
             f"[{path.relative_to(root)} was made by the command: {what}. toolhost renamed it "
-            f'to {aside.name}, where nothing runs it; to make it, ask the user (sandbox: "off" '
+            f'to {moved.name}, where nothing runs it; to make it, ask the user (sandbox: "off" '
             "asks)]"
         )
     return notes
-
-
-def _aside(path: Path) -> Path:
-    candidate = path.with_name(path.name + BLOCKED_SUFFIX)
-    count = 1
-    while os.path.lexists(candidate):
-        count += 1
-        candidate = path.with_name(f"{path.name}{BLOCKED_SUFFIX}-{count}")
-    return candidate
