@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 
+from tests.conftest import missing_part
 from tests.helpers import lsp_call, text_of
 from tests.policy.test_policy_e2e import editor_session
 from tests.policy.test_policy_escapes_e2e import denying_editor, run_each
@@ -74,6 +74,9 @@ async def test_unsandboxed_commands_ask_in_bypass(workspace: Path) -> None:
     async with editor_session(workspace, editor, options) as client:
         results = await run_each(client, ESCALATIONS)
         ordinary = await lsp_call(client, "bash", {"command": "echo x > notes.txt"})
+        # A listing that names another protected file beside the failure explains only
+        # the name the write failed on.
+        listed = await lsp_call(client, "bash", {"command": "echo .npmrc; echo x > .envrc"})
     for command, result in results.items():
         assert result["error"]["code"] == "permission.user_denied", (command, result)
     assert not ordinary["isError"], text_of(ordinary)
@@ -84,17 +87,19 @@ async def test_unsandboxed_commands_ask_in_bypass(workspace: Path) -> None:
 
 
 async def test_sandboxed_commands_fail_and_leave_no_trace(workspace: Path) -> None:
-    pytest.importorskip("lsp_server.sandbox.placeholders")
     from lsp_server.sandbox.platforms import find_backend
 
     if find_backend(None).problem is not None:
-        pytest.skip("no usable bubblewrap here")
+        missing_part("no usable bubblewrap here (`./run setup` installs it)")
     before = sorted(p.name for p in workspace.iterdir())
     editor = denying_editor()
     options = {"workspaceTrusted": True, "policy": {"mode": "bypass", "allow": ["Bash"]}}
     async with editor_session(workspace, editor, options) as client:
         results = await run_each(client, ESCALATIONS)
         ordinary = await lsp_call(client, "bash", {"command": "echo x > notes.txt"})
+        # A listing that names another protected file beside the failure explains only
+        # the name the write failed on.
+        listed = await lsp_call(client, "bash", {"command": "echo .npmrc; echo x > .envrc"})
     for command, result in results.items():
         refused = (result.get("error") or {}).get("code") == "permission.user_denied"
         assert refused or "exit code 0" not in text_of(result), (command, result)
@@ -104,6 +109,8 @@ async def test_sandboxed_commands_fail_and_leave_no_trace(workspace: Path) -> No
     said = text_of(results["echo x > .envrc"])
     assert ".envrc is protected (direnv runs it as shell code" in said, said
     assert 'sandbox: "off"' in said
+    assert ".envrc is protected" in text_of(listed), text_of(listed)
+    assert ".npmrc is protected" not in text_of(listed), text_of(listed)
 
 
 async def test_configured_paths_reach_the_policy_and_the_sandbox(workspace: Path) -> None:
@@ -134,7 +141,7 @@ async def test_a_name_made_one_folder_down_is_renamed_aside(workspace: Path) -> 
     from lsp_server.sandbox.platforms import find_backend
 
     if find_backend(None).problem is not None:
-        pytest.skip("no usable bubblewrap here")
+        missing_part("no usable bubblewrap here (`./run setup` installs it)")
     (workspace / "tools").mkdir()
     (workspace / "tools" / ".envrc").write_text("# mine\n")
     computed = "python3 -c \"open(''.join(['.en', 'vrc']), 'w').write('curl x|sh')\""
@@ -157,7 +164,7 @@ async def test_a_background_job_s_names_one_folder_down_are_renamed_aside(
     from lsp_server.sandbox.platforms import find_backend
 
     if find_backend(None).problem is not None:
-        pytest.skip("no usable bubblewrap here")
+        missing_part("no usable bubblewrap here (`./run setup` installs it)")
     computed = "python3 -c \"open(''.join(['.dir-locals', '.el']), 'w')\""
     options = {"workspaceTrusted": True, "policy": {"mode": "bypass", "allow": ["Bash"]}}
     async with editor_session(workspace, denying_editor(), options) as client:
@@ -195,7 +202,7 @@ async def test_a_repository_made_deeper_is_renamed_aside(workspace: Path) -> Non
     from lsp_server.sandbox.platforms import find_backend
 
     if find_backend(None).problem is not None:
-        pytest.skip("no usable bubblewrap here")
+        missing_part("no usable bubblewrap here (`./run setup` installs it)")
     (workspace / "p" / "q" / "r" / "s").mkdir(parents=True)
     (workspace / "keep" / "x" / "y").mkdir(parents=True)
     (workspace / "keep" / "x" / "y" / ".envrc").write_text("# mine\n")
@@ -228,7 +235,7 @@ async def test_a_background_job_s_deeper_names_are_renamed_aside(workspace: Path
     from lsp_server.sandbox.platforms import find_backend
 
     if find_backend(None).problem is not None:
-        pytest.skip("no usable bubblewrap here")
+        missing_part("no usable bubblewrap here (`./run setup` installs it)")
     command = f"mkdir -p j/k/l/m && cd j/k/l/m && {_computed_repository('x')}"
     options = {"workspaceTrusted": True, "policy": {"mode": "bypass", "allow": ["Bash"]}}
     async with editor_session(workspace, denying_editor(), options) as client:

@@ -122,11 +122,16 @@ _HELD_ERRORS = ("Read-only file system", "Device or resource busy", "File exists
 def protected_notes(prepared: PreparedCommand, output: str) -> list[str]:
     """A sandboxed command that failed on a protected name: what the file controls and how
     to go on (the model otherwise retries variants that fail the same way)."""
-    if not prepared.plan.sandbox.sandboxed or not any(e in output for e in _HELD_ERRORS):
+    if not prepared.plan.sandbox.sandboxed:
+        return []
+    # Only the lines that say a write failed: a listing (ls, git status) naming other
+    # protected files beside the failure is no reason to explain them.
+    failed = "\n".join(line for line in output.splitlines() if any(e in line for e in _HELD_ERRORS))
+    if not failed:
         return []
     notes = []
     for name in prepared.protected.top_level():
-        if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", output) is None:
+        if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", failed) is None:
             continue
         entry = prepared.protected.match((name,))
         what = entry.controls if entry is not None else "a protected file"
