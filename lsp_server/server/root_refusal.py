@@ -45,26 +45,12 @@ def notice(refused: BroadRoot) -> types.ShowMessageParams:
 def refused_call(refused: BroadRoot, params: CallParams) -> CallResult:
     """A call's result when the root is refused: an error with the code and the recovery,
     nothing run (the model reads the same sentence the editor showed)."""
-    from lsp_server.protocol import CallMeta, CallResult, ErrorInfo
+    from lsp_server.protocol import ErrorInfo
+    from lsp_server.runtime.results.call_records import refused_before_start
 
     message = refused.message("lsp")
-    return CallResult(
-        call_id=params.call_id or f"c-{os.urandom(6).hex()}",
-        is_error=True,
-        content=[{"type": "text", "text": message}],
-        meta=CallMeta(
-            tool=params.name,
-            read_only=True,
-            duration_ms=0.0,
-            truncated=False,
-            shown_chars=len(message),
-            total_chars=len(message),
-            result_ref=None,
-            approval=None,
-            paths=[],
-        ),
-        error=ErrorInfo(code=BROAD_ROOT, message=message, recovery=refused.recovery("lsp")),
-    )
+    error = ErrorInfo(code=BROAD_ROOT, message=message, recovery=refused.recovery("lsp"))
+    return refused_before_start(params.name, params.call_id or f"c-{os.urandom(6).hex()}", error)
 
 
 def check(roots: list[Path], dirs: Dirs, problems: list[str]) -> BroadRoot | None:

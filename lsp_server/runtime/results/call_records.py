@@ -134,10 +134,25 @@ def unknown_tool(
         f"{errors.UNKNOWN_TOOL}: no tool named {params.name!r} on the {surface} surface "
         f"({hint}); call one of: {', '.join(names)}"
     )
+    error = ErrorInfo(
+        code=errors.UNKNOWN_TOOL,
+        message=message,
+        recovery="use one of the listed tool names",
+        details={"closest": close},
+    )
+    return refused_before_start(params.name, call_id, error, time.monotonic() - started)
+
+
+def refused_before_start(
+    tool: str, call_id: str, error: ErrorInfo, seconds: float = 0.0
+) -> CallResult:
+    """A call refused before any tool ran (an unknown name, a refused root): its message
+    is the whole text."""
+    message = error.message
     meta = CallMeta(
-        tool=params.name,
+        tool=tool,
         read_only=True,
-        duration_ms=round((time.monotonic() - started) * 1000, 3),
+        duration_ms=round(seconds * 1000, 3),
         truncated=False,
         shown_chars=len(message),
         total_chars=len(message),
@@ -145,18 +160,8 @@ def unknown_tool(
         approval=None,
         paths=[],
     )
-    return CallResult(
-        call_id=call_id,
-        is_error=True,
-        content=[{"type": "text", "text": message}],
-        meta=meta,
-        error=ErrorInfo(
-            code=errors.UNKNOWN_TOOL,
-            message=message,
-            recovery="use one of the listed tool names",
-            details={"closest": close},
-        ),
-    )
+    content = [{"type": "text", "text": message}]
+    return CallResult(call_id=call_id, is_error=True, content=content, meta=meta, error=error)
 
 
 def call_record(state: CallState, result: CallResult) -> DidCallParams:
