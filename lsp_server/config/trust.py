@@ -13,10 +13,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +58,21 @@ class TrustStore:
         self.configs_path = state_dir / "trusted-configs.json"
         self._lock = threading.Lock()
 
+    @contextlib.contextmanager
+    def _updating(self, path: Path) -> Iterator[None]:
+        """One read-modify-write of `path` at a time, across threads and processes (an
+        editor's server, `toolhost trust` and an MCP server may record at once: without
+        the file lock the later rename would drop the earlier record)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock_path = path.with_name(path.name + ".lock")
+        with self._lock:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                yield
+            finally:
+                os.close(fd)
+
     # -- rules approved with allow_always --------------------------------------------------
     def _load(self) -> set[str]:
         hashes = _read_json(self.path).get("hashes")
@@ -64,7 +82,7 @@ class TrustStore:
         return rule_hash(root, rule_text) in self._load()
 
     def record(self, root: Path, rule_text: str) -> None:
-        with self._lock:
+        with self._updating(self.path):
             hashes = self._load()
             hashes.add(rule_hash(root, rule_text))
             payload = json.dumps({"version": 1, "hashes": sorted(hashes)}, indent=1) + "\n"
@@ -83,7 +101,7 @@ class TrustStore:
 
     def approve_config(self, root: Path, path: Path, sha256: str) -> None:
         """Record that the user approved this content (it replaces an earlier approval)."""
-        with self._lock:
+        with self._updating(self.configs_path):
             files = self._configs()
             files[config_key(root, path)] = sha256.lower()
             payload = json.dumps({"version": 1, "files": dict(sorted(files.items()))}, indent=1)
