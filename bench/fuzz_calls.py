@@ -14,13 +14,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.core.test_fuzz_odd_input import NO_SERVERS, public_tools
-from tests.fuzz_calls import FuzzCall, FuzzReport, fuzz_calls, make_fuzz_workspace
-from tests.helpers import as_json, call_tool, make_runtime
+from tests.core.test_fuzz_odd_input import NO_SERVERS, call_in_process, public_tools
+from tests.fuzz_calls import FuzzReport, fuzz_calls, make_fuzz_workspace
+from tests.helpers import make_runtime
 
 
 async def run(count: int, seed: int, chunk: int) -> FuzzReport:
@@ -35,7 +34,7 @@ async def run(count: int, seed: int, chunk: int) -> FuzzReport:
             runtime = make_runtime(root, NO_SERVERS)
             size = min(chunk, count - done)
             for call in fuzz_calls(public_tools(runtime), size, seed + done):
-                report.record(call, await _call(runtime, call))
+                report.record(call, await call_in_process(runtime, call))
         done += size
         rate = done / (time.monotonic() - started)
         print(
@@ -44,16 +43,6 @@ async def run(count: int, seed: int, chunk: int) -> FuzzReport:
             flush=True,
         )
     return report
-
-
-async def _call(runtime: Any, call: FuzzCall) -> dict[str, Any] | None:
-    try:
-        result = await asyncio.wait_for(
-            call_tool(runtime, call.name, call.arguments, surface=call.surface), 60
-        )
-    except TimeoutError:
-        return None
-    return as_json(result)
 
 
 def main() -> None:

@@ -44,13 +44,7 @@ async def test_in_process_fuzz_has_no_internal_errors(tmp_path: Path) -> None:
     calls = fuzz_calls(public_tools(runtime), 1500, seed=17)
 
     async def caller(call: FuzzCall) -> dict[str, Any] | None:
-        try:
-            result = await asyncio.wait_for(
-                call_tool(runtime, call.name, call.arguments, surface=call.surface), 60
-            )
-        except TimeoutError:
-            return None
-        return as_json(result)
+        return await call_in_process(runtime, call)
 
     report = await run_fuzz(calls, caller)
     assert report.calls == 1500
@@ -78,7 +72,7 @@ async def test_a_hundred_thousand_calls_have_no_internal_errors(tmp_path: Path) 
             make_fuzz_workspace(root)
             runtime = make_runtime(root, NO_SERVERS)
             for call in fuzz_calls(public_tools(runtime), CHUNK, seed=41 + first):
-                report.record(call, await _in_process(runtime, call))
+                report.record(call, await call_in_process(runtime, call))
     finally:
         logging.disable(logging.NOTSET)
     seconds = time.monotonic() - started
@@ -89,7 +83,8 @@ async def test_a_hundred_thousand_calls_have_no_internal_errors(tmp_path: Path) 
     assert report.codes["ok"] > 5_000, report.codes
 
 
-async def _in_process(runtime: Any, call: FuzzCall) -> dict[str, Any] | None:
+async def call_in_process(runtime: Any, call: FuzzCall) -> dict[str, Any] | None:
+    """One fuzzed call on the runtime, as JSON; None when it does not answer in 60 s."""
     try:
         result = await asyncio.wait_for(
             call_tool(runtime, call.name, call.arguments, surface=call.surface), 60
