@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.compiled import compile_code
 from bench.peers import wait_for_warm_process
 from bench.rawrpc import RawClient
-from lsp_server.lsp_json_client import plain_json_converter
+from lsp_server.cli.lsp_json_client import plain_json_converter
 from tests.helpers import call_tool, make_runtime
 
 

@@ -30,7 +30,7 @@ import attrs
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.checkpoints.watcher import RootWatchers
 from lsp_server.config.tree import CheckpointsConfig
-from lsp_server.runtime.fs.workspace import Workspace
+from lsp_server.fs.workspace import Workspace
 
 
 def make_repository(root: Path, files: int) -> list[Path]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.core.test_fuzz_odd_input import NO_SERVERS, call_in_process, public_tools
+from tests.fuzz.test_fuzz_odd_input import NO_SERVERS, call_in_process, public_tools
 from tests.fuzz_calls import FuzzReport, fuzz_calls, make_fuzz_workspace
 from tests.helpers import make_runtime
 

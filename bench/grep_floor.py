@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.grep_vs_rg import EXCLUDE, PATTERNS
-from lsp_server.runtime.fs.workspace import SECRET_PATTERNS
+from lsp_server.fs.workspace import SECRET_PATTERNS
 from lsp_server.search import rg_drain, ripgrep
 from lsp_server.search.query import SearchQuery
 from tests.helpers import call_tool, make_runtime

@@ -29,7 +29,7 @@ STEPS = ("parse", "screen", "sort + filter", "render", "total")
 
 def capture(root: Path, pattern: str) -> bytes:
     from bench.grep_vs_rg import EXCLUDE
-    from lsp_server.runtime.fs.workspace import SECRET_PATTERNS
+    from lsp_server.fs.workspace import SECRET_PATTERNS
     from lsp_server.search import ripgrep
 
     rg = ripgrep.find_ripgrep()

@@ -36,7 +36,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.compiled import compile_code
-from lsp_server.runtime.fs.workspace import SECRET_PATTERNS
+from lsp_server.fs.workspace import SECRET_PATTERNS
 from lsp_server.search.render import NO_MATCHES
 from lsp_server.search.ripgrep import find_ripgrep
 

@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT))
 from bench.editor_arm import EditorArm, find_nvim  # noqa: E402
 from lsp_server.compose import build_runtime  # noqa: E402
 from lsp_server.config.tree import Config  # noqa: E402
-from lsp_server.dirs import Dirs  # noqa: E402
+from lsp_server.home.dirs import Dirs  # noqa: E402
 from lsp_server.langservers.discovery import resolve_server  # noqa: E402
 from lsp_server.langservers.manager import LanguageServerManager  # noqa: E402
 from lsp_server.langservers.positions import find_symbol, split_lines  # noqa: E402

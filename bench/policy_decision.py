@@ -21,14 +21,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lsp_server.policy.commands.bash_tree import parse
+from lsp_server.fs.workspace import Workspace
 from lsp_server.policy.commands.command_paths import Places
-from lsp_server.policy.commands.shell_words import split_command
 from lsp_server.policy.commands.wrappers import view_command
 from lsp_server.policy.engine import CallFacts, PolicyEngine, RuleSet
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import parse_rules
-from lsp_server.runtime.fs.workspace import Workspace
+from lsp_server.shellparse.bash_tree import parse
+from lsp_server.shellparse.shell_words import split_command
 
 COMMANDS = [
     "ls -la src",

@@ -22,8 +22,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from lsp_server.runtime.fs import beneath, diskwrite
-from lsp_server.runtime.fs.textio import FileVersion, sha256_hex
+from lsp_server.fs import beneath, diskwrite
+from lsp_server.fs.textio import FileVersion, sha256_hex
 
 DEPTH = ("src", "pkg", "module")
 HASH_LIMIT = 64 * 1024 * 1024

@@ -2,7 +2,7 @@
 
 `toolhost serve` (with an editor), `toolhost call` (one shot, no editor), the tests' helpers
 and the benchmarks all call `build_runtime`; nothing else constructs a `Runtime` or a
-`Services`, and nothing changes a Runtime after it is built (tests/core/test_composition.py).
+`Services`, and nothing changes a Runtime after it is built (tests/project/test_composition.py).
 
 What a runtime gets, in order:
 - services: the shell sandbox (bubblewrap probed on the first command), background jobs,
@@ -27,13 +27,18 @@ from typing import Any
 
 import attrs
 
-from lsp_server.broad_roots import own_folders, refused_root
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.codeintel.indexes import BuildListener, CodeIndexService
+from lsp_server.config.broad_roots import own_folders, refused_root
 from lsp_server.config.layers import WORKSPACE_CONFIG_NAME
 from lsp_server.config.tree import Config
 from lsp_server.config.trust import TrustStore
-from lsp_server.dirs import Dirs
+from lsp_server.core.client import ClientBridge
+from lsp_server.core.contract import Registry
+from lsp_server.core.errors import BROAD_ROOT, ToolError
+from lsp_server.fs import leftover_temps
+from lsp_server.fs.workspace import Workspace
+from lsp_server.home.dirs import Dirs
 from lsp_server.langservers.answer_log import LspAnswerLog
 from lsp_server.langservers.manager import LanguageServerManager
 from lsp_server.policy.approver import PolicyApprover
@@ -47,13 +52,8 @@ from lsp_server.protocol import DidCallParams
 from lsp_server.runtime.approvals.verdicts import Approver
 from lsp_server.runtime.buffers.documents import EditorDocuments, OpenDocuments
 from lsp_server.runtime.context import Services
-from lsp_server.runtime.core.client import ClientBridge
-from lsp_server.runtime.core.contract import Registry
-from lsp_server.runtime.core.errors import BROAD_ROOT, ToolError
 from lsp_server.runtime.dispatch import CallListener, Runtime
 from lsp_server.runtime.file_service import DocumentSource
-from lsp_server.runtime.fs import leftover_temps
-from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.runtime.progress import ProgressSender
 from lsp_server.runtime.sessions.session import SessionFolders

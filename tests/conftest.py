@@ -9,6 +9,8 @@ from typing import NoReturn
 
 import pytest
 
+from tests.network_fence import fence, site  # noqa: F401 (fixtures: the network fence)
+
 EXAMPLE_WORKSPACE = Path(__file__).resolve().parent.parent / "examples" / "workspace"
 
 

@@ -1,5 +1,5 @@
 """Reproducible fuzzing of toolhost/call: the same seed gives the same calls, so any case
-the harness finds is replayed by its (seed, index). Shared by tests/core/test_fuzz_odd_input.py
+the harness finds is replayed by its (seed, index). Shared by tests/fuzz/test_fuzz_odd_input.py
 (a CI-sized run) and bench/fuzz_calls.py (the long run behind docs/RELIABILITY.md).
 
 The inputs are the odd ones that broke tools before: lone surrogates and NUL bytes in paths

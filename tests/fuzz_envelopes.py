@@ -18,7 +18,7 @@ from typing import Any
 
 import attrs
 
-from lsp_server import broken_json
+from lsp_server.wire import broken_json
 
 SURROGATES = ["\ud800", "\udfff", "\udc80", "a\ud83dz", "\udcff\udcfe"]
 ODD_IDS: list[Any] = [1.5, -0.0, 1e300, {}, {"a": 1}, [], [1], True, False]

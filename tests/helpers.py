@@ -16,13 +16,13 @@ import attrs
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from lsp_server.cli.lsp_json_client import plain_json_converter
 from lsp_server.compose import build_runtime
 from lsp_server.config.tree import Config, structure_config
-from lsp_server.dirs import Dirs
-from lsp_server.lsp_json_client import plain_json_converter
+from lsp_server.core.contract import Registry
+from lsp_server.home.dirs import Dirs
 from lsp_server.protocol import CallParams, CallResult, message_converter
 from lsp_server.runtime.approvals.verdicts import ModeApprover
-from lsp_server.runtime.core.contract import Registry
 from lsp_server.runtime.dispatch import Runtime
 
 SERVER_COMMAND = [sys.executable, "-m", "lsp_server", "serve"]

@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from lsp_server.acp.peers import Peer, PeerError, PeerGone
+from lsp_server.core.errors import EDITOR_REFUSED, FS_STALE_VERSION, ToolError
+from lsp_server.fs import textio
+from lsp_server.fs.textio import BufferVersion, TextFile
 from lsp_server.runtime.buffers.buffer_edits import same_text, text_hash
-from lsp_server.runtime.core.errors import EDITOR_REFUSED, FS_STALE_VERSION, ToolError
-from lsp_server.runtime.fs import textio
-from lsp_server.runtime.fs.textio import BufferVersion, TextFile
 
 if TYPE_CHECKING:
-    from lsp_server.runtime.results.tool_output import FileChange
+    from lsp_server.core.tool_output import FileChange
     from lsp_server.runtime.sessions.observations import Observations
 
 log = logging.getLogger(__name__)

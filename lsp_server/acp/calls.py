@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from lsp_server.acp.replies import Refused, of_call, refuse
 from lsp_server.acp.workspaces import Served
+from lsp_server.core import errors
 from lsp_server.protocol import CallParams, CallResult
-from lsp_server.runtime.core import errors
 
 
 async def call(

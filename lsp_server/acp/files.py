@@ -20,8 +20,8 @@ from lsp_server.acp.buffers import CURRENT_SESSION
 from lsp_server.acp.calls import call, full_text, text_param
 from lsp_server.acp.replies import refuse
 from lsp_server.acp.workspaces import Served
-from lsp_server.runtime.core import errors
-from lsp_server.runtime.core.errors import ToolError
+from lsp_server.core import errors
+from lsp_server.core.errors import ToolError
 
 READ = "fs/read_text_file"
 WRITE = "fs/write_text_file"

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from lsp_server.acp.proxy import Proxy
-from lsp_server.dirs import Dirs
+from lsp_server.home.dirs import Dirs
 
 
 async def _stdio() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:

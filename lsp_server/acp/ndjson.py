@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from lsp_server import broken_json
+from lsp_server.wire import broken_json
 
 # Whole files travel inside messages (fs/write_text_file): allow big ones.
 LINE_LIMIT = 64 * 1024 * 1024

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.acp.peers import Peer
+from lsp_server.fs import textio
 from lsp_server.protocol import ApproveParams
-from lsp_server.runtime.fs import textio
 
 log = logging.getLogger(__name__)
 

@@ -40,8 +40,8 @@ from lsp_server.acp.peers import Peer
 from lsp_server.acp.permission import PermissionAsker
 from lsp_server.acp.replies import Refused, refusal, refuse
 from lsp_server.acp.workspaces import Served, Workspaces
-from lsp_server.dirs import Dirs
-from lsp_server.runtime.core import errors
+from lsp_server.core import errors
+from lsp_server.home.dirs import Dirs
 
 log = logging.getLogger(__name__)
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from lsp_server.core.contract import ContractEntry, PathArg, Registry, Tool
+from lsp_server.core.tool_output import ToolOutput
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import ContractEntry, PathArg, Registry, Tool
-from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools._support.schema_parts import integer, object_schema, string
 from lsp_server.tools.files.read_file import read_observed
 from lsp_server.tools.registry import all_tools

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from lsp_server.acp.ndjson import INVALID_PARAMS, REFUSED
+from lsp_server.core import errors
 from lsp_server.protocol import CallResult, ErrorInfo
-from lsp_server.runtime.core import errors
 
 # Input the agent got wrong: JSON-RPC's own "invalid params"; every other refusal is -32000.
 _INVALID_INPUT = {errors.SCHEMA_MISMATCH, errors.INVALID_ARGUMENT}

@@ -22,8 +22,8 @@ import attrs
 from lsp_server.acp.calls import call, text_param
 from lsp_server.acp.replies import refuse
 from lsp_server.acp.workspaces import Served
-from lsp_server.runtime.core import errors
-from lsp_server.runtime.core.errors import ToolError
+from lsp_server.core import errors
+from lsp_server.core.errors import ToolError
 from lsp_server.shell.jobs import Job, JobManager
 
 CREATE = "terminal/create"

@@ -52,8 +52,8 @@ from lsp_server.checkpoints.watcher import RootWatchers
 from lsp_server.checkpoints.windows import CommandWindow, Listed, WriteWindow
 from lsp_server.checkpoints.write_queue import WriteQueue
 from lsp_server.config.tree import CheckpointsConfig
-from lsp_server.runtime.fs import textio
-from lsp_server.runtime.fs.workspace import Workspace
+from lsp_server.fs import textio
+from lsp_server.fs.workspace import Workspace
 
 if TYPE_CHECKING:
     from lsp_server.runtime.file_service import DocumentSource

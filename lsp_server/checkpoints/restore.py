@@ -24,8 +24,8 @@ from lsp_server.checkpoints.records import FileRecord
 from lsp_server.checkpoints.shadow.objects import object_id
 from lsp_server.checkpoints.shadow.repository import POINTER_PREFIX
 from lsp_server.checkpoints.shadow.tree_changes import Entry
-from lsp_server.runtime.approvals.diffs import unified_diff
-from lsp_server.runtime.fs import textio
+from lsp_server.core.diffs import unified_diff
+from lsp_server.fs import textio
 
 LINK_MODE = 0o120000  # git's mode of a symlink
 

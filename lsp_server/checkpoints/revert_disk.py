@@ -4,7 +4,7 @@ Between a call and its revert, an agent's commands can leave anything at a recor
 folder on the way replaced by a symlink to a folder outside the root (or to `/`,
 `/proc/self/root`), a symlink, a hard link of an outside file, a FIFO or a device at the path
 itself. A revert that followed any of them would create, delete or overwrite files outside
-the root. So, like the writers (runtime/fs/diskwrite.py), a revert starts from an open
+the root. So, like the writers (fs/diskwrite.py), a revert starts from an open
 descriptor of the root and goes one folder at a time with O_NOFOLLOW (a missing folder is
 made with mkdirat in the folder held open); the last check, the rename and the unlink all
 happen in the folder it opened. Whatever stands in the way is a `Blocked` state: the path
@@ -25,7 +25,7 @@ from pathlib import Path
 from lsp_server.checkpoints.restore import LINK_MODE, Blocked, Present, Put, State
 from lsp_server.checkpoints.shadow import objects
 from lsp_server.checkpoints.shadow.repository import pointer_blob
-from lsp_server.runtime.fs import beneath, hardlinks, leftover_temps, textio
+from lsp_server.fs import beneath, hardlinks, leftover_temps, textio
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC

@@ -40,9 +40,9 @@ from pathlib import Path
 
 import attrs
 
-from lsp_server.broad_roots import own_folders_inside
 from lsp_server.checkpoints import inotify
 from lsp_server.checkpoints.inotify import Event, Inotify, InotifyError
+from lsp_server.config.broad_roots import own_folders_inside
 
 log = logging.getLogger(__name__)
 

@@ -70,7 +70,7 @@ def run_here(given: list[str]) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except Exception as exc:
-        from lsp_server.runtime.core.errors import BROAD_ROOT, ToolError
+        from lsp_server.core.errors import BROAD_ROOT, ToolError
 
         if isinstance(exc, ToolError) and exc.code == BROAD_ROOT:  # compose.py's backstop
             print(f"toolhost: {exc.message}", file=sys.stderr)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lsp_server.runtime.core.contract import SURFACES
+from lsp_server.core.contract import SURFACES
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,9 +42,9 @@ def run(args: argparse.Namespace) -> int:
 
 async def _call(args: argparse.Namespace) -> int:
     from lsp_server import compose
-    from lsp_server.broad_roots import refused_root
+    from lsp_server.config.broad_roots import refused_root
     from lsp_server.config.layers import load_layers
-    from lsp_server.dirs import Dirs
+    from lsp_server.home.dirs import Dirs
     from lsp_server.policy.prompt import Asker
     from lsp_server.policy.tty_prompt import TerminalAsker, allow_everything
     from lsp_server.protocol import CallParams, message_converter

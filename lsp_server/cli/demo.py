@@ -43,7 +43,7 @@ async def _session(workspace: Path) -> int:
     from lsprotocol import types
     from pygls.lsp.client import LanguageClient
 
-    from lsp_server.lsp_json_client import plain_json_converter
+    from lsp_server.cli.lsp_json_client import plain_json_converter
 
     client = LanguageClient("toolhost-demo", "1", converter_factory=plain_json_converter)
 

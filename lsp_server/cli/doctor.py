@@ -20,7 +20,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def sandbox_section(root: Path) -> str:
     from lsp_server.config.layers import WORKSPACE_CONFIG_NAME, load_layers
-    from lsp_server.dirs import Dirs
+    from lsp_server.home.dirs import Dirs
     from lsp_server.sandbox.doctor import render_sandbox, where_mode_is_set
     from lsp_server.sandbox.hidden import HiddenCredentials
     from lsp_server.sandbox.platforms import find_backend
@@ -47,7 +47,7 @@ def answers_section(root: Path, languages: list[str], provider: str) -> str:
     """Asks the editor's toolhost for this folder, if one runs, who has answered so far."""
     import asyncio
 
-    from lsp_server.dirs import Dirs
+    from lsp_server.home.dirs import Dirs
     from lsp_server.langservers.answer_log import render_answers
     from lsp_server.mcp.attach.attach_client import editor_status
 
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     from lsp_server.cli.install_report import render_install
     from lsp_server.config.layers import load_layers
     from lsp_server.config.overview import render_config
-    from lsp_server.dirs import Dirs
+    from lsp_server.home.dirs import Dirs
     from lsp_server.langservers import diagnosis
     from lsp_server.warm.status_line import warm_section
 

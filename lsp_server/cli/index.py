@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from lsp_server.dirs import Dirs
+from lsp_server.home.dirs import Dirs
 
 BAR_WIDTH = 30
 

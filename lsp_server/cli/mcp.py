@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lsp_server.cli.warm_help import WARM_HELP
+from lsp_server.warm.flag_help import WARM_HELP
 
-# runtime.core.contract's SURFACES, written out: importing it costs attrs before the front
+# core.contract's SURFACES, written out: importing it costs attrs before the front
 # answers (tests/mcp/test_front.py checks both are the same).
 SURFACES = ("core", "full", "minimal")
 

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
 def one_shot_runtime(root: Path) -> tuple[Runtime, Lifecycle]:
     from lsp_server import compose
     from lsp_server.config.layers import load_layers
-    from lsp_server.dirs import Dirs
+    from lsp_server.home.dirs import Dirs
 
     roots = [root.resolve()]
     dirs = Dirs.from_environment()
@@ -40,8 +40,8 @@ def one_shot_runtime(root: Path) -> tuple[Runtime, Lifecycle]:
 
 async def _revert(args: argparse.Namespace) -> int:
     from lsp_server.checkpoints.recorder import Checkpoints
+    from lsp_server.core.errors import ToolError
     from lsp_server.protocol import RevertParams, message_converter
-    from lsp_server.runtime.core.errors import ToolError
     from lsp_server.runtime.file_service import FileService
     from lsp_server.runtime.reverts import revert_request
     from lsp_server.runtime.sessions.observations import Observations

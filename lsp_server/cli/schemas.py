@@ -16,7 +16,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 import attrs
 
 from lsp_server import protocol
-from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, SURFACES, Registry, canonical_json
+from lsp_server.core.contract import JSON_SCHEMA_DIALECT, SURFACES, Registry, canonical_json
 
 
 def tools_document(registry: Registry) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lsp_server.cli.warm_help import WARM_HELP
+from lsp_server.warm.flag_help import WARM_HELP
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -22,7 +22,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from lsp_server.config.layers import load_layers
     from lsp_server.config.overview import as_json, render_config
-    from lsp_server.dirs import Dirs
+    from lsp_server.home.dirs import Dirs
 
     root = args.root.expanduser().resolve()
     loaded = load_layers(None, [root], Dirs.from_environment())
@@ -44,7 +44,7 @@ def _editor_sources(root: Path) -> dict[str, Any] | None:
     (its editor settings count there), if one runs."""
     import asyncio
 
-    from lsp_server.dirs import Dirs
+    from lsp_server.home.dirs import Dirs
     from lsp_server.mcp.attach.attach_client import editor_status
 
     try:

@@ -6,7 +6,7 @@ import argparse
 import json
 import re
 
-from lsp_server.runtime.core.contract import SURFACES
+from lsp_server.core.contract import SURFACES
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     from lsp_server.config.approval import approve_config
     from lsp_server.config.trust import TrustStore, content_sha256
     from lsp_server.config.workspace_file import read_regular_file, read_workspace_file
-    from lsp_server.dirs import Dirs
+    from lsp_server.home.dirs import Dirs
 
     path = _config_path(args.path)
     root = path.parent

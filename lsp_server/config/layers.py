@@ -36,7 +36,7 @@ from lsp_server.config.workspace_file import (
     read_workspace_file,
     sandbox_tightening,
 )
-from lsp_server.dirs import Dirs
+from lsp_server.home.dirs import Dirs
 from lsp_server.sandbox import stricter_mode
 
 __all__ = ["WORKSPACE_CONFIG_NAME", "LoadedConfig", "load_config", "load_layers", "read_toml"]

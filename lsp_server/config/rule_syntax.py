@@ -10,7 +10,7 @@ import re
 
 import pathspec
 
-from lsp_server.policy.commands.shell_words import split_command
+from lsp_server.shellparse.shell_words import split_command
 
 _RULE = re.compile(r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?:\((?P<spec>.*)\))?\s*$", re.S)
 

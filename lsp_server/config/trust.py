@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from lsp_server.runtime.fs.textio import atomic_write
+from lsp_server.fs.textio import atomic_write
 
 
 def rule_hash(root: Path, rule_text: str) -> str:

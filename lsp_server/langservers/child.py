@@ -16,6 +16,7 @@ from typing import Any
 
 import attrs
 
+from lsp_server.core.uris import normalize_uri, path_to_uri
 from lsp_server.langservers.capabilities import client_capabilities
 from lsp_server.langservers.discovery import ResolvedServer
 from lsp_server.langservers.jsonrpc import (
@@ -27,7 +28,6 @@ from lsp_server.langservers.jsonrpc import (
     ResponseError,
 )
 from lsp_server.langservers.positions import PositionEncoding
-from lsp_server.runtime.core.uris import normalize_uri, path_to_uri
 
 log = logging.getLogger(__name__)
 

@@ -16,23 +16,25 @@ import time
 import weakref
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
-from lsp_server.config.tree import LspConfig
-from lsp_server.langservers.child import LanguageServerClient, OpenDocument
-from lsp_server.langservers.discovery import ResolvedServer, ServerNotFound, resolve_server
-from lsp_server.langservers.jsonrpc import ConnectionClosed, ResponseError
-from lsp_server.langservers.table import ServerRow, row_for_extension
-from lsp_server.langservers.texts import TextCache
-from lsp_server.runtime.core.errors import (
+from lsp_server.core.errors import (
     LSP_CRASHED,
     LSP_NOT_READY,
     LSP_REQUEST_FAILED,
     LSP_UNAVAILABLE,
     ToolError,
 )
+from lsp_server.langservers.child import LanguageServerClient, OpenDocument
+from lsp_server.langservers.discovery import ResolvedServer, ServerNotFound, resolve_server
+from lsp_server.langservers.jsonrpc import ConnectionClosed, ResponseError
+from lsp_server.langservers.table import ServerRow, row_for_extension
+from lsp_server.langservers.texts import TextCache
+
+if TYPE_CHECKING:
+    from lsp_server.config.tree import LspConfig
 
 log = logging.getLogger(__name__)
 

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from lsp_server.config.tree import LspConfig
+from lsp_server.core.uris import uri_to_path
 from lsp_server.langservers.child import LanguageServerClient, OpenDocument
 from lsp_server.langservers.jsonrpc import Json, ResponseError
 from lsp_server.langservers.manager import not_ready
-from lsp_server.runtime.core.uris import uri_to_path
+
+if TYPE_CHECKING:
+    from lsp_server.config.tree import LspConfig
 
 
 @attrs.frozen(order=True)

@@ -38,7 +38,7 @@ from lsp_server.mcp.listing_cache import Listing, ListingCache
 from lsp_server.mcp.loader import Loader
 from lsp_server.mcp.openings import Opening, is_initialized, opening
 from lsp_server.mcp.sdk_json import encode
-from lsp_server.private_stdio import private_stdio
+from lsp_server.wire.private_stdio import private_stdio
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 
-from lsp_server.dirs import Dirs
+from lsp_server.home.dirs import Dirs
+from lsp_server.home.token_files import write_token_file
 from lsp_server.mcp.http_answers import UnreadableAnswers
 from lsp_server.mcp.http_gate import (
     HttpGate,
@@ -31,12 +32,11 @@ from lsp_server.mcp.http_gate import (
     parse_address,
 )
 from lsp_server.mcp.server import Backend, build_server
-from lsp_server.token_files import write_token_file
 
 if TYPE_CHECKING:
+    from lsp_server.core.contract import Surface
     from lsp_server.mcp.calls.local import Approvals
     from lsp_server.mcp.calls.router import AttachMode
-    from lsp_server.runtime.core.contract import Surface
 
 log = logging.getLogger(__name__)
 

@@ -10,11 +10,12 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lsp_server import __version__, keyed_cache
+from lsp_server import __version__
+from lsp_server.home import keyed_cache
 
 if TYPE_CHECKING:
+    from lsp_server.core.contract import Registry, Surface
     from lsp_server.mcp.calls.tool_calls import Calls
-    from lsp_server.runtime.core.contract import Registry, Surface
 
 
 def tool_listing(registry: Registry, surface: Surface) -> list[dict[str, Any]]:
@@ -47,7 +48,7 @@ class ListingCache:
 
     @classmethod
     def of(cls, version: str, surface: str) -> ListingCache:
-        from lsp_server.dirs import Dirs  # after the initialize answer
+        from lsp_server.home.dirs import Dirs  # after the initialize answer
 
         digest = hashlib.sha256(f"{__version__}\n{version}\n{surface}\n".encode())
         spec = importlib.util.find_spec("lsp_server")  # finds, does not import

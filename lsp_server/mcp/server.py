@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from lsp_server import __version__
+from lsp_server.core.client import UnreadableAnswer
 from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
 from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
 from lsp_server.mcp.calls.results import unknown_tool_error
@@ -34,13 +35,12 @@ from lsp_server.mcp.listing_cache import tool_listing
 from lsp_server.mcp.openings import INSTRUCTIONS, SERVER_NAME
 from lsp_server.mcp.sdk_json import writable
 from lsp_server.mcp.stdio_streams import pipe_streams
-from lsp_server.runtime.core.client import UnreadableAnswer
 
 if TYPE_CHECKING:
+    from lsp_server.core.contract import Registry, Surface
     from lsp_server.mcp.calls.local import Approvals
     from lsp_server.mcp.calls.router import AttachMode, CallRouter
     from lsp_server.mcp.fast import FastPath
-    from lsp_server.runtime.core.contract import Registry, Surface
 
 log = logging.getLogger(__name__)
 

@@ -22,9 +22,9 @@ import mcp_types as types
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
-from lsp_server import broken_json
 from lsp_server.mcp.front import Pipes
 from lsp_server.mcp.sdk_json import encode, escaped, lone_surrogate
+from lsp_server.wire import broken_json
 
 log = logging.getLogger(__name__)
 

@@ -17,14 +17,14 @@ import attrs
 import nbformat
 import nbformat.v4
 
-from lsp_server.notebook.layout import NotebookFormatError, NotebookLayout, parse_layout
-from lsp_server.runtime.core.errors import (
+from lsp_server.core.errors import (
     EDIT_INVALID,
     EDIT_NO_CHANGE,
     EDIT_NOT_FOUND,
     INVALID_ARGUMENT,
     ToolError,
 )
+from lsp_server.notebook.layout import NotebookFormatError, NotebookLayout, parse_layout
 
 EditMode = Literal["replace", "insert", "delete"]
 CellType = Literal["code", "markdown"]

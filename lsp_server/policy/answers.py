@@ -7,9 +7,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from lsp_server.core.client import UnreadableAnswer
+from lsp_server.core.errors import PERMISSION_UNREADABLE_ANSWER
 from lsp_server.policy.prompt import ApprovalAnswer
-from lsp_server.runtime.core.client import UnreadableAnswer
-from lsp_server.runtime.core.errors import PERMISSION_UNREADABLE_ANSWER
 
 log = logging.getLogger(__name__)
 

@@ -5,14 +5,14 @@ says whether it would ask, without asking."""
 from __future__ import annotations
 
 from lsp_server.config.tree import PolicyConfig
+from lsp_server.core.client import ClientBridge
+from lsp_server.core.errors import PERMISSION_RULE_DENIED
 from lsp_server.policy.answers import PolicyRefusal
 from lsp_server.policy.authorizer import PolicyService
 from lsp_server.policy.engine import CallFacts
 from lsp_server.policy.prompt import Asker, ConditionalAsker, editor_asker
 from lsp_server.protocol import ApproveParams
 from lsp_server.runtime.approvals.verdicts import ApprovalPreview, ApprovalRequest, Verdict
-from lsp_server.runtime.core.client import ClientBridge
-from lsp_server.runtime.core.errors import PERMISSION_RULE_DENIED
 
 
 def call_facts(service: PolicyService, request: ApprovalRequest) -> CallFacts:

@@ -18,8 +18,8 @@ from typing import Any
 
 import anyio
 
-from lsp_server import json_bytes
 from lsp_server.protocol import DidCallParams
+from lsp_server.wire import json_bytes
 
 log = logging.getLogger(__name__)
 

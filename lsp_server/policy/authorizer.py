@@ -17,6 +17,13 @@ import attrs
 
 from lsp_server.config.tree import PolicyConfig
 from lsp_server.config.trust import TrustStore
+from lsp_server.core.client import UnreadableAnswer, sent_preview
+from lsp_server.core.errors import (
+    PERMISSION_FORM_NOT_SHOWN,
+    PERMISSION_RULE_DENIED,
+    PERMISSION_UNATTENDED,
+    PERMISSION_USER_DENIED,
+)
 from lsp_server.policy.answers import PolicyRefusal, read_answer, unreadable_refusal
 from lsp_server.policy.client_approvals import (
     CLIENT_APPROVED,
@@ -40,13 +47,6 @@ from lsp_server.policy.suggest import risk_level, suggested_rules
 from lsp_server.protocol import ApproveParams
 from lsp_server.runtime.approvals.verdicts import (
     ShellDetails,
-)
-from lsp_server.runtime.core.client import UnreadableAnswer, sent_preview
-from lsp_server.runtime.core.errors import (
-    PERMISSION_FORM_NOT_SHOWN,
-    PERMISSION_RULE_DENIED,
-    PERMISSION_UNATTENDED,
-    PERMISSION_USER_DENIED,
 )
 
 log = logging.getLogger(__name__)

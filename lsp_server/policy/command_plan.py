@@ -22,8 +22,8 @@ import attrs
 from lsp_server.sandbox import SandboxPlan
 
 if TYPE_CHECKING:  # the parse itself (tree-sitter) loads with the first shell call only
-    from lsp_server.policy.commands.shell_words import ParsedCommand
     from lsp_server.policy.commands.wrappers import CommandView
+    from lsp_server.shellparse.segments import ParsedCommand
 
 
 @attrs.frozen

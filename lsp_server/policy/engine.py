@@ -18,12 +18,13 @@ from typing import Literal
 import attrs
 
 from lsp_server.policy.command_plan import CommandPlan
-from lsp_server.policy.commands.shell_words import ParsedCommand, Segment, split_command
 from lsp_server.policy.commands.wrappers import CommandView, command_forms, view_command
 from lsp_server.policy.guards import deny_could_match, policy_file_reason
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import Rule
 from lsp_server.sandbox import SandboxPlan
+from lsp_server.shellparse.segments import ParsedCommand, Segment
+from lsp_server.shellparse.shell_words import split_command
 
 _NET = ("/dev/tcp/", "/dev/udp/")
 

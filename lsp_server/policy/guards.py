@@ -20,10 +20,10 @@ from pathlib import Path
 
 from lsp_server.policy.commands.command_paths import Places
 from lsp_server.policy.commands.denied_names import names_program_unseen
-from lsp_server.policy.commands.shell_words import Segment
 from lsp_server.policy.commands.wrappers import command_forms, program_name
 from lsp_server.policy.protected_writes import protected_write_reason
 from lsp_server.policy.rules import Rule
+from lsp_server.shellparse.segments import Segment
 
 # Programs that do one another's job: a deny rule on one makes the others ask.
 FAMILIES: tuple[frozenset[str], ...] = (

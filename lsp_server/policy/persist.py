@@ -11,7 +11,7 @@ import tomlkit
 from lsp_server.config.layers import WORKSPACE_CONFIG_NAME
 from lsp_server.config.trust import TrustStore, content_sha256
 from lsp_server.config.workspace_file import read_regular_file
-from lsp_server.runtime.fs.textio import atomic_write
+from lsp_server.fs.textio import atomic_write
 
 
 class PersistError(Exception):

@@ -17,9 +17,10 @@ import attrs
 
 from lsp_server.config.tree import Config
 from lsp_server.policy.command_plan import CommandPlan, CommandReading
-from lsp_server.policy.commands.shell_words import Segment, split_command
 from lsp_server.sandbox import SANDBOX_REQUESTS, SandboxMode, SandboxRequest
 from lsp_server.sandbox.service import SandboxService
+from lsp_server.shellparse.segments import Segment
+from lsp_server.shellparse.shell_words import split_command
 
 if TYPE_CHECKING:
     from lsp_server.policy.readonly_commands import ReadOnlyClassifier

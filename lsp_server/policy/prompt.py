@@ -8,9 +8,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import attrs
 
+from lsp_server.core.client import ClientBridge
 from lsp_server.policy.engine import CallFacts
 from lsp_server.protocol import TOOLHOST_APPROVE, ApproveParams
-from lsp_server.runtime.core.client import ClientBridge
 from lsp_server.sandbox import SandboxPlan
 
 Answer = Literal["allow_once", "allow_session", "allow_always", "deny"]

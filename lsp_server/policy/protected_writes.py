@@ -21,9 +21,9 @@ from pathlib import Path
 
 from lsp_server.policy.commands.command_paths import Places, expand_word, real_path
 from lsp_server.policy.commands.options import git_subcommand
-from lsp_server.policy.commands.shell_words import Segment
 from lsp_server.policy.commands.wrappers import command_forms, program_name
 from lsp_server.sandbox.protected import BUILT_IN
+from lsp_server.shellparse.segments import Segment
 
 # Programs whose file arguments they create, replace or move.
 _WRITERS = frozenset(

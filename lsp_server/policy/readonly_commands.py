@@ -28,8 +28,8 @@ from pathlib import Path
 from lsp_server.policy.commands.command_paths import Places, read_concern
 from lsp_server.policy.commands.git_guard import GitConfigGuard
 from lsp_server.policy.commands.read_programs import read_shape_concern
-from lsp_server.policy.commands.shell_words import ParsedCommand, Segment
 from lsp_server.policy.rules import Rule, RuleError, parse_rule
+from lsp_server.shellparse.segments import ParsedCommand, Segment
 
 
 class ReadOnlyClassifier:

@@ -18,8 +18,9 @@ import pathspec
 
 from lsp_server.policy.commands.options import option_hazard
 from lsp_server.policy.commands.read_programs import script_hazard
-from lsp_server.policy.commands.shell_words import Segment, split_words
 from lsp_server.policy.commands.wrappers import opaque_reason
+from lsp_server.shellparse.segments import Segment
+from lsp_server.shellparse.shell_words import split_words
 
 GROUPS = ("Read", "Edit", "Bash")
 RuleList = Literal["allow", "ask", "deny"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import posixpath
 from typing import Literal
 
-from lsp_server.policy.commands.shell_words import Segment
 from lsp_server.policy.engine import CallFacts, PolicyEngine
 from lsp_server.policy.rules import escape_path_pattern, quote_words
+from lsp_server.shellparse.segments import Segment
 
 Risk = Literal["low", "medium", "high"]
 

@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 import attrs
 
-from lsp_server import method_names
 from lsp_server.protocol.call_messages import (
     CallMeta,
     CallParams,
@@ -52,6 +51,7 @@ from lsp_server.protocol.editor_messages import (
     SaveDocumentResult,
     ToolhostClientCapabilities,
 )
+from lsp_server.wire import method_names
 
 PROTOCOL_VERSION = 1
 """The version of the toolhost/* protocol (sent in serverInfo and the generated types)."""
@@ -74,7 +74,7 @@ class MethodSpec:
 
 
 # Method names, as lsprotocol spells its own (types.TEXT_DOCUMENT_DID_OPEN ...): from
-# lsp_server/method_names.py, a module that imports nothing, so that the server registers
+# lsp_server/wire/method_names.py, a module that imports nothing, so that the server registers
 # its handlers under them before it loads any message type.
 TOOLHOST_APPROVE = method_names.TOOLHOST_APPROVE
 TOOLHOST_CALL = method_names.TOOLHOST_CALL

@@ -9,14 +9,12 @@ Here, above the rooms, the orchestration of one call:
   file_service.py (reads and writes with observations enforced), reverts.py (toolhost/revert),
   storm.py (repeated failing calls), progress.py, lifecycle.py.
 
-The rooms, each importing only the ones below it (tests/core/test_layers.py checks it):
-- core/: the ground floor every layer may use: errors, uris, the contract, the client seam;
-- fs/: the disk, safely: confinement, descriptor-relative resolution, atomic writes, hard
-  links, text I/O, leftover temp files;
+The rooms, each importing only the ones below it and the ground floor (lsp_server/core,
+lsp_server/fs; tests/project/test_layers.py checks it):
 - sessions/: what a session holds: observations, stored results, agent state, kept CLI
   sessions and their bounds and names;
-- results/: what tools return, bounded text, and the record of a call;
-- approvals/: verdicts, the approver seam, diffs and the stale-version refusal;
+- results/: bounded text and the record of a call;
+- approvals/: verdicts, the approver seam and the stale-version refusal;
 - buffers/: the editor's unsaved text (documents, buffer edits).
 
 It knows no tool and no language; tools import it, never the other way round.

@@ -7,14 +7,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from lsp_server.checkpoints.recorder import Checkpoints
-from lsp_server.runtime.approvals.diffs import unified_diff
+from lsp_server.core import errors
+from lsp_server.core.diffs import unified_diff
+from lsp_server.core.errors import ToolError
+from lsp_server.core.tool_output import ToolOutput, WritePlan
+from lsp_server.fs.workspace import Workspace
 from lsp_server.runtime.approvals.verdicts import ApprovalRequest, ShellDetails
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core import errors
-from lsp_server.runtime.core.errors import ToolError
-from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.runtime.results.call_records import CallState
-from lsp_server.runtime.results.tool_output import ToolOutput, WritePlan
 
 if TYPE_CHECKING:
     from lsp_server.runtime.dispatch import Runtime

@@ -10,13 +10,13 @@ import attrs
 
 if TYPE_CHECKING:
     from lsp_server.config.tree import Config
+    from lsp_server.core.client import ClientBridge
+    from lsp_server.core.contract import ContractEntry, Registry
+    from lsp_server.core.tool_output import ToolOutput
+    from lsp_server.fs.workspace import Workspace
     from lsp_server.protocol import CallParams
-    from lsp_server.runtime.core.client import ClientBridge
-    from lsp_server.runtime.core.contract import ContractEntry, Registry
     from lsp_server.runtime.file_service import FileService
-    from lsp_server.runtime.fs.workspace import Workspace
     from lsp_server.runtime.progress import Progress
-    from lsp_server.runtime.results.tool_output import ToolOutput
     from lsp_server.runtime.sessions.session import Session
     from lsp_server.runtime.validation import Placement
 

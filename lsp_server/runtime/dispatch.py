@@ -16,17 +16,18 @@ from typing import Any
 
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.config.tree import Config
+from lsp_server.core import errors
+from lsp_server.core.client import ClientBridge, NoClient
+from lsp_server.core.contract import ContractEntry, Registry, Surface
+from lsp_server.core.errors import ToolError
+from lsp_server.core.tool_output import ToolOutput, WritePlan
+from lsp_server.fs.workspace import Workspace
 from lsp_server.protocol import CallParams, CallResult, DidCallParams
 from lsp_server.runtime import approval_step
 from lsp_server.runtime.approvals.verdicts import Approver
 from lsp_server.runtime.context import Services, ToolContext
-from lsp_server.runtime.core import errors
-from lsp_server.runtime.core.client import ClientBridge, NoClient
-from lsp_server.runtime.core.contract import ContractEntry, Registry, Surface
-from lsp_server.runtime.core.errors import ToolError
 from lsp_server.runtime.deadlines import CallDeadlines
 from lsp_server.runtime.file_service import DocumentSource, FileService
-from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.runtime.progress import Progress, ProgressSender
 from lsp_server.runtime.results import held_reports
 from lsp_server.runtime.results.call_records import (
@@ -40,7 +41,6 @@ from lsp_server.runtime.results.call_records import (
     unknown_tool,
     with_notice,
 )
-from lsp_server.runtime.results.tool_output import ToolOutput, WritePlan
 from lsp_server.runtime.sessions.observations import FileLocks
 from lsp_server.runtime.sessions.session import Session, SessionFolders, SessionStore
 from lsp_server.runtime.storm import StormBreaker

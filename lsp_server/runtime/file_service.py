@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
-from lsp_server.runtime.approvals.stale_diff import stale_refusal
-from lsp_server.runtime.core.errors import (
+from lsp_server.core.errors import (
     EDIT_UNENCODABLE,
     FS_ALREADY_EXISTS,
     FS_BINARY,
@@ -25,14 +24,15 @@ from lsp_server.runtime.core.errors import (
     FS_TOO_LARGE,
     ToolError,
 )
-from lsp_server.runtime.fs import beneath, diskwrite, hardlinks, textio
-from lsp_server.runtime.fs.textio import FileVersion, TextFile, Version
+from lsp_server.fs import beneath, diskwrite, hardlinks, textio
+from lsp_server.fs.textio import FileVersion, TextFile, Version
+from lsp_server.runtime.approvals.stale_diff import stale_refusal
 from lsp_server.runtime.sessions.observations import SeenContent
 
 if TYPE_CHECKING:
     from lsp_server.config.tree import Limits
-    from lsp_server.runtime.fs.workspace import Workspace
-    from lsp_server.runtime.results.tool_output import FileChange
+    from lsp_server.core.tool_output import FileChange
+    from lsp_server.fs.workspace import Workspace
     from lsp_server.runtime.sessions.observations import Observations
 
 

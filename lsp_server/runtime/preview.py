@@ -11,13 +11,13 @@ import logging
 import time
 import uuid
 
+from lsp_server.core.errors import INTERNAL_ERROR, PERMISSION_USER_DENIED, ToolError
+from lsp_server.core.tool_output import WritePlan
 from lsp_server.protocol import CallParams, ErrorInfo, PreviewParams, PreviewResult
 from lsp_server.runtime import approval_step
 from lsp_server.runtime.approvals.verdicts import ApprovalPreview, ApprovalRequest
-from lsp_server.runtime.core.errors import INTERNAL_ERROR, PERMISSION_USER_DENIED, ToolError
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.runtime.results.call_records import CallState
-from lsp_server.runtime.results.tool_output import WritePlan
 
 log = logging.getLogger(__name__)
 

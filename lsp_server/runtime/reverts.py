@@ -28,6 +28,10 @@ from lsp_server.checkpoints.restore import (
     decide_all,
 )
 from lsp_server.checkpoints.windows import Listed
+from lsp_server.core import errors
+from lsp_server.core.errors import ToolError
+from lsp_server.core.tool_output import FileChange
+from lsp_server.fs import textio
 from lsp_server.protocol import (
     CheckpointFile,
     CheckpointInfo,
@@ -37,11 +41,7 @@ from lsp_server.protocol import (
     RevertParams,
     RevertResult,
 )
-from lsp_server.runtime.core import errors
-from lsp_server.runtime.core.errors import ToolError
 from lsp_server.runtime.file_service import FileService
-from lsp_server.runtime.fs import textio
-from lsp_server.runtime.results.tool_output import FileChange
 from lsp_server.runtime.sessions.observations import FileLocks
 
 

@@ -12,8 +12,8 @@ import jsonschema
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from lsp_server.core.contract import ContractEntry
 from lsp_server.protocol.wire_types import lone_surrogate
-from lsp_server.runtime.core.contract import ContractEntry
 
 MAX_VIOLATIONS = 8
 MAX_FEEDBACK_BYTES = 4096

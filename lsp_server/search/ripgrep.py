@@ -25,7 +25,7 @@ from typing import Literal
 
 import attrs
 
-from lsp_server.runtime.fs import beneath
+from lsp_server.fs import beneath
 from lsp_server.search import rg_drain
 from lsp_server.search.query import (
     EngineFailure,
@@ -147,7 +147,7 @@ async def _run(rg: Path, query: SearchQuery, output: Output | None) -> SearchOut
 @contextmanager
 def confined_start(query: SearchQuery) -> Iterator[tuple[str, int | None, str, tuple[int, ...]]]:
     """Where rg runs and what it reads, reached beneath the root without following a
-    symlink (runtime/fs/beneath.py): its working folder is an open descriptor (`/proc/self/fd/N`
+    symlink (fs/beneath.py): its working folder is an open descriptor (`/proc/self/fd/N`
     as the child sees it), and a single file arrives on stdin from a descriptor opened
     here. Yields (cwd, stdin fd or None, target argument, descriptors to pass)."""
     is_dir = query.target.is_dir()

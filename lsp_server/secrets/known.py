@@ -15,8 +15,8 @@ from lsp_server.secrets.sources import SecretFiles, environment_secrets
 
 if TYPE_CHECKING:
     from lsp_server.config.tree import ShellConfig
+    from lsp_server.fs.workspace import Workspace
     from lsp_server.runtime.context import Services
-    from lsp_server.runtime.fs.workspace import Workspace
 
 
 class SecretValues:

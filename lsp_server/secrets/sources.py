@@ -19,13 +19,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lsp_server.runtime.fs.workspace import SECRET_PATTERNS
+from lsp_server.fs.workspace import SECRET_PATTERNS
 from lsp_server.secrets.names import CredentialNames
 from lsp_server.secrets.redaction import MIN_CHARS, Secret
 from lsp_server.secrets.user_files import USER_CREDENTIAL_FILES
 
 if TYPE_CHECKING:
-    from lsp_server.runtime.fs.workspace import Workspace
+    from lsp_server.fs.workspace import Workspace
 
 RESCAN_SECONDS = 10.0
 USER_FILES_SECONDS = 2.0

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lsp_server.runtime.core import errors
-from lsp_server.runtime.core.errors import ToolError
-from lsp_server.runtime.results.tool_output import FileChange
+from lsp_server.core import errors
+from lsp_server.core.errors import ToolError
+from lsp_server.core.tool_output import FileChange
 from lsp_server.secrets.redaction import CLOSE, OPEN
 
 

@@ -13,7 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from lsp_server import __version__, keyed_cache
+from lsp_server import __version__
+from lsp_server.home import keyed_cache
 
 PACKAGE = Path(__file__).resolve().parents[1]
 FILE_NAME = "initialize-capability.json"

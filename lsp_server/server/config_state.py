@@ -20,8 +20,8 @@ from lsp_server.config.approval import approve_config, config_root
 from lsp_server.config.layers import LoadedConfig, load_layers
 from lsp_server.config.tree import ShellConfig
 from lsp_server.config.trust import TrustStore
+from lsp_server.core.uris import uri_to_path
 from lsp_server.protocol import ConfigUntrustedParams, TrustConfigParams, TrustConfigResult
-from lsp_server.runtime.core.uris import uri_to_path
 from lsp_server.sandbox import stricter_mode
 from lsp_server.sandbox.placeholders import is_placeholder
 
@@ -62,7 +62,7 @@ def untrusted_notices(loaded: LoadedConfig | None) -> list[ConfigUntrustedParams
 def send_untrusted(server: ToolhostServer, loaded: LoadedConfig | None) -> None:
     """Tell the editor about each unapproved file, once per content (a reload after an
     unrelated settings change does not repeat it)."""
-    from lsp_server import method_names
+    from lsp_server.wire import method_names
 
     for notice in untrusted_notices(loaded):
         if notice.sha256 in server.announced_configs:

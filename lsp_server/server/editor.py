@@ -12,8 +12,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.workspace import TextDocument
 
+from lsp_server.core.client import ClientFeatures, ClientRequestError, UnreadableAnswer
 from lsp_server.protocol import ToolhostClientCapabilities, camel
-from lsp_server.runtime.core.client import ClientFeatures, ClientRequestError, UnreadableAnswer
 
 if TYPE_CHECKING:
     from lsp_server.server.server import ToolhostServer

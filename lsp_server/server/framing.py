@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from lsp_server.broken_json import HEAD_BYTES, ID_MEMBER, request_id
+from lsp_server.wire.broken_json import HEAD_BYTES, ID_MEMBER, request_id
 
 log = logging.getLogger(__name__)
 

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from lsp_server import method_names
-from lsp_server.dirs import Dirs
-from lsp_server.runtime.core.errors import ToolError
+from lsp_server.core.errors import ToolError
+from lsp_server.home.dirs import Dirs
 from lsp_server.server import root_refusal, wire_errors
 from lsp_server.server.server import ToolhostServer
+from lsp_server.wire import method_names
 
 # Annotations only (pygls finds the server by the first parameter's name, `ls`): the message
 # types load with the first toolhost/* message, after the initialize answer.

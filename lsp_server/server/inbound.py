@@ -158,7 +158,7 @@ class InboundProtocol(LanguageServerProtocol):
         """An error response carrying the UnreadableAnswer (an object no wire message can
         hold), which EditorBridge.request raises to the waiter."""
         method = self.answered_method(answered)
-        from lsp_server.runtime.core.client import UnreadableAnswer
+        from lsp_server.core.client import UnreadableAnswer
 
         answer = UnreadableAnswer.of(data.get("error", data.get("result")), problem)
         # For the editor's developer: which answer, what was wrong, what it sent.

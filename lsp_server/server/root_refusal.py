@@ -1,4 +1,4 @@
-"""How `toolhost serve` says that its root is no workspace (lsp_server/broad_roots.py): an
+"""How `toolhost serve` says that its root is no workspace (lsp_server/config/broad_roots.py): an
 error notification once `initialized` arrives, every toolhost/call answered with the
 `workspace.broad_root` refusal (a result, as any refused call), and every other request
 that needs the runtime with a JSON-RPC error carrying the same code and recovery. No
@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from lsp_server.broad_roots import BROAD_ROOT, BroadRoot, refused_root
-from lsp_server.dirs import Dirs
+from lsp_server.config.broad_roots import BROAD_ROOT, BroadRoot, refused_root
+from lsp_server.home.dirs import Dirs
 
 if TYPE_CHECKING:
     from lsp_server.protocol import CallParams, CallResult

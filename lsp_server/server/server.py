@@ -16,15 +16,16 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 
-from lsp_server import __version__, method_names
-from lsp_server.broad_roots import BroadRoot
-from lsp_server.dirs import Dirs
-from lsp_server.runtime.core.client import ClientFeatures
-from lsp_server.runtime.core.uris import uri_to_path
+from lsp_server import __version__
+from lsp_server.config.broad_roots import BroadRoot
+from lsp_server.core.client import ClientFeatures
+from lsp_server.core.uris import uri_to_path
+from lsp_server.home.dirs import Dirs
 from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.server import capability_cache, root_refusal, wire_errors
 from lsp_server.server.typed_protocol import ToolhostProtocol, lazy_toolhost_converter
 from lsp_server.server.warm_up import WarmUp
+from lsp_server.wire import method_names
 
 # The rest of the house (config layers, the protocol's message types, the attach listener,
 # the editor bridge) is imported after the initialize answer: by `settle` and the handlers.
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from lsp_server.compose import EditorLink
     from lsp_server.config.layers import LoadedConfig
     from lsp_server.config.tree import Config
+    from lsp_server.core.contract import Registry
     from lsp_server.mcp.attach.listener import AttachListener
     from lsp_server.protocol import (
         DidCallParams,
@@ -42,7 +44,6 @@ if TYPE_CHECKING:
         ToolsResult,
     )
     from lsp_server.runtime.buffers.documents import EditorDocuments
-    from lsp_server.runtime.core.contract import Registry
     from lsp_server.runtime.dispatch import Runtime
 
 log = logging.getLogger(__name__)
@@ -132,8 +133,8 @@ class ToolhostServer(LanguageServer):
         cached = capability_cache.load(self.dirs.state, key)
         if cached is not None:
             return cached
+        from lsp_server.core.contract import SURFACES
         from lsp_server.protocol import PROTOCOL_VERSION
-        from lsp_server.runtime.core.contract import SURFACES
 
         capability = {
             "protocolVersion": PROTOCOL_VERSION,
@@ -172,8 +173,7 @@ class ToolhostServer(LanguageServer):
         self._initialize_params = params
 
     def settle(self) -> None:
-        """What initialize declared, read once the answer is out (or when first needed):
-        the configuration layers and the client's features."""
+        """Read initialize's config layers and client features (once the answer is out)."""
         params, self._initialize_params = self._initialize_params, None
         if params is None or self._roots_at_start is None:
             return
@@ -321,7 +321,7 @@ class ToolhostServer(LanguageServer):
         if self.runtime is None or self._attach_started:
             return
         self._attach_started = True
-        from lsp_server.private_folder import UnsafeFolder
+        from lsp_server.home.private_folder import UnsafeFolder
 
         try:
             await self.attach_listener.start()

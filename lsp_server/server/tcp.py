@@ -23,7 +23,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lsp_server.dirs import Dirs
+from lsp_server.home.dirs import Dirs
+from lsp_server.home.token_files import write_token_file
 from lsp_server.server import framing
 from lsp_server.server.handlers import create_server
 from lsp_server.server.server import ToolhostServer
@@ -35,7 +36,6 @@ from lsp_server.server.transport import (
     setup_logging,
     stop_children_on_sigterm,
 )
-from lsp_server.token_files import write_token_file
 
 log = logging.getLogger(__name__)
 

@@ -23,10 +23,10 @@ from typing import Any, BinaryIO
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from lsp_server.private_stdio import private_stdio
 from lsp_server.server import framing
 from lsp_server.server.handlers import create_server
 from lsp_server.server.server import ToolhostServer
+from lsp_server.wire.private_stdio import private_stdio
 
 log = logging.getLogger(__name__)
 

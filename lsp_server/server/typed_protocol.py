@@ -17,10 +17,10 @@ from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcInternalError
 from pygls.protocol import lsp_method
 
-from lsp_server import json_bytes, method_names
 from lsp_server.runtime.results import held_reports
 from lsp_server.server import wire_errors
 from lsp_server.server.inbound import InboundProtocol
+from lsp_server.wire import json_bytes, method_names
 
 if TYPE_CHECKING:
     from lsp_server import protocol

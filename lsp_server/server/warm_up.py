@@ -3,7 +3,7 @@ written: by the time a client sends `initialized` and its first call (an agent's
 call comes seconds later), the composition root, every tool module, the policy engine and
 jsonschema are imported and the registry is built, so building the runtime is quick.
 
-The initialize answer itself never waits for this (tests/core/test_startup.py): the thread
+The initialize answer itself never waits for this (tests/server/test_startup.py): the thread
 starts after the answer has been handed to the transport. Anything on the event loop that
 needs these modules waits for the thread first (`wait`, or `join` from a plain handler), so
 the loop and the thread never import the same modules at once.
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from lsp_server.runtime.core.contract import Registry
+    from lsp_server.core.contract import Registry
 
 log = logging.getLogger(__name__)
 

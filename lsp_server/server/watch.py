@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from lsp_server.runtime.core.uris import uri_to_path
+from lsp_server.core.uris import uri_to_path
 
 if TYPE_CHECKING:
     from lsp_server.codeintel.indexes import BuildState

@@ -16,8 +16,8 @@ from pygls.exceptions import (
     JsonRpcServerNotInitialized,
 )
 
-from lsp_server import method_names
-from lsp_server.runtime.core.errors import ToolError
+from lsp_server.core.errors import ToolError
+from lsp_server.wire import method_names
 
 if TYPE_CHECKING:
     from lsp_server.protocol import CallParams, ResultPage, ResultParams

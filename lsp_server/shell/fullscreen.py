@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 
 import attrs
 
-from lsp_server.policy.commands.shell_words import split_command
+from lsp_server.shellparse.shell_words import split_command
 
 # Wrappers that run the next word as the program; value: options that take an argument.
 _WRAPPERS: dict[str, frozenset[str]] = {

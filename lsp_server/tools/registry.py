@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from lsp_server.runtime.core.contract import Registry, Tool
+from lsp_server.core.contract import Registry, Tool
 from lsp_server.tools import web_fetch
 from lsp_server.tools.code import code_index, delete_symbol, lsp_tools
 from lsp_server.tools.files import (

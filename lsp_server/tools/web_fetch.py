@@ -6,10 +6,10 @@ from typing import Any
 
 import anyio
 
+from lsp_server.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
+from lsp_server.core.errors import WEB_HTTP_STATUS, ToolError
+from lsp_server.core.tool_output import ToolOutput
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
-from lsp_server.runtime.core.errors import WEB_HTTP_STATUS, ToolError
-from lsp_server.runtime.results.tool_output import ToolOutput
 
 _ERROR_EXCERPT_CHARS = 2000
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lsp_server.private_folder import UnsafeFolder
+from lsp_server.home.private_folder import UnsafeFolder
 from lsp_server.warm.place import Place, code_stamp, place
 
 FLAG = "--warm"

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
-from lsp_server.dirs import Dirs
-from lsp_server.private_folder import MAX_SOCKET_PATH, private_folder, socket_path
+from lsp_server.home.dirs import Dirs
+from lsp_server.home.private_folder import MAX_SOCKET_PATH, private_folder, socket_path
 
 PACKAGE = Path(__file__).resolve().parents[1]
 

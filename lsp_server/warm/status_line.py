@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsp_server.private_folder import UnsafeFolder
+from lsp_server.home.private_folder import UnsafeFolder
 from lsp_server.warm.place import code_stamp, place
 
 

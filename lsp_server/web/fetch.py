@@ -9,7 +9,7 @@ import attrs
 import httpcore
 import httpx
 
-from lsp_server.runtime.core.errors import (
+from lsp_server.core.errors import (
     TIMEOUT,
     WEB_BLOCKED_ADDRESS,
     WEB_FETCH_FAILED,

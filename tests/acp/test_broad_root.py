@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.broad_roots import BROAD_ROOT
-from lsp_server.dirs import Dirs
+from lsp_server.config.broad_roots import BROAD_ROOT
+from lsp_server.home.dirs import Dirs
 from tests.acp.harness import scripted_agent, toolhost_acp
 from tests.acp.test_bad_input import RawEditor
 

@@ -14,8 +14,8 @@ from lsp_server.checkpoints.records import FileRecord
 from lsp_server.checkpoints.restore import Present, Put, Refusal, decide
 from lsp_server.checkpoints.shadow.tree_changes import Entry
 from lsp_server.config.tree import CheckpointsConfig, Limits
+from lsp_server.fs.workspace import Workspace
 from lsp_server.runtime.file_service import FileService
-from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.runtime.reverts import Reverter
 from lsp_server.runtime.sessions.observations import FileLocks, Observations
 from tests.checkpoints.snapshots import tree_state

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from lsp_server.runtime.core.errors import CHECKPOINT_UNKNOWN, ToolError
+from lsp_server.core.errors import CHECKPOINT_UNKNOWN, ToolError
 from lsp_server.sandbox.platforms import find_backend
 from tests.checkpoints.link_tricks import PROBE, make_outside, tree
 from tests.checkpoints.test_revert_links import InProcess, revert_in

@@ -23,18 +23,18 @@ from lsp_server.checkpoints.shadow.tree_changes import Entry
 from lsp_server.checkpoints.windows import Listed
 from lsp_server.compose import build_runtime
 from lsp_server.config.tree import Config
-from lsp_server.dirs import Dirs
+from lsp_server.home.dirs import Dirs
 from lsp_server.protocol import RevertParams, message_converter
 from lsp_server.runtime.approvals.verdicts import ModeApprover
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.runtime.file_service import FileService
 from lsp_server.runtime.reverts import revert_request
 from lsp_server.runtime.sessions.observations import Observations
-from tests.buffers.editor import EDITOR_CAPABILITIES, EditorDouble, editor_client_factory
 from tests.checkpoints.link_corpus import TRICKS
 from tests.checkpoints.link_tricks import Trick, play, tree
-from tests.core.test_races import flipping
+from tests.fs.test_races import flipping
 from tests.helpers import call_tool, lsp_call, lsp_session, make_runtime, text_of
+from tests.runtime.buffers.editor import EDITOR_CAPABILITIES, EditorDouble, editor_client_factory
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -180,7 +180,7 @@ FILES = 40
 
 async def test_a_folder_swapped_for_a_link_while_the_revert_runs(tmp_path: Path) -> None:
     """`d` and a link to the outside folder trade names every 0.5 ms (as in
-    tests/core/test_races.py) while reverts bring back, remove and rewrite files in `d`: a
+    tests/fs/test_races.py) while reverts bring back, remove and rewrite files in `d`: a
     revert that followed the link once would create a*, delete b* or overwrite c* outside,
     whose contents equal what the revert looks for."""
     root, outside = tmp_path / "ws", tmp_path / "outside"

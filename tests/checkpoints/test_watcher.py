@@ -20,8 +20,8 @@ from lsp_server.checkpoints import inotify
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.checkpoints.watcher import RootWatchers
 from lsp_server.config.tree import CheckpointsConfig, Limits
+from lsp_server.fs.workspace import Workspace
 from lsp_server.runtime.file_service import FileService
-from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.runtime.reverts import Reverter
 from lsp_server.runtime.sessions.observations import FileLocks, Observations
 from lsp_server.sandbox.bubblewrap import BubblewrapLayout, bubblewrap_argv

@@ -31,7 +31,7 @@ from lsp_server.checkpoints.records import Bounds, CheckpointStore, FileRecord, 
 from lsp_server.checkpoints.shadow.objects import object_id
 from lsp_server.checkpoints.shadow.tree_changes import Entry
 from lsp_server.checkpoints.write_queue import WriteQueue, write_entries
-from tests.core.raw_wire import RawPeer
+from tests.server.raw_wire import RawPeer
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.cli import schemas as schemagen
-from lsp_server.runtime.core.contract import canonical_json
+from lsp_server.core.contract import canonical_json
 from lsp_server.runtime.validation import check_schema
 from lsp_server.tools.registry import TOOL_MODULES, build_registry
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from lsp_server.core.contract import ContractEntry, Registry, Tool
+from lsp_server.core.tool_output import ToolOutput
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import ContractEntry, Registry, Tool
-from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools.registry import build_registry
 from tests.conftest import missing_part, require_program
 from tests.helpers import call_tool, make_runtime, text_of

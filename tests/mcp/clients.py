@@ -23,7 +23,7 @@ from mcp_types import Implementation
 from lsp_server.mcp.server import Backend, build_server
 
 if TYPE_CHECKING:
-    from lsp_server.runtime.core.contract import Surface
+    from lsp_server.core.contract import Surface
 
 
 def toolhost_command() -> list[str]:

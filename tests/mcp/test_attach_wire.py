@@ -12,8 +12,8 @@ from typing import Any
 import orjson
 import pytest
 
-from lsp_server import json_bytes
 from lsp_server.mcp.attach import wire
+from lsp_server.wire import json_bytes
 
 
 @pytest.fixture(params=[True, False], ids=["orjson-loaded", "standard-library"])

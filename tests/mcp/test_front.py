@@ -22,7 +22,7 @@ from lsp_server.mcp.listing_cache import Listing, ListingCache
 from tests.mcp.clients import answered_without_sdk, sdk_answer, sdk_answers, spawn_mcp
 
 if TYPE_CHECKING:
-    from lsp_server.runtime.core.contract import Surface
+    from lsp_server.core.contract import Surface
 
 CLIENT_INFO = {"name": "front-test", "version": "2.0"}
 CAPABILITIES: list[dict[str, Any]] = [
@@ -94,8 +94,8 @@ def test_the_front_imports_the_standard_library_only() -> None:
     assert [m for m in loaded if m.startswith("lsp_server.")] == [
         "lsp_server.cli",
         "lsp_server.cli.mcp",
-        "lsp_server.cli.warm_help",
-        "lsp_server.keyed_cache",
+        "lsp_server.home",
+        "lsp_server.home.keyed_cache",
         "lsp_server.mcp",
         "lsp_server.mcp.calls",
         "lsp_server.mcp.calls.current",
@@ -107,7 +107,10 @@ def test_the_front_imports_the_standard_library_only() -> None:
         "lsp_server.mcp.loader",
         "lsp_server.mcp.openings",
         "lsp_server.mcp.sdk_json",
-        "lsp_server.private_stdio",
+        "lsp_server.warm",
+        "lsp_server.warm.flag_help",
+        "lsp_server.wire",
+        "lsp_server.wire.private_stdio",
     ]
 
 
@@ -164,7 +167,7 @@ async def test_an_odd_initialize_gets_the_sdks_own_answer(ws: Path) -> None:
 
 def test_the_commands_surfaces_are_the_contracts() -> None:
     from lsp_server.cli.mcp import SURFACES
-    from lsp_server.runtime.core.contract import SURFACES as CONTRACT_SURFACES
+    from lsp_server.core.contract import SURFACES as CONTRACT_SURFACES
 
     assert SURFACES == CONTRACT_SURFACES
 
@@ -307,7 +310,7 @@ async def test_a_large_message_is_read_whole(ws: Path) -> None:
 
 
 def test_the_cache_file_is_looked_for_in_the_state_folder() -> None:
-    from lsp_server.dirs import Dirs
+    from lsp_server.home.dirs import Dirs
 
     cache = front.ListingCache.of("2025-11-25", "full")
     assert cache.path.parent == Dirs.from_environment().state

@@ -12,10 +12,10 @@ import mcp_types as types
 import pytest
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from lsp_server.core.contract import Surface
 from lsp_server.mcp import front, openings
 from lsp_server.mcp.calls.tool_calls import Calls
 from lsp_server.mcp.listing_cache import Listing, ListingCache
-from lsp_server.runtime.core.contract import Surface
 from tests.mcp.clients import answered_without_sdk, sdk_answer, sdk_answers
 
 CLAUDE_CODE = {

@@ -1,5 +1,5 @@
 """The Lua plugin handles every server->client method of the server's one table (the names
-themselves are compared in tests/core/test_protocol_tables.py)."""
+themselves are compared in tests/protocol/test_protocol_tables.py)."""
 
 from __future__ import annotations
 

@@ -18,8 +18,8 @@ import argparse
 import random
 import sys
 
-from lsp_server.policy.commands.bash_split import split_command
-from lsp_server.policy.commands.bash_tree import parse
+from lsp_server.shellparse.bash_split import split_command
+from lsp_server.shellparse.bash_tree import parse
 
 _SPECIAL = [*"{}[]()<>'\"`$\\|&;#=~*?!@-\n\t ", "$(", "${", "$((", "<<", "<<<", "$'", '$"']
 _WORDS = ["ls", "echo", "find", "-delete", "case", "in", "esac", "EOF", "x", "1"]

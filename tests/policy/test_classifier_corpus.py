@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.policy.commands.shell_words import split_command
 from lsp_server.policy.engine import CallFacts, PolicyEngine, RuleSet
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
+from lsp_server.shellparse.shell_words import split_command
 from tests.policy.tricky_commands import TRICKY_COMMANDS, Tricky
 
 READS = [

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from lsp_server.policy.commands.shell_words import split_command
 from lsp_server.policy.commands.wrappers import command_forms, view_command
 from lsp_server.policy.engine import CallFacts, PolicyEngine, RuleSet
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import parse_rules
+from lsp_server.shellparse.shell_words import split_command
 
 TOUCH_HIDDEN = [
     "script -qc 'touch X'",

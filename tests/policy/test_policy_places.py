@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 
 from lsp_server.config.layers import load_config
 from lsp_server.config.trust import TrustStore
+from lsp_server.fs.workspace import Workspace
 from lsp_server.policy.commands.command_paths import Places
 from lsp_server.policy.engine import CallFacts, PathFact, PolicyEngine, RuleSet
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.suggest import risk_level, suggested_rules
-from lsp_server.runtime.fs.workspace import Workspace
 
 
 @pytest.fixture

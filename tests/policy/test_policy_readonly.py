@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lsp_server.policy.commands.shell_words import split_command
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
+from lsp_server.shellparse.shell_words import split_command
 
 READS = [
     "ls -la",

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lsp_server.policy.commands.shell_words import split_command
 from lsp_server.policy.engine import CallFacts, PathFact, PolicyEngine, RuleSet
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import RuleError, escape_path_pattern, parse_rule, parse_rules
+from lsp_server.shellparse.shell_words import split_command
 
 
 def engine(allow=(), ask=(), deny=(), mode="default", extra=()):

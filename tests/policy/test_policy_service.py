@@ -11,14 +11,14 @@ import pytest
 
 from lsp_server.config.tree import PolicyConfig
 from lsp_server.config.trust import TrustStore
-from lsp_server.policy.authorizer import PolicyRefusal, PolicyService
-from lsp_server.protocol import ApproveParams
-from lsp_server.runtime.core.errors import (
+from lsp_server.core.errors import (
     PERMISSION_RULE_DENIED,
     PERMISSION_UNATTENDED,
     PERMISSION_UNREADABLE_ANSWER,
     PERMISSION_USER_DENIED,
 )
+from lsp_server.policy.authorizer import PolicyRefusal, PolicyService
+from lsp_server.protocol import ApproveParams
 from lsp_server.server.typed_protocol import toolhost_converter
 
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.fs.workspace import Workspace
 from lsp_server.policy.commands.command_paths import Places
-from lsp_server.policy.commands.shell_words import split_command
 from lsp_server.policy.commands.wrappers import view_command
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
-from lsp_server.runtime.fs.workspace import Workspace
+from lsp_server.shellparse.shell_words import split_command
 
 
 @pytest.fixture

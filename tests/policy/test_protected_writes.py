@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.fs.workspace import Workspace
 from lsp_server.policy.commands.command_paths import Places
-from lsp_server.policy.commands.shell_words import split_command
 from lsp_server.policy.engine import CallFacts, PathFact, PolicyEngine, RuleSet
 from lsp_server.policy.protected_writes import ProtectedWrites
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import parse_rule
-from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.sandbox.protected import BUILT_IN, ProtectedPaths
+from lsp_server.shellparse.shell_words import split_command
 
 
 @pytest.fixture

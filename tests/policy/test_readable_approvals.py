@@ -9,7 +9,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from lsp_server.runtime.approvals.diffs import unified_diff
+from lsp_server.core.diffs import unified_diff
 from tests.conftest import require_program
 from tests.helpers import lsp_call, lsp_session, text_of
 from tests.policy.editor import APPROVALS, Editor

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.core.raw_wire import RawPeer
 from tests.helpers import text_of
+from tests.server.raw_wire import RawPeer
 
 HOUR = {"policy": {"approvalTimeoutSeconds": 3600}}
 APPROVALS = {"experimental": {"toolhost": {"approvals": True}}}

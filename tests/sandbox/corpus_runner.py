@@ -24,7 +24,7 @@ from typing import Any
 
 from lsp_server.compose import build_runtime
 from lsp_server.config.tree import Config, structure_config
-from lsp_server.dirs import Dirs
+from lsp_server.home.dirs import Dirs
 from lsp_server.protocol import ApproveParams, CallParams
 from tests.policy.tricky_commands import commands
 

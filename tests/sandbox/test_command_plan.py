@@ -12,7 +12,7 @@ import pytest
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.compose import build_runtime
 from lsp_server.config.tree import Config, structure_config
-from lsp_server.dirs import Dirs
+from lsp_server.home.dirs import Dirs
 from lsp_server.policy.planner import CommandPlanner
 from lsp_server.protocol import ApproveParams, CallParams
 from tests.checkpoints.snapshots import changes, checkpoints, revert

@@ -9,7 +9,7 @@ import pytest
 
 from lsp_server.compose import build_runtime
 from lsp_server.config.tree import Config
-from lsp_server.dirs import Dirs
+from lsp_server.home.dirs import Dirs
 from lsp_server.sandbox.netallow import (
     NetworkAllowList,
     blocked_line,

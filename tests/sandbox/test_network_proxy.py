@@ -13,7 +13,7 @@ import pytest
 
 from lsp_server.compose import build_runtime
 from lsp_server.config.tree import Config, structure_config
-from lsp_server.dirs import Dirs
+from lsp_server.home.dirs import Dirs
 from lsp_server.protocol import ApproveParams, CallParams
 from tests.conftest import require_program
 from tests.helpers import call_tool, fixed_page, loopback_http, make_runtime, text_of

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.runtime.fs.workspace import SECRET_PATTERNS
+from lsp_server.fs.workspace import SECRET_PATTERNS
 from lsp_server.search.ripgrep import find_ripgrep
 from tests.conftest import missing_part
 

@@ -9,7 +9,7 @@ import pathspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsp_server.runtime.fs.workspace import SECRET_PATTERNS
+from lsp_server.fs.workspace import SECRET_PATTERNS
 from lsp_server.search.pattern_set import any_match, join_alternatives
 
 # Names near the deny list's patterns, so that the generated paths hit and miss them.

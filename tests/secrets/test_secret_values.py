@@ -7,10 +7,10 @@ import json
 import os
 from pathlib import Path
 
+from lsp_server.fs.workspace import Workspace
 from lsp_server.langservers.discovery import ResolvedServer
 from lsp_server.policy.audit import AuditLog
 from lsp_server.protocol import DidCallParams
-from lsp_server.runtime.fs.workspace import Workspace
 from lsp_server.secrets.known import SecretValues
 from lsp_server.secrets.names import CredentialNames
 from lsp_server.secrets.process_environments import process_secrets

@@ -480,8 +480,8 @@ def test_the_front_imports_the_standard_library_only() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
     assert [m for m in loaded if m.startswith("lsp_server.")] == [
-        "lsp_server.dirs",
-        "lsp_server.private_folder",
+        "lsp_server.home.dirs",
+        "lsp_server.home.private_folder",
         "lsp_server.warm",
         "lsp_server.warm.handover",
         "lsp_server.warm.place",

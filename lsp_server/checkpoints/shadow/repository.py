@@ -23,7 +23,6 @@ import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from lsp_server.broad_roots import exclude_lines, own_folders_inside
 from lsp_server.checkpoints.shadow import changed_paths, objects
 from lsp_server.checkpoints.shadow.tree_changes import (
     TreeCache,
@@ -31,6 +30,7 @@ from lsp_server.checkpoints.shadow.tree_changes import (
     diff_loose,
     parse_raw_diff,
 )
+from lsp_server.config.broad_roots import exclude_lines, own_folders_inside
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 POINTER_PREFIX = b"toolhost checkpoint: file not stored"

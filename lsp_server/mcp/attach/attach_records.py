@@ -21,7 +21,7 @@ from typing import Any
 
 import attrs
 
-from lsp_server.private_folder import private_folder, socket_path
+from lsp_server.home.private_folder import private_folder, socket_path
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ import functools
 import json
 from typing import TYPE_CHECKING, Any
 
-from lsp_server import json_bytes
+from lsp_server.wire import json_bytes
 
 if TYPE_CHECKING:  # `toolhost mcp` attached to an editor frames lines and converts nothing
     import cattrs

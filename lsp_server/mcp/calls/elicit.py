@@ -9,10 +9,10 @@ import logging
 import time
 from typing import Any
 
+from lsp_server.core.client import UnreadableAnswer
 from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT
 from lsp_server.policy.client_approvals import UNSEEN_SECONDS, FormNotShown
 from lsp_server.protocol import ApproveParams as PromptRequest
-from lsp_server.runtime.core.client import UnreadableAnswer
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from typing import Literal
 
 from lsp_server import compose
 from lsp_server.config.layers import load_layers
-from lsp_server.dirs import Dirs
+from lsp_server.home.dirs import Dirs
 from lsp_server.mcp.calls.current import CURRENT_CLIENT
 from lsp_server.mcp.calls.elicit import ElicitationAsker
 from lsp_server.policy.client_approvals import ClientApprovals

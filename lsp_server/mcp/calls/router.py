@@ -13,13 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from lsp_server.core.errors import ATTACH_LOST, ATTACH_UNAVAILABLE, BROAD_ROOT
 from lsp_server.mcp.attach import attach_client, attach_records, wire
 from lsp_server.mcp.attach.attach_client import EditorRuntime, ProgressCallback
 from lsp_server.mcp.calls.results import refusal, to_mcp
-from lsp_server.runtime.core.errors import ATTACH_LOST, ATTACH_UNAVAILABLE, BROAD_ROOT
 
 if TYPE_CHECKING:
-    from lsp_server.broad_roots import BroadRoot
+    from lsp_server.config.broad_roots import BroadRoot
     from lsp_server.runtime.dispatch import Runtime
     from lsp_server.runtime.lifecycle import Lifecycle
     from lsp_server.runtime.progress import ProgressSender

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from lsp_server.broad_roots import BroadRoot
-    from lsp_server.dirs import Dirs
+    from lsp_server.config.broad_roots import BroadRoot
+    from lsp_server.core.contract import Registry, Surface
+    from lsp_server.home.dirs import Dirs
     from lsp_server.mcp.calls.local import Approvals
     from lsp_server.mcp.calls.rounds import RoundTrips
     from lsp_server.mcp.calls.router import AttachMode, CallRouter
-    from lsp_server.runtime.core.contract import Registry, Surface
     from lsp_server.runtime.dispatch import Runtime
     from lsp_server.runtime.lifecycle import Lifecycle
     from lsp_server.runtime.progress import ProgressSender
@@ -69,7 +69,7 @@ class Calls:
         runtime ran (an attached front imports no tool)."""
         if not result.get("isError"):
             return False  # the common case, before any import
-        from lsp_server.runtime.core.errors import ATTACH_LOST, ATTACH_UNAVAILABLE, UNKNOWN_TOOL
+        from lsp_server.core.errors import ATTACH_LOST, ATTACH_UNAVAILABLE, UNKNOWN_TOOL
 
         structured = result.get("structuredContent")
         code = structured.get("code") if isinstance(structured, dict) else None
@@ -82,7 +82,7 @@ class Calls:
             return self._router or self._make_router()
 
     def _make_router(self) -> CallRouter:
-        from lsp_server.dirs import Dirs
+        from lsp_server.home.dirs import Dirs
         from lsp_server.mcp.calls.router import CallRouter
 
         root, dirs, approvals = self.root, Dirs.from_environment(), self.approvals
@@ -154,7 +154,7 @@ class Calls:
 def _refused(root: Path, dirs: Dirs) -> BroadRoot | None:
     """A root no face serves (a home folder, `/` ...), checked once before anything reads it:
     said on stderr (MCP clients keep it in their server log) and in every call's result."""
-    from lsp_server.broad_roots import refused_root
+    from lsp_server.config.broad_roots import refused_root
 
     refused = refused_root([root], dirs)
     if refused is not None:

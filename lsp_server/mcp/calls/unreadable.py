@@ -17,8 +17,8 @@ import mcp_types as types
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from lsp_server.core.client import UnreadableAnswer, sent_preview
 from lsp_server.mcp.calls.elicit import MCP_CLIENT
-from lsp_server.runtime.core.client import UnreadableAnswer, sent_preview
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 if TYPE_CHECKING:
-    from lsp_server.runtime.fs.workspace import Workspace
+    from lsp_server.fs.workspace import Workspace
 
 from lsp_server.policy.commands.hidden_reads import (
     bash_pattern,
@@ -46,9 +46,9 @@ from lsp_server.policy.commands.recursive_reads import (
     search_targets,
     walk_concern,
 )
-from lsp_server.policy.commands.shell_words import Segment
 from lsp_server.sandbox.protected import ProtectedPaths
 from lsp_server.sandbox.protected_scan import sandbox_holds
+from lsp_server.shellparse.segments import Segment
 
 # Programs that read no file named by their arguments.
 _NO_FILE_ARGUMENTS = frozenset(

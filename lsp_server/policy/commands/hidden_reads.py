@@ -3,7 +3,7 @@
 - **Hard links.** A hard link is its file under another name: `cat notes.txt` prints
   `.env` when notes.txt is a second name of it, and a link can give a file from outside
   the workspace an innocent name. read_file and grep refuse such a file
-  (runtime/fs/hardlinks.py); a shell read of it is not a plain read either: a regular
+  (fs/hardlinks.py); a shell read of it is not a plain read either: a regular
   file with more than one name is one only when a bounded scan of its root finds all its
   names there and none is a secret.
 - **File names from the input.** `echo .env | xargs cat`, `xargs cat <<< .env`,
@@ -29,12 +29,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lsp_server.fs.hardlinks import names_of_many
 from lsp_server.policy.commands.wrappers import command_forms, program_name
-from lsp_server.runtime.fs.hardlinks import names_of_many
 
 if TYPE_CHECKING:
     from lsp_server.policy.commands.command_paths import Places
-    from lsp_server.policy.commands.shell_words import Segment
+    from lsp_server.shellparse.segments import Segment
 
 # Programs that take the names of files to read from their input.
 NAMES_FROM_INPUT = frozenset(("xargs", "parallel", "sem"))

@@ -31,13 +31,9 @@ from lsp_server.policy.commands.inline_code import (
     trap_action,
 )
 from lsp_server.policy.commands.options import abbreviates, long_name
-from lsp_server.policy.commands.shell_words import (
-    ParsedCommand,
-    Segment,
-    split_command,
-    split_words,
-)
 from lsp_server.policy.commands.wrapper_table import SHELLS, WRAPPERS, Wrapper
+from lsp_server.shellparse.segments import ParsedCommand, Segment
+from lsp_server.shellparse.shell_words import split_command, split_words
 
 Words = tuple[str, ...]
 

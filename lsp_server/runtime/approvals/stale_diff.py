@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from lsp_server.runtime.core.errors import FS_STALE_VERSION, ToolError
+from lsp_server.core.errors import FS_STALE_VERSION, ToolError
 from lsp_server.runtime.results.bounding import cut_line
 from lsp_server.runtime.sessions.observations import SeenContent, line_digests
 
 if TYPE_CHECKING:
-    from lsp_server.runtime.fs.textio import TextFile
+    from lsp_server.fs.textio import TextFile
     from lsp_server.runtime.sessions.observations import Observations
 
 MAX_DIFF_LINES = 40

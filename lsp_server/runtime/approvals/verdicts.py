@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
-from lsp_server.runtime.core.contract import ContractEntry
-from lsp_server.runtime.core.errors import PERMISSION_RULE_DENIED, PERMISSION_UNATTENDED
+from lsp_server.core.contract import ContractEntry
+from lsp_server.core.errors import PERMISSION_RULE_DENIED, PERMISSION_UNATTENDED
 
 if TYPE_CHECKING:
     from lsp_server.config.tree import PolicyConfig

@@ -27,23 +27,23 @@ from typing import TYPE_CHECKING, Any, Protocol
 import anyio
 import attrs
 
+from lsp_server.core.client import ClientRequestError, UnreadableAnswer
+from lsp_server.core.errors import EDITOR_REFUSED, FS_STALE_VERSION, TIMEOUT, ToolError
+from lsp_server.core.uris import document_key, uri_to_path
+from lsp_server.fs import beneath, textio
+from lsp_server.fs.textio import BufferVersion, TextFile
 from lsp_server.protocol import TOOLHOST_SAVE_DOCUMENT, SaveDocumentParams
 from lsp_server.runtime.approvals.stale_diff import stale_refusal
 from lsp_server.runtime.buffers.buffer_edits import same_text, text_edits, text_hash
-from lsp_server.runtime.core.client import ClientRequestError, UnreadableAnswer
-from lsp_server.runtime.core.errors import EDITOR_REFUSED, FS_STALE_VERSION, TIMEOUT, ToolError
-from lsp_server.runtime.core.uris import document_key, uri_to_path
-from lsp_server.runtime.fs import beneath, textio
-from lsp_server.runtime.fs.textio import BufferVersion, TextFile
 from lsp_server.runtime.sessions.observations import SeenContent
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
 
     from lsp_server.config.tree import EditsConfig
-    from lsp_server.runtime.core.client import ClientBridge
-    from lsp_server.runtime.fs.workspace import Workspace
-    from lsp_server.runtime.results.tool_output import FileChange
+    from lsp_server.core.client import ClientBridge
+    from lsp_server.core.tool_output import FileChange
+    from lsp_server.fs.workspace import Workspace
     from lsp_server.runtime.sessions.observations import Observations
 
 log = logging.getLogger(__name__)
@@ -307,7 +307,7 @@ def _text_file(path: Path, uri: str, document: TextDocument) -> TextFile:
 
 def _read_disk(workspace: Workspace, path: Path) -> TextFile | None:
     """The file as on disk (blocking), or None when it cannot be read as text. Bytes and
-    metadata come from one descriptor opened beneath the root (runtime/fs/beneath.py)."""
+    metadata come from one descriptor opened beneath the root (fs/beneath.py)."""
     rel = workspace.relative(path)
     try:
         st, data = beneath.read_regular(workspace.confining_root(path), path, rel, sys.maxsize)

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from lsp_server.core import errors
+from lsp_server.core.contract import Registry, Surface, Tool
+from lsp_server.core.errors import ToolError
+from lsp_server.core.tool_output import ToolOutput
 from lsp_server.protocol import CallMeta, CallParams, CallResult, DidCallParams, ErrorInfo
-from lsp_server.runtime.core import errors
-from lsp_server.runtime.core.contract import Registry, Surface, Tool
-from lsp_server.runtime.core.errors import ToolError
 from lsp_server.runtime.results.bounding import PAGING_NOTE_CHARS, bound_text, paging_note
-from lsp_server.runtime.results.tool_output import ToolOutput
 
 if TYPE_CHECKING:
     from lsp_server.runtime.approvals.verdicts import Verdict

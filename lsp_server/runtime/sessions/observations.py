@@ -22,7 +22,7 @@ from typing import Literal
 import anyio
 import attrs
 
-from lsp_server.runtime.fs.textio import Version
+from lsp_server.fs.textio import Version
 
 SEEN_TEXT_CHARS = 256 * 1024
 """Files up to this size keep the text seen (to show the diff of a later change)."""

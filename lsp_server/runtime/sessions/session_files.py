@@ -36,8 +36,8 @@ from typing import Any
 
 import attrs
 
-from lsp_server.runtime.fs import textio
-from lsp_server.runtime.fs.textio import BufferVersion, FileVersion, Version
+from lsp_server.fs import textio
+from lsp_server.fs.textio import BufferVersion, FileVersion, Version
 from lsp_server.runtime.sessions import session_bounds
 from lsp_server.runtime.sessions.observations import Observation
 from lsp_server.runtime.sessions.session import Session

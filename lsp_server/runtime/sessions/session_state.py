@@ -12,7 +12,7 @@ from typing import Any, Literal, get_args
 
 import attrs
 
-from lsp_server.runtime.core.errors import (
+from lsp_server.core.errors import (
     GOAL_CONFLICT,
     GOAL_EXISTS,
     GOAL_NOT_FOUND,

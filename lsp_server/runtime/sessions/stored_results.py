@@ -12,9 +12,9 @@ from pathlib import Path
 
 import attrs
 
+from lsp_server.core.errors import INVALID_ARGUMENT, RESULT_NOT_FOUND, ToolError
+from lsp_server.fs import textio
 from lsp_server.protocol import ResultPage
-from lsp_server.runtime.core.errors import INVALID_ARGUMENT, RESULT_NOT_FOUND, ToolError
-from lsp_server.runtime.fs import textio
 from lsp_server.runtime.sessions.session_names import ref_token
 
 log = logging.getLogger(__name__)

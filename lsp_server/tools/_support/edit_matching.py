@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 import attrs
 
-from lsp_server.runtime.core.errors import EDIT_NOT_FOUND, EDIT_NOT_UNIQUE, ToolError
-from lsp_server.runtime.fs.textio import adapt_newlines, dominant_newline
+from lsp_server.core.errors import EDIT_NOT_FOUND, EDIT_NOT_UNIQUE, ToolError
+from lsp_server.fs.textio import adapt_newlines, dominant_newline
 
 LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+(?:→|\t)", re.MULTILINE)
 

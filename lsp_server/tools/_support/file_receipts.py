@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lsp_server.runtime.approvals.diffs import clip, line_counts, unified_diff
+from lsp_server.core.diffs import clip, line_counts, unified_diff
 
 RECEIPT_BYTES = 2048
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT
+from lsp_server.core.contract import JSON_SCHEMA_DIALECT
 
 
 def object_schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:

@@ -11,10 +11,10 @@ import anyio
 import anyio.from_thread
 
 from lsp_server.codeintel.kinds import KINDS, normalise_kind
+from lsp_server.core.contract import ContractEntry, PathArg, Tool
+from lsp_server.core.errors import INVALID_ARGUMENT, ToolError
+from lsp_server.core.tool_output import ToolOutput
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import ContractEntry, PathArg, Tool
-from lsp_server.runtime.core.errors import INVALID_ARGUMENT, ToolError
-from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools._support.schema_parts import integer, object_schema, string
 
 if TYPE_CHECKING:

@@ -8,16 +8,16 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from lsp_server.codeintel.kinds import KINDS, normalise_kind
-from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import ContractEntry, Hints, PathArg, Tool
-from lsp_server.runtime.core.errors import (
+from lsp_server.core.contract import ContractEntry, Hints, PathArg, Tool
+from lsp_server.core.errors import (
     EDIT_INVALID,
     EDIT_NOT_FOUND,
     EDIT_NOT_UNIQUE,
     INVALID_ARGUMENT,
     ToolError,
 )
-from lsp_server.runtime.results.tool_output import FileChange, WritePlan
+from lsp_server.core.tool_output import FileChange, WritePlan
+from lsp_server.runtime.context import ToolContext
 from lsp_server.tools._support.file_receipts import receipt
 from lsp_server.tools._support.schema_parts import integer, object_schema, string
 

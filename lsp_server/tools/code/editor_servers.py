@@ -15,10 +15,10 @@ from typing import Any
 
 import attrs
 
+from lsp_server.core.errors import LSP_UNAVAILABLE, ToolError
+from lsp_server.core.uris import path_to_uri
 from lsp_server.protocol import TOOLHOST_LSP_REQUEST, LspRequestParams
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.errors import LSP_UNAVAILABLE, ToolError
-from lsp_server.runtime.core.uris import path_to_uri
 
 log = logging.getLogger(__name__)
 

@@ -12,6 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.config.tree import LspConfig
+from lsp_server.core.contract import ContractEntry, PathArg, Tool
+from lsp_server.core.errors import INVALID_ARGUMENT, ToolError
+from lsp_server.core.tool_output import ToolOutput
 from lsp_server.langservers.answer_log import LspAnswerLog
 from lsp_server.langservers.positions import (
     SymbolNotOnLine,
@@ -22,10 +25,7 @@ from lsp_server.langservers.positions import (
 )
 from lsp_server.langservers.table import row_for_extension
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import ContractEntry, PathArg, Tool
-from lsp_server.runtime.core.errors import INVALID_ARGUMENT, ToolError
 from lsp_server.runtime.results.bounding import cut_line
-from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools._support.schema_parts import boolean, integer, object_schema, string
 from lsp_server.tools.code.editor_servers import Provenance, ask_editor, document_uri
 from lsp_server.tools.code.symbol_lookup import locate_definition

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import anyio
 
+from lsp_server.core.errors import INVALID_ARGUMENT, ToolError
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.errors import INVALID_ARGUMENT, ToolError
 from lsp_server.tools.code.code_index import _search_index, index_service
 
 MAX_LISTED = 10

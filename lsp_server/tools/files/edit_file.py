@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from lsp_server.core.contract import ContractEntry, Hints, PathArg, Tool
+from lsp_server.core.errors import EDIT_INVALID, EDIT_NO_CHANGE, ToolError
+from lsp_server.core.tool_output import FileChange, WritePlan
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import ContractEntry, Hints, PathArg, Tool
-from lsp_server.runtime.core.errors import EDIT_INVALID, EDIT_NO_CHANGE, ToolError
-from lsp_server.runtime.results.tool_output import FileChange, WritePlan
 from lsp_server.tools._support import edit_matching
 from lsp_server.tools._support.file_receipts import receipt
 from lsp_server.tools._support.schema_parts import boolean, object_schema, string

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from lsp_server.core.contract import ContractEntry, Hints, PathArg, Tool
+from lsp_server.core.errors import FS_ALREADY_EXISTS, FS_IS_DIRECTORY, ToolError
+from lsp_server.core.tool_output import FileChange, WritePlan
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import ContractEntry, Hints, PathArg, Tool
-from lsp_server.runtime.core.errors import FS_ALREADY_EXISTS, FS_IS_DIRECTORY, ToolError
-from lsp_server.runtime.results.tool_output import FileChange, WritePlan
 from lsp_server.tools._support.schema_parts import object_schema, string
 
 CONTRACT = ContractEntry(

@@ -6,16 +6,16 @@ from typing import Any
 
 import anyio
 
-from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import (
+from lsp_server.core.contract import (
     JSON_SCHEMA_DIALECT,
     ContractEntry,
     Hints,
     PathArg,
     Tool,
 )
-from lsp_server.runtime.core.errors import EDIT_INVALID, ToolError
-from lsp_server.runtime.results.tool_output import FileChange, WritePlan
+from lsp_server.core.errors import EDIT_INVALID, ToolError
+from lsp_server.core.tool_output import FileChange, WritePlan
+from lsp_server.runtime.context import ToolContext
 
 CONTRACT = ContractEntry(
     name="notebook_edit",

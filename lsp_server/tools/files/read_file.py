@@ -6,12 +6,12 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+from lsp_server.core.contract import ContractEntry, PathArg, Tool
+from lsp_server.core.errors import FS_NOT_FOUND, ToolError
+from lsp_server.core.tool_output import ToolOutput
+from lsp_server.fs.textio import TextFile
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import ContractEntry, PathArg, Tool
-from lsp_server.runtime.core.errors import FS_NOT_FOUND, ToolError
-from lsp_server.runtime.fs.textio import TextFile
 from lsp_server.runtime.results.bounding import cut_line, head_chars
-from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools._support.schema_parts import integer, object_schema, string
 
 CONTRACT = ContractEntry(

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import attrs
 
+from lsp_server.core.contract import ContractEntry, PathArg, Tool
+from lsp_server.core.errors import IMAGE_TOO_LARGE, IMAGE_UNSUPPORTED, ToolError
+from lsp_server.core.tool_output import ImagePart, ToolOutput
+from lsp_server.fs import beneath, hardlinks
+from lsp_server.fs.workspace import Workspace
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import ContractEntry, PathArg, Tool
-from lsp_server.runtime.core.errors import IMAGE_TOO_LARGE, IMAGE_UNSUPPORTED, ToolError
-from lsp_server.runtime.fs import beneath, hardlinks
-from lsp_server.runtime.fs.workspace import Workspace
-from lsp_server.runtime.results.tool_output import ImagePart, ToolOutput
 from lsp_server.tools._support.schema_parts import object_schema, string
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def inspect_image(data: bytes, shown: str) -> ImageInfo:
 
 
 def load_image(workspace: Workspace, path: Path, shown: str) -> tuple[ImageInfo, bytes]:
-    """Read beneath the root through one descriptor (runtime/fs/beneath.py): no symlink
+    """Read beneath the root through one descriptor (fs/beneath.py): no symlink
     swapped in after the path was checked is followed; hard links as for read_file."""
     root = workspace.confining_root(path)
     st, data = beneath.read_regular(root, path, shown, MAX_IMAGE_BYTES)

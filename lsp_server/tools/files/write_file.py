@@ -7,16 +7,16 @@ from typing import Any
 
 import anyio
 
-from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import ContractEntry, Hints, PathArg, Tool
-from lsp_server.runtime.core.errors import (
+from lsp_server.core.contract import ContractEntry, Hints, PathArg, Tool
+from lsp_server.core.errors import (
     EDIT_NO_CHANGE,
     EDIT_UNENCODABLE,
     FS_IS_DIRECTORY,
     ToolError,
 )
-from lsp_server.runtime.fs.textio import DecodeError, adapt_newlines, encode_like
-from lsp_server.runtime.results.tool_output import FileChange, ToolOutput, WritePlan
+from lsp_server.core.tool_output import FileChange, ToolOutput, WritePlan
+from lsp_server.fs.textio import DecodeError, adapt_newlines, encode_like
+from lsp_server.runtime.context import ToolContext
 from lsp_server.tools._support.file_receipts import change_summary
 from lsp_server.tools._support.schema_parts import object_schema, string
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from lsp_server.core.contract import ContractEntry, Hints, PathArg, Tool
+from lsp_server.core.errors import EDIT_NOT_UNIQUE, ToolError
+from lsp_server.core.tool_output import FileChange, ToolOutput, WritePlan
+from lsp_server.fs.textio import encode_like
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import ContractEntry, Hints, PathArg, Tool
-from lsp_server.runtime.core.errors import EDIT_NOT_UNIQUE, ToolError
-from lsp_server.runtime.fs.textio import encode_like
-from lsp_server.runtime.results.tool_output import FileChange, ToolOutput, WritePlan
 from lsp_server.tools._support import edit_matching
 from lsp_server.tools._support.schema_parts import object_schema, string
 from lsp_server.tools.files.read_file import cut_long_lines, read_observed

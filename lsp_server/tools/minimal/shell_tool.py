@@ -6,15 +6,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from lsp_server.config.tree import Config
-from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import (
+from lsp_server.core.contract import (
     JSON_SCHEMA_DIALECT,
     ContractEntry,
     Hints,
     ShellLaunch,
     Tool,
 )
-from lsp_server.runtime.results.tool_output import ToolOutput
+from lsp_server.core.tool_output import ToolOutput
+from lsp_server.runtime.context import ToolContext
 from lsp_server.tools.shell.bash import COMMAND_PROPERTY, check_command, execute
 
 CONTRACT = ContractEntry(

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from lsp_server.core.contract import ContractEntry, PathArg, Tool
+from lsp_server.core.errors import INVALID_ARGUMENT, ToolError
+from lsp_server.core.tool_output import ToolOutput
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import ContractEntry, PathArg, Tool
-from lsp_server.runtime.core.errors import INVALID_ARGUMENT, ToolError
-from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools._support.schema_parts import object_schema, string
 from lsp_server.tools.search.grep import MAX_PATTERN_BYTES, excluded_patterns
 

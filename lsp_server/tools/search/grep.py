@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import ContractEntry, PathArg, Tool
-from lsp_server.runtime.core.errors import (
+from lsp_server.core.contract import ContractEntry, PathArg, Tool
+from lsp_server.core.errors import (
     FS_NOT_A_FILE,
     GREP_INVALID_REGEX,
     INTERNAL_ERROR,
     INVALID_ARGUMENT,
     ToolError,
 )
-from lsp_server.runtime.fs import beneath, hardlinks
-from lsp_server.runtime.results.tool_output import ToolOutput
+from lsp_server.core.tool_output import ToolOutput
+from lsp_server.fs import beneath, hardlinks
+from lsp_server.runtime.context import ToolContext
 from lsp_server.tools._support.schema_parts import boolean, integer, object_schema, string
 from lsp_server.tools.search.result_screen import ResultScreen, secret_test
 
@@ -218,7 +218,7 @@ async def _run_engine(
 
 async def require_readable_link(ctx: ToolContext, target: Path) -> None:
     """A single file with more than one name is searched only when read_file would read
-    it (runtime/fs/hardlinks.py): all its names inside, none a secret. Finding its names
+    it (fs/hardlinks.py): all its names inside, none a secret. Finding its names
     walks the tree: in a worker thread."""
     try:
         st = os.lstat(target)

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from lsp_server.core.contract import ContractEntry, PathArg, Tool
+from lsp_server.core.tool_output import ToolOutput
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import ContractEntry, PathArg, Tool
-from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools._support.schema_parts import boolean, integer, object_schema, string
 from lsp_server.tools.search.grep import excluded_patterns, ignore_base_for
 

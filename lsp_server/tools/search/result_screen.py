@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Self
 
 import anyio
 
+from lsp_server.fs import hardlinks
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.fs import hardlinks
 
 if TYPE_CHECKING:
     from lsp_server.search.engines import SearchEngines

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from lsp_server.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
+from lsp_server.core.tool_output import ToolOutput
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
-from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.runtime.sessions.session_state import TODO_STATUSES, GoalTracker, Todo, TodoList
 
 MAX_TODOS = 100

@@ -9,12 +9,12 @@ from typing import Any
 
 import anyio
 
+from lsp_server.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
+from lsp_server.core.errors import FS_NOT_A_FILE, FS_NOT_FOUND, INVALID_ARGUMENT, ToolError
+from lsp_server.core.tool_output import ToolOutput
+from lsp_server.core.uris import path_to_uri
 from lsp_server.protocol import TOOLHOST_PRESENT, PresentedFileInfo, PresentParams
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
-from lsp_server.runtime.core.errors import FS_NOT_A_FILE, FS_NOT_FOUND, INVALID_ARGUMENT, ToolError
-from lsp_server.runtime.core.uris import path_to_uri
-from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.runtime.sessions.session_state import PresentedFile, PresentedFiles
 
 MAX_FILES = 8

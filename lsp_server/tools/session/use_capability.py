@@ -13,11 +13,11 @@ import re
 import time
 from typing import Any
 
+from lsp_server.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
+from lsp_server.core.errors import INVALID_ARGUMENT, UNKNOWN_TOOL, ToolError
+from lsp_server.core.tool_output import ToolOutput
 from lsp_server.protocol import CallParams
 from lsp_server.runtime.context import NestedCalls, ToolContext
-from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
-from lsp_server.runtime.core.errors import INVALID_ARGUMENT, UNKNOWN_TOOL, ToolError
-from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.runtime.sessions.stored_results import DEFAULT_PAGE_BYTES, MAX_PAGE_BYTES
 
 RESULT_ID = "session:tool_result"

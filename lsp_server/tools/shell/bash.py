@@ -10,18 +10,18 @@ import anyio
 
 from lsp_server.checkpoints.shell_calls import command_checkpoint
 from lsp_server.config.tree import Config
-from lsp_server.protocol import TOOLHOST_JOB_UPDATE, JobUpdateParams
-from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core import errors
-from lsp_server.runtime.core.contract import (
+from lsp_server.core import errors
+from lsp_server.core.contract import (
     JSON_SCHEMA_DIALECT,
     ContractEntry,
     Hints,
     ShellLaunch,
     Tool,
 )
-from lsp_server.runtime.core.errors import ToolError
-from lsp_server.runtime.results.tool_output import ToolOutput
+from lsp_server.core.errors import ToolError
+from lsp_server.core.tool_output import ToolOutput
+from lsp_server.protocol import TOOLHOST_JOB_UPDATE, JobUpdateParams
+from lsp_server.runtime.context import ToolContext
 from lsp_server.secrets.names import CredentialNames
 from lsp_server.tools.shell.sandboxing import (
     SANDBOX_PROPERTY,

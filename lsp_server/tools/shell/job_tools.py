@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from lsp_server.core import errors
+from lsp_server.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
+from lsp_server.core.errors import ToolError
+from lsp_server.core.tool_output import ToolOutput
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core import errors
-from lsp_server.runtime.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Hints, Tool
-from lsp_server.runtime.core.errors import ToolError
-from lsp_server.runtime.results.tool_output import ToolOutput
 from lsp_server.tools.shell.bash import MAX_TIMEOUT_MS, job_manager
 
 if TYPE_CHECKING:

@@ -13,11 +13,11 @@ import attrs
 
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.checkpoints.watcher import RootWatchers
+from lsp_server.core import errors
+from lsp_server.core.errors import ToolError
 from lsp_server.policy.command_plan import CommandPlan
 from lsp_server.policy.planner import CommandPlanner
 from lsp_server.runtime.context import ToolContext
-from lsp_server.runtime.core import errors
-from lsp_server.runtime.core.errors import ToolError
 from lsp_server.sandbox import SANDBOX_REQUESTS
 from lsp_server.sandbox.bubblewrap import BubblewrapLayout
 from lsp_server.sandbox.lifetime import Supervised

@@ -1,5 +1,5 @@
 -- The toolhost/* method names (generated from lsp_server/protocol/) and the capabilities
--- this plugin declares. tests/core/test_protocol_tables.py compares them with the server.
+-- this plugin declares. tests/protocol/test_protocol_tables.py compares them with the server.
 local generated = require("toolhost.protocol_generated")
 
 local M = {}

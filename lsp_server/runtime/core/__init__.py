@@ -1,7 +1,0 @@
-"""The ground floor: what every layer may import, and which imports nothing of toolhost.
-
-- errors.py: the error vocabulary (ToolError and its stable codes);
-- uris.py: the one path <-> URI helper;
-- contract.py: tool contract entries, the registry, canonical JSON and fingerprints;
-- client.py: the editor as the runtime sees it (capabilities, requests, unreadable answers).
-"""

@@ -1,0 +1,171 @@
+"""A stale-version refusal shows what changed since the read (issue 17, 12): a short diff
+of the change on disk or in the editor's buffer, bounded, over the real protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_lsp import LanguageClient
+
+from lsp_server.runtime.sessions.observations import SEEN_TEXT_CHARS
+from tests.helpers import lsp_call, lsp_session, text_of
+from tests.runtime.buffers.editor import EDITOR_CAPABILITIES, EditorDouble, editor_client_factory
+from tests.runtime.buffers.test_buffers_lsp import BYPASS, editor_session
+
+pytestmark = pytest.mark.timeout(120)
+
+EDIT = {"path": "a.py", "old_string": "value = 30", "new_string": "value = 300"}
+COMPLETE = "the diff above is complete and this session now counts as having read the new content"
+
+
+def numbered(count: int) -> str:
+    return "".join(f"value = {i}\n" for i in range(count))
+
+
+def stale(result: dict[str, Any]) -> str:
+    assert result["isError"], text_of(result)
+    assert result["error"]["code"] == "FS_STALE_VERSION", result["error"]
+    return text_of(result)
+
+
+async def test_a_disk_change_since_the_read_is_shown_as_a_diff(tmp_path: Path) -> None:
+    path = tmp_path / "a.py"
+    path.write_text(numbered(50))
+    async with lsp_session(tmp_path, BYPASS) as client:
+        await lsp_call(client, "read_file", {"path": "a.py", "limit": 5})
+        path.write_text(numbered(50).replace("value = 20\n", "value = 20  # checked\nextra\n"))
+        refused = stale(await lsp_call(client, "edit_file", EDIT))
+        again = await lsp_call(client, "edit_file", EDIT)
+    assert (
+        "What changed since this session read it:\n--- as read\n+++ now\n@@ -19,5 +19,6 @@\n"
+        in (refused)
+    )
+    assert "\n-value = 20\n+value = 20  # checked\n+extra\n value = 21\n" in refused
+    assert "[end of the diff]; " + COMPLETE in refused
+    # The complete diff told the model the new content: the same edit now applies to it.
+    assert not again["isError"], text_of(again)
+    assert "value = 20  # checked\nextra\n" in path.read_text()
+    assert "value = 300\n" in path.read_text()
+
+
+async def test_a_long_diff_is_cut_and_the_model_must_read_again(tmp_path: Path) -> None:
+    path = tmp_path / "a.py"
+    path.write_text(numbered(200))
+    async with lsp_session(tmp_path, BYPASS) as client:
+        await lsp_call(client, "read_file", {"path": "a.py"})
+        path.write_text("".join(f"renamed = {i}\n" for i in range(100)) + numbered(200)[1190:])
+        refused = stale(await lsp_call(client, "edit_file", EDIT))
+        again = await lsp_call(client, "edit_file", EDIT)
+    diff = refused.split("What changed since this session read it:\n", 1)[1]
+    shown = diff.split("\n[... ", 1)[0].splitlines()
+    assert len(shown) == 40 and shown[:2] == ["--- as read", "+++ now"]
+    assert "more diff lines not shown; read the file to see the rest]" in diff
+    assert refused.endswith(
+        "read the file again (any window), then redo the edit against what is there now"
+    )
+    assert stale(again)  # a cut diff does not count as a read
+
+
+async def test_a_change_in_a_large_file_says_how_many_lines_differ(tmp_path: Path) -> None:
+    count = SEEN_TEXT_CHARS // 10 + 1000  # over the size whose text is kept
+    path = tmp_path / "a.py"
+    path.write_text(numbered(count))
+    assert path.stat().st_size > SEEN_TEXT_CHARS
+    async with lsp_session(tmp_path, BYPASS) as client:
+        await lsp_call(client, "read_file", {"path": "a.py", "limit": 1})
+        now = numbered(count).replace("value = 7\n", "value = seven\n")
+        now = now.replace("value = 9\n", "") + "value = last\n"
+        path.write_text(now)
+        refused = stale(await lsp_call(client, "edit_file", EDIT))
+    assert (
+        f"changed: 2 lines differ (2 removed, 2 added; {count} -> {count} lines, "
+        f"{len(numbered(count))} -> {len(now)} chars)"
+    ) in refused
+    assert "--- as read" not in refused
+
+
+async def test_a_buffer_change_since_the_read_is_shown_as_a_diff(tmp_path: Path) -> None:
+    path = tmp_path / "ws" / "notes.txt"
+    path.parent.mkdir()
+    path.write_text("alpha\nbeta\ngamma\n")
+    edit = {"path": "notes.txt", "old_string": "beta", "new_string": "BETA"}
+    async with editor_session(path.parent) as editor:
+        editor.open(path)
+        await lsp_call(editor.client, "read_file", {"path": "notes.txt"})
+        editor.type_line(path, 1, "typed after the read")
+        refused = stale(await lsp_call(editor.client, "edit_file", edit))
+        again = await lsp_call(editor.client, "edit_file", edit)
+        buffer = editor.text(path)
+    assert "changed since this session read it (the editor buffer changed)" in refused
+    assert "@@ -1,3 +1,4 @@\n alpha\n+typed after the read\n beta\n gamma\n[end of the diff]" in (
+        refused
+    )
+    assert not again["isError"], text_of(again)
+    assert buffer == "alpha\ntyped after the read\nBETA\ngamma\n"
+
+
+def approving_editor(
+    holder: list[EditorDouble], while_asked: Callable[[EditorDouble], None]
+) -> Callable[[], LanguageClient]:
+    """An editor whose user types into the buffer while the approval prompt is open."""
+    make_editor = editor_client_factory(holder)
+
+    def factory() -> LanguageClient:
+        client = make_editor()
+
+        @client.feature("toolhost/approve")
+        def approve(params: Any) -> dict[str, str]:
+            while_asked(holder[0])
+            return {"decision": "allow_once"}
+
+        return client
+
+    return factory
+
+
+async def test_a_buffer_change_during_the_approval_is_shown_as_a_diff(tmp_path: Path) -> None:
+    path = tmp_path / "ws" / "notes.txt"
+    path.parent.mkdir()
+    path.write_text("alpha\nbeta\ngamma\n")
+    holder: list[EditorDouble] = []
+    factory = approving_editor(holder, lambda editor: editor.type_line(path, 3, "delta"))
+    edit = {"path": "notes.txt", "old_string": "beta", "new_string": "BETA"}
+    async with lsp_session(
+        path.parent,
+        {"policy": {"mode": "default"}},
+        experimental={"saveDocument": True, "approvals": True},
+        client_factory=factory,
+        capabilities=EDITOR_CAPABILITIES,
+    ) as client:
+        editor = holder[0]
+        editor.open(path)
+        await lsp_call(client, "read_file", {"path": "notes.txt"})
+        refused = stale(await lsp_call(client, "edit_file", edit))
+    assert "changed in the editor since this session read it (unsaved edits)" in refused
+    assert " beta\n gamma\n+delta\n[end of the diff]" in refused
+    assert editor.apply_edits == []  # refused before anything was sent to the editor
+
+
+async def test_a_disk_change_during_the_approval_is_shown_as_a_diff(tmp_path: Path) -> None:
+    path = tmp_path / "ws" / "notes.txt"
+    path.parent.mkdir()
+    path.write_text("alpha\nbeta\ngamma\n")
+    holder: list[EditorDouble] = []
+    factory = approving_editor(holder, lambda _: path.write_text("alpha\nbeta\ngamma\ndelta\n"))
+    edit = {"path": "notes.txt", "old_string": "beta", "new_string": "BETA"}
+    async with lsp_session(
+        path.parent,
+        {"policy": {"mode": "default"}},
+        experimental={"approvals": True},
+        client_factory=factory,
+    ) as client:
+        await lsp_call(client, "read_file", {"path": "notes.txt"})
+        refused = stale(await lsp_call(client, "edit_file", edit))
+        again = await lsp_call(client, "edit_file", edit)
+    assert "notes.txt changed since this session read it (size 17 -> 23 bytes" in refused
+    assert " beta\n gamma\n+delta\n[end of the diff]; " + COMPLETE in refused
+    assert not again["isError"], text_of(again)
+    assert path.read_text() == "alpha\nBETA\ngamma\ndelta\n"
