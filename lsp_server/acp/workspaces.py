@@ -19,11 +19,11 @@ from lsp_server.acp.buffers import EditorBuffers
 from lsp_server.acp.permission import PermissionAsker
 from lsp_server.acp.read_window import acp_registry
 from lsp_server.acp.replies import refuse
+from lsp_server.attach.listener import AttachListener
 from lsp_server.config.broad_roots import BROAD_ROOT, refused_root
 from lsp_server.config.layers import load_layers
 from lsp_server.home.dirs import Dirs
 from lsp_server.home.private_folder import UnsafeFolder
-from lsp_server.mcp.attach.listener import AttachListener
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.runtime.lifecycle import Lifecycle
 

@@ -47,9 +47,9 @@ def answers_section(root: Path, languages: list[str], provider: str) -> str:
     """Asks the editor's toolhost for this folder, if one runs, who has answered so far."""
     import asyncio
 
+    from lsp_server.attach.attach_client import editor_status
     from lsp_server.home.dirs import Dirs
     from lsp_server.langservers.answer_log import render_answers
-    from lsp_server.mcp.attach.attach_client import editor_status
 
     try:
         found = asyncio.run(editor_status(Dirs.from_environment().attach_folder, root))

@@ -44,8 +44,8 @@ def _editor_sources(root: Path) -> dict[str, Any] | None:
     (its editor settings count there), if one runs."""
     import asyncio
 
+    from lsp_server.attach.attach_client import editor_status
     from lsp_server.home.dirs import Dirs
-    from lsp_server.mcp.attach.attach_client import editor_status
 
     try:
         found = asyncio.run(editor_status(Dirs.from_environment().attach_folder, root))

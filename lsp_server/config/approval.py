@@ -2,7 +2,7 @@
 
 Two doors lead here, both the user's own: `toolhost trust` on a terminal, and the editor's
 `toolhost/trustConfig` request on its LSP connection. No tool call reaches it: the attach
-socket forwards only tool calls (mcp/attach/listener.py), `toolhost acp` serves no LSP
+socket forwards only tool calls (attach/listener.py), `toolhost acp` serves no LSP
 methods, and `toolhost trust` run by the agent's shell cannot write the user's state folder
 from the sandbox (and asks outside it, as any command that is not a plain read).
 """

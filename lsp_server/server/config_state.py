@@ -3,7 +3,7 @@ toolhost/configUntrusted notices, and toolhost/trustConfig (the editor's "Trust"
 
 toolhost/trustConfig is served on the editor's own LSP connection only: the attach socket
 (`toolhost mcp` beside the editor) forwards tool calls and nothing else, and no tool call
-can send a toolhost/* request (mcp/attach/listener.py, tests/mcp/test_config_trust.py)."""
+can send a toolhost/* request (attach/listener.py, tests/mcp/test_config_trust.py)."""
 
 from __future__ import annotations
 

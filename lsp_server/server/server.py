@@ -30,12 +30,12 @@ from lsp_server.wire import method_names
 # The rest of the house (config layers, the protocol's message types, the attach listener,
 # the editor bridge) is imported after the initialize answer: by `settle` and the handlers.
 if TYPE_CHECKING:
+    from lsp_server.attach.listener import AttachListener
     from lsp_server.checkpoints.recorder import Checkpoints
     from lsp_server.compose import EditorLink
     from lsp_server.config.layers import LoadedConfig
     from lsp_server.config.tree import Config
     from lsp_server.core.contract import Registry
-    from lsp_server.mcp.attach.listener import AttachListener
     from lsp_server.protocol import (
         DidCallParams,
         StatusParams,
@@ -119,7 +119,7 @@ class ToolhostServer(LanguageServer):
         """MCP agents beside the editor (`toolhost mcp`) attach to this runtime over a
         private socket; started once the editor is initialized."""
         if self._attach_listener is None:
-            from lsp_server.mcp.attach.listener import AttachListener
+            from lsp_server.attach.listener import AttachListener
 
             self._attach_listener = AttachListener(
                 self.dirs.attach_folder, self.wait_for_settings, self.attach_status

@@ -56,7 +56,7 @@ PRELOAD = (
     "lsp_server.server.server",
     "lsp_server.server.watch",
     "lsp_server.server.editor",
-    "lsp_server.mcp.attach.listener",
+    "lsp_server.attach.listener",
     "pygls.progress",
     "orjson",
 )

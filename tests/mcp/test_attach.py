@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from lsp_server.attach import attach_client, attach_records, wire
 from lsp_server.home.dirs import Dirs
-from lsp_server.mcp.attach import attach_client, attach_records, wire
 from tests.helpers import lsp_session
 from tests.mcp.clients import RawMcp, mcp_session, structured, text_of
 

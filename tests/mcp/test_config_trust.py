@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from lsp_server.mcp.attach import wire
+from lsp_server.attach import wire
 from tests.helpers import lsp_session
 from tests.mcp.clients import mcp_session, raw_mcp, structured, text_of, toolhost_command
 from tests.mcp.test_attach import _exchange, wait_for_record

@@ -174,7 +174,7 @@ def test_the_commands_surfaces_are_the_contracts() -> None:
 
 async def test_the_local_runtime_results_are_the_lsp_faces(ws: Path) -> None:
     """`toolhost mcp` turns results into JSON without lsprotocol: the same dicts."""
-    from lsp_server.mcp.attach import wire
+    from lsp_server.attach import wire
     from tests.helpers import call_tool, make_runtime
 
     runtime = make_runtime(ws)
@@ -198,7 +198,7 @@ def test_the_local_runtime_does_not_import_lsprotocol() -> None:
     code = (
         "import sys\n"
         "import lsp_server.mcp.server, lsp_server.mcp.calls.local, lsp_server.tools.registry\n"
-        "from lsp_server.mcp.attach import wire\n"
+        "from lsp_server.attach import wire\n"
         "wire.result_converter()\n"
         "print(' '.join(m for m in sys.modules if m.startswith('lsprotocol')))\n"
     )

@@ -13,10 +13,10 @@ from typing import NoReturn
 
 import pytest
 
+from lsp_server.attach.listener import AttachListener
 from lsp_server.checkpoints import revert_disk
 from lsp_server.checkpoints.restore import Put
 from lsp_server.fs import textio
-from lsp_server.mcp.attach.listener import AttachListener
 from tests.helpers import make_runtime
 
 

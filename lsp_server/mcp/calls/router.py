@@ -13,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from lsp_server.attach import attach_client, attach_records, wire
+from lsp_server.attach.attach_client import EditorRuntime, ProgressCallback
 from lsp_server.core.errors import ATTACH_LOST, ATTACH_UNAVAILABLE, BROAD_ROOT
-from lsp_server.mcp.attach import attach_client, attach_records, wire
-from lsp_server.mcp.attach.attach_client import EditorRuntime, ProgressCallback
 from lsp_server.mcp.calls.results import refusal, to_mcp
 
 if TYPE_CHECKING:

@@ -137,7 +137,7 @@ class Calls:
             log.debug("warming up failed; the first call builds what it needs", exc_info=True)
 
     def _import_local(self) -> None:
-        from lsp_server.mcp.attach import wire
+        from lsp_server.attach import wire
         from lsp_server.mcp.calls import local
 
         del local

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lsp_server.mcp.attach import attach_records, wire
+from lsp_server.attach import attach_records, wire
 
 log = logging.getLogger(__name__)
 

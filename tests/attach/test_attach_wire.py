@@ -1,4 +1,4 @@
-"""A call's answer on the attach socket (mcp/attach/wire.py): orjson writes it once the
+"""A call's answer on the attach socket (attach/wire.py): orjson writes it once the
 editor's `toolhost serve` has loaded it, as its LSP face writes the same result; the
 standard library before that and for what orjson refuses. Either way `toolhost mcp` reads
 the same message."""
@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
-from lsp_server.mcp.attach import wire
+from lsp_server.attach import wire
 from lsp_server.wire import json_bytes
 
 

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from lsp_server import __version__
+from lsp_server.attach import attach_records, wire
 from lsp_server.core.client import ClientBridge, ClientFeatures
-from lsp_server.mcp.attach import attach_records, wire
 from lsp_server.protocol import TOOLHOST_APPROVE, ApproveParams
 from lsp_server.runtime.progress import ProgressSender
 from lsp_server.runtime.results import held_reports
