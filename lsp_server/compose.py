@@ -1,8 +1,11 @@
 """THE composition root: the one place that builds a Runtime and installs its services.
 
-`toolhost serve` (with an editor), `toolhost call` (one shot, no editor), the tests' helpers
-and the benchmarks all call `build_runtime`; nothing else constructs a `Runtime` or a
-`Services`, and nothing changes a Runtime after it is built (tests/project/test_composition.py).
+Every face (`toolhost serve` with an editor, `toolhost acp`, `toolhost mcp`'s local runtime,
+`toolhost call` and `toolhost revert`) opens its runtime with `open_runtime`: the config
+layers loaded, the runtime built, its attach socket wired, and the problems to show. The
+tests' helpers and the benchmarks call `build_runtime` with a Config of their own; nothing
+else constructs a `Runtime` or a `Services`, and nothing changes a Runtime or its Lifecycle
+after it is built (tests/project/test_composition.py).
 
 What a runtime gets, in order:
 - services: the shell sandbox (bubblewrap probed on the first command), background jobs,
@@ -21,16 +24,17 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.codeintel.indexes import BuildListener, CodeIndexService
 from lsp_server.config.broad_roots import own_folders, refused_root
-from lsp_server.config.layers import WORKSPACE_CONFIG_NAME
+from lsp_server.config.layers import WORKSPACE_CONFIG_NAME, LoadedConfig, load_layers
 from lsp_server.config.tree import Config
 from lsp_server.config.trust import TrustStore
 from lsp_server.core.client import ClientBridge
@@ -39,6 +43,7 @@ from lsp_server.core.errors import BROAD_ROOT, ToolError
 from lsp_server.fs import leftover_temps
 from lsp_server.fs.workspace import Workspace
 from lsp_server.home.dirs import Dirs
+from lsp_server.home.private_folder import UnsafeFolder
 from lsp_server.langservers.answer_log import LspAnswerLog
 from lsp_server.langservers.manager import LanguageServerManager
 from lsp_server.policy.approver import PolicyApprover
@@ -65,6 +70,11 @@ from lsp_server.secrets.known import SecretValues
 from lsp_server.shell.jobs import JobManager
 from lsp_server.tools.registry import build_registry
 
+if TYPE_CHECKING:
+    from lsp_server.attach.listener import AttachListener
+
+log = logging.getLogger(__name__)
+
 
 @attrs.frozen
 class EditorLink:
@@ -76,6 +86,77 @@ class EditorLink:
     did_call: Callable[[DidCallParams], None]
     index_build_listener: BuildListener | None = None
     """Shows background index builds in the editor (when it supports work-done progress)."""
+
+
+@attrs.frozen
+class Opened:
+    """What `open_runtime` gives a face."""
+
+    runtime: Runtime
+    lifecycle: Lifecycle
+    loaded: LoadedConfig
+    problems: list[str]
+    """For the face to show: the layers' problems and notices (when loaded here), then the
+    build's (policy rules, network entries that do not parse)."""
+
+
+def open_runtime(
+    roots: Sequence[Path],
+    dirs: Dirs,
+    *,
+    loaded: LoadedConfig | None = None,
+    asker: Asker | None = None,
+    asker_for: Callable[[LoadedConfig], Asker | None] | None = None,
+    attach: AttachListener | None = None,
+    editor: EditorLink | None = None,
+    long_lived: bool = True,
+    registry: Registry | None = None,
+    progress_sender: ProgressSender | None = None,
+    session_folders: SessionFolders | None = None,
+    documents: DocumentSource | None = None,
+) -> Opened:
+    """The one way a face gets a runtime over `roots`.
+
+    `loaded`: the layers the face has already loaded (the LSP server, with its editor's
+    initializationOptions); else the layers of `roots` are loaded here.
+    `asker` answers "ask" when no editor can; `asker_for` chooses it by the loaded layers
+    (`toolhost call --yes`, `toolhost mcp --approvals`: a managed file may lock them).
+    `attach`: the MCP attach socket serving this runtime: wired to the editor's approvals
+    and progress, bound, closed first at shutdown and removed by the kill hooks; started by
+    `lifecycle.start()` when the face is ready to serve it.
+    The rest as `build_runtime`."""
+    fresh = loaded is None
+    if loaded is None:
+        loaded = load_layers(None, roots, dirs)
+    if asker_for is not None:
+        asker = asker_for(loaded)  # may add a notice (a managed file's lock beat a flag)
+    # The layers' problems when loaded here (a face that loaded them has shown them).
+    problems = [*loaded.problems, *loaded.notices] if fresh else []
+    if attach is not None:
+        if editor is not None:
+            editor = attrs.evolve(
+                editor,
+                bridge=attach.bridge(editor.bridge),
+                send_progress=attach.progress_router(editor.send_progress),
+            )
+        progress_sender = attach.progress_router(progress_sender or _no_progress)
+    runtime, lifecycle = build_runtime(
+        roots,
+        loaded.config,
+        dirs=dirs,
+        editor=editor,
+        asker=asker,
+        long_lived=long_lived,
+        problems=problems,
+        registry=registry,
+        progress_sender=progress_sender,
+        session_folders=session_folders,
+        documents=documents,
+        notice=loaded.startup_notice,
+    )
+    if attach is not None:
+        _serve_attach(attach, runtime, lifecycle)
+    return Opened(runtime, lifecycle, loaded, problems)
 
 
 def build_runtime(
@@ -126,7 +207,10 @@ def build_runtime(
     parts.language_servers(config)
     if editor is not None:
         documents = EditorDocuments(editor.open_documents, editor.bridge, config.edits, workspace)
-    checkpoints = _checkpoints(workspace, config, dirs, documents)
+    # What writers and the shell commands whose plan asks for one change (docs/CHECKPOINTS.md).
+    checkpoints = Checkpoints(
+        workspace, config.checkpoints, dirs.state, documents=documents, keep_out=own_folders(dirs)
+    )
     parts.instances[Checkpoints] = checkpoints
     # After the jobs' hook: a job killed at shutdown is recorded before trimming settles.
     parts.lifecycle.shutdown_hooks.append(checkpoints.settle)
@@ -155,6 +239,27 @@ def build_runtime(
         runtime.config.lsp.provider, runtime.client.features.lsp_proxy
     )
     return runtime, parts.lifecycle
+
+
+def _serve_attach(attach: AttachListener, runtime: Runtime, lifecycle: Lifecycle) -> None:
+    """The attach socket serves `runtime`: started by `lifecycle.start()` (a socket that
+    cannot be made leaves attach off, said in the log), closed first at shutdown (no call
+    arrives while the rest stops), its record removed by the kill hooks."""
+    attach.bind(runtime)
+
+    async def start() -> None:
+        try:
+            await attach.start()
+        except (OSError, UnsafeFolder) as exc:
+            log.warning("MCP attach is off for %s: %s", runtime.workspace.roots[0], exc)
+
+    lifecycle.start_hooks.append(start)
+    lifecycle.shutdown_hooks.insert(0, attach.close)
+    lifecycle.kill_hooks.append(attach.remove_now)
+
+
+def _no_progress(token: str | int, value: dict[str, Any]) -> None:
+    """Nobody shows the runtime's own progress (an attached call's goes over its socket)."""
 
 
 @attrs.define
@@ -253,16 +358,6 @@ def _places(workspace: Workspace, dirs: Dirs, config: Config) -> Places:
     protected = protected_paths(config.workspace.protected_paths, config.shell.sandbox_read_only)
     return Places.of_workspace(
         workspace, dirs.user_config_file, trust_path, WORKSPACE_CONFIG_NAME, protected
-    )
-
-
-def _checkpoints(
-    workspace: Workspace, config: Config, dirs: Dirs, documents: DocumentSource | None
-) -> Checkpoints:
-    """Checkpoints of writers and of the shell commands whose plan asks for one
-    (docs/CHECKPOINTS.md)."""
-    return Checkpoints(
-        workspace, config.checkpoints, dirs.state, documents=documents, keep_out=own_folders(dirs)
     )
 
 

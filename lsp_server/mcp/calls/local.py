@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Literal
 
 from lsp_server import compose
-from lsp_server.config.layers import load_layers
+from lsp_server.config.layers import LoadedConfig
 from lsp_server.home.dirs import Dirs
 from lsp_server.mcp.calls.current import CURRENT_CLIENT
 from lsp_server.mcp.calls.elicit import ElicitationAsker
@@ -25,25 +25,17 @@ def build_local_runtime(
     root: Path, dirs: Dirs, progress: ProgressSender, approvals: Approvals | None = None
 ) -> tuple[Runtime, Lifecycle]:
     """`approvals`: --approvals as given (None: the config's mcp.approvals)."""
-    roots = [root]
-    loaded = load_layers(None, roots, dirs)
-    # The flag beats the config files, but not a lock of the managed file.
-    approvals = loaded.command_line("mcp.approvals", approvals, f"--approvals {approvals}")
-    problems = loaded.problems + loaded.notices
-    asker: ElicitationAsker | ClientApprovals = ElicitationAsker()
-    if (approvals or loaded.config.mcp.approvals) == "client":
-        # The MCP client's own permission step approves; a person's form only for what it
-        # may not approve (policy files, leaving the sandbox).
-        asker = ClientApprovals(CURRENT_CLIENT.get, ElicitationAsker())
-    runtime, lifecycle = compose.build_runtime(
-        roots,
-        loaded.config,
-        dirs=dirs,
-        asker=asker,
-        problems=problems,
-        progress_sender=progress,
-        notice=loaded.startup_notice,
-    )
-    for problem in problems:
+
+    def asker_for(loaded: LoadedConfig) -> ElicitationAsker | ClientApprovals:
+        # The flag beats the config files, but not a lock of the managed file.
+        chosen = loaded.command_line("mcp.approvals", approvals, f"--approvals {approvals}")
+        if (chosen or loaded.config.mcp.approvals) == "client":
+            # The MCP client's own permission step approves; a person's form only for what
+            # it may not approve (policy files, leaving the sandbox).
+            return ClientApprovals(CURRENT_CLIENT.get, ElicitationAsker())
+        return ElicitationAsker()
+
+    opened = compose.open_runtime([root], dirs, asker_for=asker_for, progress_sender=progress)
+    for problem in opened.problems:
         log.warning("configuration: %s", problem)
-    return runtime, lifecycle
+    return opened.runtime, opened.lifecycle
