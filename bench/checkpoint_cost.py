@@ -28,7 +28,6 @@ from pathlib import Path
 import attrs
 
 from lsp_server.checkpoints.recorder import Checkpoints
-from lsp_server.checkpoints.watcher import RootWatchers
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.fs.workspace import Workspace
 
@@ -94,7 +93,7 @@ async def one_repository(folder: Path, name: str, files: int, watch: bool) -> Ro
     paths = make_repository(root, files)
     config = CheckpointsConfig(max_checkpoints=10_000, budget_mb=4096)
     checkpoints = Checkpoints(Workspace([root]), config, folder / f"state-{name}")
-    checkpoints.watchers = RootWatchers(enabled=watch)
+    checkpoints.watchers.enabled = watch
     first = time.perf_counter()
     await checkpointed(checkpoints, "warm-up", paths[:1])  # the first snapshot adds all
     print(

@@ -8,8 +8,8 @@
 - restore.py: how one recorded change is put back, or why it cannot be.
 - file_states.py: a file's state on disk and the record of its change.
 - watcher.py (inotify.py): what changed in a root since its last snapshot, so a shell
-  command's snapshots add only those paths (changed_paths.py); command_records.py takes
-  the snapshots.
+  command's snapshots add only those paths (changed_paths.py); command_snapshots.py takes
+  them and turns the two around a command into its checkpoint.
 - recorder.py (and windows.py, shell_calls.py): the service the runtime calls around
   writers and commands.
 - journal.py, write_queue.py: a writer's checkpoint journaled on the call's path, written

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from lsp_server.checkpoints.command_records import finish_command, snapshot_root
+from lsp_server.checkpoints.command_snapshots import CommandSnapshots
 from lsp_server.checkpoints.file_states import (
     Lstats,
     disk_state,
@@ -96,6 +96,9 @@ class Checkpoints:
         self.documents: DocumentSource | None = documents
         self._failed: dict[str, str] = {}
         self.watchers = RootWatchers(keep_out=self.keep_out)  # changes since a root's snapshot
+        self._commands = CommandSnapshots(
+            self.store, self.root_lock, config, self.watchers, self.note_growth
+        )
         self._queue = WriteQueue(self.store, self.root_lock, self._recorded)
         if self.enabled and state_folder is not None:
             # Journals a dead process left go into the shadow repositories at start.
@@ -133,7 +136,7 @@ class Checkpoints:
         self.store(root)
         return self._locks[root]
 
-    # -- commands (command_records.py does the work) ------------------------------------
+    # -- commands (command_snapshots.py does the work) ----------------------------------
 
     async def before_command(
         self, call_id: str, session: str, tool: str, label: str
@@ -142,7 +145,7 @@ class Checkpoints:
             return None
         window = CommandWindow(call_id, session, tool, label, time.time(), {})
         for root in self.roots():
-            taken = await anyio.to_thread.run_sync(snapshot_root, self, root)
+            taken = await anyio.to_thread.run_sync(self._commands.before, root)
             if isinstance(taken, str):
                 window.notes.append(f"[no checkpoint of {root}: {taken}]")
             elif taken is not None:
@@ -155,7 +158,7 @@ class Checkpoints:
             return []
         made = []
         for root, before in window.trees.items():
-            checkpoint = await anyio.to_thread.run_sync(finish_command, self, root, before, window)
+            checkpoint = await anyio.to_thread.run_sync(self._commands.after, root, before, window)
             if checkpoint is not None:
                 made.append(checkpoint)
         if made:

@@ -18,7 +18,6 @@ import pytest
 
 from lsp_server.checkpoints import inotify
 from lsp_server.checkpoints.recorder import Checkpoints
-from lsp_server.checkpoints.watcher import RootWatchers
 from lsp_server.config.tree import CheckpointsConfig, Limits
 from lsp_server.fs.workspace import Workspace
 from lsp_server.runtime.file_service import FileService
@@ -57,7 +56,7 @@ class Twin:
             (tmp_path / f"out-{name}").mkdir()
             config = CheckpointsConfig(ignored_budget_mb=1)
             engine = Checkpoints(Workspace([root]), config, tmp_path / f"state-{name}")
-            engine.watchers = RootWatchers(enabled=name == "watched")
+            engine.watchers.enabled = name == "watched"
             self.engines[name] = engine
         self.count = 0
 

@@ -175,7 +175,7 @@ async def test_read_only_mode_needs_no_placeholder(layout: BubblewrapLayout) -> 
 def test_checkpoints_leave_placeholders_of_other_commands_out() -> None:
     """A command's checkpoint must not list (nor its revert remove) the placeholders that a
     command running meanwhile made: removing one would lift that command's mount."""
-    from lsp_server.checkpoints.command_records import _EMPTY_BLOB, is_placeholder_change
+    from lsp_server.checkpoints.command_snapshots import _EMPTY_BLOB, is_placeholder_change
     from lsp_server.checkpoints.shadow.tree_changes import Entry, TreeChange
 
     empty, other = Entry(_EMPTY_BLOB, 0o100644), Entry("1" * 40, 0o100644)
