@@ -144,12 +144,12 @@
     answer))
 
 (cl-defmethod eglot-handle-request
-  ((_server toolhost-server) (_method (eql toolhost/approve)) &rest params)
+  ((_server toolhost-server) (_method (eql (toolhost-method approve))) &rest params)
   "Handle toolhost/approve."
   (toolhost-decide params))
 
 (cl-defmethod eglot-handle-request
-  ((_server toolhost-server) (_method (eql toolhost/saveDocument)) &key uri)
+  ((_server toolhost-server) (_method (eql (toolhost-method save-document))) &key uri)
   "Handle toolhost/saveDocument: save the buffer of URI so the disk matches it."
   (let ((buffer (find-buffer-visiting (eglot--uri-to-path uri))))
     (if (not buffer)

@@ -13,7 +13,8 @@
 
 (defun toolhost-checkpoints (&optional limit)
   "The checkpoints of the server, newest first (a list of plists)."
-  (append (plist-get (jsonrpc-request (toolhost--server-or-lose) :toolhost/checkpoints
+  (append (plist-get (jsonrpc-request (toolhost--server-or-lose)
+                                      (toolhost-method checkpoints)
                                       (list :limit (or limit 100)))
                      :checkpoints)
           nil))
@@ -63,7 +64,7 @@
       (user-error "toolhost: no checkpoint of call %s (M-x toolhost-revert lists them)" call-id))
     (toolhost--show "*toolhost revert*" (toolhost-revert-description checkpoint) #'special-mode)
     (when (yes-or-no-p (format "Revert this call (%s)? " call-id))
-      (let ((result (jsonrpc-request (toolhost--server-or-lose) :toolhost/revert
+      (let ((result (jsonrpc-request (toolhost--server-or-lose) (toolhost-method revert)
                                      (list :callId call-id) :timeout 60)))
         (toolhost--show "*toolhost revert*" (toolhost-revert-lines result) #'special-mode)
         result))))

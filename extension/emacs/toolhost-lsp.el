@@ -138,7 +138,7 @@ Eglot 1.9 keeps a list; newer ones a list and the version it is for."
           (toolhost--ask-server server method params))))))
 
 (cl-defmethod eglot-handle-request
-  ((_server toolhost-server) (_method (eql toolhost/lspRequest)) &key method params)
+  ((_server toolhost-server) (_method (eql (toolhost-method lsp-request))) &key method params)
   "Handle toolhost/lspRequest: ask the eglot server of the document's buffer."
   (condition-case err
       (toolhost-lsp-answer method params)

@@ -34,7 +34,7 @@ Section \"toolhost\" gets its global value; any other section null."
     (if ignored (string-join ignored ", ") "settings that loosen policy")))
 
 (cl-defmethod eglot-handle-notification
-  ((_server toolhost-server) (_method (eql toolhost/configUntrusted)) &rest params)
+  ((_server toolhost-server) (_method (eql (toolhost-method config-untrusted))) &rest params)
   "A workspace .toolhost.toml waits for review: remember it and say so."
   (let ((path (plist-get params :path)))
     (setq toolhost--untrusted-configs
@@ -47,7 +47,7 @@ Section \"toolhost\" gets its global value; any other section null."
 
 (defun toolhost--untrusted-from-status (server)
   "The untrusted files toolhost/status of SERVER lists."
-  (let ((status (jsonrpc-request server :toolhost/status eglot--{})))
+  (let ((status (jsonrpc-request server (toolhost-method status) eglot--{})))
     (cl-remove-if-not (lambda (entry) (equal (plist-get entry :state) "untrusted"))
                       (append (plist-get status :workspaceConfig) nil))))
 
@@ -85,7 +85,7 @@ toolhost/trustConfig sent with that sha256."
       (if (not (yes-or-no-p (format "Trust this content of %s? Its %s then apply: "
                                     path (toolhost--ignored-text entry))))
           (message "toolhost: %s stays ignored" path)
-        (let ((result (jsonrpc-request server :toolhost/trustConfig
+        (let ((result (jsonrpc-request server (toolhost-method trust-config)
                                        (list :path path :sha256 (plist-get entry :sha256)))))
           (message "toolhost: %s" (plist-get result :message))
           result)))))

@@ -13,7 +13,7 @@
 ;;;; Notifications
 
 (cl-defmethod eglot-handle-notification
-  ((server toolhost-server) (_method (eql toolhost/didCall)) &rest params)
+  ((server toolhost-server) (_method (eql (toolhost-method did-call))) &rest params)
   "Record a finished call for `toolhost-activity'."
   (let ((entry (append (list :time (float-time)) params)))
     (push entry (toolhost--activity server))
@@ -23,11 +23,12 @@
       (setf (toolhost--activity server) (butlast (toolhost--activity server))))))
 
 (cl-defmethod eglot-handle-notification
-  ((_server toolhost-server) (_method (eql toolhost/jobUpdate)) &rest _params)
+  ((_server toolhost-server) (_method (eql (toolhost-method job-update))) &rest _params)
   "Job updates: `toolhost-status' asks the server for the current list.")
 
 (cl-defmethod eglot-handle-notification
-  ((_server toolhost-server) (_method (eql toolhost/present)) &key files &allow-other-keys)
+  ((_server toolhost-server) (_method (eql (toolhost-method present)))
+   &key files &allow-other-keys)
   "The agent presented deliverables."
   (message "toolhost: the agent presented %s"
            (mapconcat (lambda (file) (plist-get file :path)) files ", ")))
@@ -123,7 +124,8 @@
 (defun toolhost-status ()
   "Show the server's status."
   (interactive)
-  (let ((status (jsonrpc-request (toolhost--server-or-lose) :toolhost/status eglot--{})))
+  (let ((status (jsonrpc-request (toolhost--server-or-lose) (toolhost-method status)
+                                 eglot--{})))
     (toolhost--show "*toolhost status*" (toolhost-status-lines status) #'special-mode)))
 
 ;;;; Activity

@@ -34,6 +34,7 @@
 (require 'rmc)
 (require 'subr-x)
 (require 'tabulated-list)
+(require 'toolhost-protocol)
 
 (defgroup toolhost nil
   "Agent tools of toolhost, through eglot."
@@ -244,7 +245,7 @@ CALLBACK gets the toolhost/call result (:callId :isError :content :error
   (let ((server (toolhost--server-or-lose)))
     (toolhost--flush-changes server)
     (jsonrpc-async-request
-     server :toolhost/call (toolhost--call-params name arguments session)
+     server (toolhost-method call) (toolhost--call-params name arguments session)
      :success-fn (lambda (result) (funcall callback (toolhost--remember server result)))
      :error-fn (lambda (error) (message "toolhost/call %s failed: %S" name error))
      :timeout toolhost-call-timeout)))
@@ -255,7 +256,7 @@ See `toolhost-call-async'."
   (let ((server (toolhost--server-or-lose)))
     (toolhost--flush-changes server)
     (toolhost--remember
-     server (jsonrpc-request server :toolhost/call
+     server (jsonrpc-request server (toolhost-method call)
                              (toolhost--call-params name arguments session)
                              :timeout toolhost-call-timeout))))
 
@@ -282,7 +283,8 @@ See `toolhost-call-async'."
 
 (defun toolhost--tool-names (server)
   (mapcar (lambda (tool) (plist-get tool :name))
-          (plist-get (jsonrpc-request server :toolhost/tools '(:surface "full")) :tools)))
+          (plist-get (jsonrpc-request server (toolhost-method tools) '(:surface "full"))
+                     :tools)))
 
 (defun toolhost--result-lines (result)
   (let ((error (plist-get result :error)))
@@ -309,7 +311,9 @@ See `toolhost-call-async'."
   "List the tools of the full surface."
   (interactive)
   (let* ((server (toolhost--server-or-lose))
-         (tools (plist-get (jsonrpc-request server :toolhost/tools '(:surface "full")) :tools)))
+         (tools (plist-get (jsonrpc-request server (toolhost-method tools)
+                                            '(:surface "full"))
+                           :tools)))
     (toolhost--show
      "*toolhost tools*"
      (mapcar (lambda (tool)

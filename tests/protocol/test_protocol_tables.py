@@ -1,6 +1,6 @@
 """The one method table and capability type in lsp_server/protocol/, as Python, the
-generated TypeScript (VS Code) and the generated Lua (Neovim) spell them, and what each
-client declares."""
+generated TypeScript (VS Code), the generated Lua (Neovim) and the generated Emacs Lisp
+spell them, and what each client declares."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ TS_GENERATED = ROOT / "extension" / "vscode" / "src" / "common" / "protocol.gene
 TS_CONTROLLER = ROOT / "extension" / "vscode" / "src" / "serverController.ts"
 LUA_GENERATED = ROOT / "extension" / "nvim" / "lua" / "toolhost" / "protocol_generated.lua"
 LUA_PROTOCOL = ROOT / "extension" / "nvim" / "lua" / "toolhost" / "protocol.lua"
+ELISP_GENERATED = ROOT / "extension" / "emacs" / "toolhost-protocol.el"
+ELISP_CLIENT = ROOT / "extension" / "emacs" / "toolhost.el"
 
 
 def python_constants() -> dict[str, str]:
@@ -55,9 +57,29 @@ def test_lua_has_the_same_methods_and_capability_keys() -> None:
     assert set(re.findall(r'"(\w+)"', lua_block(text, "capabilities"))) == capability_keys()
 
 
+def test_elisp_has_the_same_methods_and_capability_keys() -> None:
+    text = ELISP_GENERATED.read_text(encoding="utf-8")
+    methods = dict(re.findall(r"\(([\w-]+) \. (toolhost/\w+)\)", text))
+    expected = {
+        c.removeprefix("TOOLHOST_").lower().replace("_", "-"): m
+        for c, m in python_constants().items()
+    }
+    assert methods == expected
+    keys = re.search(r"\(defconst toolhost-protocol-capabilities '\((.*?)\)", text)
+    assert keys is not None
+    assert set(re.findall(r":(\w+)", keys.group(1))) == capability_keys()
+
+
 def test_clients_declare_exactly_the_capability_keys() -> None:
     lua = lua_block(LUA_PROTOCOL.read_text(encoding="utf-8"), "M.client_capabilities")
     assert set(re.findall(r"(\w+) = (?:true|false)", lua)) == capability_keys()
     declared = re.search(r"experimental\.toolhost = \{(.*?)\}", TS_CONTROLLER.read_text())
     assert declared is not None
     assert set(re.findall(r"(\w+): (?:true|false)", declared.group(1))) == capability_keys()
+    emacs = re.search(
+        r"\(defun toolhost--capabilities \(\)\n(.*?)\n\n", ELISP_CLIENT.read_text(), re.S
+    )
+    assert emacs is not None
+    # Each key is followed by its value: t, :json-false or a form.
+    keys = re.findall(r":(\w+)\s+(?:t\b|:json-false|\()", emacs.group(1))
+    assert sorted(keys) == sorted(capability_keys())
