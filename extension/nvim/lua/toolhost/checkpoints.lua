@@ -151,7 +151,10 @@ function M.show()
   for _, checkpoint in ipairs(listed) do
     local when = os.date("%H:%M:%S", math.floor(checkpoint.time))
     local label = (checkpoint.label ~= "" and checkpoint.label ~= vim.NIL) and ("  " .. checkpoint.label) or ""
-    table.insert(lines, string.format("%s  %s  %s [%s]%s", checkpoint.callId, when, checkpoint.tool, checkpoint.session, label))
+    table.insert(
+      lines,
+      string.format("%s  %s  %s [%s]%s", checkpoint.callId, when, checkpoint.tool, checkpoint.session, label)
+    )
     at_line[#lines] = checkpoint
     for _, file in ipairs(checkpoint.files or {}) do
       table.insert(lines, file_line(file))

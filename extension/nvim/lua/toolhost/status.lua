@@ -71,7 +71,13 @@ local function index_lines(index, root)
     end
     table.insert(
       lines,
-      string.format("  %s  %s, %d files, %d symbols", relative(entry.root, root), state, entry.files or 0, entry.symbols or 0)
+      string.format(
+        "  %s  %s, %d files, %d symbols",
+        relative(entry.root, root),
+        state,
+        entry.files or 0,
+        entry.symbols or 0
+      )
     )
   end
   return lines
@@ -118,8 +124,8 @@ function M.lines(status, state)
     table.insert(rows, "  managed file " .. tostring(managed.path) .. ": " .. what)
   end
   for _, file in ipairs(status.workspaceConfig or {}) do
-    local state = file.state == "trusted" and "trusted" or "NOT TRUSTED"
-    table.insert(rows, "  " .. tostring(file.path) .. ": " .. state .. " (" .. tostring(file.reason) .. ")")
+    local trust = file.state == "trusted" and "trusted" or "NOT TRUSTED"
+    table.insert(rows, "  " .. tostring(file.path) .. ": " .. trust .. " (" .. tostring(file.reason) .. ")")
     if file.state ~= "trusted" and #(file.ignored or {}) > 0 then
       table.insert(rows, "    ignored until you trust it: " .. table.concat(file.ignored, ", "))
     end

@@ -102,7 +102,9 @@ function M.review(entry, on_done)
   local bytes = read_bytes(entry.path)
   if not bytes or bytes:find("\0", 1, true) or vim.fn.sha256(bytes) ~= entry.sha256 then
     vim.notify(
-      "toolhost: " .. entry.path .. " changed since toolhost read it; it stays ignored until you review the new content",
+      "toolhost: "
+        .. entry.path
+        .. " changed since toolhost read it; it stays ignored until you review the new content",
       vim.log.levels.WARN
     )
     return on_done(nil)
@@ -119,7 +121,8 @@ function M.review(entry, on_done)
       vim.notify("toolhost: " .. entry.path .. " stays ignored", vim.log.levels.INFO)
       return on_done(nil)
     end
-    require("toolhost").request(protocol.methods.trust_config, { path = entry.path, sha256 = entry.sha256 }, function(result, err)
+    local params = { path = entry.path, sha256 = entry.sha256 }
+    require("toolhost").request(protocol.methods.trust_config, params, function(result, err)
       local message = err and (err.message or vim.inspect(err)) or (result and result.message) or ""
       vim.notify("toolhost: " .. message, (result and result.trusted) and vim.log.levels.INFO or vim.log.levels.WARN)
       on_done(result, err)
