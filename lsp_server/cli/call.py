@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 async def _call(args: argparse.Namespace) -> int:
     from lsp_server import compose
     from lsp_server.config.broad_roots import refused_root
-    from lsp_server.config.layers import load_layers
+    from lsp_server.config.layers import LoadedConfig
     from lsp_server.home.dirs import Dirs
     from lsp_server.policy.prompt import Asker
     from lsp_server.policy.tty_prompt import TerminalAsker, allow_everything
@@ -66,30 +66,23 @@ async def _call(args: argparse.Namespace) -> int:
     if refused is not None:
         print(f"toolhost: {refused.message('cli')}", file=sys.stderr)
         return 2
-    loaded = load_layers(None, roots, dirs)
-    # Who answers "ask": --yes allows, a person at a terminal is asked, otherwise nobody
-    # (the unattended decision). Deny rules and readOnly mode apply in every case.
-    asker: Asker | None = None
-    if args.yes and loaded.may_answer_yes("--yes"):  # a managed file may require a person
-        asker = allow_everything
-    elif sys.stdin.isatty():
-        asker = TerminalAsker(sys.stdin, sys.stderr)
-    problems = loaded.problems + loaded.notices
+
+    def asker_for(loaded: LoadedConfig) -> Asker | None:
+        """Who answers "ask": --yes allows, a person at a terminal is asked, otherwise nobody
+        (the unattended decision). Deny rules and readOnly mode apply in every case."""
+        if args.yes and loaded.may_answer_yes("--yes"):  # a managed file may require a person
+            return allow_everything
+        return TerminalAsker(sys.stdin, sys.stderr) if sys.stdin.isatty() else None
+
     # What this session read and stored in earlier invocations (docs: README, CLI).
     sessions = SessionFiles(dirs.cli_sessions, root)
     if args.fresh:
         sessions.drop(args.session)
-    runtime, lifecycle = compose.build_runtime(
-        roots,
-        loaded.config,
-        dirs=dirs,
-        asker=asker,
-        long_lived=False,
-        problems=problems,
-        session_folders=sessions,
-        notice=loaded.startup_notice,
+    opened = compose.open_runtime(
+        roots, dirs, asker_for=asker_for, long_lived=False, session_folders=sessions
     )
-    for problem in problems:
+    runtime, lifecycle = opened.runtime, opened.lifecycle
+    for problem in opened.problems:
         print(f"toolhost: {problem}", file=sys.stderr)
     params = CallParams(
         name=args.name, arguments=arguments, session=args.session, surface=args.surface

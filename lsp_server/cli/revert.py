@@ -28,14 +28,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def one_shot_runtime(root: Path) -> tuple[Runtime, Lifecycle]:
+    """The runtime of `toolhost revert` and `toolhost checkpoints` (their output is the
+    checkpoints': the config's problems are `toolhost call`'s and `status`'s to show)."""
     from lsp_server import compose
-    from lsp_server.config.layers import load_layers
     from lsp_server.home.dirs import Dirs
 
-    roots = [root.resolve()]
-    dirs = Dirs.from_environment()
-    loaded = load_layers(None, roots, dirs)
-    return compose.build_runtime(roots, loaded.config, dirs=dirs, long_lived=False)
+    opened = compose.open_runtime([root.resolve()], Dirs.from_environment(), long_lived=False)
+    return opened.runtime, opened.lifecycle
 
 
 async def _revert(args: argparse.Namespace) -> int:
