@@ -15,13 +15,13 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
-from lsp_server.acp import read_window
 from lsp_server.acp.buffers import CURRENT_SESSION
 from lsp_server.acp.calls import call, full_text, text_param
 from lsp_server.acp.replies import refuse
 from lsp_server.acp.workspaces import Served
 from lsp_server.core import errors
 from lsp_server.core.errors import ToolError
+from lsp_server.tools.files import read_window
 
 READ = "fs/read_text_file"
 WRITE = "fs/write_text_file"

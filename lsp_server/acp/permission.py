@@ -21,6 +21,7 @@ from typing import Any
 from lsp_server.acp.peers import Peer
 from lsp_server.fs import textio
 from lsp_server.protocol import ApproveParams
+from lsp_server.tools.registry import build_registry
 
 log = logging.getLogger(__name__)
 
@@ -35,9 +36,9 @@ OPTIONS: tuple[tuple[str, str, str, str], ...] = (
 )
 _DECISIONS = {option_id: decision for option_id, _, _, decision in OPTIONS}
 
-# Tools whose `content` argument is the whole new text of their one file.
+# Tools whose `content` argument is the whole new text of their one file (no contract entry
+# says so: its diff is shown against the buffer instead of the call's text).
 _WHOLE_FILE_WRITERS = ("write", "write_file")
-_KINDS = {"write": "edit", "edit": "edit", "write_file": "edit", "edit_file": "edit"}
 
 # Which ACP session a toolhost session's prompt goes to (None: no ACP session to ask in).
 SessionLookup = Callable[[str], str | None]
@@ -46,7 +47,7 @@ BufferLookup = Callable[[Path], str | None]
 
 
 class PermissionAsker:
-    """The runtime's asker (compose.build_runtime(asker=...)) for one `toolhost acp`."""
+    """The runtime's asker (compose.open_runtime(asker=...)) for one `toolhost acp`."""
 
     def __init__(self, editor: Peer, acp_session: SessionLookup, buffer_text: BufferLookup) -> None:
         self.editor = editor
@@ -76,7 +77,7 @@ def tool_call(request: ApproveParams, buffer_text: BufferLookup) -> dict[str, An
     call: dict[str, Any] = {
         "toolCallId": f"toolhost-{request.call_id}",
         "title": request.title,
-        "kind": _KINDS.get(request.tool, "execute" if request.cwd is not None else "other"),
+        "kind": _kind(request),
         "status": "pending",
         "rawInput": arguments,
         "locations": [{"path": path} for path in request.paths],
@@ -92,6 +93,15 @@ def tool_call(request: ApproveParams, buffer_text: BufferLookup) -> dict[str, An
         text = request.summary + (f"\n\n{request.diff}" if request.diff else "")
         call["content"] = [{"type": "content", "content": {"type": "text", "text": text}}]
     return call
+
+
+def _kind(request: ApproveParams) -> str:
+    """ACP's tool kind, from the tool's contract entry: a writer edits, a command executes."""
+    registry = build_registry("acp")
+    tool = registry.get(request.tool) or registry.get(request.tool, "minimal")
+    if tool is not None and tool.contract.kind == "edit":
+        return "edit"
+    return "execute" if request.cwd is not None else "other"
 
 
 def decision_of(answer: Any) -> dict[str, Any]:

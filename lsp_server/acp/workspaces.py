@@ -1,5 +1,5 @@
 """The runtimes of one `toolhost acp`: one per workspace root (an ACP session's `cwd`, or
-`--root` when the cwd lies inside it), each built by compose.build_runtime like every other
+`--root` when the cwd lies inside it), each opened by compose.open_runtime like every other
 face's, and which ACP session runs in which. A toolhost session has the ACP session's id.
 
 Each runtime also serves `toolhost mcp` over the attach socket (the MCP server toolhost adds
@@ -8,7 +8,6 @@ observations, checkpoints and approvals as its fs/* and terminal/* requests."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from pathlib import Path
 
@@ -17,15 +16,13 @@ import attrs
 from lsp_server import compose
 from lsp_server.acp.buffers import EditorBuffers
 from lsp_server.acp.permission import PermissionAsker
-from lsp_server.acp.read_window import acp_registry
 from lsp_server.acp.replies import refuse
 from lsp_server.attach.listener import AttachListener
 from lsp_server.config.broad_roots import BROAD_ROOT, refused_root
-from lsp_server.config.layers import load_layers
 from lsp_server.home.dirs import Dirs
-from lsp_server.home.private_folder import UnsafeFolder
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.runtime.lifecycle import Lifecycle
+from lsp_server.tools.registry import build_registry
 
 log = logging.getLogger(__name__)
 
@@ -102,43 +99,29 @@ class Workspaces:
         if refused is not None:
             log.warning("%s", refused.message("acp"))
             raise refuse(BROAD_ROOT, refused.cause, refused.recovery("acp"))
-        loaded = load_layers(None, [root], self.dirs)
-        for problem in loaded.problems + loaded.notices:
-            log.warning("configuration: %s", problem)
         listener = AttachListener(self.dirs.attach_folder, _ready)
         reads, writes = self.editor_fs
         buffers = EditorBuffers(self.asker.editor, reads, writes) if reads else None
-        runtime, lifecycle = compose.build_runtime(
+        opened = compose.open_runtime(
             [root],
-            loaded.config,
-            dirs=self.dirs,
+            self.dirs,
             asker=self.asker,
-            problems=self.problems,
-            registry=acp_registry(),
-            progress_sender=listener.progress_router(lambda token, value: None),
+            attach=listener,
+            registry=build_registry("acp"),
             documents=buffers,
-            notice=loaded.startup_notice,
         )
-        listener.bind(runtime)
-        try:
-            await listener.start()
-        except (OSError, UnsafeFolder) as exc:
-            log.warning("MCP attach is off for %s: %s", root, exc)
-        else:
-            lifecycle.kill_hooks.append(listener.remove_now)
-            lifecycle.shutdown_hooks.insert(0, listener.close)
+        for problem in opened.problems:
+            log.warning("configuration: %s", problem)
+        await opened.lifecycle.start()  # the attach socket
         log.info("runtime for %s", root)
-        return Served(root, runtime, lifecycle, listener, buffers)
+        return Served(root, opened.runtime, opened.lifecycle, listener, buffers)
 
     async def close(self) -> None:
         for served in self._by_root.values():
-            with contextlib.suppress(Exception):
-                await served.lifecycle.shutdown()
+            await served.lifecycle.shutdown()
         self._by_root.clear()
         self._by_session.clear()
 
     def kill_now(self) -> None:
         for served in self._by_root.values():
-            for hook in served.lifecycle.kill_hooks:
-                with contextlib.suppress(Exception):
-                    hook()
+            served.lifecycle.kill_now()

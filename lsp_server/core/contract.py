@@ -23,6 +23,9 @@ SURFACES: tuple[Surface, ...] = ("core", "full", "minimal")
 # What a tool does to the workspace; the policy groups (Read, Edit, Bash) follow it.
 ToolKind = Literal["read", "edit", "shell", "state"]
 
+# A face with a tool of its own (ContractEntry.face).
+Face = Literal["acp"]
+
 
 @attrs.frozen
 class PathArg:
@@ -76,6 +79,10 @@ class ContractEntry:
     approval_verb: str | None = None
     """How an approval prompt names the action ("Edit src/a.py"); default: the tool name."""
     hints: Hints = Hints()
+    face: Face | None = None
+    """Offered by this face alone, for its own requests (`acp`: the reader behind ACP's
+    fs/read_text_file): only that face's runtimes hold it, and the generated contract,
+    which lists what every face offers, does not."""
 
     def annotations(self) -> dict[str, bool]:
         """MCP tool annotations, from this entry alone."""

@@ -1,18 +1,17 @@
 """The runtime's reader for ACP's fs/read_text_file: the file's exact text (line endings
-kept, no line numbers), optionally from a 1-based `line` for `limit` lines. Registered only
-in the runtimes `toolhost acp` builds (so the generated contract does not change); the same
-confinement, secret refusal and observation as read_file."""
+kept, no line numbers), optionally from a 1-based `line` for `limit` lines. Its entry's
+`face="acp"` keeps it in the runtimes `toolhost acp` opens only (and out of the generated
+contract); the same confinement, secret refusal and observation as read_file."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from lsp_server.core.contract import ContractEntry, PathArg, Registry, Tool
+from lsp_server.core.contract import ContractEntry, PathArg, Tool
 from lsp_server.core.tool_output import ToolOutput
 from lsp_server.runtime.context import ToolContext
 from lsp_server.tools._support.schema_parts import integer, object_schema, string
 from lsp_server.tools.files.read_file import read_observed
-from lsp_server.tools.registry import all_tools
 
 NAME = "acp_read_text_file"
 
@@ -34,6 +33,7 @@ CONTRACT = ContractEntry(
         ["path"],
     ),
     path_args=(PathArg("path", access="read", absolute=True),),
+    face="acp",
 )
 
 
@@ -55,8 +55,3 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
 
 
 TOOLS = (Tool(CONTRACT, run),)
-
-
-def acp_registry() -> Registry:
-    """Every tool, and the ACP reader."""
-    return Registry([*all_tools(), *TOOLS])
