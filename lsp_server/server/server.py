@@ -86,17 +86,13 @@ class ToolhostServer(LanguageServer):
         """The root is no workspace (a home folder, `/` ...): no runtime, every call refused."""
         self._initialize_params: types.InitializeParams | None = None
         self._attach_listener: AttachListener | None = None
-        self._attach_started = False
-        self._closed = False
         # The runtime's modules load in a thread once the initialize answer is out.
         self.warm_up = WarmUp()
 
     @functools.cached_property
     def registry(self) -> Registry:
         self.warm_up.join()  # never import the tool modules beside the warm-up thread
-        if self.warm_up.registry is not None:
-            return self.warm_up.registry
-        from lsp_server.tools.registry import build_registry  # every tool module
+        from lsp_server.tools.registry import build_registry  # every tool module (warmed)
 
         return build_registry()
 
@@ -208,17 +204,16 @@ class ToolhostServer(LanguageServer):
             self.warm_up.join()  # usually done: it started when the initialize answer left
             from lsp_server import compose  # the whole house: after the answer
 
-            self.runtime, self.lifecycle = compose.build_runtime(
+            opened = compose.open_runtime(
                 self._roots_at_start,
-                self.config,
-                dirs=self.dirs,
+                self.dirs,
+                loaded=self.loaded_config,  # settled above, with initializationOptions
+                attach=self.attach_listener,
                 editor=self._editor_link(),
-                problems=self.config_problems,
-                registry=self.registry,
-                notice=self.loaded_config.startup_notice if self.loaded_config else None,
             )
+            self.runtime, self.lifecycle = opened.runtime, opened.lifecycle
+            self.config_problems += opened.problems  # shown at `initialized`
             self.documents = cast("EditorDocuments | None", self.runtime.documents)
-            self.attach_listener.bind(self.runtime)
         return self.runtime
 
     async def runtime_ready(self) -> Runtime:
@@ -234,14 +229,13 @@ class ToolhostServer(LanguageServer):
         from lsp_server.server.editor import EditorBridge
 
         bridge = EditorBridge(self)
-        approvals = self.attach_listener.bridge(bridge)
         build_progress = None
         if self.features.work_done_progress:
             build_progress = watch.BuildProgress(self, asyncio.get_event_loop())
         return EditorLink(
-            bridge=approvals,
+            bridge=bridge,
             open_documents=bridge,
-            send_progress=self.attach_listener.progress_router(self._send_progress),
+            send_progress=self._send_progress,
             did_call=self._did_call,
             index_build_listener=build_progress,
         )
@@ -318,18 +312,9 @@ class ToolhostServer(LanguageServer):
         self.protocol.notify(method_names.TOOLHOST_DID_CALL, record)
 
     async def start_attach_listener(self) -> None:
-        if self.runtime is None or self._attach_started:
-            return
-        self._attach_started = True
-        from lsp_server.home.private_folder import UnsafeFolder
-
-        try:
-            await self.attach_listener.start()
-        except (OSError, UnsafeFolder) as exc:
-            log.warning("MCP attach is off: %s", exc)
-            return
-        self.lifecycle.kill_hooks.append(self.attach_listener.remove_now)
-        self.lifecycle.shutdown_hooks.insert(0, self.attach_listener.close)
+        """Once the editor is initialized: MCP agents may attach (compose wired the socket)."""
+        if self.runtime is not None:
+            await self.lifecycle.start()
 
     def require_checkpoints(self) -> Checkpoints:
         from lsp_server.checkpoints.recorder import Checkpoints
@@ -390,11 +375,4 @@ class ToolhostServer(LanguageServer):
 
     async def close(self) -> None:
         """Stop every child (jobs, language servers): on shutdown, exit or disconnect."""
-        if self._closed:
-            return
-        self._closed = True
-        for hook in self.lifecycle.shutdown_hooks:
-            try:
-                await asyncio.wait_for(hook(), timeout=10)
-            except Exception:
-                log.exception("shutdown hook failed")
+        await self.lifecycle.shutdown()

@@ -216,11 +216,7 @@ def stop_children_on_sigterm(server: ToolhostServer) -> None:
     hooks (synchronous, no waiting) run first, then the default action ends the process."""
 
     def handler(signum: int, frame: object) -> None:
-        for hook in server.lifecycle.kill_hooks:
-            try:
-                hook()
-            except Exception:
-                log.exception("kill hook failed")
+        server.lifecycle.kill_now()
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 

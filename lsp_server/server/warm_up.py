@@ -16,10 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from lsp_server.core.contract import Registry
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +26,6 @@ class WarmUp:
         self._thread: threading.Thread | None = None
         self._done = threading.Event()
         self._reported = False
-        self.registry: Registry | None = None
-        """The registry built by the thread (None until it is done, or if it failed)."""
         self.seconds: float | None = None
         """How long the thread took."""
         self.prepared: Any = None
@@ -64,7 +59,7 @@ class WarmUp:
             import lsp_server.compose  # noqa: F401  (the whole house: tools, policy, dispatch)
             from lsp_server.tools.registry import build_registry
 
-            self.registry = build_registry()
+            build_registry()  # made once per process: the server's, ready when it asks
             self.prepared = prepare()
         except Exception as exc:  # the loop builds the runtime itself and reports what fails
             self.failure = exc
