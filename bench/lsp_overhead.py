@@ -61,6 +61,7 @@ from lsp_server.langservers.table import ROWS_BY_NAME  # noqa: E402
 from lsp_server.protocol import CallParams  # noqa: E402
 from lsp_server.runtime.approvals.verdicts import ModeApprover  # noqa: E402
 from lsp_server.runtime.dispatch import Runtime  # noqa: E402
+from lsp_server.runtime.lifecycle import Lifecycle  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "langservers" / "fixtures"
 CASES = {
@@ -189,14 +190,13 @@ async def start_direct(
 
 async def start_toolhost(
     language: str, tmp: Path
-) -> tuple[float, str, Runtime, CallParams, list[Any]]:
+) -> tuple[float, str, Runtime, CallParams, Lifecycle]:
     fixture, file, line, symbol = CASES[language]
     root = copy_project(fixture, tmp / "toolhost")
     dirs = Dirs(state=tmp / "state", config=tmp / "config")
     runtime, lifecycle = build_runtime(
         [root], Config(), dirs=dirs, approver=ModeApprover("bypass", "deny"), long_lived=False
     )
-    hooks: list[Any] = lifecycle.shutdown_hooks
     params = CallParams(
         name="lsp_definition", arguments={"path": file, "line": line, "symbol": symbol}
     )
@@ -204,7 +204,7 @@ async def start_toolhost(
     result = await runtime.call(params)
     first_answer = time.perf_counter() - started
     answer = result.content[0]["text"]
-    return first_answer, answer, runtime, params, hooks
+    return first_answer, answer, runtime, params, lifecycle
 
 
 def describe(samples: list[float]) -> str:
@@ -252,7 +252,9 @@ async def main() -> None:
     with tempfile.TemporaryDirectory(prefix="lsp-bench-") as tmp_name:
         tmp = Path(tmp_name)
         initialized, direct_first, client, direct_params = await start_direct(args.language, tmp)
-        toolhost_first, answer, runtime, params, hooks = await start_toolhost(args.language, tmp)
+        toolhost_first, answer, runtime, params, lifecycle = await start_toolhost(
+            args.language, tmp
+        )
         editor = None
         if not args.no_editor:
             editor, own_first, editor_first, editor_answer = await start_editor(args.language, tmp)
@@ -282,8 +284,7 @@ async def main() -> None:
                         samples[key].append(value)
         finally:
             await client.stop()
-            for hook in hooks:
-                await hook()
+            await lifecycle.shutdown()
             if editor is not None:
                 await editor.stop()
     direct_median = statistics.median(samples["direct"])

@@ -121,8 +121,7 @@ async def run_corpus(settings: dict[str, Any], base: Path) -> list[dict[str, Any
                     stray.unlink()
             make_repository(root)
             pristine = state_of(root)
-    for hook in lifecycle.shutdown_hooks:
-        await hook()
+    await lifecycle.shutdown()
     return results
 
 

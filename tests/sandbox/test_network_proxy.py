@@ -56,8 +56,7 @@ async def call_bash(
             CallParams(name="bash", arguments={"command": command, **arguments}, session="s")
         )
     finally:
-        for hook in lifecycle.shutdown_hooks:
-            await hook()
+        await lifecycle.shutdown()
     return text_of(result), prompts, result.is_error
 
 
