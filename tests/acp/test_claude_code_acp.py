@@ -15,9 +15,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.acp.harness import REPO, audit_lines
 from tests.acp.real_agents import run_agent
 from tests.agents.model_wire import say, tool
+
+pytestmark = [pytest.mark.real_client, pytest.mark.slow]  # a real agent CLI
 
 AGENT = "claude-code-acp"
 

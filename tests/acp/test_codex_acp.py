@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.acp.harness import audit_lines
 from tests.acp.real_agents import run_agent
 from tests.agents.model_wire import say, tool
+
+pytestmark = [pytest.mark.real_client, pytest.mark.slow]  # a real agent CLI
 
 
 def test_codex_runs_its_own_commands_and_edits_through_toolhosts_mcp(

@@ -11,7 +11,11 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from tests.dist.conftest import REPO, version
+
+pytestmark = pytest.mark.slow  # builds ./run dist and installs the wheel
 
 
 def packaged_files() -> list[str]:
