@@ -4,7 +4,7 @@ The SDK's Streamable HTTP transport answers a body it cannot read (not JSON, nes
 deeply, a lone surrogate escape such as `"\\ud800"`, an id or params its models refuse)
 with HTTP 400 and a JSON-RPC error at id null: a client matching answers to its requests
 by id waits on that request for ever. The same body then gets the error the stdio face
-gives it (mcp/stdio_streams.py `unreadable_request`): at the request's own id, saying what
+gives it (mcp/unreadable_requests.py): at the request's own id, saying what
 is wrong. Only a 400 is held back and read; every other answer passes as it is written.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from lsp_server.mcp.stdio_streams import unreadable_request
+from lsp_server.mcp.unreadable_requests import unreadable_request
 
 log = logging.getLogger(__name__)
 

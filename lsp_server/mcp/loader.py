@@ -12,7 +12,7 @@ from types import ModuleType
 
 from lsp_server.mcp.fast import Serializer
 
-SERVER_MODULE = "lsp_server.mcp.server"
+SERVER_MODULE = "lsp_server.mcp.stdio_streams"
 
 
 class Loader:

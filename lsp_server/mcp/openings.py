@@ -10,14 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lsp_server import __version__
+from lsp_server.mcp.server_info import CAPABILITIES, INSTRUCTIONS, server_info
 
-SERVER_NAME = "toolhost"
-INSTRUCTIONS = (
-    "toolhost: file, search, shell and code tools with stale-write protection. Read a file "
-    "before editing it; a truncated result names the use_capability call that pages it."
-)
-CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": False}}
 # The SDK's HANDSHAKE_PROTOCOL_VERSIONS (mcp_types.version), oldest first: the revisions
 # that open with `initialize`. The newest is the counter-offer to any other version.
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -187,10 +181,6 @@ def repeats_opening(meta: dict[str, Any], opened: dict[str, Any]) -> bool:
 
 _PROTOCOL_PREFIX = "io.modelcontextprotocol/"
 _ABSENT = object()
-
-
-def server_info() -> dict[str, str]:
-    return {"name": SERVER_NAME, "version": __version__}
 
 
 def stamped(result: dict[str, Any]) -> dict[str, Any]:

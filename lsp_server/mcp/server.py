@@ -7,18 +7,16 @@ costs more than a second to import.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
-from mcp_types.methods import serialize_server_result
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
@@ -29,18 +27,15 @@ from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
 from lsp_server.mcp.calls.results import unknown_tool_error
 from lsp_server.mcp.calls.rounds import UnknownRequestState
 from lsp_server.mcp.calls.tool_calls import Calls
-from lsp_server.mcp.calls.unreadable import AnswerStream, form_answer
-from lsp_server.mcp.front import Pipes
+from lsp_server.mcp.calls.unreadable import form_answer
 from lsp_server.mcp.listing_cache import tool_listing
-from lsp_server.mcp.openings import INSTRUCTIONS, SERVER_NAME
 from lsp_server.mcp.sdk_json import writable
-from lsp_server.mcp.stdio_streams import pipe_streams
+from lsp_server.mcp.server_info import INSTRUCTIONS, SERVER_NAME
 
 if TYPE_CHECKING:
     from lsp_server.core.contract import Registry, Surface
     from lsp_server.mcp.calls.local import Approvals
     from lsp_server.mcp.calls.router import AttachMode, CallRouter
-    from lsp_server.mcp.fast import FastPath
 
 log = logging.getLogger(__name__)
 
@@ -91,11 +86,6 @@ def session_elicit(session: Any, request_id: Any) -> Elicit:
         return answer.action, dict(answer.content) if answer.content else None
 
     return elicit
-
-
-async def serialize_call_result(version: str, result: dict[str, Any]) -> dict[str, Any]:
-    """The SDK's wire form of a tools/call result on a handshake revision (mcp/fast.py)."""
-    return serialize_server_result("tools/call", version, result)
 
 
 class Backend:
@@ -177,8 +167,11 @@ def _progress_of(ctx: ServerRequestContext[Any, Any]) -> Deliver | None:
     return deliver
 
 
-def build_server(backend: Backend, fast: FastPath | None = None) -> Server[Any]:
-    """`fast`: the front's call path, given the SDK's session for its approval forms."""
+def build_server(
+    backend: Backend, session_ready: Callable[[Elicit], None] | None = None
+) -> Server[Any]:
+    """`session_ready`: given the SDK's session's form elicitation once it has the connection
+    (the front's calls send their approval forms through it: mcp/fast.py)."""
 
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -233,10 +226,10 @@ def build_server(backend: Backend, fast: FastPath | None = None) -> Server[Any]:
     )
     # No OpenTelemetry exporter is ever installed here: skip its span per message.
     server.middleware = [params_named]
-    if fast is not None:
+    if session_ready is not None:
 
         async def hand_session(ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
-            fast.elicitation_ready(session_elicit(ctx.session, None))
+            session_ready(session_elicit(ctx.session, None))
             return await call_next(ctx)
 
         server.middleware = [params_named, hand_session]
@@ -277,33 +270,3 @@ def _json_kind(value: Any) -> str:
     if isinstance(value, str):
         return f"the string {value[:40]!r}" if len(value) <= 40 else "a long string"
     return {dict: "an object", list: "an array", type(None): "null"}.get(type(value), "a value")
-
-
-async def serve(calls: Calls) -> None:
-    """Serve stdin and stdout that are not pipes (a file, a terminal) with the SDK's transport."""
-    backend = Backend(calls.root, calls.surface, calls.session, calls.attach, calls=calls)
-    server = build_server(backend)
-    warming = asyncio.create_task(backend.warm())
-    try:
-        async with stdio_server() as (read_stream, write_stream):
-            answers = AnswerStream(read_stream)
-            await server.run(answers, write_stream, server.create_initialization_options())
-    finally:
-        # The stream closed: running calls were cancelled (shell groups killed); stop the rest.
-        warming.cancel()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(backend.close(), 10)
-
-
-async def serve_pipes(pipes: Pipes, calls: Calls) -> None:
-    """Serve the front's pipes; the front warms the calls and closes them (mcp/front.py), the
-    tool listing is readied here in the background."""
-    backend = Backend(calls.root, calls.surface, calls.session, calls.attach, calls=calls)
-    server = build_server(backend, pipes.fast)
-    warming = asyncio.create_task(backend.warm(calls_too=False))
-    try:
-        async with pipe_streams(pipes) as (read_stream, write_stream):
-            answers = AnswerStream(read_stream)
-            await server.run(answers, write_stream, server.create_initialization_options())
-    finally:
-        warming.cancel()

@@ -1,6 +1,8 @@
-"""The SDK's read and write streams over the front's pipes (mcp/front.py).
+"""The SDK's server on stdio (what the front's loader imports: mcp/loader.py): over the
+front's pipes (mcp/stdio_pipes.py), or, for stdin or stdout that is not a pipe, the SDK's own
+transport.
 
-The same messages as the SDK's `stdio_server` (each line validated by
+Over the pipes, the same messages as the SDK's `stdio_server` (each line validated by
 `jsonrpc_message_adapter`, each answer dumped by alias without unset fields, one per
 line), read on the event loop and written by one worker-thread hop per answer: the SDK's
 transport hops to a worker thread for every line read, every write and every flush. The
@@ -11,20 +13,27 @@ requests the front already answered are dropped. A plain tools/call is the front
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
+from mcp.server.stdio import stdio_server
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
+from mcp_types.methods import serialize_server_result
 
-from lsp_server.mcp.front import Pipes
-from lsp_server.mcp.sdk_json import encode, escaped, lone_surrogate
-from lsp_server.wire import broken_json
+from lsp_server.mcp.calls.unreadable import AnswerStream
+from lsp_server.mcp.sdk_json import escaped
+from lsp_server.mcp.server import Backend, build_server
+from lsp_server.mcp.unreadable_requests import unreadable_request
+
+if TYPE_CHECKING:
+    from lsp_server.mcp.calls.tool_calls import Calls
+    from lsp_server.mcp.stdio_pipes import Pipes
 
 log = logging.getLogger(__name__)
 
@@ -98,48 +107,6 @@ def sdk_line(message: Any) -> bytes:
         return escaped(message.model_dump(by_alias=True, exclude_unset=True)) + b"\n"
 
 
-def unreadable_request(text: str) -> bytes | None:
-    """The JSON-RPC error for a line the SDK cannot read that is a request with an id
-    (a string or an integer) to answer; None for anything else (no id to be found). A line
-    that is not JSON, or nested too deeply to parse, is answered at the id its text shows."""
-    try:
-        message = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        unparsed_id = broken_json.request_id(text.encode("utf-8", "surrogateescape"))
-        if unparsed_id is None:
-            return None
-        why = "nested too deeply" if isinstance(exc, RecursionError) else f"not JSON: {exc}"
-        error = {"code": types.PARSE_ERROR, "message": f"Parse error: the request is {why}"}
-        return encode({"jsonrpc": "2.0", "id": unparsed_id, "error": error}) + b"\n"
-    if not isinstance(message, dict) or "method" not in message or "result" in message:
-        return None
-    message_id = message.get("id")
-    if isinstance(message_id, bool) or not isinstance(message_id, int | str):
-        if message_id is None:
-            return None  # a notification (or id null): the SDK drops it, logged
-        # An id JSON-RPC does not allow (a float, an object, a boolean): answered at id null.
-        error = {"code": types.INVALID_REQUEST, "message": _ODD_ID}
-        return encode({"jsonrpc": "2.0", "id": None, "error": error}) + b"\n"
-    if message.get("jsonrpc") != "2.0" or not isinstance(message["method"], str):
-        code = types.INVALID_REQUEST
-        reason = 'Invalid request: a request has "jsonrpc": "2.0", an id and a string "method"'
-    elif lone_surrogate(message):
-        code = types.PARSE_ERROR
-        reason = _SURROGATE
-    else:
-        code = types.INVALID_PARAMS
-        reason = "Invalid request parameters: params must be an object, or left out"
-    error = {"code": code, "message": reason}
-    return encode({"jsonrpc": "2.0", "id": message_id, "error": error}) + b"\n"
-
-
-_ODD_ID = "Invalid request: a request's id is a string or an integer"
-_SURROGATE = (
-    "Parse error: the request holds a lone surrogate escape (such as \\ud800), which is "
-    "not Unicode text; send the text as UTF-8"
-)
-
-
 def _answered(message: Any, ids: list[Any]) -> bool:
     """A response to one of `ids`, which is then taken off the list."""
     if not isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
@@ -149,3 +116,39 @@ def _answered(message: Any, ids: list[Any]) -> bool:
             del ids[index]
             return True
     return False
+
+
+async def serve(calls: Calls) -> None:
+    """Serve stdin and stdout that are not pipes (a file, a terminal) with the SDK's transport."""
+    backend = Backend(calls.root, calls.surface, calls.session, calls.attach, calls=calls)
+    server = build_server(backend)
+    warming = asyncio.create_task(backend.warm())
+    try:
+        async with stdio_server() as (read_stream, write_stream):
+            answers = AnswerStream(read_stream)
+            await server.run(answers, write_stream, server.create_initialization_options())
+    finally:
+        # The stream closed: running calls were cancelled (shell groups killed); stop the rest.
+        warming.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(backend.close(), 10)
+
+
+async def serve_pipes(pipes: Pipes, calls: Calls) -> None:
+    """Serve the front's pipes; the front warms the calls and closes them (mcp/front.py), the
+    tool listing is readied here in the background."""
+    backend = Backend(calls.root, calls.surface, calls.session, calls.attach, calls=calls)
+    fast = pipes.fast
+    server = build_server(backend, fast.elicitation_ready if fast is not None else None)
+    warming = asyncio.create_task(backend.warm(calls_too=False))
+    try:
+        async with pipe_streams(pipes) as (read_stream, write_stream):
+            answers = AnswerStream(read_stream)
+            await server.run(answers, write_stream, server.create_initialization_options())
+    finally:
+        warming.cancel()
+
+
+async def serialize_call_result(version: str, result: dict[str, Any]) -> dict[str, Any]:
+    """The SDK's wire form of a tools/call result on a handshake revision (mcp/fast.py)."""
+    return serialize_server_result("tools/call", version, result)

@@ -48,7 +48,7 @@ PRELOAD = (
     "lsp_server.mcp.calls.local",
     "lsp_server.tools.registry",
     "lsp_server.compose",
-    "lsp_server.mcp.server",
+    "lsp_server.mcp.stdio_streams",
     "anyio._backends._asyncio",
     "anyio.streams.stapled",
     "concurrent.futures.thread",

@@ -107,6 +107,8 @@ def test_the_front_imports_the_standard_library_only() -> None:
         "lsp_server.mcp.loader",
         "lsp_server.mcp.openings",
         "lsp_server.mcp.sdk_json",
+        "lsp_server.mcp.server_info",
+        "lsp_server.mcp.stdio_pipes",
         "lsp_server.warm",
         "lsp_server.warm.flag_help",
         "lsp_server.wire",
