@@ -32,9 +32,9 @@ from lsp_server.runtime.reverts import revert_request
 from lsp_server.runtime.sessions.observations import Observations
 from tests.checkpoints.link_corpus import TRICKS
 from tests.checkpoints.link_tricks import Trick, play, tree
+from tests.fake_editor import EDITOR_CAPABILITIES, FakeEditor
 from tests.fs.test_races import flipping
 from tests.helpers import call_tool, lsp_call, lsp_session, make_runtime, text_of
-from tests.runtime.buffers.editor import EDITOR_CAPABILITIES, EditorDouble, editor_client_factory
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -280,15 +280,14 @@ async def test_a_buffer_under_a_folder_swapped_for_a_link_is_not_reverted(tmp_pa
     for path in (root / "d1" / "v2.txt", root / "d2" / "v2.txt"):
         path.write_text("v1\n")
     (outside / "v2.txt").write_text("v2\n")
-    holder: list[EditorDouble] = []
+    editor = FakeEditor()
     async with lsp_session(
         root,
         BYPASS,
         experimental={"saveDocument": True},
-        client_factory=editor_client_factory(holder),
+        client_factory=editor.factory,
         capabilities=EDITOR_CAPABILITIES,
     ):
-        [editor] = holder
         face = OverLsp(editor.client)
         for folder in ("d1", "d2"):
             editor.open(root / folder / "v2.txt")

@@ -13,33 +13,15 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
-from pytest_lsp import LanguageClient
 
-from tests.helpers import lsp_call, lsp_session, make_test_client, text_of
+from tests.fake_editor import FakeEditor
+from tests.helpers import lsp_call, lsp_session, text_of
 from tests.langservers.conftest import copy_fixture, require_server
 
 pytestmark = pytest.mark.langserver
 
 Answer = Callable[[dict[str, Any]], Awaitable[Any]]
 UNICODE_LINE = 3  # unicode_names.py: CJK names and emoji before `make_circle`
-
-
-class LspEditor:
-    """An editor that answers toolhost/lspRequest with `answer` and records each request."""
-
-    def __init__(self, answer: Answer) -> None:
-        self.answer = answer
-        self.requests: list[dict[str, Any]] = []
-
-    def factory(self) -> LanguageClient:
-        client = make_test_client()
-
-        @client.feature("toolhost/lspRequest")
-        async def lsp_request(params: dict[str, Any]) -> Any:
-            self.requests.append(params)
-            return await self.answer(params)
-
-        return client
 
 
 def handled(result: Any, server: str = "pyright") -> Answer:
@@ -69,7 +51,7 @@ def definition_location(root: Path) -> dict[str, Any]:
 
 
 async def definition(
-    root: Path, editor: LspEditor, experimental: dict[str, Any] | None, **lsp: Any
+    root: Path, editor: FakeEditor, experimental: dict[str, Any] | None, **lsp: Any
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """lsp_definition of make_circle on the unicode line; -> (result, toolhost/status)."""
     async with lsp_session(
@@ -94,13 +76,13 @@ def utf16_character(line: str, symbol: str) -> int:
 
 async def test_the_editor_answers_with_utf16_positions_and_is_named(tmp_path: Path) -> None:
     root = copy_fixture("python", tmp_path)
-    editor = LspEditor(handled([definition_location(root)]))
+    editor = FakeEditor(lsp_answer=handled([definition_location(root)]))
     result, status = await definition(root, editor, PROXY, provider="editor")
     assert not result["isError"], text_of(result)
     assert text_of(result) == (
         f"{EXPECTED_ROW}\n(answered by the editor's pyright for the file on disk)"
     )
-    (request,) = editor.requests
+    (request,) = editor.lsp_requests
     assert request["method"] == "textDocument/definition"
     line = (root / "unicode_names.py").read_text().splitlines()[UNICODE_LINE - 1]
     assert request["params"]["position"] == {
@@ -122,43 +104,43 @@ async def test_without_an_editor_answer_toolhost_s_own_server_answers(
 ) -> None:
     root = copy_fixture("python", tmp_path)
     require_server("python", root)
-    editor = LspEditor(answer)
+    editor = FakeEditor(lsp_answer=answer)
     result, status = await definition(root, editor, PROXY, editorTimeoutSeconds=1)
     assert not result["isError"], text_of(result)
     assert text_of(result) == (
         f"{EXPECTED_ROW}\n(answered by toolhost's pyright-langserver for the file on disk)"
     )
-    assert len(editor.requests) == 1
+    assert len(editor.lsp_requests) == 1
     assert status["lspAnswers"]["languages"]["python"]["answeredBy"] == "toolhost"
 
 
 async def test_a_client_that_did_not_declare_lsp_proxy_is_never_asked(tmp_path: Path) -> None:
     root = copy_fixture("python", tmp_path)
     require_server("python", root)
-    editor = LspEditor(handled([definition_location(root)]))
+    editor = FakeEditor(lsp_answer=handled([definition_location(root)]))
     result, status = await definition(root, editor, {"approvals": True})
     assert not result["isError"], text_of(result)
     assert text_of(result).endswith(
         "(answered by toolhost's pyright-langserver for the file on disk)"
     )
-    assert editor.requests == []
+    assert editor.lsp_requests == []
     assert status["lspAnswers"]["editorAnswers"] is False
 
 
 async def test_provider_spawn_never_asks_the_editor(tmp_path: Path) -> None:
     root = copy_fixture("python", tmp_path)
     require_server("python", root)
-    editor = LspEditor(handled([definition_location(root)]))
+    editor = FakeEditor(lsp_answer=handled([definition_location(root)]))
     result, _ = await definition(root, editor, PROXY, provider="spawn")
     assert text_of(result).endswith(
         "(answered by toolhost's pyright-langserver for the file on disk)"
     )
-    assert editor.requests == []
+    assert editor.lsp_requests == []
 
 
 async def test_provider_editor_without_an_answer_is_a_clear_refusal(tmp_path: Path) -> None:
     root = copy_fixture("python", tmp_path)
-    editor = LspEditor(not_handled)
+    editor = FakeEditor(lsp_answer=not_handled)
     result, status = await definition(root, editor, PROXY, provider="editor")
     assert result["isError"]
     assert result["error"]["code"] == "lsp.unavailable"
@@ -186,7 +168,7 @@ async def test_editor_hover_and_diagnostics_are_formatted_as_toolhost_s_own(
         report = {"kind": "full", "items": [diagnostic]}
         return {"handled": True, "result": report, "server": "Pylance"}
 
-    editor = LspEditor(answer)
+    editor = FakeEditor(lsp_answer=answer)
     async with lsp_session(
         root,
         options={"lsp": {"provider": "editor"}},
@@ -205,7 +187,7 @@ async def test_editor_hover_and_diagnostics_are_formatted_as_toolhost_s_own(
         "2:12 error [Pyright] Type is not assignable to int (reportReturnType)\n"
         "(answered by the editor's Pylance for the file on disk)"
     )
-    assert [r["method"] for r in editor.requests] == [
+    assert [r["method"] for r in editor.lsp_requests] == [
         "textDocument/hover",
         "textDocument/diagnostic",
     ]
@@ -229,7 +211,7 @@ async def test_doctor_says_per_language_who_answers(tmp_path: Path) -> None:
     alone = await asyncio.to_thread(doctor, root)
     assert alone.splitlines()[0] == "Who answers lsp_* questions (lsp.provider = auto):"
     assert "no editor's toolhost runs for this folder" in alone, alone
-    editor = LspEditor(handled([definition_location(root)]))
+    editor = FakeEditor(lsp_answer=handled([definition_location(root)]))
     async with lsp_session(
         root,
         options={"lsp": {"provider": "editor"}},

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
+from tests.fake_editor import FakeEditor
 from tests.helpers import lsp_call, text_of
-from tests.policy.editor import Editor
 from tests.policy.test_policy_e2e import edit_inventory, editor_session
 
 ALLOW_SRC = '[policy]\nallow = ["Edit(src/**)"]\n'
@@ -23,7 +23,7 @@ async def test_the_editor_approves_the_content_it_showed(workspace: Path) -> Non
     config = workspace / ".toolhost.toml"
     config.write_text(ALLOW_SRC)
     sha = hashlib.sha256(config.read_bytes()).hexdigest()
-    editor = Editor()
+    editor = FakeEditor()
     editor.script = editor.answer({"decision": "deny"})
     async with editor_session(workspace, editor, {"workspaceTrusted": True}) as client:
         await asyncio.wait_for(editor.config_noticed.wait(), timeout=60)
@@ -62,7 +62,7 @@ async def test_the_editor_approves_the_content_it_showed(workspace: Path) -> Non
 async def test_a_changed_file_is_untrusted_in_the_next_session(workspace: Path) -> None:
     config = workspace / ".toolhost.toml"
     config.write_text(ALLOW_SRC)
-    editor = Editor()
+    editor = FakeEditor()
     async with editor_session(workspace, editor) as client:
         await asyncio.wait_for(editor.config_noticed.wait(), timeout=60)
         sha = editor.untrusted_configs[0]["sha256"]
@@ -72,7 +72,7 @@ async def test_a_changed_file_is_untrusted_in_the_next_session(workspace: Path) 
         assert answer["trusted"]
     # The agent appends a line: the whole file is untrusted again, in a new session too.
     config.write_text(ALLOW_SRC + 'mode = "bypass"\n')
-    editor = Editor()
+    editor = FakeEditor()
     editor.script = editor.answer({"decision": "deny"})
     async with editor_session(workspace, editor) as client:
         await asyncio.wait_for(editor.config_noticed.wait(), timeout=60)
@@ -95,7 +95,7 @@ async def test_a_change_seen_by_the_editor_makes_the_running_server_tighten(
     config = workspace / ".toolhost.toml"
     config.write_text(ALLOW_SRC)
     sha = hashlib.sha256(config.read_bytes()).hexdigest()
-    editor = Editor()
+    editor = FakeEditor()
     editor.script = editor.answer({"decision": "deny"})
     async with editor_session(workspace, editor) as client:
         await asyncio.wait_for(editor.config_noticed.wait(), timeout=60)
@@ -121,7 +121,7 @@ async def test_settings_the_running_server_cannot_change_say_restart(workspace: 
     config = workspace / ".toolhost.toml"
     config.write_text('[shell]\nsandbox_network = true\n[policy]\nmode = "acceptEdits"\n')
     sha = hashlib.sha256(config.read_bytes()).hexdigest()
-    async with editor_session(workspace, Editor()) as client:
+    async with editor_session(workspace, FakeEditor()) as client:
         answer = await client.protocol.send_request_async(
             "toolhost/trustConfig", {"path": str(config), "sha256": sha}
         )
@@ -135,7 +135,7 @@ async def test_the_managed_file_over_the_editors_settings(
     managed = tmp_path / "managed.toml"
     managed.write_text('[policy]\nmode = "default"\ndeny = ["Edit(src/**)"]\n')
     monkeypatch.setenv("TOOLHOST_MANAGED_CONFIG", str(managed))
-    editor = Editor()
+    editor = FakeEditor()
     async with editor_session(workspace, editor, {"policy": {"mode": "bypass"}}) as client:
         denied = await edit_inventory(client)
         status = await client.protocol.send_request_async("toolhost/status", {})
@@ -156,7 +156,7 @@ async def test_an_invalid_managed_file_fails_closed_in_the_editor(
     managed = tmp_path / "managed.toml"
     managed.write_text("[policy]\nmode = ")
     monkeypatch.setenv("TOOLHOST_MANAGED_CONFIG", str(managed))
-    editor = Editor()
+    editor = FakeEditor()
     async with editor_session(workspace, editor, {"policy": {"mode": "bypass"}}) as client:
         first = await lsp_call(client, "read_file", {"path": "src/inventory.py"})
         edited = await edit_inventory(client)
@@ -171,7 +171,7 @@ async def test_an_invalid_managed_file_fails_closed_in_the_editor(
 async def test_odd_trust_requests_are_refused_not_crashed(workspace: Path) -> None:
     config = workspace / ".toolhost.toml"
     config.write_text(ALLOW_SRC)
-    async with editor_session(workspace, Editor()) as client:
+    async with editor_session(workspace, FakeEditor()) as client:
         send = client.protocol.send_request_async
         answers = [
             await send("toolhost/trustConfig", {"path": "a\x00b", "sha256": "0" * 64}),
@@ -203,7 +203,7 @@ async def test_a_rewritten_approved_file_turns_the_sandbox_back_on_at_once(
     TrustStore(state).approve_config(
         workspace, config, hashlib.sha256(config.read_bytes()).hexdigest()
     )
-    editor = Editor()
+    editor = FakeEditor()
     command = {"name": "bash", "arguments": {"command": "touch made.txt"}}
     async with editor_session(workspace, editor) as client:
         send = client.protocol.send_request_async

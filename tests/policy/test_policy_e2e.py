@@ -1,5 +1,5 @@
 """Approvals end to end: a real `toolhost serve` subprocess and a pytest-lsp client playing
-the editor (tests/policy/editor.py answers toolhost/approve like a user would)."""
+the editor (tests/fake_editor.py answers toolhost/approve like a user would)."""
 
 from __future__ import annotations
 
@@ -13,21 +13,21 @@ from typing import Any
 from lsprotocol import types
 
 from lsp_server.core.diffs import unified_diff
+from tests.fake_editor import APPROVALS, FakeEditor
 from tests.helpers import lsp_call, lsp_session, text_of
-from tests.policy.editor import APPROVALS, Editor
 
 OLD = "def total_value(items):"
 NEW = "def total_value(items: list[Item]) -> float:"
 
 
 def editor_session(
-    workspace: Path, editor: Editor, options: dict[str, Any] | None = None, **kw: Any
+    workspace: Path, editor: FakeEditor, options: dict[str, Any] | None = None, **kw: Any
 ):
     return lsp_session(
         workspace,
         options,
         experimental=kw.pop("experimental", APPROVALS),
-        client_factory=editor.client_factory(),
+        client_factory=editor.factory,
         **kw,
     )
 
@@ -45,7 +45,7 @@ async def edit_inventory(client: Any, session: str = "default") -> dict[str, Any
 async def test_approval_carries_the_diff_the_file_then_gets(workspace: Path) -> None:
     target = workspace / "src" / "inventory.py"
     before = target.read_text()
-    editor = Editor()
+    editor = FakeEditor()
     async with editor_session(workspace, editor) as client:
         result = await edit_inventory(client)
     assert not result["isError"], text_of(result)
@@ -65,7 +65,7 @@ async def test_approval_carries_the_diff_the_file_then_gets(workspace: Path) -> 
 async def test_denied_call_changes_nothing_and_returns_the_reason(workspace: Path) -> None:
     target = workspace / "src" / "inventory.py"
     before = target.read_bytes()
-    editor = Editor()
+    editor = FakeEditor()
     editor.script = editor.answer({"decision": "deny", "reason": "keep the old signature"})
     async with editor_session(workspace, editor) as client:
         result = await edit_inventory(client)
@@ -76,7 +76,7 @@ async def test_denied_call_changes_nothing_and_returns_the_reason(workspace: Pat
 
 
 async def test_allow_session_stops_prompts_in_that_session_only(workspace: Path) -> None:
-    editor = Editor()
+    editor = FakeEditor()
     editor.script = editor.answer({"decision": "allow_session", "rule": "Edit(src/**)"})
     async with editor_session(workspace, editor) as client:
         first = await lsp_call(client, "write_file", {"path": "src/a.py", "content": "a = 1\n"})
@@ -99,7 +99,7 @@ async def test_allow_always_writes_the_rule_and_a_restarted_server_honours_it(
     config = workspace / ".toolhost.toml"
     config.write_text("# our team's policy: keep this comment\n[policy]\ndeny = []  # none yet\n")
     state = tmp_path / "state"
-    editor = Editor()
+    editor = FakeEditor()
     editor.script = editor.answer({"decision": "allow_always", "rule": "write_file(src/gen/**)"})
     async with editor_session(workspace, editor, state_dir=state) as client:
         first = await lsp_call(client, "write_file", {"path": "src/gen/a.py", "content": "a\n"})
@@ -108,7 +108,7 @@ async def test_allow_always_writes_the_rule_and_a_restarted_server_honours_it(
     assert "# our team's policy: keep this comment" in text and "# none yet" in text
     assert tomllib.loads(text)["policy"]["allow"] == ["write_file(src/gen/**)"]
 
-    restarted = Editor()
+    restarted = FakeEditor()
     async with editor_session(workspace, restarted, state_dir=state) as client:
         again = await lsp_call(client, "write_file", {"path": "src/gen/b.py", "content": "b\n"})
     assert not again["isError"], text_of(again)
@@ -117,7 +117,7 @@ async def test_allow_always_writes_the_rule_and_a_restarted_server_honours_it(
 
     # The same line added by the repository itself (no record in this user's state) does not
     # count in an untrusted workspace: the server asks.
-    fresh_state = Editor()
+    fresh_state = FakeEditor()
     async with editor_session(workspace, fresh_state, state_dir=tmp_path / "other") as client:
         await lsp_call(client, "write_file", {"path": "src/gen/c.py", "content": "c\n"})
     assert len(fresh_state.prompts) == 1
@@ -126,7 +126,7 @@ async def test_allow_always_writes_the_rule_and_a_restarted_server_honours_it(
 async def test_deny_rules_beat_bypass_and_allow(workspace: Path) -> None:
     target = workspace / "src" / "inventory.py"
     before = target.read_bytes()
-    editor = Editor()
+    editor = FakeEditor()
     options = {"policy": {"mode": "bypass", "allow": ["Edit"], "deny": ["Edit(src/**)"]}}
     async with editor_session(workspace, editor, options) as client:
         result = await edit_inventory(client)
@@ -139,7 +139,7 @@ async def test_deny_rules_beat_bypass_and_allow(workspace: Path) -> None:
 
 
 async def test_read_only_mode_refuses_every_writer(workspace: Path) -> None:
-    editor = Editor()
+    editor = FakeEditor()
     options = {"policy": {"mode": "readOnly", "allow": ["Edit", "write_file"]}}
     async with editor_session(workspace, editor, options) as client:
         read = await lsp_call(client, "read_file", {"path": "src/inventory.py"})
@@ -171,7 +171,7 @@ async def test_symlink_cannot_satisfy_a_path_rule(workspace: Path, tmp_path: Pat
     (workspace / "docs").mkdir()
     (workspace / "docs" / "real.py").write_text("x = 1\n")
     (workspace / "src" / "inside_link.py").symlink_to(workspace / "docs" / "real.py")
-    editor = Editor()
+    editor = FakeEditor()
     editor.script = editor.answer({"decision": "deny", "reason": "not via a link"})
     async with editor_session(workspace, editor, {"policy": {"allow": ["Edit(src/**)"]}}) as client:
         escape = await lsp_call(
@@ -192,7 +192,7 @@ async def test_symlink_cannot_satisfy_a_path_rule(workspace: Path, tmp_path: Pat
 
 
 async def test_no_answer_within_the_timeout_is_deny(workspace: Path) -> None:
-    editor = Editor()
+    editor = FakeEditor()
     release = asyncio.Event()
 
     async def never(params: dict[str, Any]) -> dict[str, Any]:
@@ -210,7 +210,7 @@ async def test_no_answer_within_the_timeout_is_deny(workspace: Path) -> None:
 
 
 async def test_client_without_approvals_gets_the_unattended_decision(workspace: Path) -> None:
-    editor = Editor()
+    editor = FakeEditor()
     async with editor_session(workspace, editor, experimental={}) as client:
         result = await lsp_call(client, "write_file", {"path": "x.txt", "content": "x"})
     assert result["error"]["code"] == "permission.unattended"
@@ -219,7 +219,7 @@ async def test_client_without_approvals_gets_the_unattended_decision(workspace: 
 
 
 async def test_ten_prompts_at_once_and_reads_do_not_wait(workspace: Path) -> None:
-    editor = Editor()
+    editor = FakeEditor()
     release = asyncio.Event()
 
     async def hold(params: dict[str, Any]) -> dict[str, Any]:
@@ -254,7 +254,7 @@ async def test_audit_log_has_one_line_per_call_matching_did_call(
     workspace: Path, tmp_path: Path
 ) -> None:
     state = tmp_path / "state"
-    editor = Editor()
+    editor = FakeEditor()
     answers = iter([{"decision": "allow_once"}, {"decision": "deny", "reason": "no"}])
 
     async def respond(params: dict[str, Any]) -> dict[str, Any]:
@@ -290,7 +290,7 @@ async def test_client_settings_apply_and_untrusted_workspace_entries_are_reporte
     workspace: Path,
 ) -> None:
     (workspace / ".toolhost.toml").write_text('[policy]\nmode = "bypass"\nallow = ["Edit"]\n')
-    editor = Editor()
+    editor = FakeEditor()
     editor.settings = {"policy": {"allow": ["write_file(cfg/**)"]}}
     capabilities = types.ClientCapabilities(
         workspace=types.WorkspaceClientCapabilities(configuration=True)
@@ -316,7 +316,7 @@ async def test_a_trusted_workspace_alone_does_not_apply_its_config_file(workspac
     there, so its allow rule waits for the user's approval of that content
     (tests/policy/test_config_trust_e2e.py approves it)."""
     (workspace / ".toolhost.toml").write_text('[policy]\nallow = ["Edit(src/**)"]\n')
-    editor = Editor()
+    editor = FakeEditor()
     async with editor_session(workspace, editor, {"workspaceTrusted": True}) as client:
         result = await edit_inventory(client)
     assert result["meta"]["approval"]["decision"] == "allow_once"
@@ -325,7 +325,7 @@ async def test_a_trusted_workspace_alone_does_not_apply_its_config_file(workspac
 
 async def test_bash_rules_over_the_wire(workspace: Path) -> None:
     (workspace / "x").mkdir()
-    editor = Editor()
+    editor = FakeEditor()
     editor.script = editor.answer({"decision": "deny", "reason": "not that"})
     # Rules alone, without the sandbox that would let `rm -rf x` in the workspace run.
     options = {

@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
+from tests.fake_editor import FakeEditor
 from tests.helpers import lsp_call, text_of
-from tests.policy.editor import Editor
 from tests.policy.test_policy_e2e import editor_session
 
 REFUSED = ("permission.rule_denied", "permission.user_denied")
 
 
-def denying_editor() -> Editor:
-    editor = Editor()
+def denying_editor() -> FakeEditor:
+    editor = FakeEditor()
     editor.script = editor.answer({"decision": "deny", "reason": "no"})
     return editor
 
@@ -170,7 +170,7 @@ async def test_reads_of_secrets_and_outside_files_ask(
 # -- issue 20 item 7: repository config that runs programs on git reads -----------------------
 async def test_git_reads_do_not_run_the_repositorys_programs(workspace: Path) -> None:
     make_repository(workspace)
-    control_editor = Editor()
+    control_editor = FakeEditor()
     async with editor_session(workspace, control_editor) as client:
         clean = await lsp_call(client, "bash", {"command": "git status --short"})
     assert not clean["isError"] and control_editor.prompts == []
@@ -267,7 +267,7 @@ async def test_untrusted_secret_pattern_negations_are_ignored(workspace: Path) -
         '[workspace]\nsecret_patterns = ["!.env", "!*.pem", "*.secret"]\n'
     )
     (workspace / "db.secret").write_text("hidden\n")
-    editor = Editor()
+    editor = FakeEditor()
     async with editor_session(workspace, editor) as client:
         env = await lsp_call(client, "read_file", {"path": ".env"})
         added = await lsp_call(client, "read_file", {"path": "db.secret"})

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tests.fake_editor import APPROVALS, FakeEditor
 from tests.helpers import lsp_call, lsp_session, text_of
-from tests.policy.editor import APPROVALS, Editor
 
 OLD = "def total_value(items):"
 NEW = "def total(items):"
@@ -16,10 +16,10 @@ NEW = "def total(items):"
 async def edit_marked_pre_approved(
     workspace: Path, experimental: dict[str, bool]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    editor = Editor()
+    editor = FakeEditor()
     editor.script = editor.answer({"decision": "deny", "reason": "not this one"})
     async with lsp_session(
-        workspace, experimental=experimental, client_factory=editor.client_factory()
+        workspace, experimental=experimental, client_factory=editor.factory
     ) as client:
         await lsp_call(client, "read_file", {"path": "src/inventory.py"})
         result = await lsp_call(

@@ -1,6 +1,6 @@
 """Approvals a person can read, over the real protocol: what toolhost/approve carries for
 bash, and toolhost/preview (a dry run up to the approval step) — `toolhost serve` as a
-subprocess, a pytest-lsp client playing the editor (tests/policy/editor.py)."""
+subprocess, a pytest-lsp client playing the editor (tests/fake_editor.py)."""
 
 from __future__ import annotations
 
@@ -11,20 +11,20 @@ from lsprotocol import types
 
 from lsp_server.core.diffs import unified_diff
 from tests.conftest import require_program
+from tests.fake_editor import APPROVALS, FakeEditor
 from tests.helpers import lsp_call, lsp_session, text_of
-from tests.policy.editor import APPROVALS, Editor
 
 OLD = "def total_value(items):"
 NEW = "def total_value(items: list[Item]) -> float:"
 CLIENT = types.ClientInfo(name="Test Chat", version="1.0")
 
 
-def editor_session(workspace: Path, editor: Editor, options: dict[str, Any] | None = None):
+def editor_session(workspace: Path, editor: FakeEditor, options: dict[str, Any] | None = None):
     return lsp_session(
         workspace,
         options,
         experimental=APPROVALS,
-        client_factory=editor.client_factory(),
+        client_factory=editor.factory,
         client_info=CLIENT,
     )
 
@@ -39,7 +39,7 @@ async def test_bash_approval_carries_folder_background_timeout_sandbox_and_clien
     workspace: Path,
 ) -> None:
     (workspace / "sub").mkdir()
-    editor = Editor()
+    editor = FakeEditor()
 
     async def allow_only_cd(params: dict[str, Any]) -> dict[str, Any]:
         if params["arguments"]["command"] == "cd sub":
@@ -69,7 +69,7 @@ async def test_bash_approval_names_the_sandbox_the_command_would_run_in(
     workspace: Path,
 ) -> None:
     require_program("bwrap", "contained commands run under bubblewrap")
-    editor = Editor()
+    editor = FakeEditor()
     editor.script = editor.answer({"decision": "deny", "reason": "just looking"})
     async with editor_session(workspace, editor) as client:
         contained = await lsp_call(client, "bash", {"command": "touch contained.txt"})
@@ -82,7 +82,7 @@ async def test_bash_approval_names_the_sandbox_the_command_would_run_in(
 
 
 async def test_writer_approval_names_the_client_and_has_no_shell_fields(workspace: Path) -> None:
-    editor = Editor()
+    editor = FakeEditor()
     async with editor_session(workspace, editor) as client:
         await lsp_call(client, "read_file", {"path": "src/inventory.py"})
         await lsp_call(
@@ -101,7 +101,7 @@ async def test_writer_approval_names_the_client_and_has_no_shell_fields(workspac
 async def test_preview_returns_the_diff_and_writes_nothing(workspace: Path) -> None:
     target = workspace / "src" / "inventory.py"
     before = target.read_text()
-    editor = Editor()
+    editor = FakeEditor()
     edit = {"path": "src/inventory.py", "old_string": OLD, "new_string": NEW}
     async with editor_session(workspace, editor) as client:
         await lsp_call(client, "read_file", {"path": "src/inventory.py"})
@@ -125,7 +125,7 @@ async def test_preview_returns_the_diff_and_writes_nothing(workspace: Path) -> N
 
 
 async def test_preview_of_bash_runs_nothing_and_gives_its_details(workspace: Path) -> None:
-    editor = Editor()
+    editor = FakeEditor()
     async with editor_session(workspace, editor, {"shell": {"sandbox": "off"}}) as client:
         shown = await preview(
             client, "bash", {"command": "touch ran.txt", "run_in_background": True}
@@ -141,7 +141,7 @@ async def test_preview_of_bash_runs_nothing_and_gives_its_details(workspace: Pat
 
 
 async def test_preview_reports_what_the_call_would_refuse(workspace: Path) -> None:
-    editor = Editor()
+    editor = FakeEditor()
     options = {"policy": {"deny": ["bash(rm:*)"], "allow": ["Edit(src/**)"]}}
     async with editor_session(workspace, editor, {**options, "workspaceTrusted": True}) as client:
         unobserved = await preview(
@@ -168,7 +168,7 @@ async def test_preview_reports_what_the_call_would_refuse(workspace: Path) -> No
 
 
 async def test_client_side_settings_are_not_reported_as_unknown(workspace: Path) -> None:
-    editor = Editor()
+    editor = FakeEditor()
     client_side = {"trace": {"server": "verbose"}, "server": {"path": "", "python": ""}}
     editor.settings = {**client_side, "policy": {"allow": ["Read"]}, "bogus": {"x": 1}}
     capabilities = types.ClientCapabilities(
@@ -178,7 +178,7 @@ async def test_client_side_settings_are_not_reported_as_unknown(workspace: Path)
         workspace,
         client_side,
         experimental=APPROVALS,
-        client_factory=editor.client_factory(),
+        client_factory=editor.factory,
         capabilities=capabilities,
     ) as client:
         await lsp_call(client, "read_file", {"path": "src/inventory.py"})

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.fake_editor import FakeEditor
 from tests.helpers import lsp_call, text_of
-from tests.policy.editor import Editor
 from tests.policy.test_policy_e2e import editor_session
 
 pytestmark = pytest.mark.timeout(180)
@@ -20,7 +20,7 @@ DENY = {"decision": "deny", "reason": "not in this test"}
 CONNECT = "exec 3<>/dev/tcp/127.0.0.1/{port} && head -1 <&3"
 
 
-def deny_all_but_network(editor: Editor) -> None:
+def deny_all_but_network(editor: FakeEditor) -> None:
     async def respond(params: dict[str, Any]) -> dict[str, Any]:
         if params["title"].startswith("Run with network access: "):
             return {"decision": "allow_once"}
@@ -44,7 +44,7 @@ async def test_default_policy_sandboxed_commands(
     monkeypatch.setenv("HOME", str(home))
     git_config = (repo / ".git" / "config").read_bytes()
     outside = Path("/var/tmp") / f"toolhost-e2e-{tmp_path.name}"
-    editor = Editor()
+    editor = FakeEditor()
     deny_all_but_network(editor)
     async with editor_session(repo, editor) as client:
         made = await lsp_call(client, "bash", {"command": "echo x > made.txt"})
@@ -77,7 +77,7 @@ async def test_default_policy_sandboxed_commands(
 
 
 async def test_outside_the_sandbox_asks_and_says_so(repo: Path) -> None:
-    editor = Editor()
+    editor = FakeEditor()
     editor.script = editor.answer(DENY)
     async with editor_session(repo, editor) as client:
         result = await lsp_call(client, "bash", {"command": "git commit", "sandbox": "off"})
@@ -109,7 +109,7 @@ async def test_without_bubblewrap_every_command_asks_and_says_why(
     workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", _path_without_bwrap(tmp_path / "shadow"))
-    editor = Editor()
+    editor = FakeEditor()
     editor.script = editor.answer(DENY)
     commands = ["echo x > made.txt", "touch a && ls", "python3 -c 'print(1)'"]
     async with editor_session(workspace, editor) as client:
@@ -129,7 +129,7 @@ async def test_without_bubblewrap_every_command_asks_and_says_why(
 
 async def test_sandbox_off_configured_runs_unsandboxed(repo: Path, tmp_path: Path) -> None:
     outside = tmp_path / "written-outside"
-    editor = Editor()  # answers allow_once
+    editor = FakeEditor()  # answers allow_once
     options = {"shell": {"sandbox": "off"}}
     async with editor_session(repo, editor, options) as client:
         result = await lsp_call(client, "bash", {"command": f"echo x > {outside}"})

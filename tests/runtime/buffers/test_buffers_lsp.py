@@ -1,5 +1,5 @@
 """Editor buffers over the real protocol: `toolhost serve` driven by pytest-lsp, with an
-EditorDouble (tests/runtime/buffers/editor.py) answering workspace/applyEdit and saveDocument."""
+FakeEditor (tests/fake_editor.py) answering workspace/applyEdit and saveDocument."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig
 
+from tests.fake_editor import EDITOR_CAPABILITIES, FakeEditor
 from tests.helpers import SERVER_COMMAND, lsp_call, lsp_session, make_test_client, text_of
-from tests.runtime.buffers.editor import EDITOR_CAPABILITIES, EditorDouble, editor_client_factory
 
 BYPASS: dict[str, Any] = {"policy": {"mode": "bypass"}}
 
@@ -24,16 +24,16 @@ async def editor_session(
     options: dict[str, Any] | None = None,
     save_document: bool = True,
     capabilities: types.ClientCapabilities = EDITOR_CAPABILITIES,
-) -> AsyncIterator[EditorDouble]:
-    holder: list[EditorDouble] = []
+) -> AsyncIterator[FakeEditor]:
+    editor = FakeEditor()
     async with lsp_session(
         root,
         options or BYPASS,
         experimental={"saveDocument": save_document},
-        client_factory=editor_client_factory(holder),
+        client_factory=editor.factory,
         capabilities=capabilities,
     ):
-        yield holder[0]
+        yield editor
 
 
 def notes(tmp_path: Path) -> Path:

@@ -4,19 +4,15 @@ reason, and nothing changes: `toolhost serve` as a subprocess, a pytest-lsp edit
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import LanguageClient
 
-from tests.helpers import lsp_call, lsp_session, make_test_client
-from tests.runtime.buffers.editor import EDITOR_CAPABILITIES, EditorDouble
-
-Decline = Callable[[types.ApplyWorkspaceEditParams], Any]
+from tests.fake_editor import EDITOR_CAPABILITIES, ApplyAnswer, FakeEditor
+from tests.helpers import lsp_call, lsp_session
 
 
 def declined_with_false(params: types.ApplyWorkspaceEditParams) -> Any:
@@ -28,22 +24,6 @@ def declined_with_an_error(params: types.ApplyWorkspaceEditParams) -> Any:
     raise JsonRpcException(code=-32603, message="User declined server-initiated edit")
 
 
-def declining_editor(holder: list[EditorDouble], decline: Decline) -> Callable[[], LanguageClient]:
-    def factory() -> LanguageClient:
-        client = make_test_client()
-        editor = EditorDouble(client)
-        holder.append(editor)
-
-        @client.feature(types.WORKSPACE_APPLY_EDIT)
-        def _apply(params: types.ApplyWorkspaceEditParams) -> Any:
-            editor.apply_edits.append(params)
-            return decline(params)
-
-        return client
-
-    return factory
-
-
 @pytest.mark.parametrize(
     ("decline", "reason"),
     [
@@ -52,21 +32,21 @@ def declining_editor(holder: list[EditorDouble], decline: Decline) -> Callable[[
     ],
 )
 async def test_a_declined_edit_is_editor_refused_and_changes_nothing(
-    tmp_path: Path, decline: Decline, reason: str
+    tmp_path: Path, decline: ApplyAnswer, reason: str
 ) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     path = root / "notes.txt"
     path.write_text("alpha\nbeta\n", encoding="utf-8")
-    holder: list[EditorDouble] = []
+    editor = FakeEditor()
+    editor.answer_apply_edit = decline
     async with lsp_session(
         root,
         {"policy": {"mode": "bypass"}},
         experimental={"saveDocument": True},
-        client_factory=declining_editor(holder, decline),
+        client_factory=editor.factory,
         capabilities=EDITOR_CAPABILITIES,
     ) as client:
-        editor = holder[0]
         editor.open(path)
         await lsp_call(client, "read_file", {"path": "notes.txt"})
         result = await lsp_call(
@@ -85,28 +65,18 @@ async def test_a_declined_edit_is_editor_refused_and_changes_nothing(
     assert again["isError"] is False
 
 
-def unreadable_editor(
-    holder: list[EditorDouble], apply: bool, answer: Any
-) -> Callable[[], LanguageClient]:
+def unreadable_editor(apply: bool, answer: Any) -> FakeEditor:
     """Applies the edit to its buffer (or not), then answers applyEdit with `answer`, which
     is no ApplyWorkspaceEditResult."""
+    editor = FakeEditor()
 
-    def factory() -> LanguageClient:
-        client = make_test_client()
-        editor = EditorDouble(client)
-        holder.append(editor)
+    def answer_apply_edit(params: types.ApplyWorkspaceEditParams) -> Any:
+        if apply:
+            editor.apply_to_buffers(params)
+        return answer
 
-        @client.feature(types.WORKSPACE_APPLY_EDIT)
-        def _apply(params: types.ApplyWorkspaceEditParams) -> Any:
-            if apply:
-                editor.on_apply_edit(params)
-            else:
-                editor.apply_edits.append(params)
-            return answer
-
-        return client
-
-    return factory
+    editor.answer_apply_edit = answer_apply_edit
+    return editor
 
 
 @pytest.mark.parametrize(("apply", "answer"), [(True, "ok"), (False, {})])
@@ -119,15 +89,14 @@ async def test_an_unreadable_apply_edit_answer_is_judged_by_the_buffer(
     root.mkdir()
     path = root / "notes.txt"
     path.write_text("alpha\nbeta\n", encoding="utf-8")
-    holder: list[EditorDouble] = []
+    editor = unreadable_editor(apply, answer)
     options = {"policy": {"mode": "bypass"}, "edits": {"editorTimeoutSeconds": 2}}
     async with lsp_session(
         root,
         options,
-        client_factory=unreadable_editor(holder, apply, answer),
+        client_factory=editor.factory,
         capabilities=EDITOR_CAPABILITIES,
     ) as client:
-        editor = holder[0]
         editor.open(path)
         await lsp_call(client, "read_file", {"path": "notes.txt"})
         result = await lsp_call(

@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pytest_lsp import LanguageClient
 
 from lsp_server.runtime.sessions.observations import SEEN_TEXT_CHARS
+from tests.fake_editor import EDITOR_CAPABILITIES, FakeEditor
 from tests.helpers import lsp_call, lsp_session, text_of
-from tests.runtime.buffers.editor import EDITOR_CAPABILITIES, EditorDouble, editor_client_factory
 from tests.runtime.buffers.test_buffers_lsp import BYPASS, editor_session
 
 pytestmark = pytest.mark.timeout(120)
@@ -107,40 +106,31 @@ async def test_a_buffer_change_since_the_read_is_shown_as_a_diff(tmp_path: Path)
     assert buffer == "alpha\ntyped after the read\nBETA\ngamma\n"
 
 
-def approving_editor(
-    holder: list[EditorDouble], while_asked: Callable[[EditorDouble], None]
-) -> Callable[[], LanguageClient]:
+def approving_editor(while_asked: Callable[[FakeEditor], None]) -> FakeEditor:
     """An editor whose user types into the buffer while the approval prompt is open."""
-    make_editor = editor_client_factory(holder)
+    editor = FakeEditor()
 
-    def factory() -> LanguageClient:
-        client = make_editor()
+    async def approve(params: dict[str, Any]) -> dict[str, Any]:
+        while_asked(editor)
+        return {"decision": "allow_once"}
 
-        @client.feature("toolhost/approve")
-        def approve(params: Any) -> dict[str, str]:
-            while_asked(holder[0])
-            return {"decision": "allow_once"}
-
-        return client
-
-    return factory
+    editor.script = approve
+    return editor
 
 
 async def test_a_buffer_change_during_the_approval_is_shown_as_a_diff(tmp_path: Path) -> None:
     path = tmp_path / "ws" / "notes.txt"
     path.parent.mkdir()
     path.write_text("alpha\nbeta\ngamma\n")
-    holder: list[EditorDouble] = []
-    factory = approving_editor(holder, lambda editor: editor.type_line(path, 3, "delta"))
+    editor = approving_editor(lambda editor: editor.type_line(path, 3, "delta"))
     edit = {"path": "notes.txt", "old_string": "beta", "new_string": "BETA"}
     async with lsp_session(
         path.parent,
         {"policy": {"mode": "default"}},
         experimental={"saveDocument": True, "approvals": True},
-        client_factory=factory,
+        client_factory=editor.factory,
         capabilities=EDITOR_CAPABILITIES,
     ) as client:
-        editor = holder[0]
         editor.open(path)
         await lsp_call(client, "read_file", {"path": "notes.txt"})
         refused = stale(await lsp_call(client, "edit_file", edit))
@@ -153,14 +143,13 @@ async def test_a_disk_change_during_the_approval_is_shown_as_a_diff(tmp_path: Pa
     path = tmp_path / "ws" / "notes.txt"
     path.parent.mkdir()
     path.write_text("alpha\nbeta\ngamma\n")
-    holder: list[EditorDouble] = []
-    factory = approving_editor(holder, lambda _: path.write_text("alpha\nbeta\ngamma\ndelta\n"))
+    editor = approving_editor(lambda _: path.write_text("alpha\nbeta\ngamma\ndelta\n"))
     edit = {"path": "notes.txt", "old_string": "beta", "new_string": "BETA"}
     async with lsp_session(
         path.parent,
         {"policy": {"mode": "default"}},
         experimental={"approvals": True},
-        client_factory=factory,
+        client_factory=editor.factory,
     ) as client:
         await lsp_call(client, "read_file", {"path": "notes.txt"})
         refused = stale(await lsp_call(client, "edit_file", edit))
