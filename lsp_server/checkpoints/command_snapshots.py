@@ -20,7 +20,7 @@ from lsp_server.checkpoints.file_states import is_nested_repo, record_of
 from lsp_server.checkpoints.records import Checkpoint, CheckpointStore
 from lsp_server.checkpoints.shadow import objects
 from lsp_server.checkpoints.shadow.ignored import IgnoredFiles, unrecorded_changes
-from lsp_server.checkpoints.shadow.repository import ShadowError
+from lsp_server.checkpoints.shadow.isolated_git import ShadowError
 from lsp_server.checkpoints.shadow.tree_changes import TreeChange
 from lsp_server.checkpoints.watcher import RootWatchers
 from lsp_server.checkpoints.windows import CommandWindow

@@ -4,7 +4,6 @@ changed between two states (created, deleted, modified, moved)."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from collections.abc import Callable, Container, Iterable
@@ -14,7 +13,7 @@ from lsp_server.checkpoints import revert_disk
 from lsp_server.checkpoints.records import FileRecord
 from lsp_server.checkpoints.restore import Blocked, Current, Present
 from lsp_server.checkpoints.shadow import objects
-from lsp_server.checkpoints.shadow.repository import pointer_blob
+from lsp_server.checkpoints.shadow.large_files import pointer_of
 from lsp_server.checkpoints.shadow.tree_changes import Entry, TreeChange
 
 
@@ -60,21 +59,6 @@ def _read_all(path: Path, size: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
-
-
-def large_identity(path: Path) -> tuple[int, str]:
-    """Size and git blob id of a file, read in chunks (it is over the size limit)."""
-    size = path.stat().st_size
-    digest = hashlib.sha1(f"blob {size}\0".encode(), usedforsecurity=False)
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return size, digest.hexdigest()
-
-
-def pointer_of(path: Path) -> bytes:
-    """The pointer the shadow repository keeps for a file over the size limit."""
-    return pointer_blob(*large_identity(path))
 
 
 def git_mode(path: Path) -> int | None:

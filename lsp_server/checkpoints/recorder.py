@@ -33,7 +33,6 @@ from lsp_server.checkpoints.file_states import (
     disk_state,
     git_mode,
     paths_of,
-    pointer_of,
     small_lstats,
     write_records,
 )
@@ -46,7 +45,8 @@ from lsp_server.checkpoints.records import (
 )
 from lsp_server.checkpoints.restore import Current, Present
 from lsp_server.checkpoints.shadow import objects
-from lsp_server.checkpoints.shadow.repository import ShadowError
+from lsp_server.checkpoints.shadow.isolated_git import ShadowError
+from lsp_server.checkpoints.shadow.large_files import pointer_of
 from lsp_server.checkpoints.shadow.tree_changes import Entry
 from lsp_server.checkpoints.watcher import RootWatchers
 from lsp_server.checkpoints.windows import CommandWindow, Listed, WriteWindow
@@ -374,7 +374,7 @@ class Checkpoints:
         """Apply the bounds; `measure`: the size ones too (two git processes)."""
         store = self.store(root)
         with self.root_lock(root), store.repo.locked():
-            if not (store.repo.git_dir / "HEAD").exists():
+            if not store.repo.exists():
                 return 0
             return store.trim(self.bounds(), measure=measure)
 

@@ -1,7 +1,7 @@
 """What each checkpoint changed, one JSON file per call beside the shadow repository.
 
 <state folder>/checkpoints/<hash of the root>/
-    git/ index large.json lock   the shadow repository (shadow.py)
+    git/ index large.json lock   the shadow repository (shadow/)
     records/<seq>.json           one checkpoint: the call and the files it changed
     root                         the root's path, for people reading the folder
 
@@ -28,7 +28,8 @@ from typing import Any, Literal
 import attrs
 import cattrs
 
-from lsp_server.checkpoints.shadow.repository import ShadowError, ShadowRepo
+from lsp_server.checkpoints.shadow.isolated_git import ShadowError
+from lsp_server.checkpoints.shadow.repository import ShadowRepo
 from lsp_server.checkpoints.shadow.tree_changes import Entry
 
 log = logging.getLogger(__name__)
@@ -177,7 +178,7 @@ class CheckpointStore:
             started,
             time.time(),
             files,
-            self.repo.pointer_oids(),
+            self.repo.large.pointer_oids(),
             reads=reads,
             label=label,
             reverts=reverts,
@@ -354,14 +355,14 @@ class CheckpointStore:
 
     def _drop_spent_batches(self, seqs: list[int]) -> None:
         """Drop the batch refs none of whose checkpoints (`seqs`, sorted) is left."""
-        for ref in (self.repo.git_dir / "refs" / "checkpoints").glob("batch-*"):
+        for name in self.repo.kept("batch-"):
             try:
-                first, last = (int(part) for part in ref.name.split("-")[1:])
+                first, last = (int(part) for part in name.split("-")[1:])
             except ValueError:
                 continue
             at = bisect.bisect_left(seqs, first)
             if at == len(seqs) or seqs[at] > last:
-                ref.unlink(missing_ok=True)
+                self.repo.drop(name)
 
     def rotate(self, size: int) -> None:
         """Start the repository afresh (the workspace itself is over the budget): snapshots
@@ -371,12 +372,8 @@ class CheckpointStore:
             "repository starts afresh",
             self.root,
         )
-        for name in ("git", "index", "large.json", "records"):
-            target = self.folder / name
-            if target.is_dir():
-                shutil.rmtree(target, ignore_errors=True)
-            else:
-                target.unlink(missing_ok=True)
+        self.repo.erase()
+        shutil.rmtree(self._records, ignore_errors=True)
         self.repo = ShadowRepo(self.folder, self.root, self.repo.max_file_bytes, self.repo.keep_out)
         self.ensure()
         (self.folder / "over-budget").write_text(f"{size}\n")

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Mapping
 import attrs
 
 from lsp_server.checkpoints.records import FileRecord
+from lsp_server.checkpoints.shadow.large_files import is_pointer
 from lsp_server.checkpoints.shadow.objects import object_id
-from lsp_server.checkpoints.shadow.repository import POINTER_PREFIX
 from lsp_server.checkpoints.shadow.tree_changes import Entry
 from lsp_server.core.diffs import unified_diff
 from lsp_server.fs import textio
@@ -198,7 +198,7 @@ def _bring_back(
             path, "re-created since the call removed it", _diff_since(path, None, current, blobs)
         )
     data = blobs.get(before.oid)
-    if data is None or _is_pointer(data):
+    if data is None or is_pointer(data):
         return Refusal(path, _not_stored(data))
     return [Put(path, data, before.mode)]
 
@@ -217,7 +217,7 @@ def _modified(
     if current.oid == before.oid:
         return None if current.mode == mode else [Put(path, current.data, mode, current)]
     wanted = blobs.get(before.oid)
-    if wanted is None or _is_pointer(wanted):
+    if wanted is None or is_pointer(wanted):
         return Refusal(path, _not_stored(wanted))
     if current.oid == after.oid:
         return [Put(path, wanted, mode, current)]
@@ -253,10 +253,6 @@ def _name_link(refusal: Refusal, record: FileRecord, current: Current) -> Refusa
     )
 
 
-def _is_pointer(data: bytes) -> bool:
-    return data.startswith(POINTER_PREFIX)
-
-
 def _not_stored(data: bytes | None) -> str:
     if data is None:
         return "its earlier content is no longer stored (dropped by the checkpoint bounds)"
@@ -284,7 +280,7 @@ def _diff_since(path: str, after: Entry | None, current: Current, blobs: dict[st
     """What changed at `path` since the call: from the call's result to what is there now."""
     left = blobs.get(after.oid) if after is not None else None
     right = current.data if current is not None else None
-    if (left is not None and _is_pointer(left)) or (current is not None and right is None):
+    if (left is not None and is_pointer(left)) or (current is not None and right is None):
         return "[file over the checkpoint size limit: no diff]\n"
     diff = unified_diff(_text(left), _text(right), path)
     if not diff and current is not None and after is not None and current.mode != after.mode:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from lsp_server.checkpoints.restore import LINK_MODE, Blocked, Present, Put, State
 from lsp_server.checkpoints.shadow import objects
-from lsp_server.checkpoints.shadow.repository import pointer_blob
+from lsp_server.checkpoints.shadow.large_files import pointer_blob
 from lsp_server.fs import beneath, hardlinks, leftover_temps, textio
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC

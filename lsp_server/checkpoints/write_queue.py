@@ -38,7 +38,7 @@ def write_entries(store: CheckpointStore, entries: list[JournalEntry]) -> list[C
     no record without its objects."""
     if not entries:
         return []
-    pointers = store.repo.pointer_oids()
+    pointers = store.repo.large.pointer_oids()
     new_pointers: set[str] = set()
     blobs: dict[str, bytes] = {}
     kept: dict[str, int] = {}
@@ -51,7 +51,7 @@ def write_entries(store: CheckpointStore, entries: list[JournalEntry]) -> list[C
         store.repo.git_dir, [*(("blob", data) for data in blobs.values()), ("tree", tree)]
     )
     if new_pointers:
-        store.repo.remember_pointers(new_pointers)
+        store.repo.large.remember_pointers(new_pointers)
         pointers |= new_pointers
     first = store.next_seq()
     store.keep_batch(first, first + len(entries) - 1, objects.object_id("tree", tree))

@@ -12,7 +12,7 @@ from lsp_server.checkpoints.watcher import TreeWatcher
 
 
 def tree_files(store: CheckpointStore, tree: str) -> set[str]:
-    listed = store.repo.git("ls-tree", "-r", "--name-only", tree).decode()
+    listed = store.repo.git.run("ls-tree", "-r", "--name-only", tree).decode()
     return set(listed.splitlines())
 
 

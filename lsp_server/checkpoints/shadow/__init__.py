@@ -1,5 +1,8 @@
 """The shadow repository: a git repository of toolhost's own in the state folder whose
-index and objects hold the workspace's snapshots (repository.py), the objects it stores
-(objects.py), what changed between two trees (tree_changes.py, changed_paths.py) and the
-ignored files recorded beside the tracked ones (ignored.py). It imports nothing else of
-checkpoints/: the recorder, the journal and the revert sit above it."""
+index and objects hold a workspace root's snapshots (repository.py), git run on it and
+never on the user's repository (isolated_git.py), the objects written in-process
+(objects.py), the files over the size limit kept out with a pointer in their place
+(large_files.py), what changed between two trees (tree_changes.py), the index brought up to
+date for the paths that changed (changed_paths.py) and the ignored files recorded beside the
+tracked ones (ignored.py). It imports nothing else of checkpoints/: the recorder, the
+journal and the revert sit above it."""

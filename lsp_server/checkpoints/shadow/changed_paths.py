@@ -1,5 +1,5 @@
 """The shadow index brought up to date for the paths the watcher saw change (watcher.py),
-instead of `git add -A` over the whole root (blocking; shadow.py calls it under its locks).
+instead of `git add -A` over the whole root (blocking; repository.py calls it under its locks).
 
 - Files the last snapshot holds as files and that are still files or symlinks:
   `git update-index --remove` (no pathspec walk: far cheaper for many paths).
@@ -13,47 +13,47 @@ from __future__ import annotations
 
 import stat
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
-from lsp_server.checkpoints.shadow.tree_changes import tracked_file
-
-if TYPE_CHECKING:
-    from lsp_server.checkpoints.shadow.repository import ShadowRepo
+from lsp_server.checkpoints.shadow.isolated_git import IsolatedGit
+from lsp_server.checkpoints.shadow.tree_changes import TreeCache, tracked_file
 
 
 def _names(paths: Iterable[str]) -> bytes:
     return "".join(f"{path}\0" for path in paths).encode("utf-8", "surrogateescape")
 
 
-def add(repo: ShadowRepo, paths: Iterable[str], last_tree: str, large: set[str]) -> None:
+def add(
+    git: IsolatedGit, trees: TreeCache, paths: Iterable[str], last_tree: str, large: set[str]
+) -> None:
     """Update the index for `paths` (relative; a folder stands for all below it), given
-    the tree of the last snapshot and the files kept out as over the size limit."""
+    the tree of the last snapshot (read from `trees`) and the files kept out as over the
+    size limit."""
     present: list[str] = []
     gone: list[str] = []
     files: list[str] = []
     for path in sorted(paths):
         try:
-            kind = stat.S_IFMT((repo.work_tree / path).lstat().st_mode)
+            kind = stat.S_IFMT((git.work_tree / path).lstat().st_mode)
         except OSError:  # missing, or a folder on the way is a file now
             gone.append(path)
             continue
         if (
             kind in (stat.S_IFREG, stat.S_IFLNK)
             and path not in large
-            and tracked_file(repo.trees, last_tree, path)
+            and tracked_file(trees, last_tree, path)
         ):
             files.append(path)
         else:
             present.append(path)
     if files:
-        repo.git("update-index", "--remove", "-z", "--stdin", data=_names(files))
+        git.run("update-index", "--remove", "-z", "--stdin", data=_names(files))
     if gone:
-        repo.git(
+        git.run(
             "--literal-pathspecs", "rm", "-r", "-q", "--cached", "--ignore-unmatch",
             "--pathspec-from-file=-", "--pathspec-file-nul", data=_names(gone),
         )  # fmt: skip
     if present:
-        repo.git(
+        git.run(
             "--literal-pathspecs", "add", "-A", "--ignore-errors",
             "--pathspec-from-file=-", "--pathspec-file-nul", data=_names(present), ok=(0, 1),
         )  # fmt: skip

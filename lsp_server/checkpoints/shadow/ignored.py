@@ -90,9 +90,9 @@ def ignored_candidates(
         present = [p for p in paths if os.path.lexists(repo.work_tree / p)]
         if not present:
             return []
-        raw = repo.git("--literal-pathspecs", *command, "--", *present)
+        raw = repo.git.run("--literal-pathspecs", *command, "--", *present)
     else:
-        raw = repo.git(*command)
+        raw = repo.git.run(*command)
     found: list[str] = []
     for entry in dict.fromkeys(raw.decode("utf-8", "surrogateescape").split("\0")):
         if not entry or _skipped(entry, skip) or _kept_out(entry, repo.kept_out):
@@ -169,7 +169,7 @@ class IgnoredFiles:
                 used += size
         if adding:
             names = "".join(f"{path}\0" for path in adding).encode("utf-8", "surrogateescape")
-            self.repo.git(
+            self.repo.git.run(
                 "add", "-f", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul",
                 data=names, ok=(0, 1),
             )  # fmt: skip
