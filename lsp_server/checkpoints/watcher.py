@@ -2,7 +2,8 @@
 command's checkpoint adds only those paths instead of scanning the whole tree twice.
 
 Every folder of the root is watched, except `.git` folders, the inside of nested
-repositories (git records neither) and toolhost's own folders (shadow.py keeps them out).
+repositories (git records neither) and toolhost's own folders (shadow/repository.py keeps
+them out).
 Nothing reads the queue in the background: `take` reads it dry when a snapshot is about to
 be taken. The kernel queues an event in the same system call that makes the change, so
 once a command has ended every change it made through a watched folder is in the queue.
