@@ -46,7 +46,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    # The standard library only: the MCP SDK loads in the front's thread (mcp/front.py).
-    from lsp_server.mcp import front
+    # The standard library only: the MCP SDK loads in the front's thread (mcp/stdio/front.py).
+    from lsp_server.mcp.stdio import front
 
     return front.main(args.root, args.surface, args.session, args.attach, args.http, args.approvals)

@@ -50,7 +50,7 @@ def visible(text: str) -> str:
 
 
 def _config_path(given: Path | None) -> Path:
-    if given is None:  # as `toolhost mcp` finds its root (mcp/front.py)
+    if given is None:  # as `toolhost mcp` finds its root (mcp/stdio/front.py)
         start = Path.cwd()
         for folder in (start, *start.parents):
             if (folder / ".git").exists() or (folder / WORKSPACE_CONFIG_NAME).exists():

@@ -1,5 +1,5 @@
 """tools/list's answer, made by the front from the tool registry (the SDK answers the same:
-tests/mcp/test_front.py) and kept for the next start (mcp/front.py)."""
+tests/mcp/test_front.py) and kept for the next start (mcp/stdio/front.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """MCP messages as the SDK writes them (pydantic's compact UTF-8 JSON), for the answers the
-front writes itself (mcp/fast.py, mcp/front.py, mcp/stdio_streams.py); a message holding a
+front writes itself (mcp/stdio: fast.py, front.py, stdio_streams.py); a message holding a
 lone surrogate, which no UTF-8 encoder writes, as ASCII JSON with `\\uXXXX` escapes."""
 
 from __future__ import annotations

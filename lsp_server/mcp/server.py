@@ -1,6 +1,6 @@
 """`toolhost mcp`: the tool runtime over the Model Context Protocol (stdio), on the official
 SDK's low-level server. Both revisions the SDK serves: 2025-11-25 (initialize) and
-2026-07-28. Imported only by `toolhost mcp`, in the front's thread (mcp/front.py): the SDK
+2026-07-28. Imported only by `toolhost mcp`, in the front's thread (mcp/stdio/front.py): the SDK
 costs more than a second to import.
 """
 
@@ -23,9 +23,9 @@ from pydantic_core import ErrorDetails
 from lsp_server import __version__
 from lsp_server.core.client import UnreadableAnswer
 from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
+from lsp_server.mcp.calls.input_required import UnknownRequestState
 from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
 from lsp_server.mcp.calls.results import unknown_tool_error
-from lsp_server.mcp.calls.rounds import UnknownRequestState
 from lsp_server.mcp.calls.tool_calls import Calls
 from lsp_server.mcp.calls.unreadable import form_answer
 from lsp_server.mcp.listing_cache import tool_listing
@@ -72,7 +72,7 @@ def _elicit_for(ctx: ServerRequestContext[Any, Any]) -> Elicit | None:
 
 def session_elicit(session: Any, request_id: Any) -> Elicit:
     """Form elicitation through the SDK's session (`request_id`: the call it is for, or None
-    for the connection's own channel, as the front's calls use it: mcp/fast.py)."""
+    for the connection's own channel, as the front's calls use it: mcp/stdio/fast.py)."""
 
     async def elicit(message: str, schema: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
         try:
@@ -171,7 +171,7 @@ def build_server(
     backend: Backend, session_ready: Callable[[Elicit], None] | None = None
 ) -> Server[Any]:
     """`session_ready`: given the SDK's session's form elicitation once it has the connection
-    (the front's calls send their approval forms through it: mcp/fast.py)."""
+    (the front's calls send their approval forms through it: mcp/stdio/fast.py)."""
 
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None

@@ -1,5 +1,5 @@
 """Who toolhost's MCP server says it is: its name, version, instructions and capabilities,
-as the SDK's server (mcp/server.py) and the front's own answers (mcp/openings.py) give them.
+as the SDK's server (mcp/server.py) and the front's own answers (mcp/stdio/handshake.py) give them.
 Standard library only: the front loads it before the SDK."""
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The JSON-RPC error for a request the SDK cannot read, at the request's own id: the SDK
 drops such a line on stdio (the request would wait for ever) and answers it at id null over
-HTTP. Both transports answer it the same way (mcp/stdio_streams.py, mcp/http_answers.py)."""
+HTTP. Both transports answer it the same way (mcp/stdio/stdio_streams.py,
+mcp/http/http_answers.py)."""
 
 from __future__ import annotations
 

@@ -119,7 +119,7 @@ def test_the_first_turn_carries_toolhosts_tools_5_of_5(agent: Agent) -> None:
 
 def test_claude_codes_session_runs_while_the_sdk_cannot_load(tmp_path: Path, project: Path) -> None:
     """Claude Code speaks MCP 2026-07-28 and puts its tool use id and a progress token in each
-    call's `_meta`: its opening, listing and calls are the front's own (mcp/fast.py), so the
+    call's `_meta`: its opening, listing and calls are the front's own (mcp/stdio/fast.py), so the
     whole session runs with an SDK that takes ten minutes to import."""
     agent = AGENTS["claude"](tmp_path / "agent", project)
     run = agent.run(

@@ -1,5 +1,5 @@
 """The calls tests/mcp/test_fast.py and test_fast_modern.py send through the front's call path
-(mcp/fast.py) and through the SDK, and what differs between two runs of them."""
+(mcp/stdio/fast.py) and through the SDK, and what differs between two runs of them."""
 
 from __future__ import annotations
 

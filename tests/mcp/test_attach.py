@@ -326,7 +326,7 @@ async def test_the_first_call_sent_at_once_is_the_editors_and_builds_no_local_ru
     assert read["_meta"]["toolhost"]["runtime"].startswith("editor (pid ")
     assert unknown["error"]["code"] == -32602
     assert unknown["error"]["data"]["closest"][0] == "read_file"
-    assert "lsp_server.mcp.front" in imported  # the listing is complete
+    assert "lsp_server.mcp.stdio.front" in imported  # the listing is complete
     local_runtime = {
         "lsp_server.compose",
         "lsp_server.mcp.calls.local",

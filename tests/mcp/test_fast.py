@@ -1,4 +1,4 @@
-"""Plain `tools/call`s are answered by `toolhost mcp`'s front without the SDK (mcp/fast.py):
+"""Plain `tools/call`s are answered by `toolhost mcp`'s front without the SDK (mcp/stdio/fast.py):
 the bytes on the wire are the SDK's for the same calls (results, refusals, the unknown-tool
 error, approval forms and their answers), a call runs while the SDK has not loaded, and a
 cancelled call is stopped and not answered."""
@@ -238,7 +238,7 @@ async def test_a_call_running_when_the_input_ends_is_answered_once(ws: Path) -> 
 async def test_a_call_cancelled_before_its_first_step_is_answered_once() -> None:
     """The input ends in the same turn as a call arrives: its task is cancelled before it
     ran a line, so it cannot answer itself; the front answers it, once."""
-    from lsp_server.mcp.fast import FastPath
+    from lsp_server.mcp.stdio.fast import FastPath
 
     sent: list[dict[str, Any]] = []
 

@@ -1,5 +1,5 @@
 """On MCP 2026-07-28 (Claude Code's revision) plain `tools/call`s are the front's too
-(mcp/fast.py): the bytes on the wire are the SDK's for the same calls, an approval form comes
+(mcp/stdio/fast.py): the bytes on the wire are the SDK's for the same calls, an approval form comes
 back as `input_required` and the client's retry with its answer is resumed by the SDK's
 handler from the round trips the front's call started, and a call and its form run while the
 SDK has not loaded."""
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from lsp_server.mcp import openings
+from lsp_server.mcp.stdio import handshake
 from tests.mcp.clients import blocked_sdk, spawn_mcp
 from tests.mcp.fast_calls import ALLOW, CALLS, CLIENT, VOLATILE, line_of, masked, workspace
 
@@ -30,9 +30,9 @@ CLAUDE_CODE_EXTRAS = {"claudecode/toolUseId": "toolu_00000001", "progressToken":
 
 def meta(info: dict[str, Any], capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
-        openings.VERSION_KEY: "2026-07-28",
-        openings.CLIENT_INFO_KEY: info,
-        openings.CLIENT_CAPABILITIES_KEY: FORMS if capabilities is None else capabilities,
+        handshake.VERSION_KEY: "2026-07-28",
+        handshake.CLIENT_INFO_KEY: info,
+        handshake.CLIENT_CAPABILITIES_KEY: FORMS if capabilities is None else capabilities,
     }
 
 
@@ -105,7 +105,7 @@ async def test_plain_calls_answer_the_sdks_bytes_on_2026_07_28(
     assert answers[8]["result"]["isError"] is True and not (ws / "new.txt").exists()
     assert answers[13]["result"]["content"][1]["type"] == "image"
     assert all(
-        answer.get("result", {}).get("_meta", {}).get(openings.SERVER_INFO_KEY)
+        answer.get("result", {}).get("_meta", {}).get(handshake.SERVER_INFO_KEY)
         for answer in answers.values()
         if "result" in answer
     )

@@ -1,4 +1,4 @@
-"""`toolhost mcp`'s front (mcp/front.py) answers `initialize` before the SDK is loaded: what
+"""`toolhost mcp`'s front (mcp/stdio/front.py) answers `initialize` before the SDK is loaded: what
 it answers is what the SDK answers, it imports nothing but the standard library, the SDK
 still sees every message in order, and anything odd is left to the SDK."""
 
@@ -16,9 +16,9 @@ import mcp_types as types
 import pytest
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from lsp_server.mcp import front, openings
 from lsp_server.mcp.calls.tool_calls import Calls
 from lsp_server.mcp.listing_cache import Listing, ListingCache
+from lsp_server.mcp.stdio import front, handshake
 from tests.mcp.clients import answered_without_sdk, sdk_answer, sdk_answers, spawn_mcp
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def initialize(version: str, capabilities: dict[str, Any], message_id: Any = 1) 
 
 
 def test_the_front_knows_the_sdks_handshake_revisions() -> None:
-    assert openings.HANDSHAKE_VERSIONS == HANDSHAKE_PROTOCOL_VERSIONS
+    assert handshake.HANDSHAKE_VERSIONS == HANDSHAKE_PROTOCOL_VERSIONS
 
 
 @pytest.mark.parametrize("version", [*HANDSHAKE_PROTOCOL_VERSIONS, "2026-07-28", "1999-01-01"])
@@ -54,7 +54,7 @@ async def test_the_front_answers_initialize_as_the_sdk_does(ws: Path, version: s
     for capabilities in CAPABILITIES:
         for message_id in (1, "init-7"):
             message = initialize(version, capabilities, message_id)
-            assert openings.initialize_answer(message) == await sdk_answer(ws, message)
+            assert handshake.initialize_answer(message) == await sdk_answer(ws, message)
 
 
 @pytest.mark.parametrize(
@@ -71,9 +71,9 @@ async def test_the_front_answers_initialize_as_the_sdk_does(ws: Path, version: s
 def test_an_odd_initialize_is_left_to_the_sdk(odd: dict[str, Any]) -> None:
     message = initialize("2025-11-25", {})
     message["params"].update(odd)
-    assert openings.initialize_answer(message) is None
-    assert openings.initialize_answer({**initialize("2025-11-25", {}), "id": True}) is None
-    assert openings.initialize_answer({**initialize("2025-11-25", {}), "method": "ping"}) is None
+    assert handshake.initialize_answer(message) is None
+    assert handshake.initialize_answer({**initialize("2025-11-25", {}), "id": True}) is None
+    assert handshake.initialize_answer({**initialize("2025-11-25", {}), "method": "ping"}) is None
 
 
 def test_the_front_imports_the_standard_library_only() -> None:
@@ -83,7 +83,7 @@ def test_the_front_imports_the_standard_library_only() -> None:
         "import sys\n"
         "from lsp_server.cli import _parser\n"
         "_parser(('mcp',))\n"
-        "import lsp_server.mcp.front\n"
+        "import lsp_server.mcp.stdio.front\n"
         "print(' '.join(sorted(sys.modules)))\n"
     )
     loaded = subprocess.run(
@@ -101,14 +101,15 @@ def test_the_front_imports_the_standard_library_only() -> None:
         "lsp_server.mcp.calls.current",
         "lsp_server.mcp.calls.progress_relay",
         "lsp_server.mcp.calls.tool_calls",
-        "lsp_server.mcp.fast",
-        "lsp_server.mcp.front",
         "lsp_server.mcp.listing_cache",
-        "lsp_server.mcp.loader",
-        "lsp_server.mcp.openings",
         "lsp_server.mcp.sdk_json",
         "lsp_server.mcp.server_info",
-        "lsp_server.mcp.stdio_pipes",
+        "lsp_server.mcp.stdio",
+        "lsp_server.mcp.stdio.fast",
+        "lsp_server.mcp.stdio.front",
+        "lsp_server.mcp.stdio.handshake",
+        "lsp_server.mcp.stdio.loader",
+        "lsp_server.mcp.stdio.stdio_pipes",
         "lsp_server.warm",
         "lsp_server.warm.flag_help",
         "lsp_server.wire",
@@ -140,7 +141,7 @@ async def test_pipelined_messages_reach_the_sdk_in_order_with_one_initialize_ans
         assert answers[0]["id"] == 1
         answers.sort(key=lambda answer: answer["id"])
         assert [a["id"] for a in answers] == [1, 2, 3]
-        assert answers[0] == openings.initialize_answer(messages[0])
+        assert answers[0] == handshake.initialize_answer(messages[0])
         assert answers[0]["result"]["protocolVersion"] == "2025-06-18"
         assert any(t["name"] == "read_file" for t in answers[1]["result"]["tools"])
         assert "hello from the fixture" in answers[2]["result"]["content"][0]["text"]
@@ -162,7 +163,7 @@ async def test_an_odd_initialize_gets_the_sdks_own_answer(ws: Path) -> None:
         # Still served: a good initialize afterwards is answered once, by the SDK.
         await client.send(initialize("2025-11-25", {}, 2))
         again = await client.next_message()
-        assert again == openings.initialize_answer(initialize("2025-11-25", {}, 2))
+        assert again == handshake.initialize_answer(initialize("2025-11-25", {}, 2))
     finally:
         await client.close()
 
@@ -247,12 +248,12 @@ async def test_the_listing_made_from_the_registry_is_the_sdks_answer(
     """What the front answers a tools/list with no listing kept is what the SDK's own server
     answers after the same handshake, on every revision and surface."""
     made = await Listing(ListingCache(tmp_path, "key"), Calls(ws, surface, "", "never")).result()
-    handshake = [
+    opening = [
         initialize(version, {}),
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]
-    answers = await sdk_answers(ws, handshake, surface)
+    answers = await sdk_answers(ws, opening, surface)
     assert made == answers[1]["result"]
     assert ListingCache(tmp_path, "key").load() == made
 
@@ -265,14 +266,14 @@ async def test_a_first_start_lists_the_tools_before_the_sdk_is_loaded(
     starting a server, with the tools it has by then), and kept for the next start."""
     cache = front.ListingCache.of("2025-06-18", "full")
     cache.path.unlink(missing_ok=True)
-    handshake = [
+    opening = [
         initialize("2025-06-18", {}),
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": "list", "method": "tools/list"},
     ]
-    answers = await answered_without_sdk(ws, tmp_path, handshake, 2)
+    answers = await answered_without_sdk(ws, tmp_path, opening, 2)
     assert [answer["id"] for answer in answers] == [1, "list"]
-    assert answers[1]["result"] == (await sdk_answers(ws, handshake))[1]["result"]
+    assert answers[1]["result"] == (await sdk_answers(ws, opening))[1]["result"]
     assert cache.load() == answers[1]["result"]
 
 

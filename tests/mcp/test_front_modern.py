@@ -1,7 +1,7 @@
 """MCP 2026-07-28 (no `initialize`: Claude Code opens with `server/discover`, and each request
 names its revision, client and capabilities in `_meta`): `toolhost mcp`'s front answers the
 discover and plain tools/list requests as the SDK does, before the SDK is loaded
-(mcp/openings.py), and leaves anything odd to the SDK."""
+(mcp/stdio/handshake.py), and leaves anything odd to the SDK."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from lsp_server.core.contract import Surface
-from lsp_server.mcp import front, openings
 from lsp_server.mcp.calls.tool_calls import Calls
 from lsp_server.mcp.listing_cache import Listing, ListingCache
+from lsp_server.mcp.stdio import front, handshake
 from tests.mcp.clients import answered_without_sdk, sdk_answer, sdk_answers
 
 CLAUDE_CODE = {
@@ -38,9 +38,9 @@ def meta(
     version: str = "2026-07-28",
 ) -> dict[str, Any]:
     return {
-        openings.VERSION_KEY: version,
-        openings.CLIENT_INFO_KEY: info,
-        openings.CLIENT_CAPABILITIES_KEY: capabilities or {},
+        handshake.VERSION_KEY: version,
+        handshake.CLIENT_INFO_KEY: info,
+        handshake.CLIENT_CAPABILITIES_KEY: capabilities or {},
     }
 
 
@@ -49,11 +49,11 @@ def request(method: str, message_id: Any, params: dict[str, Any]) -> dict[str, A
 
 
 def test_the_front_knows_the_sdks_modern_revisions_and_keys() -> None:
-    assert openings.MODERN_VERSIONS == MODERN_PROTOCOL_VERSIONS
-    assert openings.VERSION_KEY == types.PROTOCOL_VERSION_META_KEY
-    assert openings.CLIENT_INFO_KEY == types.CLIENT_INFO_META_KEY
-    assert openings.CLIENT_CAPABILITIES_KEY == types.CLIENT_CAPABILITIES_META_KEY
-    assert openings.SERVER_INFO_KEY == types.SERVER_INFO_META_KEY
+    assert handshake.MODERN_VERSIONS == MODERN_PROTOCOL_VERSIONS
+    assert handshake.VERSION_KEY == types.PROTOCOL_VERSION_META_KEY
+    assert handshake.CLIENT_INFO_KEY == types.CLIENT_INFO_META_KEY
+    assert handshake.CLIENT_CAPABILITIES_KEY == types.CLIENT_CAPABILITIES_META_KEY
+    assert handshake.SERVER_INFO_KEY == types.SERVER_INFO_META_KEY
 
 
 @pytest.mark.parametrize(("info", "capabilities"), CLIENTS)
@@ -62,7 +62,7 @@ async def test_the_front_answers_discover_as_the_sdk_does(
 ) -> None:
     for message_id in ("server-discover-probe-1", 7):
         message = request("server/discover", message_id, {"_meta": meta(info, capabilities)})
-        opened = openings.opening(message)
+        opened = handshake.opening(message)
         assert opened is not None and opened.modern
         assert opened.answer == await sdk_answer(ws, message)
 
@@ -76,7 +76,7 @@ async def test_a_plain_listing_is_the_sdks_answer(
     the client's own beside it): the front's answer is the SDK's, on every surface."""
     discover = request("server/discover", 1, {"_meta": meta()})
     listing = request("tools/list", 0, {"_meta": {**meta(), **own}})
-    opened = openings.opening(discover)
+    opened = handshake.opening(discover)
     assert opened is not None and opened.takes_listing(listing)
     made = await Listing(ListingCache(tmp_path, "key"), Calls(ws, surface, "", "never")).result()
     answers = await sdk_answers(ws, [discover, listing], surface)
@@ -94,16 +94,16 @@ async def test_a_plain_listing_is_the_sdks_answer(
 )
 def test_an_odd_discover_is_left_to_the_sdk(odd: dict[str, Any]) -> None:
     message = request("server/discover", 1, {"_meta": meta(**odd)})
-    assert openings.opening(message) is None
+    assert handshake.opening(message) is None
 
 
 def test_other_shapes_are_left_to_the_sdk() -> None:
     good = meta()
-    assert openings.opening(request("server/discover", 1, {"_meta": good, "x": 1})) is None
-    assert openings.opening(request("server/discover", 1, {"_meta": {**good, "y": 2}})) is None
-    assert openings.opening(request("server/discover", True, {"_meta": good})) is None
-    assert openings.opening(request("tools/list", 1, {"_meta": good})) is None
-    opened = openings.opening(request("server/discover", 1, {"_meta": good}))
+    assert handshake.opening(request("server/discover", 1, {"_meta": good, "x": 1})) is None
+    assert handshake.opening(request("server/discover", 1, {"_meta": {**good, "y": 2}})) is None
+    assert handshake.opening(request("server/discover", True, {"_meta": good})) is None
+    assert handshake.opening(request("tools/list", 1, {"_meta": good})) is None
+    opened = handshake.opening(request("server/discover", 1, {"_meta": good}))
     assert opened is not None
     other_client = meta({"name": "other", "version": "1"})
     assert not opened.takes_listing(request("tools/list", 2, {"_meta": other_client}))
@@ -117,14 +117,14 @@ def test_a_call_repeats_the_opening_with_the_clients_own_keys_beside_it() -> Non
     """Claude Code's calls carry its tool use id and a progress token beside the opening's keys:
     still the connection's; another client, revision or protocol key is the SDK's to read."""
     opened = meta()
-    assert openings.repeats_opening(opened, opened)
+    assert handshake.repeats_opening(opened, opened)
     claude_call = {**opened, "claudecode/toolUseId": "toolu_01", "progressToken": 3}
-    assert openings.repeats_opening(claude_call, opened)
-    assert not openings.repeats_opening(meta({"name": "other", "version": "1"}), opened)
-    assert not openings.repeats_opening(meta(version="2099-01-01"), opened)
-    assert not openings.repeats_opening(meta(capabilities={"sampling": {}}), opened)
-    assert not openings.repeats_opening({**opened, "io.modelcontextprotocol/x": 1}, opened)
-    assert not openings.repeats_opening({"progressToken": 3}, opened)
+    assert handshake.repeats_opening(claude_call, opened)
+    assert not handshake.repeats_opening(meta({"name": "other", "version": "1"}), opened)
+    assert not handshake.repeats_opening(meta(version="2099-01-01"), opened)
+    assert not handshake.repeats_opening(meta(capabilities={"sampling": {}}), opened)
+    assert not handshake.repeats_opening({**opened, "io.modelcontextprotocol/x": 1}, opened)
+    assert not handshake.repeats_opening({"progressToken": 3}, opened)
 
 
 async def test_claude_codes_opening_is_answered_before_the_sdk_is_loaded(

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from lsp_server.mcp.calls.tool_calls import Calls
-from lsp_server.mcp.fast import FastPath
+from lsp_server.mcp.stdio.fast import FastPath
 from lsp_server.runtime.results import held_reports
 
 

@@ -24,7 +24,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import Implementation
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS
 
-from lsp_server.mcp.http_gate import NotLoopback, parse_address
+from lsp_server.mcp.http.http_gate import NotLoopback, parse_address
 from lsp_server.tools.registry import build_registry
 from tests.mcp.clients import structured, text_of, toolhost_command
 from tests.mcp.http_server import HttpMcp, http_mcp

@@ -1,5 +1,5 @@
 """On 2026-07-28 a call that asks for approval outlives the request that started it
-(mcp/calls/rounds.py), whether it runs in a task of its own (the SDK's handler) or in its
+(mcp/calls/input_required.py), whether it runs in a task of its own (the SDK's handler) or in its
 request's own task (the front's): the retry gets its result, and its progress goes to the
 request open for it, the first until its form is answered as input_required, nothing while
 the form waits, then the retry."""
@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from lsp_server.mcp.calls.current import Elicit
+from lsp_server.mcp.calls.input_required import RoundTrips, Run, UnknownRequestState
 from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
-from lsp_server.mcp.calls.rounds import RoundTrips, Run, UnknownRequestState
 
 
 def heard(into: list[tuple[int, str | None]]) -> Deliver:

@@ -1,6 +1,6 @@
 """What runs `toolhost mcp`'s tool calls: the tool registry and the call router (the editor's
 runtime or a local one), made without the MCP SDK, so that the front answers a tools/call
-as soon as they are built, whether or not the SDK has loaded (mcp/fast.py). The SDK's
+as soon as they are built, whether or not the SDK has loaded (mcp/stdio/fast.py). The SDK's
 handlers (mcp/server.py) use the same object.
 """
 
@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from lsp_server.config.broad_roots import BroadRoot
     from lsp_server.core.contract import Registry, Surface
     from lsp_server.home.dirs import Dirs
+    from lsp_server.mcp.calls.input_required import RoundTrips
     from lsp_server.mcp.calls.local import Approvals
-    from lsp_server.mcp.calls.rounds import RoundTrips
     from lsp_server.mcp.calls.router import AttachMode, CallRouter
     from lsp_server.runtime.dispatch import Runtime
     from lsp_server.runtime.lifecycle import Lifecycle
@@ -105,9 +105,9 @@ class Calls:
 
     def rounds(self) -> RoundTrips:
         """2026-07-28's calls waiting on an approval form: one set for the connection, as a
-        call the front ran (mcp/fast.py) is resumed through the SDK's handler (server.py)."""
+        call the front ran (mcp/stdio/fast.py) is resumed through the SDK's handler (server.py)."""
         if self._rounds is None:
-            from lsp_server.mcp.calls.rounds import RoundTrips
+            from lsp_server.mcp.calls.input_required import RoundTrips
 
             self._rounds = RoundTrips()
         return self._rounds

@@ -1,7 +1,7 @@
 """A face's answer before the reports of its call: while `held()` is in force, the record
 of each call the task finishes (the audit line, didCall, the index's refresh) waits until
 the face has written its answer, then goes out, in order. `toolhost mcp` holds them for a
-plain call (mcp/fast.py), the attach listener for an agent's call, the LSP face for
+plain call (mcp/stdio/fast.py), the attach listener for an agent's call, the LSP face for
 `toolhost/call` (server/typed_protocol.py): the audit's write and the listeners are off the
 answer's path.
 A call that outlives the hold (a 2026-07-28 call waiting on a form) reports at once."""

@@ -1,5 +1,5 @@
-"""The SDK's server on stdio (what the front's loader imports: mcp/loader.py): over the
-front's pipes (mcp/stdio_pipes.py), or, for stdin or stdout that is not a pipe, the SDK's own
+"""The SDK's server on stdio (what the front's loader imports: mcp/stdio/loader.py): over the
+front's pipes (mcp/stdio/stdio_pipes.py), or, for stdin or stdout that is not a pipe, the SDK's own
 transport.
 
 Over the pipes, the same messages as the SDK's `stdio_server` (each line validated by
@@ -8,7 +8,7 @@ line), read on the event loop and written by one worker-thread hop per answer: t
 transport hops to a worker thread for every line read, every write and every flush. The
 lines the front read before the SDK was loaded come first; the SDK's answers to the
 requests the front already answered are dropped. A plain tools/call is the front's
-(mcp/fast.py).
+(mcp/stdio/fast.py).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from lsp_server.mcp.unreadable_requests import unreadable_request
 
 if TYPE_CHECKING:
     from lsp_server.mcp.calls.tool_calls import Calls
-    from lsp_server.mcp.stdio_pipes import Pipes
+    from lsp_server.mcp.stdio.stdio_pipes import Pipes
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +135,7 @@ async def serve(calls: Calls) -> None:
 
 
 async def serve_pipes(pipes: Pipes, calls: Calls) -> None:
-    """Serve the front's pipes; the front warms the calls and closes them (mcp/front.py), the
+    """Serve the front's pipes; the front warms the calls and closes them (mcp/stdio/front.py), the
     tool listing is readied here in the background."""
     backend = Backend(calls.root, calls.surface, calls.session, calls.attach, calls=calls)
     fast = pipes.fast
@@ -150,5 +150,5 @@ async def serve_pipes(pipes: Pipes, calls: Calls) -> None:
 
 
 async def serialize_call_result(version: str, result: dict[str, Any]) -> dict[str, Any]:
-    """The SDK's wire form of a tools/call result on a handshake revision (mcp/fast.py)."""
+    """The SDK's wire form of a tools/call result on a handshake revision (mcp/stdio/fast.py)."""
     return serialize_server_result("tools/call", version, result)

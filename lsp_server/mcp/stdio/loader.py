@@ -1,5 +1,5 @@
 """Toolhost's MCP server module (and with it the SDK), imported in a thread once started:
-`toolhost mcp`'s front (mcp/front.py) starts it after the runtime, or when a message needs it.
+`toolhost mcp`'s front (mcp/stdio/front.py) starts it after the runtime, or when a message needs it.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import importlib
 import threading
 from types import ModuleType
 
-from lsp_server.mcp.fast import Serializer
+from lsp_server.mcp.stdio.fast import Serializer
 
-SERVER_MODULE = "lsp_server.mcp.stdio_streams"
+SERVER_MODULE = "lsp_server.mcp.stdio.stdio_streams"
 
 
 class Loader:

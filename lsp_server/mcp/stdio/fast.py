@@ -2,14 +2,14 @@
 is the bytes the SDK would have written, without the SDK (its import, and its pydantic
 validation and dumps per message, cost more than the call: docs/BENCHMARKS.md).
 
-Plain: a request on a connection the front opened (mcp/openings.py), params of `name`,
+Plain: a request on a connection the front opened (mcp/stdio/handshake.py), params of `name`,
 `arguments` and `_meta`: on a handshake revision any `_meta` (its progress token gets the
 SDK's notifications/progress), on 2026-07-28 one that repeats the connection's opening, with
 the client's own keys beside it (openings.repeats_opening: Claude Code's calls). Anything
 else (tasks, 2026-07-28's request state, odd params) goes to the SDK as before. A call that
 needs an approval form sends it through the SDK's session (`elicitation/create` and its
 answer are the SDK's) on a handshake revision; on 2026-07-28 it answers `input_required`
-from the connection's round trips, which the SDK's handler resumes (calls/rounds.py).
+from the connection's round trips, which the SDK's handler resumes (calls/input_required.py).
 `notifications/cancelled` for a call run here cancels it, and it is not answered, as the SDK
 does. tests/mcp/test_fast.py compares this path's answers with the SDK's for the same calls.
 """
@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
 from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
-from lsp_server.mcp.openings import plain_id, repeats_opening, stamped
 from lsp_server.mcp.sdk_json import encode
+from lsp_server.mcp.stdio.handshake import plain_id, repeats_opening, stamped
 
 if TYPE_CHECKING:
-    from lsp_server.mcp.calls.rounds import AnswerEarly
+    from lsp_server.mcp.calls.input_required import AnswerEarly
     from lsp_server.mcp.calls.tool_calls import Calls
 
 log = logging.getLogger(__name__)
@@ -122,8 +122,8 @@ def wire_result(result: dict[str, Any], modern: bool = False) -> dict[str, Any] 
 
 
 def input_required_wire(result: dict[str, Any]) -> dict[str, Any] | None:
-    """2026-07-28's `input_required` answer (calls/rounds.py: approval forms) in the SDK's wire
-    form, keys in the order its models dump them; None for any other shape."""
+    """2026-07-28's `input_required` answer (mcp/calls/input_required.py: approval forms) in
+    the SDK's wire form, keys in the order its models dump them; None for any other shape."""
     requests, state = result.get("inputRequests"), result.get("requestState")
     if set(result) != {"resultType", "inputRequests", "requestState"}:
         return None

@@ -4,16 +4,16 @@ Importing the SDK (pydantic models of two protocol revisions, starlette) takes l
 the official filesystem server needs to answer `initialize`. So the front claims stdin and
 stdout, builds the runtime in a thread, and answers the opening request itself (a
 well-formed `initialize` of the handshake revisions, or the `server/discover` of 2026-07-28
-that Claude Code opens with) with the answer the SDK gives (mcp/openings.py;
+that Claude Code opens with) with the answer the SDK gives (mcp/stdio/handshake.py;
 tests/mcp/test_front.py compares them), then plain tools/list requests from the listing of
 the last start, or made from the tool registry (mcp/listing_cache.py), while the SDK loads.
 Everything it read is then handed to the SDK in order, the requests it answered included, so
 that the SDK's session knows the client; the SDK's own answers to them are not sent again
-(mcp/stdio_streams.py). Anything else (an odd opening, stdin or stdout that is not a pipe)
+(mcp/stdio/stdio_streams.py). Anything else (an odd opening, stdin or stdout that is not a pipe)
 waits for the SDK and gets its answer, as before.
 
 A plain `tools/call`, of either era, is not the SDK's at all: the front runs it on the warm
-runtime and writes the SDK's answer itself (mcp/fast.py), so neither the SDK's import nor
+runtime and writes the SDK's answer itself (mcp/stdio/fast.py), so neither the SDK's import nor
 its per-message work is on a call's path. The runtime is built from the start, in
 a thread; the SDK is imported after it, or at once when a message needs it.
 """
@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.mcp.calls.tool_calls import Calls
-from lsp_server.mcp.fast import FastPath
 from lsp_server.mcp.listing_cache import Listing, ListingCache
-from lsp_server.mcp.loader import Loader
-from lsp_server.mcp.openings import Opening, is_initialized, opening
-from lsp_server.mcp.stdio_pipes import Pipes, claim_stdio
+from lsp_server.mcp.stdio.fast import FastPath
+from lsp_server.mcp.stdio.handshake import Opening, is_initialized, opening
+from lsp_server.mcp.stdio.loader import Loader
+from lsp_server.mcp.stdio.stdio_pipes import Pipes, claim_stdio
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +113,7 @@ async def _warm(calls: Calls, loader: Loader) -> None:
 async def _answer_while_loading(
     pipes: Pipes, loader: Loader, opened: Opening, listing: Listing
 ) -> None:
-    """Until the SDK is loaded: plain tools/calls run (mcp/fast.py), `notifications/initialized`
+    """Until the SDK is loaded: plain tools/calls run (fast.py), `notifications/initialized`
     waits for the SDK, a plain tools/list is answered (mcp/listing_cache.py); anything else
     (or the end of input) waits with the rest."""
     loading = loader.loaded()
@@ -166,7 +166,7 @@ def main(
         print(f"toolhost mcp: --root {resolved} is not a folder", file=sys.stderr)
         return 2
     if loader is None:  # --http: no stdio to answer early
-        from lsp_server.mcp import http_serve
+        from lsp_server.mcp.http import http_serve
 
         return http_serve.main(resolved, surface, session, attach, http, approvals)  # type: ignore[arg-type]
     with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):

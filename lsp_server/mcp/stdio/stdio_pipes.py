@@ -1,4 +1,4 @@
-"""The client's stdin and stdout as `toolhost mcp`'s front serves them (mcp/front.py): read
+"""The client's stdin and stdout as `toolhost mcp`'s front serves them (mcp/stdio/front.py): read
 on the event loop, written from a worker thread, claimed from the process while served."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from lsp_server.mcp.sdk_json import encode
 from lsp_server.wire.private_stdio import private_stdio
 
 if TYPE_CHECKING:
-    from lsp_server.mcp.fast import FastPath
+    from lsp_server.mcp.stdio.fast import FastPath
 
 # The SDK's own transport reads a line of any length; so does the front (a cap would turn a
 # big write_file into a parse error that it was not before).

@@ -1,4 +1,4 @@
-"""What `toolhost mcp`'s front (mcp/front.py) answers before the SDK is loaded, with the
+"""What `toolhost mcp`'s front (mcp/stdio/front.py) answers before the SDK is loaded, with the
 standard library only: the opening request of a connection (`initialize` of the handshake
 revisions, `server/discover` of 2026-07-28, which Claude Code opens with) and then plain
 tools/list requests. Each answer is the SDK's own, member for member

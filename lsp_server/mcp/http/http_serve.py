@@ -1,6 +1,6 @@
 """`toolhost mcp --http 127.0.0.1:PORT`: the same MCP server over Streamable HTTP, with the
 official SDK's transport (sessions, SSE streams, both revisions) behind toolhost's gate
-(mcp/http_gate.py: loopback only, Host and Origin, a bearer token from a fresh 0600 file).
+(mcp/http/http_gate.py: loopback only, Host and Origin, a bearer token from a fresh 0600 file).
 
 Every MCP session over HTTP is a toolhost session of its own (mcp/server.py `_connection`);
 the runtime (local, or the attached editor's) is one for the whole server.
@@ -23,8 +23,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from lsp_server.home.dirs import Dirs
 from lsp_server.home.token_files import write_token_file
-from lsp_server.mcp.http_answers import UnreadableAnswers
-from lsp_server.mcp.http_gate import (
+from lsp_server.mcp.http.http_answers import UnreadableAnswers
+from lsp_server.mcp.http.http_gate import (
     HttpGate,
     NotLoopback,
     allowed_hosts,
