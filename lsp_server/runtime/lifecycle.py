@@ -31,8 +31,8 @@ class Lifecycle:
     # Synchronous last resorts (signals, interpreter exit): no orphaned processes.
     kill_hooks: list[Callable[[], None]] = attrs.Factory(list)
     status_providers: dict[str, StatusProvider] = attrs.Factory(dict)
-    _started: bool = False
-    _stopped: bool = False
+    _started: bool = attrs.field(default=False, init=False)
+    _stopped: bool = attrs.field(default=False, init=False)
 
     async def start(self) -> None:
         """Run the start hooks, once (a second call does nothing)."""
