@@ -22,10 +22,11 @@ from pydantic_core import ErrorDetails
 
 from lsp_server import __version__
 from lsp_server.core.client import UnreadableAnswer
-from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
+from lsp_server.mcp.calls import call_path
+from lsp_server.mcp.calls.call_path import ToolCall, UnknownTool
+from lsp_server.mcp.calls.current import Elicit
 from lsp_server.mcp.calls.input_required import UnknownRequestState
-from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
-from lsp_server.mcp.calls.results import unknown_tool_error
+from lsp_server.mcp.calls.progress_relay import Deliver
 from lsp_server.mcp.calls.tool_calls import Calls
 from lsp_server.mcp.calls.unreadable import form_answer
 from lsp_server.mcp.listing_cache import tool_listing
@@ -104,7 +105,6 @@ class Backend:
         self.calls = calls or Calls(root, surface, session, attach, approvals)
         self.surface = surface
         self._listing: types.ListToolsResult | None = None
-        self.rounds = self.calls.rounds()
 
     def registry(self) -> Registry:
         return self.calls.registry()
@@ -146,14 +146,6 @@ def _complete(result: dict[str, Any]) -> types.CallToolResult:
     return cast("types.CallToolResult", result)
 
 
-def _known(backend: Backend, name: str, result: dict[str, Any]) -> dict[str, Any]:
-    """The result, unless the tool does not exist: that is a protocol error (-32602, near
-    names in `data`), after the runtime has recorded the call like any other."""
-    if not backend.calls.unknown(name, result):
-        return result
-    raise unknown_tool_error(name, result, backend.registry().names(backend.surface))
-
-
 def _progress_of(ctx: ServerRequestContext[Any, Any]) -> Deliver | None:
     """Where this request's progress goes: its session's notifications/progress, if the
     request came with a progress token."""
@@ -181,41 +173,25 @@ def build_server(
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        client = _client_info(ctx)
-        CURRENT_CLIENT.set(client["name"])  # this request's own context (a task of its own)
-        router = backend.router()
-        if params.request_state is not None:  # 2026-07-28: the answer to an approval form
-            try:
-                result = await backend.rounds.resume(
-                    params.request_state, params.input_responses or {}, _progress_of(ctx)
-                )
-            except UnknownRequestState:
-                raise MCPError(
-                    INVALID_PARAMS, "toolhost: no call waits on this requestState"
-                ) from None
-            return _complete(result)
-        if _form_mode(ctx) and not ctx.session.can_send_request:
-            # 2026-07-28: no server-to-client requests; forms go back as input_required.
-            async def run(elicit: Elicit, relay: ProgressRelay) -> dict[str, Any]:
-                CURRENT_ELICIT.set(elicit)
-                return await router.call(
-                    params.name, params.arguments, relay, client, _connection(ctx)
-                )
-
-            result = await backend.rounds.start(run, _progress_of(ctx))
-            return _complete(_known(backend, params.name, result))
+        calls = backend.calls
         progress = _progress_of(ctx)
-        relay = ProgressRelay(progress) if progress is not None else None
-        token = CURRENT_ELICIT.set(_elicit_for(ctx))
+        request = ToolCall(
+            params.name, params.arguments, _client_info(ctx), _connection(ctx), progress
+        )
         try:
-            result = await router.call(
-                params.name, params.arguments, relay, client, _connection(ctx)
-            )
-            return _complete(_known(backend, params.name, result))
-        finally:
-            CURRENT_ELICIT.reset(token)
-            if relay is not None:
-                await relay.close()
+            if params.request_state is not None:  # 2026-07-28: the answer to an approval form
+                responses = params.input_responses or {}
+                result = await call_path.resume(calls, params.request_state, responses, progress)
+            elif _form_mode(ctx) and not ctx.session.can_send_request:
+                # 2026-07-28: no server-to-client requests; forms go back as input_required.
+                result = await call_path.call_in_rounds(calls, request)
+            else:
+                result = await call_path.call(calls, request, _elicit_for(ctx))
+        except UnknownRequestState:
+            raise MCPError(INVALID_PARAMS, "toolhost: no call waits on this requestState") from None
+        except UnknownTool as unknown:
+            raise MCPError(**unknown.error) from None
+        return _complete(result)
 
     server: Server[Any] = Server(
         SERVER_NAME,

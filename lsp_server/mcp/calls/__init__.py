@@ -1,7 +1,14 @@
-"""What runs an MCP tools/call, with no SDK import at the top: tool_calls.py (the registry
-and the call router, shared by the front's fast path and the SDK's handlers), router.py
-(the editor's runtime when attached, else local.py's own), current.py (what the approver
-is told about the call), progress_relay.py (a call's progress as ordered notifications),
-elicit.py (approval forms by elicitation), input_required.py (forms on the
-2026-07-28 revision), unreadable.py (answers toolhost cannot read fail at once) and
-results.py (a toolhost CallResult as an MCP CallToolResult)."""
+"""What runs an MCP tools/call, with no SDK import at the top.
+
+- call_path.py: the one path of a call, for both fronts (the stdio front's fast path and the
+  SDK's handler): who made it, how its approval forms reach the user, its progress, the
+  router's call, whether the tool exists;
+- tool_calls.py: the registry and the router, made on first use or by the warm-up;
+- router.py: which runtime serves the call: the attached editor's, else local.py's own;
+- progress_relay.py: a call's progress as the ordered notifications of one request;
+- elicit.py: approval forms by elicitation (the local runtime's asker);
+- input_required.py: forms on the 2026-07-28 revision, as `input_required` and the retry;
+- current.py: what the approver is told about the call it runs;
+- unreadable.py: answers toolhost cannot read fail their request at once;
+- results.py: a toolhost CallResult as an MCP CallToolResult; the unknown tool's error.
+"""

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # the SDK loads after the front's first answers: not on the call path
-    from mcp.shared.exceptions import MCPError
+from typing import Any
 
 INVALID_PARAMS = -32602  # JSON-RPC's, as mcp_types names it
 
@@ -74,16 +71,10 @@ def refusal(code: str, cause: str, recovery: str, runtime: str) -> dict[str, Any
     }
 
 
-def unknown_tool_error(name: str, result: dict[str, Any], listed: list[str]) -> MCPError:
-    """tools/call of a tool that does not exist, as revision 2025-11-25 wants it: a JSON-RPC
-    error -32602 whose `data` names the nearest tools (from the runtime's own refusal)."""
-    from mcp.shared.exceptions import MCPError
-
-    return MCPError(**unknown_tool(name, result, listed))
-
-
 def unknown_tool(name: str, result: dict[str, Any], listed: list[str]) -> dict[str, Any]:
-    """The JSON-RPC error object (code, message, data) of unknown_tool_error."""
+    """tools/call of a tool that does not exist, as revision 2025-11-25 wants it: the
+    JSON-RPC error object (-32602, `data` naming the nearest tools, from the runtime's own
+    refusal when it gave them)."""
     meta = (result.get("_meta") or {}).get("toolhost") or {}
     closest = (meta.get("errorDetails") or {}).get("closest")
     if not isinstance(closest, list):

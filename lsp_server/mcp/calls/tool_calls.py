@@ -1,7 +1,7 @@
 """What runs `toolhost mcp`'s tool calls: the tool registry and the call router (the editor's
 runtime or a local one), made without the MCP SDK, so that the front answers a tools/call
 as soon as they are built, whether or not the SDK has loaded (mcp/stdio/fast.py). The SDK's
-handlers (mcp/server.py) use the same object.
+handlers (mcp/server.py) use the same object; a call goes through mcp/calls/call_path.py.
 """
 
 from __future__ import annotations

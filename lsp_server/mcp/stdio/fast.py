@@ -10,6 +10,7 @@ else (tasks, 2026-07-28's request state, odd params) goes to the SDK as before. 
 needs an approval form sends it through the SDK's session (`elicitation/create` and its
 answer are the SDK's) on a handshake revision; on 2026-07-28 it answers `input_required`
 from the connection's round trips, which the SDK's handler resumes (calls/input_required.py).
+The call itself goes the path the SDK's handler's calls go (mcp/calls/call_path.py).
 `notifications/cancelled` for a call run here cancels it, and it is not answered, as the SDK
 does. tests/mcp/test_fast.py compares this path's answers with the SDK's for the same calls.
 """
@@ -22,13 +23,14 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
-from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
+from lsp_server.mcp.calls import call_path
+from lsp_server.mcp.calls.call_path import ToolCall, UnknownTool
+from lsp_server.mcp.calls.current import Elicit
+from lsp_server.mcp.calls.progress_relay import Deliver
 from lsp_server.mcp.sdk_json import encode
 from lsp_server.mcp.stdio.handshake import plain_id, repeats_opening, stamped
 
 if TYPE_CHECKING:
-    from lsp_server.mcp.calls.input_required import AnswerEarly
     from lsp_server.mcp.calls.tool_calls import Calls
 
 log = logging.getLogger(__name__)
@@ -241,11 +243,9 @@ class FastPath:
 
     async def _run(self, message_id: Any, name: str, arguments: Any, meta: Any) -> None:
         self._unstarted.discard(asyncio.current_task())
-        CURRENT_CLIENT.set(self.client["name"])  # this task's own context
-        legacy_forms = self.form_mode and self.modern_meta is None
-        CURRENT_ELICIT.set(self._elicit if legacy_forms else None)
         token = meta.get("progressToken")
         progress = _progress_notifier(token, self._send) if token is not None else None
+        request = ToolCall(name, arguments, self.client, "", progress)
         task = asyncio.current_task()
 
         async def answer_early(asked: dict[str, Any]) -> None:  # 2026-07-28: a form
@@ -257,16 +257,17 @@ class FastPath:
         with held_reports.held():
             try:
                 await asyncio.shield(self.calls.ready())  # started here if the SDK went first
-                result = await self._call(name, arguments, progress, answer_early)
-                if result is None:
-                    return  # answered input_required: the call's result is for the retry
-                if not self.calls.unknown(name, result):
-                    answer = {"result": await self._wire(result)}
-                else:
-                    from lsp_server.mcp.calls.results import unknown_tool
-
-                    names = self.calls.registry().names(self.calls.surface)
-                    answer = {"error": unknown_tool(name, result, names)}
+                if self.modern_meta is not None and self.form_mode:
+                    # 2026-07-28: forms as input_required
+                    result = await call_path.call_in_rounds_here(self.calls, request, answer_early)
+                    if result is None:
+                        return  # answered input_required: the call's result is for the retry
+                else:  # a handshake revision's forms go through the SDK's session
+                    elicit = self._elicit if self.form_mode else None
+                    result = await call_path.call(self.calls, request, elicit)
+                answer = {"result": await self._wire(result)}
+            except UnknownTool as unknown:
+                answer = {"error": unknown.error}
             except asyncio.CancelledError:
                 if self._closing:  # the client closed its end: answered if it still reads
                     await self._reply_closed(message_id, task)
@@ -289,24 +290,6 @@ class FastPath:
         if task is not None:
             self._forget(_id_key(message_id), task)  # a client may reuse the id once answered
         await self._send(data)
-
-    async def _call(
-        self, name: str, arguments: Any, progress: Deliver | None, answer_early: AnswerEarly
-    ) -> dict[str, Any] | None:
-        router = self.calls.router()
-        if self.modern_meta is None or not self.form_mode:
-            relay = ProgressRelay(progress) if progress is not None else None
-            try:
-                return await router.call(name, arguments, relay, self.client, "")
-            finally:
-                if relay is not None:
-                    await relay.close()  # its progress before its answer
-
-        async def run(elicit: Elicit, relay: ProgressRelay) -> dict[str, Any]:
-            CURRENT_ELICIT.set(elicit)  # 2026-07-28: forms as input_required
-            return await router.call(name, arguments, relay, self.client, "")
-
-        return await self.calls.rounds().run_here(run, progress, answer_early)
 
     async def _wire(self, result: dict[str, Any]) -> dict[str, Any]:
         modern = self.modern_meta is not None
