@@ -11,8 +11,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.acp.harness import REPO, audit_lines, run_editor, scripted_agent, toolhost_acp
 from tests.fuzz_envelopes import envelopes, key, owed
+
+pytestmark = pytest.mark.slow
 
 WAIT = 60
 

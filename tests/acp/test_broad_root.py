@@ -14,6 +14,8 @@ from lsp_server.home.dirs import Dirs
 from tests.acp.harness import scripted_agent, toolhost_acp
 from tests.acp.test_bad_input import RawEditor
 
+pytestmark = pytest.mark.slow
+
 ALLOW = "[workspace]\nallow_broad_roots = true\n"
 
 

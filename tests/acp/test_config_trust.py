@@ -18,6 +18,8 @@ import pytest
 
 from tests.acp.harness import REPO, run_editor, scripted_agent, toolhost_acp
 
+pytestmark = pytest.mark.slow
+
 AGENT_CONFIG = """\
 [shell]
 sandbox = "off"

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.acp.harness import audit_lines, run_editor, scripted_agent, toolhost_acp
+
+pytestmark = pytest.mark.slow
 
 FS = {"fs": {"readTextFile": True, "writeTextFile": True}}
 

@@ -6,7 +6,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.acp.harness import audit_lines, run_editor, scripted_agent, toolhost_acp
+
+pytestmark = pytest.mark.slow
 
 
 def test_session_new_gets_the_mcp_server_attached_to_this_runtime(node: Path, ws: Path) -> None:

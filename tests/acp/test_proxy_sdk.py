@@ -7,7 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.acp.harness import audit_lines, run_editor, scripted_agent, toolhost_acp
+
+pytestmark = pytest.mark.slow
 
 
 def test_read_edit_and_run_go_through_toolhost(node: Path, ws: Path) -> None:

@@ -16,6 +16,8 @@ from lsp_server.sandbox.platforms import find_backend
 from tests.acp.harness import REPO, audit_lines, run_editor, scripted_agent, toolhost_acp
 from tests.conftest import missing_part, require_program
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def sandbox() -> None:
