@@ -11,7 +11,7 @@ import pytest
 from tests.checkpoints.snapshots import changes, checkpoints, git_folder_state, revert, tree_state
 from tests.helpers import lsp_call, lsp_session, text_of
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 
 BYPASS = {"policy": {"mode": "bypass"}}
 BINARY = bytes(range(256)) * 4

@@ -42,6 +42,7 @@ def folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
 
 
+@pytest.mark.slow
 async def test_the_state_folder_stays_within_the_budget(tmp_path: Path) -> None:
     root, state = tmp_path / "ws", tmp_path / "state"
     root.mkdir()
@@ -197,6 +198,7 @@ async def test_ten_writers_at_once_in_a_fresh_state_folder(tmp_path: Path) -> No
     assert len(await checkpoints.listed()) == 10
 
 
+@pytest.mark.slow
 async def test_the_shadow_index_is_split_and_keeps_one_shared_index(tmp_path: Path) -> None:
     """A snapshot of a few files writes a small index beside a shared one (target 5 of
     issue 28); when many files are added git writes a new shared index, and the one it

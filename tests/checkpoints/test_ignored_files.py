@@ -12,7 +12,7 @@ import pytest
 from tests.checkpoints.snapshots import changes, checkpoints, revert
 from tests.helpers import lsp_call, lsp_session, text_of
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 
 SETTINGS = {"policy": {"mode": "bypass"}, "checkpoints": {"ignored_budget_mb": 1}}
 

@@ -10,6 +10,8 @@ from pygls.exceptions import JsonRpcException
 
 from tests.helpers import lsp_session
 
+pytestmark = pytest.mark.slow
+
 
 async def test_revert_of_an_unknown_call_is_checkpoint_unknown(tmp_path: Path) -> None:
     root = tmp_path / "ws"

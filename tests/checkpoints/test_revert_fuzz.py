@@ -24,7 +24,7 @@ from tests.checkpoints.test_revert_links import InProcess, revert_in
 from tests.conftest import missing_part
 from tests.helpers import call_tool, make_runtime
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.timeout(900), pytest.mark.slow]
 
 STEPS = 150
 FILES = (f"{PROBE}-f", f"{PROBE}-g")

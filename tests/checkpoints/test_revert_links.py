@@ -69,6 +69,7 @@ class InProcess:
         return await revert_in(self.runtime, call_id)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trick", TRICKS, ids=[t.name for t in TRICKS])
 async def test_a_revert_after_a_link_trick_stays_inside(trick: Trick, tmp_path: Path) -> None:
     root = tmp_path / "ws"
@@ -97,6 +98,7 @@ class OverLsp:
         return result
 
 
+@pytest.mark.slow
 async def test_the_corpus_over_toolhost_revert(tmp_path: Path) -> None:
     """One `toolhost serve` plays every trick, each in a folder of its own."""
     root = tmp_path / "ws"
@@ -133,6 +135,7 @@ class FromTheShell:
         return result
 
 
+@pytest.mark.slow
 async def test_the_corpus_with_toolhost_revert_from_the_shell(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
@@ -144,6 +147,7 @@ async def test_the_corpus_with_toolhost_revert_from_the_shell(tmp_path: Path) ->
         await face.lifecycle.shutdown()
 
 
+@pytest.mark.slow
 def test_the_shell_prints_why_a_path_was_not_reverted(tmp_path: Path) -> None:
     """What a person reads: the path and what is in the way; exit status 1."""
     root = tmp_path / "ws"
@@ -269,6 +273,7 @@ async def test_a_crafted_record_outside_the_root_is_a_conflict(
 # -- buffers open in the editor -----------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_a_buffer_under_a_folder_swapped_for_a_link_is_not_reverted(tmp_path: Path) -> None:
     """An edit made through the editor's buffer, then its folder swapped for a link to a
     folder whose file holds the same text: reverting through the editor would make it save

@@ -86,6 +86,7 @@ async def while_blocked(peer: RawPeer, state: Path, root: Path, method: str, par
     return (await pending)["result"]
 
 
+@pytest.mark.slow
 async def test_a_listing_and_a_revert_right_after_a_write_see_it(tmp_path: Path) -> None:
     root, state = tmp_path / "ws", tmp_path / "state"
     root.mkdir()
@@ -109,6 +110,7 @@ async def test_a_listing_and_a_revert_right_after_a_write_see_it(tmp_path: Path)
         await peer.close()
 
 
+@pytest.mark.slow
 async def test_a_server_killed_before_its_batch_loses_no_checkpoint(tmp_path: Path) -> None:
     root, state = tmp_path / "ws", tmp_path / "state"
     root.mkdir()
