@@ -131,6 +131,7 @@ async def test_mcp_calls_run_in_the_editor_runtime(ws: Path) -> None:
         assert {c["session"] for c in editor.did_calls} == {"mcp:claude-code"}
 
 
+@pytest.mark.slow
 async def test_editor_gone_falls_back_to_local_and_says_so_once(
     ws: Path, bypass_policy: None
 ) -> None:
@@ -164,6 +165,7 @@ async def test_attach_require_refuses_without_an_editor(ws: Path) -> None:
     assert unknown.value.error.data["closest"][0] == "read_file"
 
 
+@pytest.mark.slow
 async def test_attach_never_stays_local(ws: Path) -> None:
     async with lsp_session(ws, EDITOR_OPTIONS):
         await wait_for_record(ws)
@@ -212,6 +214,7 @@ async def test_stale_and_foreign_records_are_never_used(ws: Path) -> None:
         assert foreign not in [r.file for r in attach_records.find_records(attach_folder(), ws)]
 
 
+@pytest.mark.slow
 async def test_attached_progress_and_cancellation_reach_the_editor_runtime(ws: Path) -> None:
     from tests.mcp.test_sdk_client import _processes_with, _wait_gone
 

@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.mcp.clients import mcp_session, structured, text_of
 from tests.mcp.test_elicitation import EDIT, answering
 
@@ -87,6 +89,7 @@ async def test_the_default_is_unchanged(ws: Path) -> None:
     assert "--approvals client" in structured(result)["message"]
 
 
+@pytest.mark.slow
 async def test_deny_rules_and_read_only_mode_still_hold(ws: Path) -> None:
     user_config('[policy]\ndeny = ["Edit(notes.md)"]\n')
     async with mcp_session(ws, "--approvals", "client") as session:
@@ -102,6 +105,7 @@ async def test_deny_rules_and_read_only_mode_still_hold(ws: Path) -> None:
     assert (ws / "notes.md").read_text() == "# Notes\n\nline three\n"
 
 
+@pytest.mark.slow
 async def test_policy_files_and_leaving_the_sandbox_still_need_a_person(ws: Path) -> None:
     """A client's allow list cannot let an agent rewrite toolhost's policy or run outside
     the sandbox: without a form to show, those are refused; with one, a person is asked."""

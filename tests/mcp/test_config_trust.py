@@ -59,6 +59,7 @@ def assert_contained(ws: Path, outside: Path, steps: dict[str, Any]) -> None:
     assert (ws / "notes.md").read_text() == "# Notes\n\nline three\n"
 
 
+@pytest.mark.slow
 async def test_an_agent_written_config_applies_only_once_approved(ws: Path, tmp_path: Path) -> None:
     user_config(f'[policy]\ntrusted_roots = ["{ws}"]\n')  # the user trusts this project
     config = ws / ".toolhost.toml"
@@ -95,6 +96,7 @@ async def contained_until_approved(ws: Path, config: Path, outside: Path) -> Non
     assert_contained(ws, outside, await agent_steps(ws, outside))
 
 
+@pytest.mark.slow
 async def test_no_mcp_or_attach_connection_can_approve_a_config(ws: Path) -> None:
     config = ws / ".toolhost.toml"
     config.write_text(AGENT_CONFIG)
@@ -132,6 +134,7 @@ def managed_env(tmp_path: Path, text: str | bytes) -> dict[str, str]:
     return {"TOOLHOST_MANAGED_CONFIG": str(managed)}
 
 
+@pytest.mark.slow
 async def test_managed_locks_beat_the_approvals_flag_and_the_user_file(
     ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

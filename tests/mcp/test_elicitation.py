@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp_types as types
+import pytest
 
 from lsp_server.policy.client_approvals import UNSEEN_SECONDS
 from tests.mcp.clients import mcp_session, structured, text_of
@@ -48,6 +49,7 @@ async def test_accepted_form_applies_the_edit(ws: Path) -> None:
     assert [c["const"] for c in choices] == ["allow_once", "allow_session", "deny"]
 
 
+@pytest.mark.slow
 async def test_declined_form_leaves_the_file_and_says_so(ws: Path) -> None:
     asked: list[Any] = []
     callback = answering("decline", None, asked, reads=PERSON_READS)
@@ -70,6 +72,7 @@ async def test_deny_with_reason_reaches_the_agent(ws: Path) -> None:
     assert (ws / "notes.md").read_text() == "# Notes\n\nline three\n"
 
 
+@pytest.mark.slow
 async def test_allow_for_session_is_not_asked_again(ws: Path) -> None:
     asked: list[Any] = []
     callback = answering("accept", {"decision": "allow_session"}, asked)
@@ -83,6 +86,7 @@ async def test_allow_for_session_is_not_asked_again(ws: Path) -> None:
     assert len(asked) == 1
 
 
+@pytest.mark.slow
 async def test_2026_revision_asks_with_input_required_and_resumes(ws: Path) -> None:
     """2026-07-28 has no server-to-client requests: the form comes back as input_required
     and the retry with the answer finishes the same call."""
@@ -108,6 +112,7 @@ async def test_2026_revision_asks_with_input_required_and_resumes(ws: Path) -> N
     assert (ws / "notes.md").read_text() == "# Notes\n\nline 3\n"
 
 
+@pytest.mark.slow
 async def test_2026_revision_decline_leaves_the_file(ws: Path) -> None:
     async with mcp_session(
         ws, modern=True, elicitation_callback=answering("accept", {}, [])

@@ -53,6 +53,7 @@ async def transcript(root: Path, via_sdk: bool) -> list[bytes]:
     return masked(lines, VOLATILE)
 
 
+@pytest.mark.slow
 async def test_plain_calls_answer_the_sdks_bytes(ws: Path) -> None:
     fast = await transcript(ws, via_sdk=False)
     sdk = await transcript(ws, via_sdk=True)
@@ -101,6 +102,7 @@ async def test_a_plain_call_runs_before_the_sdk_has_loaded(ws: Path, tmp_path: P
         await client.close()
 
 
+@pytest.mark.slow
 async def test_a_cancelled_call_stops_and_is_not_answered(ws: Path, tmp_path: Path) -> None:
     """notifications/cancelled for a call the front runs: its command is killed (it would
     write a file after 1 s; a later call that takes 2 s finishes with no file there), no

@@ -76,6 +76,7 @@ async def transcript(root: Path, via_sdk: bool, capabilities: dict[str, Any]) ->
     return masked(lines, MODERN_VOLATILE)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("capabilities", [FORMS, {}], ids=["forms", "no-forms"])
 async def test_plain_calls_answer_the_sdks_bytes_on_2026_07_28(
     ws: Path, capabilities: dict[str, Any]

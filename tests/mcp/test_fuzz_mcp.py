@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.fuzz_envelopes import envelopes, key, owed
 from tests.mcp.clients import raw_mcp
@@ -52,6 +53,7 @@ def assert_answered(reply: dict[str, Any]) -> None:
         assert result["structuredContent"]["code"] != "internal_error", result
 
 
+@pytest.mark.slow
 async def test_malformed_messages_never_kill_the_server(ws: Path) -> None:
     server = await raw_mcp(ws, {}, "fuzz")
     try:
@@ -186,6 +188,7 @@ async def test_params_that_do_not_fit_their_method_name_the_field(ws: Path) -> N
         await server.close()
 
 
+@pytest.mark.slow
 async def test_six_hundred_malformed_envelopes_are_answered_and_the_server_lives(ws: Path) -> None:
     """Lone surrogates in ids, methods, keys and values, odd ids, huge values, deep nesting,
     broken JSON and bytes that are not UTF-8, streamed to one server: every request with a
@@ -217,6 +220,7 @@ def _replies(response: httpx.Response) -> list[Any]:
     return [json.loads(response.content)] if response.content else []
 
 
+@pytest.mark.slow
 async def test_six_hundred_malformed_envelopes_over_http_are_answered_at_their_ids(
     ws: Path,
 ) -> None:
@@ -256,6 +260,7 @@ async def test_six_hundred_malformed_envelopes_over_http_are_answered_at_their_i
         assert server.process.returncode is None
 
 
+@pytest.mark.slow
 async def test_a_root_whose_name_is_not_utf8_is_served_over_stdio_and_http(tmp_path: Path) -> None:
     """Every call failed (code 0, "surrogates not allowed": the checkpoint and index keys
     hashed the root's name as strict UTF-8), and over HTTP the SDK then could not write

@@ -171,6 +171,7 @@ def free_port() -> int:
         return port
 
 
+@pytest.mark.slow
 async def test_the_token_file_is_new_and_private(ws: Path, tmp_path: Path) -> None:
     port = free_port()
     async with http_mcp(ws, port=port) as first:

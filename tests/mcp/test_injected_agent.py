@@ -101,6 +101,7 @@ def placed(root: Path) -> list[str]:
     return found + (["PWNED"] if (root / "PWNED").exists() else [])
 
 
+@pytest.mark.slow
 async def test_sandboxed_agent_cannot_place_files_that_run_code(tmp_path: Path) -> None:
     """Cases 1-3: the sandboxed writes fail, a writer asks (acceptEdits), and a config
     placed by hand anyway leaves the next session sandboxed and asking."""
@@ -176,6 +177,7 @@ def tree(folder: Path) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 async def test_revert_creates_deletes_nothing_outside(tmp_path: Path) -> None:
     """Case 4: a removal reverted after the folder became a link to an outside folder; a
     creation and an overwrite reverted after the folder became a link to an outside folder
