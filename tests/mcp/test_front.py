@@ -291,6 +291,7 @@ async def test_the_front_answers_tools_list_from_its_cache(ws: Path) -> None:
     cache.path.unlink()
 
 
+@pytest.mark.slow
 async def test_a_large_message_is_read_whole(ws: Path) -> None:
     """The front reads lines of any length, as the SDK's transport did (70 MiB here)."""
     client = await spawn_mcp(ws)
