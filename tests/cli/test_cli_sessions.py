@@ -59,6 +59,7 @@ def read(state: Path, root: Path, *flags: str | bytes) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_a_read_authorises_the_edit_of_a_later_invocation_of_that_session_only(
     state: Path, root: Path, tmp_path: Path
 ) -> None:
@@ -77,6 +78,7 @@ def test_a_read_authorises_the_edit_of_a_later_invocation_of_that_session_only(
     assert again.startswith("edited x.py"), again
 
 
+@pytest.mark.slow
 def test_the_readme_cli_example_runs(tmp_path: Path) -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     section = readme.split("## Using it from the command line")[1].split("```")[1]
@@ -102,6 +104,7 @@ def test_the_readme_cli_example_runs(tmp_path: Path) -> None:
     assert (demo / "x.py").read_text() == "x = 2\n"
 
 
+@pytest.mark.slow
 def test_a_file_changed_between_invocations_is_refused_as_stale(state: Path, root: Path) -> None:
     read(state, root)
     target = root / "x.py"
@@ -113,12 +116,14 @@ def test_a_file_changed_between_invocations_is_refused_as_stale(state: Path, roo
     assert target.read_text() == "y = 1\n"
 
 
+@pytest.mark.slow
 def test_fresh_forgets_what_the_session_read(state: Path, root: Path) -> None:
     read(state, root)
     forgotten = edit(state, root, "x = 1", "x = 2", "--yes", "--fresh")
     assert forgotten.startswith("FS_NOT_OBSERVED"), forgotten
 
 
+@pytest.mark.slow
 def test_a_result_ref_of_one_invocation_pages_in_the_next(state: Path, root: Path) -> None:
     lines = [f"line {n:05d} " + "x" * 20 for n in range(3000)]
     (root / "big.txt").write_text("\n".join(lines) + "\n")
@@ -134,6 +139,7 @@ def test_a_result_ref_of_one_invocation_pages_in_the_next(state: Path, root: Pat
     assert elsewhere.stdout.startswith("result.not_found: no stored result 'r-pager-1'")
 
 
+@pytest.mark.slow
 def test_stored_results_per_session_stay_within_stored_results(state: Path, root: Path) -> None:
     (root / ".toolhost.toml").write_text("[limits]\nstored_results = 2\nmax_output_chars = 2000\n")
     (root / "big.txt").write_text("".join(f"line {n}\n" for n in range(2000)))
@@ -148,6 +154,7 @@ def test_stored_results_per_session_stay_within_stored_results(state: Path, root
     assert [r["ref"] for r in record["results"]] == ["r-cli-2", "r-cli-3"]
 
 
+@pytest.mark.slow
 def test_kept_sessions_stay_within_their_bounds(state: Path, root: Path) -> None:
     read(state, root, "--session", "seed")
     [seed] = (state / "cli-sessions").glob("*/seed~*")
@@ -168,6 +175,7 @@ def test_kept_sessions_stay_within_their_bounds(state: Path, root: Path) -> None
     assert not ancient.parent.exists()
 
 
+@pytest.mark.slow
 def test_kept_sessions_stay_within_the_total_bytes(state: Path, root: Path) -> None:
     read(state, root, "--session", "seed")
     [seed] = (state / "cli-sessions").glob("*/seed~*")
@@ -188,6 +196,7 @@ def test_kept_sessions_stay_within_the_total_bytes(state: Path, root: Path) -> N
     assert names[2:] == [f"s{n:02d}" for n in range(1, survivors)] + ["seed"]
 
 
+@pytest.mark.slow
 def test_concurrent_invocations_on_one_session_lose_no_reads(state: Path, root: Path) -> None:
     names = [f"f{n}.txt" for n in range(6)]
     for name in names:
@@ -211,6 +220,7 @@ def test_concurrent_invocations_on_one_session_lose_no_reads(state: Path, root: 
 HOSTILE_IDS: list[str | bytes] = ["../x", "a/b", "..", "/etc", b"\xff/../\xfe"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("session", HOSTILE_IDS, ids=repr)
 def test_hostile_session_ids_stay_inside_the_state_folder(
     state: Path, root: Path, tmp_path: Path, session: str | bytes

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 TOOLHOST = [sys.executable, "-m", "lsp_server"]
 
 
@@ -33,6 +35,7 @@ def test_call_json_prints_the_whole_result(tmp_path: Path) -> None:
     assert result["isError"] is False and "alpha" in result["content"][0]["text"]
 
 
+@pytest.mark.slow
 def test_a_bad_root_is_a_clear_message_and_exit_code_2(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("alpha\n")
     missing = toolhost("call", "ls", "{}", "--root", "nowhere", cwd=tmp_path)
@@ -57,6 +60,7 @@ def test_tools_json_into_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
 
 
+@pytest.mark.slow
 def test_refusal_without_a_terminal_mentions_yes_and_says_its_advice_once(tmp_path: Path) -> None:
     done = toolhost("call", "write_file", '{"path": "n.txt", "content": "x"}', cwd=tmp_path)
     assert done.returncode == 1
@@ -72,6 +76,7 @@ def test_tools_summaries_are_whole_sentences(tmp_path: Path) -> None:
     assert glob.endswith('(e.g. "**/*.py", "src/**/*.{ts,tsx}")'), glob
 
 
+@pytest.mark.slow
 def test_a_background_job_started_by_call_is_said_to_stop_with_it(tmp_path: Path) -> None:
     """`toolhost call` runs one call: the job's result says to read it later with job_output,
     which no later `toolhost call` can; the command says the job stopped with it, and it

@@ -8,10 +8,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.helpers import lsp_call, lsp_session, make_test_client, text_of
+
+pytestmark = pytest.mark.slow
 
 WATCHING_CLIENT = types.ClientCapabilities(
     workspace=types.WorkspaceClientCapabilities(

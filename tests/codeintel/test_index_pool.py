@@ -43,6 +43,7 @@ def niceness_recording_batch(root: str, batch: list[tuple[str, str | None]]) -> 
     return index_batch(root, batch)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["fork", "forkserver"])
 def test_a_worker_that_dies_costs_one_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str
@@ -147,6 +148,7 @@ def _whole_files_only(db_path: Path, root: Path) -> tuple[int, bool]:
     return len(files), complete is not None
 
 
+@pytest.mark.slow
 def test_a_killed_index_run_leaves_only_whole_files(tmp_path: Path) -> None:
     """`toolhost index` killed mid-build (SIGKILL: no clean-up runs): each batch went in
     one transaction, so every file the index holds has all its symbols, and the index

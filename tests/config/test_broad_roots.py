@@ -128,6 +128,7 @@ def call(
     )
 
 
+@pytest.mark.slow
 def test_cli_refuses_the_home_folder_and_the_filesystem_root(home: Path, tmp_path: Path) -> None:
     state = tmp_path / "cli-state"
     env = {"TOOLHOST_STATE_DIR": str(state)}
@@ -197,6 +198,7 @@ async def refused_session(root: Path, state: Path) -> tuple[list[str], dict[str,
     return editor.errors, result, status
 
 
+@pytest.mark.slow
 async def test_lsp_refuses_a_home_folder_root_and_every_call(home: Path, tmp_path: Path) -> None:
     (home / ".toolhost.toml").write_text(ALLOW)  # the workspace file cannot loosen it
     state = tmp_path / "lsp-state"
@@ -213,6 +215,7 @@ async def test_lsp_refuses_a_home_folder_root_and_every_call(home: Path, tmp_pat
     assert not (state / "checkpoints").exists()
 
 
+@pytest.mark.slow
 async def test_lsp_refuses_the_filesystem_root_before_reading_it(
     home: Path, tmp_path: Path
 ) -> None:
@@ -223,6 +226,7 @@ async def test_lsp_refuses_the_filesystem_root_before_reading_it(
     assert not (state / "checkpoints").exists() and not (state / "index").exists()
 
 
+@pytest.mark.slow
 async def test_lsp_works_in_a_home_folder_the_user_allowed(home: Path, tmp_path: Path) -> None:
     user_config(ALLOW)
     async with lsp_session(home, state_dir=tmp_path / "lsp-state") as client:

@@ -134,6 +134,7 @@ async def test_web_fetch_failed_on_a_refused_loopback_connection(tmp_path: Path)
     assert text_of(result).endswith("; check the URL and that the host is reachable")
 
 
+@pytest.mark.slow
 async def test_lsp_request_failed_carries_the_servers_message(tmp_path: Path) -> None:
     # A FAKE language server (named as such): no real server answers a well-formed
     # definition request with an error on demand.

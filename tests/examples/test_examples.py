@@ -41,11 +41,13 @@ def _workspace_files() -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
+@pytest.mark.slow
 def test_lsp_example_reads_a_file_with_toolhost_call() -> None:
     out = run_example(sys.executable, str(EXAMPLES / "lsp_read_file.py"))
     assert "1→# inventory" in out and README in out
 
 
+@pytest.mark.slow
 def test_mcp_example_reads_a_file_with_tools_call() -> None:
     out = run_example(sys.executable, str(EXAMPLES / "mcp_read_file.py"))
     assert "1→# inventory" in out and README in out

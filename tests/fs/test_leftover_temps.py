@@ -105,6 +105,7 @@ async def status_when_swept(client: Any) -> dict[str, Any]:
             await asyncio.sleep(0.05)
 
 
+@pytest.mark.slow
 async def test_a_killed_writes_temp_file_is_removed_at_the_next_start(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     (root / "pkg").mkdir(parents=True)

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 import anyio
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -116,24 +117,28 @@ def _check(document: tuple[str, list[str], list[str], bool, int], tool: str) -> 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(documents())
 def test_edit_file_round_trip(document: tuple[str, list[str], list[str], bool, int]) -> None:
     _check(document, "edit_file")
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(documents())
 def test_multi_edit_round_trip(document: tuple[str, list[str], list[str], bool, int]) -> None:
     _check(document, "multi_edit")
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(documents())
 def test_write_file_round_trip(document: tuple[str, list[str], list[str], bool, int]) -> None:
     _check(document, "write_file")
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(documents(), st.sampled_from(["\n", "\r\n"]))
 def test_delete_range_keeps_other_bytes(

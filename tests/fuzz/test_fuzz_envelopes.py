@@ -18,6 +18,8 @@ import pytest
 
 from tests.fuzz_envelopes import envelopes, key, owed
 
+pytestmark = pytest.mark.slow
+
 WAIT = 120  # a generous bound for a busy machine, not a timing assertion
 METHODS = [
     "toolhost/tools",

@@ -17,7 +17,7 @@ import pytest
 from tests.fuzz_calls import FuzzCall, FuzzReport, fuzz_calls, make_fuzz_workspace, run_fuzz
 from tests.helpers import as_json, call_tool, lsp_session, make_runtime
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]
 
 # No language server is started by the fuzz: lsp_* calls get as far as lsp.unavailable.
 NO_SERVERS = {

@@ -101,6 +101,7 @@ FUZZ = settings(
 )
 
 
+@pytest.mark.slow
 @FUZZ
 @given(name=st.sampled_from([t.name for t in ISSUE_TOOLS] + ["nope", ""]), arguments=json_values)
 def test_random_arguments_never_crash(server: ServerBox, name: str, arguments: Any) -> None:

@@ -86,6 +86,7 @@ def test_path_entries_inside_the_workspace_are_skipped(hostile: Path) -> None:
     assert not server.program.is_relative_to(hostile)
 
 
+@pytest.mark.slow
 async def test_untrusted_hover_does_not_run_the_clone(hostile: Path) -> None:
     require_server("python", hostile)
     runtime = make_runtime(hostile)
@@ -99,6 +100,7 @@ async def test_untrusted_hover_does_not_run_the_clone(hostile: Path) -> None:
         await stop_servers(runtime)
 
 
+@pytest.mark.slow
 async def test_trusted_workspace_uses_its_own_server(hostile: Path) -> None:
     """The positive control: the fixture's scripts do run when the project may use them."""
     runtime = make_runtime(hostile, {"lsp": {"project_servers": True}})
@@ -109,6 +111,7 @@ async def test_trusted_workspace_uses_its_own_server(hostile: Path) -> None:
     assert markers_of(hostile) == ["pyright-langserver"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("options", "ran"),
     [
@@ -128,6 +131,7 @@ async def test_served_over_lsp(hostile: Path, options: dict[str, Any], ran: list
     assert markers_of(hostile) == ran
 
 
+@pytest.mark.slow
 def test_doctor_says_why_project_servers_are_left_alone(hostile: Path) -> None:
     report = render(diagnose(hostile, {}, project_local=False))
     assert markers_of(hostile) == []  # the doctor did not run them either (version checks)

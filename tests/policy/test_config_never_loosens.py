@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import pytest
 import tomlkit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -92,6 +93,7 @@ def load(tmp: Path, workspace: dict[str, Any] | None) -> LoadedConfig:
     )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=300,
     deadline=None,

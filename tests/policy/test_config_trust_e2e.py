@@ -19,6 +19,7 @@ from tests.policy.test_policy_e2e import edit_inventory, editor_session
 ALLOW_SRC = '[policy]\nallow = ["Edit(src/**)"]\n'
 
 
+@pytest.mark.slow
 async def test_the_editor_approves_the_content_it_showed(workspace: Path) -> None:
     config = workspace / ".toolhost.toml"
     config.write_text(ALLOW_SRC)
@@ -59,6 +60,7 @@ async def test_the_editor_approves_the_content_it_showed(workspace: Path) -> Non
     assert status["policySources"]["policy.mode"] == "default"
 
 
+@pytest.mark.slow
 async def test_a_changed_file_is_untrusted_in_the_next_session(workspace: Path) -> None:
     config = workspace / ".toolhost.toml"
     config.write_text(ALLOW_SRC)

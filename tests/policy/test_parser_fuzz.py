@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 PARSES = 1_000_000
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 def toolhost_call(root: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -20,6 +22,7 @@ def toolhost_call(root: Path, *args: str, env: dict[str, str]) -> subprocess.Com
     )
 
 
+@pytest.mark.slow
 def test_cli_call_without_a_terminal(workspace: Path, tmp_path: Path) -> None:
     env = dict(os.environ)
     config = Path(env["XDG_CONFIG_HOME"]) / "toolhost" / "config.toml"

@@ -10,6 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 
 from lsp_server.core.diffs import unified_diff
@@ -93,6 +94,7 @@ async def test_allow_session_stops_prompts_in_that_session_only(workspace: Path)
     assert first["meta"]["approval"] == {"decision": "allow_session", "rule": "Edit(src/**)"}
 
 
+@pytest.mark.slow
 async def test_allow_always_writes_the_rule_and_a_restarted_server_honours_it(
     workspace: Path, tmp_path: Path
 ) -> None:
@@ -138,6 +140,7 @@ async def test_deny_rules_beat_bypass_and_allow(workspace: Path) -> None:
     assert editor.prompts == []
 
 
+@pytest.mark.slow
 async def test_read_only_mode_refuses_every_writer(workspace: Path) -> None:
     editor = FakeEditor()
     options = {"policy": {"mode": "readOnly", "allow": ["Edit", "write_file"]}}
@@ -191,6 +194,7 @@ async def test_symlink_cannot_satisfy_a_path_rule(workspace: Path, tmp_path: Pat
     assert (workspace / "docs" / "real.py").read_text() == "x = 1\n"
 
 
+@pytest.mark.slow
 async def test_no_answer_within_the_timeout_is_deny(workspace: Path) -> None:
     editor = FakeEditor()
     release = asyncio.Event()
@@ -250,6 +254,7 @@ async def test_ten_prompts_at_once_and_reads_do_not_wait(workspace: Path) -> Non
     assert sorted(os.listdir(workspace / "gen")) == sorted(f"f{i}.txt" for i in range(10))
 
 
+@pytest.mark.slow
 async def test_audit_log_has_one_line_per_call_matching_did_call(
     workspace: Path, tmp_path: Path
 ) -> None:
@@ -323,6 +328,7 @@ async def test_a_trusted_workspace_alone_does_not_apply_its_config_file(workspac
     assert len(editor.prompts) == 1
 
 
+@pytest.mark.slow
 async def test_bash_rules_over_the_wire(workspace: Path) -> None:
     (workspace / "x").mkdir()
     editor = FakeEditor()

@@ -130,6 +130,7 @@ async def test_read_only_escapes_never_run_unasked(workspace: Path, mode: str) -
 
 
 # -- issue 20 item 6: secrets and outside files through "plain reads" -------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["default", "readOnly"])
 async def test_reads_of_secrets_and_outside_files_ask(
     workspace: Path, tmp_path: Path, mode: str
@@ -168,6 +169,7 @@ async def test_reads_of_secrets_and_outside_files_ask(
 
 
 # -- issue 20 item 7: repository config that runs programs on git reads -----------------------
+@pytest.mark.slow
 async def test_git_reads_do_not_run_the_repositorys_programs(workspace: Path) -> None:
     make_repository(workspace)
     control_editor = FakeEditor()
@@ -210,6 +212,7 @@ async def test_an_included_config_file_and_a_status_hook_count_too(workspace: Pa
 
 
 # -- issue 20 item 8: policy files are protected ----------------------------------------------
+@pytest.mark.slow
 async def test_policy_files_ask_in_accept_edits_and_bypass(workspace: Path) -> None:
     config = workspace / ".toolhost.toml"
     config.write_text("[policy]\ndeny = []\n")

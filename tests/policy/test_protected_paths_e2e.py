@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 
 from tests.conftest import missing_part
 from tests.helpers import lsp_call, text_of
@@ -30,6 +31,7 @@ def _summaries(prompts: list[dict[str, Any]]) -> str:
     return "\n".join(p["summary"] for p in prompts)
 
 
+@pytest.mark.slow
 async def test_writers_ask_in_accept_edits_and_bypass_saying_what_the_file_controls(
     workspace: Path,
 ) -> None:

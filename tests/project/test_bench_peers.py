@@ -10,7 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import missing_part
+
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 FILESYSTEM = REPO / ".tools/bench-peers/node_modules/@modelcontextprotocol/server-filesystem"

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import attrs
+import pytest
 from pytest_lsp import LanguageClient
 
 from lsp_server.fs.textio import FileVersion, sha256_hex
@@ -56,6 +57,7 @@ async def one_session(client: LanguageClient, session: int) -> tuple[int, int]:
     return done, lost
 
 
+@pytest.mark.slow
 async def test_no_lost_updates_between_sessions(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()

@@ -30,6 +30,8 @@ from pytest_lsp import LanguageClient
 
 from tests.helpers import lsp_call, lsp_session, text_of
 
+pytestmark = pytest.mark.slow
+
 SESSIONS = int(os.environ.get("TOOLHOST_CONTENTION_SESSIONS", "50"))
 ROUNDS = int(os.environ.get("TOOLHOST_CONTENTION_ROUNDS", "1"))
 LINE = re.compile(r"^\s*\d+→(.*)$")

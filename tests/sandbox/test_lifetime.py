@@ -39,6 +39,7 @@ async def test_child_dies_with_its_parent() -> None:
     assert await _child_after_parent_killed("hook") == []
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 async def test_without_the_hook_the_child_would_survive() -> None:
     # The reference: the same child without the hook outlives a SIGKILLed parent.

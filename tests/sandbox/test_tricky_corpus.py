@@ -73,6 +73,7 @@ def harmful(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "settings",
     [{"policy": {"mode": "readOnly"}}, {"shell": {"sandbox": "read-only"}}],

@@ -52,6 +52,7 @@ def audit_text() -> str:
     return "".join(p.read_text() for p in state.rglob("audit.jsonl*"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sandbox", ["off", "workspace-write"])
 async def test_no_probe_prints_a_secret(tmp_path: Path, sandbox: str) -> None:
     client, _ = await started(tmp_path, sandbox)

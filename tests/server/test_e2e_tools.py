@@ -160,6 +160,7 @@ async def test_web_fetch_over_the_wire(tmp_path: Path, loopback_site: str) -> No
     )
 
 
+@pytest.mark.slow
 async def test_language_server_tools_over_the_wire(tmp_path: Path) -> None:
     root = copy_fixture("python", tmp_path)
     require_server("python", root)

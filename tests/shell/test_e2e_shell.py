@@ -65,6 +65,7 @@ def progress_recording_client() -> LanguageClient:
     return client
 
 
+@pytest.mark.slow
 async def test_progress_reports_output_lines(workspace: Path) -> None:
     async with lsp_session(
         workspace,
@@ -134,6 +135,7 @@ def _fetch(url: str) -> int:
         return status
 
 
+@pytest.mark.slow
 async def test_dev_server_job_and_nothing_left_after_disconnect(workspace: Path) -> None:
     async with raw_server(workspace) as client:
         server = client._server

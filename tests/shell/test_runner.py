@@ -118,6 +118,7 @@ async def test_git_push_to_remote_asking_for_password_fails(
     assert "Authentication failed" in result.output or "could not read" in result.output
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 async def test_background_child_is_killed_after_the_command(tmp_path: Path) -> None:
     result = await run_command("sleep 100 & echo started $!", tmp_path, LIMITS)

@@ -79,6 +79,7 @@ def unreadable_editor(apply: bool, answer: Any) -> FakeEditor:
     return editor
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("apply", "answer"), [(True, "ok"), (False, {})])
 async def test_an_unreadable_apply_edit_answer_is_judged_by_the_buffer(
     tmp_path: Path, apply: bool, answer: Any
