@@ -336,6 +336,7 @@ async def test_the_child_takes_the_fronts_environment_folder_and_umask(
     assert "new-b.txt" not in (state_a / "audit.jsonl").read_text()
 
 
+@pytest.mark.slow
 async def test_a_front_confined_otherwise_runs_cold(ws: Path, warm: WarmProcesses) -> None:
     """A front with no_new_privs set (as under Landlock, seccomp or bubblewrap) must not
     borrow the unconfined warm process: it is refused and serves its own pipes."""
@@ -375,6 +376,7 @@ async def test_the_front_passes_signals_on_and_ends_as_its_child_did(
     _wait_until(lambda: not _alive(child), "the child ended at the end of its input")
 
 
+@pytest.mark.slow
 async def test_a_warm_process_killed_outright_is_replaced(ws: Path, warm: WarmProcesses) -> None:
     """Its socket is left behind: the next start finds nobody there, runs cold and starts
     another warm process, which takes the socket over."""
@@ -392,6 +394,7 @@ async def test_a_warm_process_killed_outright_is_replaced(ws: Path, warm: WarmPr
         await client.close()
 
 
+@pytest.mark.slow
 def test_an_idle_warm_process_ends_and_removes_its_socket(
     ws: Path, warm: WarmProcesses, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -416,6 +419,7 @@ async def test_a_runtime_folder_that_is_not_private_means_a_cold_start(
     assert warm.pids() == []
 
 
+@pytest.mark.slow
 def test_a_warm_process_ended_by_sigterm_removes_its_socket(ws: Path, warm: WarmProcesses) -> None:
     pid = warm.start(ws)
     (socket_file,) = warm.sockets()
@@ -424,6 +428,7 @@ def test_a_warm_process_ended_by_sigterm_removes_its_socket(ws: Path, warm: Warm
     assert not socket_file.exists()
 
 
+@pytest.mark.slow
 def test_doctor_names_the_warm_process(ws: Path, warm: WarmProcesses) -> None:
     def doctor() -> str:
         return subprocess.run(
@@ -439,6 +444,7 @@ def test_doctor_names_the_warm_process(ws: Path, warm: WarmProcesses) -> None:
     assert f"Warm start: a warm process (pid {pid}) serves" in doctor()
 
 
+@pytest.mark.slow
 def test_the_socket_is_private(ws: Path, warm: WarmProcesses) -> None:
     warm.start(ws)
     (socket_file,) = warm.sockets()
