@@ -1,9 +1,11 @@
 """docs/ARCHITECTURE.md is the map of the package: it must name every top-level package
 and root module of lsp_server/, draw the same ground floor and engines as the layer test,
-and point at every runnable example, so that the map cannot go stale."""
+and point at every runnable example, so that the map cannot go stale. Each room's own map
+(its __init__'s docstring) names only modules that exist."""
 
 from __future__ import annotations
 
+import ast
 import re
 
 from tests.project.test_layers import ENGINES, GROUND, PACKAGE
@@ -35,3 +37,22 @@ def test_the_figure_draws_the_layer_tests_floors() -> None:
 def test_every_example_is_on_the_map() -> None:
     examples = [p.name for p in (REPO / "examples").iterdir() if p.is_file()]
     assert [name for name in examples if f"examples/{name}" not in DOC] == []
+
+
+def test_every_module_a_room_map_names_exists() -> None:
+    """`name.py` in a room's map is in that room (or a room under it, or the package root);
+    `path/name.py` is found from the repository, the package or the room."""
+    missing = []
+    for init in PACKAGE.rglob("__init__.py"):
+        room = init.parent
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        for found in re.finditer(r"(?<![\w/.])((?:[\w.]+/)*)(\w+\.py)\b", doc):
+            folder, name = found.groups()
+            if folder:
+                bases = (REPO, PACKAGE, room)
+                exists = any((base / folder / name).exists() for base in bases)
+            else:
+                exists = any(room.rglob(name)) or (PACKAGE / name).exists()
+            if not exists:
+                missing.append(f"{init.relative_to(REPO)}: {found.group(0)}")
+    assert missing == []
