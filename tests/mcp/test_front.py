@@ -228,6 +228,7 @@ async def _listing_of_a_fresh_start(root: Path, version: str) -> tuple[dict[str,
         await client.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-06-18", "2025-11-25"])
 async def test_tools_list_from_the_cache_is_the_first_starts_answer(ws: Path, version: str) -> None:
     """The first start keeps its tools/list answer; the next one answers from it: the same
