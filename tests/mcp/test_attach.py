@@ -112,6 +112,7 @@ async def test_status_on_the_socket_needs_the_token_and_attaches_no_session(ws: 
         assert status["mcpSessions"] == []
 
 
+@pytest.mark.slow
 async def test_mcp_calls_run_in_the_editor_runtime(ws: Path) -> None:
     async with lsp_session(ws, EDITOR_OPTIONS) as editor:
         await wait_for_record(ws)
@@ -260,6 +261,7 @@ def _running(command: str) -> bool:
     return False
 
 
+@pytest.mark.slow
 async def test_editor_gone_during_a_call_is_attach_lost(ws: Path, bypass_policy: None) -> None:
     editor = lsp_session(ws, EDITOR_OPTIONS)
     await editor.__aenter__()
@@ -282,6 +284,7 @@ async def test_editor_gone_during_a_call_is_attach_lost(ws: Path, bypass_policy:
     assert "read the files it touches again" in text_of(lost)
 
 
+@pytest.mark.slow
 async def test_the_first_call_sent_at_once_is_the_editors_and_builds_no_local_runtime(
     ws: Path,
 ) -> None:

@@ -124,6 +124,7 @@ async def test_each_http_session_is_a_toolhost_session(ws: Path, bypass_policy: 
     assert (ws / "notes.md").read_text() == "# Notes\n\nline 3\n"
 
 
+@pytest.mark.slow
 async def test_a_large_write_reaches_the_runtime(ws: Path, bypass_policy: None) -> None:
     """The HTTP body cap is toolhost's own (64 MiB), not the SDK's default 4 MiB."""
     content = "0123456789abcdef\n" * (5 * 1024 * 1024 // 17)  # over the SDK default

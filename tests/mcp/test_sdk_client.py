@@ -133,6 +133,7 @@ async def test_truncated_result_pages_back_to_the_whole(ws: Path, bypass_policy:
     assert "\n".join(str(n) for n in range(1, 200001)) in whole
 
 
+@pytest.mark.slow
 async def test_progress_arrives_during_a_long_bash(ws: Path, bypass_policy: None) -> None:
     seen: list[tuple[float, str | None]] = []
 
