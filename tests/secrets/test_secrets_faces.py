@@ -26,6 +26,7 @@ from tests.secrets.probes import (
 pytestmark = pytest.mark.timeout(300)
 
 
+@pytest.mark.slow
 async def test_lsp_face_prints_no_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, value in SERVER_ENV.items():
         monkeypatch.setenv(name, value)

@@ -32,6 +32,7 @@ async def test_web_fetch_shows_a_placeholder(root: Path) -> None:
     assert not leaked(json.dumps(as_json(result), ensure_ascii=False))
 
 
+@pytest.mark.slow
 async def test_errors_timeouts_and_stored_results_show_placeholders(root: Path) -> None:
     runtime = make_runtime(root, {"limits": {"max_output_chars": 2000}})
     # The closest region an unmatched edit shows holds the value.

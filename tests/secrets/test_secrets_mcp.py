@@ -217,6 +217,7 @@ async def test_a_workspace_file_cannot_pass_a_credential(tmp_path: Path) -> None
         await client.close()
 
 
+@pytest.mark.slow
 async def test_progress_lines_hold_no_secret(tmp_path: Path) -> None:
     """A running command's last line goes out as notifications/progress: redacted too."""
     client, _ = await started(tmp_path, "workspace-write")

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
 from lsp_server.server import capability_cache
@@ -75,6 +76,7 @@ print(json.dumps({"answers": answers, "warmed": "lsp_server.compose" in sys.modu
 """
 
 
+@pytest.mark.slow
 def test_the_warm_up_starts_once_the_initialize_answer_is_written(tmp_path: Path) -> None:
     """The runtime's modules load in a thread that starts after the answer has reached the
     writer, with no `initialized` and no call: a first call finds them loaded."""
@@ -135,6 +137,7 @@ def test_two_versions_sharing_a_state_folder_both_answer_from_the_cache(
     assert capability_cache.load(state, "another-version") == {"fullHash": "theirs"}
 
 
+@pytest.mark.slow
 async def test_the_answer_is_the_same_on_a_cold_and_a_warm_start(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()

@@ -224,6 +224,7 @@ async def test_cancellation_at_any_moment_leaves_nothing(tmp_path: Path, delay: 
     assert processes_with_marker(marker) == []
 
 
+@pytest.mark.slow
 async def test_progress_reports_output_lines(tmp_path: Path) -> None:
     lines: list[str] = []
 

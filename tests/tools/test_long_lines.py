@@ -68,6 +68,7 @@ def test_grep_shows_the_match_inside_a_long_line() -> None:
     assert len(shown) < 800
 
 
+@pytest.mark.slow
 async def test_bash_200_mb_on_one_line_shows_head_and_tail(tmp_path: Path) -> None:
     command = "printf HEAD; head -c 200000000 /dev/zero | tr '\\0' a; printf TAIL"
     async with lsp_session(tmp_path, BYPASS) as client:
@@ -125,6 +126,7 @@ async def test_read_file_of_minified_js_pages_the_cut_line(tmp_path: Path) -> No
     assert int(found[1]) == len(line) - 2000
 
 
+@pytest.mark.slow
 async def test_grep_over_the_wire_shows_the_match_in_a_minified_line(tmp_path: Path) -> None:
     (tmp_path / "bundle.min.js").write_text(MINIFIED)
     async with lsp_session(tmp_path, BYPASS) as client:
@@ -142,6 +144,7 @@ def one_line_site() -> Iterator[str]:
         yield f"{url}/big.txt"
 
 
+@pytest.mark.slow
 async def test_web_fetch_of_one_line_shows_head_and_tail(
     tmp_path: Path, one_line_site: str
 ) -> None:

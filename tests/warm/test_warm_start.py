@@ -231,6 +231,7 @@ def served_by(client: RawMcp) -> int:
     return holders.pop()
 
 
+@pytest.mark.slow
 async def test_a_warm_start_is_served_by_a_child_of_the_warm_process(
     ws: Path, warm: WarmProcesses
 ) -> None:
@@ -272,6 +273,7 @@ async def test_without_warm_the_front_serves_its_own_pipes(ws: Path) -> None:
         await client.close()
 
 
+@pytest.mark.slow
 async def test_the_sdk_client_edits_through_a_warm_start(ws: Path, warm: WarmProcesses) -> None:
     """The official SDK's client: initialize, read, edit approved by the client's form (the
     elicitation goes out through the child's pipes); the edit lands, the refusal of an
@@ -297,6 +299,7 @@ async def test_the_sdk_client_edits_through_a_warm_start(ws: Path, warm: WarmPro
     assert edit.meta is not None and edit.meta["toolhost"]["runtime"] == "local"
 
 
+@pytest.mark.slow
 async def test_the_child_takes_the_fronts_environment_folder_and_umask(
     ws: Path, tmp_path: Path, warm: WarmProcesses
 ) -> None:
@@ -350,6 +353,7 @@ async def test_a_front_confined_otherwise_runs_cold(ws: Path, warm: WarmProcesse
     await runs_cold(ws, preexec=no_new_privs)
 
 
+@pytest.mark.slow
 async def test_the_front_passes_signals_on_and_ends_as_its_child_did(
     ws: Path, warm: WarmProcesses
 ) -> None:
@@ -453,6 +457,7 @@ def test_the_socket_is_private(ws: Path, warm: WarmProcesses) -> None:
     assert warm.folder.stat().st_mode & 0o777 == 0o700
 
 
+@pytest.mark.slow
 async def test_serve_warm_answers_initialize_and_a_call(ws: Path, warm: WarmProcesses) -> None:
     """The LSP face: `toolhost serve --warm` through pygls' client, once a warm process
     serves (started by a `toolhost serve --warm` that got no input)."""

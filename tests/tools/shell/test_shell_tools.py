@@ -105,6 +105,7 @@ async def test_leftover_processes_are_named_in_the_result(runtime: Runtime) -> N
     )
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 async def test_huge_output_is_truthful_and_pageable(runtime: Runtime) -> None:
     result = await call_tool(runtime, "bash", {"command": "yes | head -c 200000000"})
@@ -161,6 +162,7 @@ async def test_background_job_through_the_tools(runtime: Runtime) -> None:
     assert [(u.job_id, u.status) for u in updates] == [("bash-1", "running"), ("bash-1", "killed")]
 
 
+@pytest.mark.slow
 async def test_job_limit_is_a_clear_error(root: Path) -> None:
     runtime = make_runtime(root, {"shell": {"max_background_jobs": 1}})
     try:
