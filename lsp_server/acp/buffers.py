@@ -13,7 +13,6 @@ when the buffer changed since the agent read it).
 
 from __future__ import annotations
 
-import contextvars
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +27,7 @@ from lsp_server.runtime.buffers.buffer_edits import same_text, text_hash
 
 if TYPE_CHECKING:
     from lsp_server.core.tool_output import FileChange
+    from lsp_server.runtime.context import Caller
     from lsp_server.runtime.sessions.observations import Observations
 
 log = logging.getLogger(__name__)
@@ -35,11 +35,6 @@ log = logging.getLogger(__name__)
 READ = "fs/read_text_file"
 WRITE = "fs/write_text_file"
 _TIMEOUT = 30.0
-
-# The ACP session of the call being served (the editor's fs/* requests name it).
-CURRENT_SESSION: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "acp_session", default=None
-)
 
 
 def buffer_file(path: Path, text: str) -> TextFile:
@@ -90,10 +85,12 @@ class EditorBuffers:
         return self._unsaved.get(path)
 
     async def publish(
-        self, change: FileChange, observations: Observations
+        self, change: FileChange, observations: Observations, caller: Caller
     ) -> str | FileChange | None:
+        """A write the editor's own fs/* request made (its session is the caller's) goes into
+        the buffer of a file with unsaved text; any other call's write to it is refused."""
         buffer = self._unsaved.get(change.path)
-        session_id = CURRENT_SESSION.get()
+        session_id = caller.editor_session
         if buffer is None or change.after is None or change.destination is not None:
             return None
         rel = change.path.name

@@ -9,6 +9,7 @@ from lsp_server.acp.replies import Refused, of_call, refuse
 from lsp_server.acp.workspaces import Served
 from lsp_server.core import errors
 from lsp_server.protocol import CallParams, CallResult
+from lsp_server.runtime.context import NOBODY, Caller
 
 
 async def call(
@@ -17,9 +18,10 @@ async def call(
     name: str,
     arguments: dict[str, Any],
     surface: Literal["full", "minimal"],
+    caller: Caller = NOBODY,
 ) -> CallResult:
     params = CallParams(name=name, arguments=arguments, session=session_id, surface=surface)
-    result = await served.runtime.call(params)
+    result = await served.runtime.call(params, caller=caller)
     if result.is_error:
         raise Refused(of_call(result))
     return result

@@ -15,12 +15,12 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
-from lsp_server.acp.buffers import CURRENT_SESSION
 from lsp_server.acp.calls import call, full_text, text_param
 from lsp_server.acp.replies import refuse
 from lsp_server.acp.workspaces import Served
 from lsp_server.core import errors
 from lsp_server.core.errors import ToolError
+from lsp_server.runtime.context import Caller
 from lsp_server.tools.files import read_window
 
 READ = "fs/read_text_file"
@@ -33,11 +33,8 @@ async def read_text_file(served: Served, session_id: str, params: dict[str, Any]
         if params.get(name) is not None:
             arguments[name] = params[name]
     await _ask_the_editor(served, session_id, arguments["path"], "read")
-    token = CURRENT_SESSION.set(session_id)
-    try:
-        result = await call(served, session_id, read_window.NAME, arguments, "minimal")
-    finally:
-        CURRENT_SESSION.reset(token)
+    caller = Caller(editor_session=session_id)
+    result = await call(served, session_id, read_window.NAME, arguments, "minimal", caller)
     return {"content": full_text(served, session_id, result)}
 
 
@@ -53,11 +50,8 @@ async def write_text_file(served: Served, session_id: str, params: dict[str, Any
     path = text_param(params, "path", WRITE)
     arguments = {"path": path, "content": content}
     await _ask_the_editor(served, session_id, path, "write")
-    token = CURRENT_SESSION.set(session_id)
-    try:
-        await call(served, session_id, "write", arguments, "minimal")
-    finally:
-        CURRENT_SESSION.reset(token)
+    # The editor's request: a file with unsaved text there takes the write in its buffer.
+    await call(served, session_id, "write", arguments, "minimal", Caller(editor_session=session_id))
     return {}
 
 

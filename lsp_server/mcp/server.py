@@ -24,7 +24,6 @@ from lsp_server import __version__
 from lsp_server.core.client import UnreadableAnswer
 from lsp_server.mcp.calls import call_path
 from lsp_server.mcp.calls.call_path import ToolCall, UnknownTool
-from lsp_server.mcp.calls.current import Elicit
 from lsp_server.mcp.calls.input_required import UnknownRequestState
 from lsp_server.mcp.calls.progress_relay import Deliver
 from lsp_server.mcp.calls.tool_calls import Calls
@@ -32,6 +31,7 @@ from lsp_server.mcp.calls.unreadable import form_answer
 from lsp_server.mcp.listing_cache import tool_listing
 from lsp_server.mcp.sdk_json import writable
 from lsp_server.mcp.server_info import INSTRUCTIONS, SERVER_NAME
+from lsp_server.runtime.context import Elicit
 
 if TYPE_CHECKING:
     from lsp_server.core.contract import Registry, Surface

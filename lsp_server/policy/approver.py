@@ -61,8 +61,8 @@ class PolicyApprover:
             return _already_confirmed
         if self.client is not None and self.client.features.approvals:
             return editor_asker(self.client, lambda: self.service.policy.approval_timeout_seconds)
-        if self._conditional is not None and not self._conditional.available():
-            return None  # e.g. an MCP client that declared no elicitation: nobody to ask
+        if self._conditional is not None:  # None: e.g. an MCP client that cannot show a form
+            return self._conditional.for_caller(request.caller)
         return self.fallback_asker
 
     def preview(self, request: ApprovalRequest) -> ApprovalPreview:

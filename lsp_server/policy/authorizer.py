@@ -27,7 +27,7 @@ from lsp_server.core.errors import (
 from lsp_server.policy.answers import PolicyRefusal, read_answer, unreadable_refusal
 from lsp_server.policy.client_approvals import (
     CLIENT_APPROVED,
-    ClientApprovals,
+    ClientApproved,
     FormNotShown,
     needs_person,
 )
@@ -231,10 +231,10 @@ class PolicyService:
             shell=shell,
             client=client,
         )
-        if isinstance(ask, ClientApprovals):
+        if isinstance(ask, ClientApproved):
             if needs_person(decision, facts) is None:
-                return Authorization(CLIENT_APPROVED, decision.rule, approved_by=ask.client())
-            ask = ask.person_asker()
+                return Authorization(CLIENT_APPROVED, decision.rule, approved_by=ask.client)
+            ask = ask.person
         if ask is None:
             return self.unattended(decision, request.suggested_rules)
         answer = await self._ask(ask, request, decision)

@@ -12,16 +12,23 @@ the sandbox. Deny rules and readOnly mode are decided before anyone is asked, as
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
 
 from lsp_server.policy.engine import CallFacts, Decision
 from lsp_server.policy.prompt import Asker, ConditionalAsker
 from lsp_server.protocol import ApproveParams
 
+if TYPE_CHECKING:
+    from lsp_server.runtime.context import Caller
+
 # A decline or cancel this fast was not a person's: nobody reads a form in under a second.
 UNSEEN_SECONDS = 1.0
 CLIENT_APPROVED = "client_approved"
+# Who approved, when the face did not say which client made the call.
+UNNAMED_CLIENT = "the MCP client"
 
 
 class FormNotShown(Exception):
@@ -65,22 +72,31 @@ def needs_person(decision: Decision, facts: CallFacts) -> str | None:
 
 class ClientApprovals:
     """The asker of `--approvals client`: the client's permission step already approved the
-    call; what needs a person goes to `person` (the client's form, when it can show one)."""
+    call; what needs a person goes to `person` (the client's form, when it can show one).
+    `for_caller` gives the asker of the call at hand (ClientApproved)."""
 
-    def __init__(self, client: Callable[[], str], person: ConditionalAsker | None) -> None:
-        self.client = client
+    def __init__(self, person: ConditionalAsker | None) -> None:
         self.person = person
 
-    def available(self) -> bool:
-        return True
-
-    def person_asker(self) -> Asker | None:
-        if self.person is None or not self.person.available():
-            return None
-        return self.person
+    def for_caller(self, caller: Caller | None) -> ClientApproved:
+        person = self.person.for_caller(caller) if self.person is not None else None
+        client = caller.client if caller is not None else None
+        return ClientApproved(UNNAMED_CLIENT if client is None else client, person)
 
     async def __call__(self, request: ApproveParams) -> Any:
-        asker = self.person_asker()
-        if asker is None:
+        """Asked with no call at hand (the policy asks `for_caller`'s asker): nobody."""
+        return {"decision": "deny", "reason": "no person can be asked"}
+
+
+@attrs.frozen
+class ClientApproved:
+    """`--approvals client` for one call: the client whose permission step approved it, and
+    who is asked what needs a person (None: nobody)."""
+
+    client: str
+    person: Asker | None
+
+    async def __call__(self, request: ApproveParams) -> Any:
+        if self.person is None:
             return {"decision": "deny", "reason": "no person can be asked"}
-        return await asker(request)
+        return await self.person(request)

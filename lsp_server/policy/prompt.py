@@ -4,7 +4,7 @@ answer it gives back, and the asker that sends the request."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import attrs
 
@@ -12,6 +12,9 @@ from lsp_server.core.client import ClientBridge
 from lsp_server.policy.engine import CallFacts
 from lsp_server.protocol import TOOLHOST_APPROVE, ApproveParams
 from lsp_server.sandbox import SandboxPlan
+
+if TYPE_CHECKING:
+    from lsp_server.runtime.context import Caller
 
 Answer = Literal["allow_once", "allow_session", "allow_always", "deny"]
 ANSWERS: tuple[Answer, ...] = ("allow_once", "allow_session", "allow_always", "deny")
@@ -22,10 +25,11 @@ Asker = Callable[[ApproveParams], Awaitable[Any]]
 
 @runtime_checkable
 class ConditionalAsker(Protocol):
-    """An asker that can be unavailable for the call at hand (an MCP client that cannot
-    show a form): then nobody is asked, as if there were no asker."""
+    """An asker that depends on whom the call is for (an MCP client's form): `for_caller`
+    gives the asker of the call at hand, or None when nobody can be asked (a client that
+    cannot show a form), as if there were no asker."""
 
-    def available(self) -> bool: ...
+    def for_caller(self, caller: Caller | None) -> Asker | None: ...
 
     async def __call__(self, request: ApproveParams) -> Any: ...
 

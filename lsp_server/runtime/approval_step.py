@@ -13,7 +13,7 @@ from lsp_server.core.errors import ToolError
 from lsp_server.core.tool_output import ToolOutput, WritePlan
 from lsp_server.fs.workspace import Workspace
 from lsp_server.runtime.approvals.verdicts import ApprovalRequest, ShellDetails
-from lsp_server.runtime.context import ToolContext
+from lsp_server.runtime.context import Caller, ToolContext
 from lsp_server.runtime.results.call_records import CallState
 
 if TYPE_CHECKING:
@@ -51,9 +51,14 @@ def plan_diff(workspace: Workspace, state: CallState, plan: WritePlan) -> str:
 
 
 def approval_request(
-    runtime: Runtime, state: CallState, diff: str | None, pre_approved: bool
+    runtime: Runtime,
+    state: CallState,
+    diff: str | None,
+    pre_approved: bool,
+    caller: Caller | None = None,
 ) -> ApprovalRequest:
-    """What the approver is asked about this call (a shell call: how it would run)."""
+    """What the approver is asked about this call (a shell call: how it would run), for
+    `caller` (who can be asked: their form, when they have one)."""
     entry = state.tool.contract
     shell = None
     if state.tool.shell_launch is not None:
@@ -70,12 +75,16 @@ def approval_request(
         pre_approved=pre_approved,
         shell=shell,
         client=runtime.client.features.name,
+        caller=caller,
     )
 
 
-async def approve(runtime: Runtime, state: CallState, diff: str | None, pre_approved: bool) -> None:
+async def approve(
+    runtime: Runtime, state: CallState, diff: str | None, pre_approved: bool, caller: Caller
+) -> None:
     """Ask the approver; a refusal is a ToolError saying why and what to do next."""
-    verdict = await runtime.approver.decide(approval_request(runtime, state, diff, pre_approved))
+    request = approval_request(runtime, state, diff, pre_approved, caller)
+    verdict = await runtime.approver.decide(request)
     state.verdict = verdict
     if not verdict.allowed:
         code = verdict.code or errors.PERMISSION_USER_DENIED

@@ -1,8 +1,9 @@
-"""The context a tool's run(ctx, args) receives: the only door to the runtime."""
+"""The context a tool's run(ctx, args) receives: the only door to the runtime; and the
+caller a face hands Runtime.call with the call."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -21,6 +22,28 @@ if TYPE_CHECKING:
     from lsp_server.runtime.validation import Placement
 
 T = TypeVar("T")
+
+# (message, requested schema) -> (action, content): a form the caller's client shows the
+# user (MCP elicitation), and the user's answer.
+Elicit = Callable[[str, dict[str, Any]], Awaitable[tuple[str, dict[str, Any] | None]]]
+
+
+@attrs.frozen
+class Caller:
+    """Who a call is for, as the face that took it knows them: given to Runtime.call with the
+    call, and handed on to the tool (ToolContext.caller), to its approval and to its writes.
+    A face that knows no more than the call's session gives NOBODY."""
+
+    client: str | None = None
+    """The MCP client's name (its clientInfo): what approves in its name names it."""
+    elicit: Elicit | None = None
+    """The client's approval form for this call (MCP elicitation), when it can show one."""
+    editor_session: str | None = None
+    """The editor's session whose request this call serves (ACP's fs/*: its sessionId): a
+    write to a file with unsaved text in that editor goes into the editor's buffer."""
+
+
+NOBODY = Caller()
 
 
 class Services:
@@ -63,7 +86,7 @@ class NestedCalls(Protocol):
         self, entry: ContractEntry, arguments: Any, placement: Placement
     ) -> dict[str, Any]: ...
 
-    async def call_nested(self, params: CallParams, parent_call_id: str) -> ToolOutput: ...
+    async def call_nested(self, params: CallParams, parent: ToolContext) -> ToolOutput: ...
 
 
 @attrs.define
@@ -79,6 +102,8 @@ class ToolContext:
     client: ClientBridge
     registry: Registry
     runtime: NestedCalls
+    caller: Caller
+    """Who the call is for (Runtime.call's `caller`); a nested call's is its parent's."""
     # Path arguments of the contract, resolved to real paths and confined.
     paths: dict[str, Path] = attrs.Factory(dict)
     # Whether each path existed when the call arrived, before it waited for file locks:

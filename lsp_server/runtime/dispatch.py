@@ -25,7 +25,7 @@ from lsp_server.fs.workspace import Workspace
 from lsp_server.protocol import CallParams, CallResult, DidCallParams
 from lsp_server.runtime import approval_step
 from lsp_server.runtime.approvals.verdicts import Approver
-from lsp_server.runtime.context import Services, ToolContext
+from lsp_server.runtime.context import NOBODY, Caller, Services, ToolContext
 from lsp_server.runtime.deadlines import CallDeadlines
 from lsp_server.runtime.file_service import DocumentSource, FileService
 from lsp_server.runtime.progress import Progress, ProgressSender
@@ -38,6 +38,7 @@ from lsp_server.runtime.results.call_records import (
     failure,
     internal_error,
     success,
+    unknown_record,
     unknown_tool,
     with_notice,
 )
@@ -134,12 +135,17 @@ class Runtime:
         except LookupError:
             return None
 
-    def files_for(self, session: Session) -> FileService:
-        return FileService(self.workspace, session.observations, self.config.limits, self.documents)
+    def files_for(self, session: Session, caller: Caller = NOBODY) -> FileService:
+        limits, documents = self.config.limits, self.documents
+        return FileService(self.workspace, session.observations, limits, documents, caller)
 
     # -- the call ------------------------------------------------------------------
 
-    async def call(self, params: CallParams, placement: Placement = "root") -> CallResult:
+    async def call(
+        self, params: CallParams, placement: Placement = "root", caller: Caller = NOBODY
+    ) -> CallResult:
+        """`caller`: who the call is for, as the face knows them (the tool, its approval and
+        its writes get it: runtime/context.py)."""
         started = time.monotonic()
         call_id = params.call_id or f"c-{os.urandom(6).hex()}"  # as uuid4().hex[:12], cheaper
         session = self.sessions.get(params.session or "default")
@@ -154,27 +160,12 @@ class Runtime:
         if tool is None:
             unknown = self.unknown_tool(params, call_id, surface, started)
             self._break_storm(session, params, call_id, unknown, f"unknown_tool:{params.name}")
-            arguments = params.arguments if isinstance(params.arguments, dict) else {}
-            self._emit(
-                DidCallParams(
-                    call_id=call_id,
-                    session=session.id,
-                    tool=params.name,
-                    decision=None,
-                    rule=None,
-                    is_error=True,
-                    code=errors.UNKNOWN_TOOL,
-                    duration_ms=unknown.meta.duration_ms,
-                    paths=[],
-                    read_only=True,
-                    arguments_digest=digest_of(arguments),
-                )
-            )
+            self._emit(unknown_record(params, session.id, unknown))
             with_notice(unknown, self.notice if session.call_count == 1 else None)
             return unknown
         state = CallState(call_id=call_id, tool=tool, session=session)
         try:
-            output = await self._run(params, state, placement)
+            output = await self._run(params, state, placement, caller)
             result = self._success(state, output, started)
         except ToolError as exc:
             result = self._failure(state, exc, started)
@@ -200,8 +191,9 @@ class Runtime:
         self._notify(state, params, result)
         return result
 
-    async def call_nested(self, params: CallParams, parent_call_id: str) -> ToolOutput:
-        """A call made by another tool (use_capability) on the target's behalf.
+    async def call_nested(self, params: CallParams, parent: ToolContext) -> ToolOutput:
+        """A call made by another tool (use_capability) on the target's behalf, for the
+        parent's caller.
 
         The same path as `call`: validation (feedback placed inside `arguments`),
         confinement, approval by the TARGET's own contract, locks, publishing; the target's
@@ -216,10 +208,10 @@ class Runtime:
                 f"no tool named {params.name!r}",
                 "list the capabilities with use_capability action=list",
             )
-        call_id = params.call_id or f"{parent_call_id}/{tool.name}"
+        call_id = params.call_id or f"{parent.call_id}/{tool.name}"
         state = CallState(call_id=call_id, tool=tool, session=session)
         try:
-            output = await self._run(params, state, "arguments")
+            output = await self._run(params, state, "arguments", parent.caller)
         except ToolError as exc:
             self._notify(state, params, self._failure(state, exc, started))
             exc.paths.extend(state.paths)
@@ -255,13 +247,15 @@ class Runtime:
         details = result.error.details if isinstance(result.error.details, dict) else {}
         result.error.details = {**details, "convergence": sentence}
 
-    async def _run(self, params: CallParams, state: CallState, placement: Placement) -> ToolOutput:
-        ctx, write_paths = self.prepare(params, state, placement)
+    async def _run(
+        self, params: CallParams, state: CallState, placement: Placement, caller: Caller
+    ) -> ToolOutput:
+        ctx, write_paths = self.prepare(params, state, placement, caller)
         # The client's own confirmation replaces the prompt only when it declared that it
         # confirms calls itself; deny rules and readOnly mode still refuse.
         pre_approved = params.pre_approved and self.client.features.pre_approved
         if state.tool.contract.kind != "edit":
-            await approval_step.approve(self, state, None, pre_approved)
+            await approval_step.approve(self, state, None, pre_approved, ctx.caller)
         async with self.locks.hold(write_paths):
             produced = await self._run_bounded(state, ctx)
             if isinstance(produced, WritePlan):
@@ -292,14 +286,14 @@ class Runtime:
             self.deadlines.end(deadline)  # a second end does nothing
 
     def prepare(
-        self, params: CallParams, state: CallState, placement: Placement
+        self, params: CallParams, state: CallState, placement: Placement, caller: Caller = NOBODY
     ) -> tuple[ToolContext, list[Path]]:
         """Validate the arguments and resolve and confine their paths (ToolError if not);
         returns the tool's context and the paths it will write. Shared with the preview."""
         entry = state.tool.contract
         args = self.validated(entry, params.arguments, placement)
         state.arguments = args  # before path checks: their failures need the digest too
-        ctx = self._context(state, params)
+        ctx = self._context(state, params, caller)
         write_paths: list[Path] = []
         for path_arg in entry.path_args:
             raw = args.get(path_arg.name, path_arg.default)
@@ -323,10 +317,10 @@ class Runtime:
     ) -> ToolOutput:
         require_no_new_placeholder(plan.changes, self.workspace.relative)
         diff = approval_step.plan_diff(self.workspace, state, plan)
-        await approval_step.approve(self, state, diff, pre_approved)
+        await approval_step.approve(self, state, diff, pre_approved, ctx.caller)
         return await approval_step.publish(self.checkpoints(), state, ctx, plan)
 
-    def _context(self, state: CallState, params: CallParams) -> ToolContext:
+    def _context(self, state: CallState, params: CallParams, caller: Caller) -> ToolContext:
         token = params.work_done_token
         sender = self._send_progress if self.progress_sender is not None else None
         return ToolContext(
@@ -335,12 +329,13 @@ class Runtime:
             session=state.session,
             workspace=self.workspace,
             config=self.config,
-            files=self.files_for(state.session),
+            files=self.files_for(state.session, caller),
             progress=Progress(token, sender, state.tool.name),
             services=self.services,
             client=self.client,
             registry=self.registry,
             runtime=self,
+            caller=caller,
         )
 
     # -- results -------------------------------------------------------------------

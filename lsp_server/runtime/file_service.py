@@ -27,6 +27,7 @@ from lsp_server.core.errors import (
 from lsp_server.fs import beneath, diskwrite, hardlinks, textio
 from lsp_server.fs.textio import FileVersion, TextFile, Version
 from lsp_server.runtime.approvals.stale_diff import stale_refusal
+from lsp_server.runtime.context import NOBODY, Caller
 from lsp_server.runtime.sessions.observations import SeenContent
 
 if TYPE_CHECKING:
@@ -45,13 +46,15 @@ class DocumentSource(Protocol):
     def open_document(self, path: Path) -> TextFile | None: ...
 
     async def publish(
-        self, change: FileChange, observations: Observations
+        self, change: FileChange, observations: Observations, caller: Caller
     ) -> str | FileChange | None:
         """Offer a change to the editor. Returns a note for the result when it was applied to
         an open buffer (the session's observation then holds the new buffer version); a
         FileChange for the disk publisher when the change must happen on disk although the
         file was read from a buffer (a move or delete of a buffer equal to the disk, re-based
-        on the disk's version); None when the path is not open in the editor."""
+        on the disk's version); None when the path is not open in the editor. `caller`: whom
+        the call is for (an editor's own request names the session whose buffer may take
+        the change)."""
         ...
 
 
@@ -62,11 +65,14 @@ class FileService:
         observations: Observations,
         limits: Limits,
         documents: DocumentSource | None = None,
+        caller: Caller = NOBODY,
     ) -> None:
         self.workspace = workspace
         self.observations = observations
         self.limits = limits
         self.documents = documents
+        self.caller = caller
+        """Whom the call that publishes is for (the document source may need to know)."""
 
     # -- reading ---------------------------------------------------------------
 
@@ -173,7 +179,7 @@ class FileService:
     async def publish(self, change: FileChange) -> str | None:
         """Apply one change after re-checking that the file is still what was observed."""
         if self.documents is not None:
-            outcome = await self.documents.publish(change, self.observations)
+            outcome = await self.documents.publish(change, self.observations, self.caller)
             if isinstance(outcome, str):
                 return outcome
             if outcome is not None:

@@ -99,7 +99,6 @@ def test_the_front_imports_the_standard_library_only() -> None:
         "lsp_server.mcp",
         "lsp_server.mcp.calls",
         "lsp_server.mcp.calls.call_path",
-        "lsp_server.mcp.calls.current",
         "lsp_server.mcp.calls.progress_relay",
         "lsp_server.mcp.calls.tool_calls",
         "lsp_server.mcp.listing_cache",

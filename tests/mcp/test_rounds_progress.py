@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from lsp_server.mcp.calls.current import Elicit
 from lsp_server.mcp.calls.input_required import RoundTrips, Run, UnknownRequestState
 from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
+from lsp_server.runtime.context import Elicit
 
 
 def heard(into: list[tuple[int, str | None]]) -> Deliver:

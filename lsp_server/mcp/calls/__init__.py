@@ -6,9 +6,9 @@
 - tool_calls.py: the registry and the router, made on first use or by the warm-up;
 - router.py: which runtime serves the call: the attached editor's, else local.py's own;
 - progress_relay.py: a call's progress as the ordered notifications of one request;
-- elicit.py: approval forms by elicitation (the local runtime's asker);
+- elicit.py: approval forms by elicitation (the local runtime's asker: the form each call's
+  caller brings, runtime/context.py Caller);
 - input_required.py: forms on the 2026-07-28 revision, as `input_required` and the retry;
-- current.py: what the approver is told about the call it runs;
 - unreadable.py: answers toolhost cannot read fail their request at once;
 - results.py: a toolhost CallResult as an MCP CallToolResult; the unknown tool's error.
 """

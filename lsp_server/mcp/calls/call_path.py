@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT, Elicit
 from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
 
 if TYPE_CHECKING:
     from lsp_server.mcp.calls.input_required import AnswerEarly, Run
     from lsp_server.mcp.calls.tool_calls import Calls
+    from lsp_server.runtime.context import Elicit
 
 
 class ToolCall(NamedTuple):
@@ -54,15 +54,12 @@ class UnknownTool(Exception):
 
 async def call(calls: Calls, request: ToolCall, elicit: Elicit | None) -> dict[str, Any]:
     """The call's MCP result, its approval forms sent by `elicit` (None: nobody is asked)."""
-    CURRENT_CLIENT.set(request.client["name"])  # this request's own context (its own task)
     relay = ProgressRelay(request.progress) if request.progress is not None else None
-    token = CURRENT_ELICIT.set(elicit)
     try:
         result = await calls.router().call(
-            request.name, request.arguments, relay, request.client, request.connection
+            request.name, request.arguments, relay, request.client, request.connection, elicit
         )
     finally:
-        CURRENT_ELICIT.reset(token)
         if relay is not None:
             await relay.close()  # its progress before its answer
     return _known(calls, request.name, result)
@@ -87,14 +84,13 @@ async def call_in_rounds_here(
 
 
 def _in_rounds(calls: Calls, request: ToolCall) -> Run:
-    """The call, given the form's asker (the round trips') and where its progress goes."""
-    CURRENT_CLIENT.set(request.client["name"])  # this request's own context
+    """The call, given the form's asker (the round trips': the form goes back as
+    input_required) and where its progress goes."""
     router = calls.router()
 
     async def run(elicit: Elicit, relay: ProgressRelay) -> dict[str, Any]:
-        CURRENT_ELICIT.set(elicit)  # the form goes back as input_required
         return await router.call(
-            request.name, request.arguments, relay, request.client, request.connection
+            request.name, request.arguments, relay, request.client, request.connection, elicit
         )
 
     return run

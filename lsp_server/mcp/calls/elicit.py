@@ -10,9 +10,10 @@ import time
 from typing import Any
 
 from lsp_server.core.client import UnreadableAnswer
-from lsp_server.mcp.calls.current import CURRENT_CLIENT, CURRENT_ELICIT
 from lsp_server.policy.client_approvals import UNSEEN_SECONDS, FormNotShown
+from lsp_server.policy.prompt import Asker
 from lsp_server.protocol import ApproveParams as PromptRequest
+from lsp_server.runtime.context import Caller, Elicit
 
 log = logging.getLogger(__name__)
 
@@ -107,22 +108,33 @@ def unreadable_answer(sent: Any, problem: str) -> UnreadableAnswer:
 
 
 class ElicitationAsker:
-    """The policy's asker for a local MCP runtime: the current call's elicitation form.
-    `available()` is false when the call's client cannot be asked: then nobody is asked and
-    the policy decides alone (permission.unattended)."""
+    """The policy's asker for a local MCP runtime: the call's own elicitation form, which its
+    caller brings (Caller.elicit). A call whose client cannot be asked brings none: then
+    nobody is asked and the policy decides alone (permission.unattended)."""
 
-    def available(self) -> bool:
-        return CURRENT_ELICIT.get() is not None
+    def for_caller(self, caller: Caller | None) -> Asker | None:
+        if caller is None or caller.elicit is None:
+            return None
+        return FormAsker(caller.elicit, MCP_CLIENT if caller.client is None else caller.client)
 
     async def __call__(self, request: PromptRequest) -> dict[str, str]:
-        elicit = CURRENT_ELICIT.get()
-        if elicit is None:
-            return {"decision": "deny", "reason": "the MCP client cannot be asked"}
+        """Asked with no call's form at hand (the policy asks `for_caller`'s asker)."""
+        return {"decision": "deny", "reason": "the MCP client cannot be asked"}
+
+
+class FormAsker:
+    """One call's approval asked by its client's form (`client`: its name, for the refusal
+    of a form answered faster than anyone could read it)."""
+
+    def __init__(self, elicit: Elicit, client: str) -> None:
+        self.elicit = elicit
+        self.client = client
+
+    async def __call__(self, request: PromptRequest) -> dict[str, str]:
         sent = time.monotonic()
-        action, content = await elicit(form_message(request), FORM_SCHEMA)
+        action, content = await self.elicit(form_message(request), FORM_SCHEMA)
         seconds = time.monotonic() - sent
         if action in ("decline", "cancel") and seconds < UNSEEN_SECONDS:
-            client = CURRENT_CLIENT.get()
-            log.info("%s answered the form with %s in %.3f s", client, action, seconds)
-            raise FormNotShown(client, action, seconds)
+            log.info("%s answered the form with %s in %.3f s", self.client, action, seconds)
+            raise FormNotShown(self.client, action, seconds)
         return answer_from(action, content)

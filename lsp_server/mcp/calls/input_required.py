@@ -14,9 +14,9 @@ from typing import Any
 
 import attrs
 
-from lsp_server.mcp.calls.current import Elicit
 from lsp_server.mcp.calls.elicit import unreadable_answer
 from lsp_server.mcp.calls.progress_relay import Deliver, ProgressRelay
+from lsp_server.runtime.context import Elicit
 
 APPROVAL_KEY = "approval"
 # How long a finished call whose client never came back is kept for it.

@@ -9,7 +9,6 @@ from typing import Literal
 from lsp_server import compose
 from lsp_server.config.layers import LoadedConfig
 from lsp_server.home.dirs import Dirs
-from lsp_server.mcp.calls.current import CURRENT_CLIENT
 from lsp_server.mcp.calls.elicit import ElicitationAsker
 from lsp_server.policy.client_approvals import ClientApprovals
 from lsp_server.runtime.dispatch import Runtime
@@ -32,7 +31,7 @@ def build_local_runtime(
         if (chosen or loaded.config.mcp.approvals) == "client":
             # The MCP client's own permission step approves; a person's form only for what
             # it may not approve (policy files, leaving the sandbox).
-            return ClientApprovals(CURRENT_CLIENT.get, ElicitationAsker())
+            return ClientApprovals(ElicitationAsker())
         return ElicitationAsker()
 
     opened = compose.open_runtime([root], dirs, asker_for=asker_for, progress_sender=progress)

@@ -17,6 +17,7 @@ from lsp_server.attach import attach_client, attach_records, wire
 from lsp_server.attach.attach_client import EditorRuntime, ProgressCallback
 from lsp_server.core.errors import ATTACH_LOST, ATTACH_UNAVAILABLE, BROAD_ROOT
 from lsp_server.mcp.calls.results import refusal, to_mcp
+from lsp_server.runtime.context import Caller, Elicit
 
 if TYPE_CHECKING:
     from lsp_server.config.broad_roots import BroadRoot
@@ -83,9 +84,12 @@ class CallRouter:
         on_progress: ProgressCallback | None,
         client: dict[str, str],
         connection: str = "",
+        elicit: Elicit | None = None,
     ) -> dict[str, Any]:
         """`connection`: the toolhost session of this MCP connection when one server has
-        several (Streamable HTTP); a --session name wins, an attached editor keeps one."""
+        several (Streamable HTTP); a --session name wins, an attached editor keeps one.
+        `elicit`: the client's approval form for this call, when it can show one (a local
+        runtime asks through it; an attached editor asks its own user)."""
         if self.refused is not None:  # before attaching or building anything over the root
             refused = self.refused
             return refusal(BROAD_ROOT, refused.cause, refused.recovery("mcp"), self.serving)
@@ -110,7 +114,8 @@ class CallRouter:
                 "mcp with --attach auto to use a local runtime",
                 self.serving,
             )
-        result = await self._call_local(payload, on_progress, connection)
+        caller = Caller(client=client["name"], elicit=elicit)
+        result = await self._call_local(payload, on_progress, connection, caller)
         return to_mcp(result, self._take_notes(), self.serving)
 
     def _editor_gone(
@@ -144,7 +149,11 @@ class CallRouter:
         return notes
 
     async def _call_local(
-        self, payload: dict[str, Any], on_progress: ProgressCallback | None, connection: str
+        self,
+        payload: dict[str, Any],
+        on_progress: ProgressCallback | None,
+        connection: str,
+        caller: Caller,
     ) -> dict[str, Any]:
         runtime = self._local_runtime()
         params = wire.call_params(payload)
@@ -155,7 +164,7 @@ class CallRouter:
             self._progress[token] = on_progress
             params.work_done_token = token
         try:
-            result = await runtime.call(params)
+            result = await runtime.call(params, caller=caller)
         finally:
             if token is not None:
                 self._progress.pop(token, None)

@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server.mcp.calls import call_path
 from lsp_server.mcp.calls.call_path import ToolCall, UnknownTool
-from lsp_server.mcp.calls.current import Elicit
 from lsp_server.mcp.calls.progress_relay import Deliver
 from lsp_server.mcp.sdk_json import encode
 from lsp_server.mcp.stdio.handshake import plain_id, repeats_opening, stamped
 
 if TYPE_CHECKING:
     from lsp_server.mcp.calls.tool_calls import Calls
+    from lsp_server.runtime.context import Elicit
 
 log = logging.getLogger(__name__)
 

@@ -16,6 +16,7 @@ from lsp_server.core.errors import PERMISSION_RULE_DENIED, PERMISSION_UNATTENDED
 
 if TYPE_CHECKING:
     from lsp_server.config.tree import PolicyConfig
+    from lsp_server.runtime.context import Caller
 
 
 @attrs.frozen
@@ -41,6 +42,9 @@ class ApprovalRequest:
     shell: ShellDetails | None = None
     client: str | None = None
     """The agent chat or MCP client that made the call."""
+    caller: Caller | None = None
+    """Who the call is for, as its face knows them (runtime/context.py): an asker that
+    depends on the call (an MCP client's form) asks through them."""
 
 
 @attrs.frozen

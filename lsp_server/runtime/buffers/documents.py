@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from lsp_server.core.client import ClientBridge
     from lsp_server.core.tool_output import FileChange
     from lsp_server.fs.workspace import Workspace
+    from lsp_server.runtime.context import Caller
     from lsp_server.runtime.sessions.observations import Observations
 
 log = logging.getLogger(__name__)
@@ -124,7 +125,7 @@ class EditorDocuments:
         return _text_file(path, uri, document)
 
     async def publish(
-        self, change: FileChange, observations: Observations
+        self, change: FileChange, observations: Observations, caller: Caller
     ) -> str | FileChange | None:
         """Apply a change to an open buffer (files.DocumentSource.publish says the outcomes)."""
         found = self._document(change.path)

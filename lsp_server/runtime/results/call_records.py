@@ -186,6 +186,24 @@ def call_record(state: CallState, result: CallResult) -> DidCallParams:
     return record
 
 
+def unknown_record(params: CallParams, session: str, result: CallResult) -> DidCallParams:
+    """What the listeners learn about a call of a tool that does not exist (none ran)."""
+    arguments = params.arguments if isinstance(params.arguments, dict) else {}
+    return DidCallParams(
+        call_id=result.call_id,
+        session=session,
+        tool=params.name,
+        decision=None,
+        rule=None,
+        is_error=True,
+        code=errors.UNKNOWN_TOOL,
+        duration_ms=result.meta.duration_ms,
+        paths=[],
+        read_only=True,
+        arguments_digest=digest_of(arguments),
+    )
+
+
 def digest_of(arguments: Any) -> str:
     try:
         encoded = json.dumps(arguments, sort_keys=True, default=str).encode()

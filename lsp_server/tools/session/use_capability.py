@@ -267,7 +267,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     if capability == RESULT_ID:
         return _page_result(ctx, runtime, args.get("arguments"))
     nested = CallParams(name=entry.name, arguments=args.get("arguments"), session=ctx.session.id)
-    return await runtime.call_nested(nested, ctx.call_id)
+    return await runtime.call_nested(nested, ctx)
 
 
 TOOLS = (Tool(CONTRACT, run),)
