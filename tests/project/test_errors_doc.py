@@ -71,7 +71,7 @@ PRODUCED_BY: dict[str, str] = {
         "tests/tools/files/test_edit_ladder.py::test_uniqueness_is_enforced_at_each_level"
     ),
     "edit.no_change": "tests/core/test_error_codes.py::test_edit_no_change_for_edit_file",
-    "edit.invalid": "tests/tools/files/test_read_file.py::test_delete_range_guards",
+    "edit.invalid": "tests/tools/files/test_delete_range.py::test_delete_range_guards",
     "edit.unencodable": (
         "tests/core/test_error_codes.py::test_edit_unencodable_keeps_the_file_in_its_encoding"
     ),

@@ -95,3 +95,14 @@ async def test_not_found_shows_closest_region_with_visible_whitespace(tmp_path: 
     assert "closest region starts at line 4" in text
     assert "→return··2" in text
     assert data == content
+
+
+async def test_multi_edit_is_all_or_nothing(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("one\ntwo\n")
+    runtime = make_runtime(tmp_path)
+    await call_tool(runtime, "read_file", {"path": "f.txt"})
+    edits = [{"old_string": "one", "new_string": "1"}, {"old_string": "three", "new_string": "3"}]
+    result = await call_tool(runtime, "multi_edit", {"path": "f.txt", "edits": edits})
+    assert result.error is not None and result.error.code == "edit.not_found"
+    assert "edit 2:" in text_of(result)
+    assert (tmp_path / "f.txt").read_text() == "one\ntwo\n"

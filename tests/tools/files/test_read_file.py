@@ -1,4 +1,5 @@
-"""read_file's window, trailers and refusals."""
+"""read_file's own behaviour: its window and numbering, trailers, encodings and refusals (the
+other tests that call read_file do so to set up what they check)."""
 
 from __future__ import annotations
 
@@ -52,101 +53,6 @@ async def test_refusals(tmp_path: Path) -> None:
         "folder": "FS_IS_DIRECTORY",
         "missing.txt": "FS_NOT_FOUND",
     }
-
-
-async def test_minimal_surface_adapters(tmp_path: Path) -> None:
-    runtime = make_runtime(tmp_path)
-    target = tmp_path / "m.txt"
-    rel = await call_tool(runtime, "read", {"path": "m.txt"}, surface="minimal")
-    assert rel.error is not None and rel.error.code == "invalid_argument"
-    wrote = await call_tool(
-        runtime, "write", {"path": str(target), "content": "a\nb\n"}, surface="minimal"
-    )
-    assert text_of(wrote) == f"wrote 4 bytes to {target}"
-    read = await call_tool(runtime, "read", {"path": str(target)}, surface="minimal")
-    assert text_of(read) == "a\nb"
-    edited = await call_tool(
-        runtime,
-        "edit",
-        {"path": str(target), "old_string": "b", "new_string": "c"},
-        surface="minimal",
-    )
-    assert text_of(edited) == f"edited {target} (1 replacement)"
-    assert target.read_text() == "a\nc\n"
-    fuzzy = await call_tool(
-        runtime,
-        "edit",
-        {"path": str(target), "old_string": "c ", "new_string": "d"},
-        surface="minimal",
-    )
-    assert fuzzy.error is not None and fuzzy.error.code == "edit.not_found"
-
-
-@pytest.mark.parametrize(
-    ("content", "lines"),
-    [("hi", "1 line"), ("a\nb", "2 lines"), ("a\nb\n", "2 lines"), ("", "0 lines")],
-)
-async def test_a_new_file_s_lines_are_counted_as_an_editor_counts_them(
-    tmp_path: Path, content: str, lines: str
-) -> None:
-    """A last line without its newline is a line ("hi" was "(new file, 0 lines)")."""
-    runtime = make_runtime(tmp_path, mode="bypass")
-    wrote = await call_tool(runtime, "write_file", {"path": "new.txt", "content": content})
-    assert text_of(wrote) == f"wrote {len(content)} bytes to new.txt (new file, {lines})"
-
-
-async def test_multi_edit_is_all_or_nothing(tmp_path: Path) -> None:
-    (tmp_path / "f.txt").write_text("one\ntwo\n")
-    runtime = make_runtime(tmp_path)
-    await call_tool(runtime, "read_file", {"path": "f.txt"})
-    edits = [{"old_string": "one", "new_string": "1"}, {"old_string": "three", "new_string": "3"}]
-    result = await call_tool(runtime, "multi_edit", {"path": "f.txt", "edits": edits})
-    assert result.error is not None and result.error.code == "edit.not_found"
-    assert "edit 2:" in text_of(result)
-    assert (tmp_path / "f.txt").read_text() == "one\ntwo\n"
-
-
-async def test_delete_range_guards(tmp_path: Path) -> None:
-    source = 'int a() {\n  return 1;\n}\nint b() {\n  // }\n  return "{";\n}\n'
-    (tmp_path / "f.c").write_text(source)
-    runtime = make_runtime(tmp_path)
-    await call_tool(runtime, "read_file", {"path": "f.c"})
-    half = await call_tool(
-        runtime,
-        "delete_range",
-        {"path": "f.c", "start_anchor": "int a() {", "end_anchor": "  return 1;"},
-    )
-    assert half.error is not None and "cut a {...} block" in text_of(half)
-    backwards = await call_tool(
-        runtime,
-        "delete_range",
-        {"path": "f.c", "start_anchor": "int b() {", "end_anchor": "int a() {"},
-    )
-    assert backwards.error is not None and backwards.error.code == "edit.invalid"
-    dup = await call_tool(
-        runtime, "delete_range", {"path": "f.c", "start_anchor": "}", "end_anchor": "}"}
-    )
-    assert dup.error is not None and dup.error.code == "edit.not_unique"
-    whole = await call_tool(
-        runtime,
-        "delete_range",
-        {"path": "f.c", "start_anchor": "int b() {", "end_anchor": '  return "{";'},
-    )
-    assert whole.error is not None  # cuts the block: its closing brace stays behind
-    ok = await call_tool(
-        runtime,
-        "delete_range",
-        {"path": "f.c", "start_anchor": "int a() {", "end_anchor": "int b() {"},
-    )
-    assert ok.error is not None  # opens b's block without closing it
-    body = await call_tool(
-        runtime,
-        "delete_range",
-        {"path": "f.c", "start_anchor": "  // }", "end_anchor": '  return "{";'},
-    )
-    assert not body.is_error, text_of(body)
-    assert (tmp_path / "f.c").read_text() == "int a() {\n  return 1;\n}\nint b() {\n}\n"
-    assert "-  // }" in text_of(body)
 
 
 async def test_line_numbers_hold_across_the_kept_prefixes(tmp_path: Path) -> None:
