@@ -21,7 +21,7 @@ from tests.conftest import missing_part, require_program
 from tests.helpers import call_tool, make_runtime, text_of
 from tests.langservers.conftest import lsp_runtime, stop_servers
 
-FAKE_SERVER = Path(__file__).resolve().parent / "fake_erroring_language_server.py"
+FAKE_SERVER = Path(__file__).resolve().parents[1] / "server" / "fake_erroring_language_server.py"
 
 
 def workspace_with(tmp_path: Path, name: str, data: bytes) -> Path:
