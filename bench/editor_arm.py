@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lsp_server.mcp.attach import attach_records, wire
+from lsp_server.attach import attach_records, wire
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = Path(__file__).resolve().parent / "lsp_overhead_editor.lua"

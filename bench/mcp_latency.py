@@ -24,8 +24,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from lsp_server.attach import attach_records
 from lsp_server.home.dirs import Dirs
-from lsp_server.mcp.attach import attach_records
 
 TOOLHOST = [sys.executable, "-m", "lsp_server.cli"]
 MINIMAL_SDK_SERVER = """
