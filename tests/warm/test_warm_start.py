@@ -491,6 +491,7 @@ def test_the_front_imports_the_standard_library_only() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
     assert [m for m in loaded if m.startswith("lsp_server.")] == [
+        "lsp_server.home",
         "lsp_server.home.dirs",
         "lsp_server.home.private_folder",
         "lsp_server.warm",
