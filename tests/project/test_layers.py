@@ -240,3 +240,17 @@ def test_every_package_has_a_map() -> None:
         if not ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
     ]
     assert missing == []
+
+
+def test_no_method_lives_outside_its_class() -> None:
+    """A module-level function taking `self` is a method carved out of its class to pass
+    the line cap (split by concept instead: a class of its own that the first owns)."""
+    carved = [
+        f"{path.relative_to(PACKAGE.parent)}:{node.name}"
+        for path in MODULES.values()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.args.args
+        and node.args.args[0].arg == "self"
+    ]
+    assert carved == []
