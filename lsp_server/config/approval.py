@@ -13,11 +13,17 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
 from lsp_server.config.trust import TrustStore, content_sha256
 from lsp_server.config.workspace_file import WORKSPACE_CONFIG_NAME, read_regular_file
+from lsp_server.core.uris import uri_to_path
+from lsp_server.sandbox.placeholders import is_placeholder
+
+if TYPE_CHECKING:
+    from lsprotocol.types import DidChangeWatchedFilesParams
 
 _SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 
@@ -73,3 +79,13 @@ def approve_config(path: Path, sha256: str, roots: Sequence[Path], trust: TrustS
     except OSError as exc:
         return Approval(False, f"cannot record the approval in {trust.configs_path}: {exc}")
     return Approval(True, f"approved {path} (sha256 {current})", root)
+
+
+def names_workspace_config(roots: Sequence[Path], params: DidChangeWatchedFilesParams) -> bool:
+    """Whether a watched-files notice names a root's .toolhost.toml."""
+    for change in params.changes:
+        path = uri_to_path(change.uri)
+        # The sandbox's placeholder appearing while a command runs is no config change.
+        if path is not None and config_root(path, roots) is not None and not is_placeholder(path):
+            return True
+    return False

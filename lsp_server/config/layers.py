@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 import attrs
 
 from lsp_server.config.managed import ACCUMULATED, ManagedLayer, managed_path_from, read_managed
-from lsp_server.config.tree import Config, structure_config
+from lsp_server.config.tree import Config, ShellConfig, structure_config
 from lsp_server.config.trust import TrustStore
 from lsp_server.config.workspace_file import (
     WORKSPACE_CONFIG_NAME,
@@ -340,3 +340,16 @@ def load_layers(
         trust=TrustStore(dirs.state),
         managed_config=managed_path_from(os.environ),
     )
+
+
+def tighten_running_sandbox(running: ShellConfig, loaded: ShellConfig) -> None:
+    """The shell section is not reconfigured live (a looser sandbox waits for a restart),
+    but a stricter one applies at once: an approved file with `sandbox = "off"` that the
+    agent rewrites must not keep the sandbox off until the next start. Commands read these
+    fields from the runtime's config when each is planned (policy/planner.py)."""
+    running.sandbox = stricter_mode(running.sandbox, loaded.sandbox)
+    if running.sandbox_network and not loaded.sandbox_network:
+        running.sandbox_network = False
+    kept = [host for host in running.sandbox_network_allow if host in loaded.sandbox_network_allow]
+    if kept != running.sandbox_network_allow:
+        running.sandbox_network_allow = kept

@@ -7,7 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from lsp_server.config.layers import LoadedConfig
-from lsp_server.protocol.config_messages import ManagedConfigInfo, WorkspaceConfigInfo
+from lsp_server.protocol.config_messages import (
+    ConfigUntrustedParams,
+    ManagedConfigInfo,
+    WorkspaceConfigInfo,
+)
 
 
 def value_of(loaded: LoadedConfig, key: str) -> Any:
@@ -101,3 +105,28 @@ def as_json(loaded: LoadedConfig) -> dict[str, Any]:
         "policySources": dict(loaded.policy_sources),
         "configProblems": loaded.problems + loaded.notices,
     }
+
+
+def status_fields(loaded: LoadedConfig | None) -> dict[str, Any]:
+    """policySources, configLayers, workspaceConfig and managedConfig for toolhost/status."""
+    if loaded is None:
+        return {"policy_sources": {}}
+    return {
+        "policy_sources": dict(loaded.policy_sources),
+        "config_layers": list(loaded.sources),
+        "workspace_config": workspace_infos(loaded),
+        "managed_config": managed_info(loaded),
+    }
+
+
+def untrusted_notices(loaded: LoadedConfig | None) -> list[ConfigUntrustedParams]:
+    """One toolhost/configUntrusted per root file whose loosening entries wait for approval."""
+    if loaded is None:
+        return []
+    return [
+        ConfigUntrustedParams(
+            path=str(found.path), sha256=found.sha256, reason=found.reason, ignored=found.ignored
+        )
+        for found in loaded.workspace_files
+        if not found.trusted and found.ignored and found.sha256
+    ]

@@ -62,15 +62,14 @@ def create_server(
             from lsp_server.server import watch
 
             ls.client_register_capability(watch.watched_files_registration())
-        for problem in ls.config_problems + ls.config_notices:
+        config_state = ls.config_state
+        for problem in config_state.problems + config_state.notices:
             ls.window_show_message(
                 types.ShowMessageParams(
                     type=types.MessageType.Warning, message=f"toolhost: {problem}"
                 )
             )
-        from lsp_server.server.config_state import send_untrusted
-
-        send_untrusted(ls, ls.loaded_config)  # a .toolhost.toml waiting for the user's approval
+        config_state.send_untrusted()  # a .toolhost.toml waiting for the user's approval
         await ls.start_attach_listener()
         await ls.fetch_client_settings()
 
@@ -88,10 +87,11 @@ def create_server(
 
         if ls.refused_root is None:
             watch.note_watched_changes(ls.ensure_runtime(), params)
-        from lsp_server.server.config_state import names_workspace_config, reload_config
+        from lsp_server.config.approval import names_workspace_config
 
-        if names_workspace_config(ls.ensure_runtime().workspace.roots, params):
-            await reload_config(ls)
+        runtime = ls.ensure_runtime()
+        if names_workspace_config(runtime.workspace.roots, params):
+            await ls.config_state.reload(runtime)
 
     # Registering these makes pygls announce open/close sync (it keeps the text itself);
     # the handlers only tell the document source, which waits for edits to arrive.
@@ -175,9 +175,8 @@ def create_server(
     async def on_trust_config(ls: ToolhostServer, params: TrustConfigParams) -> TrustConfigResult:
         # Only this connection (the editor's own) reaches it: the attach socket and ACP
         # forward tool calls, never toolhost/* requests (see config/approval.py).
-        from lsp_server.server.config_state import trust_config
-
-        return await trust_config(ls, params)
+        runtime = ls.runtime if ls.runtime is not None else await ls.runtime_ready()
+        return await ls.config_state.trust(runtime, params)
 
     @server.command(method_names.EXECUTE_COMMAND_CALL)
     async def on_execute_call(ls: ToolhostServer, *args: Any) -> Any:

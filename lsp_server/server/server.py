@@ -23,6 +23,7 @@ from lsp_server.core.uris import uri_to_path
 from lsp_server.home.dirs import Dirs
 from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.server import capability_cache, root_refusal, wire_errors
+from lsp_server.server.config_state import ConfigState
 from lsp_server.server.typed_protocol import ToolhostProtocol, lazy_toolhost_converter
 from lsp_server.server.warm_up import WarmUp
 from lsp_server.wire import method_names
@@ -33,10 +34,10 @@ if TYPE_CHECKING:
     from lsp_server.attach.listener import AttachListener
     from lsp_server.checkpoints.recorder import Checkpoints
     from lsp_server.compose import EditorLink
-    from lsp_server.config.layers import LoadedConfig
     from lsp_server.config.tree import Config
     from lsp_server.core.contract import Registry
     from lsp_server.protocol import (
+        ConfigUntrustedParams,
         DidCallParams,
         StatusParams,
         StatusResult,
@@ -66,17 +67,13 @@ class ToolhostServer(LanguageServer):
         self.tcp_token = tcp_token
         self.dirs = dirs or Dirs.from_environment()
         self._config: Config | None = None
-        self.config_problems: list[str] = []
-        self.config_notices: list[str] = []
-        self.init_options: dict[str, Any] = {}
+        self.config_state = ConfigState(
+            self.dirs, notify_untrusted=self._notify_untrusted, show_warning=self._show_warning
+        )
         self.supports_configuration = False
         # Calls wait until the client's workspace/configuration answer is in (or failed), so
         # that no call runs under a policy that is about to change.
         self.settings_ready = asyncio.Event()
-        # The layers last loaded, the client section they used, the configs announced.
-        self.loaded_config: LoadedConfig | None = None
-        self.client_section: dict[str, Any] | None = None
-        self.announced_configs: set[str] = set()
         self.features = ClientFeatures()
         self.runtime: Runtime | None = None
         self.documents: EditorDocuments | None = None
@@ -150,17 +147,19 @@ class ToolhostServer(LanguageServer):
         if not isinstance(toolhost_options, dict):
             # e.g. an empty Lua table, which Neovim encodes as []: never refuse to start.
             if toolhost_options:
-                self.config_problems.append("initializationOptions.toolhost should be an object")
+                self.config_state.problems.append(
+                    "initializationOptions.toolhost should be an object"
+                )
             toolhost_options = {}
         if self.tcp_token is not None and not secrets.compare_digest(
             str(toolhost_options.get("token", "")), self.tcp_token
         ):
             asyncio.get_running_loop().call_later(0.1, self._drop_connection)
             raise JsonRpcInvalidRequest("toolhost: wrong or missing token for a TCP connection")
-        self.init_options = toolhost_options
+        self.config_state.init_options = toolhost_options
         roots = self._roots(params)
         # Decided before anything reads the roots (broad_roots.py); said at `initialized`.
-        self.refused_root = root_refusal.check(roots, self.dirs, self.config_problems)
+        self.refused_root = root_refusal.check(roots, self.dirs, self.config_state.problems)
         workspace_caps = params.capabilities.workspace
         self.supports_configuration = bool(workspace_caps and workspace_caps.configuration)
         if not self.supports_configuration:
@@ -173,17 +172,14 @@ class ToolhostServer(LanguageServer):
         params, self._initialize_params = self._initialize_params, None
         if params is None or self._roots_at_start is None:
             return
-        from lsp_server.config.layers import load_layers
         from lsp_server.server.editor import client_features
 
-        loaded = load_layers(self.init_options, self._roots_at_start, self.dirs)
+        loaded = self.config_state.load(self._roots_at_start)
         self._config = loaded.config
-        self.config_problems += loaded.problems
-        self.config_notices = loaded.notices
-        self.loaded_config = loaded
+        self.config_state.settle(loaded)
         self.features = client_features(params.capabilities)
         self.features.name = params.client_info.name if params.client_info else None
-        for problem in self.config_problems:
+        for problem in self.config_state.problems:
             log.warning("configuration: %s", problem)
 
     def after_initialize_answer(self) -> None:
@@ -207,12 +203,12 @@ class ToolhostServer(LanguageServer):
             opened = compose.open_runtime(
                 self._roots_at_start,
                 self.dirs,
-                loaded=self.loaded_config,  # settled above, with initializationOptions
+                loaded=self.config_state.loaded,  # settled above, with initializationOptions
                 attach=self.attach_listener,
                 editor=self._editor_link(),
             )
             self.runtime, self.lifecycle = opened.runtime, opened.lifecycle
-            self.config_problems += opened.problems  # shown at `initialized`
+            self.config_state.problems += opened.problems  # shown at `initialized`
             self.documents = cast("EditorDocuments | None", self.runtime.documents)
         return self.runtime
 
@@ -288,12 +284,15 @@ class ToolhostServer(LanguageServer):
         section = answer[0] if answer else None
         if not isinstance(section, dict):
             return
-        from lsp_server.config.layers import load_layers
-        from lsp_server.server.config_state import apply_loaded
+        await self.config_state.reload(runtime, section)
 
-        self.client_section = section
-        loaded = load_layers(self.init_options, runtime.workspace.roots, self.dirs, section)
-        apply_loaded(self, loaded)
+    def _notify_untrusted(self, notice: ConfigUntrustedParams) -> None:
+        self.protocol.notify(method_names.TOOLHOST_CONFIG_UNTRUSTED, notice)
+
+    def _show_warning(self, message: str) -> None:
+        self.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Warning, message=message)
+        )
 
     def _send_progress(self, token: str | int, value: dict[str, Any]) -> None:
         self.protocol.notify(types.PROGRESS, types.ProgressParams(token=token, value=value))
@@ -344,7 +343,6 @@ class ToolhostServer(LanguageServer):
 
     def status(self, params: StatusParams) -> StatusResult:
         from lsp_server.protocol import StatusResult
-        from lsp_server.server.config_state import status_fields
 
         self.settle()
         runtime = self.runtime
@@ -357,10 +355,10 @@ class ToolhostServer(LanguageServer):
             jobs=list(extra.pop("jobs", [])),
             language_servers=list(extra.pop("languageServers", [])),
             index=extra.pop("index", None),
-            **status_fields(self.loaded_config),
+            **self.config_state.status_fields(),
             # Settings ignored (the workspace is not trusted) are shown beside the problems:
             # the notice at start is gone by the time the user asks why one had no effect.
-            config_problems=self.config_problems + self.config_notices,
+            config_problems=self.config_state.problems + self.config_state.notices,
             lsp_answers=extra.pop("lspAnswers", None),
             mcp_sessions=self._attach_listener.status() if self._attach_listener else [],
             leftover_temps=extra.pop("leftoverTemps", None),
@@ -369,7 +367,8 @@ class ToolhostServer(LanguageServer):
     def attach_status(self) -> dict[str, Any]:
         """For `toolhost doctor` and `status`: the editor, lsp_* answers, policy sources."""
         provider = self.lifecycle.status_providers.get("lspAnswers")
-        sources = self.loaded_config.policy_sources if self.loaded_config else None
+        loaded = self.config_state.loaded
+        sources = loaded.policy_sources if loaded else None
         answers = provider() if provider else None
         return {"editor": self.features.name, "lspAnswers": answers, "policySources": sources}
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from lsp_server.config.approval import names_workspace_config
 from lsp_server.config.trust import TrustStore
 from lsp_server.config.workspace_file import read_workspace_file
 from lsp_server.sandbox.placeholders import MARK_NS
-from lsp_server.server.config_state import names_workspace_config
 
 
 def _placeholder(root: Path) -> Path:

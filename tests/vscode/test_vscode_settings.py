@@ -168,5 +168,5 @@ def test_server_accepts_what_the_extension_sends() -> None:
             initialization_options={"toolhost": toolhost},
         )
     )
-    assert server.config_problems == []
+    assert server.config_state.problems == []
     assert server.config.policy.mode == "readOnly"
