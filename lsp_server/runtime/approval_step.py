@@ -12,12 +12,12 @@ from lsp_server.core.diffs import unified_diff
 from lsp_server.core.errors import ToolError
 from lsp_server.core.tool_output import ToolOutput, WritePlan
 from lsp_server.fs.workspace import Workspace
-from lsp_server.runtime.approvals.verdicts import ApprovalRequest, ShellDetails
+from lsp_server.runtime.approvals.verdicts import ApprovalRequest, Approver, ShellDetails
 from lsp_server.runtime.context import Caller, ToolContext
 from lsp_server.runtime.results.call_records import CallState
 
 if TYPE_CHECKING:
-    from lsp_server.runtime.dispatch import Runtime
+    from lsp_server.config.tree import Config
 
 # The next step after a denial, said in one place (a policy reason says only why).
 _DENIAL_RECOVERY = {
@@ -51,7 +51,8 @@ def plan_diff(workspace: Workspace, state: CallState, plan: WritePlan) -> str:
 
 
 def approval_request(
-    runtime: Runtime,
+    config: Config,
+    client_name: str | None,
     state: CallState,
     diff: str | None,
     pre_approved: bool,
@@ -62,7 +63,7 @@ def approval_request(
     entry = state.tool.contract
     shell = None
     if state.tool.shell_launch is not None:
-        how = state.tool.shell_launch(runtime.config, state.arguments)
+        how = state.tool.shell_launch(config, state.arguments)
         shell = ShellDetails(state.session.cwd, how.background, how.timeout_ms)
     return ApprovalRequest(
         call_id=state.call_id,
@@ -74,17 +75,14 @@ def approval_request(
         diff=diff,
         pre_approved=pre_approved,
         shell=shell,
-        client=runtime.client.features.name,
+        client=client_name,
         caller=caller,
     )
 
 
-async def approve(
-    runtime: Runtime, state: CallState, diff: str | None, pre_approved: bool, caller: Caller
-) -> None:
+async def approve(approver: Approver, request: ApprovalRequest, state: CallState) -> None:
     """Ask the approver; a refusal is a ToolError saying why and what to do next."""
-    request = approval_request(runtime, state, diff, pre_approved, caller)
-    verdict = await runtime.approver.decide(request)
+    verdict = await approver.decide(request)
     state.verdict = verdict
     if not verdict.allowed:
         code = verdict.code or errors.PERMISSION_USER_DENIED

@@ -255,7 +255,7 @@ class Runtime:
         # confirms calls itself; deny rules and readOnly mode still refuse.
         pre_approved = params.pre_approved and self.client.features.pre_approved
         if state.tool.contract.kind != "edit":
-            await approval_step.approve(self, state, None, pre_approved, ctx.caller)
+            await self._approve(state, None, pre_approved, ctx.caller)
         async with self.locks.hold(write_paths):
             produced = await self._run_bounded(state, ctx)
             if isinstance(produced, WritePlan):
@@ -317,8 +317,13 @@ class Runtime:
     ) -> ToolOutput:
         require_no_new_placeholder(plan.changes, self.workspace.relative)
         diff = approval_step.plan_diff(self.workspace, state, plan)
-        await approval_step.approve(self, state, diff, pre_approved, ctx.caller)
+        await self._approve(state, diff, pre_approved, ctx.caller)
         return await approval_step.publish(self.checkpoints(), state, ctx, plan)
+
+    async def _approve(self, state: CallState, diff: str | None, pre: bool, caller: Caller) -> None:
+        name = self.client.features.name
+        request = approval_step.approval_request(self.config, name, state, diff, pre, caller)
+        await approval_step.approve(self.approver, request, state)
 
     def _context(self, state: CallState, params: CallParams, caller: Caller) -> ToolContext:
         token = params.work_done_token

@@ -79,7 +79,8 @@ async def _request(runtime: Runtime, call: CallParams, state: CallState) -> Appr
             if isinstance(produced, WritePlan)
             else ""
         )
-    return approval_step.approval_request(runtime, state, diff, pre_approved=False)
+    name = runtime.client.features.name
+    return approval_step.approval_request(runtime.config, name, state, diff, pre_approved=False)
 
 
 def _result(request: ApprovalRequest, verdict: ApprovalPreview) -> PreviewResult:
