@@ -7,5 +7,7 @@
   inbound.py: what arrives, read into its type or refused in a client author's words;
 - capability_cache.py: the initialize answer's toolhost capability; watch.py: file
   watchers and index progress; warm_up.py: the runtime's modules, loaded in a thread once
-  the initialize answer is out.
+  the initialize answer is out; config_state.py: ConfigState, the layers the server
+  applies, reloads and trusts, and what the editor was told of them; root_refusal.py: a
+  root that is no workspace, refused.
 """
