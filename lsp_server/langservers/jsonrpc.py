@@ -17,7 +17,7 @@ import signal
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from lsp_server.sandbox.lifetime import parent_death_hook
+from lsp_server.procs.children import parent_death_hook
 
 log = logging.getLogger(__name__)
 

@@ -1,59 +1,22 @@
 """Nothing outlives the server. Sandboxed commands: bwrap's --die-with-parent and their PID
 namespace. Commands without bubblewrap: the supervisor (supervisor.py, a child subreaper
-with a parent-death signal). Child language servers: a parent-death signal.
+with a parent-death signal). Child language servers: a parent-death signal
+(procs/children.py).
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import ctypes.util
 import os
-import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
 import attrs
 
-_PR_SET_PDEATHSIG = 1
-# The file, in a command's state folder, that lists what it left running (pid pgid sid
-# command line per line): written by the sandbox's EXIT trap or by the supervisor.
-LEFTOVERS_NAME = "leftovers"
+from lsp_server.procs.children import LEFTOVERS_NAME
+
 SUPERVISOR = Path(__file__).with_name("supervisor.py")
-
-
-def _load_prctl() -> Callable[..., int] | None:
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return None
-    try:
-        prctl: Callable[..., int] = ctypes.CDLL(name, use_errno=True).prctl
-        return prctl
-    except (OSError, AttributeError):
-        return None
-
-
-_PRCTL = _load_prctl()
-
-
-def parent_death_hook(sig: int = signal.SIGKILL) -> Callable[[], None] | None:
-    """A preexec function: the child gets `sig` when the server dies (even by SIGKILL).
-    None where prctl is not available (not Linux)."""
-    prctl = _PRCTL
-    if prctl is None:
-        return None
-    parent = os.getpid()
-
-    def set_parent_death_signal() -> None:
-        prctl(_PR_SET_PDEATHSIG, sig, 0, 0, 0)
-        # The server may have died between fork and prctl: then nobody would signal us.
-        if os.getppid() != parent:
-            with contextlib.suppress(OSError):
-                os.kill(os.getpid(), sig)
-
-    return set_parent_death_signal
 
 
 @attrs.frozen

@@ -1,5 +1,5 @@
 """What a command runs under: the sandbox's launcher (or, without one, a parent-death
-signal: lsp_server.sandbox.lifetime).
+signal: lsp_server.procs.children).
 
 A sandboxed command's processes live in a PID namespace that ends with the command's
 shell, so they cannot be found from outside once it has exited. The shell's EXIT trap
@@ -18,7 +18,7 @@ from typing import Protocol
 
 import attrs
 
-from lsp_server.sandbox.lifetime import LEFTOVERS_NAME
+from lsp_server.procs.children import LEFTOVERS_NAME
 from lsp_server.shell.processes import ProcessInfo
 
 

@@ -20,7 +20,7 @@ from typing import Any, Literal
 import anyio
 import attrs
 
-from lsp_server.sandbox.lifetime import parent_death_hook
+from lsp_server.procs.children import parent_death_hook
 from lsp_server.shell import processes
 from lsp_server.shell.capture import RollingBuffer, shown_text
 from lsp_server.shell.confinement import (

@@ -20,7 +20,7 @@ from pathlib import Path
 import anyio
 import attrs
 
-from lsp_server.sandbox.lifetime import parent_death_hook
+from lsp_server.procs.children import parent_death_hook
 from lsp_server.secrets.names import CredentialNames
 from lsp_server.shell import processes
 from lsp_server.shell.capture import HeadTailCapture, shown_text

@@ -12,7 +12,7 @@ from tests.shell.procs import wait_gone
 
 PARENT = """
 import subprocess, sys
-from lsp_server.sandbox.lifetime import parent_death_hook
+from lsp_server.procs.children import parent_death_hook
 hook = parent_death_hook() if sys.argv[1] == "hook" else None
 child = subprocess.Popen(["sleep", "300"], preexec_fn=hook)
 print(child.pid, flush=True)
