@@ -42,7 +42,6 @@ class Calls:
         self.session = session
         self.attach = attach
         self.approvals = approvals
-        self._registry: Registry | None = None
         self._building = threading.Lock()  # the listing's thread and the warm-up's: one build
         self._router: CallRouter | None = None
         self._routing = threading.Lock()  # the warm-up's thread and a call: one router
@@ -50,12 +49,10 @@ class Calls:
         self._warming: asyncio.Future[None] | None = None
 
     def registry(self) -> Registry:
-        with self._building:
-            if self._registry is None:
-                from lsp_server.tools.registry import build_registry
+        from lsp_server.tools.registry import build_registry  # cached once per process
 
-                self._registry = build_registry()
-            return self._registry
+        with self._building:
+            return build_registry()
 
     def knows(self, name: str) -> bool:
         """A tool any surface has (dispatch finds a full or minimal tool from every surface)."""
