@@ -20,6 +20,9 @@
 ;; - an edit the agent makes to an open file arrives as workspace/applyEdit; toolhost has
 ;;   already asked you about it, so eglot's own "Server wants to edit" question is not
 ;;   asked a second time (see `toolhost-confirm-edits');
+;; - `M-x toolhost' takes over eglot's server for the buffers of that file's major mode
+;;   (`toolhost-major-modes'): eglot gives a buffer one server, so they talk to toolhost
+;;   instead of, say, pyright; other modes keep their eglot server;
 ;; - M-x toolhost, toolhost-call, toolhost-tools, toolhost-status, toolhost-activity,
 ;;   toolhost-revert.
 ;;
