@@ -246,6 +246,14 @@ class PolicyService:
     def unattended(self, decision: Decision, rules: Sequence[str]) -> Authorization:
         if self.policy.unattended == "allow" and not decision.always_ask:
             return Authorization("unattended_allow", decision.rule)
+        if decision.always_ask:
+            raise PolicyRefusal(
+                PERMISSION_UNATTENDED,
+                f"it needs the user's approval ({decision.reason}) and no one can be asked; "
+                "this call asks every time, whatever the rules and modes say: only a person "
+                "answering the prompt can allow it",
+                decision.rule,
+            )
         rule = f' such as "{rules[0]}"' if rules else ""
         raise PolicyRefusal(
             PERMISSION_UNATTENDED,

@@ -19,7 +19,7 @@ import attrs
 
 from lsp_server.policy.command_plan import CommandPlan
 from lsp_server.policy.commands.wrappers import CommandView, command_forms, view_command
-from lsp_server.policy.guards import deny_could_match, policy_file_reason
+from lsp_server.policy.guards import deny_could_match, policy_file_reason, root_deletion
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import Rule
 from lsp_server.sandbox import SandboxPlan
@@ -196,8 +196,9 @@ class PolicyEngine:
 
     def forced_ask(self, facts: CallFacts) -> Decision | None:
         """A call that asks in every mode, whatever allow rules say (guards.py): a write
-        to a protected file (policy, or one that makes programs run code), or a command a
-        deny rule could match unseen."""
+        to a protected file (policy, or one that makes programs run code), a recursive
+        delete of a folder holding the workspace, or a command a deny rule could match
+        unseen."""
         places = self.classifier.places
         if places is not None:
             writes = [p.real for p in facts.paths if p.access == "write"]
@@ -212,6 +213,8 @@ class PolicyEngine:
                 sandboxed = facts.sandbox is not None and facts.sandbox.sandboxed
                 shell = (facts.view.segments, facts.cwd, sandboxed)
             reason = policy_file_reason(writes, shell, places)
+            if reason is None and shell is not None:
+                reason = root_deletion(*shell[:2], places.roots, shell[2])
             if reason is not None:
                 return Decision("ask", None, reason, True)
         if facts.command is not None:

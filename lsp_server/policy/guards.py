@@ -11,10 +11,14 @@
    program that does the same job as a denied one (`cp /dev/null f` or `> f` when
    `touch` is denied, families below). Deny rules name programs; these ask instead of
    letting bypass mode wave them through.
+3. A recursive delete of a folder that holds a workspace root (`rm -rf /`, `rm -r ..`):
+   it would erase the whole workspace (the sandbox keeps it from the rest), so it asks in
+   every mode and no rule is offered to remember it.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -97,3 +101,46 @@ def policy_file_reason(
     code): a writer's real paths, or the segments of a shell command that is not a plain
     read, the folder it runs in and whether it runs in the sandbox."""
     return protected_write_reason(writes, shell, places)
+
+
+_RECURSIVE = ("-r", "-R", "--recursive")
+
+
+def _recursive_rm(words: Sequence[str]) -> list[str] | None:
+    """The targets of `rm` with a recursive option (`rm -rf /` -> ["/"]); None otherwise."""
+    if not words or program_name(words[0]) != "rm":
+        return None
+    recursive, targets, options = False, [], True
+    for word in words[1:]:
+        if options and word == "--":
+            options = False
+        elif options and word.startswith("--"):
+            recursive = recursive or word == "--recursive"
+        elif options and word.startswith("-") and word != "-":
+            recursive = recursive or "r" in word or "R" in word
+        else:
+            targets.append(word)
+    return targets if recursive else None
+
+
+def root_deletion(
+    segments: Sequence[Segment], cwd: Path, roots: Sequence[Path], sandboxed: bool
+) -> str | None:
+    """Why a command would delete a whole workspace: `rm -r` of a root's parent (or `/`)."""
+    for segment in segments:
+        for form in command_forms(segment.words) if segment.words else []:
+            for target in _recursive_rm(form) or []:
+                real = Path(os.path.realpath(cwd / target))
+                held = next((r for r in roots if r != real and r.is_relative_to(real)), None)
+                if held is None:
+                    continue
+                where = (
+                    "the sandbox stops it outside the workspace, but everything inside would go"
+                    if sandboxed
+                    else "and it would run outside any sandbox, deleting everything you can"
+                )
+                return (
+                    f"`{' '.join(form)}` deletes {real} recursively, which holds the whole "
+                    f"workspace {held}: {where}"
+                )
+    return None

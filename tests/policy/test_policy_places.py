@@ -268,3 +268,22 @@ def test_git_grep_is_judged_by_the_files_git_tracks(root: Path) -> None:
     subprocess.run(["git", "add", "-f", ".env"], cwd=root, check=True)
     assert policy.decide(bash("git grep -n KEY", root)).action == "ask"
     assert policy.decide(bash("git log -n 1 grep", root)).action == "allow"
+
+
+@pytest.mark.parametrize(
+    "command", ["rm -rf /", "rm -r ..", "sudo rm -fR -- /", "rm --recursive /"]
+)
+def test_a_recursive_delete_of_what_holds_the_workspace_names_that_and_offers_no_rule(
+    root: Path, command: str
+) -> None:
+    """`rm -rf /` asks in every mode because it would delete the workspace, says so (not
+    "outside the workspace ... the sandbox does not stop reads") and suggests no rule."""
+    policy = engine(root, "bypass")
+    facts = bash(command, root)
+    decision = policy.decide(facts)
+    assert decision.action == "ask" and decision.always_ask, decision
+    assert "recursively, which holds the whole workspace" in decision.reason
+    assert "does not stop reads" not in decision.reason
+    assert suggested_rules(facts, policy) == [] or policy.forced_ask(facts) is not None
+    # Deleting inside the workspace is no such case.
+    assert policy.forced_ask(bash("rm -rf build", root)) is None
