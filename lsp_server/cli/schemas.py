@@ -125,7 +125,7 @@ def contract_markdown(registry: Registry) -> str:
         surfaces = "minimal" if entry.minimal else ("core, full" if entry.name in core else "full")
         description = entry.description.replace("|", "\\|")
         lines.append(
-            f"| `{entry.name}` | {'yes' if entry.read_only else 'no'} | {surfaces} | "
+            f"| `{entry.name}` | {'yes' if entry.labelled_read_only else 'no'} | {surfaces} | "
             f"`{entry.fingerprint[:16]}` | {description} |"
         )
     return "\n".join(lines) + "\n"

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"{args.surface} surface ({len(tools)} tools, hash {registry.hash(args.surface)[:16]})")
     for tool in tools:
-        flag = "read-only" if tool.contract.read_only else "writes   "
+        flag = "read-only" if tool.contract.labelled_read_only else "writes   "
         summary = first_sentence(tool.contract.description)
         print(f"  {tool.name:<16} {flag}  {summary}")
     return 0

@@ -47,19 +47,27 @@ class PathArg:
 class Hints:
     """What an MCP client may show or decide by (MCP tool annotations), true to the MCP
     definitions; tests/runtime/test_hints_hold.py calls every tool the way its hints claim.
-    readOnly comes from the entry itself, unless the tool changes state of its own."""
+
+    The environment the hints speak of is the workspace (its files, the commands and jobs
+    run in it): a tool that changes only toolhost's own record of the session is read-only.
+    readOnly comes from the entry itself, unless the tool runs other tools (delegates)."""
 
     destructive: bool = False
-    """It can remove or overwrite what exists (a file's text, a todo list, a running job,
-    anything a command does). False means MCP's "only additive updates"."""
+    """It can remove or overwrite what exists (a file's text, a running job, anything a
+    command does). False means MCP's "only additive updates". Read-only tools are never
+    destructive."""
     idempotent: bool = False
     """A second call with the same arguments succeeds and changes nothing more."""
     open_world: bool = False
     """It reaches beyond the workspace (the network, any program)."""
     changes_state: bool = False
-    """It changes state the session shows (its todo list, goal, presented files), or can
-    run any tool (use_capability): not read-only for MCP, although policy asks nothing for
-    it (it never writes the workspace itself)."""
+    """It changes the session's own state (its todo list, goal, presented files) and nothing
+    of the workspace: read-only all the same, but a repeat is not implied to be harmless
+    (a goal's stale revision is refused), so it is idempotent only when it says so."""
+    delegates: bool = False
+    """It runs other tools (use_capability), each asked for as itself: policy asks nothing
+    for the call itself, but it can change whatever they change, so it is labelled as a
+    writer everywhere."""
 
 
 @attrs.frozen
@@ -84,13 +92,21 @@ class ContractEntry:
     fs/read_text_file): only that face's runtimes hold it, and the generated contract,
     which lists what every face offers, does not."""
 
+    @property
+    def labelled_read_only(self) -> bool:
+        """What every face labels read-only: `toolhost tools`, the editors' tool lists, the
+        VS Code contributions, MCP's readOnlyHint. The workspace is left as it was. It
+        differs from `read_only` (policy asks nothing for the call itself) only for a tool
+        that runs other tools."""
+        return self.read_only and not self.hints.delegates
+
     def annotations(self) -> dict[str, bool]:
         """MCP tool annotations, from this entry alone."""
-        read_only = self.read_only and not self.hints.changes_state
+        read_only = self.labelled_read_only
         return {
             "readOnlyHint": read_only,
             "destructiveHint": self.hints.destructive and not read_only,
-            "idempotentHint": read_only or self.hints.idempotent,
+            "idempotentHint": self.hints.idempotent or (read_only and not self.hints.changes_state),
             "openWorldHint": self.hints.open_world,
         }
 
@@ -107,7 +123,7 @@ class ContractEntry:
         """The entry as listed by toolhost/tools and schemas/tools.json."""
         return {
             "name": self.name,
-            "readOnly": self.read_only,
+            "readOnly": self.labelled_read_only,
             "description": self.description,
             "inputSchema": json.loads(self.canonical_schema),
             "core": self.core,

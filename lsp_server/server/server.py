@@ -333,7 +333,7 @@ class ToolhostServer(LanguageServer):
         infos = [
             ToolInfo(
                 name=tool.name,
-                read_only=tool.contract.read_only,
+                read_only=tool.contract.labelled_read_only,
                 description=tool.contract.description,
                 input_schema=tool.contract.public()["inputSchema"],
             )

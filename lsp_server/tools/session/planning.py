@@ -1,8 +1,8 @@
 """todo_write and the goal tools: session state the agent keeps for itself.
 
 They change only the session's own state (never the workspace), so they are read-only
-for policy, like the reference contract's todo tool; their MCP annotations say what they
-change (Hints.changes_state).
+for policy and in every label, MCP's readOnlyHint included, like the reference contract's
+todo tool; Hints.changes_state keeps a repeat from being called idempotent.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ MAX_TODOS = 100
 
 TODO_WRITE = ContractEntry(
     name="todo_write",
-    hints=Hints(changes_state=True, destructive=True, idempotent=True),  # replaces the list
+    hints=Hints(changes_state=True, idempotent=True),  # replaces the list
     read_only=True,
     kind="state",
     description=(
@@ -60,7 +60,7 @@ TODO_WRITE = ContractEntry(
 CREATE_GOAL = ContractEntry(
     name="create_goal",
     # A repeat is refused while the goal is unfinished; a finished goal is replaced.
-    hints=Hints(changes_state=True, destructive=True),
+    hints=Hints(changes_state=True),
     read_only=True,
     kind="state",
     description=(
@@ -103,7 +103,7 @@ GET_GOAL = ContractEntry(
 
 UPDATE_GOAL = ContractEntry(
     name="update_goal",
-    hints=Hints(changes_state=True, destructive=True),  # a repeat's revision is stale
+    hints=Hints(changes_state=True),  # a repeat's revision is stale
     read_only=True,
     kind="state",
     description=(

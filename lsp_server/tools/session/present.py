@@ -21,7 +21,7 @@ MAX_FILES = 8
 
 CONTRACT = ContractEntry(
     name="present",
-    hints=Hints(changes_state=True, destructive=True, idempotent=True),  # replaces the list
+    hints=Hints(changes_state=True, idempotent=True),  # replaces the list
     read_only=True,
     kind="state",
     description=(

@@ -68,7 +68,7 @@ CONTRACT = ContractEntry(
     name="use_capability",
     core=True,
     # It can call every tool (each asks for approval as itself): its hints are the union.
-    hints=Hints(changes_state=True, destructive=True, open_world=True),
+    hints=Hints(delegates=True, destructive=True, open_world=True),
     read_only=True,
     kind="read",
     description=(
