@@ -192,7 +192,7 @@ class JobManager:
             notify=notify,
             on_end=on_end,
         )
-        env = command_environment(marker, names=limits.credentials)
+        env = command_environment(marker, names=limits.credentials, askpass=limits.askpass)
         argv = command_argv(command, cwd, env, job.state, launcher, keeps_daemons(command, limits))
         preexec = parent_death_hook() if launcher is None else None
         try:

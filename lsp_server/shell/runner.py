@@ -14,7 +14,7 @@ import os
 import re
 import signal
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
 import anyio
@@ -52,6 +52,8 @@ class RunLimits:
     kill_daemons: bool = True
     credentials: CredentialNames = attrs.Factory(CredentialNames)
     """Which variables of the server's environment the command does not get."""
+    askpass: Mapping[str, str] | None = None
+    """A grant's variables: password prompts go to the user (secrets/askpass.py)."""
 
 
 @attrs.define
@@ -183,7 +185,7 @@ async def run_command(
     marker = marker or new_marker()
     capture = HeadTailCapture(limits.capture_bytes)
     state = CommandState.create()
-    env = command_environment(marker, names=limits.credentials)
+    env = command_environment(marker, names=limits.credentials, askpass=limits.askpass)
     keep = keeps_daemons(command, limits)
     argv = command_argv(command, cwd, env, state, launcher, keep)
     preexec = parent_death_hook() if launcher is None else None
