@@ -136,11 +136,12 @@ answer that comes in time is not thrown away."
 
 (defun toolhost--install-fix (root)
   "The ways to make toolhost findable for ROOT.
-The wheel, never the bare name: \"toolhost\" on PyPI is another project."
+The wheel of the distribution toolhost-runtime (\"toolhost\" on PyPI is another project)."
   (format (concat "install the toolhost command (Python >= 3.11): pipx install "
-                  "toolhost-VERSION-py3-none-any.whl (the wheel `./run dist' builds; see "
-                  "Install in toolhost's README); or into the workspace: cd %s && python3 -m "
-                  "venv .venv && .venv/bin/pip install /path/to/toolhost-VERSION-py3-none-any.whl "
+                  "toolhost_runtime-VERSION-py3-none-any.whl (the wheel `./run dist' builds; "
+                  "see Install in toolhost's README); or into the workspace: cd %s && python3 "
+                  "-m venv .venv && .venv/bin/pip install "
+                  "/path/to/toolhost_runtime-VERSION-py3-none-any.whl "
                   "and set `toolhost-use-workspace-venv'; or set `toolhost-command'")
           root))
 

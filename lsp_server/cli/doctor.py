@@ -1,9 +1,10 @@
-"""`toolhost doctor [--root DIR]`: which toolhost runs and what it carries (ripgrep, the
-tree-sitter grammars), the configuration (the managed file, whether the workspace
-.toolhost.toml is approved, which layer set each policy value), which language server
-serves each language, who answers lsp_* questions (the editor's servers or toolhost's),
-whether shell commands can run in the sandbox here (and in which mode), and whether a warm
-process serves `--warm` starts. Whatever is missing comes with how to get it."""
+"""`toolhost doctor [--root DIR]`: which toolhost runs, whether it is the one on PATH, what
+it carries (ripgrep, the tree-sitter grammars), the configuration (the managed file,
+whether the workspace .toolhost.toml is approved, which layer set each policy value), which
+language server serves each language, who answers lsp_* questions (the editor's servers or
+toolhost's), whether shell commands can run in the sandbox here (and in which mode), and
+whether a warm process serves `--warm` starts. Whatever is missing comes with how to get
+it."""
 
 from __future__ import annotations
 
@@ -67,7 +68,7 @@ def answers_section(root: Path, languages: list[str], provider: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from lsp_server.cli.install_report import render_install
+    from lsp_server.cli.install_report import render_command, render_install
     from lsp_server.config.layers import load_layers
     from lsp_server.config.overview import render_config
     from lsp_server.home.dirs import Dirs
@@ -76,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
 
     root = args.root.resolve()
     print(render_install())
+    print(render_command())
     print()
     loaded = load_layers(None, [root], Dirs.from_environment())
     print(render_config(loaded))  # an unapproved .toolhost.toml, the managed file, sources

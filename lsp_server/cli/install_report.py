@@ -1,10 +1,11 @@
-"""`toolhost doctor`'s first section: which toolhost runs, from where, and the parts it
-carries with it (the tree-sitter grammars and queries, ripgrep), each with how to get it
-when it is missing."""
+"""`toolhost doctor`'s first section: which toolhost runs, from where, whether it is the
+`toolhost` an agent or editor finds on PATH, and the parts it carries with it (the
+tree-sitter grammars and queries, ripgrep), each with how to get it when it is missing."""
 
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import sys
 from pathlib import Path
 
@@ -24,7 +25,11 @@ GRAMMARS = (
     "tree_sitter_ruby",
     "tree_sitter_bash",
 )
-REINSTALL = "reinstall toolhost (pip install --force-reinstall toolhost-VERSION-py3-none-any.whl)"
+REINSTALL = (
+    "reinstall toolhost (pip install --force-reinstall toolhost_runtime-VERSION-py3-none-any.whl)"
+)
+
+NOT_ON_PATH = "no `toolhost` on PATH: agents and editors that start it by name fail"
 
 
 def render_install() -> str:
@@ -53,3 +58,33 @@ def render_install() -> str:
     if not any(queries.glob("*.scm")):
         lines.append(f"  queries   MISSING   no tree-sitter queries in {queries}; {REINSTALL}")
     return "\n".join(lines)
+
+
+def render_command() -> str:
+    """Whether the `toolhost` that agents and editors start by name (the first on PATH) is
+    the one running now."""
+    return command_line(sys.argv[0], shutil.which("toolhost"))
+
+
+def command_line(argv0: str, on_path: str | None) -> str:
+    """The `on PATH` line for a toolhost started as argv0 when PATH finds on_path."""
+    running = Path(argv0).absolute()
+    if running.name != "toolhost":  # `python -m lsp_server`: no script to compare
+        return (
+            f"  on PATH   MISSING   {NOT_ON_PATH}"
+            if on_path is None
+            else f"  on PATH   ok        {on_path}"
+        )
+    if on_path is None:
+        return (
+            f"  on PATH   MISSING   {NOT_ON_PATH}; add its folder to PATH "
+            f'(export PATH="{running.parent}:$PATH" in your shell profile) '
+            f"or give them the absolute path {running}"
+        )
+    if Path(on_path).resolve() != running.resolve():
+        return (
+            f"  on PATH   OTHER     `toolhost` on PATH is {on_path}, not this one ({running}): "
+            f"agents and editors that start `toolhost` run that one; put {running.parent} "
+            f"first on PATH or give them the absolute path {running}"
+        )
+    return f"  on PATH   ok        {on_path} (this one)"

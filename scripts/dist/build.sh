@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `./run dist [--target T] [--out DIR]`: the artefacts a release publishes, one version
 # (pyproject.toml's) everywhere:
-#   DIR/toolhost-V-py3-none-any.whl, DIR/toolhost-V.tar.gz   (python -m build: sdist, then
-#                                                             the wheel built from the sdist)
+#   DIR/toolhost_runtime-V-py3-none-any.whl, DIR/toolhost_runtime-V.tar.gz
+#                             the distribution toolhost-runtime (python -m build: sdist, then
+#                             the wheel built from the sdist); the command is `toolhost`
 #   DIR/toolhost-T-V.vsix     the VS Code extension with its server in bundled/libs
 #   DIR/toolhost.nvim/        the Neovim plugin (extension/nvim) as a git repository of its
 #                             own, tagged vV: what vim.pack and lazy.nvim clone
@@ -32,13 +33,15 @@ say "sdist and wheel"
 PIP_NO_INDEX=1 PIP_FIND_LINKS="$wheelhouse" "$py" -m build --outdir "$out" "$root" >/dev/null
 # A source tree builds into build/ and *.egg-info: leave the checkout as it was.
 rm -rf "$root/build/lib" "$root/build/bdist."* "$root"/*.egg-info
-wheel=$(ls "$out"/toolhost-*-py3-none-any.whl)
+wheel=$(ls "$out"/toolhost_runtime-*-py3-none-any.whl)
 find_links=()
 [ "$target" = linux-x64 ] && find_links=(--find-links "$wheelhouse")
 if [ ! -x "$root/extension/vscode/node_modules/.bin/vsce" ]; then
   say "npm ci in extension/vscode"
   (cd "$root/extension/vscode" && npm ci --no-audit --no-fund --loglevel=error)
 fi
+say "VS Code manifest: what the Marketplace and Open VSX accept"
+"$py" "$root/scripts/dist/check_manifest.py" "$root/extension/vscode/package.json" >&2
 say "VS Code package for $target"
 "$py" "$root/scripts/dist/bundle_vscode.py" --wheel "$wheel" --target "$target" --out "$out" "${find_links[@]}" >/dev/null
 say "Neovim plugin repository"

@@ -91,7 +91,7 @@ def user_venv(
     """A fresh venv with only the built wheel (and its dependencies) installed."""
     venv = tmp_path_factory.mktemp("user") / "venv"
     subprocess.run([system_python(), "-m", "venv", str(venv)], check=True, timeout=120)
-    wheel = next(dist_dir.glob("toolhost-*-py3-none-any.whl"))
+    wheel = next(dist_dir.glob("toolhost_runtime-*-py3-none-any.whl"))
     subprocess.run(
         [
             str(venv / "bin" / "python"),

@@ -29,16 +29,16 @@ def packaged_files() -> list[str]:
 def test_dist_holds_the_artefacts_of_one_version(dist_dir: Path, user_venv: Path) -> None:
     v = version()
     assert sorted(p.name for p in dist_dir.iterdir()) == [
-        f"toolhost-{v}-py3-none-any.whl",
-        f"toolhost-{v}.tar.gz",
+        f"toolhost_runtime-{v}-py3-none-any.whl",
+        f"toolhost_runtime-{v}.tar.gz",
         f"toolhost-linux-x64-{v}.vsix",
         "toolhost.nvim",
     ]
-    with zipfile.ZipFile(dist_dir / f"toolhost-{v}-py3-none-any.whl") as wheel:
-        metadata = wheel.read(f"toolhost-{v}.dist-info/METADATA").decode()
+    with zipfile.ZipFile(dist_dir / f"toolhost_runtime-{v}-py3-none-any.whl") as wheel:
+        metadata = wheel.read(f"toolhost_runtime-{v}.dist-info/METADATA").decode()
     assert f"\nVersion: {v}\n" in metadata
-    with tarfile.open(dist_dir / f"toolhost-{v}.tar.gz") as sdist:
-        member = sdist.extractfile(f"toolhost-{v}/PKG-INFO")
+    with tarfile.open(dist_dir / f"toolhost_runtime-{v}.tar.gz") as sdist:
+        member = sdist.extractfile(f"toolhost_runtime-{v}/PKG-INFO")
         assert member is not None
         assert f"\nVersion: {v}\n" in member.read().decode()
     with zipfile.ZipFile(dist_dir / f"toolhost-linux-x64-{v}.vsix") as vsix:
@@ -49,7 +49,7 @@ def test_dist_holds_the_artefacts_of_one_version(dist_dir: Path, user_venv: Path
     identity = re.search(r"<Identity [^>]*>", manifest)
     assert identity is not None
     assert f'Version="{v}"' in identity[0] and 'TargetPlatform="linux-x64"' in identity[0]
-    assert bundle["wheel"] == f"toolhost-{v}-py3-none-any.whl"
+    assert bundle["wheel"] == f"toolhost_runtime-{v}-py3-none-any.whl"
     # The installed command says the same version.
     said = subprocess.run(
         [str(user_venv / "bin" / "toolhost"), "--version"], capture_output=True, text=True
@@ -67,7 +67,7 @@ def test_dist_holds_the_artefacts_of_one_version(dist_dir: Path, user_venv: Path
 
 
 def test_the_wheel_carries_every_file_the_package_reads(dist_dir: Path) -> None:
-    wheel_path = next(dist_dir.glob("toolhost-*.whl"))
+    wheel_path = next(dist_dir.glob("toolhost_runtime-*.whl"))
     with zipfile.ZipFile(wheel_path) as wheel:
         names = set(wheel.namelist())
     data = packaged_files()
@@ -81,7 +81,7 @@ def test_the_wheel_carries_every_file_the_package_reads(dist_dir: Path) -> None:
     ).stdout.split()  # fmt: skip
     assert [m for m in modules if m not in names] == []
     # The wheel needs nothing from the checkout: no path outside the package.
-    outside = [n for n in names if not n.startswith(("lsp_server/", "toolhost-"))]
+    outside = [n for n in names if not n.startswith(("lsp_server/", "toolhost_runtime-"))]
     assert outside == []
 
 

@@ -73,7 +73,7 @@ def test_the_neovim_recipe_installs_with_vim_pack(
     done = run_editor([nvim, "--headless", "pkg/shapes.py"], without, root)
     health = out.read_text()
     assert "toolhost was not found" in health, (health, done.stderr[-2000:])
-    assert "pipx install toolhost-VERSION-py3-none-any.whl" in health, health
+    assert "pipx install toolhost_runtime-VERSION-py3-none-any.whl" in health, health
     installed = list((home / ".local/share/nvim/site/pack/core/opt").iterdir())
     assert [p.name for p in installed] == ["toolhost.nvim"]
 
@@ -134,7 +134,7 @@ def test_the_emacs_recipe_installs_with_package_install_file(
     # No toolhost: the error names the fix.
     missing = session(":".join(SYSTEM_PATH))
     assert isinstance(missing, dict) and "failed" in missing, missing
-    assert "pipx install toolhost-VERSION-py3-none-any.whl" in json.dumps(missing)
+    assert "pipx install toolhost_runtime-VERSION-py3-none-any.whl" in json.dumps(missing)
     # The wheel's toolhost on PATH: the package starts it and a call round-trips.
     result = session(user_env["PATH"])
     assert "far away" in json.dumps(result), result

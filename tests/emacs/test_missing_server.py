@@ -19,7 +19,7 @@ def test_a_missing_server_is_explained_with_an_install_that_works(emacs: Emacs) 
     message = out["message"]
     assert message.startswith("toolhost was not found: install the toolhost command")
     venv = f"cd {emacs.workspace}/ && python3 -m venv .venv && .venv/bin/pip install "
-    assert venv + "/path/to/toolhost-VERSION-py3-none-any.whl" in message, message
+    assert venv + "/path/to/toolhost_runtime-VERSION-py3-none-any.whl" in message, message
     assert "toolhost-use-workspace-venv" in message, message
     # "toolhost" on PyPI is another project: the fix never names it bare.
     assert re.search(r"pip install toolhost\b(?!-VERSION)", message) is None, message

@@ -54,7 +54,7 @@ def test_setup_without_a_server_says_how_to_fix_it(neovim: Neovim) -> None:
     health = "\n".join(out["health_lines"])
     assert "ERROR toolhost was not found" in health
     venv = f"cd {neovim.workspace} && python3 -m venv .venv && .venv/bin/pip install "
-    assert venv + "/path/to/toolhost-VERSION-py3-none-any.whl" in health
+    assert venv + "/path/to/toolhost_runtime-VERSION-py3-none-any.whl" in health
     assert "setup({ workspace_venv = true })" in health
     # "toolhost" on PyPI is another project: the fix never names it bare.
     assert re.search(r"pip install toolhost\b(?!-VERSION)", health) is None, health

@@ -44,11 +44,11 @@ local defaults = {
 -- What a missing server is fixed by, for the start-up error and :checkhealth.
 function M.install_fix(root)
   return {
-    "install the toolhost command (Python >= 3.11): pipx install toolhost-VERSION-py3-none-any.whl"
+    "install the toolhost command (Python >= 3.11): pipx install toolhost_runtime-VERSION-py3-none-any.whl"
       .. " (the wheel `./run dist` builds; or pip install it into a venv: see Install in toolhost's README)",
-    -- The wheel, never the bare name: "toolhost" on PyPI is another project.
+    -- The wheel of the distribution toolhost-runtime ("toolhost" on PyPI is another project).
     "or into the workspace: cd " .. root .. " && python3 -m venv .venv"
-      .. " && .venv/bin/pip install /path/to/toolhost-VERSION-py3-none-any.whl"
+      .. " && .venv/bin/pip install /path/to/toolhost_runtime-VERSION-py3-none-any.whl"
       .. ", with require('toolhost').setup({ workspace_venv = true })",
     "or name it: require('toolhost').setup({ cmd = { '/path/to/toolhost', 'serve' } })",
   }

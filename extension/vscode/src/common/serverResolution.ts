@@ -79,8 +79,9 @@ export const PYTHON_SERVE_ARGS = ["-m", "lsp_server", "serve"];
 const IMPORT_PROBE = ["-c", "import lsp_server, sys; print(sys.version.split()[0])"];
 const VERSION_PROBE = ["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"];
 export const MINIMUM_PYTHON = "3.11";
-/** toolhost's wheel (`./run dist` builds it); "toolhost" on PyPI is an unrelated project. */
-const WHEEL = "toolhost-VERSION-py3-none-any.whl";
+/** The wheel of the distribution toolhost-runtime (`./run dist` builds it); "toolhost" on PyPI is
+ * an unrelated project. */
+const WHEEL = "toolhost_runtime-VERSION-py3-none-any.whl";
 
 function minor(version: string): number[] {
   return version.split(".").slice(0, 2).map(Number);
@@ -215,7 +216,7 @@ async function findServer(
     return {
       ok: false,
       message: `toolhost.server.python (${serverPython}) cannot import toolhost: ${problem}`,
-      fix: `Run "${serverPython} -m pip install /path/to/${WHEEL}" (toolhost's wheel: "toolhost" on PyPI is another project) or point toolhost.server.python at an interpreter that has it.`,
+      fix: `Run "${serverPython} -m pip install /path/to/${WHEEL}" (the wheel of toolhost-runtime, which "./run dist" builds) or point toolhost.server.python at an interpreter that has it.`,
     };
   }
   log("server: step 2, toolhost.server.python is not set");
@@ -265,6 +266,6 @@ async function findServer(
   return {
     ok: false,
     message: `Toolhost server not found: ${failures.join("; ")}.`,
-    fix: `Install its wheel with "python3 -m pip install /path/to/${WHEEL}" ("toolhost" on PyPI is another project), or set toolhost.server.path to a toolhost executable, or toolhost.server.python to an interpreter that has it.`,
+    fix: `Install the wheel of toolhost-runtime ("./run dist" builds it) with "python3 -m pip install /path/to/${WHEEL}", or set toolhost.server.path to a toolhost executable, or toolhost.server.python to an interpreter that has it.`,
   };
 }

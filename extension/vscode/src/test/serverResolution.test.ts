@@ -43,7 +43,7 @@ test("2: an interpreter without toolhost is an error naming the wheel to pip ins
   const result = await resolveServer(inputs({ serverPython: "/venv/bin/python" }), probe, () => {});
   assert.ok(!result.ok);
   assert.match(result.message, /No module named 'lsp_server'/);
-  assert.match(result.fix, /\/venv\/bin\/python -m pip install \/path\/to\/toolhost-VERSION-py3-none-any\.whl/);
+  assert.match(result.fix, /\/venv\/bin\/python -m pip install \/path\/to\/toolhost_runtime-VERSION-py3-none-any\.whl/);
   assert.doesNotMatch(result.fix, /pip install toolhost\b/); // "toolhost" on PyPI is another project
 });
 
@@ -81,7 +81,7 @@ test("nothing found: one message listing every failed step and the exact fix", a
   const result = await resolveServer(inputs({ pythonExtensionInstalled: false }), probe, (l) => log.push(l));
   assert.ok(!result.ok);
   assert.match(result.message, /no python3 on PATH/);
-  assert.match(result.fix, /python3 -m pip install \/path\/to\/toolhost-VERSION-py3-none-any\.whl/);
+  assert.match(result.fix, /python3 -m pip install \/path\/to\/toolhost_runtime-VERSION-py3-none-any\.whl/);
   assert.doesNotMatch(result.fix, /pip install toolhost\b/);
   assert.ok(log.some((l) => /Python extension is not installed/.test(l)));
 });
