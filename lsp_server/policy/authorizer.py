@@ -157,6 +157,20 @@ class PolicyService:
             ),
         )
 
+    def remembered_for_session(self, session: str) -> list[str]:
+        """The rules the user allowed "for this session" (not the always rules)."""
+        return [rule.text for rule in self._session_rules.get(session, [])]
+
+    def remember_for_session(self, session: str, texts: Sequence[str]) -> None:
+        """Rules allowed for `session` earlier (the CLI keeps them between invocations);
+        one that no longer parses is dropped, so the user is asked again."""
+        rules = self._session_rules.setdefault(session, [])
+        for text in texts:
+            try:
+                rules.append(parse_rule(text))
+            except RuleError as exc:
+                log.warning("ignoring a remembered session rule %r: %s", text, exc)
+
     def session_rules(self, session: str) -> list[Rule]:
         return [*self._always_rules, *self._session_rules.get(session, [])]
 

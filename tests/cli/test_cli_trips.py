@@ -61,13 +61,21 @@ def test_tools_json_into_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_refusal_without_a_terminal_mentions_yes_and_says_its_advice_once(tmp_path: Path) -> None:
-    done = toolhost("call", "write_file", '{"path": "n.txt", "content": "x"}', cwd=tmp_path)
+def test_refusal_without_a_terminal_is_words_for_a_person_and_mentions_yes(tmp_path: Path) -> None:
+    """What a person reads names the cause and what to do; the model's text (its recovery
+    "do not retry the same call") is only in --json."""
+    call = ("call", "write_file", '{"path": "n.txt", "content": "x"}', "--root", ".")
+    done = toolhost(*call, cwd=tmp_path)
     assert done.returncode == 1
-    assert done.stdout.startswith("permission.unattended: write_file was not allowed")
-    assert done.stdout.count("do not retry") == 1 and done.stdout.count("ask the user") == 0
-    assert "pass --yes to allow it" in done.stderr
+    assert done.stdout == (
+        "Not run: write_file needs your approval, and there is no terminal to ask. Why: "
+        "changes need the user's approval by default. [permission.unattended]\n"
+    )
+    assert "pass --yes to allow it" in done.stderr and "do not retry" not in done.stderr
     assert not (tmp_path / "n.txt").exists()
+    as_json = json.loads(toolhost(*call, "--json", cwd=tmp_path).stdout)
+    assert as_json["error"]["code"] == "permission.unattended"
+    assert as_json["error"]["recovery"].startswith("do not retry the same call")
 
 
 def test_tools_summaries_are_whole_sentences(tmp_path: Path) -> None:
@@ -77,16 +85,16 @@ def test_tools_summaries_are_whole_sentences(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_background_job_started_by_call_is_said_to_stop_with_it(tmp_path: Path) -> None:
-    """`toolhost call` runs one call: the job's result says to read it later with job_output,
-    which no later `toolhost call` can; the command says the job stopped with it, and it
-    did (its process is gone)."""
-    arguments = '{"command": "sleep 60", "run_in_background": true}'
+def test_a_background_job_is_refused_before_it_starts(tmp_path: Path) -> None:
+    """`toolhost call` ends after one call, so a job it started would die with it: the call
+    is refused up front (exit 2, the way to run it said), never "Started ..." and killed."""
+    marker = tmp_path / "ran"
+    arguments = json.dumps({"command": f"touch {marker}; sleep 60", "run_in_background": True})
     done = toolhost("call", "--yes", "bash", arguments, "--root", ".", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert 'Started background job "bash-1"' in done.stdout, done.stdout
-    assert "toolhost: stopped the background job bash-1" in done.stderr, done.stderr
-    pid = done.stdout.split("(pid ", 1)[1].split(")", 1)[0]
-    assert not Path(f"/proc/{pid}").exists()
+    assert (done.returncode, done.stdout) == (2, ""), done.stdout
+    assert "Started background job" not in done.stderr
+    assert done.stderr.startswith("toolhost: not run: this would start a background job")
+    assert "Run the command in the foreground (without run_in_background)" in done.stderr
+    assert not marker.exists()
     plain = toolhost("call", "--yes", "bash", '{"command": "echo hi"}', "--root", ".", cwd=tmp_path)
-    assert "stopped the background job" not in plain.stderr, plain.stderr
+    assert plain.returncode == 0 and plain.stdout.startswith("hi"), plain.stdout

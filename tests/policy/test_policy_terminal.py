@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+from lsp_server.policy.prompt import ApprovalAnswer
 from lsp_server.policy.tty_prompt import TerminalAsker, parse_answer
 from lsp_server.protocol import ApproveParams
 
@@ -27,15 +28,36 @@ def request() -> ApproveParams:
 
 
 def test_answers() -> None:
-    assert parse_answer("y\n", SUGGESTIONS).decision == "allow_once"
-    assert parse_answer("s", SUGGESTIONS).rule == "bash(npm test)"
-    assert parse_answer("a 2", SUGGESTIONS).rule == "bash(npm:*)"
-    assert parse_answer("a2", SUGGESTIONS).decision == "allow_always"
-    denied = parse_answer("n not now", SUGGESTIONS)
+    def answer(text: str) -> ApprovalAnswer:
+        parsed = parse_answer(text, SUGGESTIONS)
+        assert isinstance(parsed, ApprovalAnswer), parsed
+        return parsed
+
+    assert answer("y\n").decision == "allow_once"
+    assert answer("s").rule == "bash(npm test)"
+    assert answer("a 2").rule == "bash(npm:*)"
+    assert answer("a2").decision == "allow_always"
+    denied = answer("n not now")
     assert (denied.decision, denied.reason) == ("deny", "not now")
-    assert parse_answer("", SUGGESTIONS).decision == "deny"
-    assert parse_answer("s 9", SUGGESTIONS).decision == "deny"
-    assert parse_answer("maybe", SUGGESTIONS).decision == "deny"
+
+
+def test_a_typo_is_no_answer_and_says_what_is_accepted() -> None:
+    assert parse_answer("", SUGGESTIONS) == "please type y, s, a or n"
+    assert parse_answer("s 9", SUGGESTIONS) == "there is no rule 9: the rules are numbered 1 to 2"
+    assert parse_answer("maybe", SUGGESTIONS) == "'maybe' is not an answer: type y, s, a or n"
+    assert parse_answer("nope", SUGGESTIONS) == "'nope' is not an answer: type y, s, a or n"
+    assert parse_answer("s", ()) == "this call cannot be remembered: type y or n"
+
+
+async def test_a_typo_asks_again_and_only_the_end_of_input_denies() -> None:
+    out = io.StringIO()
+    asker = TerminalAsker(io.StringIO("x\ns 7\ny\n"), out)
+    assert await asker(request()) == {"decision": "allow_once"}
+    shown = out.getvalue()
+    assert shown.count("Allow? [y/s/a/n]") == 3
+    assert "'x' is not an answer: type y, s, a or n" in shown
+    gone = TerminalAsker(io.StringIO("x\n"), io.StringIO())
+    assert (await gone(request()))["decision"] == "deny"
 
 
 async def test_prompt_shows_the_request_and_reads_a_line() -> None:
@@ -43,4 +65,8 @@ async def test_prompt_shows_the_request_and_reads_a_line() -> None:
     asker = TerminalAsker(io.StringIO("s 2\n"), out)
     assert await asker(request()) == {"decision": "allow_session", "rule": "bash(npm:*)"}
     shown = out.getvalue()
-    assert "Run: npm test" in shown and "rule 2: bash(npm:*)" in shown and "risk: medium" in shown
+    assert "Run: npm test" in shown and "risk: medium" in shown
+    assert "rule 2: every command that starts with `npm`   [bash(npm:*)]" in shown
+    assert (
+        "   a           always allow `npm test` (this command exactly) in this workspace" in shown
+    )

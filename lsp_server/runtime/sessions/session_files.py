@@ -7,6 +7,8 @@ runtime/sessions/session_names.py, so no id can name a path):
     cli-sessions/<root>/<session>/session.json   observations and the stored results' list
                                   results/       one file per stored result
                                   counter        the last ref number handed out
+                                  approvals.json the rules the user allowed "for this
+                                                 session" at the terminal prompt
                                   lock           flock, held only to merge-and-write
 
 Two processes on one session: each loads session.json (always whole: it is only ever
@@ -50,6 +52,7 @@ log = logging.getLogger(__name__)
 FORMAT = 1
 RESULTS = "results"
 COUNTER = "counter"
+APPROVALS = "approvals.json"
 
 
 @attrs.frozen
@@ -126,13 +129,45 @@ class SessionFiles:
         self._loaded[session.id] = observations
         session_bounds.prune(self.folder, self.bounds, keep=folder)
 
+    def approvals(self, session_id: str) -> list[str]:
+        """The rules allowed for this session at earlier prompts (a missing or unreadable
+        file is none: the user is asked again)."""
+        path = self.session_folder(session_id) / APPROVALS
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError) as exc:
+            log.warning("ignoring unreadable session approvals %s: %s", path, exc)
+            return []
+        rules = raw.get("rules") if isinstance(raw, dict) else None
+        if not isinstance(rules, list):
+            return []
+        return [rule for rule in rules if isinstance(rule, str)]
+
+    def keep_approvals(self, session_id: str, rules: list[str]) -> None:
+        """Add `rules` to the session's approvals (private file, replaced by rename)."""
+        folder = self.session_folder(session_id)
+        try:
+            _make_folder(folder)
+            with _locked(folder):
+                kept = list(dict.fromkeys([*self.approvals(session_id), *rules]))
+                data = json.dumps({"format": FORMAT, "rules": kept}, ensure_ascii=True)
+                textio.atomic_write(folder / APPROVALS, data.encode("ascii"), mode=0o600)
+        except OSError as exc:
+            self.problems.append(
+                f"the session's approvals could not be kept in {folder} ({exc}); "
+                "the next call asks again"
+            )
+
     def drop(self, session_id: str) -> None:
-        """Forget what the session read and stored (`toolhost call --fresh`); the counter
-        stays, so a new ref never repeats a dropped one."""
+        """Forget what the session read, stored and was allowed (`toolhost call --fresh`);
+        the counter stays, so a new ref never repeats a dropped one."""
         folder = self.session_folder(session_id)
         try:
             with _locked(folder):
                 (folder / RECORD).unlink(missing_ok=True)
+                (folder / APPROVALS).unlink(missing_ok=True)
                 shutil.rmtree(folder / RESULTS, ignore_errors=True)
         except FileNotFoundError:
             return  # nothing kept: already fresh
