@@ -109,10 +109,14 @@ def _segment_risk(segment: Segment) -> Risk:
 
 
 def risk_level(facts: CallFacts, engine: PolicyEngine) -> Risk:
-    """low: reads; medium: edits inside the workspace, ordinary commands; high: commands
-    that delete, escalate, fetch or hide what they run, and writes outside the roots."""
+    """low: reads (a command's only where the read-only sandbox holds it to reading);
+    medium: edits inside the workspace, ordinary commands, and a read-looking command that
+    runs where it could write (no sandbox: the prompt says it can write anywhere; or the
+    workspace-write sandbox); high: commands that delete, escalate, fetch or hide what they
+    run, and writes outside the roots."""
     if engine.is_plain_read(facts):
-        return "low"
+        held = facts.command is None or (facts.plan is not None and facts.plan.runs_read_only)
+        return "low" if held else "medium"
     if engine.forced_ask(facts) is not None:
         return "high"  # a policy file, or a command that could do what a deny rule forbids
     if facts.command is not None:

@@ -65,6 +65,23 @@ async def test_bash_approval_carries_folder_background_timeout_sandbox_and_clien
     assert {p["client"] for p in editor.prompts} == {"Test Chat"}
 
 
+async def test_a_read_outside_the_sandbox_is_not_called_low_risk(workspace: Path) -> None:
+    """The prompt says "not sandboxed: the command can write anywhere you can" beside the
+    risk: a command read as a plain read is low risk only where the sandbox holds it to
+    that; outside it the read is a guess."""
+    editor = FakeEditor()
+    editor.script = editor.answer({"decision": "deny", "reason": "just looking"})
+    async with editor_session(workspace, editor, {"policy": {"ask": ["Bash"]}}) as client:
+        await lsp_call(client, "bash", {"command": "ls src", "sandbox": "off"})
+        shown = await preview(client, "bash", {"command": "cat README.md", "sandbox": "off"})
+        held = await preview(client, "bash", {"command": "cat README.md"})
+    [asked] = editor.prompts
+    assert (asked["sandbox"], asked["risk"]) == ("none", "medium")
+    assert (shown["sandbox"], shown["risk"]) == ("none", "medium")
+    if held["sandbox"] == "read-only":  # bubblewrap works here
+        assert held["risk"] == "low"
+
+
 async def test_bash_approval_names_the_sandbox_the_command_would_run_in(
     workspace: Path,
 ) -> None:
