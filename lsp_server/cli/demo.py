@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shlex
 import shutil
 import sys
 import tempfile
@@ -50,6 +51,12 @@ async def _session(workspace: Path) -> int:
     @client.feature(protocol.TOOLHOST_DID_CALL)  # type: ignore[untyped-decorator]
     def _did_call(params: Any) -> None:
         """The demo prints results itself; the activity notifications are not needed."""
+
+    @client.feature(types.WINDOW_LOG_MESSAGE)  # type: ignore[untyped-decorator]
+    def _log_message(params: Any) -> None:
+        """The server's log: a warning or an error is shown, its everyday lines are not."""
+        if params["type"] <= types.MessageType.Warning:
+            print(f"toolhost demo: the server says: {params['message']}", file=sys.stderr)
 
     await client.start_io(sys.executable, "-m", "lsp_server", "serve")
     await client.initialize_async(
@@ -145,7 +152,28 @@ async def _session(workspace: Path) -> int:
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()  # type: ignore[no-untyped-call]
+    _next_steps()
     return 0
+
+
+def _own_command() -> str:
+    """How to run this toolhost as typed: `toolhost` when that is the one on PATH."""
+    here = Path(sys.argv[0]).resolve() if Path(sys.argv[0]).name == "toolhost" else None
+    on_path = shutil.which("toolhost")
+    if here is not None and on_path is not None and Path(on_path).resolve() == here:
+        return "toolhost"
+    if here is not None:
+        return shlex.quote(str(Path(sys.argv[0]).absolute()))
+    return shlex.join([sys.executable, "-m", "lsp_server"])
+
+
+def _next_steps() -> None:
+    toolhost = _own_command()
+    where = "$(command -v toolhost)" if toolhost == "toolhost" else toolhost
+    print(f"\n{BOLD}Next{RESET}")
+    print("  editor  VS Code, Neovim or Emacs: README.md, Install (the editor starts the server)")
+    print(f"  agent   claude mcp add toolhost -- {where} mcp   (Codex, Gemini CLI: README.md)")
+    print(f'  CLI     cd your-project && {toolhost} call read_file \'{{"path": "README.md"}}\'')
 
 
 def run_demo(keep: bool = False) -> int:

@@ -198,6 +198,8 @@ class LogForwarder(logging.Handler):
             else (
                 types.MessageType.Warning
                 if record.levelno >= logging.WARNING
+                else types.MessageType.Info
+                if record.levelno >= logging.INFO
                 else types.MessageType.Log
             )
         )
@@ -240,10 +242,15 @@ def serve_stdio(root: Path | None = None) -> None:
 
 
 def setup_logging(server: ToolhostServer) -> None:
+    """Records of INFO and up reach the client as window/logMessage, each at its own level.
+    stderr gets warnings and errors only (or what TOOLHOST_LOG asks for): clients read the
+    server's stderr as errors (VS Code's client logs each line as [error], Neovim's lsp.log
+    as ERROR), so a healthy start writes nothing there."""
     root_logger = logging.getLogger()
-    level = os.environ.get("TOOLHOST_LOG", "INFO").upper()
-    root_logger.setLevel(level)
+    asked = logging.getLevelNamesMapping().get(os.environ.get("TOOLHOST_LOG", "").upper())
+    root_logger.setLevel(logging.INFO if asked is None else min(asked, logging.INFO))
     stderr = logging.StreamHandler()
+    stderr.setLevel(logging.WARNING if asked is None else asked)
     stderr.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root_logger.addHandler(stderr)
     forward = LogForwarder(server)
