@@ -42,6 +42,7 @@ from lsp_server.runtime.results.call_records import (
     unknown_tool,
     with_notice,
 )
+from lsp_server.runtime.sessions.activity import Writer
 from lsp_server.runtime.sessions.observations import FileLocks
 from lsp_server.runtime.sessions.session import Session, SessionFolders, SessionStore
 from lsp_server.runtime.storm import StormBreaker
@@ -135,20 +136,21 @@ class Runtime:
         except LookupError:
             return None
 
-    def files_for(self, session: Session, caller: Caller = NOBODY) -> FileService:
-        limits, documents = self.config.limits, self.documents
-        return FileService(self.workspace, session.observations, limits, documents, caller)
+    def files_for(self, session: Session, caller: Caller = NOBODY, tool: str = "") -> FileService:
+        writer = Writer(session.activity, session.id, session.agent, tool)  # writes by whom
+        limits, documents, seen = self.config.limits, self.documents, session.observations
+        return FileService(self.workspace, seen, limits, documents, caller, writer)
 
     # -- the call ------------------------------------------------------------------
 
     async def call(
         self, params: CallParams, placement: Placement = "root", caller: Caller = NOBODY
     ) -> CallResult:
-        """`caller`: who the call is for, as the face knows them (the tool, its approval and
-        its writes get it: runtime/context.py)."""
+        """`caller`: who the call is for, as the face knows them (runtime/context.py)."""
         started = time.monotonic()
         call_id = params.call_id or f"c-{os.urandom(6).hex()}"  # as uuid4().hex[:12], cheaper
-        session = self.sessions.get(params.session or "default")
+        agent = caller.client or self.client.features.name  # the agent: MCP's, the editor's
+        session = self.sessions.get(params.session or "default", agent)
         session.call_count += 1
         if session.surface is None and params.surface is not None:
             session.surface = params.surface
@@ -165,7 +167,8 @@ class Runtime:
             return unknown
         state = CallState(call_id=call_id, tool=tool, session=session)
         try:
-            output = await self._run(params, state, placement, caller)
+            with session.running(call_id, tool.name):  # in flight (toolhost/status)
+                output = await self._run(params, state, placement, caller)
             result = self._success(state, output, started)
         except ToolError as exc:
             result = self._failure(state, exc, started)
@@ -192,8 +195,7 @@ class Runtime:
         return result
 
     async def call_nested(self, params: CallParams, parent: ToolContext) -> ToolOutput:
-        """A call made by another tool (use_capability) on the target's behalf, for the
-        parent's caller.
+        """A call made by another tool (use_capability) for the parent's caller.
 
         The same path as `call`: validation (feedback placed inside `arguments`),
         confinement, approval by the TARGET's own contract, locks, publishing; the target's
@@ -334,7 +336,7 @@ class Runtime:
             session=state.session,
             workspace=self.workspace,
             config=self.config,
-            files=self.files_for(state.session, caller),
+            files=self.files_for(state.session, caller, state.tool.name),
             progress=Progress(token, sender, state.tool.name),
             services=self.services,
             client=self.client,

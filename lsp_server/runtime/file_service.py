@@ -14,9 +14,12 @@ from typing import TYPE_CHECKING, Protocol
 import anyio
 
 from lsp_server.core.errors import (
+    EDIT_NOT_FOUND,
+    EDIT_NOT_UNIQUE,
     EDIT_UNENCODABLE,
     FS_ALREADY_EXISTS,
     FS_BINARY,
+    FS_EDIT_CONFLICT,
     FS_NOT_FOUND,
     FS_NOT_OBSERVED,
     FS_PERMISSION,
@@ -26,9 +29,11 @@ from lsp_server.core.errors import (
 )
 from lsp_server.fs import beneath, diskwrite, hardlinks, textio
 from lsp_server.fs.textio import FileVersion, TextFile, Version
-from lsp_server.runtime.approvals.stale_diff import stale_refusal
+from lsp_server.runtime.approvals.stale_diff import stale_refusal, what_changed
 from lsp_server.runtime.context import NOBODY, Caller
-from lsp_server.runtime.sessions.observations import SeenContent
+from lsp_server.runtime.sessions.activity import Writer
+from lsp_server.runtime.sessions.edit_merge import Merge
+from lsp_server.runtime.sessions.observations import SEEN_TEXT_CHARS, SeenContent
 
 if TYPE_CHECKING:
     from lsp_server.config.tree import Limits
@@ -66,6 +71,7 @@ class FileService:
         limits: Limits,
         documents: DocumentSource | None = None,
         caller: Caller = NOBODY,
+        writer: Writer | None = None,
     ) -> None:
         self.workspace = workspace
         self.observations = observations
@@ -73,6 +79,9 @@ class FileService:
         self.documents = documents
         self.caller = caller
         """Whom the call that publishes is for (the document source may need to know)."""
+        self.writer = writer
+        """The call's session, agent and tool: its writes are recorded in their name
+        (sessions/activity.py), and refusals name who else changed a file."""
 
     # -- reading ---------------------------------------------------------------
 
@@ -132,6 +141,53 @@ class FileService:
 
     async def load_for_write(self, path: Path) -> TextFile:
         """The current text of a file this session observed at its current version."""
+        current, _ = await self._load(path, merge=False)
+        return current
+
+    async def load_for_edit(self, path: Path) -> tuple[TextFile, Merge | None]:
+        """As load_for_write, but a file that changed since the session read it is loaded
+        too when the text read is still known: the Merge then checks (`settle`) that the
+        edit touches none of the lines changed since (edit_merge.py)."""
+        return await self._load(path, merge=True)
+
+    def settle(self, merge: Merge | None, after: str) -> str:
+        """The note for an edit's result ("also changed since your read: ..."), or
+        FS_EDIT_CONFLICT when the edit overlaps a change made since the session's read."""
+        if merge is None:
+            return ""
+        change = what_changed(SeenContent.of(merge.base), merge.current)
+        try:
+            return merge.check(after, change.text)
+        except ToolError as exc:
+            raise self._shown(merge, exc, change.complete) from None
+
+    def _shown(self, merge: Merge, conflict: ToolError, complete: bool) -> ToolError:
+        if complete and conflict.code == FS_EDIT_CONFLICT:
+            # The whole new content is in the diff: the session counts as having read it.
+            self.observations.record_present(merge.path, merge.version, merge.current)
+            conflict.recovery = (
+                "the diff above is complete and this session now counts as having read the "
+                "new content: redo the edit against it, keeping the other change"
+            )
+        return conflict
+
+    def unmerged(self, merge: Merge | None, failure: ToolError) -> ToolError:
+        """An edit that failed on a file changed since the read: FS_EDIT_CONFLICT naming
+        who changed it (the change may be why), else the failure as it is."""
+        if merge is None or failure.code not in (EDIT_NOT_FOUND, EDIT_NOT_UNIQUE):
+            return failure
+        change = what_changed(SeenContent.of(merge.base), merge.current)
+        return self._shown(merge, merge.unmatched(failure, change.text), change.complete)
+
+    def who_changed(self, path: Path, text: str, in_editor: bool) -> str:
+        """Who left `path` holding `text`: a toolhost session, the editor's user, or an
+        unknown program."""
+        found = self.writer.activity.left(path, text) if self.writer is not None else None
+        if found is not None:
+            return found.label()
+        return "the user in the editor" if in_editor else "another program (not a toolhost session)"
+
+    async def _load(self, path: Path, merge: bool) -> tuple[TextFile, Merge | None]:
         rel = self.workspace.relative(path)
         seen = self.observations.get(path)
         try:
@@ -157,13 +213,25 @@ class FileService:
                 "read the file with read_file, then retry",
             )
         if not same_version(seen.version, current.version):
+            in_editor = not isinstance(current.version, FileVersion)
+            who = self.who_changed(path, current.text, in_editor)
+            base = seen.seen.text if seen.seen is not None else None
+            if merge and base is not None:
+                activity = self.writer.activity if self.writer is not None else None
+                return current, Merge(path, rel, base, current.text, who, current.version, activity)
             change = describe_change(seen.version, current.version)
-            what = f"changed since this session read it ({change})"
+            what = f"changed since this session read it ({change}; last by {who})"
+            if merge:
+                what += (
+                    "; toolhost keeps no copy of what this session read of it (over "
+                    f"{SEEN_TEXT_CHARS // 1024} KiB, or dropped under memory pressure), so "
+                    "the edit cannot be merged with the change"
+                )
             raise stale_refusal(rel, what, seen.seen, current, self.observations)
         if current.version != seen.version:
             # Same bytes, new metadata (a touch or an identical save): refresh silently.
             self.observations.record_present(path, current.version, current.text)
-        return current
+        return current, None
 
     def _require_same(self, rel: str, seen: Version, now: Version) -> None:
         if same_version(seen, now):
@@ -181,15 +249,23 @@ class FileService:
         if self.documents is not None:
             outcome = await self.documents.publish(change, self.observations, self.caller)
             if isinstance(outcome, str):
+                self._wrote(change)
                 return outcome
             if outcome is not None:
                 change = outcome
         try:
-            return await anyio.to_thread.run_sync(self._publish_disk, change)
+            note = await anyio.to_thread.run_sync(self._publish_disk, change)
         except ToolError as exc:
             if exc.code != FS_STALE_VERSION or change.before is None:
                 raise
             raise await self._stale_with_diff(exc, change.before) from None
+        self._wrote(change)
+        return note
+
+    def _wrote(self, change: FileChange) -> None:
+        if self.writer is not None:
+            before = change.before.text if change.before is not None else None
+            self.writer.wrote(change.destination or change.path, before, _text_of(change))
 
     async def _stale_with_diff(self, exc: ToolError, before: TextFile) -> ToolError:
         """The file changed between the load and the rename: show what changed since."""
@@ -199,9 +275,10 @@ class FileService:
             return exc  # gone or unreadable now: the refusal says so already
         rel = self.workspace.relative(before.path)
         seen = SeenContent.of(before.text)
-        return stale_refusal(
-            rel, exc.cause.removeprefix(f"{rel} "), seen, current, self.observations
-        )
+        in_editor = not isinstance(current.version, FileVersion)
+        what = exc.cause.removeprefix(f"{rel} ")
+        what += f" (by {self.who_changed(before.path, current.text, in_editor)})"
+        return stale_refusal(rel, what, seen, current, self.observations)
 
     def _publish_disk(self, change: FileChange) -> str | None:
         """Create, replace, move or delete through descriptors opened beneath the root;

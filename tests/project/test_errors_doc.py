@@ -51,6 +51,10 @@ PRODUCED_BY: dict[str, str] = {
     "FS_STALE_VERSION": (
         "tests/runtime/buffers/test_buffers_lsp.py::test_buffer_changed_since_read_is_stale"
     ),
+    "FS_EDIT_CONFLICT": (
+        "tests/tools/files/test_edit_merge.py::"
+        "test_an_overlapping_edit_is_refused_naming_the_other_session"
+    ),
     "FS_NOT_FOUND": "tests/tools/files/test_read_file.py::test_refusals",
     "FS_ALREADY_EXISTS": (
         "tests/runtime/test_observations.py::test_concurrent_creates_exactly_one_wins"

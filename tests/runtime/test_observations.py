@@ -41,7 +41,8 @@ async def test_external_change_with_restored_mtime_is_stale(workspace: Path) -> 
     data = target.read_bytes()
     target.write_bytes(data.replace(b"shop", b"SHOP"))  # same size
     os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
-    result = await call_tool(runtime, "edit_file", edit("src/inventory.py", "Item", "Thing"))
+    whole = {"path": "src/inventory.py", "content": "Thing\n"}
+    result = await call_tool(runtime, "write_file", whole)
     assert result.error is not None and result.error.code == "FS_STALE_VERSION"
     assert b"SHOP" in target.read_bytes() and b"Thing" not in target.read_bytes()
 
@@ -63,7 +64,9 @@ async def test_two_sessions_from_the_same_version(workspace: Path) -> None:
     first = await call_tool(runtime, "edit_file", edit("README.md", "tiny", "small"), session="a")
     second = await call_tool(runtime, "edit_file", edit("README.md", "tiny", "little"), session="b")
     assert not first.is_error
-    assert second.error is not None and second.error.code == "FS_STALE_VERSION"
+    # b's old_string is gone since its read: a conflict naming a (edits merge otherwise).
+    assert second.error is not None and second.error.code == "FS_EDIT_CONFLICT"
+    assert "by session a (edit_file" in text_of(second)
     assert "small" in (workspace / "README.md").read_text()
 
 

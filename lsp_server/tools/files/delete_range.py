@@ -59,10 +59,13 @@ def _find_anchor(lines: list[str], anchor: str, which: str, label: str) -> int:
 async def run(ctx: ToolContext, args: dict[str, Any]) -> WritePlan:
     path = ctx.paths["path"]
     label = ctx.workspace.relative(path)
-    current = await ctx.files.load_for_write(path)
+    current, merge = await ctx.files.load_for_edit(path)
     lines = current.text.splitlines(keepends=True)
-    start = _find_anchor(lines, args["start_anchor"], "start", label)
-    end = _find_anchor(lines, args["end_anchor"], "end", label)
+    try:
+        start = _find_anchor(lines, args["start_anchor"], "start", label)
+        end = _find_anchor(lines, args["end_anchor"], "end", label)
+    except ToolError as exc:
+        raise ctx.files.unmerged(merge, exc) from None
     if start > end:
         raise ToolError(
             EDIT_INVALID,
@@ -84,10 +87,12 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> WritePlan:
                 "extend the range to whole blocks, or use edit_file",
             )
     new_text = "".join(lines[:start] + lines[end + 1 :])
+    merged = ctx.files.settle(merge, new_text)
     message = f"deleted lines {start + 1}-{end + 1} of {label}\n" + receipt(
         current.text, new_text, label
     )
-    return WritePlan([FileChange(path, current, new_text)], message.rstrip("\n"))
+    message = message.rstrip("\n") + (f"\n{merged}" if merged else "")
+    return WritePlan([FileChange(path, current, new_text)], message)
 
 
 TOOLS = (Tool(CONTRACT, run),)

@@ -96,25 +96,31 @@ def _level_note(levels: list[str]) -> str:
 async def run_edit(ctx: ToolContext, args: dict[str, Any]) -> WritePlan:
     path = ctx.paths["path"]
     label = ctx.workspace.relative(path)
-    current = await ctx.files.load_for_write(path)
-    replaced = apply_edit(current.text, args, label)
+    current, merge = await ctx.files.load_for_edit(path)
+    try:
+        replaced = apply_edit(current.text, args, label)
+    except ToolError as exc:
+        raise ctx.files.unmerged(merge, exc) from None
+    merged = ctx.files.settle(merge, replaced.text)
     count = f", {replaced.count} replacements" if replaced.count > 1 else ""
     message = f"edited {label}{count}{_level_note([replaced.level])}\n" + receipt(
         current.text, replaced.text, label
     )
-    return WritePlan([FileChange(path, current, replaced.text)], message.rstrip("\n"))
+    message = message.rstrip("\n") + (f"\n{merged}" if merged else "")
+    return WritePlan([FileChange(path, current, replaced.text)], message)
 
 
 async def run_multi_edit(ctx: ToolContext, args: dict[str, Any]) -> WritePlan:
     path = ctx.paths["path"]
     label = ctx.workspace.relative(path)
-    current = await ctx.files.load_for_write(path)
+    current, merge = await ctx.files.load_for_edit(path)
     text = current.text
     levels = []
     for number, edit in enumerate(args["edits"], start=1):
         try:
             replaced = apply_edit(text, edit, label)
         except ToolError as exc:
+            exc = ctx.files.unmerged(merge, exc)
             raise ToolError(
                 exc.code,
                 f"edit {number}: {exc.cause}; no edit was applied",
@@ -123,10 +129,12 @@ async def run_multi_edit(ctx: ToolContext, args: dict[str, Any]) -> WritePlan:
             ) from None
         text = replaced.text
         levels.append(replaced.level)
+    merged = ctx.files.settle(merge, text)
     message = f"edited {label} ({len(levels)} edits){_level_note(levels)}\n" + receipt(
         current.text, text, label
     )
-    return WritePlan([FileChange(path, current, text)], message.rstrip("\n"))
+    message = message.rstrip("\n") + (f"\n{merged}" if merged else "")
+    return WritePlan([FileChange(path, current, text)], message)
 
 
 TOOLS = (Tool(EDIT_CONTRACT, run_edit), Tool(MULTI_EDIT_CONTRACT, run_multi_edit))

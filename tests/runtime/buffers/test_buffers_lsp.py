@@ -94,21 +94,50 @@ async def test_edit_of_a_dirty_buffer_goes_through_apply_edit(tmp_path: Path) ->
 
 
 async def test_buffer_changed_since_read_is_stale(tmp_path: Path) -> None:
+    """A whole-file write keeps the strict rule: the user's typing since the read stops it."""
     path = notes(tmp_path)
     async with editor_session(path.parent) as editor:
         editor.open(path)
         await lsp_call(editor.client, "read_file", {"path": "notes.txt"})
         editor.type_line(path, 0, "typed after the read")
         result = await lsp_call(
-            editor.client,
-            "edit_file",
-            {"path": "notes.txt", "old_string": "beta", "new_string": "BETA"},
+            editor.client, "write_file", {"path": "notes.txt", "content": "replaced\n"}
         )
         buffer = editor.text(path)
     assert result["isError"]
     assert result["error"]["code"] == "FS_STALE_VERSION"
+    assert "by the user in the editor" in text_of(result)
     assert editor.apply_edits == []
     assert buffer == "typed after the read\nalpha\nbeta\ngamma\n"
+
+
+async def test_an_edit_beside_the_users_typing_merges(tmp_path: Path) -> None:
+    """An edit of lines the user did not touch since the read applies to the buffer as it
+    is now and says so; one of the line the user typed in is a conflict naming the user."""
+    path = notes(tmp_path)
+    async with editor_session(path.parent) as editor:
+        editor.open(path)
+        await lsp_call(editor.client, "read_file", {"path": "notes.txt"})
+        editor.type_line(path, 0, "typed after the read")
+        merged = await lsp_call(
+            editor.client,
+            "edit_file",
+            {"path": "notes.txt", "old_string": "beta", "new_string": "BETA"},
+        )
+        await lsp_call(editor.client, "read_file", {"path": "notes.txt"})
+        editor.type_line(path, 3, "GAMMA by hand")
+        clash = await lsp_call(
+            editor.client,
+            "edit_file",
+            {"path": "notes.txt", "old_string": "BETA\ngamma", "new_string": "B\nG"},
+        )
+        buffer = editor.text(path)
+    assert not merged["isError"], text_of(merged)
+    assert "line 1, by the user in the editor" in text_of(merged)
+    assert clash["isError"] and clash["error"]["code"] == "FS_EDIT_CONFLICT", text_of(clash)
+    assert "by the user in the editor" in text_of(clash)
+    assert buffer.startswith("typed after the read\nalpha\nBETA\n")
+    assert "GAMMA by hand" in buffer
 
 
 async def test_editor_refuses_an_edit_for_an_older_version(tmp_path: Path) -> None:
@@ -256,13 +285,12 @@ async def test_file_read_from_disk_then_opened_unchanged_is_current(tmp_path: Pa
             "edit_file",
             {"path": "notes.txt", "old_string": "beta", "new_string": "BETA"},
         )
+        applied = len(editor.apply_edits)
         editor.type_line(path, 0, "typed after opening")
         stale = await lsp_call(
-            editor.client,
-            "edit_file",
-            {"path": "notes.txt", "old_string": "gamma", "new_string": "GAMMA"},
+            editor.client, "write_file", {"path": "notes.txt", "content": "replaced\n"}
         )
     assert not result["isError"], result
-    assert len(editor.apply_edits) == 1
+    assert applied == 1
     assert path.read_text() == "alpha\nBETA\ngamma\n"
     assert stale["isError"] and stale["error"]["code"] == "FS_STALE_VERSION"

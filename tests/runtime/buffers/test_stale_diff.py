@@ -17,6 +17,9 @@ from tests.runtime.buffers.test_buffers_lsp import BYPASS, editor_session
 pytestmark = pytest.mark.timeout(120)
 
 EDIT = {"path": "a.py", "old_string": "value = 30", "new_string": "value = 300"}
+# A whole-file write keeps the strict rule (an edit of unchanged lines merges instead:
+# tests/tools/files/test_edit_merge.py).
+WRITE = {"path": "a.py", "content": "value = 300\n"}
 COMPLETE = "the diff above is complete and this session now counts as having read the new content"
 
 
@@ -36,18 +39,17 @@ async def test_a_disk_change_since_the_read_is_shown_as_a_diff(tmp_path: Path) -
     async with lsp_session(tmp_path, BYPASS) as client:
         await lsp_call(client, "read_file", {"path": "a.py", "limit": 5})
         path.write_text(numbered(50).replace("value = 20\n", "value = 20  # checked\nextra\n"))
-        refused = stale(await lsp_call(client, "edit_file", EDIT))
-        again = await lsp_call(client, "edit_file", EDIT)
+        refused = stale(await lsp_call(client, "write_file", WRITE))
+        again = await lsp_call(client, "write_file", WRITE)
     assert (
         "What changed since this session read it:\n--- as read\n+++ now\n@@ -19,5 +19,6 @@\n"
         in (refused)
     )
     assert "\n-value = 20\n+value = 20  # checked\n+extra\n value = 21\n" in refused
     assert "[end of the diff]; " + COMPLETE in refused
-    # The complete diff told the model the new content: the same edit now applies to it.
+    # The complete diff told the model the new content: the same write now applies.
     assert not again["isError"], text_of(again)
-    assert "value = 20  # checked\nextra\n" in path.read_text()
-    assert "value = 300\n" in path.read_text()
+    assert path.read_text() == "value = 300\n"
 
 
 async def test_a_long_diff_is_cut_and_the_model_must_read_again(tmp_path: Path) -> None:
@@ -56,8 +58,8 @@ async def test_a_long_diff_is_cut_and_the_model_must_read_again(tmp_path: Path) 
     async with lsp_session(tmp_path, BYPASS) as client:
         await lsp_call(client, "read_file", {"path": "a.py"})
         path.write_text("".join(f"renamed = {i}\n" for i in range(100)) + numbered(200)[1190:])
-        refused = stale(await lsp_call(client, "edit_file", EDIT))
-        again = await lsp_call(client, "edit_file", EDIT)
+        refused = stale(await lsp_call(client, "write_file", WRITE))
+        again = await lsp_call(client, "write_file", WRITE)
     diff = refused.split("What changed since this session read it:\n", 1)[1]
     shown = diff.split("\n[... ", 1)[0].splitlines()
     assert len(shown) == 40 and shown[:2] == ["--- as read", "+++ now"]
@@ -90,15 +92,18 @@ async def test_a_buffer_change_since_the_read_is_shown_as_a_diff(tmp_path: Path)
     path = tmp_path / "ws" / "notes.txt"
     path.parent.mkdir()
     path.write_text("alpha\nbeta\ngamma\n")
-    edit = {"path": "notes.txt", "old_string": "beta", "new_string": "BETA"}
+    edit = {"path": "notes.txt", "content": "alpha\ntyped after the read\nBETA\ngamma\n"}
     async with editor_session(path.parent) as editor:
         editor.open(path)
         await lsp_call(editor.client, "read_file", {"path": "notes.txt"})
         editor.type_line(path, 1, "typed after the read")
-        refused = stale(await lsp_call(editor.client, "edit_file", edit))
-        again = await lsp_call(editor.client, "edit_file", edit)
+        refused = stale(await lsp_call(editor.client, "write_file", edit))
+        again = await lsp_call(editor.client, "write_file", edit)
         buffer = editor.text(path)
-    assert "changed since this session read it (the editor buffer changed)" in refused
+    assert (
+        "changed since this session read it (the editor buffer changed; "
+        "last by the user in the editor)" in refused
+    )
     assert "@@ -1,3 +1,4 @@\n alpha\n+typed after the read\n beta\n gamma\n[end of the diff]" in (
         refused
     )
