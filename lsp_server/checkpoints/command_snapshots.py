@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from lsp_server.checkpoints import attribution
 from lsp_server.checkpoints.file_states import is_nested_repo, record_of
 from lsp_server.checkpoints.records import Checkpoint, CheckpointStore
 from lsp_server.checkpoints.shadow import objects
@@ -36,6 +37,18 @@ def is_placeholder_change(change: TreeChange) -> bool:
     command running meanwhile (sandbox/placeholders.py), not this command's change."""
     entry = {"A": change.new, "D": change.old}.get(change.status)
     return entry is not None and entry.oid == _EMPTY_BLOB and may_be_placeholder(change.path)
+
+
+def unpair_placeholders(changes: list[TreeChange]) -> Iterator[TreeChange]:
+    """The changes, a placeholder's removal that git paired with an empty file made (a
+    rename of identical content) seen as the two changes it is."""
+    for change in changes:
+        old, source = change.old, change.source
+        if source and old and old.oid == _EMPTY_BLOB and may_be_placeholder(source):
+            yield TreeChange("A", change.path, None, change.new)
+            yield TreeChange("D", source, old, None)
+        else:
+            yield change
 
 
 class CommandSnapshots:
@@ -112,11 +125,16 @@ class CommandSnapshots:
                 lost = unrecorded_changes(root, window.left_out.get(root, {}), ignored.left_out())
                 window.notes += [f"[{change.describe()}]" for change in lost]
                 changes = store.repo.diff(before, after)
-                files = [
-                    record_of(change)
-                    for change in changes
-                    if not is_nested_repo(change) and not is_placeholder_change(change)
-                ]
+                files, others = attribution.own_changes(
+                    store,
+                    window,
+                    root,
+                    [
+                        record_of(change)
+                        for change in unpair_placeholders(changes)
+                        if not is_nested_repo(change) and not is_placeholder_change(change)
+                    ],
+                )
                 window.notes += [
                     f"[{f.path} (over checkpoints.max_file_bytes) was changed: recorded by size "
                     "and hash only, a revert cannot restore it]"
@@ -134,6 +152,7 @@ class CommandSnapshots:
                     files,
                     reads="disk",
                     label=window.label,
+                    others=others,
                 )
             except (ShadowError, OSError) as exc:
                 log.exception("checkpoint of %s in %s failed", window.call_id, root)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from lsp_server.checkpoints import attribution
 from lsp_server.checkpoints.command_snapshots import CommandSnapshots
 from lsp_server.checkpoints.file_states import (
     Lstats,
@@ -145,6 +146,8 @@ class Checkpoints:
             return None
         window = CommandWindow(call_id, session, tool, label, time.time(), {})
         for root in self.roots():
+            store, begin = self.store(root), attribution.begin  # listed as running
+            window.first_seqs[root] = await anyio.to_thread.run_sync(begin, store, window)
             taken = await anyio.to_thread.run_sync(self._commands.before, root)
             if isinstance(taken, str):
                 window.notes.append(f"[no checkpoint of {root}: {taken}]")
@@ -156,14 +159,23 @@ class Checkpoints:
         """The command's checkpoints; what could not be recorded goes to window.notes."""
         if window is None:
             return []
+        await self._queue.flush()  # the writers' records of its window, to tell theirs apart
         made = []
         for root, before in window.trees.items():
             checkpoint = await anyio.to_thread.run_sync(self._commands.after, root, before, window)
             if checkpoint is not None:
                 made.append(checkpoint)
+        for root in window.first_seqs:
+            await anyio.to_thread.run_sync(attribution.end, self.store(root), window.call_id)
         if made:
             self._schedule_trim()
         return made
+
+    async def note_save(self, path: Path) -> None:
+        """An editor saved `path` (didSave): what it wrote is the user's (attribution.py)."""
+        if self.enabled and (root := self.root_of(path)) is not None:
+            note, limit = attribution.note_save_of, self.config.max_file_bytes
+            await anyio.to_thread.run_sync(note, self.store(root).folder, root, path, limit)
 
     # -- writers (the call's path: two reads and one journal append; write_queue.py does
     # the git side in the background) --------------------------------------------------

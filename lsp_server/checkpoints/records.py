@@ -28,9 +28,11 @@ from typing import Any, Literal
 import attrs
 import cattrs
 
+from lsp_server.checkpoints.attribution import OtherWriter
 from lsp_server.checkpoints.shadow.isolated_git import ShadowError
 from lsp_server.checkpoints.shadow.repository import ShadowRepo
 from lsp_server.checkpoints.shadow.tree_changes import Entry
+from lsp_server.home.replace_file import write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +73,8 @@ class Checkpoint:
     """The command, or a short summary, for lists."""
     reverts: str | None = None
     """For a revert: the call it undid."""
+    others: tuple[OtherWriter, ...] = ()
+    """For a shell command: the other writers of its paths while it ran (attribution.py)."""
 
     @property
     def ref_name(self) -> str:
@@ -97,26 +101,6 @@ def kept_oids(files: Iterable[FileRecord]) -> dict[str, int]:
             if entry is not None and not entry.is_gitlink:
                 keep[entry.oid] = 0o100644
     return keep
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """A new file beside `path` renamed over it. Created exclusively, never truncated: on
-    ext4 a truncated file renamed over another is flushed at once (auto_da_alloc), which
-    made a checkpoint's record cost 7x more here."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
-    try:
-        fd = os.open(temp, flags, 0o644)
-    except FileExistsError:  # left by a dead process of the same pid
-        temp.unlink()
-        fd = os.open(temp, flags, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
-    temp.replace(path)
 
 
 def root_key(root: Path) -> str:
@@ -168,6 +152,7 @@ class CheckpointStore:
         reads: Reads = "editor",
         label: str = "",
         reverts: str | None = None,
+        others: tuple[OtherWriter, ...] = (),
     ) -> Checkpoint:
         """Record one checkpoint (a shell command's): its own ref and record file."""
         checkpoint = self.checkpoint_of(
@@ -183,6 +168,8 @@ class CheckpointStore:
             label=label,
             reverts=reverts,
         )
+        if others:
+            checkpoint = attrs.evolve(checkpoint, others=others)
         self.repo.keep(checkpoint.ref_name, kept_oids(files))
         data = json.dumps(_CONVERTER.unstructure(checkpoint)).encode()
         write_atomically(self._records / f"{checkpoint.ref_name}.json", data)
@@ -248,6 +235,16 @@ class CheckpointStore:
     def all(self) -> list[Checkpoint]:
         """Oldest first; unreadable records are skipped (and logged)."""
         return [c for _, _, path in self._files() for c in self._read(path)]
+
+    def since(self, seq: int) -> list[Checkpoint]:
+        """The checkpoints numbered `seq` or later, oldest first (reading only their files)."""
+        return [
+            c
+            for _, last, path in self._files()
+            if last >= seq
+            for c in self._read(path)
+            if c.seq >= seq
+        ]
 
     def _read(self, path: Path) -> list[Checkpoint]:
         found = []

@@ -23,6 +23,9 @@ class CommandWindow:
     trees: dict[Path, str]
     left_out: dict[Path, dict[str, list[int | str]]] = attrs.Factory(dict)
     """Per root, the ignored files no snapshot holds (ignored.py), before the command."""
+    first_seqs: dict[Path, int] = attrs.Factory(dict)
+    """Per root, the number of the next checkpoint when the command started: the records
+    from there on are the other writers' of its window (attribution.py)."""
     notes: list[str] = attrs.Factory(list)
     """What the command's result must say: a checkpoint that failed, changes that could
     not be recorded."""

@@ -21,6 +21,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     revert.add_argument("call_id", metavar="CALL_ID", help="from `toolhost checkpoints`")
     revert.add_argument("--root", type=Path, default=Path.cwd())
     revert.add_argument("--json", action="store_true", help="print the result as JSON")
+    revert.add_argument(
+        "--include-shared",
+        action="store_true",
+        help="revert too the files another agent or the editor may also have changed while "
+        "a command ran (listed and left out otherwise)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,7 +58,7 @@ async def _revert(args: argparse.Namespace) -> int:
             runtime.services.get(Checkpoints),
             files,
             runtime.locks,
-            RevertParams(call_id=args.call_id, session="cli"),
+            RevertParams(call_id=args.call_id, session="cli", include_shared=args.include_shared),
         )
     except ToolError as exc:
         print(f"toolhost: {exc.message}", file=sys.stderr)

@@ -46,6 +46,9 @@ class CheckpointsResult:
 class RevertParams:
     call_id: str
     session: str = "default"
+    include_shared: bool = False
+    """Revert too the files of a shell command that another writer may also have changed
+    while it ran (left out and listed otherwise)."""
 
 
 @attrs.define

@@ -15,7 +15,7 @@ from pathlib import Path
 import anyio
 import attrs
 
-from lsp_server.checkpoints import revert_disk
+from lsp_server.checkpoints import attribution, revert_disk
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.checkpoints.records import Checkpoint, FileRecord, Reads
 from lsp_server.checkpoints.restore import (
@@ -59,10 +59,17 @@ class RevertOutcome:
     conflicts: list[Conflict] = attrs.Factory(list)
     checkpoint: str | None = None
     """The call id under which the revert itself was recorded (revert it to redo)."""
+    theirs: list[str] = attrs.Factory(list)
+    """Files the call's snapshots saw change that another writer changed (attribution.py)."""
 
     def summary(self) -> str:
         lines = [f"Reverted {len(self.reverted)} file(s) of call {self.call_id}."]
         lines += [f"  {path}" for path in self.reverted]
+        if self.theirs:
+            lines.append(
+                f"Left as they are, changed meanwhile by another writer ({len(self.theirs)}):"
+            )
+            lines += [f"  {line}" for line in self.theirs]
         if self.conflicts:
             # Changed since the call, or something a revert does not follow is in the way.
             lines.append(f"Not reverted ({len(self.conflicts)}):")
@@ -82,7 +89,9 @@ class Reverter:
         self.files = files
         self.locks = locks
 
-    async def revert(self, call_id: str, session: str = "default") -> RevertOutcome:
+    async def revert(
+        self, call_id: str, session: str = "default", include_shared: bool = False
+    ) -> RevertOutcome:
         found = await self.checkpoints.find(call_id)
         if not found:
             raise ToolError(
@@ -94,13 +103,46 @@ class Reverter:
         outcome = RevertOutcome(call_id)
         own_id = f"revert-{uuid.uuid4().hex[:10]}"
         for listed in found:
-            await self._revert_one(listed, outcome, own_id, session)
+            files = await self._own_files(listed, outcome, include_shared)
+            await self._revert_one(listed, files, outcome, own_id, session)
         return outcome
 
-    async def _revert_one(
-        self, listed: Listed, outcome: RevertOutcome, own_id: str, session: str
-    ) -> None:
+    async def _own_files(
+        self, listed: Listed, outcome: RevertOutcome, include_shared: bool
+    ) -> tuple[FileRecord, ...]:
+        """A command's files that are its own to revert: not one whose change another writer
+        made, nor (unless `include_shared`) one another writer may hold a change in."""
         root, checkpoint = listed.root, listed.checkpoint
+        store = self.checkpoints.store(root)
+        found = await anyio.to_thread.run_sync(
+            lambda: attribution.verdicts(
+                checkpoint,
+                store.all(),
+                attribution.running(store.folder),
+                attribution.saves_since(store.folder, checkpoint.time),
+            )
+        )
+        kept = []
+        for record in checkpoint.files:
+            verdict = found.get(record.path)
+            shown = self._display(root, record.path)
+            if verdict is None or (include_shared and not verdict.theirs):
+                kept.append(record)
+            elif verdict.theirs:
+                outcome.theirs.append(f"{shown}: by {', '.join(verdict.names)}")
+            else:
+                outcome.conflicts.append(Conflict(shown, _held(verdict.names), ""))
+        return tuple(kept)
+
+    async def _revert_one(
+        self,
+        listed: Listed,
+        files: tuple[FileRecord, ...],
+        outcome: RevertOutcome,
+        own_id: str,
+        session: str,
+    ) -> None:
+        root, checkpoint = listed.root, attrs.evolve(listed.checkpoint, files=files)
         rels = _rels(checkpoint.files)
         async with self.locks.hold(root / rel for rel in rels if revert_disk.plain_parts(rel)):
             now = await self._states(root, rels, checkpoint.reads)
@@ -199,6 +241,14 @@ class Reverter:
         return True
 
 
+def _held(names: tuple[str, ...]) -> str:
+    return (
+        f"{' and '.join(names)} changed files while this command ran and may have changed "
+        "this one too; revert it anyway with include_shared (CLI: toolhost revert "
+        "--include-shared)"
+    )
+
+
 def _rels(records: tuple[FileRecord, ...]) -> list[str]:
     rels: list[str] = []
     for record in records:
@@ -246,7 +296,9 @@ async def list_checkpoints(
 async def revert_request(
     checkpoints: Checkpoints, files: FileService, locks: FileLocks, params: RevertParams
 ) -> RevertResult:
-    outcome = await Reverter(checkpoints, files, locks).revert(params.call_id, params.session)
+    outcome = await Reverter(checkpoints, files, locks).revert(
+        params.call_id, params.session, params.include_shared
+    )
     return RevertResult(
         reverted=outcome.reverted,
         conflicts=[RevertConflict(c.path, c.reason, c.diff) for c in outcome.conflicts],

@@ -3,6 +3,7 @@ hands over to the server's state (server/server.py) or the runtime."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +11,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from lsp_server.core.errors import ToolError
+from lsp_server.core.uris import uri_to_path
 from lsp_server.home.dirs import Dirs
 from lsp_server.server import root_refusal, wire_errors
 from lsp_server.server.server import ToolhostServer
@@ -112,6 +114,20 @@ def create_server(
         documents = ls.documents
         if documents is not None:
             documents.changed(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    async def on_did_save(ls: ToolhostServer, params: types.DidSaveTextDocumentParams) -> None:
+        """What the editor saved is the user's: a shell command running meanwhile does not
+        take it into its checkpoint (checkpoints/attribution.py)."""
+        if ls.refused_root is not None:
+            return
+        from lsp_server.checkpoints.recorder import Checkpoints
+
+        runtime = ls.ensure_runtime()
+        path = uri_to_path(params.text_document.uri)
+        if path is not None:
+            with contextlib.suppress(LookupError):
+                await runtime.services.get(Checkpoints).note_save(path)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def on_did_close(ls: ToolhostServer, params: types.DidCloseTextDocumentParams) -> None:
