@@ -249,7 +249,7 @@ def refusal_in_words(error: Any, terminal: Any) -> str:
         head, _, rest = cause.partition(" was not allowed: it needs the user's approval (")
         why = rest.rpartition(") and no one can be asked")[0]
         if why:
-            cause = f"{head} needs your approval, and there is no terminal to ask. Why: {why}"
+            cause = f"{head} needs your approval: {why}"
     return f"Not run: {cause.rstrip('.')}. [{code}]"
 
 

@@ -65,7 +65,7 @@ def render(request: ApproveParams) -> str:
         ]
         if len(rules) > 1:
             lines.append("   s N, a N    the same with rule N of the list below instead of rule 1")
-    lines.append("   n [reason]  refuse it; a reason, if you type one, is passed on to the agent")
+    lines.append("   n [reason]  refuse it; a reason, if you type one, goes into the result")
     if len(rules) > 1:
         lines.append("Rules s and a can remember:")
         for number, rule in enumerate(rules, start=1):

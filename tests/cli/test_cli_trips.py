@@ -68,8 +68,8 @@ def test_refusal_without_a_terminal_is_words_for_a_person_and_mentions_yes(tmp_p
     done = toolhost(*call, cwd=tmp_path)
     assert done.returncode == 1
     assert done.stdout == (
-        "Not run: write_file needs your approval, and there is no terminal to ask. Why: "
-        "changes need the user's approval by default. [permission.unattended]\n"
+        "Not run: write_file needs your approval: changes need the user's approval by "
+        "default. [permission.unattended]\n"
     )
     assert "pass --yes to allow it" in done.stderr and "do not retry" not in done.stderr
     assert not (tmp_path / "n.txt").exists()
