@@ -354,7 +354,9 @@ def verdicts(
     for later in recorded:
         for other in later.others:
             if other.call_id == checkpoint.call_id and not other.exact and other.path in mine:
-                held.setdefault(other.path, []).append(_describe(later))
+                held.setdefault(other.path, []).append(
+                    _writer(other.path, later, "both").describe()
+                )
     still = [
         c.describe()
         for c in commands
@@ -393,9 +395,3 @@ def _late_owners(
         if other.share == "theirs":
             names[other.path] = (*names.get(other.path, ()), other.describe())
     return names
-
-
-def _describe(checkpoint: Checkpoint) -> str:
-    return OtherWriter(
-        "", checkpoint.call_id, checkpoint.session, checkpoint.tool, checkpoint.label, "both"
-    ).describe()
