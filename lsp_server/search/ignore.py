@@ -11,9 +11,12 @@ are not followed (ripgrep's default). The gitignore dialect is pathspec's GitIgn
 
 from __future__ import annotations
 
+import collections
 import functools
+import heapq
 import os
-from collections.abc import Iterable, Iterator, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import attrs
@@ -21,13 +24,14 @@ import pathspec
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from lsp_server.search.overrides import Overrides
+from lsp_server.search.pattern_set import any_match, any_pattern
 
 IGNORE_FILE_NAMES = (".gitignore", ".ignore", ".rgignore")
 # Folders ls and glob never show: version control and dependency caches.
 NOISE_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__"})
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)  # slots off: may_match is a cached_property
 class IgnoreLayer:
     base: Path
     spec: pathspec.GitIgnoreSpec
@@ -52,6 +56,12 @@ class IgnoreLayer:
     @property
     def prefix(self) -> str:
         return _prefix(str(self.base))
+
+    @functools.cached_property
+    def may_match(self) -> Callable[[str], bool]:
+        """False when no line of the layer, `!` lines included, matches the path (one
+        regex for all the lines: most paths of a big folder match none)."""
+        return any_pattern(self.spec)
 
 
 @functools.lru_cache(maxsize=256)
@@ -128,6 +138,7 @@ class Walker:
         self.use_ignore_files = use_ignore_files
         self.skip_dirs = frozenset(skip_dirs)
         self._excluded = pathspec.GitIgnoreSpec.from_lines(list(excluded)) if excluded else None
+        self._excluded_match = None if self._excluded is None else any_match(self._excluded)
         # `rg --glob` rules, relative to the searched folder; they beat hidden and ignores.
         self.overrides = overrides if overrides else None
         self._base_prefix = _prefix(str(ignore_base))
@@ -154,7 +165,8 @@ class Walker:
             rel = path[len(self._base_prefix) :]
         else:
             rel = path.rsplit("/", 1)[-1]
-        return self._excluded.match_file(rel + "/" if is_dir else rel)
+        assert self._excluded_match is not None
+        return self._excluded_match(rel + "/" if is_dir else rel)
 
     def _is_skipped(
         self, path: str, name: str, is_dir: bool, layers: Sequence[tuple[str, IgnoreLayer]]
@@ -169,6 +181,8 @@ class Walker:
             return True
         for prefix, layer in reversed(layers):
             rel = relative_to(path, prefix)
+            if not layer.may_match(rel + "/" if is_dir else rel):
+                continue
             decision = layer.folder_decision(rel) if is_dir else layer.spec.check_file(rel).include
             if decision is not None:
                 # A `!name` line re-includes even a hidden name (as in ripgrep).
@@ -201,6 +215,83 @@ class Walker:
         kept.sort(key=lambda entry: entry.name)
         return kept, layers
 
+    def scan(
+        self, directory: Path | str, outer: list[IgnoreLayer], limit: int, deadline: float
+    ) -> Scan:
+        """`children` for a folder of any size: its entries stream by once, the `limit`
+        first in name order are kept (and its kept folders), the rest only counted; a
+        million entries cost a pass, not a million objects held and sorted. Past
+        `deadline` (time.monotonic) the scan stops where it is."""
+        try:
+            listing = os.scandir(directory)
+        except OSError as exc:
+            self.unreadable.append((str(directory), exc.strerror or str(exc)))
+            return Scan([], 0, [], outer, False)
+        layers = outer
+        if self.use_ignore_files:
+            own = _layer_for(Path(directory))
+            if own is not None:
+                layers = [*outer, own]
+        prefixed = [(layer.prefix, layer) for layer in layers]
+        scan = Scan([], 0, [], layers, False)
+
+        skipped = self._skip_test(str(directory), prefixed)
+
+        def kept() -> Iterator[tuple[str, os.DirEntry[str]]]:
+            for entry in listing:
+                is_dir = _is_dir(entry)
+                if skipped(entry, is_dir):
+                    continue
+                scan.count += 1
+                if is_dir:
+                    scan.folders.append(entry)
+                if not scan.count & 4095 and time.monotonic() > deadline:
+                    scan.timed_out = True
+                    return
+                yield entry.name, entry
+
+        with listing:
+            if limit > 0:
+                scan.page = [entry for _, entry in heapq.nsmallest(limit, kept())]
+            else:  # nsmallest(0, ...) would not look at the entries at all
+                collections.deque(kept(), maxlen=0)
+        return scan
+
+    def _skip_test(
+        self, directory: str, layers: Sequence[tuple[str, IgnoreLayer]]
+    ) -> Callable[[os.DirEntry[str], bool], bool]:
+        """`_is_skipped` for the entries of one folder, with what they share worked out
+        once (their paths relative to the base and to each layer): a big folder's pass."""
+        if self.overrides is not None:
+            return lambda entry, is_dir: self._is_skipped(entry.path, entry.name, is_dir, layers)
+        inside = _prefix(directory)
+        excluded = self._excluded_match
+        excluded_from = relative_to(inside, self._base_prefix) if inside.startswith(
+            self._base_prefix
+        ) else ""  # fmt: skip
+        from_layers = [(relative_to(inside, prefix), layer) for prefix, layer in reversed(layers)]
+        skip_dirs, hidden = self.skip_dirs, self.hidden
+
+        def skipped(entry: os.DirEntry[str], is_dir: bool) -> bool:
+            name = entry.name
+            tail = name + "/" if is_dir else name
+            if excluded is not None and excluded(excluded_from + tail):
+                return True
+            if is_dir and name in skip_dirs:
+                return True
+            for rel_dir, layer in from_layers:
+                if not layer.may_match(rel_dir + tail):
+                    continue
+                rel = rel_dir + name
+                decision = (
+                    layer.folder_decision(rel) if is_dir else layer.spec.check_file(rel).include
+                )
+                if decision is not None:
+                    return decision
+            return not hidden and name.startswith(".")
+
+        return skipped
+
     def files(self, start: Path) -> Iterator[str]:
         """Paths of the regular files under `start` (not symlinks), depth first in name
         order (strings: a walk of a big tree should not build a Path per file)."""
@@ -218,6 +309,19 @@ class Walker:
                     yield entry.path
             for sub in reversed(subdirs):
                 stack.append((sub, layers))
+
+
+@attrs.define
+class Scan:
+    page: list[os.DirEntry[str]]
+    """The first entries in name order."""
+    count: int
+    """Entries the rules keep (all of them, not only the page's)."""
+    folders: list[os.DirEntry[str]]
+    """Every kept folder, in the order the folder listed them."""
+    layers: list[IgnoreLayer]
+    """The ignore layers that apply inside the folder."""
+    timed_out: bool
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

@@ -4,27 +4,36 @@ and `**` skip names that start with "." unless the pattern spells the dot."""
 
 from __future__ import annotations
 
+import heapq
+import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import attrs
 from wcmatch import glob
 
+from lsp_server.search import rg_files
 from lsp_server.search.ignore import NOISE_DIRS, IgnoreLayer, Walker, relative_to
 from lsp_server.search.render import printable_path
 
-GLOB_FLAGS = glob.GLOBSTAR | glob.BRACE
+GLOB_FLAGS = rg_files.GLOB_FLAGS
 _MAGIC = frozenset("*?[]{}!")
 
 
 @attrs.define
 class GlobResult:
-    # Newest modified first; ties in path order.
+    # The `limit` newest modified first; ties in path order.
     paths: list[Path]
     timed_out: bool = False
     unreadable: list[tuple[str, str]] = attrs.Factory(list)
     """(folder relative to the base, why) for each folder the walk could not open."""
+    total: int | None = None
+    """How many files match (None: len(paths))."""
+
+    @property
+    def count(self) -> int:
+        return len(self.paths) if self.total is None else self.total
 
 
 def literal_prefix(pattern: str) -> tuple[str, str]:
@@ -47,23 +56,42 @@ def glob_files(
     ignore_base: Path,
     excluded: Iterable[str],
     timeout_seconds: float,
+    rg: Path | None = None,
+    limit: int | None = None,
+    keep: Callable[[Path], bool] | None = None,
 ) -> GlobResult:
+    """Files under `base` matching `pattern`, newest first: the `limit` first of them
+    (all without a limit) and how many match. With `rg`, ripgrep lists (rg_files.py),
+    else the Python walker; both give the same answer. `keep` drops a match before it
+    is counted (a secret the deny list does not cover)."""
     while pattern.startswith("./"):
         pattern = pattern[2:]
     prefix, rest = literal_prefix(pattern)
     start = base / prefix if prefix else base
     if not start.is_dir():
-        return GlobResult([])
+        return GlobResult([], total=0)
     mentioned = _names_in(pattern)
-    walker = Walker(
-        ignore_base,
-        # Dot folders are entered only when the pattern names a dot-name.
-        hidden=any(name.startswith(".") for name in mentioned) or "/." in "/" + pattern,
-        excluded=tuple(excluded),
-        skip_dirs=NOISE_DIRS - mentioned,
-    )
+    # Dot folders are entered only when the pattern names a dot-name.
+    hidden = any(name.startswith(".") for name in mentioned) or "/." in "/" + pattern
+    skip_dirs = NOISE_DIRS - mentioned
+    if rg is not None and start.is_relative_to(ignore_base):
+        start_prefix = str(start).rstrip("/") + "/"
+        listed = rg_files.list_matching(
+            rg, ignore_base, start, rest, hidden=hidden, skip_dirs=skip_dirs,
+            excluded=tuple(excluded), timeout_seconds=timeout_seconds,
+            limit=sys.maxsize if limit is None else limit,
+            keep=None if keep is None else (lambda rel: keep(Path(start_prefix + rel))),
+        )  # fmt: skip
+        inside = f"{prefix}/" if prefix else ""
+        return GlobResult(
+            [start / rel for rel in listed.paths],
+            listed.timed_out,
+            [(inside + path, why) for path, why in listed.unreadable],
+            listed.total,
+        )
+    walker = Walker(ignore_base, hidden=hidden, excluded=tuple(excluded), skip_dirs=skip_dirs)
     deadline = time.monotonic() + timeout_seconds
-    found: list[tuple[float, str, Path]] = []
+    found: list[tuple[float, list[str], Path]] = []
     timed_out = False
     start_prefix = str(start).rstrip("/") + "/"
     for path in walker.files(start):
@@ -73,15 +101,17 @@ def glob_files(
         rel = relative_to(path, start_prefix)
         if glob.globmatch(rel, rest, flags=GLOB_FLAGS):
             matched = Path(path)
+            if keep is not None and not keep(matched):
+                continue
             try:
-                mtime = matched.stat().st_mtime
+                mtime = matched.stat().st_mtime_ns
             except OSError:
                 continue
-            found.append((-mtime, rel, matched))
-    found.sort(key=lambda item: (item[0], item[1].split("/")))
+            found.append((-mtime, rel.split("/"), matched))
+    newest = sorted(found) if limit is None else heapq.nsmallest(limit, found)
     base_prefix = str(base).rstrip("/") + "/"
     unreadable = [(relative_to(folder, base_prefix), why) for folder, why in walker.unreadable]
-    return GlobResult([path for _, _, path in found], timed_out, unreadable)
+    return GlobResult([path for _, _, path in newest], timed_out, unreadable, len(found))
 
 
 @attrs.frozen
@@ -124,7 +154,7 @@ def list_entries(
         for entry in entries:
             rel = prefix + entry.name
             if entry.is_symlink():
-                yield Entry(rel, False, None, link_target=_readlink(entry.path))
+                yield Entry(rel, False, None, link_target=readlink(entry.path))
                 continue
             if entry.is_dir():
                 yield Entry(rel, True, None)
@@ -141,7 +171,7 @@ def list_entries(
     yield from visit(folder, "", 1, walker.outer_layers(folder))
 
 
-def _readlink(path: str) -> str:
+def readlink(path: str) -> str:
     try:
         return str(Path(path).readlink())
     except OSError:

@@ -65,3 +65,23 @@ def any_match(spec: pathspec.GitIgnoreSpec) -> Callable[[str], bool]:
         return joined.search(path) is not None
 
     return match
+
+
+def any_pattern(spec: pathspec.GitIgnoreSpec) -> Callable[[str], bool]:
+    """True when some line of `spec`, a `!` line or not, matches the path: a quick "no
+    line has an opinion" before the exact, slower `check_file`. Always True when the
+    lines cannot be joined."""
+    active = [p for p in spec.patterns if p.include is not None]
+    alternatives = [_alternative(p) for p in active]
+    if not active:
+        return lambda path: False
+    if any(a is None for a in alternatives):
+        return lambda path: True
+    joined = re.compile(join_alternatives([a for a in alternatives if a is not None]))
+
+    def match(path: str) -> bool:
+        if path.startswith(("/", "./")) or NORMALIZE_PATH_SEPS:
+            path = normalize_file(path)
+        return joined.search(path) is not None
+
+    return match

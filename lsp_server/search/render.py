@@ -81,16 +81,20 @@ def render(
     if cut:
         notes.append(summary + "; narrow the pattern or path, add include, or raise max_results]")
     if outcome.timed_out:
-        notes.append(
-            f"[search timed out after {timeout_seconds:g}s: these results are partial and the"
-            " totals are lower bounds; narrow the path or raise timeout_seconds]"
-        )
+        so_far = "the matches found so far, the totals are lower bounds; narrow the path"
+        notes.append(stopped_note(timeout_seconds, so_far))
     skipped = unsearched_note([warning_path(line) for line in outcome.warnings], display)
     if skipped:
         notes.append(skipped)
-    if not rows:
+    if not rows and not outcome.timed_out:  # nothing found in part of the tree is no answer
         rows = [NO_MATCHES]
     return "\n".join(rows + notes)
+
+
+def stopped_note(seconds: float, what: str) -> str:
+    """The line every search that hit its time limit ends with (glob, grep, ls,
+    code_index search), instead of "(no matches)" for what it never looked at."""
+    return f"[stopped after {seconds:g} s: partial: {what}, or raise timeout_seconds]"
 
 
 UNSEARCHED_LISTED = 5

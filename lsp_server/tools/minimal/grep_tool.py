@@ -13,7 +13,7 @@ from lsp_server.core.contract import ContractEntry, PathArg, Tool
 from lsp_server.core.tool_output import ToolOutput
 from lsp_server.runtime.context import ToolContext
 from lsp_server.tools._support.schema_parts import boolean, object_schema, string
-from lsp_server.tools.search.grep import search
+from lsp_server.tools.search.grep import DEFAULT_TIMEOUT_SECONDS, search
 
 if TYPE_CHECKING:
     pass
@@ -41,7 +41,7 @@ CONTRACT = ContractEntry(
 
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
-    from lsp_server.search.render import NO_MATCHES, printable_path
+    from lsp_server.search.render import NO_MATCHES, printable_path, stopped_note
 
     target = ctx.paths["path"]
     outcome, base = await search(
@@ -60,7 +60,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     if outcome.total_matched_lines > len(rows):
         rows.append(f"(truncated at {len(rows)} matches)")
     if outcome.timed_out:
-        rows.append("(search timed out; results are partial)")
+        rows.append(stopped_note(DEFAULT_TIMEOUT_SECONDS, "the matches found so far"))
     rows += outcome.notes
     return ToolOutput("\n".join(rows) or NO_MATCHES, paths=[target])
 

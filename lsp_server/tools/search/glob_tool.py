@@ -4,7 +4,7 @@ does not shadow the standard library's glob)."""
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
@@ -13,13 +13,13 @@ from lsp_server.core.errors import INVALID_ARGUMENT, ToolError
 from lsp_server.core.tool_output import ToolOutput
 from lsp_server.runtime.context import ToolContext
 from lsp_server.tools._support.schema_parts import object_schema, string
-from lsp_server.tools.search.grep import MAX_PATTERN_BYTES, excluded_patterns
-
-if TYPE_CHECKING:
-    pass
+from lsp_server.tools.search.grep import MAX_PATTERN_BYTES, engines_of, excluded_patterns
 
 MAX_GLOB_RESULTS = 1000
 DEFAULT_TIMEOUT_SECONDS = 30.0
+# Matches beyond the shown ones that the engine sorts too, so that a secret the deny
+# list did not cover can be dropped from the page without leaving it short.
+_SPARE = 64
 
 CONTRACT = ContractEntry(
     name="glob",
@@ -50,7 +50,7 @@ CONTRACT = ContractEntry(
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     from lsp_server.search.listing import glob_files
-    from lsp_server.search.render import NO_MATCHES, printable_path, unsearched_note
+    from lsp_server.search.render import NO_MATCHES, printable_path, stopped_note, unsearched_note
 
     base = ctx.paths["path"]
     ctx.workspace.require_not_secret(base)
@@ -75,32 +75,41 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             "pass the folder as path and a relative pattern such as **/*.py",
         )
     timeout = float(args.get("timeout_seconds", DEFAULT_TIMEOUT_SECONDS))
+    excluded = excluded_patterns(ctx)
+    engines = engines_of(ctx)
+    is_secret = ctx.workspace.is_secret
     result = await anyio.to_thread.run_sync(
         partial(
             glob_files,
             base,
             pattern,
             ignore_base=ctx.workspace.root_of(base) or base,
-            excluded=excluded_patterns(ctx),
+            excluded=excluded,
             timeout_seconds=timeout,
+            rg=None if ctx.config.search.engine == "python" else engines.rg,
+            limit=MAX_GLOB_RESULTS + _SPARE,
+            # The deny list went to the engine; without one, every match is checked.
+            keep=None if excluded else (lambda path: not is_secret(path)),
         ),
         abandon_on_cancel=True,
     )
-    paths = [path for path in result.paths if not ctx.workspace.is_secret(path)]
+    paths = [path for path in result.paths if not is_secret(path)]
+    total = result.count - (len(result.paths) - len(paths))
     rows = [printable_path(ctx.workspace.relative(path)) for path in paths[:MAX_GLOB_RESULTS]]
-    if len(paths) > MAX_GLOB_RESULTS:
+    if total > MAX_GLOB_RESULTS:
         rows.append(
-            f"[showing the {MAX_GLOB_RESULTS} newest of {len(paths)} matching files; "
-            "narrow the pattern]"
+            f"[showing the {MAX_GLOB_RESULTS} newest of {total} matching files; narrow the pattern]"
         )
-    if result.timed_out:
-        rows.append(f"[glob timed out after {timeout:g}s: the list is partial]")
     prefix = ctx.workspace.relative(base / "x")[:-1]
     skipped = [
         (path, why) for path, why in result.unreadable if not ctx.workspace.is_secret(base / path)
     ]
     note = unsearched_note(skipped, prefix.__add__)
-    return ToolOutput("\n".join([*(rows or [NO_MATCHES]), *([note] if note else [])]), paths=[base])
+    if result.timed_out:
+        rows.append(stopped_note(timeout, "the files found so far; narrow the path or pattern"))
+    elif not rows:
+        rows = [NO_MATCHES]
+    return ToolOutput("\n".join([*rows, *([note] if note else [])]), paths=[base])
 
 
 TOOLS = (Tool(CONTRACT, run),)

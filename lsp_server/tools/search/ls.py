@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
@@ -14,10 +14,8 @@ from lsp_server.runtime.context import ToolContext
 from lsp_server.tools._support.schema_parts import boolean, integer, object_schema, string
 from lsp_server.tools.search.grep import excluded_patterns, ignore_base_for
 
-if TYPE_CHECKING:
-    pass
-
 MAX_ENTRIES = 5000
+DEFAULT_TIMEOUT_SECONDS = 30.0
 # A recursive listing without a depth stops here (deeper folders are still marked "/").
 DEFAULT_RECURSIVE_DEPTH = 20
 
@@ -29,7 +27,8 @@ CONTRACT = ContractEntry(
         "List a folder: `name/` for folders, `name<TAB>bytes` for files, `name -> target` "
         "for links, in name order (recursive: paths relative to the folder, each folder "
         "followed by its contents). Skips .git and dependency folders, what .gitignore "
-        f"ignores, and secret files. At most {MAX_ENTRIES} entries."
+        f"ignores, and secret files. At most {MAX_ENTRIES} entries (the first in name order) "
+        "and how many there are in all."
     ),
     schema=object_schema(
         {
@@ -40,6 +39,12 @@ CONTRACT = ContractEntry(
                 minimum=1,
                 maximum=100,
             ),
+            "timeout_seconds": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 300,
+                "description": "Stop after this long and list what was seen (default 30).",
+            },
         },
         [],
     ),
@@ -47,29 +52,33 @@ CONTRACT = ContractEntry(
 )
 
 
-def _listing(ctx: ToolContext, folder: Path, depth: int) -> tuple[list[str], int]:
-    from lsp_server.search.listing import list_entries
+def _listing(
+    ctx: ToolContext, folder: Path, depth: int, timeout: float
+) -> tuple[list[str], int, bool]:
+    """(rows, entries not shown, stopped by the time limit)."""
+    from lsp_server.search.folder_pages import list_folder
     from lsp_server.search.render import printable_path, unsearched_note
 
     if not folder.is_dir():
-        return [f"{printable_path(ctx.workspace.relative(folder))}\t{folder.stat().st_size}"], 0
-    rows: list[str] = []
-    left_out = 0
+        rel = printable_path(ctx.workspace.relative(folder))
+        return [f"{rel}\t{folder.stat().st_size}"], 0, False
     unreadable: list[tuple[str, str]] = []
-    entries = list_entries(
+    excluded = excluded_patterns(ctx)
+    is_secret = ctx.workspace.is_secret
+    page = list_folder(
         folder,
         depth=depth,
         ignore_base=ignore_base_for(ctx, folder),
-        excluded=excluded_patterns(ctx),
+        excluded=excluded,
+        limit=MAX_ENTRIES,
+        timeout_seconds=timeout,
         unreadable=unreadable,
+        # The deny list went to the walk; without one, every entry is checked.
+        keep=None if excluded else (lambda path: not is_secret(Path(path))),
     )
-    for entry in entries:
-        if ctx.workspace.is_secret(folder / entry.relative):
-            continue
-        if len(rows) < MAX_ENTRIES:
-            rows.append(entry.row())
-        else:
-            left_out += 1
+    shown = [entry for entry in page.entries if not is_secret(folder / entry.relative)]
+    rows = [entry.row() for entry in shown]
+    left_out = page.total - len(page.entries)
     prefix = ctx.workspace.relative(folder / "x")[:-1]
     skipped = [
         (path.removeprefix(str(folder).rstrip("/") + "/"), why)
@@ -77,18 +86,27 @@ def _listing(ctx: ToolContext, folder: Path, depth: int) -> tuple[list[str], int
         if not ctx.workspace.is_secret(Path(path))
     ]
     note = unsearched_note(skipped, prefix.__add__, "listed")
-    return rows + ([note] if note else []), left_out
+    return rows + ([note] if note else []), left_out, page.timed_out
 
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
+    from lsp_server.search.render import stopped_note
+
     folder = ctx.paths["path"]
     ctx.workspace.require_not_secret(folder)
     depth = args.get("depth") or (DEFAULT_RECURSIVE_DEPTH if args.get("recursive") else 1)
-    rows, left_out = await anyio.to_thread.run_sync(
-        partial(_listing, ctx, folder, depth), abandon_on_cancel=True
+    timeout = float(args.get("timeout_seconds", DEFAULT_TIMEOUT_SECONDS))
+    rows, left_out, timed_out = await anyio.to_thread.run_sync(
+        partial(_listing, ctx, folder, depth, timeout), abandon_on_cancel=True
     )
     if left_out:
-        rows.append(f"[... {left_out} more entries not shown; list a subfolder or lower depth]")
+        shown = sum(1 for row in rows if not row.startswith("[not listed"))
+        rows.append(
+            f"[... {left_out} more entries not shown ({shown + left_out} in all, the first "
+            f"{shown} in name order); list a subfolder, lower depth, or use glob]"
+        )
+    if timed_out:
+        rows.append(stopped_note(timeout, "the entries seen so far, the total is a lower bound"))
     return ToolOutput("\n".join(rows) or "(empty folder)", paths=[folder])
 
 

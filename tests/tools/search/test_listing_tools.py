@@ -57,7 +57,10 @@ async def test_ls_caps_at_5000_with_a_count(tmp_path: Path) -> None:
     rows = full_text(runtime, result).splitlines()
     assert rows[0] == "f00000\t0"
     assert len(rows) == 5001
-    assert rows[-1] == "[... 4 more entries not shown; list a subfolder or lower depth]"
+    assert rows[-1] == (
+        "[... 4 more entries not shown (5004 in all, the first 5000 in name order); "
+        "list a subfolder, lower depth, or use glob]"
+    )
 
 
 async def test_ls_of_a_file_and_an_empty_folder(tmp_path: Path) -> None:

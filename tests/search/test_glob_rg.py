@@ -1,0 +1,133 @@
+"""glob on ripgrep gives the Python walker's answer, path for path and in the same order:
+ignore files at every depth, hidden names, the folders glob never enters, the secret deny
+list, symbolic links, odd file kinds, case; and a run stopped by its time limit keeps
+what it found."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from lsp_server.search.listing import glob_files
+from lsp_server.search.rg_files import rg_command
+from tests.search.conftest import SECRET_GLOBS
+
+PATTERNS = [
+    "**/*",
+    "**/*.py",
+    "**/*.{py,ts}",
+    "*.txt",
+    "*",
+    "src/*.py",
+    "src/**/*.py",
+    "src/**",
+    "**/nested/*",
+    "**/*.GO",
+    "**/*.go",
+    "docs/*/*.txt",
+    "docs/sub dir/*",
+    "**/[a-m]*.py",
+    "**/test_?.py",
+    ".config/*.txt",
+    ".*",
+    "**/.*",
+    "**/.h/*.go",
+    "node_modules/**/*.js",
+    "**/node_modules/**",
+    "vendor/**",
+    "**/*.log",
+    "**/*.pem",
+    "lib/*.{c,h}",
+    "**/*[.]py",
+]
+
+
+@pytest.fixture
+def wide(tree: Path) -> Path:
+    """The search tree plus what trips a lister up."""
+    files = {
+        "src/test_a.py": "a",
+        "src/b.go": "b",
+        "src/c.GO": "c",
+        "a/.h/z.go": "z",
+        ".top.go": "t",
+        "node_modules/pkg/index.js": "n",
+        "sub/node_modules/x.js": "n",
+        "__pycache__/m.pyc": "p",
+        "vendor/.ignore": "*.tmp\n",
+        "vendor/keep.c": "k",
+        "vendor/drop.tmp": "d",
+        "vendor/deeper/.rgignore": "!drop.tmp\n",
+        "vendor/deeper/drop.tmp": "d",
+        "lib/x.c": "x",
+        "lib/x.h": "h",
+        "lib/.rgignore": "x.h\n",
+        "ex/excluded.txt": "e",
+        "ex/kept.txt": "k",
+    }
+    for rel, text in files.items():
+        path = tree / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (tree / ".git" / "info").mkdir(parents=True)
+    (tree / ".git" / "info" / "exclude").write_text("ex/excluded.txt\n")
+    (tree / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (tree / "link.py").symlink_to(tree / "src" / "app.py")
+    (tree / "linked_dir").symlink_to(tree / "src")
+    os.mkfifo(tree / "pipe.py")
+    for age, path in enumerate(sorted(tree.rglob("*"))):
+        if not path.is_symlink() and path.is_file():
+            os.utime(path, ns=(10**18 - (age % 7) * 10**9,) * 2)  # ties, broken by path
+    return tree
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_ripgrep_lists_what_the_walker_lists(wide: Path, rg_path: Path, pattern: str) -> None:
+    for excluded in ((), SECRET_GLOBS):
+        walked = glob_files(wide, pattern, ignore_base=wide, excluded=excluded, timeout_seconds=30)
+        listed = glob_files(
+            wide, pattern, ignore_base=wide, excluded=excluded, timeout_seconds=30, rg=rg_path
+        )
+        assert listed.paths == walked.paths, (pattern, excluded)
+        assert listed.count == len(walked.paths)
+        assert not listed.timed_out
+
+
+def test_a_subfolder_and_a_limit(wide: Path, rg_path: Path) -> None:
+    src = wide / "src"
+    walked = glob_files(src, "**/*.py", ignore_base=wide, excluded=(), timeout_seconds=30)
+    listed = glob_files(
+        src, "**/*.py", ignore_base=wide, excluded=(), timeout_seconds=30, rg=rg_path, limit=2
+    )
+    assert listed.paths == walked.paths[:2]
+    assert listed.count == len(walked.paths) > 2
+    kept = glob_files(
+        wide, "**/*.py", ignore_base=wide, excluded=(), timeout_seconds=30, rg=rg_path,
+        keep=lambda path: path.name != "app.py",
+    )  # fmt: skip
+    assert [p.name for p in kept.paths if p.name == "app.py"] == []
+    assert kept.count == len(kept.paths)
+
+
+def test_the_name_glob_narrows_rg_only_where_it_reads_the_same(rg_path: Path) -> None:
+    def typed(rest: str) -> bool:
+        command = rg_command(rg_path, rest, hidden=False, skip_dirs=(), excluded=())
+        return any(arg.startswith("--type-add") for arg in command)
+
+    assert typed("**/*.go") and typed("src/*.{ts,tsx}") and typed("*")
+    assert not typed("**/[a-m]*.py") and not typed("**") and not typed("a/")
+
+
+def test_a_stopped_listing_keeps_what_it_found(tmp_path: Path, rg_path: Path) -> None:
+    root = tmp_path / "ws"
+    for folder in range(40):
+        (root / f"d{folder}").mkdir(parents=True)
+        for n in range(50):
+            (root / f"d{folder}" / f"f{n}.txt").write_text("")
+    stopped = glob_files(
+        root, "**/*.txt", ignore_base=root, excluded=(), timeout_seconds=1e-6, rg=rg_path
+    )
+    assert stopped.timed_out
+    assert stopped.count == len(stopped.paths) < 2000
