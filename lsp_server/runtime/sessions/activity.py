@@ -23,7 +23,7 @@ import re
 import time
 import zlib
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +120,10 @@ class WorkspaceActivity:
     def __init__(self, log: Path | None = None) -> None:
         self.log = log
         self._memory: deque[Write] = deque(maxlen=4096)
+        self._parsed: tuple[tuple[int, int], list[Write]] | None = None
+        self.live: Callable[[], list[dict[str, Any]]] = list
+        """This process's sessions now (their agent and in-flight calls): set by the
+        session store."""
 
     @classmethod
     def for_root(cls, state_dir: Path | None, root: Path) -> WorkspaceActivity:
@@ -169,8 +173,20 @@ class WorkspaceActivity:
 
     def writes(self, since: float = 0.0) -> list[Write]:
         """Every write known, oldest first (this process's and, through the log, others')."""
-        found = list(self._from_log()) if self.log is not None else list(self._memory)
+        found = self._logged() if self.log is not None else list(self._memory)
         return [w for w in found if w.at >= since]
+
+    def _logged(self) -> list[Write]:
+        """The log's tail, parsed again only when the log changed."""
+        assert self.log is not None
+        try:
+            st = self.log.stat()
+        except OSError:
+            return list(self._memory)
+        key = (st.st_mtime_ns, st.st_size)
+        if self._parsed is None or self._parsed[0] != key:
+            self._parsed = (key, list(self._from_log()))
+        return self._parsed[1]
 
     def _from_log(self) -> Iterator[Write]:
         assert self.log is not None
@@ -205,13 +221,14 @@ class WorkspaceActivity:
         wanted = {line_digest(line) for line in lines}
         return next((w for w in reversed(writes) if wanted.intersection(w.added)), None)
 
-    def recent(self, seconds: float) -> dict[str, dict[str, Any]]:
-        """Per session: its agent, process and the files it changed in the last `seconds`."""
+    def recent(self, seconds: float) -> dict[tuple[str, int], dict[str, Any]]:
+        """Per session and process: its agent and the files it changed in the last
+        `seconds` (path -> the tool and time of its last write there)."""
         since = time.time() - seconds
-        found: dict[str, dict[str, Any]] = {}
+        found: dict[tuple[str, int], dict[str, Any]] = {}
         for write in self.writes(since):
             entry = found.setdefault(
-                write.session,
+                (write.session, write.pid),
                 {"session": write.session, "agent": write.agent, "pid": write.pid, "files": {}},
             )
             entry["files"][write.path] = {"tool": write.tool, "at": write.at}
@@ -225,8 +242,8 @@ def _parse(raw: bytes) -> Write | None:
         data = json.loads(raw)
         return Write(
             path=str(data["path"]),
-            session=str(data["session"]),
-            agent=data.get("agent"),
+            session=clean_name(str(data["session"])) or "?",
+            agent=clean_name(data.get("agent")),
             tool=str(data["tool"]),
             at=float(data["at"]),
             sha=str(data["sha"]),

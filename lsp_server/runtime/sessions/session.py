@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,6 +15,8 @@ from lsp_server.runtime.sessions.session_names import file_name
 from lsp_server.runtime.sessions.stored_results import ResultStore
 
 T = TypeVar("T")
+RECENT_SECONDS = 600
+"""What "changed in the last minutes" means for toolhost/status."""
 
 
 class Session:
@@ -54,6 +57,18 @@ class Session:
         finally:
             self.in_flight.pop(call_id, None)
 
+    def live_status(self) -> dict[str, Any]:
+        """Who this session is and what it is doing now (workspace:activity)."""
+        return {
+            "session": self.id,
+            "agent": self.agent,
+            "calls": self.call_count,
+            "inFlight": [
+                {"callId": call_id, "tool": tool, "since": since}
+                for call_id, (tool, since) in self.in_flight.items()
+            ],
+        }
+
     def who(self) -> str:
         """`session codex-1 (codex)`: as other sessions' refusals name it."""
         agent = f" ({self.agent})" if self.agent and self.agent != self.id else ""
@@ -75,10 +90,13 @@ class Session:
             "agent": self.agent,
             "cwd": str(self.cwd),
             "calls": self.call_count,
-            "inFlight": [
-                {"callId": call_id, "tool": tool, "since": since}
-                for call_id, (tool, since) in self.in_flight.items()
-            ],
+            "inFlight": self.live_status()["inFlight"],
+            # The files it changed in the last minutes (sessions/activity.py).
+            "changedFiles": sorted(
+                self.activity.recent(RECENT_SECONDS)
+                .get((self.id, os.getpid()), {})
+                .get("files", {})
+            ),
             "observedFiles": len(self.observations),
             # What the contents kept to diff stale files cost (chars and digest bytes).
             "observedContent": self.observations.content_cost,
@@ -121,6 +139,7 @@ class SessionStore:
             activity = WorkspaceActivity.for_root(state, default_cwd)
         self.activity = activity
         """Who wrote what: every session's writes (and other processes' on the root)."""
+        activity.live = lambda: [s.live_status() for s in self._sessions.values()]
 
     def get(self, session_id: str, agent: str | None = None) -> Session:
         """The session (made on first use); `agent`: its agent's name, when the face knows."""

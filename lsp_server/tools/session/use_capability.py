@@ -19,6 +19,8 @@ from lsp_server.core.tool_output import ToolOutput
 from lsp_server.protocol import CallParams
 from lsp_server.runtime.context import NestedCalls, ToolContext
 from lsp_server.runtime.sessions.stored_results import DEFAULT_PAGE_BYTES, MAX_PAGE_BYTES
+from lsp_server.tools.session.workspace_activity import ACTIVITY, ACTIVITY_ID
+from lsp_server.tools.session.workspace_activity import report as activity_report
 
 RESULT_ID = "session:tool_result"
 TOOL_PREFIX = "tool:"
@@ -131,6 +133,7 @@ def _capabilities(ctx: ToolContext) -> dict[str, ContractEntry]:
         if tool.name != CONTRACT.name
     }
     found[RESULT_ID] = RESULT_PAGE
+    found[ACTIVITY_ID] = ACTIVITY
     return found
 
 
@@ -156,7 +159,8 @@ def _require(value: Any, what: str, action: str) -> str:
 
 
 def _lookup(ctx: ToolContext, raw: str) -> tuple[str, ContractEntry]:
-    capability = raw if raw == RESULT_ID or raw.startswith(TOOL_PREFIX) else TOOL_PREFIX + raw
+    own = raw in (RESULT_ID, ACTIVITY_ID) or raw.startswith(TOOL_PREFIX)
+    capability = raw if own else TOOL_PREFIX + raw
     if capability.removeprefix(TOOL_PREFIX) == "compress":
         raise ToolError(UNKNOWN_TOOL, COMPRESS_EXPLANATION, "do not call compress")
     known = _capabilities(ctx)
@@ -266,6 +270,9 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     runtime = ctx.runtime
     if capability == RESULT_ID:
         return _page_result(ctx, runtime, args.get("arguments"))
+    if capability == ACTIVITY_ID:
+        wanted = runtime.validated(ACTIVITY, args.get("arguments") or {}, "arguments")
+        return activity_report(ctx, wanted)
     nested = CallParams(name=entry.name, arguments=args.get("arguments"), session=ctx.session.id)
     return await runtime.call_nested(nested, ctx)
 
