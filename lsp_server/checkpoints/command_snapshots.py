@@ -153,6 +153,7 @@ class CommandSnapshots:
                     reads="disk",
                     label=window.label,
                     others=others,
+                    agent=window.agent,
                 )
             except (ShadowError, OSError) as exc:
                 log.exception("checkpoint of %s in %s failed", window.call_id, root)

@@ -47,6 +47,7 @@ class JournalEntry:
     """oid -> the exact bytes (a file, a symlink's target, or a large file's pointer)."""
     pointers: frozenset[str] = frozenset()
     """The oids in `blobs` that stand for files over the size limit."""
+    agent: str | None = None
 
     @property
     def key(self) -> tuple[str, float]:
@@ -64,6 +65,7 @@ def encode(entry: JournalEntry) -> bytes:
             "ended": entry.ended,
             "reads": entry.reads,
             "reverts": entry.reverts,
+            "agent": entry.agent,
             "files": _CONVERTER.unstructure(entry.files),
             "blobs": [[oid, len(entry.blobs[oid]), oid in entry.pointers] for oid in oids],
         }
@@ -116,6 +118,7 @@ def _entry(header: dict[str, Any], body: bytes) -> JournalEntry:
         reverts=header["reverts"],
         blobs=blobs,
         pointers=frozenset(pointers),
+        agent=header.get("agent"),
     )
 
 

@@ -252,6 +252,7 @@ class Checkpoints:
                 reverts=window.reverts,
                 blobs={oid: window.blobs[oid] for oid in oids if oid in window.blobs},
                 pointers=frozenset(oids & window.pointers),
+                agent=window.agent,
             )
             self._queue.record(root, entry)
         return bool(records)

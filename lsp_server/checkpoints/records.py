@@ -75,6 +75,8 @@ class Checkpoint:
     """For a revert: the call it undid."""
     others: tuple[OtherWriter, ...] = ()
     """For a shell command: the other writers of its paths while it ran (attribution.py)."""
+    agent: str | None = None
+    """The session's agent, as its face named it (MCP clientInfo, ACP, the editor)."""
 
     @property
     def ref_name(self) -> str:
@@ -153,6 +155,7 @@ class CheckpointStore:
         label: str = "",
         reverts: str | None = None,
         others: tuple[OtherWriter, ...] = (),
+        agent: str | None = None,
     ) -> Checkpoint:
         """Record one checkpoint (a shell command's): its own ref and record file."""
         checkpoint = self.checkpoint_of(
@@ -168,8 +171,7 @@ class CheckpointStore:
             label=label,
             reverts=reverts,
         )
-        if others:
-            checkpoint = attrs.evolve(checkpoint, others=others)
+        checkpoint = attrs.evolve(checkpoint, others=others, agent=agent)
         self.repo.keep(checkpoint.ref_name, kept_oids(files))
         data = json.dumps(_CONVERTER.unstructure(checkpoint)).encode()
         write_atomically(self._records / f"{checkpoint.ref_name}.json", data)
@@ -188,6 +190,7 @@ class CheckpointStore:
         reads: Reads = "editor",
         label: str = "",
         reverts: str | None = None,
+        agent: str | None = None,
     ) -> Checkpoint:
         """The checkpoint as recorded: files whose states are pointers marked not stored."""
         return Checkpoint(
@@ -206,6 +209,7 @@ class CheckpointStore:
             reads=reads,
             label=label,
             reverts=reverts,
+            agent=agent,
         )
 
     def add_batch(self, checkpoints: list[Checkpoint]) -> None:

@@ -41,4 +41,6 @@ async def command_checkpoint(ctx: ToolContext, label: str, needed: bool) -> Open
     except LookupError:
         return None
     window = await checkpoints.before_command(ctx.call_id, ctx.session.id, ctx.tool.name, label)
+    if window is not None:
+        window.agent = ctx.session.agent
     return OpenCommand(checkpoints, window) if window is not None else None

@@ -23,6 +23,8 @@ class CommandWindow:
     trees: dict[Path, str]
     left_out: dict[Path, dict[str, list[int | str]]] = attrs.Factory(dict)
     """Per root, the ignored files no snapshot holds (ignored.py), before the command."""
+    agent: str | None = None
+    """The session's agent (set by the caller), for the record."""
     first_seqs: dict[Path, int] = attrs.Factory(dict)
     """Per root, the number of the next checkpoint when the command started: the records
     from there on are the other writers' of its window (attribution.py)."""
@@ -46,6 +48,8 @@ class WriteWindow:
     """oid -> the exact bytes of each state read (before and after), for the journal."""
     pointers: set[str] = attrs.Factory(set)
     """The oids in `blobs` that stand for files over the size limit."""
+    agent: str | None = None
+    """The session's agent (set by the caller), for the record."""
 
 
 @attrs.frozen

@@ -67,6 +67,7 @@ def write_entries(store: CheckpointStore, entries: list[JournalEntry]) -> list[C
             pointers,
             reads=entry.reads,
             reverts=entry.reverts,
+            agent=entry.agent,
         )
         for n, entry in enumerate(entries)
     ]

@@ -35,6 +35,8 @@ class CheckpointInfo:
     label: str = ""
     """The command (bash), or the call that a revert undid."""
     reverts: str | None = None
+    agent: str | None = None
+    """The session's agent, as its face named it (MCP clientInfo, ACP, the editor)."""
 
 
 @attrs.define
@@ -67,3 +69,43 @@ class RevertResult:
     """The call id the revert was recorded under: revert it to undo the revert."""
     text: str = ""
     """A summary for people."""
+
+
+@attrs.define
+class SessionChangesParams:
+    session: str
+
+
+@attrs.define
+class SessionChangesResult:
+    """Everything one session changed, as one diff: each file from before the session's
+    first change of it to after its last (later changes by others are not in it)."""
+
+    session: str
+    agent: str | None
+    calls: list[str]
+    """The session's calls that changed files, oldest first."""
+    files: list[CheckpointFile]
+    diff: str
+    text: str = ""
+
+
+@attrs.define
+class RevertSessionParams:
+    session: str
+    """The session whose every call is reverted, newest first."""
+    by: str = "default"
+    """The session that reverts (the reverts are its checkpoints)."""
+    include_shared: bool = False
+
+
+@attrs.define
+class RevertSessionResult:
+    reverted: list[str]
+    """Files put back, by any of the reverts."""
+    conflicts: list[RevertConflict]
+    calls: list[str]
+    """The calls reverted, newest first."""
+    checkpoints: list[str]
+    """The reverts' own call ids (each can be reverted to redo)."""
+    text: str = ""

@@ -31,6 +31,10 @@ from lsp_server.protocol.checkpoint_messages import (
     RevertConflict,
     RevertParams,
     RevertResult,
+    RevertSessionParams,
+    RevertSessionResult,
+    SessionChangesParams,
+    SessionChangesResult,
 )
 from lsp_server.protocol.config_messages import (
     ConfigUntrustedParams,
@@ -87,6 +91,8 @@ TOOLHOST_PRESENT = method_names.TOOLHOST_PRESENT
 TOOLHOST_PREVIEW = method_names.TOOLHOST_PREVIEW
 TOOLHOST_RESULT = method_names.TOOLHOST_RESULT
 TOOLHOST_REVERT = method_names.TOOLHOST_REVERT
+TOOLHOST_REVERT_SESSION = method_names.TOOLHOST_REVERT_SESSION
+TOOLHOST_SESSION_CHANGES = method_names.TOOLHOST_SESSION_CHANGES
 TOOLHOST_SAVE_DOCUMENT = method_names.TOOLHOST_SAVE_DOCUMENT
 TOOLHOST_STATUS = method_names.TOOLHOST_STATUS
 TOOLHOST_TOOLS = method_names.TOOLHOST_TOOLS
@@ -99,6 +105,10 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec(TOOLHOST_STATUS, StatusParams, StatusResult, "client->server"),
     MethodSpec(TOOLHOST_CHECKPOINTS, CheckpointsParams, CheckpointsResult, "client->server"),
     MethodSpec(TOOLHOST_REVERT, RevertParams, RevertResult, "client->server"),
+    MethodSpec(
+        TOOLHOST_SESSION_CHANGES, SessionChangesParams, SessionChangesResult, "client->server"
+    ),
+    MethodSpec(TOOLHOST_REVERT_SESSION, RevertSessionParams, RevertSessionResult, "client->server"),
     MethodSpec(TOOLHOST_PREVIEW, PreviewParams, PreviewResult, "client->server"),
     MethodSpec(TOOLHOST_APPROVE, ApproveParams, ApproveResult, "server->client"),
     MethodSpec(TOOLHOST_SAVE_DOCUMENT, SaveDocumentParams, SaveDocumentResult, "server->client"),
@@ -144,6 +154,10 @@ MESSAGE_TYPES: tuple[type[Any], ...] = (
     RevertParams,
     RevertConflict,
     RevertResult,
+    SessionChangesParams,
+    SessionChangesResult,
+    RevertSessionParams,
+    RevertSessionResult,
     WorkspaceConfigInfo,
     ManagedConfigInfo,
     ConfigUntrustedParams,

@@ -109,6 +109,8 @@ async def publish(
         if checkpoints
         else None
     )
+    if window is not None:
+        window.agent = state.session.agent
     try:
         for change in plan.changes:
             note = await ctx.files.publish(change)

@@ -288,6 +288,7 @@ async def list_checkpoints(
                 files=files,
                 label=label,
                 reverts=cp.reverts,
+                agent=cp.agent,
             )
         )
     return CheckpointsResult(checkpoints=infos)

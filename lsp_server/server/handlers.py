@@ -31,6 +31,10 @@ if TYPE_CHECKING:
         ResultParams,
         RevertParams,
         RevertResult,
+        RevertSessionParams,
+        RevertSessionResult,
+        SessionChangesParams,
+        SessionChangesResult,
         StatusParams,
         StatusResult,
         ToolsParams,
@@ -182,6 +186,26 @@ def create_server(
             raise JsonRpcInvalidParams(
                 exc.message, data={"code": exc.code, "recovery": exc.recovery}
             ) from None
+
+    @server.feature(method_names.TOOLHOST_SESSION_CHANGES)
+    async def on_session_changes(
+        ls: ToolhostServer, params: SessionChangesParams
+    ) -> SessionChangesResult:
+        from lsp_server.runtime.session_changes import session_changes
+
+        return await session_changes(ls.require_checkpoints(), params)
+
+    @server.feature(method_names.TOOLHOST_REVERT_SESSION)
+    async def on_revert_session(
+        ls: ToolhostServer, params: RevertSessionParams
+    ) -> RevertSessionResult:
+        from lsp_server.runtime.file_service import FileService
+        from lsp_server.runtime.session_changes import revert_session
+        from lsp_server.runtime.sessions.observations import Observations
+
+        runtime = ls.ensure_runtime()
+        files = FileService(runtime.workspace, Observations(), runtime.config.limits, ls.documents)
+        return await revert_session(ls.require_checkpoints(), files, runtime.locks, params)
 
     @server.feature(method_names.TOOLHOST_STATUS)
     async def on_status(ls: ToolhostServer, params: StatusParams) -> StatusResult:
