@@ -14,6 +14,10 @@
 3. A recursive delete of a folder that holds a workspace root (`rm -rf /`, `rm -r ..`):
    it would erase the whole workspace (the sandbox keeps it from the rest), so it asks in
    every mode and no rule is offered to remember it.
+4. A git command that would discard uncommitted changes (`git stash`, `git checkout -- .`,
+   `git restore`, `git reset --hard`, `git clean -f`, switching branches): in a workspace
+   several agents share it can drop another session's work, so it asks in every mode and
+   names whose changes in which files it would drop (commands/git_discards.py).
 """
 
 from __future__ import annotations
@@ -21,13 +25,18 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsp_server.policy.commands.command_paths import Places
 from lsp_server.policy.commands.denied_names import names_program_unseen
+from lsp_server.policy.commands.git_discards import discard_reason
 from lsp_server.policy.commands.wrappers import command_forms, program_name
 from lsp_server.policy.protected_writes import protected_write_reason
 from lsp_server.policy.rules import Rule
 from lsp_server.shellparse.segments import Segment
+
+if TYPE_CHECKING:
+    from lsp_server.runtime.sessions.activity import WorkspaceActivity
 
 # Programs that do one another's job: a deny rule on one makes the others ask.
 FAMILIES: tuple[frozenset[str], ...] = (
@@ -130,7 +139,7 @@ def root_deletion(
     for segment in segments:
         for form in command_forms(segment.words) if segment.words else []:
             for target in _recursive_rm(form) or []:
-                real = Path(os.path.realpath(cwd / target))
+                real = Path(os.path.realpath(cwd / os.path.expanduser(target)))
                 held = next((r for r in roots if r != real and r.is_relative_to(real)), None)
                 if held is None:
                     continue
@@ -143,4 +152,17 @@ def root_deletion(
                     f"`{' '.join(form)}` deletes {real} recursively, which holds the whole "
                     f"workspace {held}: {where}"
                 )
+    return None
+
+
+def git_discard(
+    segments: Sequence[Segment], cwd: Path, activity: WorkspaceActivity | None
+) -> str | None:
+    """Why a command must ask: a git command in it would discard uncommitted changes."""
+    for segment in segments:
+        for form in command_forms(segment.words) if segment.words else []:
+            if form and program_name(form[0]) == "git":
+                reason = discard_reason(form, cwd, activity)
+                if reason is not None:
+                    return reason
     return None
