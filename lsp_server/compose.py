@@ -357,7 +357,7 @@ def _places(workspace: Workspace, dirs: Dirs, config: Config) -> Places:
     trust_path = TrustStore(dirs.state).path
     protected = protected_paths(config.workspace.protected_paths, config.shell.sandbox_read_only)
     return Places.of_workspace(
-        workspace, dirs.user_config_file, trust_path, WORKSPACE_CONFIG_NAME, protected
+        workspace, dirs.user_config_file, trust_path, WORKSPACE_CONFIG_NAME, protected, dirs.state
     )
 
 

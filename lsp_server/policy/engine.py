@@ -19,7 +19,12 @@ import attrs
 
 from lsp_server.policy.command_plan import CommandPlan
 from lsp_server.policy.commands.wrappers import CommandView, command_forms, view_command
-from lsp_server.policy.guards import deny_could_match, policy_file_reason, root_deletion
+from lsp_server.policy.guards import (
+    deny_could_match,
+    git_discard,
+    policy_file_reason,
+    root_deletion,
+)
 from lsp_server.policy.readonly_commands import ReadOnlyClassifier
 from lsp_server.policy.rules import Rule
 from lsp_server.sandbox import SandboxPlan
@@ -215,6 +220,8 @@ class PolicyEngine:
             reason = policy_file_reason(writes, shell, places)
             if reason is None and shell is not None:
                 reason = root_deletion(*shell[:2], places.roots, shell[2])
+            if reason is None and shell is not None:
+                reason = git_discard(shell[0], shell[1], places.activity)
             if reason is not None:
                 return Decision("ask", None, reason, True)
         if facts.command is not None:

@@ -46,6 +46,7 @@ from lsp_server.policy.commands.recursive_reads import (
     search_targets,
     walk_concern,
 )
+from lsp_server.runtime.sessions.activity import WorkspaceActivity
 from lsp_server.sandbox.protected import ProtectedPaths
 from lsp_server.sandbox.protected_scan import sandbox_holds
 from lsp_server.shellparse.segments import Segment
@@ -98,6 +99,9 @@ class Places:
     protected_paths: ProtectedPaths = attrs.field(factory=ProtectedPaths, eq=False)
     """Files that make other programs run code (.git, .vscode/, .envrc ...), with what
     each controls: writing one always asks (policy/protected_writes.py)."""
+    activity: WorkspaceActivity | None = attrs.field(default=None, eq=False)
+    """Who wrote what (runtime/sessions/activity.py): a git command that would discard
+    uncommitted changes names whose they are (git_discards.py)."""
 
     def may_be_secret(self, name: str) -> bool:
         return self.secret_names is None or self.secret_names.fullmatch(name) is not None
@@ -110,9 +114,11 @@ class Places:
         trust_store: Path,
         config_name: str,
         protected_paths: ProtectedPaths | None = None,
+        state: Path | None = None,
     ) -> Places:
         """The policy's view of `workspace`; the policy files are `config_name` in each
-        root, the user config and the trust store (their folders are protected too)."""
+        root, the user config and the trust store (their folders are protected too).
+        `state`: toolhost's state folder, where the sessions' activity log is."""
         roots = tuple(workspace.writable_roots())
         files = [*(root / config_name for root in roots), user_config, trust_store]
         return cls(
@@ -125,6 +131,7 @@ class Places:
             ),
             secret_names=secret_name_filter(workspace.secret_patterns),
             protected_paths=protected_paths or ProtectedPaths(),
+            activity=WorkspaceActivity.for_root(state, roots[0]) if roots else None,
         )
 
     def inside(self, real: Path, readable: bool = True) -> bool:
