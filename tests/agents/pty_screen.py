@@ -28,13 +28,22 @@ KEYS = {
 }
 
 
+class LenientScreen(pyte.Screen):
+    """pyte's screen, ignoring the private SGR sequences (`ESC [ > 4 ; 2 m`, xterm's
+    modifyOtherKeys) that Gemini CLI's UI sends and pyte 0.8.2 cannot take."""
+
+    def select_graphic_rendition(self, *attrs: int, private: bool = False) -> None:
+        if not private:
+            super().select_graphic_rendition(*attrs)
+
+
 class TerminalScreen:
     """`argv` started in a new pseudo-terminal (its controlling terminal) of cols x rows."""
 
     def __init__(
         self, argv: list[str], *, env: dict[str, str], cwd: Path, cols: int = 120, rows: int = 50
     ) -> None:
-        self.screen = pyte.Screen(cols, rows)
+        self.screen = LenientScreen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.changed = threading.Condition()
         self.closed = False
