@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -116,3 +117,65 @@ def test_nothing_asked_about_is_cut_at_the_window_edge(neovim: Neovim, tmux: Tmu
     tmux.keys("Enter")
     assert result(neovim, 4)["error"]["code"] == "permission.user_denied"
     assert not (neovim.workspace / "wide.txt").exists()
+
+
+@pytest.fixture
+def tools_screen(neovim: Neovim) -> Iterator[Tmux]:
+    env = {
+        "HOME": str(neovim.home),
+        "XDG_CONFIG_HOME": str(neovim.home / "config"),
+        "XDG_STATE_HOME": str(neovim.home / "state"),
+        "XDG_DATA_HOME": str(neovim.home / "data"),
+        "TOOLHOST_STATE_DIR": str(neovim.home / "state" / "toolhost"),
+        "TOOLHOST_TEST_OUT": str(neovim.home / "screen"),
+        "TOOLHOST_TEST_PLUGIN": str(PLUGIN_DIR),
+        "TOOLHOST_TEST_WORKSPACE": str(neovim.workspace),
+        "TOOLHOST_TEST_CMD": json.dumps(server_command()),
+    }
+    command = [neovim.program, "--clean", "-u", str(LUA_DIR / "screen_tools.lua")]
+    with terminal(command, env, neovim.workspace, (110, 40)) as driver:
+        yield driver
+
+
+def test_the_tool_list_is_one_line_a_tool_with_details_on_enter(
+    neovim: Neovim, tools_screen: Tmux
+) -> None:
+    ready = written_json(neovim.home / "screen.ready.json")
+    tools_screen.keys(":Toolhost tools", "Enter")
+    listing = tools_screen.wait_for("the tool list", lambda s: "edit_file " in s)
+    save("tools-list.txt", listing)
+    assert "<CR> on a tool" in listing
+    tools_screen.keys("/^todo_write", "Enter", "/^read_file", "Enter")
+    further = tools_screen.wait_for("read_file's line", lambda s: "\nread_file " in s)
+    save("tools-list-further.txt", further)
+    lines = {
+        line.split()[0]: line
+        for line in (listing + further).splitlines()
+        if line.strip() and not line.startswith(" ")
+    }
+    # One line a tool: the mark and the parameter names, not the description.
+    read_file = lines["read_file"].split()
+    assert read_file[1:3] == ["read-only", "path,"] and {"limit?,", "offset?"} <= set(read_file)
+    assert lines["edit_file"].split()[1:] == [
+        "writes",
+        "path,",
+        "old_string,",
+        "new_string,",
+        "replace_all?",
+    ]
+    assert lines["todo_write"].split()[1:] == ["read-only", "todos"]  # one label everywhere
+    assert "Read a text file" not in listing + further
+
+    tools_screen.keys("Enter")  # on read_file's line
+    details = tools_screen.wait_for("read_file in full", lambda s: "Parameters:" in s)
+    save("tools-read-file.txt", details)
+    assert "read_file  (read-only)" in details
+    assert "Read a text file from the workspace." in details
+    assert "  path (string, required)" in details
+    assert "  limit (integer, optional, at least 1" in details
+
+    # A healthy start: nothing at error level in Neovim's LSP log (the server's stderr
+    # lands there as ERROR), and no error on the screen.
+    log = Path(ready["log"]).read_text(encoding="utf-8") if Path(ready["log"]).exists() else ""
+    assert [line for line in log.splitlines() if "[ERROR]" in line] == [], log[-2000:]
+    assert "Error" not in details and "E5108" not in details

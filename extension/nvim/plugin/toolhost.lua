@@ -8,7 +8,7 @@ vim.api.nvim_create_user_command("Toolhost", function(opts)
   require("toolhost.commands").run(opts.args)
 end, {
   nargs = "+",
-  desc = "toolhost: tools | call {name} {json} | checkpoints | revert {callId} | jobs | status | activity"
+  desc = "toolhost: tools [name] | call {name} {json} | checkpoints | revert {callId} | jobs | status | activity"
     .. " | start | stop | trust [path]",
   complete = function(arglead, cmdline)
     return require("toolhost.commands").complete(arglead, cmdline)

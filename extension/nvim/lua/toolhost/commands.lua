@@ -1,4 +1,4 @@
--- :Toolhost tools | call {name} {json} | checkpoints | revert {callId} | jobs | status | activity | start | stop
+-- :Toolhost tools [name] | call {name} {json} | checkpoints | revert {callId} | jobs | status | activity | start | stop
 --   | trust [path]
 -- Output goes to one scratch split (toolhost://output) that each command reuses.
 local M = {}
@@ -14,28 +14,49 @@ local function show(lines)
       table.insert(flat, piece)
     end
   end
-  return require("toolhost.view").scratch("toolhost://output", flat, "markdown")
+  local bufnr = require("toolhost.view").scratch("toolhost://output", flat, "markdown")
+  vim.b[bufnr].toolhost_tool_list = false -- set again by :Toolhost tools' list alone
+  return bufnr
 end
 
 local function fail(message)
   vim.notify("toolhost: " .. message, vim.log.levels.ERROR)
 end
 
-function M.tools()
+--- :Toolhost tools: one line per tool; with a name (or <CR> on a line), that tool in full.
+function M.tools(name)
   local tools, err = toolhost().tools("full")
   if not tools then
     return fail((err and err.message) or "no answer")
   end
-  local lines = {}
-  for _, tool in ipairs(tools) do
-    local flag = tool.readOnly and "read " or "write"
-    local first = vim.split(tool.description or "", "\n", { plain = true })[1]
-    table.insert(lines, string.format("%-22s %s  %s", tool.name, flag, first))
-  end
+  local list = require("toolhost.tool_list")
   M.tool_names = vim.tbl_map(function(t)
     return t.name
   end, tools)
-  show(lines)
+  local function from_the_top(bufnr)
+    local win = vim.fn.bufwinid(bufnr)
+    if win ~= -1 then
+      vim.api.nvim_win_set_cursor(win, { 1, 0 })
+      vim.wo[win].linebreak = true -- a description wraps between words
+    end
+    return bufnr
+  end
+  if name and name ~= "" then
+    for _, tool in ipairs(tools) do
+      if tool.name == name then
+        return from_the_top(show(list.details(tool)))
+      end
+    end
+    return fail("no tool named " .. name .. " (:Toolhost tools lists them)")
+  end
+  local bufnr = from_the_top(show(list.listing(tools)))
+  vim.b[bufnr].toolhost_tool_list = true
+  vim.keymap.set("n", "<CR>", function()
+    local word = vim.api.nvim_get_current_line():match("^(%S+)")
+    if vim.b.toolhost_tool_list and word and vim.tbl_contains(M.tool_names, word) then
+      M.tools(word)
+    end
+  end, { buffer = bufnr, desc = "toolhost: the tool on this line in full" })
 end
 
 function M.call(name, json)
@@ -91,7 +112,7 @@ M.subcommands = { "activity", "call", "checkpoints", "jobs", "revert", "start", 
 function M.run(args)
   local sub, rest = (args or ""):match("^%s*(%S+)%s*(.-)%s*$")
   if sub == "tools" then
-    M.tools()
+    M.tools(rest)
   elseif sub == "call" then
     local name, json = rest:match("^(%S+)%s*(.*)$")
     M.call(name, json)
@@ -125,7 +146,7 @@ function M.complete(arglead, cmdline)
   local candidates = {}
   if position <= 2 then
     candidates = M.subcommands
-  elseif position == 3 and words[2] == "call" then
+  elseif position == 3 and (words[2] == "call" or words[2] == "tools") then
     if not M.tool_names and toolhost().client() then
       local tools = toolhost().tools("full") -- once; waits at most config.timeout_ms
       M.tool_names = tools and vim.tbl_map(function(t)
