@@ -21,6 +21,8 @@ from typing import Any
 from lsp_server.core.contract import SURFACES
 
 WORKSPACE_MARKERS = (".git", ".toolhost.toml")
+# The tools that act on background jobs, which never outlive a `toolhost call`.
+JOB_TOOLS = ("job_output", "job_kill", "job_input")
 
 DESCRIPTION = """\
 Run one tool call, as an agent would, through the same checks as the server: paths
@@ -178,6 +180,15 @@ async def _call(args: argparse.Namespace) -> int:
     runtime, lifecycle = opened.runtime, opened.lifecycle
     for problem in opened.problems:
         print(f"toolhost: {problem}", file=sys.stderr)
+    if args.name in JOB_TOOLS:
+        await lifecycle.shutdown()
+        print(
+            f"toolhost: not run: there are no background jobs for {args.name} on the command "
+            "line: each `toolhost call` ends with its call, and so would a job. Jobs live in "
+            "a server (toolhost serve, toolhost mcp), for the agent or editor connected to it.",
+            file=sys.stderr,
+        )
+        return 2
     if _starts_a_job(runtime, args.name, args.surface, arguments):
         await lifecycle.shutdown()
         print(
@@ -216,10 +227,12 @@ async def _call(args: argparse.Namespace) -> int:
                 print(part["text"])
             else:
                 print(f"[{part.get('type')} {part.get('mimeType', '')}]")
-    if stopped:  # a backstop: a call that started a job nobody foresaw
+    if stopped:  # a command that became a job while it ran (it waited for input)
         print(
-            f"toolhost: stopped the background job {', '.join(stopped)}: `toolhost call` ends "
-            "after one call, and its jobs with it",
+            f"toolhost: stopped {', '.join(stopped)}: the command was still running when the "
+            "call ended (it waited for input, or went on in the background), and `toolhost "
+            "call` ends with everything it started. Give the command its input up front "
+            "(a flag, a pipe), or run it from an agent or editor connected to a server.",
             file=sys.stderr,
         )
     if result.error is not None and result.error.code == "permission.unattended":
@@ -229,7 +242,7 @@ async def _call(args: argparse.Namespace) -> int:
             "readOnly mode still apply)",
             file=sys.stderr,
         )
-    return 1 if result.is_error else 0
+    return 1 if result.is_error or stopped else 0
 
 
 def refusal_in_words(error: Any, terminal: Any) -> str:

@@ -96,5 +96,8 @@ def test_a_background_job_is_refused_before_it_starts(tmp_path: Path) -> None:
     assert done.stderr.startswith("toolhost: not run: this would start a background job")
     assert "Run the command in the foreground (without run_in_background)" in done.stderr
     assert not marker.exists()
+    later = toolhost("call", "job_output", '{"job_id": "bash-1"}', "--root", ".", cwd=tmp_path)
+    assert (later.returncode, later.stdout) == (2, "")
+    assert "there are no background jobs for job_output on the command line" in later.stderr
     plain = toolhost("call", "--yes", "bash", '{"command": "echo hi"}', "--root", ".", cwd=tmp_path)
     assert plain.returncode == 0 and plain.stdout.startswith("hi"), plain.stdout
