@@ -71,6 +71,8 @@ class Proxy:
         self.terminals = terminals.Terminals()
         self.editor_capabilities: dict[str, Any] = {}
         self.agent_gone: str | None = None
+        # Who the agent is (initialize's agentInfo, else its program): its sessions' agent.
+        self.agent_name = Path(argv[0]).name if argv else None
         self._process: asyncio.subprocess.Process | None = None
         self._opening: dict[str, Served] = {}  # session/new request -> its runtime
         self._waiting: dict[str, Any] = {}  # editor requests the agent has not answered
@@ -227,6 +229,7 @@ class Proxy:
         method = message.get("method")
         if method is None:
             if not self.agent.answer(message):
+                self._learn_agent(message.get("result"))
                 key = _key(message.get("id"))
                 self._waiting.pop(key, None)
                 self._session_opened(key, message)
@@ -240,6 +243,12 @@ class Proxy:
             return
         await self.editor.send(message)
 
+    def _learn_agent(self, result: Any) -> None:
+        """initialize's answer names the agent (agentInfo.name): its sessions' agent."""
+        info = result.get("agentInfo") if isinstance(result, dict) else None
+        if isinstance(info, dict) and isinstance(info.get("name"), str):
+            self.agent_name = info["name"]
+
     def _session_opened(self, key: str, response: Message) -> None:
         served = self._opening.pop(key, None)
         result = response.get("result")
@@ -247,6 +256,7 @@ class Proxy:
             session_id = result.get("sessionId")
             if isinstance(session_id, str):
                 self.workspaces.bind(session_id, served)
+                served.runtime.sessions.get(session_id, self.agent_name)
 
     async def _serve(self, message: Message) -> None:
         method = str(message["method"])

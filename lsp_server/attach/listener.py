@@ -302,6 +302,7 @@ class AttachListener:
             attached.calls += 1
             await self.ready()
             assert self.runtime is not None
+            self.runtime.sessions.get(attached.session, attached.client)  # the agent: the client
             result = await self.runtime.call(params)
             reply: dict[str, Any] = {
                 "jsonrpc": "2.0",
