@@ -1,0 +1,324 @@
+"""toolhost in a monorepo (issue 43's table): every row beside its reference, same run.
+
+Builds a git repository of --files text files (200,000 by default) from what is installed
+here: the Python standard library, the venv's site-packages, Go's sources
+(/usr/share/go-*/src) and the node_modules of .tools/*, copied as many times as it takes,
+renamed so nothing in them is ignored (node_modules -> node_mods, a leading dot ->
+"dot_"), committed; and a plain folder (no git) of --plain-files of them. One `toolhost
+mcp` per folder over stdio, driven by a raw client (bench/rawrpc.py: one JSON line per
+message), policy mode bypass, state and config folders of its own. Then, in order:
+
+- the first, second and later writing commands (`bash` `echo x >> f`) vs `git status`;
+- grep right after the first command's snapshot, vs `rg -n`;
+- `glob **/*.go` vs `rg --files -g '*.go'`;
+- `grep "def urlopen"` and a pattern that matches nothing, vs `rg -n` with the same;
+- `code_index search` before the index exists (three names) vs `rg -l -w NAME` plus the
+  parse of the files the search reads (tree-sitter, timed here in one process);
+- grep while the index builds in the background, vs `rg -n`;
+- the plain folder's first writing command vs `find . -type f`;
+- the server's peak RSS; its inotify watches vs fs.inotify.max_user_watches.
+
+Medians of --runs (references too). The load average is printed with the table: the
+machine is shared, and the ratios, not the seconds, are what compares across runs.
+
+    .venv/bin/python bench/monorepo.py [--files 200000] [--plain-files 50000] [--runs 3]
+        [--tree DIR] [--keep]
+
+--tree builds in (or reuses) DIR instead of a temporary folder; --keep leaves it there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import glob
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.rawrpc import RawClient
+from lsp_server.codeintel.candidates import files_mentioning
+from lsp_server.codeintel.parsing import index_batch
+from lsp_server.search.ripgrep import find_ripgrep
+
+HERE = Path(__file__).resolve().parents[1]
+INITIALIZE = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "bench-monorepo", "version": "1"},
+}
+NAMES = ("urlopen", "getaddrinfo", "ParseResult")
+NO_MATCH = "zq_no_such_text_xj"
+MAX_BYTES = 512 * 1024
+
+
+def sources() -> list[Path]:
+    found = [Path("/usr/lib/python3.11"), Path(sysconfig.get_paths()["purelib"])]
+    found += [Path(p) for p in sorted(glob.glob("/usr/share/go-*/src"))]
+    found += sorted(HERE.glob(".tools/*/node_modules"))
+    return [path for path in found if path.is_dir()]
+
+
+def renamed(part: str) -> str:
+    if part == "node_modules":
+        return "node_mods"
+    return "dot_" + part[1:] if part.startswith(".") else part
+
+
+def text_files(source: Path) -> Iterator[tuple[Path, str]]:
+    """(file, its path below the copy) for each small text file, in a stable order."""
+    for folder, dirs, files in os.walk(source):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        rel = Path(folder).relative_to(source)
+        for name in sorted(files):
+            path = Path(folder, name)
+            try:
+                if path.is_symlink() or path.stat().st_size > MAX_BYTES:
+                    continue
+                with path.open("rb") as handle:
+                    if b"\0" in handle.read(4096):
+                        continue
+            except OSError:
+                continue
+            yield path, "/".join(renamed(p) for p in (*rel.parts, name))
+
+
+def fill(root: Path, count: int) -> int:
+    """Copies of the sources under root/copyN/<source name>/ until `count` files."""
+    made = 0
+    for copy in range(1000):
+        before = made
+        for source in sources():
+            label = "_".join(renamed(p) for p in source.parts[-3:])
+            for path, rel in text_files(source):
+                if made >= count:
+                    return made
+                target = root / f"copy{copy}" / label / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, target)
+                made += 1
+        if made == before:
+            break
+    return made
+
+
+def build(tree: Path, files: int, plain_files: int) -> tuple[Path, Path]:
+    repo, plain = tree / "repo", tree / "plain"
+    if not (repo / ".git").is_dir():
+        started = time.perf_counter()
+        made = fill(repo, files)
+        git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+        subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
+        subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
+        subprocess.run([*git, "commit", "-qm", "tree"], cwd=repo, check=True)
+        print(f"built {made} files in git in {time.perf_counter() - started:.0f} s", flush=True)
+    if not plain.is_dir():
+        made = fill(plain, plain_files)
+        print(f"built {made} files in a plain folder", flush=True)
+    return repo, plain
+
+
+def timed(action: Callable[[], Any]) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def run(command: list[str], cwd: Path) -> None:
+    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+class Server:
+    def __init__(self, root: Path, home: Path) -> None:
+        self.root = root
+        config = home / "config" / "toolhost"
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "config.toml").write_text('[policy]\nmode = "bypass"\n')
+        env = {
+            **os.environ,
+            "TOOLHOST_STATE_DIR": str(home / "state"),
+            "XDG_CONFIG_HOME": str(home / "config"),
+        }
+        script = Path(sys.executable).with_name("toolhost")
+        entry = [str(script)] if script.exists() else [sys.executable, "-m", "lsp_server.cli"]
+        command = [*entry, "mcp", "--root", str(root), "--attach", "never"]
+        self.client = RawClient(
+            command, framing="line", cwd=root, env=env, stderr=subprocess.DEVNULL
+        )
+        self.client.request("initialize", INITIALIZE)
+        self.client.notify("notifications/initialized", {})
+        self.client.request("tools/list", {})
+
+    def warm(self) -> None:
+        """One read first: the rows time calls, not the runtime's start."""
+        some = next(self.root.rglob("*.py")).relative_to(self.root).as_posix()
+        self.call("read_file", {"path": some, "limit": 1})
+
+    def call(self, name: str, arguments: dict[str, Any]) -> str:
+        result = self.client.request("tools/call", {"name": name, "arguments": arguments})
+        text = "\n".join(part.get("text", "") for part in result.get("content", []))
+        if result.get("isError"):
+            raise SystemExit(f"{name} {arguments} failed: {text[:500]}")
+        return text
+
+    def timed_call(self, name: str, arguments: dict[str, Any]) -> float:
+        return timed(lambda: self.call(name, arguments))
+
+    def pids(self) -> list[int]:
+        """The server and its descendants."""
+        found, queue = [], [self.client.process.pid]
+        while queue:
+            pid = queue.pop()
+            found.append(pid)
+            for children in glob.glob(f"/proc/{pid}/task/*/children"):
+                with contextlib.suppress(OSError):
+                    queue += [int(c) for c in Path(children).read_text().split()]
+        return found
+
+    def peak_rss_mb(self) -> float:
+        status = Path(f"/proc/{self.client.process.pid}/status").read_text()
+        line = next(line for line in status.splitlines() if line.startswith("VmHWM:"))
+        return int(line.split()[1]) / 1024
+
+    def inotify_watches(self) -> int:
+        count = 0
+        for pid in self.pids():
+            for fdinfo in glob.glob(f"/proc/{pid}/fdinfo/*"):
+                with contextlib.suppress(OSError):
+                    count += Path(fdinfo).read_text().count("inotify wd:")
+        return count
+
+    def close(self) -> None:
+        self.client.close()
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[str] = []
+
+    def add(self, step: str, ours: list[float], reference: str, theirs: list[float]) -> None:
+        mine, ref = statistics.median(ours), statistics.median(theirs)
+        spread = f" ({min(ours):.2f}-{max(ours):.2f})" if len(ours) > 1 else ""
+        self.rows.append(
+            f"| {step} | {mine:.2f} s{spread} | {reference} {ref:.2f} s | {mine / ref:.2f}x |"
+        )
+        print(self.rows[-1], flush=True)
+
+    def note(self, step: str, ours: str, reference: str, ratio: str = "") -> None:
+        self.rows.append(f"| {step} | {ours} | {reference} | {ratio} |")
+        print(self.rows[-1], flush=True)
+
+
+def parse_seconds(root: Path, name: str) -> tuple[float, int]:
+    """The parse of the files a cold search of `name` reads, in this process."""
+    paths = files_mentioning(root, name).paths
+    batch: list[tuple[str, str | None]] = [(rel, None) for rel in paths]
+    return timed(lambda: index_batch(str(root), batch)), len(paths)
+
+
+def measure(repo: Path, plain: Path, home: Path, runs: int, table: Table) -> None:
+    rg = str(find_ripgrep() or shutil.which("rg") or "rg")
+    status = ["git", "status", "--porcelain"]
+    server = Server(repo, home / "repo")
+    try:
+        server.warm()
+        write = {"command": "echo x >> bench_writes.txt"}
+        first = server.timed_call("bash", write)
+        table.add(
+            "first writing command", [first], "`git status`", [timed(lambda: run(status, repo))]
+        )
+        grep_after = server.timed_call("grep", {"pattern": "def urlopen"})
+        rg_after = timed(lambda: run([rg, "-n", "def urlopen"], repo))
+        second = server.timed_call("bash", write)
+        table.add(
+            "second writing command", [second], "`git status`", [timed(lambda: run(status, repo))]
+        )
+        later = [server.timed_call("bash", write) for _ in range(max(runs, 3))]
+        refs = [timed(lambda: run(status, repo)) for _ in range(max(runs, 3))]
+        table.add("later writing commands", later, "`git status`", refs)
+        table.add("grep right after the first snapshot", [grep_after], "`rg -n`", [rg_after])
+        glob_args = {"pattern": "**/*.go"}
+        table.add(
+            "`glob **/*.go`",
+            [server.timed_call("glob", glob_args) for _ in range(runs)],
+            "`rg --files -g '*.go'`",
+            [timed(lambda: run([rg, "--files", "-g", "*.go"], repo)) for _ in range(runs)],
+        )
+        for label, pattern in (("match", "def urlopen"), ("no match", NO_MATCH)):
+            table.add(
+                f"`grep` ({label})",
+                [server.timed_call("grep", {"pattern": pattern}) for _ in range(runs)],
+                "`rg -n`",
+                [timed(partial(run, [rg, "-n", pattern], repo)) for _ in range(runs)],
+            )
+        for name in NAMES:
+            ours = server.timed_call("code_index", {"action": "search", "query": name})
+            words = timed(partial(run, [rg, "-l", "-w", name], repo))
+            parse, count = parse_seconds(repo, name)
+            table.add(
+                f"`code_index search {name}` before the index",
+                [ours],
+                f"`rg -l -w` + parse of {count} files",
+                [words + parse],
+            )
+        table.add(
+            "`grep` while the index builds",
+            [server.timed_call("grep", {"pattern": "def urlopen"}) for _ in range(runs)],
+            "`rg -n`",
+            [timed(lambda: run([rg, "-n", "def urlopen"], repo)) for _ in range(runs)],
+        )
+        table.note("server peak RSS", f"{server.peak_rss_mb():.0f} MB", "300 MB (target)")
+        watches = server.inotify_watches()
+        limit = int(Path("/proc/sys/fs/inotify/max_user_watches").read_text())
+        table.note(
+            "inotify watches held", str(watches), f"max_user_watches {limit}",
+            f"{100 * watches / limit:.1f} %",
+        )  # fmt: skip
+    finally:
+        server.close()
+    server = Server(plain, home / "plain")
+    try:
+        server.warm()
+        first = server.timed_call("bash", {"command": "echo x >> bench_writes.txt"})
+        find = timed(lambda: run(["find", ".", "-type", "f"], plain))
+        table.add("non-git folder, first writing command", [first], "`find . -type f`", [find])
+    finally:
+        server.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--files", type=int, default=200_000)
+    parser.add_argument("--plain-files", type=int, default=50_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--tree", type=Path)
+    parser.add_argument("--keep", action="store_true")
+    args = parser.parse_args()
+    tree = args.tree or Path(tempfile.mkdtemp(prefix="toolhost-monorepo-"))
+    tree.mkdir(parents=True, exist_ok=True)
+    try:
+        repo, plain = build(tree, args.files, args.plain_files)
+        with tempfile.TemporaryDirectory() as home:
+            table = Table()
+            print("| step | toolhost | reference | ratio |\n| --- | --- | --- | --- |", flush=True)
+            measure(repo, plain, Path(home), args.runs, table)
+        load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+        print(f"\n{args.files} files, {os.cpu_count()} cores, load average {load}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(tree, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
