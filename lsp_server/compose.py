@@ -66,6 +66,7 @@ from lsp_server.sandbox.netallow import parse_allow_list
 from lsp_server.sandbox.protected import protected_paths
 from lsp_server.sandbox.service import SandboxService
 from lsp_server.search.engines import SearchEngines
+from lsp_server.secrets.askpass import AskpassBroker
 from lsp_server.secrets.known import SecretValues
 from lsp_server.shell.jobs import JobManager
 from lsp_server.tools.registry import build_registry
@@ -321,7 +322,9 @@ class _Parts:
     def sandbox(self, dirs: Dirs) -> SandboxService:
         # Probes bubblewrap on the first command, not at start. toolhost's own folders stay
         # read-only to commands where a root holds them.
-        sandbox = SandboxService(own_folders(dirs))
+        askpass = self.instances[AskpassBroker] = AskpassBroker(dirs.attach_folder)
+        self.lifecycle.shutdown_hooks.append(askpass.close)  # commands' password prompts
+        sandbox = SandboxService(own_folders(dirs), shared=[askpass.folder])
         self.instances[SandboxService] = sandbox
         return sandbox
 

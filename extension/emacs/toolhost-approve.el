@@ -1,4 +1,4 @@
-;;; toolhost-approve.el --- toolhost's requests to Emacs: approvals, edits, saves  -*- lexical-binding: t; -*-
+;;; toolhost-approve.el --- toolhost's requests to Emacs: approvals, passwords, edits, saves  -*- lexical-binding: t; -*-
 
 ;;; Commentary:
 
@@ -7,6 +7,11 @@
 ;; for every tool (Deny is always the fourth, d); C-g is reported as a dismissal, never as
 ;; words the user did not say.  workspace/applyEdit from toolhost is applied without
 ;; eglot's second question; toolhost/saveDocument saves the buffer.
+;;
+;; toolhost/secret: a command the user allowed asks for a password (ssh, sudo, git);
+;; `read-passwd' asks (the user name first, with `read-string', when git does not know
+;; it).  The answer goes to the program only, never to the model.  C-g or an empty answer
+;; cancels: the command fails and the agent is told the user cancelled.
 
 ;;; Code:
 
@@ -147,6 +152,31 @@
   ((_server toolhost-server) (_method (eql (toolhost-method approve))) &rest params)
   "Handle toolhost/approve."
   (toolhost-decide params))
+
+(defun toolhost-read-secret (params)
+  "Ask for the password toolhost/secret PARAMS describe; return the SecretResult."
+  (let ((header (format "toolhost: `%s' asks: " (plist-get params :command)))
+        (prompt (or (plist-get params :prompt) "Password:"))
+        (username (plist-get params :username))
+        (result nil))
+    (condition-case nil
+        (progn
+          (when (and (equal (plist-get params :kind) "credential")
+                     (not (and (stringp username) (> (length username) 0))))
+            (let ((name (read-string (concat header prompt " -- user name: "))))
+              (when (string-empty-p name) (signal 'quit nil))
+              (setq result (list :username name)
+                    header "")))
+          (let ((secret (read-passwd (concat header prompt " "))))
+            (if (or (null secret) (string-empty-p secret))
+                (list :cancelled t)
+              (append (list :secret secret) result))))
+      (quit (list :cancelled t)))))
+
+(cl-defmethod eglot-handle-request
+  ((_server toolhost-server) (_method (eql (toolhost-method secret))) &rest params)
+  "Handle toolhost/secret."
+  (toolhost-read-secret params))
 
 (cl-defmethod eglot-handle-request
   ((_server toolhost-server) (_method (eql (toolhost-method save-document))) &key uri)

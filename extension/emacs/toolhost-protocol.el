@@ -19,10 +19,13 @@
       (status . toolhost/status)
       (checkpoints . toolhost/checkpoints)
       (revert . toolhost/revert)
+      (session-changes . toolhost/sessionChanges)
+      (revert-session . toolhost/revertSession)
       (preview . toolhost/preview)
       (approve . toolhost/approve)
       (save-document . toolhost/saveDocument)
       (lsp-request . toolhost/lspRequest)
+      (secret . toolhost/secret)
       (did-call . toolhost/didCall)
       (job-update . toolhost/jobUpdate)
       (present . toolhost/present)
@@ -30,7 +33,7 @@
       (config-untrusted . toolhost/configUntrusted))
     "Each toolhost/* method by key, as the symbol of its name."))
 
-(defconst toolhost-protocol-capabilities '(:approvals :saveDocument :lspProxy :preApproved)
+(defconst toolhost-protocol-capabilities '(:approvals :saveDocument :lspProxy :preApproved :secrets)
   "The keys of capabilities.experimental.toolhost.")
 
 (defmacro toolhost-method (key)

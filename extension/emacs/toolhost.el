@@ -121,7 +121,7 @@ answer that comes in time is not thrown away."
   "What this client declares in capabilities.experimental.toolhost."
   (list :approvals t :saveDocument t
         :lspProxy (if toolhost-answer-lsp-requests t :json-false)
-        :preApproved :json-false))
+        :preApproved :json-false :secrets t))
 
 (defclass toolhost-server (eglot-lsp-server)
   ((activity :initform nil :accessor toolhost--activity

@@ -21,6 +21,8 @@ class ClientFeatures:
     pre_approved: bool = False
     """The client confirms some calls itself (VS Code's language-model tool dialog) and marks
     them `preApproved`; the mark counts only from a client that declared this."""
+    secrets: bool = False
+    """It asks the user for a password a command needs (toolhost/secret)."""
     apply_edit: bool = False
     work_done_progress: bool = False
     watched_files_dynamic: bool = False

@@ -5,7 +5,7 @@ free-form JSON stay plain JSON: keys such as `$schema`, `from` or `_x` arrive in
 
 - call_messages.py: what a client asks (tools, call, result, status, preview) and didCall;
 - editor_messages.py: what the server asks or tells the editor (approve, saveDocument,
-  lspRequest, jobUpdate, present) and the client capabilities;
+  lspRequest, secret, jobUpdate, present) and the client capabilities;
 - checkpoint_messages.py: checkpoints and revert;
 - config_messages.py: a workspace config waiting for the user's approval (configUntrusted,
   trustConfig) and the managed file's state;
@@ -65,6 +65,8 @@ from lsp_server.protocol.editor_messages import (
     PresentParams,
     SaveDocumentParams,
     SaveDocumentResult,
+    SecretParams,
+    SecretResult,
     ToolhostClientCapabilities,
 )
 from lsp_server.protocol.methods import (
@@ -86,6 +88,7 @@ from lsp_server.protocol.methods import (
     TOOLHOST_REVERT,
     TOOLHOST_REVERT_SESSION,
     TOOLHOST_SAVE_DOCUMENT,
+    TOOLHOST_SECRET,
     TOOLHOST_SESSION_CHANGES,
     TOOLHOST_STATUS,
     TOOLHOST_TOOLS,
@@ -114,6 +117,7 @@ __all__ = [
     "TOOLHOST_REVERT",
     "TOOLHOST_REVERT_SESSION",
     "TOOLHOST_SAVE_DOCUMENT",
+    "TOOLHOST_SECRET",
     "TOOLHOST_SESSION_CHANGES",
     "TOOLHOST_STATUS",
     "TOOLHOST_TOOLS",
@@ -149,6 +153,8 @@ __all__ = [
     "RevertSessionResult",
     "SaveDocumentParams",
     "SaveDocumentResult",
+    "SecretParams",
+    "SecretResult",
     "SessionChangesParams",
     "SessionChangesResult",
     "StatusParams",

@@ -1,5 +1,6 @@
 """Messages the server sends the editor: approvals, saving a document, the agent's lsp_*
-questions, job updates, presented files; and the client capabilities that enable them."""
+questions, job updates, presented files, a password a command asks for; and the client
+capabilities that enable them."""
 
 from __future__ import annotations
 
@@ -99,6 +100,37 @@ class PresentParams:
 
 
 @attrs.define
+class SecretParams:
+    """A command the user allowed asks for a password (ssh, sudo, git): the editor asks the
+    user with a hidden input. The answer goes to the program only, never to the model."""
+
+    prompt: str
+    """What the program asks, as it asked it ("Enter passphrase for key 'x':")."""
+    kind: Literal["ssh", "sudo", "git", "credential", "terminal", "askpass"]
+    """Who asks: an askpass program (ssh, sudo, git), git's credential helper (a user name
+    and a password for a host: ask the user name too when `username` is null), a password
+    prompt of a terminal job."""
+    session: str
+    call_id: str
+    command: str
+    """The command line the user allowed, to show beside the prompt."""
+    username: str | None = None
+    """kind credential: the user name git knows already (from the URL)."""
+
+
+@attrs.define(repr=False)
+class SecretResult:
+    secret: str | None = None
+    """What the user typed; absent when cancelled."""
+    username: str | None = None
+    """kind credential: the user name the user typed."""
+    cancelled: bool = False
+
+    def __repr__(self) -> str:  # never the secret, in a log line or a traceback
+        return f"SecretResult(cancelled={self.cancelled!r})"
+
+
+@attrs.define
 class ToolhostClientCapabilities:
     """What a client declares in `capabilities.experimental.toolhost` (initialize)."""
 
@@ -110,3 +142,5 @@ class ToolhostClientCapabilities:
     """It answers language requests with its own language servers."""
     pre_approved: bool = False
     """It confirms some calls itself and marks them `preApproved`."""
+    secrets: bool = False
+    """It answers toolhost/secret (asks the user for a password with a hidden input)."""

@@ -53,6 +53,8 @@ from lsp_server.protocol.editor_messages import (
     PresentParams,
     SaveDocumentParams,
     SaveDocumentResult,
+    SecretParams,
+    SecretResult,
     ToolhostClientCapabilities,
 )
 from lsp_server.wire import method_names
@@ -94,6 +96,7 @@ TOOLHOST_REVERT = method_names.TOOLHOST_REVERT
 TOOLHOST_REVERT_SESSION = method_names.TOOLHOST_REVERT_SESSION
 TOOLHOST_SESSION_CHANGES = method_names.TOOLHOST_SESSION_CHANGES
 TOOLHOST_SAVE_DOCUMENT = method_names.TOOLHOST_SAVE_DOCUMENT
+TOOLHOST_SECRET = method_names.TOOLHOST_SECRET
 TOOLHOST_STATUS = method_names.TOOLHOST_STATUS
 TOOLHOST_TOOLS = method_names.TOOLHOST_TOOLS
 TOOLHOST_TRUST_CONFIG = method_names.TOOLHOST_TRUST_CONFIG
@@ -113,6 +116,7 @@ METHODS: tuple[MethodSpec, ...] = (
     MethodSpec(TOOLHOST_APPROVE, ApproveParams, ApproveResult, "server->client"),
     MethodSpec(TOOLHOST_SAVE_DOCUMENT, SaveDocumentParams, SaveDocumentResult, "server->client"),
     MethodSpec(TOOLHOST_LSP_REQUEST, LspRequestParams, LspRequestResult, "server->client"),
+    MethodSpec(TOOLHOST_SECRET, SecretParams, SecretResult, "server->client"),
     MethodSpec(TOOLHOST_DID_CALL, DidCallParams, None, "server->client"),
     MethodSpec(TOOLHOST_JOB_UPDATE, JobUpdateParams, None, "server->client"),
     MethodSpec(TOOLHOST_PRESENT, PresentParams, None, "server->client"),
@@ -142,6 +146,8 @@ MESSAGE_TYPES: tuple[type[Any], ...] = (
     SaveDocumentResult,
     LspRequestParams,
     LspRequestResult,
+    SecretParams,
+    SecretResult,
     DidCallParams,
     JobUpdateParams,
     PresentedFileInfo,

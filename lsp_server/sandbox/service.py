@@ -15,15 +15,19 @@ from lsp_server.sandbox.placeholders import PlaceholderHolds
 from lsp_server.sandbox.plan import SandboxMode, SandboxPlan, SandboxRequest, plan_command
 from lsp_server.sandbox.platforms import BackendFound, find_backend
 from lsp_server.sandbox.protected import ProtectedPaths
+from lsp_server.sandbox.under_tmp import TMP, folders_under_tmp
 
 
 class SandboxService:
     """One instance per server. Blocking only in `backend()` (the first call runs bwrap)."""
 
-    def __init__(self, own_folders: Sequence[Path] = ()) -> None:
+    def __init__(self, own_folders: Sequence[Path] = (), shared: Sequence[Path] = ()) -> None:
         self.own_folders = tuple(own_folders)
         """toolhost's state and config folders: read-only to commands where a root holds
         them (a home folder the user allowed as a root)."""
+        self.shared = tuple(f for f in shared if f.is_relative_to(TMP))
+        """Folders of the server that commands reach (the askpass broker's socket and
+        helpers): bound read-only over the private /tmp when they live under /tmp."""
         self._found: dict[str | None, BackendFound] = {}
         self._lock = threading.Lock()
         self._told: set[str] = set()
@@ -81,6 +85,7 @@ class SandboxService:
             proxy_socket=proxy_socket if plan.sandboxed and not plan.network else None,
             hidden=self._hidden.find(roots, hide) if plan.sandboxed else (),
             holds=self._holds,
+            under_tmp=(*folders_under_tmp(), *self.shared),
         )
 
     def notice(self, session: str, plan: SandboxPlan) -> str | None:

@@ -36,6 +36,7 @@ class SecretValues:
         self._files = None if workspace is None else SecretFiles(workspace, self.names, home=home)
         self._processes = ProcessSecrets(self.names) if processes else None
         self._basis: tuple[tuple[Secret, ...], tuple[Secret, ...]] = ((), ())
+        self._typed: tuple[Secret, ...] = ()
         self._redactor = Redactor(self._environment)
 
     @classmethod
@@ -63,8 +64,19 @@ class SecretValues:
         )
         if basis[0] is not self._basis[0] or basis[1] is not self._basis[1]:
             self._basis = basis
-            self._redactor = Redactor((*self._environment, *basis[0], *basis[1]))
+            self._rebuild()
         return self._redactor
+
+    def _rebuild(self) -> None:
+        secrets = (*self._environment, *self._typed, *self._basis[0], *self._basis[1])
+        self._redactor = Redactor(secrets)
+
+    def remember_typed(self, value: str) -> None:
+        """A secret the user typed for a command (secrets/askpass.py): replaced in every
+        later result and audit line, should a program print it."""
+        if value and all(s.value != value for s in self._typed):
+            self._typed = (*self._typed, Secret(value, "typed by the user"))
+            self._rebuild()
 
     def redact(self, text: str) -> str:
         return self.redactor().redact(text)

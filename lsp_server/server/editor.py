@@ -83,6 +83,7 @@ def client_features(capabilities: types.ClientCapabilities) -> ClientFeatures:
         save_document=toolhost.save_document,
         lsp_proxy=toolhost.lsp_proxy,
         pre_approved=toolhost.pre_approved,
+        secrets=toolhost.secrets,
         apply_edit=bool(workspace and workspace.apply_edit),
         work_done_progress=bool(window and window.work_done_progress),
         watched_files_dynamic=bool(watched and watched.dynamic_registration),

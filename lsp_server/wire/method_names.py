@@ -20,6 +20,7 @@ TOOLHOST_JOB_UPDATE = "toolhost/jobUpdate"
 TOOLHOST_PRESENT = "toolhost/present"
 TOOLHOST_CONFIG_UNTRUSTED = "toolhost/configUntrusted"
 TOOLHOST_TRUST_CONFIG = "toolhost/trustConfig"
+TOOLHOST_SECRET = "toolhost/secret"
 EXECUTE_COMMAND_CALL = "toolhost.call"
 
 PREFIX = "toolhost/"

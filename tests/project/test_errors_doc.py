@@ -138,6 +138,13 @@ PRODUCED_BY: dict[str, str] = {
         "tests/sandbox/test_sandbox_config.py::"
         "test_full_screen_programs_return_at_once_with_the_reason"
     ),
+    "shell.secret_cancelled": (
+        "tests/askpass/test_secret_prompts.py::test_a_cancelled_prompt_fails_the_command_saying_so"
+    ),
+    "shell.secret_unavailable": (
+        "tests/askpass/test_secret_prompts.py::"
+        "test_without_a_client_that_asks_the_refusal_says_to_use_a_terminal"
+    ),
     "internal_error": (
         "tests/core/test_error_codes.py::"
         "test_internal_error_has_an_incident_id_and_the_server_keeps_running"

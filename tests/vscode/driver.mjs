@@ -424,6 +424,12 @@ async function main() {
       await workspaceSettingsScenario(page);
       return;
     }
+    if (config.scenario === "secret") {
+      const { secretScenario } = await import("./secret_scenario.mjs");
+      const helpers = { page, runTool, waitFor, dialog, note, section, runToolResult, observations };
+      await secretScenario({ ...helpers, artifacts: config.artifacts });
+      return;
+    }
 
     // 2. A change of 60 diff lines: it opens in the diff editor with the decisions on the
     //    editor's title bar; every changed line can be scrolled to and is not covered.

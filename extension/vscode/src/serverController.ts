@@ -20,6 +20,7 @@ import { formatDidCall, JobTable, languageServersOf, serverLabel, type ServerSta
 import { ActivityLog } from "./common/activityLog";
 import { askApproval } from "./common/approvals";
 import type { Host } from "./common/host";
+import { askSecret } from "./common/secrets";
 import {
   type ApproveParams,
   type ApproveResult,
@@ -38,6 +39,8 @@ import {
   type RevertResult,
   type SaveDocumentParams,
   type SaveDocumentResult,
+  type SecretParams,
+  type SecretResult,
   type ToolsResult,
   type TrustConfigParams,
   type TrustConfigResult,
@@ -62,7 +65,7 @@ import { answerLspRequest } from "./vscodeLspProxy";
 class ToolhostCapabilities implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
     const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
-    experimental.toolhost = { approvals: true, saveDocument: true, lspProxy: true, preApproved: true };
+    experimental.toolhost = { approvals: true, saveDocument: true, lspProxy: true, preApproved: true, secrets: true };
     capabilities.experimental = experimental;
   }
   initialize(): void {}
@@ -75,6 +78,7 @@ class ToolhostCapabilities implements StaticFeature {
 export type ToolhostEvent =
   | { kind: "state"; state: ServerState; detail?: string }
   | { kind: "approval"; params: ApproveParams; result: ApproveResult }
+  | { kind: "secret"; params: SecretParams; answered: boolean }
   | { kind: "didCall"; params: DidCallParams }
   | { kind: "jobUpdate"; params: JobUpdateParams }
   | { kind: "present"; params: PresentParams }
@@ -252,6 +256,12 @@ export class ServerController implements vscode.Disposable {
       token.onCancellationRequested(() => abandoned.abort());
       const result = await askApproval(this.host, params, abandoned.signal);
       this.emit({ kind: "approval", params, result });
+      return result;
+    });
+    client.onRequest(METHODS.secret, async (params: SecretParams): Promise<SecretResult> => {
+      const result = await askSecret(this.host, params);
+      // What was asked and whether it was answered: never the answer itself.
+      this.emit({ kind: "secret", params, answered: result.cancelled !== true });
       return result;
     });
     client.onRequest(METHODS.lspRequest, async (params: LspRequestParams): Promise<LspRequestResult> => {

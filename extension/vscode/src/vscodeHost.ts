@@ -204,6 +204,7 @@ export class VsCodeHost implements Host {
       prompt: request.prompt,
       value: request.value,
       placeHolder: request.placeHolder,
+      password: request.password,
       ignoreFocusOut: true,
     });
   }

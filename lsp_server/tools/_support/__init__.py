@@ -1,2 +1,2 @@
 """Helpers shared by several tools: the edit matching ladder, brace balance, file receipts,
-schema builders."""
+schema builders, a command's password prompts sent to the user (secret_grant.py)."""

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import attrs
 
 from lsp_server.checkpoints.shell_calls import command_checkpoint
 from lsp_server.config.tree import Config
@@ -23,6 +24,7 @@ from lsp_server.core.tool_output import ToolOutput
 from lsp_server.protocol import TOOLHOST_JOB_UPDATE, JobUpdateParams
 from lsp_server.runtime.context import ToolContext
 from lsp_server.secrets.names import CredentialNames
+from lsp_server.tools._support.secret_grant import open_grant, refusal
 from lsp_server.tools.shell.sandboxing import (
     SANDBOX_PROPERTY,
     block_new_protected,
@@ -179,9 +181,13 @@ async def execute(
     proxy = await open_network_proxy(ctx, prepared.plan)
     window = None
     blocked: list[str] = []
+    grant = None  # the command's password prompts go to the user (secret_grant.py)
     try:
         window = await command_checkpoint(ctx, command, prepared.plan.needs_checkpoint)
         before = protected_present(prepared)
+        grant = await open_grant(ctx, command, timeout_ms)
+        if grant is not None:
+            limits = attrs.evolve(limits, askpass=grant.environment)
         result = await run_command(
             command, cwd, limits, on_progress=progress, launcher=prepared.launcher(proxy)
         )
@@ -194,6 +200,8 @@ async def execute(
             "check that bash or sh is installed and the working folder exists",
         ) from exc
     finally:
+        if grant is not None:
+            grant.close()
         if window is not None:
             await window.close()
         if proxy is not None:
@@ -202,6 +210,9 @@ async def execute(
     held = [*protected_notes(prepared, result.output), *blocked]
     extra = [line for line in (note, prepared.notice, *said, *blocked_notes(proxy), *held) if line]
     text = command_report(result, limits.pipe_wait_seconds, extra)
+    refused = refusal(grant, command, text) if result.exit_code != 0 else None
+    if refused is not None and not result.timed_out:
+        raise refused
     if result.timed_out:
         raise ToolError(
             errors.TIMEOUT,

@@ -6,6 +6,7 @@
 --   require("toolhost").call("read_file", { path = "README.md" }, function(result, err) end)
 local protocol = require("toolhost.protocol")
 local approve = require("toolhost.approve")
+local secret = require("toolhost.secret")
 local buffers = require("toolhost.buffers")
 local lsp_proxy = require("toolhost.lsp_proxy")
 local trust = require("toolhost.trust")
@@ -203,6 +204,7 @@ local function client_config(root, cmd)
     init_options = { toolhost = options },
     handlers = {
       [methods.approve] = approve.handler,
+      [methods.secret] = secret.handler,
       [methods.save_document] = buffers.save_document_handler,
       [methods.lsp_request] = lsp_proxy.handler,
       ["workspace/applyEdit"] = buffers.apply_edit_handler,

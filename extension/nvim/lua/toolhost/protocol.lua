@@ -13,6 +13,8 @@ M.client_capabilities = {
   lspProxy = true,
   -- Only a client that confirms calls itself (VS Code's tool dialog) pre-approves.
   preApproved = false,
+  -- It asks the user for a password a command needs (secret.lua, inputsecret).
+  secrets = true,
 }
 
 return M

@@ -9,6 +9,8 @@ export interface InputBoxRequest {
   prompt: string;
   value?: string;
   placeHolder?: string;
+  /** Shows dots for what is typed (a password a command asks for). */
+  password?: boolean;
 }
 
 export interface QuickPickEntry {

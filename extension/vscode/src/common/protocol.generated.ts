@@ -10,10 +10,13 @@ export const TOOLHOST_RESULT = "toolhost/result";
 export const TOOLHOST_STATUS = "toolhost/status";
 export const TOOLHOST_CHECKPOINTS = "toolhost/checkpoints";
 export const TOOLHOST_REVERT = "toolhost/revert";
+export const TOOLHOST_SESSION_CHANGES = "toolhost/sessionChanges";
+export const TOOLHOST_REVERT_SESSION = "toolhost/revertSession";
 export const TOOLHOST_PREVIEW = "toolhost/preview";
 export const TOOLHOST_APPROVE = "toolhost/approve";
 export const TOOLHOST_SAVE_DOCUMENT = "toolhost/saveDocument";
 export const TOOLHOST_LSP_REQUEST = "toolhost/lspRequest";
+export const TOOLHOST_SECRET = "toolhost/secret";
 export const TOOLHOST_DID_CALL = "toolhost/didCall";
 export const TOOLHOST_JOB_UPDATE = "toolhost/jobUpdate";
 export const TOOLHOST_PRESENT = "toolhost/present";
@@ -85,6 +88,7 @@ export interface CheckpointFile {
 }
 
 export interface CheckpointInfo {
+  agent?: string | null;
   callId: string;
   files: CheckpointFile[];
   label?: string;
@@ -218,11 +222,26 @@ export interface RevertConflict {
 
 export interface RevertParams {
   callId: string;
+  includeShared?: boolean;
   session?: string;
 }
 
 export interface RevertResult {
   checkpoint?: string | null;
+  conflicts: RevertConflict[];
+  reverted: string[];
+  text?: string;
+}
+
+export interface RevertSessionParams {
+  by?: string;
+  includeShared?: boolean;
+  session: string;
+}
+
+export interface RevertSessionResult {
+  calls: string[];
+  checkpoints: string[];
   conflicts: RevertConflict[];
   reverted: string[];
   text?: string;
@@ -236,11 +255,40 @@ export interface SaveDocumentResult {
   saved: boolean;
 }
 
+export interface SecretParams {
+  callId: string;
+  command: string;
+  kind: "ssh" | "sudo" | "git" | "credential" | "terminal" | "askpass";
+  prompt: string;
+  session: string;
+  username?: string | null;
+}
+
+export interface SecretResult {
+  cancelled?: boolean;
+  secret?: string | null;
+  username?: string | null;
+}
+
+export interface SessionChangesParams {
+  session: string;
+}
+
+export interface SessionChangesResult {
+  agent: string | null;
+  calls: string[];
+  diff: string;
+  files: CheckpointFile[];
+  session: string;
+  text?: string;
+}
+
 export interface StatusParams {
   session?: string | null;
 }
 
 export interface StatusResult {
+  checkpoints?: unknown;
   configLayers?: string[];
   configProblems: string[];
   index: unknown;
@@ -269,6 +317,7 @@ export interface ToolhostClientCapabilities {
   lspProxy?: boolean;
   preApproved?: boolean;
   saveDocument?: boolean;
+  secrets?: boolean;
 }
 
 export interface ToolsParams {
@@ -308,10 +357,13 @@ export const TOOLHOST_METHODS = [
   { method: "toolhost/status", direction: "client->server", kind: "request", params: "StatusParams", result: "StatusResult" },
   { method: "toolhost/checkpoints", direction: "client->server", kind: "request", params: "CheckpointsParams", result: "CheckpointsResult" },
   { method: "toolhost/revert", direction: "client->server", kind: "request", params: "RevertParams", result: "RevertResult" },
+  { method: "toolhost/sessionChanges", direction: "client->server", kind: "request", params: "SessionChangesParams", result: "SessionChangesResult" },
+  { method: "toolhost/revertSession", direction: "client->server", kind: "request", params: "RevertSessionParams", result: "RevertSessionResult" },
   { method: "toolhost/preview", direction: "client->server", kind: "request", params: "PreviewParams", result: "PreviewResult" },
   { method: "toolhost/approve", direction: "server->client", kind: "request", params: "ApproveParams", result: "ApproveResult" },
   { method: "toolhost/saveDocument", direction: "server->client", kind: "request", params: "SaveDocumentParams", result: "SaveDocumentResult" },
   { method: "toolhost/lspRequest", direction: "server->client", kind: "request", params: "LspRequestParams", result: "LspRequestResult" },
+  { method: "toolhost/secret", direction: "server->client", kind: "request", params: "SecretParams", result: "SecretResult" },
   { method: "toolhost/didCall", direction: "server->client", kind: "notification", params: "DidCallParams", result: null },
   { method: "toolhost/jobUpdate", direction: "server->client", kind: "notification", params: "JobUpdateParams", result: null },
   { method: "toolhost/present", direction: "server->client", kind: "notification", params: "PresentParams", result: null },
@@ -329,10 +381,13 @@ export interface ToolhostMessages {
   "toolhost/status": { params: StatusParams; result: StatusResult };
   "toolhost/checkpoints": { params: CheckpointsParams; result: CheckpointsResult };
   "toolhost/revert": { params: RevertParams; result: RevertResult };
+  "toolhost/sessionChanges": { params: SessionChangesParams; result: SessionChangesResult };
+  "toolhost/revertSession": { params: RevertSessionParams; result: RevertSessionResult };
   "toolhost/preview": { params: PreviewParams; result: PreviewResult };
   "toolhost/approve": { params: ApproveParams; result: ApproveResult };
   "toolhost/saveDocument": { params: SaveDocumentParams; result: SaveDocumentResult };
   "toolhost/lspRequest": { params: LspRequestParams; result: LspRequestResult };
+  "toolhost/secret": { params: SecretParams; result: SecretResult };
   "toolhost/didCall": { params: DidCallParams; result: void };
   "toolhost/jobUpdate": { params: JobUpdateParams; result: void };
   "toolhost/present": { params: PresentParams; result: void };

@@ -1,0 +1,122 @@
+"""A shell command's password prompts, asked of the user: the grant the bash tool opens
+around a command it runs (secrets/askpass.py), the asker that sends `toolhost/secret` to
+the editor that declared `secrets`, and the refusal the model reads when the user
+cancelled or nobody could be asked.
+
+The tool runs only after the call was allowed (by a rule or by the user), so a command
+the user denied never reaches the prompt. What the user types goes to the program alone:
+it is in no result (and redacted from them should the program print it), no log line, no
+audit line.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from lsp_server.core import errors
+from lsp_server.core.client import ClientRequestError
+from lsp_server.core.errors import ToolError
+from lsp_server.protocol import TOOLHOST_SECRET, SecretParams
+from lsp_server.runtime.context import ToolContext
+from lsp_server.secrets.askpass import (
+    AskpassBroker,
+    Grant,
+    SecretAnswer,
+    SecretAsker,
+    SecretQuestion,
+)
+from lsp_server.secrets.known import SecretValues
+
+log = logging.getLogger(__name__)
+
+
+async def open_grant(ctx: ToolContext, command: str, timeout_ms: int) -> Grant | None:
+    """The command's grant (None: the runtime has no broker, or its socket cannot be made;
+    the command then runs as before, where every password prompt fails at once)."""
+    try:
+        broker = ctx.services.get(AskpassBroker)
+    except LookupError:
+        return None
+    asker = editor_asker(ctx, command, timeout_ms / 1000) if ctx.client.features.secrets else None
+    try:
+        secrets = ctx.services.get(SecretValues)
+    except LookupError:
+        secrets = None
+    try:
+        return await broker.grant(asker, secrets.remember_typed if secrets else None)
+    except OSError as exc:
+        log.warning("password prompts are off for this command: %s", exc)
+        return None
+
+
+def editor_asker(ctx: ToolContext, command: str, timeout: float) -> SecretAsker:
+    """Asks the editor of the call's runtime (an attached MCP call's too: its runtime is the
+    editor's) with `toolhost/secret`."""
+
+    async def ask(question: SecretQuestion) -> SecretAnswer:
+        params = SecretParams(
+            prompt=question.prompt,
+            kind=_kind(question.kind),
+            session=ctx.session.id,
+            call_id=ctx.call_id,
+            command=command,
+            username=question.username,
+        )
+        try:
+            result = await ctx.client.request(TOOLHOST_SECRET, params, timeout)
+        except TimeoutError:
+            return SecretAnswer(refused="unanswered")
+        except ClientRequestError:
+            return SecretAnswer(refused="cancelled")
+        return read_answer(result)
+
+    return ask
+
+
+def _kind(kind: str) -> Any:
+    known = ("ssh", "sudo", "git", "credential", "terminal")
+    return kind if kind in known else "askpass"
+
+
+def read_answer(result: Any) -> SecretAnswer:
+    """The editor's answer (typed, a namedtuple or plain JSON); anything without a secret
+    string counts as cancelled. Never logged."""
+    if attrs.has(type(result)):
+        result = attrs.asdict(result)
+    elif hasattr(result, "_asdict"):
+        result = result._asdict()
+    if not isinstance(result, Mapping) or result.get("cancelled") is True:
+        return SecretAnswer(refused="cancelled")
+    secret, username = result.get("secret"), result.get("username")
+    if not isinstance(secret, str) or "\x00" in secret:
+        return SecretAnswer(refused="cancelled")
+    name = username if isinstance(username, str) and username and "\n" not in username else None
+    return SecretAnswer(secret=secret, username=name)
+
+
+def refusal(grant: Grant | None, command: str, text: str) -> ToolError | None:
+    """The error for a command that failed because its password prompt was not answered."""
+    if grant is None or grant.refused is None:
+        return None
+    asked = f"the command asked `{grant.refused_prompt}`"
+    if grant.refused == "unavailable":
+        return ToolError(
+            errors.SHELL_SECRET_UNAVAILABLE,
+            f"{asked} and nobody can be asked for a password here: the client does not show "
+            "toolhost's password prompt (toolhost/secret), and a password never goes to the "
+            "model",
+            f"ask the user to run it in their own terminal: {command}",
+            partial_text=text,
+        )
+    why = "cancelled it" if grant.refused == "cancelled" else "did not answer it in time"
+    return ToolError(
+        errors.SHELL_SECRET_CANCELLED,
+        f"{asked}; the user {why}, so the program got no password",
+        "do not retry it or work around the prompt: ask the user how to go on (they may "
+        "run it again and answer, or run it in their own terminal)",
+        partial_text=text,
+    )
