@@ -141,3 +141,46 @@ async def test_a_clean_tree_or_a_read_does_not_ask(tmp_path: Path) -> None:
 )
 def test_which_git_commands_discard(tmp_path: Path, command: str, expected: object) -> None:
     assert discards(command.split(), tmp_path) == expected
+
+
+async def test_over_mcp_claude_is_asked_before_dropping_codexs_edit(tmp_path: Path) -> None:
+    """The acceptance scenario on the MCP face: two real `toolhost mcp` processes on one
+    folder, one per agent, in bypass mode. Codex's edit runs unasked; Claude Code's
+    `git checkout -- .` asks through its client's form, naming Codex and the file."""
+    import os
+
+    import mcp_types
+
+    from tests.mcp.clients import mcp_session
+    from tests.mcp.clients import text_of as mcp_text
+
+    root = repository(tmp_path)
+    folder = Path(os.environ["XDG_CONFIG_HOME"]) / "toolhost"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.toml").write_text('[policy]\nmode = "bypass"\n', encoding="utf-8")
+    forms: list[str] = []
+
+    async def allow(context: Any, params: Any) -> Any:
+        forms.append(params.message)
+        return mcp_types.ElicitResult(action="accept", content={"decision": "allow_once"})
+
+    async with (
+        mcp_session(
+            root, "--session", "codex-1", name="codex", elicitation_callback=allow
+        ) as codex,
+        mcp_session(root, name="claude-code", elicitation_callback=allow) as claude,
+    ):
+        await codex.call_tool("read_file", {"path": "a.txt"})
+        edited = await codex.call_tool(
+            "edit_file", {"path": "a.txt", "old_string": "a", "new_string": "A"}
+        )
+        assert edited.is_error is False, mcp_text(edited)
+        assert forms == []
+        # Out of the sandbox, which keeps .git read-only (that alone would ask too).
+        command = {"command": "git checkout -- .", "sandbox": "off"}
+        dropped = await claude.call_tool("bash", command)
+    assert dropped.is_error is False, mcp_text(dropped)
+    [form] = forms
+    assert "would discard the uncommitted changes of session codex-1 (codex)" in form
+    assert "a.txt (last changed by session codex-1 (codex) (edit_file" in form
+    assert (root / "a.txt").read_text() == "a\n", mcp_text(dropped)
