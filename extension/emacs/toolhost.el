@@ -136,7 +136,8 @@ answer that comes in time is not thrown away."
 
 (defun toolhost--install-fix (root)
   "The ways to make toolhost findable for ROOT.
-The wheel of the distribution toolhost-runtime (\"toolhost\" on PyPI is another project)."
+The wheel of the distribution toolhost-runtime
+\(\"toolhost\" on PyPI is another project)."
   (format (concat "install the toolhost command (Python >= 3.11): pipx install "
                   "toolhost_runtime-VERSION-py3-none-any.whl (the wheel `./run dist' builds; "
                   "see Install in toolhost's README); or into the workspace: cd %s && python3 "
