@@ -33,6 +33,7 @@ MAX_LOG_BYTES = 2 * 1024 * 1024
 TAIL_BYTES = 512 * 1024
 """How much of the log's end a question reads (thousands of writes)."""
 MAX_ADDED_DIGESTS = 256
+MAX_DIGESTED_CHARS = 1024 * 1024
 MAX_NAME_CHARS = 64
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
@@ -97,21 +98,13 @@ class Writer:
 
 
 def added_lines(before: str | None, after: str) -> tuple[int, ...]:
-    """Digests of the lines in `after` that `before` did not have (as multisets)."""
-    old: dict[int, int] = {}
-    for line in (before or "").splitlines():
-        key = line_digest(line)
-        old[key] = old.get(key, 0) + 1
-    found: list[int] = []
-    for line in after.splitlines():
-        key = line_digest(line)
-        if old.get(key, 0) > 0:
-            old[key] -= 1
-        else:
-            found.append(key)
-            if len(found) >= MAX_ADDED_DIGESTS:
-                break
-    return tuple(found)
+    """Digests of the lines in `after` that `before` did not have; none for
+    a file over MAX_DIGESTED_CHARS (its changes are named by the whole text's hash)."""
+    if len(after) > MAX_DIGESTED_CHARS or len(before or "") > MAX_DIGESTED_CHARS:
+        return ()
+    old = set((before or "").splitlines())
+    found = [line for line in after.splitlines() if line not in old][:MAX_ADDED_DIGESTS]
+    return tuple(map(line_digest, found))
 
 
 class WorkspaceActivity:
@@ -121,6 +114,7 @@ class WorkspaceActivity:
         self.log = log
         self._memory: deque[Write] = deque(maxlen=4096)
         self._parsed: tuple[tuple[int, int], list[Write]] | None = None
+        self._made = False
         self.live: Callable[[], list[dict[str, Any]]] = list
         """This process's sessions now (their agent and in-flight calls): set by the
         session store."""
@@ -159,7 +153,9 @@ class WorkspaceActivity:
 
     def _append(self, write: Write) -> None:
         assert self.log is not None
-        self.log.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not self._made:
+            self.log.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self._made = True
         line = (json.dumps(write.as_json(), separators=(",", ":")) + "\n").encode()
         fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
