@@ -6,6 +6,10 @@
 ;; it will change, confirm, and see the result (conflicts come with the diff of what
 ;; changed since the call).  Also "Revert this call" among a row's actions in
 ;; `toolhost-activity'.  See docs/CHECKPOINTS.md.
+;;
+;; Each agent's changes: M-x toolhost-review-agent picks a session (its agent named) and
+;; shows one diff of everything it changed; M-x toolhost-revert-agent asks, then reverts
+;; each of its calls, newest first (docs/AGENTS.md).
 
 ;;; Code:
 
@@ -66,6 +70,72 @@
     (when (yes-or-no-p (format "Revert this call (%s)? " call-id))
       (let ((result (jsonrpc-request (toolhost--server-or-lose) (toolhost-method revert)
                                      (list :callId call-id) :timeout 60)))
+        (toolhost--show "*toolhost revert*" (toolhost-revert-lines result) #'special-mode)
+        result))))
+
+;;; Each agent's changes
+
+(defun toolhost-agents ()
+  "The sessions that changed files, newest first.
+Each is a plist (:session :agent :calls :files)."
+  (let (order)
+    (dolist (checkpoint (toolhost-checkpoints 1000))
+      (let* ((session (plist-get checkpoint :session))
+             (entry (cl-find session order :key (lambda (e) (plist-get e :session))
+                             :test #'equal))
+             (agent (plist-get checkpoint :agent)))
+        (unless entry
+          (setq entry (list :session session :agent nil :calls 0 :files nil))
+          (setq order (append order (list entry))))
+        (plist-put entry :calls (1+ (plist-get entry :calls)))
+        (when (and (stringp agent) (not (plist-get entry :agent)))
+          (plist-put entry :agent agent))
+        (dolist (file (append (plist-get checkpoint :files) nil))
+          (unless (member (plist-get file :path) (plist-get entry :files))
+            (plist-put entry :files (append (plist-get entry :files)
+                                            (list (plist-get file :path))))))))
+    order))
+
+(defun toolhost--agent-name (entry)
+  (if (plist-get entry :agent)
+      (format "%s (session %s)" (plist-get entry :agent) (plist-get entry :session))
+    (format "session %s" (plist-get entry :session))))
+
+(defun toolhost--read-agent (prompt)
+  (let* ((entries (toolhost-agents))
+         (choices (mapcar (lambda (e)
+                            (cons (format "%s: %d call(s), %d file(s)" (toolhost--agent-name e)
+                                          (plist-get e :calls) (length (plist-get e :files)))
+                                  (plist-get e :session)))
+                          entries)))
+    (unless choices (user-error "toolhost: no agent changed a file yet"))
+    (list (cdr (assoc (completing-read prompt choices nil t) choices)))))
+
+(defun toolhost-review-agent (session)
+  "Show one diff of everything SESSION (an agent) changed."
+  (interactive (toolhost--read-agent "Review this agent's changes: "))
+  (let ((result (jsonrpc-request (toolhost--server-or-lose) (toolhost-method session-changes)
+                                 (list :session session) :timeout 60)))
+    (toolhost--show "*toolhost agent changes*"
+                    (append (list (concat "# " (plist-get result :text)))
+                            (mapcar (lambda (file) (format "# %s %s" (plist-get file :change)
+                                                           (plist-get file :path)))
+                                    (append (plist-get result :files) nil))
+                            (split-string (plist-get result :diff) "\n"))
+                    #'diff-mode)
+    result))
+
+(defun toolhost-revert-agent (session)
+  "Revert every call of SESSION (an agent), newest first, after asking."
+  (interactive (toolhost--read-agent "Revert all of this agent's changes: "))
+  (let ((entry (cl-find session (toolhost-agents) :key (lambda (e) (plist-get e :session))
+                        :test #'equal)))
+    (unless entry
+      (user-error "toolhost: no checkpoint of session %s (M-x toolhost-review-agent)" session))
+    (when (yes-or-no-p (format "Revert all %d call(s) of %s? "
+                               (plist-get entry :calls) (toolhost--agent-name entry)))
+      (let ((result (jsonrpc-request (toolhost--server-or-lose) (toolhost-method revert-session)
+                                     (list :session session :by "emacs") :timeout 120)))
         (toolhost--show "*toolhost revert*" (toolhost-revert-lines result) #'special-mode)
         result))))
 

@@ -102,3 +102,14 @@ def test_every_command_is_in_the_commands_table_of_the_docs(emacs: Emacs) -> Non
     table = doc[doc.index("## Commands") : doc.index("## From Lisp")]
     documented = re.findall(r"^\| `M-x ([\w-]+)` \|", table, flags=re.MULTILINE)
     assert sorted(documented) == commands
+
+
+def test_an_agents_changes_are_reviewed_and_reverted_alone(emacs: Emacs) -> None:
+    out = emacs.run("agents")
+    assert out["a1"]["isError"] is False and out["b1"]["isError"] is False
+    assert [(a["session"], a["calls"]) for a in out["agents"]] == [("agent-b", 1), ("agent-a", 1)]
+    assert "changed 1 file(s) in 1 call(s)" in out["review"]
+    assert "+from A" in out["review"] and "by-b.txt" not in out["review"]
+    assert "Revert all 1 call(s) of" in out["asked"] and "session agent-a" in out["asked"]
+    assert out["result"]["conflicts"] == [] and out["result"]["reverted"] == ["by-a.txt"]
+    assert out["by-a"] is False and out["by-b"] == "from B\n"

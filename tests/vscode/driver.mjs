@@ -573,6 +573,40 @@ async function main() {
       note("revert", { picked, confirmation, edited, onDisk: onDisk("notes.md"), shown });
     });
 
+    // 10b. An agent's changes: the sessions listed with their agents; the LM tools' session
+    //     reviewed as one diff; then all of the "vscode" session's calls (the revert above)
+    //     reverted, which puts the LM edit of notes.md back.
+    await section(page, "agent changes", async () => {
+      await runCommand(page, "Toolhost: Review an Agent's Changes...");
+      const rows = page.locator(".quick-input-list .monaco-list-row");
+      await rows.first().waitFor({ state: "visible" });
+      const listed = await rows.allInnerTexts();
+      await page.screenshot({ path: join(config.artifacts, "agent-pick.png") });
+      await rows.filter({ hasText: /session vscode-lm ·/ }).first().click();
+      await page.locator(".tab.active", { hasText: "changes-" }).first().waitFor({ state: "visible" });
+      const review = await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().innerText();
+      await page.screenshot({ path: join(config.artifacts, "agent-review.png") });
+      note("agent review", { listed, review });
+
+      const before = onDisk("notes.md");
+      await runCommand(page, "Toolhost: Revert All of an Agent's Changes...");
+      const row = page.locator(".quick-input-list .monaco-list-row", { hasText: /session vscode ·/ }).first();
+      await row.waitFor({ state: "visible" });
+      await row.click();
+      const box = await dialog(page);
+      const confirmation = await box.innerText();
+      await page.screenshot({ path: join(config.artifacts, "agent-revert-confirm.png") });
+      await box.getByRole("button", { name: "Revert all of them", exact: true }).click();
+      const deadline = Date.now() + STEP_TIMEOUT;
+      while (onDisk("notes.md") === before && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await page.locator(".tab.active", { hasText: "revert-vscode" }).first().waitFor({ state: "visible" });
+      const shown = await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().innerText();
+      await page.screenshot({ path: join(config.artifacts, "agent-revert-result.png") });
+      note("agent revert", { confirmation, before, onDisk: onDisk("notes.md"), shown });
+    });
+
     // 11. No toolhost warning or error notification since the start (default settings).
     await section(page, "notifications", async () => {
       note("notifications", { toolhost: await toolhostNotifications(page) });

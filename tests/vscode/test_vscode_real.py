@@ -329,6 +329,23 @@ def check_scenario(steps: dict[str, Any], approvals: list[Any], workspace: Path)
         expect("edit_file" in revert["picked"] and "notes.md" in revert["picked"], revert["picked"])
         expect("modified notes.md → put back" in revert["confirmation"]["text"], str(revert))
         expect(revert["edited"] != NOTES and revert["onDisk"] == NOTES, "revert put notes.md back")
+    # An agent's changes: sessions listed by agent; the LM session's one diff shows its edit;
+    # reverting all of the "vscode" session's calls (the revert above) redoes the LM edit.
+    review = steps.get("agent review")
+    expect(review is not None, "agent review section")
+    if review is not None:
+        listed = [row.replace("\xa0", " ") for row in review["listed"]]
+        expect(any("session vscode-lm ·" in row for row in listed), str(listed))
+        shown = review["review"].replace("\xa0", " ")
+        expect("# session vscode-lm" in shown and "+++ b/notes.md" in shown, shown)
+    undone = steps.get("agent revert")
+    expect(undone is not None, "agent revert section")
+    if undone is not None:
+        asked = undone["confirmation"].replace("\xa0", " ")
+        expect("Revert all" in asked and "(session vscode)?" in asked, asked)
+        expect(undone["before"] == NOTES and undone["onDisk"] != NOTES, "the revert was reverted")
+        shown = undone["shown"].replace("\xa0", " ")
+        expect("call(s) of session vscode, newest first" in shown, shown)
     # No toolhost warning toast with default settings.
     noted = steps.get("notifications", {}).get("toolhost")
     expect(noted == [], f"toolhost notifications on start: {noted}")

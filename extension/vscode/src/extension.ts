@@ -9,7 +9,8 @@ import { JOBS_SESSION, JobOutputs, jobActions, jobRows, KILL, killConfirmation }
 import { ConfirmedCalls, invokeLmTool, prepareInvocation, toolFromLmName } from "./common/lmTools";
 import { type CallParams, type CallResult, type CheckpointInfo, contentParts, type ToolInfo, type ToolsResult } from "./common/protocol";
 import type { PreviewParams, PreviewResult } from "./common/protocol";
-import { argumentSkeleton, formatCallResult, parseArguments } from "./common/runTool";
+import { argumentSkeleton, formatCallResult, parseArguments, toolPickItem } from "./common/runTool";
+import { type AgentRow, agentRows, formatRevertAllResult, formatSessionChanges, REVERT_ALL_CHOICE, revertAllConfirmation } from "./common/agentChanges";
 import { checkpointRows, formatRevertResult, REVERT_CHOICE, revertConfirmation } from "./common/checkpoints";
 import { ServerController, type ToolhostEvent } from "./serverController";
 import { ApprovalEditors, PREVIEW_SCHEME, PreviewDocuments, VsCodeHost } from "./vscodeHost";
@@ -224,6 +225,58 @@ async function revertCallCommand(controller: ServerController, previews: Preview
   }
 }
 
+/** Toolhost: Review an Agent's Changes... / Revert All of an Agent's Changes... — pick a
+ * session (its agent named, the newest first), then show one diff of everything it
+ * changed, or confirm and revert each of its calls, newest first. */
+async function pickAgent(controller: ServerController, placeHolder: string): Promise<AgentRow | undefined> {
+  let listed: CheckpointInfo[];
+  try {
+    listed = (await controller.checkpoints({ limit: 1000 })).checkpoints;
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Toolhost: ${(error as Error).message}`);
+    return undefined;
+  }
+  if (listed.length === 0) {
+    void vscode.window.showInformationMessage("Toolhost: no checkpoints yet (no agent changed a file).");
+    return undefined;
+  }
+  return vscode.window.showQuickPick(agentRows(listed), { placeHolder, matchOnDescription: true, matchOnDetail: true });
+}
+
+async function reviewAgentCommand(controller: ServerController, previews: PreviewDocuments): Promise<void> {
+  const row = await pickAgent(controller, "Review an agent's changes: pick an agent (session)");
+  if (row === undefined) {
+    return;
+  }
+  try {
+    const result = await controller.sessionChanges({ session: row.session });
+    const uri = previews.add(`changes-${row.session}.diff`, formatSessionChanges(result));
+    await vscode.window.showTextDocument(uri, { preview: true });
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Toolhost: ${(error as Error).message}`);
+  }
+}
+
+async function revertAgentCommand(controller: ServerController, previews: PreviewDocuments): Promise<void> {
+  const row = await pickAgent(controller, "Revert all of an agent's changes: pick an agent (session)");
+  if (row === undefined) {
+    return;
+  }
+  const { message, detail } = revertAllConfirmation(row);
+  if ((await vscode.window.showWarningMessage(message, { modal: true, detail }, REVERT_ALL_CHOICE)) !== REVERT_ALL_CHOICE) {
+    return;
+  }
+  try {
+    const result = await controller.revertSession({ session: row.session, by: "vscode", includeShared: false });
+    await vscode.window.showTextDocument(previews.add(`revert-${row.session}.txt`, formatRevertAllResult(result)), { preview: true });
+    if (result.conflicts.length > 0) {
+      void vscode.window.showWarningMessage(`Toolhost: ${result.conflicts.length} file(s) were left alone (see the result).`);
+    }
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Toolhost: ${(error as Error).message}`);
+  }
+}
+
 async function openPolicy(): Promise<void> {
   const folder = vscode.workspace.workspaceFolders?.[0];
   if (folder === undefined) {
@@ -266,6 +319,8 @@ export function activate(context: vscode.ExtensionContext): ToolhostApi {
     vscode.commands.registerCommand("toolhost.runTool", () => runToolCommand(controller, host, previews)),
     vscode.commands.registerCommand("toolhost.openPolicy", () => openPolicy()),
     vscode.commands.registerCommand("toolhost.revertCall", (callId?: string) => revertCallCommand(controller, previews, callId)),
+    vscode.commands.registerCommand("toolhost.reviewAgentChanges", () => reviewAgentCommand(controller, previews)),
+    vscode.commands.registerCommand("toolhost.revertAgentChanges", () => revertAgentCommand(controller, previews)),
     vscode.commands.registerCommand("toolhost.trustWorkspaceConfig", () => trustWorkspaceConfigCommand(controller, previews)),
     offerTrustOnNotice(controller, previews, (line) => output.appendLine(line)),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {

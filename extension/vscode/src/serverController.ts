@@ -37,6 +37,10 @@ import {
   type PresentParams,
   type RevertParams,
   type RevertResult,
+  type RevertSessionParams,
+  type RevertSessionResult,
+  type SessionChangesParams,
+  type SessionChangesResult,
   type SaveDocumentParams,
   type SaveDocumentResult,
   type SecretParams,
@@ -458,6 +462,14 @@ export class ServerController implements vscode.Disposable {
 
   async revert(params: RevertParams): Promise<RevertResult> {
     return this.request<RevertResult>(METHODS.revert, params);
+  }
+
+  async sessionChanges(params: SessionChangesParams): Promise<SessionChangesResult> {
+    return this.request<SessionChangesResult>(METHODS.sessionChanges, params);
+  }
+
+  async revertSession(params: RevertSessionParams): Promise<RevertSessionResult> {
+    return this.request<RevertSessionResult>(METHODS.revertSession, params);
   }
 
   /** Records the user's approval of exactly this content (sha256) of a workspace config. */

@@ -1,4 +1,5 @@
--- :Toolhost tools [name] | call {name} {json} | checkpoints | revert {callId} | jobs | status | activity | start | stop
+-- :Toolhost tools [name] | call {name} {json} | checkpoints | revert {callId} | agents |
+-- agent-diff {session} | agent-revert {session} | jobs | status | activity | start | stop
 --   | trust [path]
 -- Output goes to one scratch split (toolhost://output) that each command reuses.
 local M = {}
@@ -106,7 +107,21 @@ function M.status()
   show(require("toolhost.status").lines(status, toolhost().state))
 end
 
-M.subcommands = { "activity", "call", "checkpoints", "jobs", "revert", "start", "status", "stop", "tools", "trust" }
+M.subcommands = {
+  "activity",
+  "agent-diff",
+  "agent-revert",
+  "agents",
+  "call",
+  "checkpoints",
+  "jobs",
+  "revert",
+  "start",
+  "status",
+  "stop",
+  "tools",
+  "trust",
+}
 
 --- Entry point of :Toolhost (the whole argument string).
 function M.run(args)
@@ -123,6 +138,17 @@ function M.run(args)
       return fail("usage: :Toolhost revert {callId} (see :Toolhost checkpoints)")
     end
     require("toolhost.checkpoints").revert(rest)
+  elseif sub == "agents" then
+    require("toolhost.agents").show()
+  elseif sub == "agent-diff" or sub == "agent-revert" then
+    if rest == "" then
+      return fail("usage: :Toolhost " .. sub .. " {session} (see :Toolhost agents)")
+    end
+    if sub == "agent-diff" then
+      require("toolhost.agents").review(rest)
+    else
+      require("toolhost.agents").revert_session(rest)
+    end
   elseif sub == "jobs" then
     M.jobs()
   elseif sub == "status" then
