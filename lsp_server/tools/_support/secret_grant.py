@@ -12,7 +12,7 @@ audit line.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import attrs
@@ -75,6 +75,27 @@ def editor_asker(ctx: ToolContext, command: str, timeout: float) -> SecretAsker:
         return read_answer(result)
 
     return ask
+
+
+INTERRUPT = "\x03"
+"""Typed at a terminal prompt nobody answered: the terminal sends the program SIGINT."""
+
+
+def terminal_password_prompt(grant: Grant | None) -> Callable[[str], Awaitable[str | None]] | None:
+    """The hook a command in a terminal calls when it waits at a prompt with echo off (a
+    password prompt read from the terminal itself, not through an askpass program): the
+    user is asked the same way. Cancelled or nobody to ask: the program is interrupted, and
+    the result says why (`refusal`); the prompt never goes to the model to answer."""
+    if grant is None:
+        return None
+
+    async def answer(screen: str) -> str | None:
+        lines = [line.strip() for line in screen.splitlines() if line.strip()]
+        prompt = lines[-1][-200:] if lines else "Password:"
+        got = await grant.answer(SecretQuestion("terminal", prompt))
+        return got.secret if got.secret is not None else INTERRUPT
+
+    return answer
 
 
 def _kind(kind: str) -> Any:
