@@ -6,6 +6,7 @@ import functools
 import hashlib
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
@@ -148,10 +149,27 @@ ShellPlanner = Callable[["Config", Mapping[str, Any]], ShellLaunch]
 
 
 @attrs.frozen
+class JudgedCommand:
+    """A call that amounts to a shell command (text typed into a shell or interpreter): the
+    policy judges it as a bash call with these arguments, run in the background in `cwd`."""
+
+    tool: ContractEntry
+    """The shell tool whose rules apply (bash)."""
+    arguments: dict[str, Any]
+    """Its arguments: command, sandbox, description."""
+    cwd: Path
+
+
+CommandJudge = Callable[["ToolContext", dict[str, Any]], Awaitable[JudgedCommand | None]]
+
+
+@attrs.frozen
 class Tool:
     contract: ContractEntry
     run: RunFunction
     shell_launch: ShellPlanner | None = None
+    judge: CommandJudge | None = None
+    """The shell command a call amounts to, approved after the call's own approval."""
 
     @property
     def name(self) -> str:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.core import errors
+from lsp_server.core.contract import JudgedCommand
 from lsp_server.core.diffs import unified_diff
 from lsp_server.core.errors import ToolError
 from lsp_server.core.tool_output import ToolOutput, WritePlan
@@ -77,6 +78,34 @@ def approval_request(
         shell=shell,
         client=client_name,
         caller=caller,
+    )
+
+
+async def approve_judged(
+    approver: Approver, client_name: str | None, state: CallState, ctx: ToolContext
+) -> None:
+    """A call that amounts to a shell command (text typed into a shell or interpreter:
+    Tool.judge) is approved as that command too, after its own approval."""
+    if state.tool.judge is None:
+        return
+    judged = await state.tool.judge(ctx, state.arguments)
+    if judged is not None:
+        await approve(approver, judged_request(client_name, state, judged), state)
+
+
+def judged_request(
+    client_name: str | None, state: CallState, judged: JudgedCommand
+) -> ApprovalRequest:
+    """The approval of the shell command a call amounts to, asked as it would be."""
+    return ApprovalRequest(
+        call_id=state.call_id,
+        session=state.session.id,
+        tool=judged.tool,
+        arguments=judged.arguments,
+        paths=(),
+        write_paths=(),
+        shell=ShellDetails(judged.cwd, True, None),
+        client=client_name,
     )
 
 

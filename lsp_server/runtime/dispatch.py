@@ -253,11 +253,11 @@ class Runtime:
         self, params: CallParams, state: CallState, placement: Placement, caller: Caller
     ) -> ToolOutput:
         ctx, write_paths = self.prepare(params, state, placement, caller)
-        # The client's own confirmation replaces the prompt only when it declared that it
-        # confirms calls itself; deny rules and readOnly mode still refuse.
+        # A client's own confirmation replaces the prompt if it said so; deny rules still hold.
         pre_approved = params.pre_approved and self.client.features.pre_approved
         if state.tool.contract.kind != "edit":
             await self._approve(state, None, pre_approved, ctx.caller)
+            await approval_step.approve_judged(self.approver, self.client.features.name, state, ctx)
         async with self.locks.hold(write_paths):
             produced = await self._run_bounded(state, ctx)
             if isinstance(produced, WritePlan):

@@ -1,5 +1,6 @@
-"""Full-screen programs: they need a terminal, bash has none, so they would wait until the
-timeout. Found before the command runs (a row per program), refused with what to do.
+"""Full-screen programs: they need a terminal, which a bash call has only with `terminal:
+true`; without one they would wait until the timeout. Found before the command runs (a row
+per program), refused with what to do.
 """
 
 from __future__ import annotations
@@ -116,8 +117,9 @@ def needs_terminal(command: str) -> str | None:
         row = _BY_NAME.get(name)
         if row is not None and not _is_batch(row, args):
             return (
-                f"`{name}` is a full-screen program: it needs a terminal, and bash runs "
-                "without one (stdin closed, TERM=dumb), so it would only wait until the "
-                f"timeout. Not run. Instead: {row.instead}."
+                f"`{name}` is a full-screen program: it needs a terminal, and this bash call "
+                "has none (TERM=dumb), so it would only wait until the timeout. Not run. "
+                f"Instead: {row.instead}; or pass terminal: true to run it on a 120x40 "
+                "screen and drive it with job_input."
             )
     return None

@@ -15,7 +15,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 import attrs
@@ -30,8 +30,10 @@ from lsp_server.shell.confinement import (
     read_leftovers,
 )
 from lsp_server.shell.environment import command_environment
+from lsp_server.shell.job import Job, JobStatus, Notify
 from lsp_server.shell.pipes import OutputPipe, start_process
 from lsp_server.shell.processes import ProcessInfo
+from lsp_server.shell.prompts import QUIET_SECONDS, Handover, QuietClock
 from lsp_server.shell.runner import (
     RunLimits,
     command_argv,
@@ -39,84 +41,14 @@ from lsp_server.shell.runner import (
     looks_daemonising,
     new_marker,
 )
+from lsp_server.shell.screen import Screen
+from lsp_server.shell.terminal import TERMINAL_ENVIRONMENT, CommandInput
+
+__all__ = ["Job", "JobManager", "JobRead", "JobStatus", "Notify"]
 
 log = logging.getLogger(__name__)
 
-JobStatus = Literal["running", "exited", "killed", "failed"]
-Notify = Callable[[dict[str, Any]], Awaitable[None]]
-
 _KEEP_FINISHED = 50
-
-
-@attrs.define(eq=False)
-class Job:
-    id: str
-    session: str
-    command: str
-    cwd: Path
-    marker: str
-    limits: RunLimits
-    output: RollingBuffer
-    state: CommandState
-    launcher: Launcher | None = None
-    notify: Notify | None = None
-    on_end: Callable[[], Awaitable[None]] | None = None
-    """Runs once the job's processes are gone, before anyone sees it ended (checkpoints)."""
-    started_at: float = attrs.Factory(time.time)
-    status: JobStatus = "running"
-    exit_code: int | None = None
-    finished_at: float | None = None
-    kill_reason: str | None = None
-    note: str = ""
-    """What happened to processes left behind when the job ended."""
-    pid: int | None = None
-    cursors: dict[str, int] = attrs.Factory(dict)
-    _changed: asyncio.Event = attrs.Factory(asyncio.Event)
-    _watcher: asyncio.Task[None] | None = None
-
-    def feed(self, chunk: bytes) -> None:
-        self.output.append(chunk)
-        self._signal_change()
-
-    def _signal_change(self) -> None:
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
-
-    async def wait_change(self, seconds: float) -> bool:
-        """True when output or status changed within `seconds`."""
-        if seconds <= 0:
-            return False
-        try:
-            await asyncio.wait_for(self._changed.wait(), seconds)
-        except TimeoutError:
-            return False
-        return True
-
-    @property
-    def running(self) -> bool:
-        return self.status == "running"
-
-    def status_line(self) -> str:
-        if self.status == "exited":
-            return f"[status: exited {self.exit_code}]"
-        return f"[status: {self.status}]"
-
-    def unread_bytes(self, session: str) -> int:
-        return self.output.end - self.cursors.get(session, 0)
-
-    def public(self) -> dict[str, Any]:
-        """The job as listed by toolhost/status."""
-        return {
-            "jobId": self.id,
-            "session": self.session,
-            "command": self.command,
-            "status": self.status,
-            "exitCode": self.exit_code,
-            "pid": self.pid,
-            "startedAt": self.started_at,
-            "finishedAt": self.finished_at,
-            "outputBytes": self.output.end,
-        }
 
 
 @attrs.frozen
@@ -174,9 +106,10 @@ class JobManager:
         notify: Notify | None = None,
         on_end: Callable[[], Awaitable[None]] | None = None,
         launcher: Launcher | None = None,
+        terminal: bool = False,
     ) -> Job:
-        """Start `command` (sandboxed or supervised by the launcher); raises OSError when it
-        cannot be started."""
+        """Start `command` (sandboxed or supervised by the launcher; with `terminal`, in a
+        terminal it writes to as well); raises OSError when it cannot be started."""
         self._counter += 1
         marker = new_marker()
         job = Job(
@@ -191,22 +124,65 @@ class JobManager:
             launcher=launcher,
             notify=notify,
             on_end=on_end,
+            stdin=CommandInput(terminal),
+            screen=Screen() if terminal else None,
         )
         env = command_environment(marker, names=limits.credentials, askpass=limits.askpass)
+        if terminal:
+            env.update(TERMINAL_ENVIRONMENT)
         argv = command_argv(command, cwd, env, job.state, launcher, keeps_daemons(command, limits))
         preexec = parent_death_hook() if launcher is None else None
         try:
-            process, pipe = await start_process(argv, cwd, env, job.feed, preexec)
+            process, pipe = await start_process(argv, cwd, env, job.feed, preexec, job.stdin)
         except BaseException:
             processes.kill_now(None, marker)  # cancelled while starting: nothing may stay
+            if job.stdin is not None:
+                job.stdin.close()
             end_command(job.state, launcher)
             raise
+        return await self._begin(job, process, pipe)
+
+    async def _begin(self, job: Job, process: asyncio.subprocess.Process, pipe: OutputPipe) -> Job:
         job.pid = process.pid
         self._jobs[job.id] = job
         self._prune_finished()
         job._watcher = asyncio.create_task(self._watch(job, process, pipe))
         await self._notify(job)
         return job
+
+    async def adopt(
+        self,
+        handover: Handover,
+        command: str,
+        cwd: Path,
+        session: str,
+        limits: RunLimits,
+        notify: Notify | None = None,
+        on_end: Callable[[], Awaitable[None]] | None = None,
+        launcher: Launcher | None = None,
+    ) -> Job:
+        """A foreground command that waits for input becomes a job, as it is: its output
+        so far first, then what it prints from now on."""
+        self._counter += 1
+        job = Job(
+            id=f"bash-{self._counter}",
+            session=session,
+            command=command,
+            cwd=cwd,
+            marker=handover.marker,
+            limits=limits,
+            output=RollingBuffer(limits.capture_bytes),
+            state=handover.state,
+            launcher=launcher,
+            notify=notify,
+            on_end=on_end,
+            stdin=handover.stdin,
+            screen=Screen() if handover.stdin.terminal else None,
+        )
+        job.feed(handover.output)
+        job.quiet = QuietClock(time.monotonic() - QUIET_SECONDS)  # it waits already
+        handover.pipe.redirect(job.feed)
+        return await self._begin(job, handover.process, handover.pipe)
 
     async def _watch(self, job: Job, process: asyncio.subprocess.Process, pipe: OutputPipe) -> None:
         pgid = process.pid
@@ -233,6 +209,8 @@ class JobManager:
             job.status = "failed"
         finally:
             pipe.close()
+            if job.stdin is not None:
+                job.stdin.close()
             if job.launcher is not None:  # placeholders go before the checkpoint looks
                 job.launcher.release(job.state.folder)
             if job.on_end is not None:
@@ -290,8 +268,12 @@ class JobManager:
             del self._jobs[job.id]
 
     def read(self, job: Job, session: str, pattern: re.Pattern[str] | None = None) -> JobRead:
-        """New output since `session` last read, advancing its cursor."""
+        """New output since `session` last read, advancing its cursor; a terminal job's
+        screen as it is now (without a filter)."""
         cursor = job.cursors.get(session, 0)
+        if job.screen is not None and pattern is None:
+            job.cursors[session] = job.output.end
+            return JobRead(job.screen.text(scrollback=False), 0, None, None)
         data, dropped = job.output.read_from(cursor)
         consumed, size = _complete_lines(data, keep_partial=pattern is not None and job.running)
         job.cursors[session] = max(cursor, job.output.start) + size

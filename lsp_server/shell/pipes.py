@@ -16,6 +16,8 @@ import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from lsp_server.shell.terminal import CommandInput
+
 Sink = Callable[[bytes], None]
 
 # Linux's F_SETPIPE_SZ: a 1 MiB pipe means fewer event-loop wake-ups for chatty commands.
@@ -25,11 +27,11 @@ _PIPE_BYTES = 1 << 20
 
 class _PipeProtocol(asyncio.Protocol):
     def __init__(self, sink: Sink, closed: asyncio.Future[None]) -> None:
-        self._sink = sink
+        self.sink = sink
         self._closed = closed
 
     def data_received(self, data: bytes) -> None:
-        self._sink(data)
+        self.sink(data)
 
     def eof_received(self) -> bool:
         return False
@@ -42,9 +44,18 @@ class _PipeProtocol(asyncio.Protocol):
 class OutputPipe:
     """The read end of a command's output pipe; `closed` resolves at end of file."""
 
-    def __init__(self, transport: asyncio.ReadTransport, closed: asyncio.Future[None]) -> None:
-        self._transport = transport
+    def __init__(
+        self,
+        transports: list[tuple[asyncio.ReadTransport, _PipeProtocol]],
+        closed: asyncio.Future[None],
+    ) -> None:
+        self._transports = transports
         self.closed = closed
+
+    def redirect(self, sink: Sink) -> None:
+        """Send what arrives from now on to `sink` (a foreground command became a job)."""
+        for _, protocol in self._transports:
+            protocol.sink = sink
 
     async def wait_closed(self, seconds: float) -> bool:
         """True when every writer closed the pipe within `seconds`."""
@@ -58,7 +69,8 @@ class OutputPipe:
 
     def close(self) -> None:
         """Stop reading; writers that remain get SIGPIPE/EPIPE on their next write."""
-        self._transport.close()
+        for transport, _ in self._transports:
+            transport.close()
 
 
 async def start_process(
@@ -67,9 +79,15 @@ async def start_process(
     env: Mapping[str, str],
     sink: Sink,
     preexec: Callable[[], None] | None = None,
+    stdin: CommandInput | None = None,
 ) -> tuple[asyncio.subprocess.Process, OutputPipe]:
-    """Start `argv` in a new session (no controlling terminal), stdin from /dev/null;
-    `preexec` runs in the child before exec (the parent-death signal)."""
+    """Start `argv` in a new session (no controlling terminal), stdin from `stdin` (a
+    terminal toolhost holds; None: /dev/null); `preexec` runs in the child before exec (the
+    parent-death signal). A `stdin.terminal` command writes to its terminal as well."""
+    if stdin is not None:
+        preexec = _no_hangup(preexec)
+    if stdin is not None and stdin.terminal:
+        return await _start_in_terminal(argv, cwd, env, sink, preexec, stdin)
     loop = asyncio.get_running_loop()
     read_fd, write_fd = os.pipe()
     with contextlib.suppress(OSError):  # not Linux, or over /proc/sys/fs/pipe-max-size
@@ -77,7 +95,7 @@ async def start_process(
     try:
         process = await asyncio.create_subprocess_exec(
             *argv,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if stdin is None else stdin.slave,
             stdout=write_fd,
             stderr=write_fd,
             cwd=cwd,
@@ -90,15 +108,79 @@ async def start_process(
         raise
     finally:
         os.close(write_fd)
+        if stdin is not None:
+            stdin.started()
     closed: asyncio.Future[None] = loop.create_future()
-    reader = os.fdopen(read_fd, "rb", buffering=0)
+    readers = [read_fd] if stdin is None else [read_fd, stdin.reader()]
+    return process, await _read(process, readers, sink, closed)
+
+
+def _no_hangup(preexec: Callable[[], None] | None) -> Callable[[], None]:
+    """Outside a sandbox bash takes the terminal on its stdin as its controlling terminal
+    (it opens ttyname(0) when /dev/tty fails), and its exit would then hang up whatever it
+    left running: the command ignores SIGHUP, so leftovers are found and reported."""
+
+    def hook() -> None:
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        if preexec is not None:
+            preexec()
+
+    return hook
+
+
+async def _start_in_terminal(
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    sink: Sink,
+    preexec: Callable[[], None] | None,
+    stdin: CommandInput,
+) -> tuple[asyncio.subprocess.Process, OutputPipe]:
+    """stdin, stdout and stderr are the terminal; its master end is the output."""
+    loop = asyncio.get_running_loop()
     try:
-        transport, _ = await loop.connect_read_pipe(lambda: _PipeProtocol(sink, closed), reader)
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=stdin.slave,
+            stdout=stdin.slave,
+            stderr=stdin.slave,
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,
+            preexec_fn=preexec,
+        )
+    finally:
+        stdin.started()
+    closed: asyncio.Future[None] = loop.create_future()
+    return process, await _read(process, [stdin.reader()], sink, closed)
+
+
+async def _read(
+    process: asyncio.subprocess.Process,
+    fds: list[int],
+    sink: Sink,
+    closed: asyncio.Future[None],
+) -> OutputPipe:
+    """Read every descriptor into `sink`; `closed` is the first one's end of file (a
+    terminal's master reports its end as EIO, which asyncio takes as the end too)."""
+    loop = asyncio.get_running_loop()
+    transports: list[tuple[asyncio.ReadTransport, _PipeProtocol]] = []
+    others: asyncio.Future[None] = loop.create_future()
+    files = [os.fdopen(fd, "rb", buffering=0) for fd in fds]
+    try:
+        for index, reader in enumerate(files):
+            done = closed if index == 0 else others
+            protocol = _PipeProtocol(sink, done)
+            transport, _ = await loop.connect_read_pipe(lambda p=protocol: p, reader)  # type: ignore[misc]
+            transports.append((transport, protocol))
     except BaseException:
         # Cancelled (or failed) between the start and the first read: the command is
         # already running and nobody else knows its pid yet.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
-        reader.close()
+        for transport, _ in transports:
+            transport.close()
+        for reader in files[len(transports) :]:
+            reader.close()
         raise
-    return process, OutputPipe(transport, closed)
+    return OutputPipe(transports, closed)

@@ -34,6 +34,10 @@ from lsp_server.shell.confinement import (
 from lsp_server.shell.environment import command_environment, shell_program
 from lsp_server.shell.pipes import start_process
 from lsp_server.shell.processes import ProcessInfo
+from lsp_server.shell.prompts import Handover, PasswordPrompt, QuietClock, wait_for_end
+from lsp_server.shell.screen import render as render_screen
+from lsp_server.shell.terminal import TERMINAL_ENVIRONMENT, CommandInput
+from lsp_server.shell.waiting import prompt_of as waiting_prompt
 
 # Words that say the command meant to leave something running.
 _DAEMONISING = re.compile(r"(?<![\w-])(nohup|setsid|disown)(?![\w-])")
@@ -74,6 +78,8 @@ class CommandResult:
     """The command plainly meant to leave processes behind (nohup, setsid, disown)."""
     pipe_held: bool
     """Processes still held the output pipe when we stopped waiting for them."""
+    handover: Handover | None = None
+    """The command waits for input and still runs: for the job manager to adopt."""
 
 
 def looks_daemonising(command: str) -> bool:
@@ -178,30 +184,63 @@ async def run_command(
     on_progress: ProgressCallback | None = None,
     marker: str | None = None,
     launcher: Launcher | None = None,
+    terminal: bool = False,
+    interactive: bool = False,
+    on_password_prompt: PasswordPrompt | None = None,
 ) -> CommandResult:
     """Run `command` in `cwd` (sandboxed or supervised by the launcher); raises only on a
     failure to start (OSError) or when the caller is cancelled, in which case every
-    process of the command is killed first."""
+    process of the command is killed first. `interactive`: its stdin is a terminal toolhost
+    holds (else /dev/null; with `terminal` its stdout too), and when it waits for input the
+    result's `handover` holds it, still running, for the job manager to adopt."""
     marker = marker or new_marker()
     capture = HeadTailCapture(limits.capture_bytes)
+    clock = QuietClock()
     state = CommandState.create()
     env = command_environment(marker, names=limits.credentials, askpass=limits.askpass)
+    if terminal:
+        env.update(TERMINAL_ENVIRONMENT)
     keep = keeps_daemons(command, limits)
     argv = command_argv(command, cwd, env, state, launcher, keep)
     preexec = parent_death_hook() if launcher is None else None
     ticker: asyncio.Task[None] | None = None
     process = None
     pipe = None
+    stdin = CommandInput(terminal) if interactive or terminal else None
+    handover: Handover | None = None
+
+    def feed(chunk: bytes) -> None:
+        capture.feed(chunk)
+        clock.touch()
+
+    def prompt_text() -> str:
+        return prompt_of(decode_capture(capture), terminal)
+
     try:
-        process, pipe = await start_process(argv, cwd, env, capture.feed, preexec)
+        process, pipe = await start_process(argv, cwd, env, feed, preexec, stdin)
         pgid = process.pid
         if on_progress is not None:
             ticker = asyncio.create_task(_report_progress(capture, on_progress))
         timed_out = False
         try:
-            await asyncio.wait_for(process.wait(), limits.timeout_seconds)
+            reader = await wait_for_end(
+                process,
+                stdin,
+                marker,
+                clock,
+                limits.timeout_seconds,
+                prompt_text,
+                on_password_prompt,
+            )
         except TimeoutError:
             timed_out = True
+        else:
+            if reader is not None and stdin is not None:
+                output = capture.head() + capture.tail()
+                handover = Handover(process, pipe, stdin, state, marker, reader, output)
+                return waiting_result(handover, decode_capture(capture), capture, command)
+        if stdin is not None:  # the command ended: no more input
+            stdin.close()
         if timed_out:
             leftovers = await processes.terminate(pgid, marker, limits.kill_grace_seconds)
             await pipe.wait_closed(_DRAIN_SECONDS)
@@ -220,8 +259,9 @@ async def run_command(
             if killed:
                 await processes.terminate(pgid, marker, limits.kill_grace_seconds)
                 await pipe.wait_closed(_DRAIN_SECONDS)
+        text = decode_capture(capture)
         return CommandResult(
-            output=decode_capture(capture),
+            output=render_screen(capture.head() + capture.tail()) if terminal else text,
             exit_code=None if timed_out else process.returncode,
             timed_out=timed_out,
             total_bytes=capture.total,
@@ -236,13 +276,43 @@ async def run_command(
         # Cancellation ($/cancelRequest) or an internal error: nothing may survive it. The
         # marker finds the command's processes even when it was cancelled while starting.
         processes.kill_now(process.pid if process is not None else None, marker)
+        handover = None
         raise
     finally:
         if ticker is not None:
             ticker.cancel()
-        if pipe is not None:
-            pipe.close()
-        end_command(state, launcher)
+        if handover is None:
+            if pipe is not None:
+                pipe.close()
+            if stdin is not None:
+                stdin.close()
+            end_command(state, launcher)
+
+
+def prompt_of(output: str, terminal: bool) -> str:
+    """The prompt the command left: the last line it printed (on a terminal: as shown)."""
+    if terminal:
+        lines = [line for line in render_screen(output.encode()).splitlines() if line.strip()]
+        return waiting_prompt(lines[-1] if lines else "")
+    return waiting_prompt(output)
+
+
+def waiting_result(
+    handover: Handover, output: str, capture: HeadTailCapture, command: str
+) -> CommandResult:
+    return CommandResult(
+        output=output,
+        exit_code=None,
+        timed_out=False,
+        total_bytes=capture.total,
+        dropped_bytes=capture.dropped,
+        final_cwd=None,
+        leftovers=[],
+        leftovers_killed=False,
+        daemonised=looks_daemonising(command),
+        pipe_held=False,
+        handover=handover,
+    )
 
 
 def describe_exit(exit_code: int | None) -> str:

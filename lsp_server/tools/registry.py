@@ -23,7 +23,7 @@ from lsp_server.tools.files import (
 from lsp_server.tools.minimal import file_tools, grep_tool, shell_tool
 from lsp_server.tools.search import glob_tool, grep, ls
 from lsp_server.tools.session import planning, present, use_capability
-from lsp_server.tools.shell import bash, job_tools
+from lsp_server.tools.shell import bash, job_input, job_tools
 
 TOOL_MODULES: tuple[ModuleType, ...] = (
     read_file,
@@ -39,6 +39,7 @@ TOOL_MODULES: tuple[ModuleType, ...] = (
     ls,
     bash,
     job_tools,
+    job_input,
     code_index,
     delete_symbol,
     lsp_tools,

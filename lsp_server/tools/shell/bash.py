@@ -25,6 +25,7 @@ from lsp_server.protocol import TOOLHOST_JOB_UPDATE, JobUpdateParams
 from lsp_server.runtime.context import ToolContext
 from lsp_server.secrets.names import CredentialNames
 from lsp_server.tools._support.secret_grant import open_grant, refusal
+from lsp_server.tools.shell.asking import adopt_waiting
 from lsp_server.tools.shell.sandboxing import (
     SANDBOX_PROPERTY,
     block_new_protected,
@@ -58,9 +59,10 @@ CONTRACT = ContractEntry(
         "`cd` moves it; it stays inside the workspace). It runs in a sandbox: only the "
         "workspace and a private /tmp are writable, files that make programs run code "
         "(.git, .toolhost.toml, .vscode/, .envrc ...) are read-only, "
-        "there is no network (see the sandbox argument). No terminal and no stdin: prompts "
-        "fail at once instead of waiting (git gets no editor and no password prompt; "
-        "full-screen programs such as vi or top are refused). "
+        "there is no network (see the sandbox argument). A command that waits for input returns "
+        "at once as a background job with its prompt; answer it with job_input (through "
+        "use_capability). git gets no editor; full-screen programs (vi, top, less) need "
+        "terminal: true, which returns the screen. "
         "Returns stdout and stderr interleaved as they arrived, then the exit code. "
         "Processes still running when the command ends are killed and named in the result; "
         "start servers and watchers with run_in_background and read them with job_output. "
@@ -94,6 +96,14 @@ CONTRACT = ContractEntry(
                 "description": "What the command does, in a few words, for the approval prompt.",
             },
             "sandbox": SANDBOX_PROPERTY,
+            "terminal": {
+                "type": "boolean",
+                "description": (
+                    "Run the command in a pseudo-terminal of 120x40 (TERM=xterm-256color) "
+                    "and return its screen as text (default false): for full-screen "
+                    "programs (less, top, vi) and programs that only prompt on a terminal."
+                ),
+            },
         },
     },
 )
@@ -182,15 +192,39 @@ async def execute(
     window = None
     blocked: list[str] = []
     grant = None  # the command's password prompts go to the user (secret_grant.py)
+    handed = False  # the command became a job, which closes what it holds when it ends
     try:
         window = await command_checkpoint(ctx, command, prepared.plan.needs_checkpoint)
         before = protected_present(prepared)
         grant = await open_grant(ctx, command, timeout_ms)
         if grant is not None:
             limits = attrs.evolve(limits, askpass=grant.environment)
+        launcher = prepared.launcher(proxy)
         result = await run_command(
-            command, cwd, limits, on_progress=progress, launcher=prepared.launcher(proxy)
+            command,
+            cwd,
+            limits,
+            on_progress=progress,
+            launcher=launcher,
+            terminal=bool((arguments or {}).get("terminal", False)),
+            interactive=True,
         )
+        if result.handover is not None:  # it asks something: a job now, closed with it
+            closers = [grant.close] if grant is not None else []
+            handed = True
+            holding = (window, proxy, before)
+            return await adopt_waiting(
+                ctx,
+                job_manager(ctx),
+                command,
+                cwd,
+                limits,
+                prepared,
+                result,
+                holding,
+                launcher,
+                closers,
+            )
         # Before the checkpoint records; in a thread: it walks the folders the command made.
         blocked = await anyio.to_thread.run_sync(block_new_protected, prepared, before)
     except OSError as exc:
@@ -200,11 +234,11 @@ async def execute(
             "check that bash or sh is installed and the working folder exists",
         ) from exc
     finally:
-        if grant is not None:
+        if grant is not None and not handed:
             grant.close()
-        if window is not None:
+        if window is not None and not handed:
             await window.close()
-        if proxy is not None:
+        if proxy is not None and not handed:
             await proxy.close()
     said = window.window.notes if window is not None else []
     held = [*protected_notes(prepared, result.output), *blocked]
@@ -287,7 +321,9 @@ async def start_background(ctx: ToolContext, command: str, arguments: dict[str, 
             notify,
             on_end=ended,
             launcher=prepared.launcher(proxy),
+            terminal=bool(arguments.get("terminal", False)),
         )
+        job.sandbox = str(arguments.get("sandbox", "default"))
         started.append(job)
     except BaseException as exc:
         await ended()

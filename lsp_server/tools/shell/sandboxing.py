@@ -73,8 +73,8 @@ class PreparedCommand:
 def prepare(
     ctx: ToolContext, command: str, arguments: Mapping[str, Any], cwd: Path
 ) -> PreparedCommand:
-    """Refuse what cannot work without a terminal; take the call's plan."""
-    reason = needs_terminal(command)
+    """Refuse what cannot work without a terminal (unless it gets one); take the call's plan."""
+    reason = None if arguments.get("terminal") else needs_terminal(command)
     if reason is not None:
         raise ToolError(
             errors.SHELL_NEEDS_TERMINAL,
