@@ -73,6 +73,10 @@ SCENARIOS: dict[str, tuple[list[Call], dict[str, Any]]] = {
         {"goal_id": "goal-1", "revision": 1, "action": "blocked", "blocked_reason": "red CI"},
     ),
     "present": ([], {"files": [{"path": "docs/notes.md", "description": "notes"}]}),
+    "job_input": (
+        [("bash", {"command": 'read -p "Name: " n; echo "hi $n"'})],
+        {"job_id": "bash-1", "text": "Ada\n"},
+    ),
 }
 
 

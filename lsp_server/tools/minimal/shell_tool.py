@@ -48,7 +48,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     check_command(args["command"])
     timeout_ms = launch(ctx.config, args).timeout_ms
     assert timeout_ms is not None
-    return await execute(ctx, args["command"], timeout_ms)
+    return await execute(ctx, args["command"], timeout_ms, interactive=False)
 
 
 TOOLS = (Tool(CONTRACT, run, shell_launch=launch),)

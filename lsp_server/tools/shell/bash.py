@@ -174,9 +174,14 @@ def follow_cd(ctx: ToolContext, final: Path | None, started_in: Path) -> str | N
 
 
 async def execute(
-    ctx: ToolContext, command: str, timeout_ms: int, arguments: dict[str, Any] | None = None
+    ctx: ToolContext,
+    command: str,
+    timeout_ms: int,
+    arguments: dict[str, Any] | None = None,
+    interactive: bool = True,
 ) -> ToolOutput:
-    """Run `command` in the foreground; shared by bash and the minimal surface's bash."""
+    """Run `command` in the foreground; shared by bash and the minimal surface's bash (not
+    `interactive`: stdin is /dev/null, as that surface has no job_input to answer with)."""
     from lsp_server.shell.report import command_report
     from lsp_server.shell.runner import run_command
 
@@ -207,7 +212,7 @@ async def execute(
             on_progress=progress,
             launcher=launcher,
             terminal=bool((arguments or {}).get("terminal", False)),
-            interactive=True,
+            interactive=interactive,
         )
         if result.handover is not None:  # it asks something: a job now, closed with it
             closers = [grant.close] if grant is not None else []
