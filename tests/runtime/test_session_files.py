@@ -135,3 +135,24 @@ def test_odd_session_ids_spill_results_inside_the_server_state_folder(tmp_path: 
     folders = list(spill.iterdir())
     assert len(folders) == 4 and all(f.parent == spill and "~" in f.name for f in folders)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results"]
+
+
+def test_approvals_for_a_session_are_kept_per_root_and_session_privately(tmp_path: Path) -> None:
+    """What a person allowed "for this session" at the CLI prompt: added to, read back by a
+    later process of the same root and session only, private, dropped by --fresh; a broken
+    file is no approval (the person is asked again)."""
+    root, other_root = tmp_path / "ws", tmp_path / "other"
+    state = tmp_path / "state"
+    SessionFiles(state, root).keep_approvals("s", ["bash(npm test)"])
+    SessionFiles(state, root).keep_approvals("s", ["Edit(/a.py)", "bash(npm test)"])
+    later = SessionFiles(state, root)
+    assert later.approvals("s") == ["bash(npm test)", "Edit(/a.py)"]
+    assert later.approvals("t") == [] and SessionFiles(state, other_root).approvals("s") == []
+    kept = later.session_folder("s") / "approvals.json"
+    assert kept.stat().st_mode & 0o777 == 0o600
+    kept.write_text("{not json")
+    assert later.approvals("s") == []
+    kept.write_text(json.dumps({"rules": ["bash(ls)", 7]}))
+    assert later.approvals("s") == ["bash(ls)"]
+    later.drop("s")
+    assert later.approvals("s") == []
