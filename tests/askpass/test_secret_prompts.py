@@ -178,3 +178,39 @@ async def test_ssh_keygen_changes_a_passphrase_through_two_prompts(
     for secret in (old, new):
         assert_nowhere(secret, state, result, editor.seen, client.did_calls)
     assert os.access(key, os.R_OK)
+
+
+async def test_a_typed_secret_never_reaches_an_approval_or_an_mcp_form(
+    root: Path, tmp_path: Path
+) -> None:
+    """A command that prints what the user typed (it runs the askpass helper itself) shows
+    the model a placeholder; the model copies it into commands that ask, from the editor
+    and from an attached MCP client that asks for forms: every approval shows the
+    placeholder, never the secret (an attached call is approved in the editor)."""
+    from mcp import types
+
+    from tests.mcp.clients import mcp_session
+
+    forms: list[types.ElicitRequestParams] = []
+
+    async def person(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        forms.append(params)
+        return types.ElicitResult(action="accept", content={"decision": "allow_once"})
+
+    editor = SecretEditor([{"secret": PASSWORD}])
+    state = tmp_path / "state"
+    async with secret_session(root, editor, state) as client:
+        shown = await lsp_call(client, "bash", {"command": 'echo "got $("$SSH_ASKPASS" Token:)"'})
+        seen = text_of(shown).splitlines()[0]
+        assert seen == "got ‹secret:typed by the user›", seen
+        copied = {"command": f"echo '{seen}' > approved.txt", "sandbox": "off"}
+        await lsp_call(client, "bash", copied)
+        options = ("--attach", "require", "--approvals", "client")
+        async with mcp_session(root, *options, elicitation_callback=person) as session:
+            formed = {"command": f"echo '{seen}' > formed.txt", "sandbox": "off"}
+            by_form = await session.call_tool("bash", formed)
+    assert len(editor.secret_prompts) == 1 and len(editor.prompts) == 2
+    for prompt in editor.prompts:
+        assert "‹secret:typed by the user›" in prompt["arguments"]["command"]
+    assert by_form.is_error is False
+    assert_nowhere(PASSWORD, state, shown, editor.prompts, [f.model_dump() for f in forms])
