@@ -6,10 +6,15 @@ output         -> the job's output so far (the last `outputByteLimit` bytes), ex
 wait_for_exit  -> until the job has ended and its checkpoint is closed
 kill           -> the job's process group is stopped; the terminal stays readable
 release        -> killed if still running, then forgotten
+
+ACP has no request that sends input to a terminal. A program that waits for input (as
+bash's prompt detection sees it: shell/prompts.py) gets the end of its input instead, and
+its output says what it asked, so the agent can run it another way.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import re
 import shlex
@@ -36,6 +41,8 @@ METHODS = (CREATE, OUTPUT, WAIT_FOR_EXIT, KILL, RELEASE)
 _STARTED = re.compile(r'Started background job "([^"]+)"')
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WAIT_STEP_SECONDS = 30.0
+_ASKED_STEP_SECONDS = 0.5
+_EOF_TRIES = 3
 
 
 @attrs.define(eq=False)
@@ -44,6 +51,7 @@ class Terminal:
     session_id: str
     job: Job
     byte_limit: int | None
+    watcher: asyncio.Task[None] | None = None
 
 
 class Terminals:
@@ -66,6 +74,8 @@ class Terminals:
             return {}
         # RELEASE
         await _manager(terminal.served).kill(terminal.job, "released by the agent")
+        if terminal.watcher is not None:
+            terminal.watcher.cancel()
         self._terminals.pop(params["terminalId"], None)
         return {}
 
@@ -92,7 +102,9 @@ class Terminals:
         limit = params.get("outputByteLimit")
         terminal_id = f"term-{next(self._ids)}"
         byte_limit = limit if isinstance(limit, int) and limit >= 0 else None
-        self._terminals[terminal_id] = Terminal(served, session_id, job, byte_limit)
+        terminal = Terminal(served, session_id, job, byte_limit)
+        terminal.watcher = asyncio.create_task(end_input_when_asked(job, _manager(served)))
+        self._terminals[terminal_id] = terminal
         return {"terminalId": terminal_id}
 
     def _find(self, params: dict[str, Any], session_id: str) -> Terminal:
@@ -109,7 +121,32 @@ class Terminals:
     async def release_all(self) -> None:
         for terminal in self._terminals.values():
             await _manager(terminal.served).kill(terminal.job, "the ACP connection closed")
+            if terminal.watcher is not None:
+                terminal.watcher.cancel()
         self._terminals.clear()
+
+
+async def end_input_when_asked(job: Job, manager: JobManager) -> None:
+    """While the job runs: when it waits for input, say in its output what it asked and
+    type the end of input (ctrl-d); after a few tries, stop it."""
+    tries = 0
+    while job.running:
+        await job.wait_change(_ASKED_STEP_SECONDS)
+        if await job.waiting_for_input() is None or job.stdin is None:
+            continue
+        tries += 1
+        if tries > _EOF_TRIES:
+            await manager.kill(job, "it kept waiting for input, which ACP terminals cannot send")
+            return
+        if tries == 1:
+            note = (
+                f"\n[toolhost: the program waits for input: `{job.prompt()}`; ACP terminals "
+                "cannot send input, so its input was closed. Give the answer on the command "
+                "line (an option, a here-string, `yes |`) and run it again]\n"
+            )
+            job.feed(note.encode())
+        job.stdin.write(b"\x04")
+        job.quiet.touch()
 
 
 def command_line(params: dict[str, Any]) -> str:

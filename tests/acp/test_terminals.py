@@ -101,3 +101,22 @@ def test_env_cwd_output_limit_and_kill(node: Path, ws: Path, sandbox: None) -> N
     assert output["output"].endswith("4999\n5000\n")
     assert killed["ok"]["exit"]["exitCode"] != 0 or killed["ok"]["exit"]["signal"]
     assert relative["error"]["data"]["code"] == "invalid_argument"
+
+
+def test_a_program_that_asks_gets_the_end_of_its_input_and_says_what_it_asked(
+    node: Path, ws: Path, sandbox: None
+) -> None:
+    """ACP cannot send input to a terminal: the prompt is named in the output and the
+    program reads the end of its input instead of waiting for ever."""
+    run = run_editor(
+        node,
+        toolhost_acp(*scripted_agent(node)),
+        ws,
+        [[{"op": "terminal", "command": 'read -p "Name: " n || echo "no answer"; echo "hi $n"'}]],
+    )
+    (asked,) = run.results()
+    output = asked["ok"]["output"]["output"]
+    assert "the program waits for input: `Name:`" in output, output
+    assert "ACP terminals cannot send input" in output
+    assert "no answer" in output and output.rstrip().endswith("hi")
+    assert asked["ok"]["exit"] == {"exitCode": 0, "signal": None}
