@@ -216,6 +216,7 @@ def build_runtime(
     # After the jobs' hook: a job killed at shutdown is recorded before trimming settles.
     parts.lifecycle.shutdown_hooks.append(checkpoints.settle)
     parts.lifecycle.shutdown_hooks.append(lambda: asyncio.to_thread(checkpoints.watchers.close))
+    parts.lifecycle.status_providers["checkpoints"] = checkpoints.status
     runtime = Runtime(
         registry or build_registry(),
         workspace,

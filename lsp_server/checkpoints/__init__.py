@@ -9,9 +9,12 @@
 - restore.py: how one recorded change is put back, or why it cannot be; revert_disk.py: a
   revert's reads and writes beneath the root, never through a link.
 - file_states.py: a file's state on disk and the record of its change.
-- watcher.py (inotify.py): what changed in a root since its last snapshot, so a shell
-  command's snapshots add only those paths (shadow/changed_paths.py); command_snapshots.py
-  takes them and turns the two around a command into its checkpoint.
+- watcher.py (inotify.py, root_watchers.py): what changed in a root since its last
+  snapshot, so a shell command's snapshots add only those paths (shadow/changed_paths.py);
+  command_snapshots.py takes them and turns the two around a command into its checkpoint.
+- root_budget.py, first_snapshot.py: a root measured before its first snapshot (over the
+  budget, no shell checkpoints), the watches within their share of the system's, and the
+  first snapshot off the command's path where it may be long.
 - recorder.py (and windows.py, shell_calls.py): the service the runtime calls around
   writers and commands.
 - journal.py, write_queue.py: a writer's checkpoint journaled on the call's path, written

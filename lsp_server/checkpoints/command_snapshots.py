@@ -18,12 +18,15 @@ from pathlib import Path
 
 from lsp_server.checkpoints import attribution
 from lsp_server.checkpoints.file_states import is_nested_repo, record_of
+from lsp_server.checkpoints.first_snapshot import FirstSnapshots, Outcome
 from lsp_server.checkpoints.records import Checkpoint, CheckpointStore
+from lsp_server.checkpoints.root_budget import OverBudget, Tally, measure
+from lsp_server.checkpoints.root_watchers import RootWatchers
 from lsp_server.checkpoints.shadow import objects
 from lsp_server.checkpoints.shadow.ignored import IgnoredFiles, unrecorded_changes
 from lsp_server.checkpoints.shadow.isolated_git import ShadowError
+from lsp_server.checkpoints.shadow.seed import user_git_dir
 from lsp_server.checkpoints.shadow.tree_changes import TreeChange
-from lsp_server.checkpoints.watcher import RootWatchers
 from lsp_server.checkpoints.windows import CommandWindow
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.sandbox.protected_scan import may_be_placeholder
@@ -69,14 +72,90 @@ class CommandSnapshots:
         self._config = config
         self.watchers = watchers
         self._grew = grew
+        self.first = FirstSnapshots(self._first, self._tally_of, self._background)
+        self._notes: dict[Path, list[str]] = {}
 
     def _ignored(self, root: Path) -> IgnoredFiles:
         budget = self._config.ignored_budget_mb * 1024 * 1024
         return IgnoredFiles(self._store(root).repo, budget, self._config.skip_folders)
 
-    def before(self, root: Path) -> tuple[str, dict[str, list[int | str]]] | str | None:
+    def before(self, root: Path) -> Outcome:
         """The root's snapshot before a command: (tree, ignored files left out); a string
-        says why none could be taken, None: the root is gone."""
+        says why none could be taken, None: the root is gone (or the reason was said)."""
+        go, first = self.first.ready(root)
+        if not go or first is not None:
+            return first
+        return self._before(root)
+
+    def report(self, roots: list[Path]) -> dict[str, object]:
+        """toolhost/status's `checkpoints`: the roots' shell checkpoints, the watches."""
+        budget = self.watchers.budget
+        watches = {
+            "held": budget.used,
+            "limit": budget.limit,
+            "maxUserWatches": budget.system_limit,
+            "share": budget.share,
+        }
+        return {"roots": [self.status(root) for root in roots], "inotifyWatches": watches}
+
+    def status(self, root: Path) -> dict[str, object]:
+        """The root's shell checkpoints for toolhost/status."""
+        job = self.first.job(root)
+        if job is None:
+            shell = "on (the first command that can write takes the first snapshot)"
+        elif not job.done.is_set():
+            shell = f"on; the first snapshot is under way ({job.tally.files:,} files so far)"
+        elif isinstance(job.outcome, str):
+            shell = f"off: {job.outcome}"
+        else:
+            shell = "on"
+        watcher = self.watchers.running(root)
+        return {
+            "root": str(root),
+            "shellCheckpoints": shell,
+            "files": job.tally.files if job else None,
+            "megabytes": job.tally.bytes >> 20 if job else None,
+            "watches": watcher.watches if watcher else 0,
+            "notWatched": watcher.unavailable if watcher else None,
+            "lastSnapshot": self.watchers.scans.get(root),
+        }
+
+    def take_notes(self, root: Path) -> list[str]:
+        """What the command's result says of the root besides its checkpoint (once)."""
+        return self._notes.pop(root, [])
+
+    def _background(self, root: Path) -> bool:
+        """The root's first snapshot may be long: it is not seeded from git (seed.py)."""
+        return not (self._config.seed_from_git and user_git_dir(root) is not None)
+
+    def _tally_of(self, root: Path) -> Tally:
+        megabytes = self._config.max_root_mb
+        if self._background(root):  # every byte goes into the state folder
+            megabytes = min(megabytes, self._config.budget_mb)
+        return Tally(self._config.max_root_files, megabytes << 20, self._config.measure_seconds)
+
+    def _first(self, root: Path, tally: Tally) -> Outcome:
+        """Measure the root (during the watcher's first walk when there is one), then take
+        its first snapshot, as `_before` does."""
+        repo = self._store(root).repo
+        with self._root_lock(root), repo.locked():
+            try:
+                if not (self.watchers.enabled and self.watchers.of(root).start(tally)):
+                    measure(root, repo.kept_out, frozenset(self._config.skip_folders), tally)
+            except OverBudget as exc:
+                log.warning("checkpoints of %s: shell checkpoints are off: %s", root, exc)
+                return f"shell checkpoints are off for this root: {exc}"
+            except OSError:
+                return None  # gone or unreadable: the command's own snapshot says
+        watcher = self.watchers.running(root)
+        if watcher is not None and watcher.unavailable is not None:
+            self._notes.setdefault(root, []).append(
+                f"[checkpoints of {root}: {watcher.unavailable}; each snapshot scans the "
+                "whole root instead, as git status does]"
+            )
+        return self._before(root)
+
+    def _before(self, root: Path) -> Outcome:
         store = self._store(root)
         budget = self._config.budget_mb * 1024 * 1024
         with self._root_lock(root), store.repo.locked():
@@ -86,6 +165,7 @@ class CommandSnapshots:
                 return "the workspace is larger than checkpoints.budget_mb"
             try:
                 store.ensure()
+                store.repo.seeding = self._config.seed_from_git
                 ignored = self._ignored(root)
                 return self._snapshot(root, ignored), ignored.left_out()
             except (ShadowError, OSError) as exc:
@@ -109,8 +189,21 @@ class CommandSnapshots:
                 reason = f"adding the changed paths failed ({str(exc).strip()})"
         else:
             reason = changed.rescan or "the shadow index changed since the last snapshot"
-        ignored.record()
-        tree = repo.snapshot()
+        if repo.seed():
+            reason += "; seeded from the repository's index"
+        try:
+            ignored.record()
+            tree = repo.snapshot()
+        except ShadowError as exc:
+            if not repo.seeded():
+                raise
+            # Objects borrowed from the user's store are gone (their gc): seed afresh.
+            log.warning("checkpoints of %s: the seeded index failed (%s); seeding again", root, exc)
+            repo.reset_index()
+            ignored.forget()
+            repo.seed()
+            ignored.record()
+            tree = repo.snapshot()
         self.watchers.scans[root] = f"full scan: {reason}"
         return tree
 

@@ -1,16 +1,13 @@
 """Checkpoints of calls that change the workspace (a service; safety.md §10).
 
-- A writer: dispatch records the exact files of its WritePlan before it publishes and again
-  after (`before_write` / `after_write`), as the tools read them (open editor buffers
-  included). On the call's path that is two reads and one journal append; the shadow
-  repository gets the blobs and the record in background batches (write_queue.py), and
-  whoever reads checkpoints flushes the queue first.
+- A writer: dispatch records the exact files of its WritePlan before it publishes and after
+  (`before_write` / `after_write`), as the tools read them (editor buffers included): two
+  reads and one journal append on the call's path; the shadow repository gets them in
+  background batches (write_queue.py), and whoever reads checkpoints flushes those first.
 - A bash command that is not plainly read-only, foreground or background: every root is
-  snapshotted into its shadow repository before it starts and again when it ends, exits or
-  is killed (`before_command` / `after_command`); the difference is what it changed.
-
-Git work runs in worker threads, one at a time per root; trimming to the bounds runs after
-the call, off its path (`settle` waits for it).
+  snapshotted before it starts and when it ends, exits or is killed (`before_command` /
+  `after_command`); the difference is what it changed. Git work runs in worker threads,
+  one at a time per root; trimming runs after the call, off its path (`settle` waits).
 """
 
 from __future__ import annotations
@@ -23,7 +20,7 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -45,11 +42,11 @@ from lsp_server.checkpoints.records import (
     Reads,
 )
 from lsp_server.checkpoints.restore import Current, Present
+from lsp_server.checkpoints.root_watchers import RootWatchers
 from lsp_server.checkpoints.shadow import objects
 from lsp_server.checkpoints.shadow.isolated_git import ShadowError
 from lsp_server.checkpoints.shadow.large_files import pointer_of
 from lsp_server.checkpoints.shadow.tree_changes import Entry
-from lsp_server.checkpoints.watcher import RootWatchers
 from lsp_server.checkpoints.windows import CommandWindow, Listed, WriteWindow
 from lsp_server.checkpoints.write_queue import WriteQueue
 from lsp_server.config.tree import CheckpointsConfig
@@ -96,7 +93,7 @@ class Checkpoints:
         self._measure = False
         self.documents: DocumentSource | None = documents
         self._failed: dict[str, str] = {}
-        self.watchers = RootWatchers(keep_out=self.keep_out)  # changes since a root's snapshot
+        self.watchers = RootWatchers.for_config(config, self.keep_out)  # changes since snapshots
         self._commands = CommandSnapshots(
             self.store, self.root_lock, config, self.watchers, self.note_growth
         )
@@ -137,6 +134,9 @@ class Checkpoints:
         self.store(root)
         return self._locks[root]
 
+    def status(self) -> dict[str, Any]:  # toolhost/status: roots and watches
+        return self._commands.report(self.roots() if self.enabled else [])
+
     # -- commands (command_snapshots.py does the work) ----------------------------------
 
     async def before_command(
@@ -149,6 +149,7 @@ class Checkpoints:
             store, begin = self.store(root), attribution.begin  # listed as running
             window.first_seqs[root] = await anyio.to_thread.run_sync(begin, store, window)
             taken = await anyio.to_thread.run_sync(self._commands.before, root)
+            window.notes += self._commands.take_notes(root)
             if isinstance(taken, str):
                 window.notes.append(f"[no checkpoint of {root}: {taken}]")
             elif taken is not None:

@@ -1,28 +1,25 @@
 """What changed in a workspace root since the last snapshot, from inotify, so that a shell
 command's checkpoint adds only those paths instead of scanning the whole tree twice.
 
-Every folder of the root is watched, except `.git` folders, the inside of nested
-repositories (git records neither) and toolhost's own folders (shadow/repository.py keeps
-them out).
-Nothing reads the queue in the background: `take` reads it dry when a snapshot is about to
-be taken. The kernel queues an event in the same system call that makes the change, so
-once a command has ended every change it made through a watched folder is in the queue.
-A folder created (or moved in) is marked changed as a whole and watched at once, so files
-made in it before its watch existed are still covered: `git add -A -- folder` looks at all
-of it.
+Every folder of the root on its file system is watched, except `.git` folders, the inside
+of nested repositories (git records neither), toolhost's own folders and `/proc`, `/sys`,
+`/dev`, within the process's share of watches (root_budget.py); the first walk also
+measures the root. Nothing reads the queue in the background: `take` reads it dry when a
+snapshot is about to be taken. The kernel queues an event in the same system call that
+makes the change, so once a command has ended every change it made through a watched
+folder is in the queue. A folder created (or moved in) is marked changed as a whole and
+watched at once: `git add -A -- folder` covers files made before its watch existed.
 
 `take` asks for a full scan instead (Changed.rescan says why) when:
-- the watcher has just started (no snapshot since its watches were in place), or it
-  could not start: no inotify, no instance or watch left (`fs.inotify.max_user_*`);
-- the kernel dropped events (IN_Q_OVERFLOW), or the root itself was moved, deleted or
-  unmounted;
+- the watcher has just started, or could not start: no inotify, no instance or watch
+  left (`fs.inotify.max_user_*`), more watches needed than the share allows;
+- the kernel dropped events (IN_Q_OVERFLOW), or the root was moved, deleted or unmounted;
 - a `.gitignore` changed (what is ignored may change anywhere below it);
 - more than MAX_PATHS paths changed (one scan is then cheaper than naming them);
 - the caller says the last snapshot failed (`invalidate`).
 
 Files with more than one hard link are looked at on every take: a write through a name
-outside the root reaches no watched folder. What no watcher sees is said in
-docs/CHECKPOINTS.md.
+outside the root reaches no watched folder (docs/CHECKPOINTS.md says what no watcher sees).
 
 A command can also ask which names were made while it ran (`open_window`/`close_window`):
 every new name the events report from then on, whoever reads the queue (the sandbox looks
@@ -43,7 +40,13 @@ import attrs
 
 from lsp_server.checkpoints import inotify
 from lsp_server.checkpoints.inotify import Event, Inotify, InotifyError
-from lsp_server.config.broad_roots import own_folders_inside
+from lsp_server.checkpoints.root_budget import (
+    OverBudget,
+    ShareExceeded,
+    Tally,
+    WatchBudget,
+    enters,
+)
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +55,7 @@ MAX_PATHS = 2000
 _NEW = inotify.IN_CREATE | inotify.IN_MOVED_TO
 _GONE = inotify.IN_DELETE | inotify.IN_MOVED_FROM
 _ROOT_GONE = inotify.IN_DELETE_SELF | inotify.IN_MOVE_SELF | inotify.IN_UNMOUNT
+_SKIPPED_FOLDER = (2, 13, 20, 40)  # ENOENT, EACCES, ENOTDIR, ELOOP
 
 
 @attrs.frozen
@@ -76,10 +80,21 @@ class NewNames:
 
 
 class TreeWatcher:
-    def __init__(self, root: Path, kept_out: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        root: Path,
+        kept_out: Sequence[str] = (),
+        budget: WatchBudget | None = None,
+        skip: frozenset[str] = frozenset(),
+    ) -> None:
         self.root = root
         self.kept_out = tuple(kept_out)
         """Folders (relative) neither watched nor reported: toolhost's own."""
+        self.budget = budget or WatchBudget(1.0)
+        self.skip = skip
+        """Folders a first walk watches but does not count (regenerable: root_budget.py)."""
+        self._root_dev = 0
+        self._over_share: str | None = None
         self._lock = threading.Lock()
         self._inotify: Inotify | None = None
         self._folders: dict[int, str] = {}  # wd -> folder ("" is the root)
@@ -95,16 +110,40 @@ class TreeWatcher:
         self.unavailable: str | None = None
         """Why this root cannot be watched at all (every snapshot is then a full scan)."""
 
+    @property
+    def watches(self) -> int:
+        """inotify watches held now."""
+        return len(self._folders)
+
     # -- life -----------------------------------------------------------------------
 
-    def _start(self) -> None:
+    def start(self, tally: Tally) -> bool:
+        """Start watching, counting the root into `tally` on the way (root_budget.py: raises
+        OverBudget); False when no walk ran (the watcher could not start or ran already)."""
+        with self._lock:
+            if self._inotify is not None or self.unavailable is not None:
+                return False
+            self._start(tally)
+            return self._inotify is not None or self._over_share is not None
+
+    def _start(self, tally: Tally | None = None) -> None:
+        self._over_share = None
         try:
+            self._root_dev = self.root.stat().st_dev
             self._inotify = Inotify()
             weakref.finalize(self, self._inotify.close)
-            self._watch_tree("")
-        except InotifyError as exc:
-            self.unavailable = f"the root cannot be watched ({exc.strerror or exc})"
+            self._watch_tree("", tally)
+        except OverBudget:
+            self._stop()
+            raise
+        except (InotifyError, OSError) as exc:
+            reason = str(exc) if isinstance(exc, ShareExceeded) else exc.strerror or exc
+            self.unavailable = f"the root cannot be watched ({reason})"
             log.warning("checkpoints of %s: %s; every snapshot scans it", self.root, exc)
+            self._stop()
+            return
+        if self._over_share is not None:
+            self.unavailable = f"the root is not watched ({self._over_share})"
             self._stop()
 
     def _stop(self) -> None:
@@ -113,6 +152,7 @@ class TreeWatcher:
         if self._inotify is not None:
             self._inotify.close()
         self._inotify = None
+        self.budget.give(len(self._folders))
         self._folders.clear()
         self._nested.clear()
         self._hard_links.clear()
@@ -231,6 +271,7 @@ class TreeWatcher:
             return  # a watch removed a moment ago; its folder is marked changed
         if event.mask & inotify.IN_IGNORED:
             del self._folders[event.wd]
+            self.budget.give()
             if folder == "":
                 self._root_gone("the root's watch was removed")
             return
@@ -284,25 +325,21 @@ class TreeWatcher:
 
     # -- watches ------------------------------------------------------------------------
 
-    def _watch_tree(self, top: str) -> None:
-        """Watch `top` and every folder below it (each watched before it is listed, so a
-        folder made meanwhile is either listed or reported)."""
-        assert self._inotify is not None
-        pending = [top]
+    def _watch_tree(self, top: str, tally: Tally | None = None) -> None:
+        """Watch `top` and every folder below it on the root's file system, each before it
+        is listed (a folder made meanwhile is listed or reported); `tally`: count files."""
+        pending = [(top, True)]
         while pending:
-            folder = pending.pop()
+            folder, counted = pending.pop()
             full = str(self.root / folder) if folder else str(self.root)
-            try:
-                wd = self._inotify.add_watch(full)
-            except InotifyError as exc:
-                if exc.errno in (2, 20, 40):  # ENOENT, ENOTDIR, ELOOP: gone or not a folder
-                    continue
-                raise
-            self._folders[wd] = folder
+            if self._over_share is None:
+                self._watch(full, folder, tally is not None)
             try:
                 entries = list(os.scandir(full))
             except OSError:
                 continue
+            if tally is not None:
+                tally.check_time()
             if folder and any(entry.name == ".git" for entry in entries):
                 self._nested.add(folder)
                 continue
@@ -310,12 +347,37 @@ class TreeWatcher:
                 rel = f"{folder}/{entry.name}" if folder else entry.name
                 try:
                     if entry.is_dir(follow_symlinks=False):
-                        if entry.name != ".git" and not self._kept_out(rel):
-                            pending.append(rel)
-                    elif entry.stat(follow_symlinks=False).st_nlink > 1:
-                        self._hard_links.add(rel)
+                        if (
+                            entry.name != ".git"
+                            and not self._kept_out(rel)
+                            and enters(self._root_dev, entry.path, entry)
+                        ):
+                            pending.append((rel, counted and entry.name not in self.skip))
+                        continue
+                    st = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
+                if st.st_nlink > 1:
+                    self._hard_links.add(rel)
+                if tally is not None and counted:
+                    tally.add(st.st_size)
+
+    def _watch(self, full: str, folder: str, counting: bool) -> None:
+        """One folder's watch; over the budget a counting walk goes on without watching."""
+        assert self._inotify is not None
+        if not self.budget.take():
+            if not counting:
+                raise ShareExceeded(self.budget.refusal())
+            self._over_share = self.budget.refusal()
+            return
+        try:
+            wd = self._inotify.add_watch(full)
+        except InotifyError as exc:
+            self.budget.give()
+            if exc.errno in _SKIPPED_FOLDER:  # gone, not a folder, unreadable: not walked
+                return
+            raise
+        self._folders[wd] = folder
 
     def _unwatch(self, top: str) -> None:
         assert self._inotify is not None
@@ -324,6 +386,7 @@ class TreeWatcher:
             if folder == top or folder.startswith(prefix):
                 del self._folders[wd]
                 self._inotify.remove_watch(wd)
+                self.budget.give()
         self._nested = {n for n in self._nested if n != top and not n.startswith(prefix)}
 
 
@@ -334,48 +397,3 @@ def _links(path: Path) -> int:
     except OSError:
         return 0
     return 0 if stat.S_ISDIR(st.st_mode) else st.st_nlink
-
-
-class RootWatchers:
-    """One watcher per workspace root, started on its first snapshot."""
-
-    def __init__(self, enabled: bool = True, keep_out: Sequence[Path] = ()) -> None:
-        self.enabled = enabled
-        self.keep_out = tuple(keep_out)
-        """toolhost's own folders: not watched where a root holds them."""
-        self._watchers: dict[Path, TreeWatcher] = {}
-        self._lock = threading.Lock()
-        self.scans: dict[Path, str] = {}
-        """How each root's last snapshot was taken: "changed paths" or "full scan: why"."""
-
-    def take(self, root: Path) -> Changed:
-        if not self.enabled:
-            return Changed(frozenset(), "watching is off")
-        return self.of(root).take()
-
-    def of(self, root: Path) -> TreeWatcher:
-        with self._lock:
-            watcher = self._watchers.get(root)
-            if watcher is None:
-                kept_out = own_folders_inside(root, self.keep_out)
-                watcher = self._watchers[root] = TreeWatcher(root, kept_out)
-            return watcher
-
-    def running(self, root: Path) -> TreeWatcher | None:
-        """The root's watcher if one was started (a snapshot was taken), else None."""
-        if not self.enabled:
-            return None
-        with self._lock:
-            return self._watchers.get(root)
-
-    def invalidate(self, root: Path, reason: str) -> None:
-        with self._lock:
-            watcher = self._watchers.get(root)
-        if watcher is not None:
-            watcher.invalidate(reason)
-
-    def close(self) -> None:
-        with self._lock:
-            watchers, self._watchers = list(self._watchers.values()), {}
-        for watcher in watchers:
-            watcher.close()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pwd
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -107,6 +108,25 @@ def own_folders_inside(root: Path, dirs: Dirs | Iterable[Path]) -> list[str]:
             if relative not in inside:
                 inside.append(relative)
     return inside
+
+
+def mounts_inside(root: Path, mountinfo: str = "/proc/self/mountinfo") -> list[str]:
+    """Mount points strictly below `root` (relative, "/"), from the kernel's list: other
+    file systems (/proc bound in, a tmpfs, a network share) that no snapshot or watch of
+    the root enters. Empty where the list cannot be read."""
+    try:
+        lines = Path(mountinfo).read_text("utf-8", "surrogateescape").splitlines()
+    except OSError:
+        return []
+    prefix = str(_real(root)).rstrip("/") + "/"
+    inside = []
+    for line in lines:
+        fields = line.split(" ")
+        if len(fields) > 4:
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+            if point.startswith(prefix) and point != prefix:
+                inside.append(point[len(prefix) :].rstrip("/"))
+    return sorted(set(inside))
 
 
 def exclude_lines(relative_folders: Iterable[str]) -> str:

@@ -199,6 +199,20 @@ class CheckpointsConfig:
     many MB in all; the rest are named in the result when a command changes them."""
     skip_folders: list[str] = attrs.Factory(lambda: list(REGENERABLE_FOLDERS))
     """Ignored folders never recorded: dependencies, builds and caches a tool regenerates."""
+    seed_from_git: bool = True
+    """In a git work tree, the first snapshot starts from the repository's own index and
+    borrows its objects (read only), so it hashes only what differs, as `git status` does."""
+    max_root_files: int = 300_000
+    """A root with more files (regenerable folders, .git and other mounts not counted) gets
+    no shell checkpoints; said once in a result and in toolhost/status."""
+    max_root_mb: int = 4096
+    """The same for the root's bytes (outside git, also at most budget_mb: every byte would
+    go into the state folder)."""
+    measure_seconds: float = 3.0
+    """A root not measured within this time counts as over the budget."""
+    watch_share: float = 0.1
+    """The share of fs.inotify.max_user_watches toolhost's watchers may hold; a root that
+    needs more is not watched (each snapshot scans it instead)."""
 
 
 @attrs.define

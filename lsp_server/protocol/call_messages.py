@@ -123,6 +123,10 @@ class StatusResult:
     leftover_temps: JSON = None
     """The start-up sweep of temp files left by killed writes: `done`, `removed`,
     `freedBytes`, `folders` (walked so far)."""
+    checkpoints: JSON = None
+    """Shell checkpoints per root (`shellCheckpoints`: on, or off and why: over the size
+    budget; `files`, `megabytes` measured; `watches` held, `notWatched` and why;
+    `lastSnapshot`: how the last one was taken) and `inotifyWatches` (held, limit, share)."""
     config_layers: list[str] = attrs.Factory(list)
     """The configuration layers that were read, highest precedence first."""
     workspace_config: list[WorkspaceConfigInfo] = attrs.Factory(list)

@@ -362,6 +362,7 @@ class ToolhostServer(LanguageServer):
             lsp_answers=extra.pop("lspAnswers", None),
             mcp_sessions=self._attach_listener.status() if self._attach_listener else [],
             leftover_temps=extra.pop("leftoverTemps", None),
+            checkpoints=extra.pop("checkpoints", None),
         )
 
     def attach_status(self) -> dict[str, Any]:

@@ -133,6 +133,12 @@ class IgnoredFiles:
             self._left_out = _load(self._left_out_file)
         return self._left_out
 
+    def forget(self) -> None:
+        """The index was dropped: the next `record` starts afresh."""
+        self._recorded_file.unlink(missing_ok=True)
+        self._left_out_file.unlink(missing_ok=True)
+        self._left_out = None
+
     def record(self, created: Iterable[str] | None = None) -> None:
         """Add new ignored files to the shadow index, within the budget (before add -A).
         With `created` (the names made since the last record, watcher.py), only those and

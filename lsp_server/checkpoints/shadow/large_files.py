@@ -131,6 +131,10 @@ class LargeFiles:
         if known != before:
             self._save(known)
 
+    def forget(self) -> None:
+        """The index was dropped: no pointer stands in it any more."""
+        self._large_file.unlink(missing_ok=True)
+
     def load(self) -> dict[str, list[int | str]]:
         """path -> [size, mtime_ns, inode, blob id] of each file kept out."""
         try:

@@ -18,7 +18,7 @@ import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from lsp_server.checkpoints.shadow import changed_paths, objects
+from lsp_server.checkpoints.shadow import changed_paths, objects, seed
 from lsp_server.checkpoints.shadow.isolated_git import IsolatedGit
 from lsp_server.checkpoints.shadow.large_files import LargeFiles
 from lsp_server.checkpoints.shadow.tree_changes import (
@@ -27,7 +27,7 @@ from lsp_server.checkpoints.shadow.tree_changes import (
     diff_loose,
     parse_raw_diff,
 )
-from lsp_server.config.broad_roots import exclude_lines, own_folders_inside
+from lsp_server.config.broad_roots import exclude_lines, mounts_inside, own_folders_inside
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
@@ -50,6 +50,9 @@ class ShadowRepo:
         self._last_diff: tuple[str, str, list[TreeChange]] | None = None
         self.trees = TreeCache(self.git_dir)
         """Trees read in-process (diffs, changed_paths.py), kept after gc packs them."""
+        self.seeding = True
+        """Seed a new index from the user's repository (seed.py) where that applies."""
+        self._seed_base: str | None = None
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -59,6 +62,12 @@ class ShadowRepo:
 
     def ensure(self) -> None:
         self.git.init()
+        # Other file systems mounted inside the root are never walked (git would enter
+        # /proc bound there, a network share ...): kept out with toolhost's own folders.
+        self.kept_out = [
+            *own_folders_inside(self.work_tree, self.keep_out),
+            *mounts_inside(self.work_tree),
+        ]
         self._copy_user_excludes()
 
     def exists(self) -> bool:
@@ -91,6 +100,26 @@ class ShadowRepo:
 
     # -- snapshots ---------------------------------------------------------------------
 
+    def seed(self) -> bool:
+        """Seed the index from the user's (seed.py) when there is none yet; True if seeded.
+        Call before the ignored files are looked for: the seeded index says what is tracked."""
+        if not self.seeding or self.index.exists():
+            return False
+        self._seed_base = seed.seed(self.git)
+        return self._seed_base is not None
+
+    def seeded(self) -> bool:
+        """Objects are borrowed from the user's store (seed.py)."""
+        return seed.is_seeded(self.git)
+
+    def reset_index(self) -> None:
+        """Drop the index (and the seed): the next snapshot starts it afresh (a seeded one
+        whose borrowed objects the user's gc removed)."""
+        seed.unseed(self.git)
+        self.large.forget()
+        self._last = None
+        self._last_diff = None
+
     def snapshot(self) -> str:
         """The tree of every file git would see in the work tree now."""
         self.large.refresh()
@@ -104,7 +133,10 @@ class ShadowRepo:
         if self._last is not None and self._last[0] == signature:
             return self._last[1]
         tree = self.git.run("write-tree").decode().strip()
-        previous = self._last[1] if self._last is not None else EMPTY_TREE
+        if self._last is not None:
+            previous = self._last[1]
+        else:  # a seeded index is compared with the user's: only what differs is new
+            previous, self._seed_base = self._seed_base or EMPTY_TREE, None
         changes = self.diff(previous, tree)
         if self.large.keep_out(changes):
             tree = self.git.run("write-tree").decode().strip()
@@ -194,7 +226,9 @@ class ShadowRepo:
     # -- keeping and dropping ------------------------------------------------------------
 
     def keep(self, name: str, oids: dict[str, int]) -> None:
-        """A ref that keeps `oids` (oid -> mode) alive through gc."""
+        """A ref that keeps `oids` (oid -> mode) alive through gc, in the shadow's own store
+        (copied from the user's where a seeded index borrowed them: seed.py)."""
+        seed.own_objects(self.git, oids, self.max_file_bytes)
         entries = {oid: (mode, oid) for oid, mode in oids.items()}
         self.keep_tree(name, objects.write_flat_tree(self.git_dir, entries))
 

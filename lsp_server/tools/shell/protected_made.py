@@ -20,7 +20,8 @@ from pathlib import Path
 
 import attrs
 
-from lsp_server.checkpoints.watcher import NewNames, RootWatchers, TreeWatcher
+from lsp_server.checkpoints.root_watchers import RootWatchers
+from lsp_server.checkpoints.watcher import NewNames, TreeWatcher
 from lsp_server.sandbox.protected import ProtectedPaths
 from lsp_server.sandbox.protected_scan import may_be_placeholder, scan_roots
 

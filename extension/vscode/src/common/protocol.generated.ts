@@ -289,6 +289,7 @@ export interface StatusParams {
 
 export interface StatusResult {
   checkpoints?: unknown;
+  checkpoints?: unknown;
   configLayers?: string[];
   configProblems: string[];
   index: unknown;

@@ -1,0 +1,127 @@
+"""The first snapshot of each root in a process: the root measured against the budget
+(root_budget.py), then snapshotted, off the command's path where that may take long.
+
+In a git work tree the first snapshot is seeded from the user's index (shadow/seed.py) and
+costs what `git status` costs: the command waits for it. Anywhere else it stores every
+file once, so it runs in a thread of its own at low priority (nice 10, idle I/O class),
+and a command waits for it at most FIRST_WAIT seconds (longer only while the root has
+turned out small: a loaded machine, not a large root). A command that runs before it is
+done has no checkpoint, and its result says so; the next commands have one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import os
+import platform
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import attrs
+
+from lsp_server.checkpoints.root_budget import Tally
+
+log = logging.getLogger(__name__)
+
+FIRST_WAIT = 2.0
+SMALL_ROOT = 10_000
+"""A root with fewer files is waited for as long as it takes (the machine is busy)."""
+
+Taken = tuple[str, dict[str, list[int | str]]]
+"""A snapshot: its tree and the ignored files left out (command_snapshots.py)."""
+Outcome = Taken | str | None
+"""What the first snapshot gave: a snapshot, why there is none, or None (the root went)."""
+
+_IOPRIO_SET = {"x86_64": 251, "aarch64": 30}
+_IOPRIO_CLASS_IDLE = 3
+
+
+@attrs.define
+class Job:
+    tally: Tally
+    background: bool
+    done: threading.Event = attrs.Factory(threading.Event)
+    outcome: Outcome = None
+    claimed: bool = False
+    said: bool = False
+
+
+class FirstSnapshots:
+    """One first snapshot per root; `ready` tells a command whether it may go on."""
+
+    def __init__(
+        self,
+        take: Callable[[Path, Tally], Outcome],
+        tally_of: Callable[[Path], Tally],
+        background: Callable[[Path], bool],
+    ) -> None:
+        """`take`: measure into the tally and snapshot (blocking, under the root's locks);
+        `background`: whether the root's first snapshot may take long (no seed)."""
+        self._take = take
+        self._tally_of = tally_of
+        self._background = background
+        self._jobs: dict[Path, Job] = {}
+        self._lock = threading.Lock()
+
+    def job(self, root: Path) -> Job | None:
+        with self._lock:
+            return self._jobs.get(root)
+
+    def ready(self, root: Path) -> tuple[bool, Outcome]:
+        """(True, the first snapshot when this command is the one it was taken for, else
+        None: take your own) or (False, a note for the result, or None: say nothing)."""
+        with self._lock:
+            job = self._jobs.get(root)
+            starter = job is None
+            if job is None:
+                job = self._jobs[root] = Job(self._tally_of(root), self._background(root))
+        if starter:
+            if job.background:
+                threading.Thread(target=self._run, args=(root, job), daemon=True).start()
+            else:
+                self._run(root, job)
+        if not job.done.wait(FIRST_WAIT if job.background else None):
+            while job.tally.files < SMALL_ROOT and not job.done.wait(0.25):
+                pass
+        if not job.done.is_set():
+            return False, (
+                f"the first snapshot of this root is still being taken ({job.tally.files:,} "
+                "files so far, at low priority): this command has no checkpoint, so what it "
+                "changes cannot be reverted; the commands after it is done have one"
+            )
+        if isinstance(job.outcome, str):
+            if job.said:
+                return False, None
+            job.said = True
+            return False, job.outcome
+        if starter and not job.claimed and job.outcome is not None:
+            job.claimed = True
+            return True, job.outcome
+        return True, None
+
+    def _run(self, root: Path, job: Job) -> None:
+        if job.background:
+            _lower_priority()
+        try:
+            job.outcome = self._take(root, job.tally)
+        except Exception:
+            log.exception("the first snapshot of %s failed", root)
+            with self._lock:  # the next command tries again
+                self._jobs.pop(root, None)
+        finally:
+            job.done.set()
+
+
+def _lower_priority() -> None:
+    """This thread, and the git processes it starts, at nice 10 and the idle I/O class."""
+    tid = threading.get_native_id()
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, tid, 10)
+    number = _IOPRIO_SET.get(platform.machine())
+    if number is not None:
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.syscall(number, 1, tid, _IOPRIO_CLASS_IDLE << 13)

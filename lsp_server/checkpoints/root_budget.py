@@ -1,0 +1,162 @@
+"""How big a workspace root is, measured before its first snapshot (blocking).
+
+Shell checkpoints snapshot the whole root, so a root over the budget (files, bytes, or not
+measured within the time limit: `checkpoints.max_root_files`, `max_root_mb`,
+`measure_seconds`) gets none, said once in a result and in toolhost/status, instead of
+hashing gigabytes into the state folder.
+
+What is counted is what a snapshot could record: `.git` folders, toolhost's own folders,
+the regenerable folders (`checkpoints.skip_folders`), other file systems (a mount point:
+its device differs from the root's), `/proc`, `/sys`, `/dev` and folders that cannot be read
+are never walked. The watcher's first walk (watcher.py) counts on the way (`Tally`), so a
+watched root is walked once; `measure` walks a root no watcher walks.
+
+The inotify watches a root may take are bounded too (`WatchBudget`): a share of
+fs.inotify.max_user_watches (default 10 %, `checkpoints.watch_share`), which the editor, its
+language servers and every other watcher of the user share; one budget per process for
+every root's watcher (watcher.py). A root that needs more is not watched, and each of its
+snapshots scans it instead.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import attrs
+
+from lsp_server.checkpoints.inotify import InotifyError
+
+NEVER_WALKED = frozenset(("/proc", "/sys", "/dev"))
+"""Absolute folders never entered, whatever their device."""
+
+
+class OverBudget(Exception):
+    """The root is over the budget (the message says how, for a person)."""
+
+
+@attrs.define
+class Tally:
+    """Files and bytes counted so far against the budget."""
+
+    max_files: int
+    max_bytes: int
+    seconds: float
+    deadline: float = attrs.field(init=False)
+    files: int = 0
+    bytes: int = 0
+
+    def __attrs_post_init__(self) -> None:
+        self.deadline = time.monotonic() + self.seconds
+
+    def add(self, size: int) -> None:
+        self.files += 1
+        self.bytes += size
+        if self.files > self.max_files:
+            raise OverBudget(
+                f"it holds more than {self.max_files:,} files (checkpoints.max_root_files)"
+            )
+        if self.bytes > self.max_bytes:
+            raise OverBudget(
+                f"it holds more than {self.max_bytes // (1 << 20):,} MB "
+                "(checkpoints.max_root_mb, and checkpoints.budget_mb outside git)"
+            )
+        if self.files % 512 == 0:
+            self.check_time()
+
+    def check_time(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise OverBudget(
+                f"it could not be measured within {self.seconds:g} s "
+                f"({self.files:,} files seen; checkpoints.measure_seconds)"
+            )
+
+
+def enters(root_dev: int, full: str, entry: os.DirEntry[str]) -> bool:
+    """A folder entry a walk of the root goes into: a real folder on the root's device,
+    not one of the system's virtual folders."""
+    if full in NEVER_WALKED:
+        return False
+    try:
+        return entry.stat(follow_symlinks=False).st_dev == root_dev
+    except OSError:
+        return False
+
+
+def measure(root: Path, kept_out: Sequence[str], skip: frozenset[str], tally: Tally) -> Tally:
+    """Walk `root` into `tally` (raises OverBudget as soon as it is over)."""
+    root_dev = root.stat().st_dev
+    pending = [""]
+    while pending:
+        folder = pending.pop()
+        full = f"{root}/{folder}" if folder else str(root)
+        try:
+            entries = list(os.scandir(full))
+        except OSError:
+            continue
+        tally.check_time()
+        for entry in entries:
+            rel = f"{folder}/{entry.name}" if folder else entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if (
+                        entry.name != ".git"
+                        and entry.name not in skip
+                        and rel not in kept_out
+                        and enters(root_dev, entry.path, entry)
+                    ):
+                        pending.append(rel)
+                    continue
+                size = entry.stat(follow_symlinks=False).st_size
+            except OSError:
+                continue
+            tally.add(size)
+    return tally
+
+
+DEFAULT_MAX_USER_WATCHES = 8192
+
+
+def max_user_watches() -> int:
+    """fs.inotify.max_user_watches (a common default when it cannot be read)."""
+    try:
+        return int(Path("/proc/sys/fs/inotify/max_user_watches").read_text())
+    except (OSError, ValueError):
+        return DEFAULT_MAX_USER_WATCHES
+
+
+class WatchBudget:
+    """The inotify watches this process may hold: a share of fs.inotify.max_user_watches,
+    which the editor, its language servers and every other watcher of the user share."""
+
+    def __init__(self, share: float, system_limit: int | None = None) -> None:
+        self.share = share
+        self.system_limit = max_user_watches() if system_limit is None else system_limit
+        self.limit = int(self.system_limit * share)
+        self.used = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        with self._lock:
+            if self.used >= self.limit:
+                return False
+            self.used += 1
+            return True
+
+    def give(self, count: int = 1) -> None:
+        with self._lock:
+            self.used = max(0, self.used - count)
+
+    def refusal(self) -> str:
+        return (
+            f"watching it would take more than {self.limit:,} inotify watches "
+            f"({self.share:.0%} of fs.inotify.max_user_watches, {self.system_limit:,}; "
+            "checkpoints.watch_share)"
+        )
+
+
+class ShareExceeded(InotifyError):
+    """The root needs more watches than the budget leaves."""

@@ -1,0 +1,140 @@
+"""A shadow index seeded from the user's own repository, read only (blocking).
+
+In a git work tree the user's index already holds a blob id and stat data for every
+tracked file, and the user's object store holds those blobs. The first snapshot of such a
+root copies that index (and its shared index, when split) as the shadow's own and borrows
+the user's objects through git's alternates (`objects/info/alternates`), so `git add -A`
+hashes only what differs from the index: the cost of `git status`, not of the tree.
+
+What a revert needs never stays borrowed: a checkpoint copies the blobs it keeps into the
+shadow's own store (`own_objects`), so the user's `git gc` or a rewritten history cannot
+break it. When borrowed objects are gone all the same (a snapshot fails), the index is
+seeded afresh (`reset`).
+
+Seeding does not apply (a plain full scan runs) when the root is not the top of a work
+tree with a `.git` folder, or when a `.gitattributes` names a `filter=` (git-lfs ...):
+the shadow runs without the user's configuration, so its blobs of filtered files would
+differ from the index's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+from lsp_server.checkpoints.shadow import objects
+from lsp_server.checkpoints.shadow.isolated_git import IsolatedGit, ShadowError
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+def user_git_dir(work_tree: Path) -> Path | None:
+    """The user's `.git` folder when `work_tree` is the top of a work tree with an index."""
+    git = work_tree / ".git"
+    if git.is_dir() and (git / "index").is_file() and (git / "objects").is_dir():
+        return git
+    return None
+
+
+def alternates_file(git: IsolatedGit) -> Path:
+    return git.git_dir / "objects" / "info" / "alternates"
+
+
+def is_seeded(git: IsolatedGit) -> bool:
+    return alternates_file(git).exists()
+
+
+def _filtered(git: IsolatedGit, user: Path) -> bool:
+    """A clean/smudge filter is named in the tracked .gitattributes or info/attributes."""
+    raw = git.run("ls-files", "-z", "--", ":(glob)**/.gitattributes", ".gitattributes")
+    files = [git.work_tree / name for name in raw.decode("utf-8", "surrogateescape").split("\0")]
+    for path in [user / "info" / "attributes", *files]:
+        with contextlib.suppress(OSError):
+            if b"filter=" in path.read_bytes():
+                return True
+    return False
+
+
+def seed(git: IsolatedGit) -> str | None:
+    """Seed a missing shadow index from the user's; the tree of that index (what the first
+    snapshot is compared with), or None when seeding does not apply (nothing was done)."""
+    user = user_git_dir(git.work_tree)
+    if user is None or git.index.exists():
+        return None
+    alternates = alternates_file(git)
+    alternates.parent.mkdir(parents=True, exist_ok=True)
+    alternates.write_text(f"{(user / 'objects').resolve()}\n")
+    try:
+        for shared in user.glob("sharedindex.*"):
+            shutil.copy2(shared, git.git_dir / shared.name)
+        temp = git.index.with_name("index.seed")
+        shutil.copy2(user / "index", temp)  # the mtime too: git's racy-clean check
+        temp.replace(git.index)
+        if _filtered(git, user):
+            raise ShadowError("a .gitattributes names a filter")
+        _clear_flags(git)
+    except (OSError, ShadowError):
+        unseed(git)
+        return None
+    try:
+        return git.run("write-tree").decode().strip()
+    except ShadowError:  # unmerged entries: `git add -A` resolves them
+        return EMPTY_TREE
+
+
+def _clear_flags(git: IsolatedGit) -> None:
+    """skip-worktree (sparse checkouts) and assume-unchanged are the user's view: the
+    shadow looks at every file as a full scan does."""
+    raw = git.run("ls-files", "-v", "-z")
+    skip: list[str] = []
+    assumed: list[str] = []
+    for entry in raw.decode("utf-8", "surrogateescape").split("\0"):
+        if len(entry) > 2:
+            tag, path = entry[0], entry[2:]
+            if tag == "S" or tag == "s":
+                skip.append(path)
+            if tag.islower():
+                assumed.append(path)
+    for flag, paths in (("--no-skip-worktree", skip), ("--no-assume-unchanged", assumed)):
+        if paths:
+            names = "".join(f"{p}\0" for p in paths).encode("utf-8", "surrogateescape")
+            git.run("update-index", "-z", flag, "--stdin", data=names)
+
+
+def unseed(git: IsolatedGit) -> None:
+    """Forget the seed: no index, no borrowed objects."""
+    git.index.unlink(missing_ok=True)
+    alternates_file(git).unlink(missing_ok=True)
+    for shared in git.git_dir.glob("sharedindex.*"):
+        shared.unlink(missing_ok=True)
+
+
+def own_objects(git: IsolatedGit, oids: Iterable[str], max_bytes: int) -> None:
+    """Copy into the shadow's own store the blobs among `oids` it holds only through the
+    user's store (up to `max_bytes` each: larger ones are recorded as not stored)."""
+    if not is_seeded(git):
+        return
+    wanted = sorted({o for o in oids if not objects.loose_path(git.git_dir, o).exists()})
+    if not wanted:
+        return
+    checked = git.run("cat-file", "--batch-check", data="".join(f"{o}\n" for o in wanted).encode())
+    small = []
+    for line in checked.decode().splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == "blob" and int(parts[2]) <= max_bytes:
+            small.append(parts[0])
+    if not small:
+        return
+    out = git.run("cat-file", "--batch", data="".join(f"{o}\n" for o in small).encode())
+    offset = 0
+    while offset < len(out):
+        end = out.index(b"\n", offset)
+        header = out[offset:end].split()
+        offset = end + 1
+        if len(header) < 3:
+            continue
+        size = int(header[2])
+        objects.write_object(git.git_dir, "blob", out[offset : offset + size])
+        offset += size + 1

@@ -1,0 +1,209 @@
+"""The first snapshot of a git work tree seeded from the user's index and objects
+(shadow/seed.py): each command runs in two identical repositories, one seeded and one
+checkpointed by full scans from an empty shadow (`seed_from_git = false`); the records
+must be the same, and reverting must give back the exact files, tracked, untracked and
+ignored. A revert still works after the user's `git gc --prune=now` of a rewritten history,
+and the user's .git is never written."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from lsp_server.checkpoints.recorder import Checkpoints
+from lsp_server.config.tree import CheckpointsConfig, Limits
+from lsp_server.fs.workspace import Workspace
+from lsp_server.runtime.file_service import FileService
+from lsp_server.runtime.reverts import Reverter
+from lsp_server.runtime.sessions.observations import FileLocks, Observations
+from tests.checkpoints.snapshots import git_folder_state, tree_state
+
+pytestmark = pytest.mark.timeout(180)
+
+SEEDED = "full scan: the watcher was not running; seeded from the repository's index"
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=u", "-c", "user.email=u@x", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout
+
+
+def make_repository(root: Path, files: int = 3000) -> None:
+    """A committed tree of `files` files, and the states a user's repository is in: staged
+    and unstaged changes, untracked and ignored files, skip-worktree and assume-unchanged
+    entries, an executable, a symlink."""
+    for n in range(files):
+        folder = root / f"pkg{n % 40}" / f"sub{n % 7}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"m{n}.py").write_text(f"VALUE = {n}\n")
+    (root / ".gitignore").write_text("*.local\nbuild/\n")
+    (root / "run.sh").write_text("#!/bin/sh\n")
+    (root / "run.sh").chmod(0o755)
+    (root / "link").symlink_to("run.sh")
+    (root / "staged.txt").write_text("one\n")
+    (root / "hidden.txt").write_text("skip-worktree\n")
+    (root / "assumed.txt").write_text("assume-unchanged\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "start")
+    (root / "staged.txt").write_text("two\n")
+    git(root, "add", "staged.txt")
+    (root / "staged.txt").write_text("three, not staged\n")
+    (root / "pkg0" / "sub0" / "m0.py").write_text("changed, not staged\n")
+    git(root, "update-index", "--skip-worktree", "hidden.txt")
+    git(root, "update-index", "--assume-unchanged", "assumed.txt")
+    (root / "untracked.txt").write_text("untracked\n")
+    (root / "data.local").write_text("ignored\n")
+    (root / "build").mkdir()
+    (root / "build" / "out.o").write_text("build output (a regenerable folder)\n")
+
+
+def engine(root: Path, state: Path, seed: bool) -> Checkpoints:
+    config = CheckpointsConfig(ignored_budget_mb=1, seed_from_git=seed)
+    return Checkpoints(Workspace([root]), config, state)
+
+
+class Pair:
+    def __init__(self, tmp_path: Path, files: int = 3000) -> None:
+        self.roots = {"seeded": tmp_path / "seeded", "scanned": tmp_path / "scanned"}
+        make_repository(self.roots["seeded"], files)
+        shutil.copytree(self.roots["seeded"], self.roots["scanned"], symlinks=True)
+        self.engines = {
+            name: engine(root, tmp_path / f"state-{name}", name == "seeded")
+            for name, root in self.roots.items()
+        }
+        self.count = 0
+        self.scans: dict[str, str | None] = {}
+        """How each one's last snapshot before a command was taken."""
+
+    async def run(self, command: str) -> list[tuple[object, ...]]:
+        self.count += 1
+        found = {}
+        for name, root in self.roots.items():
+            checkpoints = self.engines[name]
+            window = await checkpoints.before_command(f"c-{self.count}", "s", "bash", command)
+            self.scans[name] = checkpoints.watchers.scans.get(root)
+            subprocess.run(["sh", "-c", command], cwd=root, check=True)
+            made = await checkpoints.after_command(window)
+            await checkpoints.settle()
+            assert window is not None and not window.notes, window and window.notes
+            found[name] = sorted(
+                (f.path, f.change, f.source, f.before, f.after, f.not_stored)
+                for checkpoint in made
+                for f in checkpoint.files
+            )
+        assert found["seeded"] == found["scanned"]
+        return found["seeded"]
+
+    async def revert(self, name: str, call_id: str) -> None:
+        root = self.roots[name]
+        files = FileService(Workspace([root]), Observations(), Limits(), None)
+        outcome = await Reverter(self.engines[name], files, FileLocks()).revert(call_id)
+        assert not outcome.conflicts, outcome.conflicts
+
+    def close(self) -> None:
+        for checkpoints in self.engines.values():
+            checkpoints.watchers.close()
+
+
+@pytest.fixture
+def pair(tmp_path: Path):  # type: ignore[no-untyped-def]
+    made = Pair(tmp_path)
+    yield made
+    made.close()
+
+
+def changes(found: list[tuple[object, ...]]) -> set[tuple[object, ...]]:
+    return {(path, change) for path, change, *_ in found}
+
+
+async def test_seeded_records_and_reverts_as_a_full_scan_does(pair: Pair) -> None:
+    root = pair.roots["seeded"]
+    user_git = git_folder_state(root)
+    before = {name: tree_state(r) for name, r in pair.roots.items()}
+    first = await pair.run(
+        "echo more >> pkg1/sub1/m1.py && rm pkg2/sub2/m2.py && echo new > fresh.txt && "
+        "echo again >> untracked.txt && echo secret >> data.local && echo x > new.local && "
+        "echo four > staged.txt && echo seen >> assumed.txt && echo seen >> hidden.txt && "
+        "chmod +x pkg3/sub3/m3.py && mv pkg4/sub4/m4.py moved.py && rm link"
+    )
+    assert pair.scans["seeded"] == SEEDED
+    assert changes(first) == {
+        ("pkg1/sub1/m1.py", "modified"),
+        ("pkg2/sub2/m2.py", "deleted"),
+        ("fresh.txt", "created"),
+        ("untracked.txt", "modified"),
+        ("data.local", "modified"),
+        ("new.local", "created"),
+        ("staged.txt", "modified"),
+        ("assumed.txt", "modified"),
+        ("hidden.txt", "modified"),
+        ("pkg3/sub3/m3.py", "modified"),
+        ("moved.py", "moved"),
+        ("link", "deleted"),
+    }
+    # The seeded shadow stored only what differs from the user's index, not the tree.
+    seeded_store = pair.engines["seeded"].store(root).repo.object_counts()
+    scanned_store = pair.engines["scanned"].store(pair.roots["scanned"]).repo.object_counts()
+    assert seeded_store["count"] * 10 < scanned_store["count"]
+    second = await pair.run("rm -r pkg5 && echo later >> fresh.txt")
+    assert ("pkg5/sub5/m5.py", "deleted") in changes(second)
+    for name in pair.roots:
+        await pair.revert(name, "c-2")
+        await pair.revert(name, "c-1")
+        assert tree_state(pair.roots[name]) == before[name]
+    assert git_folder_state(root) == user_git  # the user's .git: read, never written
+
+
+async def test_a_revert_survives_the_users_gc_of_a_rewritten_history(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    make_repository(root, files=200)
+    checkpoints = engine(root, tmp_path / "state", seed=True)
+    before = tree_state(root)
+    window = await checkpoints.before_command("c-1", "s", "bash", "edit")
+    assert checkpoints.watchers.scans[root] == SEEDED
+    subprocess.run(
+        "echo v2 > pkg1/sub1/m1.py && rm pkg2/sub2/m2.py", shell=True, cwd=root, check=True
+    )
+    assert await checkpoints.after_command(window)
+    # The user drops every blob the shadow borrowed: a history of one new commit, no
+    # reflog, nothing in the index, and gc prunes the rest now.
+    old_blob = subprocess.run(
+        ["git", "hash-object", "--stdin"],
+        input="VALUE = 2\n",
+        text=True,
+        capture_output=True,
+        check=True,
+    ).stdout.strip()
+    git(root, "checkout", "-q", "--orphan", "fresh")
+    git(root, "rm", "-r", "-q", "-f", "--cached", ".")
+    (root / "only.txt").write_text("the only tracked file\n")
+    git(root, "add", "only.txt")
+    git(root, "commit", "-q", "-m", "rewritten")
+    git(root, "branch", "-q", "-D", "master")
+    git(root, "reflog", "expire", "--expire=now", "--all")
+    git(root, "gc", "-q", "--prune=now")
+    gone = subprocess.run(["git", "cat-file", "-e", old_blob], cwd=root, capture_output=True)
+    assert gone.returncode != 0  # the deleted file's blob is no longer in the user's store
+    (root / "only.txt").unlink()
+    files = FileService(Workspace([root]), Observations(), Limits(), None)
+    outcome = await Reverter(checkpoints, files, FileLocks()).revert("c-1")
+    assert not outcome.conflicts, outcome.conflicts
+    assert tree_state(root) == before
+    # Later snapshots still work: the seed is taken afresh from the new index.
+    window = await checkpoints.before_command("c-2", "s", "bash", "edit")
+    subprocess.run("echo z > z.txt", shell=True, cwd=root, check=True)
+    made = await checkpoints.after_command(window)
+    assert window is not None and not window.notes, window.notes
+    assert [f.path for c in made for f in c.files] == ["z.txt"]
+    checkpoints.watchers.close()
