@@ -41,6 +41,9 @@ PATTERNS = [
     "**/*.pem",
     "lib/*.{c,h}",
     "**/*[.]py",
+    "**/*.txt",
+    ".shown/*",
+    "**/x.go",
 ]
 
 
@@ -66,11 +69,15 @@ def wide(tree: Path) -> Path:
         "lib/.rgignore": "x.h\n",
         "ex/excluded.txt": "e",
         "ex/kept.txt": "k",
+        ".shown/inner.txt": "a hidden folder a `!` line re-includes",
+        ".shown/x.go": "x",
     }
     for rel, text in files.items():
         path = tree / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
+    with (tree / ".gitignore").open("a") as gitignore:
+        gitignore.write("!.shown/\n")
     (tree / ".git" / "info").mkdir(parents=True)
     (tree / ".git" / "info" / "exclude").write_text("ex/excluded.txt\n")
     (tree / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
