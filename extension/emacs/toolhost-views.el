@@ -135,9 +135,27 @@
   "Actions of an activity row: (LABEL FUNCTION [AVAILABLE-P]), each called with the
 didCall entry (a plist).  Other features add theirs here.")
 
+(defun toolhost-activity-agent (entry)
+  "Who made the call of ENTRY: its agent and session."
+  (let ((agent (plist-get entry :agent)))
+    (if (stringp agent)
+        (format "%s (%s)" agent (plist-get entry :session))
+      (format "session %s" (plist-get entry :session)))))
+
+(defun toolhost-activity-grouped (entries)
+  "ENTRIES (newest first) grouped by session, the group of the newest call first."
+  (let (sessions)
+    (dolist (entry entries)
+      (cl-pushnew (plist-get entry :session) sessions :test #'equal))
+    (mapcan (lambda (session)
+              (cl-remove-if-not (lambda (entry) (equal (plist-get entry :session) session))
+                                entries))
+            (nreverse sessions))))
+
 (defun toolhost-activity-row (entry root)
   "The columns of an activity ENTRY."
-  (vector (format-time-string "%H:%M:%S" (seconds-to-time (plist-get entry :time)))
+  (vector (toolhost-activity-agent entry)
+          (format-time-string "%H:%M:%S" (seconds-to-time (plist-get entry :time)))
           (plist-get entry :tool)
           (if (eq (plist-get entry :isError) t) (format "error %s" (plist-get entry :code)) "ok")
           (format "%.0f ms" (or (plist-get entry :durationMs) 0))
@@ -182,8 +200,9 @@ didCall entry (a plist).  Other features add theirs here.")
     map))
 
 (define-derived-mode toolhost-activity-mode tabulated-list-mode "toolhost-activity"
-  "The calls toolhost ran, newest first.  RET: the actions of the call at point."
-  (setq tabulated-list-format [("time" 9 nil) ("tool" 14 nil) ("outcome" 24 nil)
+  "The calls toolhost ran by agent, newest first.
+RET: the actions of the call at point."
+  (setq tabulated-list-format [("agent" 24 nil) ("time" 9 nil) ("tool" 14 nil) ("outcome" 24 nil)
                                ("duration" 9 nil) ("files" 30 nil) ("approval" 12 nil)])
   (tabulated-list-init-header))
 
@@ -197,7 +216,7 @@ didCall entry (a plist).  Other features add theirs here.")
       (toolhost-activity-mode)
       (setq tabulated-list-entries
             (mapcar (lambda (entry) (list entry (toolhost-activity-row entry root)))
-                    (toolhost--activity server)))
+                    (toolhost-activity-grouped (toolhost--activity server))))
       (tabulated-list-print))
     (display-buffer buffer)
     buffer))

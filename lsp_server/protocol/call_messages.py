@@ -184,3 +184,6 @@ class DidCallParams:
     """Files the call wrote (created, changed, or a move's destination)."""
     approved_by: str | None = None
     """The MCP client whose own permission step approved the call (`client_approved`)."""
+    agent: str | None = None
+    """The session's agent, as its face named it (MCP clientInfo, ACP, the editor): the
+    editors' activity views group calls by it."""

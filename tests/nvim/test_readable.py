@@ -73,8 +73,10 @@ def test_status_is_human_and_activity_shows_results(neovim: Neovim) -> None:
     assert any(line.strip().startswith("default") and "calls" in line for line in status)
 
     rows = out["activity_lines"]
-    assert "read_file" in rows[2] and "ok" in rows[2] and "notes.md" in rows[2]
-    assert "bash" in rows[3]
+    assert rows[0].startswith("toolhost activity by agent")
+    assert rows[2].startswith("Neovim (session ") and "call(s)" in rows[2]  # the group
+    assert "read_file" in rows[3] and "ok" in rows[3] and "notes.md" in rows[3]
+    assert "bash" in rows[4]
     assert out["action_labels"][0] == "Show the result"
     result = out["result_lines"]
     assert result[0] == f"# read_file {out['read_call_id']}: ok"

@@ -167,9 +167,9 @@ async function showJobs(controller: ServerController, previews: PreviewDocuments
 /** Toolhost: Show Activity — every call, newest first; picking one shows its result. */
 async function showActivity(controller: ServerController, previews: PreviewDocuments, log: vscode.OutputChannel): Promise<void> {
   const logItem = { label: "$(output) Open the activity log", description: "one line per call", entry: undefined };
-  const rows = controller.activityLog.rows();
+  const rows = controller.activityLog.groupedRows().map((row) => ("separator" in row ? { label: row.label, kind: vscode.QuickPickItemKind.Separator, entry: undefined } : row));
   const picked = await vscode.window.showQuickPick([...rows, logItem], {
-    placeHolder: rows.length === 0 ? "No calls yet" : "Calls, newest first: pick one to see its result",
+    placeHolder: rows.length === 0 ? "No calls yet" : "Calls by agent, newest first: pick one to see its result",
     matchOnDescription: true,
     matchOnDetail: true,
   });

@@ -182,6 +182,7 @@ def call_record(state: CallState, result: CallResult) -> DidCallParams:
         arguments_digest=digest,
         written=[str(p) for p in state.written],
         approved_by=verdict.approved_by if verdict else None,
+        agent=state.session.agent,
     )
     return record
 

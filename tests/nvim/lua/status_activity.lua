@@ -19,7 +19,7 @@ H.run(function()
   H.out.activity_lines = H.lines(activity)
   -- <CR> on the newest row (the read), then the first action.
   vim.api.nvim_set_current_win(vim.fn.bufwinid(activity))
-  vim.api.nvim_win_set_cursor(0, { 3, 0 })
+  vim.api.nvim_win_set_cursor(0, { 4, 0 }) -- below the header and the session's line
   vim.ui.select = function(items, opts, on_choice)
     H.out.action_labels = vim.tbl_map(opts.format_item, items)
     vim.schedule(function()

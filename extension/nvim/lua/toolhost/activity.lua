@@ -30,7 +30,7 @@ function M.row(entry)
   local paths = vim.tbl_map(relative, type(entry.paths) == "table" and entry.paths or {})
   local decision = present(entry.decision) and ("  [" .. entry.decision .. "]") or ""
   return string.format(
-    "%s  %-14s %-28s %7.0f ms  %s%s",
+    "  %s  %-14s %-28s %7.0f ms  %s%s",
     entry.time and os.date("%H:%M:%S", entry.time) or "--:--:--",
     tostring(entry.tool),
     outcome,
@@ -126,15 +126,43 @@ function M.entry_at(line)
   return nil
 end
 
+--- The calls grouped by session (its agent named), the group of the newest call first,
+--- each newest first: {{title, entries}}.
+function M.groups(entries)
+  local order, by_session = {}, {}
+  for i = #entries, 1, -1 do
+    local entry = entries[i]
+    local session = tostring(entry.session)
+    local group = by_session[session]
+    if not group then
+      local agent = present(entry.agent) and entry.agent or nil
+      group = { session = session, agent = agent, entries = {} }
+      by_session[session] = group
+      table.insert(order, group)
+    end
+    table.insert(group.entries, entry)
+  end
+  for _, group in ipairs(order) do
+    local who = group.agent and string.format("%s (session %s)", group.agent, group.session)
+      or ("session " .. group.session)
+    group.title = string.format("%s: %d call(s)", who, #group.entries)
+  end
+  return order
+end
+
 function M.open()
   local entries = toolhost().state.activity
-  local lines = { "toolhost activity, newest first (<CR> on a call: its actions)", "" }
+  local lines = { "toolhost activity by agent, newest first (<CR> on a call: its actions)", "" }
   local rows = {}
-  for i = #entries, 1, -1 do
-    table.insert(lines, M.row(entries[i]))
-    table.insert(rows, entries[i].callId)
+  for _, group in ipairs(M.groups(entries)) do
+    table.insert(lines, group.title)
+    table.insert(rows, "") -- a group's line is no call
+    for _, entry in ipairs(group.entries) do
+      table.insert(lines, M.row(entry))
+      table.insert(rows, entry.callId)
+    end
   end
-  if #rows == 0 then
+  if #entries == 0 then
     table.insert(lines, "no calls yet")
   end
   local bufnr = view.scratch(NAME, lines, "")

@@ -20,6 +20,12 @@ export interface ActivityRow extends QuickPickEntry {
   entry: ActivityEntry;
 }
 
+/** A group's title in the list (a quick pick separator). */
+export interface ActivitySeparator {
+  label: string;
+  separator: true;
+}
+
 interface KeptResult {
   args?: Record<string, unknown>;
   result: CallResult;
@@ -44,6 +50,24 @@ export class ActivityLog {
     if (this.entries.length > MAX_ROWS) {
       this.entries.shift();
     }
+  }
+
+  /** The rows grouped by session (its agent named), the group of the newest call first,
+   * each group after a separator line that names it. */
+  groupedRows(): (ActivityRow | ActivitySeparator)[] {
+    const groups = new Map<string, ActivityRow[]>();
+    for (const row of this.rows()) {
+      const group = groups.get(row.entry.call.session) ?? [];
+      group.push(row);
+      groups.set(row.entry.call.session, group);
+    }
+    const out: (ActivityRow | ActivitySeparator)[] = [];
+    for (const [session, rows] of groups) {
+      const agent = rows.find((row) => row.entry.call.agent)?.entry.call.agent;
+      out.push({ label: agent ? `${agent} · session ${session}` : `session ${session}`, separator: true });
+      out.push(...rows);
+    }
+    return out;
   }
 
   /** The result of a call this editor made (its didCall may come before or after it). */

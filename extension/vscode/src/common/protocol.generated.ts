@@ -115,6 +115,7 @@ export interface ConfigUntrustedParams {
 }
 
 export interface DidCallParams {
+  agent?: string | null;
   approvedBy?: string | null;
   argumentsDigest?: string;
   callId: string;
@@ -288,7 +289,6 @@ export interface StatusParams {
 }
 
 export interface StatusResult {
-  checkpoints?: unknown;
   checkpoints?: unknown;
   configLayers?: string[];
   configProblems: string[];

@@ -32,3 +32,12 @@ test("a row of another client's call says why its result is not here", () => {
   assert.match(shown, /not in this editor: another client made this call/);
   assert.match(shown, /\*\*Approval:\*\* allow_once/);
 });
+
+test("the list groups the calls by session, its agent named, the newest group first", () => {
+  const log = new ActivityLog();
+  log.record(didCall("c-1", { session: "claude", agent: "claude-code" }), new Date("2026-01-01T10:00:00Z"));
+  log.record(didCall("c-2", { session: "codex" }), new Date("2026-01-01T10:00:01Z"));
+  log.record(didCall("c-3", { session: "claude", agent: "claude-code" }), new Date("2026-01-01T10:00:02Z"));
+  const labels = log.groupedRows().map((row) => ("separator" in row ? `-- ${row.label}` : row.entry.call.callId));
+  assert.deepEqual(labels, ["-- claude-code · session claude", "c-3", "c-1", "-- session codex", "c-2"]);
+});
