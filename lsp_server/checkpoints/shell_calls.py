@@ -3,6 +3,8 @@ ends, exits or is killed (once, even when the call is cancelled)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
@@ -22,13 +24,20 @@ class OpenCommand:
     checkpoints: Checkpoints
     window: CommandWindow
     closed: bool = False
+    changed: Callable[[Path], None] | None = None
+    """Told each file the command changed (the session's activity: who changed what)."""
 
     async def close(self) -> None:
         if self.closed:
             return
         self.closed = True
         with anyio.CancelScope(shield=True):
-            await self.checkpoints.after_command(self.window)
+            made = await self.checkpoints.after_command(self.window)
+        if self.changed is not None:
+            roots = list(self.window.trees)
+            for record in (r for checkpoint in made for r in checkpoint.files):
+                held = [root / record.path for root in roots]
+                self.changed(next((p for p in held if p.exists()), held[0]))
 
 
 async def command_checkpoint(ctx: ToolContext, label: str, needed: bool) -> OpenCommand | None:
@@ -41,6 +50,12 @@ async def command_checkpoint(ctx: ToolContext, label: str, needed: bool) -> Open
     except LookupError:
         return None
     window = await checkpoints.before_command(ctx.call_id, ctx.session.id, ctx.tool.name, label)
-    if window is not None:
-        window.agent = ctx.session.agent
-    return OpenCommand(checkpoints, window) if window is not None else None
+    if window is None:
+        return None
+    window.agent = ctx.session.agent
+    session, what = ctx.session, f"{ctx.tool.name} `{' '.join(label.split())[:40]}`"
+    return OpenCommand(
+        checkpoints,
+        window,
+        changed=lambda path: session.activity.touched(path, session.id, session.agent, what),
+    )

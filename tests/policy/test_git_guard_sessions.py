@@ -77,7 +77,8 @@ async def test_checkout_asks_naming_the_other_session_and_its_file(tmp_path: Pat
     await call(
         runtime, "codex-1", "codex", "edit_file", path="a.txt", old_string="a", new_string="A"
     )
-    assert questions == []  # bypass mode: the edit ran unasked
+    await call(runtime, "codex-1", "codex", "bash", command="echo more >> b.txt")
+    assert questions == []  # bypass mode: the edit and the command ran unasked
     await call(runtime, "claude-1", "claude-code", "bash", command="git status --short")
     assert questions == []  # a read: no question
     await call(runtime, "claude-1", "claude-code", "bash", command="git checkout -- .")
@@ -90,7 +91,8 @@ async def test_checkout_asks_naming_the_other_session_and_its_file(tmp_path: Pat
         "(codex)" in question
         and "a.txt (last changed by session codex-1 (codex) (edit_file" in (question)
     )
-    assert "b.txt" not in question  # unchanged: nothing of it is dropped
+    # A command's change is named by its checkpoint's session and the command.
+    assert "b.txt (last changed by session codex-1 (codex) (bash `echo more >> b.txt`" in (question)
     assert (root / "a.txt").read_text() == "a\n"  # approved, it ran
     # The change it dropped comes back from the command's own checkpoint.
     files = FileService(runtime.workspace, Observations(), runtime.config.limits, None)
@@ -100,6 +102,7 @@ async def test_checkout_asks_naming_the_other_session_and_its_file(tmp_path: Pat
     )
     assert outcome.conflicts == [], outcome.text
     assert (root / "a.txt").read_text() == "A\n"
+    assert (root / "b.txt").read_text() == "b\nmore\n"
 
 
 async def test_a_clean_tree_or_a_read_does_not_ask(tmp_path: Path) -> None:

@@ -145,11 +145,21 @@ class WorkspaceActivity:
             added_lines(before, after),
             os.getpid(),
         )
+        self._keep(write)
+        return write
+
+    def touched(self, path: Path, session: str, agent: str | None, tool: str) -> None:
+        """A file a shell command changed (its checkpoint says which; the text is not
+        known here, so only the file and who are recorded)."""
+        name, who, what = clean_name(session) or "?", clean_name(agent), clean_name(tool) or "?"
+        write = Write(str(path), name, who, what, time.time(), "", (), os.getpid())
+        self._keep(write)
+
+    def _keep(self, write: Write) -> None:
         self._memory.append(write)
         if self.log is not None:
             with contextlib.suppress(OSError):  # a full disk must not fail the write itself
                 self._append(write)
-        return write
 
     def _append(self, write: Write) -> None:
         assert self.log is not None
