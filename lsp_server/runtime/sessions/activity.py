@@ -216,9 +216,10 @@ class WorkspaceActivity:
         return [w for w in self.writes() if w.path == str(path)]
 
     def left(self, path: Path, text: str) -> Write | None:
-        """The last write that left `path` holding exactly `text`."""
+        """The last write that left `path` holding exactly `text`, or a shell command that
+        changed it since (its text is not known: the last writer is the best guess)."""
         sha = text_sha(text)
-        return next((w for w in reversed(self.of_file(path)) if w.sha == sha), None)
+        return next((w for w in reversed(self.of_file(path)) if w.sha in (sha, "")), None)
 
     def author_of_lines(
         self, path: Path, lines: Iterable[str], writes: list[Write]
