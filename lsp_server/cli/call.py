@@ -180,24 +180,10 @@ async def _call(args: argparse.Namespace) -> int:
     runtime, lifecycle = opened.runtime, opened.lifecycle
     for problem in opened.problems:
         print(f"toolhost: {problem}", file=sys.stderr)
-    if args.name in JOB_TOOLS:
+    refusal = _job_refusal(runtime, args.name, args.surface, arguments)
+    if refusal is not None:  # before anything runs: a job would die with this process
         await lifecycle.shutdown()
-        print(
-            f"toolhost: not run: there are no background jobs for {args.name} on the command "
-            "line: each `toolhost call` ends with its call, and so would a job. Jobs live in "
-            "a server (toolhost serve, toolhost mcp), for the agent or editor connected to it.",
-            file=sys.stderr,
-        )
-        return 2
-    if _starts_a_job(runtime, args.name, args.surface, arguments):
-        await lifecycle.shutdown()
-        print(
-            "toolhost: not run: this would start a background job, and `toolhost call` ends "
-            "after one call, which would stop the job at once. Run the command in the "
-            "foreground (without run_in_background), or start jobs from an agent or editor "
-            "connected to a server (toolhost serve, toolhost mcp), where they live on.",
-            file=sys.stderr,
-        )
+        print(f"toolhost: not run: {refusal}", file=sys.stderr)
         return 2
     policy = runtime.services.get(PolicyService)
     kept = sessions.approvals(args.session)
@@ -264,6 +250,24 @@ def refusal_in_words(error: Any, terminal: Any) -> str:
         if why:
             cause = f"{head} needs your approval: {why}"
     return f"Not run: {cause.rstrip('.')}. [{code}]"
+
+
+def _job_refusal(runtime: Any, name: str, surface: str, arguments: Any) -> str | None:
+    """Why the call is refused on the command line, where no job outlives the call."""
+    if name in JOB_TOOLS:
+        return (
+            f"there are no background jobs for {name} on the command line: each `toolhost "
+            "call` ends with its call, and so would a job. Jobs live in a server (toolhost "
+            "serve, toolhost mcp), for the agent or editor connected to it."
+        )
+    if _starts_a_job(runtime, name, surface, arguments):
+        return (
+            "this would start a background job, and `toolhost call` ends after one call, "
+            "which would stop the job at once. Run the command in the foreground (without "
+            "run_in_background), or start jobs from an agent or editor connected to a "
+            "server (toolhost serve, toolhost mcp), where they live on."
+        )
+    return None
 
 
 def _starts_a_job(runtime: Any, name: str, surface: str, arguments: Any) -> bool:
