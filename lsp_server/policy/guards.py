@@ -139,7 +139,7 @@ def root_deletion(
     for segment in segments:
         for form in command_forms(segment.words) if segment.words else []:
             for target in _recursive_rm(form) or []:
-                real = Path(os.path.realpath(cwd / os.path.expanduser(target)))
+                real = Path(os.path.realpath(cwd / Path(target).expanduser()))
                 held = next((r for r in roots if r != real and r.is_relative_to(real)), None)
                 if held is None:
                     continue
