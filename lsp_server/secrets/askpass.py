@@ -84,6 +84,8 @@ class Grant:
     refused: Refusal | None = None
     """The first question the user did not answer (or nobody could be asked)."""
     refused_prompt: str | None = None
+    typed_empty: bool = False
+    """A refused terminal prompt was given an empty line (the program went on without)."""
     asked: int = 0
     """Questions the user was asked."""
     _last: str | None = attrs.field(default=None, repr=False)

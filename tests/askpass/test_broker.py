@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from lsp_server.secrets.askpass import HELPER, AskpassBroker, SecretAnswer, SecretQuestion
-from lsp_server.tools._support.secret_grant import INTERRUPT, terminal_password_prompt
+from lsp_server.tools._support.secret_grant import refusal, terminal_password_prompt
 
 
 class Asker:
@@ -93,7 +93,7 @@ async def test_a_confirmation_takes_the_secret_just_typed(tmp_path: Path) -> Non
         await broker.close()
 
 
-async def test_a_terminal_password_prompt_is_asked_or_interrupted(tmp_path: Path) -> None:
+async def test_a_terminal_password_prompt_is_asked_or_refused(tmp_path: Path) -> None:
     broker = AskpassBroker(tmp_path)
     answered = await broker.grant(Asker(SecretAnswer(secret="typed-in-editor")))
     headless = await broker.grant(None)
@@ -103,7 +103,10 @@ async def test_a_terminal_password_prompt_is_asked_or_interrupted(tmp_path: Path
         assert await hook("$ psql -W\nPassword for user ada: ") == "typed-in-editor"
         nobody = terminal_password_prompt(headless)
         assert nobody is not None
-        assert await nobody("Password: ") == INTERRUPT
+        assert await nobody("Password: ") == ""  # an empty line: the program goes on
         assert headless.refused == "unavailable" and headless.refused_prompt == "Password:"
+        error = refusal(headless, "psql -W", "output", exit_code=0)
+        assert error is not None and error.code == "shell.secret_unavailable"
+        assert refusal(answered, "psql -W", "output", exit_code=1) is None
     finally:
         await broker.close()

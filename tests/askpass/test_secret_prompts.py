@@ -214,3 +214,23 @@ async def test_a_typed_secret_never_reaches_an_approval_or_an_mcp_form(
         assert "‹secret:typed by the user›" in prompt["arguments"]["command"]
     assert by_form.is_error is False
     assert_nowhere(PASSWORD, state, shown, editor.prompts, [f.model_dump() for f in forms])
+
+
+async def test_a_terminal_password_prompt_asks_the_editor(root: Path, tmp_path: Path) -> None:
+    """A program that reads a password from its terminal with echo off (`read -s`), not
+    through an askpass program: the editor is asked the same way; cancelled, the program
+    is interrupted and the result says the user cancelled."""
+    secret = "terminal-typed-5150"
+    editor = SecretEditor([{"secret": secret}, {"cancelled": True}])
+    state = tmp_path / "state"
+    reader = 'read -r -s -p "DB password: " p; echo; echo "length ${#p}"'
+    async with secret_session(root, editor, state) as client:
+        answered = await lsp_call(client, "bash", {"command": reader})
+        cancelled = await lsp_call(client, "bash", {"command": reader})
+    assert not answered["isError"], text_of(answered)
+    assert f"length {len(secret)}" in text_of(answered)
+    assert [p["kind"] for p in editor.secret_prompts] == ["terminal", "terminal"]
+    assert editor.secret_prompts[0]["prompt"] == "DB password:"
+    assert cancelled["isError"], text_of(cancelled)
+    assert cancelled["error"]["code"] == "shell.secret_cancelled"
+    assert_nowhere(secret, state, answered, editor.seen, client.did_calls)

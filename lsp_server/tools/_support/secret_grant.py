@@ -77,15 +77,14 @@ def editor_asker(ctx: ToolContext, command: str, timeout: float) -> SecretAsker:
     return ask
 
 
-INTERRUPT = "\x03"
-"""Typed at a terminal prompt nobody answered: the terminal sends the program SIGINT."""
 
 
 def terminal_password_prompt(grant: Grant | None) -> Callable[[str], Awaitable[str | None]] | None:
     """The hook a command in a terminal calls when it waits at a prompt with echo off (a
     password prompt read from the terminal itself, not through an askpass program): the
-    user is asked the same way. Cancelled or nobody to ask: the program is interrupted, and
-    the result says why (`refusal`); the prompt never goes to the model to answer."""
+    user is asked the same way. Cancelled or nobody to ask: the program gets an empty line
+    (the command has no controlling terminal to interrupt), and the result says why
+    (`refusal`), whatever its exit code; the prompt never goes to the model to answer."""
     if grant is None:
         return None
 
@@ -93,7 +92,10 @@ def terminal_password_prompt(grant: Grant | None) -> Callable[[str], Awaitable[s
         lines = [line.strip() for line in screen.splitlines() if line.strip()]
         prompt = lines[-1][-200:] if lines else "Password:"
         got = await grant.answer(SecretQuestion("terminal", prompt))
-        return got.secret if got.secret is not None else INTERRUPT
+        if got.secret is not None:
+            return got.secret
+        grant.typed_empty = True
+        return ""
 
     return answer
 
@@ -119,9 +121,14 @@ def read_answer(result: Any) -> SecretAnswer:
     return SecretAnswer(secret=secret, username=name)
 
 
-def refusal(grant: Grant | None, command: str, text: str) -> ToolError | None:
-    """The error for a command that failed because its password prompt was not answered."""
+def refusal(
+    grant: Grant | None, command: str, text: str, exit_code: int | None
+) -> ToolError | None:
+    """The error for a command that failed because its password prompt was not answered
+    (or went on after an empty line at a terminal prompt)."""
     if grant is None or grant.refused is None:
+        return None
+    if exit_code == 0 and not grant.typed_empty:
         return None
     asked = f"the command asked `{grant.refused_prompt}`"
     if grant.refused == "unavailable":

@@ -24,7 +24,11 @@ from lsp_server.core.tool_output import ToolOutput
 from lsp_server.protocol import TOOLHOST_JOB_UPDATE, JobUpdateParams
 from lsp_server.runtime.context import ToolContext
 from lsp_server.secrets.names import CredentialNames
-from lsp_server.tools._support.secret_grant import open_grant, refusal
+from lsp_server.tools._support.secret_grant import (
+    open_grant,
+    refusal,
+    terminal_password_prompt,
+)
 from lsp_server.tools.shell.asking import adopt_waiting
 from lsp_server.tools.shell.sandboxing import (
     SANDBOX_PROPERTY,
@@ -213,6 +217,7 @@ async def execute(
             launcher=launcher,
             terminal=bool((arguments or {}).get("terminal", False)),
             interactive=interactive,
+            on_password_prompt=terminal_password_prompt(grant),
         )
         if result.handover is not None:  # it asks something: a job now, closed with it
             closers = [grant.close] if grant is not None else []
@@ -249,7 +254,7 @@ async def execute(
     held = [*protected_notes(prepared, result.output), *blocked]
     extra = [line for line in (note, prepared.notice, *said, *blocked_notes(proxy), *held) if line]
     text = command_report(result, limits.pipe_wait_seconds, extra)
-    refused = refusal(grant, command, text) if result.exit_code != 0 else None
+    refused = refusal(grant, command, text, result.exit_code)
     if refused is not None and not result.timed_out:
         raise refused
     if result.timed_out:
