@@ -12,13 +12,14 @@ from typing import Any
 import attrs
 
 from lsp_server.codeintel.index import SymbolIndex, all_cores, default_index_path
-from lsp_server.codeintel.pool import lower_io_priority
+from lsp_server.codeintel.pool import lower_priority
 
 log = logging.getLogger(__name__)
 
 BACKGROUND_NICENESS = 10
-"""Added to the nice value of a background build's parser processes: they take what the
-editor, the language servers and the server's own event loop leave."""
+"""Added to the nice value of a background build's thread and parser processes (and their
+disk reads go last): they take what the editor, the language servers, the searches and
+the server's own event loop leave."""
 
 
 def background_workers() -> int:
@@ -99,7 +100,7 @@ class CodeIndexService:
             state.done, state.total = done, total
             self._tell(index.root, state)
 
-        lower_io_priority()  # this thread's walk; its parser processes are niced too
+        lower_priority(BACKGROUND_NICENESS)  # the walk here; the parser processes too
         try:
             index.refresh(progress)
         except Exception as exc:  # reported through status; the next query retries

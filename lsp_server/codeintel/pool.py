@@ -51,19 +51,22 @@ _IOPRIO_WHO_PROCESS = 1
 _IOPRIO_LOWEST_BEST_EFFORT = (2 << 13) | 7  # class best-effort, level 7
 
 
-def lower_io_priority() -> None:
-    """The calling thread's disk reads go after everyone else's (as `ionice -c2 -n7`):
-    a background build's walk and parse must not slow the searches of the foreground.
-    Not the CPU nice of a thread that shares the interpreter lock: while a niced thread
-    holds it, the event loop would wait for the scheduler to get round to that thread."""
+def lower_priority(niceness: int) -> None:
+    """The calling thread (a task of its own on Linux) yields the CPU (`niceness` added
+    to its nice value) and the disk (`ionice -c2 -n7`) to the rest: a background build's
+    walk, beside a search whose rg wants both cores. The interpreter lock it shares is
+    held in short turns (the switch interval), so the event loop waits a turn at most."""
+    if sys.platform != "linux":
+        return
+    tid = threading.get_native_id()
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + niceness)
     number = _IOPRIO_SET.get(os.uname().machine)
-    if sys.platform != "linux" or number is None:
+    if number is None:
         return
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.syscall(
-            number, _IOPRIO_WHO_PROCESS, threading.get_native_id(), _IOPRIO_LOWEST_BEST_EFFORT
-        )
+        libc.syscall(number, _IOPRIO_WHO_PROCESS, tid, _IOPRIO_LOWEST_BEST_EFFORT)
 
 
 def _start_worker(niceness: int, language_names: tuple[str, ...]) -> None:
@@ -71,8 +74,7 @@ def _start_worker(niceness: int, language_names: tuple[str, ...]) -> None:
     queries it will need."""
     _die_with_parent()
     if niceness:
-        os.nice(niceness)
-        lower_io_priority()
+        lower_priority(niceness)
     for name in language_names:
         languages.tags_query(name)
 

@@ -5,11 +5,14 @@ limit says so instead of "no definition matches"."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import threading
 from pathlib import Path
 
 from lsp_server.codeintel.index import SymbolIndex
-from lsp_server.codeintel.indexes import CodeIndexService
+from lsp_server.codeintel.indexes import BACKGROUND_NICENESS, CodeIndexService
 from tests.codeintel.conftest import FIXTURES
 from tests.helpers import call_tool, make_runtime, text_of
 
@@ -61,3 +64,25 @@ async def test_the_tool_says_stopped_and_builds_after_answering(tmp_path: Path) 
     warm = text_of(await call_tool(runtime, "code_index", {**args, "query": "needle_here"}))
     assert "pkg03/wanted.py:1: function needle_here" in warm
     assert "stopped after" not in warm
+
+
+def test_the_background_build_runs_at_low_priority(tmp_path: Path) -> None:
+    """Searches keep their speed beside a build: its thread is niced and reads the disk
+    last (ionice best-effort 7); its parser processes are niced as well."""
+    root = tree(tmp_path / "ws", folders=8, files=2)
+    service = CodeIndexService(tmp_path / "state")
+    seen: list[tuple[int, str]] = []
+
+    def listener(_: Path, __: object) -> None:
+        tid = threading.get_native_id()
+        ionice = subprocess.run(["ionice", "-p", str(tid)], capture_output=True, text=True)
+        seen.append((os.getpriority(os.PRIO_PROCESS, tid), ionice.stdout.strip()))
+
+    service.build_listeners.append(listener)
+    assert service.start_build(root)
+    service.wait_for_build(root, timeout=120)
+    service.close()
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    assert seen and all(nice >= base + BACKGROUND_NICENESS for nice, _ in seen)
+    if shutil.which("ionice"):
+        assert all(io == "best-effort: prio 7" for _, io in seen), seen
