@@ -33,7 +33,7 @@ from lsp_server.shell.environment import command_environment
 from lsp_server.shell.job import Job, JobStatus, Notify
 from lsp_server.shell.pipes import OutputPipe, start_process
 from lsp_server.shell.processes import ProcessInfo
-from lsp_server.shell.prompts import QUIET_SECONDS, Handover, QuietClock
+from lsp_server.shell.prompts import QUIET_SECONDS, Handover, PasswordAsker, QuietClock
 from lsp_server.shell.runner import (
     RunLimits,
     command_argv,
@@ -83,6 +83,9 @@ class JobManager:
         self._jobs: dict[str, Job] = {}
         self._counter = 0
         self._max_running = max_running
+        self.password_asker: PasswordAsker | None = None
+        """Set once by the composition root: who answers a password prompt (echo off) seen
+        in a command's terminal, foreground or job (shell/prompts.py)."""
 
     def get(self, job_id: str) -> Job | None:
         return self._jobs.get(job_id)

@@ -33,6 +33,37 @@ PasswordPrompt = Callable[[str], Awaitable[str | None]]
 newline), or None to leave the prompt to the model as any other."""
 
 
+@attrs.frozen
+class PasswordRequest:
+    """A password prompt seen in a command's terminal (echo off), for whoever asks the user."""
+
+    prompt: str
+    command: str
+    session: str
+    call_id: str | None
+    """The bash call that started the command (a foreground command, or a job's first)."""
+    job_id: str | None
+    """None while the command still runs in the foreground."""
+
+
+PasswordAsker = Callable[[PasswordRequest], Awaitable[str | None]]
+"""THE hook for password prompts in terminals: JobManager.password_asker (None: such a
+prompt reaches the model as any other). It returns what to type (never shown), or None."""
+
+
+async def answer_password(
+    asker: PasswordAsker | None, stdin: CommandInput | None, request: PasswordRequest
+) -> bool:
+    """When the program waits with echo off and an asker is set: ask, type the answer."""
+    if asker is None or stdin is None or not stdin.echo_off():
+        return False
+    answer = await asker(request)
+    if answer is None:
+        return False
+    stdin.write(answer.encode("utf-8", "surrogateescape") + b"\n")
+    return True
+
+
 @attrs.define
 class QuietClock:
     """When the command last printed."""

@@ -26,6 +26,7 @@ from lsp_server.core.errors import ToolError
 from lsp_server.core.tool_output import ToolOutput
 from lsp_server.policy.commands.typed_input import judged_command
 from lsp_server.runtime.context import ToolContext
+from lsp_server.shell.prompts import PasswordRequest, answer_password
 from lsp_server.shellparse.shell_words import split_command
 from lsp_server.tools.shell.bash import CONTRACT as BASH_CONTRACT
 from lsp_server.tools.shell.bash import job_manager
@@ -160,6 +161,10 @@ async def _settle(manager: JobManager, job: Job, seconds: float) -> bool:
             return False
         await job.wait_change(min(left, _STEP_SECONDS))
         if await job.waiting_for_input() is not None:
+            asked = PasswordRequest(job.prompt(), job.command, job.session, None, job.id)
+            if await answer_password(manager.password_asker, job.stdin, asked):
+                job.quiet.touch()
+                continue
             return True
     return True
 

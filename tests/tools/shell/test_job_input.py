@@ -173,3 +173,31 @@ async def test_input_to_an_ended_job_is_refused(bwrap: str, tmp_path: Path) -> N
         assert late.error is not None and late.error.code == "invalid_argument"
         empty = await call_tool(runtime, "job_input", {"job_id": job.group(1)})
         assert empty.error is not None
+
+
+async def test_a_password_prompt_in_a_job_goes_to_the_password_asker_not_the_model(
+    bwrap: str, tmp_path: Path
+) -> None:
+    """JobManager.password_asker, the hook for password prompts (echo off) in a job's
+    terminal: it answers, the job goes on, and the answer is in no result."""
+    from lsp_server.shell.prompts import PasswordRequest
+
+    seen: list[PasswordRequest] = []
+
+    async def asker(request: PasswordRequest) -> str | None:
+        seen.append(request)
+        return "s3cret-typed"
+
+    check = (
+        "python3 -c \"import getpass; p = getpass.getpass('Password: '); "
+        "print('right' if p == 's3cret-typed' else 'wrong')\""
+    )
+    async with policy_runtime(tmp_path, allow) as (runtime, _, _):
+        runtime.services.get(JobManager).password_asker = asker
+        job = await call_tool(runtime, "bash", {"command": f"read -p 'Go? ' g; {check}"})
+        typed = await call_tool(
+            runtime, "job_input", {"job_id": _job_id(text_of(job)), "text": "y\n"}
+        )
+        assert "right" in text_of(typed), text_of(typed)
+        assert "s3cret-typed" not in text_of(typed)
+        assert [r.prompt for r in seen] == ["Password:"] and seen[0].job_id is not None
