@@ -33,9 +33,7 @@ class Screen:
         above: list[str] = []
         if scrollback:
             for row in self._screen.history.top:
-                above.append(
-                    "".join(row[column].data for column in range(COLUMNS) if column in row).rstrip()
-                )
+                above.append("".join(row[column].data for column in range(COLUMNS)).rstrip())
         return "\n".join([*above, *self.rows()])
 
     def cursor_line(self) -> str:
