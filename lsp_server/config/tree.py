@@ -208,7 +208,7 @@ class CheckpointsConfig:
     max_root_mb: int = 4096
     """The same for the root's bytes (outside git, also at most budget_mb: every byte would
     go into the state folder)."""
-    measure_seconds: float = 3.0
+    measure_seconds: float = 10.0
     """A root not measured within this time counts as over the budget."""
     watch_share: float = 0.1
     """The share of fs.inotify.max_user_watches toolhost's watchers may hold; a root that

@@ -21,6 +21,8 @@ from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.checkpoints.root_budget import max_user_watches
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.fs.workspace import Workspace
+from tests.checkpoints.snapshots import checkpoints
+from tests.helpers import lsp_call, lsp_session, text_of
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -269,3 +271,26 @@ async def test_a_long_first_snapshot_outside_git_holds_no_command_up(
     made, notes = await command(checkpoints, "c-2", "echo y >> d0/e0/f1.txt", root)
     assert notes == [] and [f.path for c in made for f in c.files] == ["d0/e0/f1.txt"]
     checkpoints.watchers.close()
+
+
+@pytest.mark.slow
+async def test_the_refusal_line_over_the_wire(tmp_path: Path) -> None:
+    """`toolhost serve` as a subprocess: the first bash result says it once, toolhost/status
+    keeps saying it, and no checkpoint is listed."""
+    root = tmp_path / "big"
+    make_tree(root, 3, 10)
+    options = {"policy": {"mode": "bypass"}, "checkpoints": {"maxRootFiles": 20}}
+    async with lsp_session(root, options) as client:
+        first = await lsp_call(client, "bash", {"command": "echo x >> d0/e0/f0.txt"}, callId="c-1")
+        line = (
+            f"[no checkpoint of {root}: shell checkpoints are off for this root: it holds more "
+            "than 20 files (checkpoints.max_root_files)]"
+        )
+        assert line in text_of(first)
+        second = await lsp_call(client, "bash", {"command": "echo y >> d0/e0/f0.txt"}, callId="c-2")
+        assert "no checkpoint" not in text_of(second)
+        status = await client.protocol.send_request_async("toolhost/status", {})
+        (shown,) = status["checkpoints"]["roots"]
+        assert shown["shellCheckpoints"] == "off: " + line.split(": ", 1)[1].rstrip("]")
+        assert status["checkpoints"]["inotifyWatches"]["held"] == 0
+        assert await checkpoints(client) == []
