@@ -233,6 +233,16 @@ def test_packaged_extension_in_real_vscode(
     assert report["failures"] == [], json.dumps(report["failures"], indent=2)
     steps = {step["name"]: step for step in report["steps"]}
     check_scenario(steps, approvals_of(report), vscode_workspace)
+    # Starts, calls, refusals and a restart are healthy: no error in the server's log.
+    assert server_log_errors(ARTIFACTS) == []
+
+
+def server_log_errors(artifacts: Path) -> list[str]:
+    """The [error] lines of the Toolhost output channel (VS Code's language client logs each
+    line the server writes to stderr there as an error)."""
+    logs = sorted((artifacts / "logs").glob("*/exthost*/toolhost.toolhost/Toolhost.log"))
+    assert logs, "no Toolhost output channel log"
+    return [line for log in logs for line in log.read_text().splitlines() if "[error]" in line]
 
 
 def test_untrusted_workspace_runs_the_server_read_only(
@@ -243,6 +253,8 @@ def test_untrusted_workspace_runs_the_server_read_only(
     steps = {step["name"]: step for step in report["steps"]}
     assert steps["extension activated"]["serverState"] == "running"
     assert steps["workspace trust"]["trusted"] is False
+    # A healthy start (and calls that only read or are refused) logs no error.
+    assert server_log_errors(ARTIFACTS / "untrusted") == []
     # Reads work; a write is refused by readOnly mode without a prompt, the file unchanged.
     assert steps["run tool read_file"]["result"]["isError"] is False
     refused = steps["untrusted edit"]["result"]

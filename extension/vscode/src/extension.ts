@@ -94,7 +94,7 @@ async function runToolCommand(controller: ServerController, host: VsCodeHost, pr
     return;
   }
   const picked = await host.showQuickPick(
-    listing.tools.map((tool) => ({ label: tool.name, description: tool.readOnly ? "read-only" : "writes", detail: tool.description.split("\n")[0], tool })),
+    listing.tools.map(toolPickItem),
     "Pick a toolhost tool to run",
   );
   if (picked === undefined) {

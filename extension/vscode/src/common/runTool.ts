@@ -33,6 +33,32 @@ function placeholder(property: SchemaProperty): unknown {
   }
 }
 
+/** The parameter names, required ones first (as the schema lists them), then the optional ones
+ * alphabetically, each marked with `?`: "path, limit?, offset?". */
+export function parameterSummary(tool: ToolInfo): string {
+  const schema = tool.inputSchema as { properties?: Record<string, SchemaProperty>; required?: string[] };
+  const required = schema.required ?? [];
+  const optional = Object.keys(schema.properties ?? {})
+    .filter((name) => !required.includes(name))
+    .sort();
+  return [...required, ...optional.map((name) => `${name}?`)].join(", ");
+}
+
+/** One row of the Run Tool... picker: the name, read-only or writes with the parameters, and
+ * the description's first sentence. */
+export function toolPickItem(tool: ToolInfo): { label: string; description: string; detail: string; tool: ToolInfo } {
+  const parameters = parameterSummary(tool);
+  const mark = tool.readOnly ? "read-only" : "writes";
+  return { label: tool.name, description: parameters ? `${mark} · ${parameters}` : mark, detail: firstSentence(tool.description), tool };
+}
+
+/** Up to the first full stop that ends a sentence (not the one in "e.g."). */
+export function firstSentence(text: string): string {
+  const line = text.split("\n")[0].trim();
+  const match = /^(.*?(?<!\be\.g|\bi\.e)[.!?])(\s+(?=[A-Z`])|$)/.exec(line);
+  return match ? match[1] : line;
+}
+
 /** JSON with the tool's required properties filled with placeholders. */
 export function argumentSkeleton(tool: ToolInfo): string {
   const schema = tool.inputSchema as { properties?: Record<string, SchemaProperty>; required?: string[] };
