@@ -23,7 +23,8 @@
 ;; - `M-x toolhost' takes over eglot's server for the buffers of that file's major mode
 ;;   (`toolhost-major-modes'): eglot gives a buffer one server, so they talk to toolhost
 ;;   instead of, say, pyright; other modes keep their eglot server;
-;; - M-x toolhost, toolhost-call, toolhost-tools, toolhost-status, toolhost-activity,
+;; - M-x toolhost, toolhost-call, toolhost-tools (RET on a tool, or
+;;   toolhost-describe-tool: its parameters), toolhost-status, toolhost-activity,
 ;;   toolhost-revert.
 ;;
 ;; See docs/EMACS.md in the toolhost repository.
@@ -312,22 +313,6 @@ See `toolhost-call-async'."
                            (toolhost--show "*toolhost result*" (toolhost--result-lines result)
                                            #'special-mode)))))
 
-(defun toolhost-tools ()
-  "List the tools of the full surface."
-  (interactive)
-  (let* ((server (toolhost--server-or-lose))
-         (tools (plist-get (jsonrpc-request server (toolhost-method tools)
-                                            '(:surface "full"))
-                           :tools)))
-    (toolhost--show
-     "*toolhost tools*"
-     (mapcar (lambda (tool)
-               (format "%-22s %s  %s" (plist-get tool :name)
-                       (if (eq (plist-get tool :readOnly) t) "read " "write")
-                       (car (split-string (plist-get tool :description) "\n"))))
-             tools)
-     #'special-mode)))
-
 (provide 'toolhost)
 (require 'toolhost-approve)
 (require 'toolhost-buffers)
@@ -335,4 +320,5 @@ See `toolhost-call-async'."
 (require 'toolhost-views)
 (require 'toolhost-checkpoints)
 (require 'toolhost-trust)
+(require 'toolhost-tools)
 ;;; toolhost.el ends here

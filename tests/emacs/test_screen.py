@@ -80,3 +80,54 @@ def test_details_that_do_not_fit_on_screen_can_be_read_first(emacs: Emacs, tmux:
     tmux.keys("Enter")
     assert result(emacs, 2)["error"]["code"] == "permission.user_denied"
     assert not (emacs.workspace / "the-end-of-the-command.txt").exists()
+
+
+@pytest.fixture
+def tools_screen(emacs: Emacs) -> Iterator[Tmux]:
+    command = [emacs.program, "-nw", "-Q", "-l", str(EL_DIR / "screen_tools.el")]
+    env = emacs.environment(emacs.home / "screen")
+    with terminal(command, env, emacs.workspace, (100, 40)) as driver:
+        yield driver
+
+
+def test_the_tool_list_is_one_line_a_tool_with_details_on_ret(
+    emacs: Emacs, tools_screen: Tmux
+) -> None:
+    written_json(emacs.home / "screen.ready.json")
+    tools_screen.keys("M-x", "toolhost-tools", "Enter")
+    listing = tools_screen.wait_for("the tool list", lambda s: "edit_file " in s)
+    save("tools-list.txt", listing)
+    assert "RET on a tool" in listing
+    tools_screen.keys("C-s", "todo_write", "Enter")
+    further = tools_screen.wait_for("todo_write's line", lambda s: "\ntodo_write " in s)
+    save("tools-list-further.txt", further)
+    lines = {
+        line.split()[0]: line for line in unwrapped(listing + further).splitlines() if line.strip()
+    }
+    # One line a tool: the mark and the parameter names, not the description.
+    read_file = lines["read_file"].split()
+    assert read_file[1:3] == ["read-only", "path,"] and {"limit?,", "offset?"} <= set(read_file)
+    assert lines["edit_file"].split()[1:] == [
+        "writes",
+        "path,",
+        "old_string,",
+        "new_string,",
+        "replace_all?",
+    ]
+    assert lines["todo_write"].split()[1:] == ["read-only", "todos"]  # one label everywhere
+    assert "Read a text file" not in listing + further
+
+    tools_screen.keys("C-r", "read_file", "Enter", "Enter")  # RET on read_file's line
+    details = tools_screen.wait_for("read_file in full", lambda s: "Parameters:" in s)
+    save("tools-read-file.txt", details)
+    assert "read_file  (read-only)" in details
+    assert "Read a text file from the workspace." in details
+    assert "  path (string, required)" in details
+    assert "  limit (integer, optional, at least 1" in details
+
+    # A healthy start: the server wrote nothing to stderr (clients show it as errors) and
+    # Emacs showed no error.
+    tools_screen.keys("M-x", "th-report", "Enter")
+    report = written_json(emacs.home / "screen.report.json")
+    assert report["stderr"].strip() == "", report["stderr"][-2000:]
+    assert "error" not in report["messages"].lower(), report["messages"]
