@@ -18,6 +18,7 @@ from lsp_server.attach.attach_client import EditorRuntime, ProgressCallback
 from lsp_server.core.errors import ATTACH_LOST, ATTACH_UNAVAILABLE, BROAD_ROOT
 from lsp_server.mcp.calls.results import refusal, to_mcp
 from lsp_server.runtime.context import Caller, Elicit
+from lsp_server.runtime.sessions.activity import clean_name
 
 if TYPE_CHECKING:
     from lsp_server.config.broad_roots import BroadRoot
@@ -157,7 +158,7 @@ class CallRouter:
     ) -> dict[str, Any]:
         runtime = self._local_runtime()
         params = wire.call_params(payload)
-        params.session = self.session or connection or "mcp"
+        params.session = self.session or connection or own_session(caller.client)
         token = None
         if on_progress is not None:
             token = f"p{next(self._tokens)}"
@@ -198,3 +199,11 @@ class CallRouter:
             await self.editor.close()
         if self.lifecycle is not None:
             await self.lifecycle.shutdown()
+
+
+def own_session(client: str | None) -> str:
+    """The session of an agent on a toolhost of its own: `mcp:<its client name>`, as when
+    attached, so two agents' processes on one folder keep their calls apart (checkpoints,
+    reverts and the editors' views go by session); `mcp` for a client without a name."""
+    name = clean_name(client)
+    return f"mcp:{name.replace('/', ' ').replace('#', ' ')}" if name else "mcp"
