@@ -10,10 +10,13 @@ of audit_hook.py, whose log `assert_checkout_untouched` reads.
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
+import textwrap
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -53,6 +56,7 @@ def system_python() -> str:
 @pytest.fixture(scope="session")
 def dist_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`./run dist --out DIR` (the script `./run dist` runs), once per session."""
+
     require_wheelhouse()
     require_program("node", "builds the VS Code extension")
     out = tmp_path_factory.mktemp("dist")
@@ -162,3 +166,81 @@ def far_folder(tmp_path: Path) -> Path:
     )
     (root / "README.md").write_text("# far away\nhello from outside the checkout\n")
     return root
+
+
+def install_blocks(language: str) -> list[str]:
+    """The code blocks of `language` in the README's Install section, as a reader copies
+    them (a block indented under a list item dedented)."""
+    section = (REPO / "README.md").read_text().split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    parts = section.split(f"```{language}\n")[1:]
+    return [textwrap.dedent(part.split("```", 1)[0]) for part in parts]
+
+
+def sh(block: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", block],
+        env=env, cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+
+
+def typed(block: str) -> str:
+    """A bash script that runs `block` line by line in one shell, each line shown first as
+    `$ line`, the way it reads in a terminal; it stops at the first failing line."""
+    lines = [line for line in block.splitlines() if line.strip()]
+    return "\n".join(f"printf '$ %s\\n' {shlex.quote(line)}\n{line}" for line in lines)
+
+
+def transcript(block: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`block` typed into a fresh bash: stdout holds the screen (output and errors)."""
+    return subprocess.run(
+        ["bash", "-eo", "pipefail", "-c", typed(block)],
+        env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        timeout=600, check=False,
+    )  # fmt: skip
+
+
+@dataclass
+class ReadmeUser:
+    """A user who ran the README's Install block: `env` is their next shell's (the block's
+    PATH line in their profile, as the README says), `screen` what the block printed."""
+
+    env: dict[str, str]
+    home: Path
+    screen: str
+
+
+@pytest.fixture(scope="session")
+def readme_user(
+    tmp_path_factory: pytest.TempPathFactory, dist_dir: Path, user_wheelhouse: Path
+) -> ReadmeUser:
+    """The README's Install block, run verbatim in a clean HOME from a folder that holds the
+    built `dist/`, by a user whose PATH lacks ~/.local/bin (the block's own line adds it)."""
+    folder = tmp_path_factory.mktemp("readme-user")
+    env = user_environment(folder, [])
+    home = Path(env["HOME"])
+    hook = folder / "audit"
+    hook.mkdir()
+    shutil.copy(Path(__file__).with_name("audit_hook.py"), hook / "sitecustomize.py")
+    env.update(
+        {
+            # The audit hook rides along (a temp folder, not the checkout); pip reads the
+            # offline wheelhouse as its index.
+            "PYTHONPATH": str(hook),
+            "PIP_NO_INDEX": "1",
+            "PIP_FIND_LINKS": str(user_wheelhouse),
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        }
+    )
+    (folder / "dist").symlink_to(dist_dir)
+    block = install_blocks("sh")[0]
+    done = transcript(block, env, folder)
+    screen = done.stdout
+    saved = REPO / "test-artifacts" / "readme-install" / "install-block.txt"
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    saved.write_text(screen.replace(str(home), "~"), encoding="utf-8")
+    print(f"\n--- the README's Install block, as a user sees it ---\n{screen}")
+    assert done.returncode == 0, screen
+    path_line = next(line for line in block.splitlines() if line.startswith("export PATH="))
+    (home / ".profile").write_text(path_line + "\n", encoding="utf-8")
+    env["PATH"] = f"{home}/.local/bin:{env['PATH']}"
+    return ReadmeUser(env, home, screen)
