@@ -26,7 +26,8 @@ class FolderPage:
     entries: list[Entry] = attrs.Factory(list)
     """The rows shown, in listing order."""
     total: int = 0
-    """Every entry the rules keep, down to the depth (a lower bound when timed out)."""
+    """Every entry the rules keep, down to the depth (a lower bound when timed out), the
+    skipped ones included."""
     timed_out: bool = False
 
 
@@ -40,8 +41,10 @@ def list_folder(
     timeout_seconds: float,
     unreadable: list[tuple[str, str]] | None = None,
     keep: Callable[[str], bool] | None = None,
+    offset: int = 0,
 ) -> FolderPage:
-    """The first `limit` entries of `folder` down to `depth` levels (1: its own entries),
+    """After the first `offset` (a later page: they are picked the same way, not
+    stat'ed), the first `limit` entries of `folder` down to `depth` levels (1: its own entries),
     each folder's entries right after it, in name order; and how many there are. Hidden
     files are shown; VCS and dependency folders, ignored and excluded (secret) files are
     not. `keep` (an absolute path) drops an entry before it is counted; `unreadable`
@@ -51,6 +54,8 @@ def list_folder(
         walker.unreadable = unreadable
     page = FolderPage()
     deadline = time.monotonic() + timeout_seconds
+    rows = 0  # in listing order, the skipped ones included
+    end = offset + limit
 
     def visit(directory: str, prefix: str, level: int, layers: list[IgnoreLayer]) -> None:
         if page.timed_out:
@@ -58,7 +63,8 @@ def list_folder(
         if time.monotonic() > deadline:
             page.timed_out = True
             return
-        room = max(limit - len(page.entries), 0)
+        nonlocal rows
+        room = max(end - rows, 0)
         scan = walker.scan(directory, layers, room, deadline)
         page.timed_out |= scan.timed_out
         shown = scan.page
@@ -70,6 +76,11 @@ def list_folder(
         inside = level < depth
         for entry in shown:
             rel = prefix + entry.name
+            rows += 1
+            if rows <= offset or rows > end:  # not on the page: counted, not looked at
+                if entry.is_dir(follow_symlinks=False) and inside:
+                    visit(entry.path, rel + "/", level + 1, scan.layers)
+                continue
             if entry.is_symlink():
                 row = Entry(rel, False, None, link_target=readlink(entry.path))
             elif entry.is_dir():
@@ -80,8 +91,7 @@ def list_folder(
                 except OSError:
                     size = None
                 row = Entry(rel, False, size)
-            if len(page.entries) < limit:
-                page.entries.append(row)
+            page.entries.append(row)
             if row.is_dir and inside:
                 visit(entry.path, rel + "/", level + 1, scan.layers)
         if inside:  # the folders past the page: counted, not shown

@@ -34,6 +34,13 @@ def test_the_page_is_the_start_of_the_full_listing(tree: Path, depth: int, limit
     rows, total = rows_of(tree, depth, limit)
     assert rows == everything[:limit]
     assert total == len(everything)
+    for offset in (1, 2, 5, 11):
+        later = list_folder(
+            tree, depth=depth, ignore_base=tree, excluded=SECRET_GLOBS, limit=limit,
+            timeout_seconds=30, offset=offset,
+        )  # fmt: skip
+        assert [e.row() for e in later.entries] == everything[offset : offset + limit]
+        assert later.total == len(everything)
 
 
 def test_a_folder_much_larger_than_the_page(tmp_path: Path) -> None:

@@ -27,8 +27,8 @@ CONTRACT = ContractEntry(
         "List a folder: `name/` for folders, `name<TAB>bytes` for files, `name -> target` "
         "for links, in name order (recursive: paths relative to the folder, each folder "
         "followed by its contents). Skips .git and dependency folders, what .gitignore "
-        f"ignores, and secret files. At most {MAX_ENTRIES} entries (the first in name order) "
-        "and how many there are in all."
+        f"ignores, and secret files. At most {MAX_ENTRIES} entries a page, and how many there "
+        "are in all; offset lists the next page."
     ),
     schema=object_schema(
         {
@@ -38,6 +38,11 @@ CONTRACT = ContractEntry(
                 "How many levels to list (1: only the folder's own entries); implies recursive.",
                 minimum=1,
                 maximum=100,
+            ),
+            "offset": integer(
+                f"Skip this many entries first (the next page of a folder of more than "
+                f"{MAX_ENTRIES}; default 0).",
+                minimum=0,
             ),
             "timeout_seconds": {
                 "type": "number",
@@ -53,9 +58,9 @@ CONTRACT = ContractEntry(
 
 
 def _listing(
-    ctx: ToolContext, folder: Path, depth: int, timeout: float
+    ctx: ToolContext, folder: Path, depth: int, timeout: float, offset: int
 ) -> tuple[list[str], int, bool]:
-    """(rows, entries not shown, stopped by the time limit)."""
+    """(rows, entries in all, stopped by the time limit)."""
     from lsp_server.search.folder_pages import list_folder
     from lsp_server.search.render import printable_path, unsearched_note
 
@@ -75,10 +80,10 @@ def _listing(
         unreadable=unreadable,
         # The deny list went to the walk; without one, every entry is checked.
         keep=None if excluded else (lambda path: not is_secret(Path(path))),
+        offset=offset,
     )
     shown = [entry for entry in page.entries if not is_secret(folder / entry.relative)]
     rows = [entry.row() for entry in shown]
-    left_out = page.total - len(page.entries)
     prefix = ctx.workspace.relative(folder / "x")[:-1]
     skipped = [
         (path.removeprefix(str(folder).rstrip("/") + "/"), why)
@@ -86,7 +91,7 @@ def _listing(
         if not ctx.workspace.is_secret(Path(path))
     ]
     note = unsearched_note(skipped, prefix.__add__, "listed")
-    return rows + ([note] if note else []), left_out, page.timed_out
+    return rows + ([note] if note else []), page.total, page.timed_out
 
 
 async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
@@ -96,14 +101,19 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     ctx.workspace.require_not_secret(folder)
     depth = args.get("depth") or (DEFAULT_RECURSIVE_DEPTH if args.get("recursive") else 1)
     timeout = float(args.get("timeout_seconds", DEFAULT_TIMEOUT_SECONDS))
-    rows, left_out, timed_out = await anyio.to_thread.run_sync(
-        partial(_listing, ctx, folder, depth, timeout), abandon_on_cancel=True
+    offset = int(args.get("offset", 0))
+    rows, total, timed_out = await anyio.to_thread.run_sync(
+        partial(_listing, ctx, folder, depth, timeout, offset), abandon_on_cancel=True
     )
-    if left_out:
-        shown = sum(1 for row in rows if not row.startswith("[not listed"))
+    shown = sum(1 for row in rows if not row.startswith("[not listed"))
+    if offset and not shown and total and not timed_out:
+        rows.append(f"[nothing past offset {offset}: {total} entries in all]")
+    elif offset + shown < total or (offset and total):
+        first, last = offset + 1, offset + shown
         rows.append(
-            f"[... {left_out} more entries not shown ({shown + left_out} in all, the first "
-            f"{shown} in name order); list a subfolder, lower depth, or use glob]"
+            f"[... entries {first}-{last} of {total} shown, in name order; "
+            + (f"offset={last} lists the next ones, " if last < total else "")
+            + "or list a subfolder, lower depth, or use glob]"
         )
     if timed_out:
         rows.append(stopped_note(timeout, "the entries seen so far, the total is a lower bound"))

@@ -58,9 +58,20 @@ async def test_ls_caps_at_5000_with_a_count(tmp_path: Path) -> None:
     assert rows[0] == "f00000\t0"
     assert len(rows) == 5001
     assert rows[-1] == (
-        "[... 4 more entries not shown (5004 in all, the first 5000 in name order); "
-        "list a subfolder, lower depth, or use glob]"
+        "[... entries 1-5000 of 5004 shown, in name order; offset=5000 lists the next ones, "
+        "or list a subfolder, lower depth, or use glob]"
     )
+    rest = text_of(await call_tool(runtime, "ls", {"offset": 5000})).splitlines()
+    assert rest == [
+        "f05000\t0",
+        "f05001\t0",
+        "f05002\t0",
+        "f05003\t0",
+        "[... entries 5001-5004 of 5004 shown, in name order; "
+        "or list a subfolder, lower depth, or use glob]",
+    ]
+    past = text_of(await call_tool(runtime, "ls", {"offset": 6000}))
+    assert past == "[nothing past offset 6000: 5004 entries in all]"
 
 
 async def test_ls_of_a_file_and_an_empty_folder(tmp_path: Path) -> None:
