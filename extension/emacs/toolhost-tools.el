@@ -86,7 +86,7 @@ order, then the optional ones alphabetically."
 
 (defvar toolhost-tools-mode-map
   (let ((map (make-sparse-keymap)))
-    (define-key map (kbd "RET") #'toolhost-describe-tool-at-point)
+    (define-key map (kbd "RET") #'toolhost-describe-tool)
     map)
   "Keys of `toolhost-tools-mode'.")
 
@@ -106,15 +106,12 @@ order, then the optional ones alphabetically."
       (pop-to-buffer (current-buffer))
       (current-buffer))))
 
-(defun toolhost-describe-tool-at-point ()
-  "Show the tool of this line in full."
-  (interactive)
-  (let* ((name (car (split-string (buffer-substring (line-beginning-position)
-                                                    (line-end-position)))))
-         (tool (seq-find (lambda (tool) (equal (plist-get tool :name) name)) toolhost--tools)))
-    (if tool
-        (toolhost--show-tool tool)
-      (message "toolhost: no tool on this line"))))
+(defun toolhost--tool-at-point ()
+  "The tool of this line in a `toolhost-tools-mode' buffer, or nil."
+  (when (derived-mode-p 'toolhost-tools-mode)
+    (let ((name (car (split-string (buffer-substring (line-beginning-position)
+                                                     (line-end-position))))))
+      (seq-find (lambda (tool) (equal (plist-get tool :name) name)) toolhost--tools))))
 
 (defun toolhost--show-tool (tool)
   (let ((buffer (toolhost--show (format "*toolhost tool %s*" (plist-get tool :name))
@@ -124,11 +121,17 @@ order, then the optional ones alphabetically."
     buffer))
 
 (defun toolhost-describe-tool (name)
-  "Show the tool NAME in full: its description and each parameter."
+  "Show the tool NAME in full: its description and each parameter.
+In the list of `toolhost-tools', the tool of the line."
   (interactive
-   (list (completing-read "Tool: " (toolhost--tool-names (toolhost--server-or-lose)) nil t)))
-  (let ((tool (seq-find (lambda (tool) (equal (plist-get tool :name) name))
-                        (toolhost--full-tools (toolhost--server-or-lose)))))
+   (list (let ((here (toolhost--tool-at-point)))
+           (if here
+               (plist-get here :name)
+             (completing-read "Tool: " (toolhost--tool-names (toolhost--server-or-lose))
+                              nil t)))))
+  (let ((tool (or (seq-find (lambda (tool) (equal (plist-get tool :name) name)) toolhost--tools)
+                  (seq-find (lambda (tool) (equal (plist-get tool :name) name))
+                            (toolhost--full-tools (toolhost--server-or-lose))))))
     (unless tool (user-error "toolhost: no tool named %s" name))
     (toolhost--show-tool tool)))
 
