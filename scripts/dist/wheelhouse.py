@@ -6,7 +6,8 @@ that uses the network), so that `./run dist` and tests/dist install with `--no-i
 Downloads into WHEELHOUSE:
   - toolhost's runtime dependencies (from pyproject.toml), as wheels any patch release of
     this machine's Python X.Y takes;
-  - the build backend (setuptools, wheel) and `build`, for an offline `python -m build`;
+  - the build backend (setuptools, wheel) and `build`, for an offline `python -m build`,
+    and pip itself, which `pipx install` upgrades in its shared environment first;
   - for each other Python the VS Code bundle serves (ABI_PYTHONS), the wheels of the
     dependencies that are built for one CPython version (cp311-cp311, not abi3): the
     bundle carries those once per version (see bundle_vscode.py).
@@ -20,7 +21,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-BUILD_TOOLS = ["build>=1.2", "setuptools>=77", "wheel"]
+BUILD_TOOLS = ["build>=1.2", "setuptools>=77", "wheel", "pip"]
 # The Pythons the VS Code package runs on besides the one that builds it.
 ABI_PYTHONS = ["3.11", "3.12", "3.13", "3.14"]
 PLATFORMS = {
