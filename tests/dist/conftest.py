@@ -56,7 +56,6 @@ def system_python() -> str:
 @pytest.fixture(scope="session")
 def dist_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`./run dist --out DIR` (the script `./run dist` runs), once per session."""
-
     require_wheelhouse()
     require_program("node", "builds the VS Code extension")
     out = tmp_path_factory.mktemp("dist")
