@@ -21,8 +21,8 @@ OLD_LINES = re.compile(
     r"|toolhost-(\d+\.\d+\.\d+|VERSION|V|\*)(-py3-none-any\.whl|\.tar\.gz|\.dist-info)"
     r"|toolhost-\*(-py3-none-any)?\.whl"
 )
-# This file names the old lines to find them; CHANGELOG.md records what was.
-ALLOWED = {"tests/dist/test_names.py", "CHANGELOG.md"}
+# This file names the old lines to find them.
+ALLOWED = {"tests/dist/test_names.py"}
 
 
 def test_the_distribution_has_a_name_of_its_own() -> None:
