@@ -20,6 +20,8 @@ OLD_LINES = re.compile(
     r"|uv tool install toolhost(?![\w.-])"
     r"|toolhost-(\d+\.\d+\.\d+|VERSION|V|\*)(-py3-none-any\.whl|\.tar\.gz|\.dist-info)"
     r"|toolhost-\*(-py3-none-any)?\.whl"
+    # An agent line with the bare command: the agent starts it later from its own PATH.
+    r"|mcp add toolhost (-- )?toolhost mcp"
 )
 # This file names the old lines to find them.
 ALLOWED = {"tests/dist/test_names.py"}
@@ -59,11 +61,14 @@ def test_the_pattern_catches_the_old_lines() -> None:
         "pip install dist/toolhost-0.1.0-py3-none-any.whl",
         "pipx install toolhost-VERSION-py3-none-any.whl",
         'glob("toolhost-*.whl")',
+        "claude mcp add toolhost -- toolhost mcp",
+        "gemini mcp add toolhost toolhost mcp",
     ):
         assert OLD_LINES.search(old), old
     for new in (
         "pip install dist/toolhost_runtime-0.1.0-py3-none-any.whl",
         "pipx install toolhost-runtime",
+        'claude mcp add toolhost -- "$(command -v toolhost)" mcp',
         "code --install-extension dist/toolhost-linux-x64-0.1.0.vsix",
     ):
         assert not OLD_LINES.search(new), new
