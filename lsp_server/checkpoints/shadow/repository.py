@@ -28,6 +28,7 @@ from lsp_server.checkpoints.shadow.tree_changes import (
     parse_raw_diff,
 )
 from lsp_server.config.broad_roots import exclude_lines, mounts_inside, own_folders_inside
+from lsp_server.core.diffs import merge_lines
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
@@ -221,7 +222,12 @@ class ShadowRepo:
         finally:
             for name in names:
                 Path(name).unlink(missing_ok=True)
-        return done.stdout if done.returncode == 0 else None
+        if done.returncode == 0:
+            return done.stdout
+        # git merge-file counts changes on neighbouring lines as a conflict; they are not.
+        texts = [data.decode("utf-8", "surrogateescape") for data in (current, base, other)]
+        merged = merge_lines(*texts)
+        return None if merged is None else merged.encode("utf-8", "surrogateescape")
 
     # -- keeping and dropping ------------------------------------------------------------
 
