@@ -130,3 +130,34 @@ def test_three_agents_at_once_keep_their_work_apart(tmp_path: Path) -> None:
         assert "claude" in held["codex.txt"], held
     else:
         assert not (root / "codex.txt").exists(), result
+
+
+def test_claude_codes_git_checkout_asks_before_dropping_codexs_edit(tmp_path: Path) -> None:
+    """The git guard across agents: Codex edits a tracked file; Claude Code's `git checkout
+    -- .` would drop that edit, so it asks (Claude Code in -p cannot show the form) and the
+    text the model reads names Codex's session and the file; the edit stays."""
+    root = tmp_path / "project"
+    root.mkdir()
+    for args in (("init", "-q"), ("config", "user.email", "t@example.com")):
+        subprocess.run(["git", *args], cwd=root, check=True)
+    subprocess.run(["git", "config", "user.name", "t"], cwd=root, check=True)
+    (root / "a.txt").write_text("a\n", encoding="utf-8")
+    subprocess.run(["git", "add", "a.txt"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-qm", "a"], cwd=root, check=True)
+    codex = AGENTS["codex"](tmp_path / "codex", root)
+    claude = AGENTS["claude"](tmp_path / "claude", root)
+    edit = [
+        tool(codex.tool("read_file"), path="a.txt"),
+        tool(codex.tool("edit_file"), path="a.txt", old_string="a", new_string="a by codex"),
+        say("done"),
+    ]
+    run = codex.run("Edit a.txt.", edit, approvals="client", allow=ALLOW)
+    assert run.returncode == 0, run.describe()
+    assert (root / "a.txt").read_text() == "a by codex\n"
+
+    checkout = [tool(claude.tool("bash"), command="git checkout -- ."), say("done")]
+    run = claude.run("Discard the changes.", checkout, approvals="client", allow=ALLOW)
+    assert run.returncode == 0, run.describe()
+    [result] = run.results[:1]
+    assert "mcp:codex" in result and "a.txt" in result, result
+    assert (root / "a.txt").read_text() == "a by codex\n"
