@@ -28,6 +28,7 @@ from lsp_server.protocol import (
 )
 from lsp_server.runtime.file_service import FileService
 from lsp_server.runtime.reverts import Reverter
+from lsp_server.runtime.sessions.activity import names_its_agent
 from lsp_server.runtime.sessions.observations import FileLocks
 
 ALL = 100_000
@@ -65,7 +66,8 @@ async def session_changes(
             files.append(CheckpointFile(shown, _change(span), not_stored=span.not_stored))
             parts.append(_diff(shown, span, blobs))
     diff = clip("".join(parts), MAX_DIFF_BYTES)
-    who = f"session {params.session}" + (f" ({agent})" if agent else "")
+    named = names_its_agent(params.session, agent)
+    who = f"session {params.session}" + ("" if named else f" ({agent})")
     text = (
         f"{who} changed {len(files)} file(s) in {len(listed)} call(s)."
         if listed

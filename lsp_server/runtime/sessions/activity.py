@@ -46,6 +46,12 @@ def clean_name(name: str | None) -> str | None:
     return cleaned or None
 
 
+def names_its_agent(session: str, agent: str | None) -> bool:
+    """Whether a session's name already says its agent (`codex`, `mcp:codex`, `mcp:codex#2`):
+    then no "(codex)" follows it; also when there is no agent to name."""
+    return not agent or session == agent or session.startswith(f"mcp:{agent}")
+
+
 def text_sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
@@ -71,7 +77,7 @@ class Write:
 
     def who(self) -> str:
         """`session codex-1 (codex)`: the session, and its agent when that says more."""
-        agent = f" ({self.agent})" if self.agent and self.agent != self.session else ""
+        agent = f" ({self.agent})" if not names_its_agent(self.session, self.agent) else ""
         return f"session {self.session}{agent}"
 
     def label(self, now: float | None = None) -> str:

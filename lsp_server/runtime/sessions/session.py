@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from lsp_server.runtime.sessions.activity import WorkspaceActivity, clean_name
+from lsp_server.runtime.sessions.activity import WorkspaceActivity, clean_name, names_its_agent
 from lsp_server.runtime.sessions.observations import Observations, SeenBudget
 from lsp_server.runtime.sessions.session_names import file_name
 from lsp_server.runtime.sessions.stored_results import ResultStore
@@ -71,7 +71,7 @@ class Session:
 
     def who(self) -> str:
         """`session codex-1 (codex)`: as other sessions' refusals name it."""
-        agent = f" ({self.agent})" if self.agent and self.agent != self.id else ""
+        agent = f" ({self.agent})" if not names_its_agent(self.id, self.agent) else ""
         return f"session {clean_name(self.id) or '?'}{agent}"
 
     def extension(self, kind: type[T]) -> T:
