@@ -137,16 +137,18 @@ class CommandSnapshots:
     def _first(self, root: Path, tally: Tally) -> Outcome:
         """Measure the root (during the watcher's first walk when there is one), then take
         its first snapshot, as `_before` does."""
-        repo = self._store(root).repo
+        store = self._store(root)
+        repo = store.repo
         with self._root_lock(root), repo.locked():
             try:
+                store.ensure()  # writers find it there: none waits for the walk (write_queue)
                 if not (self.watchers.enabled and self.watchers.of(root).start(tally)):
                     measure(root, repo.kept_out, frozenset(self._config.skip_folders), tally)
             except OverBudget as exc:
                 log.warning("checkpoints of %s: shell checkpoints are off: %s", root, exc)
                 return f"shell checkpoints are off for this root: {exc}"
-            except OSError:
-                return None  # gone or unreadable: the command's own snapshot says
+            except (OSError, ShadowError):
+                return None  # gone, unreadable, no repository: the command's snapshot says
         watcher = self.watchers.running(root)
         if watcher is not None and watcher.unavailable is not None:
             self._notes.setdefault(root, []).append(

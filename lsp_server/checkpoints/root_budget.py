@@ -21,6 +21,7 @@ snapshots scans it instead.
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import time
 from collections.abc import Sequence
@@ -84,6 +85,16 @@ def enters(root_dev: int, full: str, entry: os.DirEntry[str]) -> bool:
         return entry.stat(follow_symlinks=False).st_dev == root_dev
     except OSError:
         return False
+
+
+def link_count(path: Path) -> int:
+    """Hard links of a file (0 for a folder or a missing path): the watcher looks at a file
+    with more than one on every snapshot, the walk notes them."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return 0
+    return 0 if stat.S_ISDIR(st.st_mode) else st.st_nlink
 
 
 def measure(root: Path, kept_out: Sequence[str], skip: frozenset[str], tally: Tally) -> Tally:

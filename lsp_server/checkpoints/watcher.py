@@ -20,7 +20,6 @@ watched at once: `git add -A -- folder` covers files made before its watch exist
 
 Files with more than one hard link are looked at on every take: a write through a name
 outside the root reaches no watched folder (docs/CHECKPOINTS.md says what no watcher sees).
-
 A command can also ask which names were made while it ran (`open_window`/`close_window`):
 every new name the events report from then on, whoever reads the queue (the sandbox looks
 there for files that make other programs run code, tools/shell/protected_made.py).
@@ -30,7 +29,6 @@ from __future__ import annotations
 
 import logging
 import os
-import stat
 import threading
 import weakref
 from collections.abc import Sequence
@@ -46,6 +44,7 @@ from lsp_server.checkpoints.root_budget import (
     Tally,
     WatchBudget,
     enters,
+    link_count,
 )
 
 log = logging.getLogger(__name__)
@@ -95,6 +94,7 @@ class TreeWatcher:
         """Folders a first walk watches but does not count (regenerable: root_budget.py)."""
         self._root_dev = 0
         self._over_share: str | None = None
+        self._walking = False
         self._lock = threading.Lock()
         self._inotify: Inotify | None = None
         self._folders: dict[int, str] = {}  # wd -> folder ("" is the root)
@@ -111,20 +111,23 @@ class TreeWatcher:
         """Why this root cannot be watched at all (every snapshot is then a full scan)."""
 
     @property
-    def watches(self) -> int:
-        """inotify watches held now."""
+    def watches(self) -> int:  # inotify watches held now
         return len(self._folders)
 
     # -- life -----------------------------------------------------------------------
 
     def start(self, tally: Tally) -> bool:
-        """Start watching, counting the root into `tally` on the way (root_budget.py: raises
-        OverBudget); False when no walk ran (the watcher could not start or ran already)."""
-        with self._lock:
-            if self._inotify is not None or self.unavailable is not None:
-                return False
-            self._start(tally)
-            return self._inotify is not None or self._over_share is not None
+        """Start watching, counting the root into `tally` (raises OverBudget); False when no
+        walk ran (the watcher could not start or ran already). Commands' windows skip it."""
+        self._walking = True
+        try:
+            with self._lock:
+                if self._inotify is not None or self.unavailable is not None:
+                    return False
+                self._start(tally)
+                return self._inotify is not None or self._over_share is not None
+        finally:
+            self._walking = False
 
     def _start(self, tally: Tally | None = None) -> None:
         self._over_share = None
@@ -187,6 +190,8 @@ class TreeWatcher:
     def open_window(self) -> NewNames | None:
         """Collect the names made from now on (None: the root is not being watched).
         What is queued already is read first: it happened before."""
+        if self._walking:
+            return None
         with self._lock:
             if self._inotify is None:
                 return None
@@ -253,10 +258,10 @@ class TreeWatcher:
 
     def _note_hard_links(self, paths: set[str]) -> None:
         for path in list(self._hard_links):
-            if _links(self.root / path) < 2:
+            if link_count(self.root / path) < 2:
                 self._hard_links.discard(path)
         for path in paths:
-            if _links(self.root / path) > 1:
+            if link_count(self.root / path) > 1:
                 self._hard_links.add(path)
 
     # -- events -------------------------------------------------------------------------
@@ -388,12 +393,3 @@ class TreeWatcher:
                 self._inotify.remove_watch(wd)
                 self.budget.give()
         self._nested = {n for n in self._nested if n != top and not n.startswith(prefix)}
-
-
-def _links(path: Path) -> int:
-    """Hard links of a file (0 for a folder or a missing path)."""
-    try:
-        st = path.lstat()
-    except OSError:
-        return 0
-    return 0 if stat.S_ISDIR(st.st_mode) else st.st_nlink

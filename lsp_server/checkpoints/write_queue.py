@@ -115,6 +115,8 @@ class WriteQueue:
 
     def _create(self, root: Path) -> None:
         store = self._store(root)
+        if store.repo.exists():  # no wait for a first snapshot under way (first_snapshot.py)
+            return
         with self._root_lock(root), store.repo.locked():
             store.ensure()
 

@@ -18,7 +18,8 @@ import pytest
 
 from lsp_server.checkpoints import first_snapshot
 from lsp_server.checkpoints.recorder import Checkpoints
-from lsp_server.checkpoints.root_budget import max_user_watches
+from lsp_server.checkpoints.root_budget import Tally, max_user_watches
+from lsp_server.checkpoints.watcher import TreeWatcher
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.fs.workspace import Workspace
 from tests.checkpoints.snapshots import checkpoints
@@ -294,3 +295,30 @@ async def test_the_refusal_line_over_the_wire(tmp_path: Path) -> None:
         assert shown["shellCheckpoints"] == "off: " + line.split(": ", 1)[1].rstrip("]")
         assert status["checkpoints"]["inotifyWatches"]["held"] == 0
         assert await checkpoints(client) == []
+
+
+def test_a_command_does_not_wait_for_the_first_walk(tmp_path: Path) -> None:
+    """While the watcher's first walk runs (measuring a large root), a command's window of
+    new names does not wait for it: the root is not watched yet (the sandbox then looks for
+    protected names as where no watcher runs). The walk is held by the test's tally."""
+    root = tmp_path / "ws"
+    make_tree(root, 3, 2)
+    walking, go = threading.Event(), threading.Event()
+
+    class HeldTally(Tally):
+        def check_time(self) -> None:
+            walking.set()
+            go.wait(60)
+
+    watcher = TreeWatcher(root)
+    walk = threading.Thread(target=watcher.start, args=(HeldTally(10**6, 1 << 40, 60.0),))
+    walk.start()
+    assert walking.wait(60)
+    assert watcher.open_window() is None  # at once, not after the walk
+    go.set()
+    walk.join(60)
+    window = watcher.open_window()
+    assert window is not None
+    (root / "new.txt").write_text("x")
+    assert watcher.close_window(window).created == {"new.txt"}
+    watcher.close()
