@@ -84,7 +84,7 @@ async def start_process(
     """Start `argv` in a new session (no controlling terminal), stdin from `stdin` (a
     terminal toolhost holds; None: /dev/null); `preexec` runs in the child before exec (the
     parent-death signal). A `stdin.terminal` command writes to its terminal as well."""
-    if stdin is not None:
+    if stdin is not None and preexec is not None:  # no launcher: bash leads its session
         preexec = _no_hangup(preexec)
     if stdin is not None and stdin.terminal:
         return await _start_in_terminal(argv, cwd, env, sink, preexec, stdin)
@@ -116,9 +116,11 @@ async def start_process(
 
 
 def _no_hangup(preexec: Callable[[], None] | None) -> Callable[[], None]:
-    """Outside a sandbox bash takes the terminal on its stdin as its controlling terminal
-    (it opens ttyname(0) when /dev/tty fails), and its exit would then hang up whatever it
-    left running: the command ignores SIGHUP, so leftovers are found and reported."""
+    """Started without a launcher, bash leads its session and takes the terminal on its
+    stdin as its controlling terminal (it opens ttyname(0) when /dev/tty fails); its exit
+    would then hang up whatever it left running: the command ignores SIGHUP, so leftovers
+    are found and reported. (bwrap and the supervisor start it below a session leader of
+    their own, which never opens the terminal.)"""
 
     def hook() -> None:
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
