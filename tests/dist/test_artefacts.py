@@ -15,7 +15,8 @@ import pytest
 
 from tests.dist.conftest import REPO, version
 
-pytestmark = pytest.mark.slow  # builds ./run dist and installs the wheel
+# The first test of a session builds ./run dist (4-5 minutes on a busy 2-core machine).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 
 def packaged_files() -> list[str]:
