@@ -150,7 +150,13 @@ async def run_output(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     if args.get("wait", False):
         waited_out = not await manager.wait(job, ctx.session.id, timeout_ms / 1000, pattern)
     read = manager.read(job, ctx.session.id, pattern)
-    return ToolOutput(render_read(job, read, waited_out, timeout_ms))
+    text = render_read(job, read, waited_out, timeout_ms)
+    if await job.waiting_for_input() is not None:
+        text += (
+            f"\n[waiting for input: `{job.prompt()}` — answer with job_input "
+            f'{{"job_id": "{job.id}", "text": "...\\n"}}]'
+        )
+    return ToolOutput(text)
 
 
 async def run_kill(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:

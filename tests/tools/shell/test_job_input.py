@@ -201,3 +201,22 @@ async def test_a_password_prompt_in_a_job_goes_to_the_password_asker_not_the_mod
         assert "right" in text_of(typed), text_of(typed)
         assert "s3cret-typed" not in text_of(typed)
         assert [r.prompt for r in seen] == ["Password:"] and seen[0].job_id is not None
+
+
+async def test_job_output_says_a_background_job_waits_for_input(bwrap: str, tmp_path: Path) -> None:
+    async with policy_runtime(tmp_path, allow) as (runtime, _, _):
+        started = await call_tool(
+            runtime,
+            "bash",
+            {"command": 'read -p "Continue? " a; echo "got $a"', "run_in_background": True},
+        )
+        job = re.search(r'"(bash-\d+)"', text_of(started))
+        assert job
+        seen = await call_tool(
+            runtime,
+            "job_output",
+            {"job_id": job.group(1), "wait": True, "filter": "never", "timeout_ms": 2500},
+        )
+        assert "[waiting for input: `Continue?`" in text_of(seen), text_of(seen)
+        answered = await call_tool(runtime, "job_input", {"job_id": job.group(1), "text": "y\n"})
+        assert "got y" in text_of(answered)
