@@ -200,6 +200,7 @@ def build_runtime(
         parse_allow_list(config.shell.sandbox_network_allow, problems)
     if approver is None:
         approver = parts.policy(config, workspace, dirs, bridge, asker, problems, planner)
+    parts.instances[Approver] = approver  # also for workspace:apply, which writes outside
     if editor is not None:
         parts.listeners.append(editor.did_call)
     parts.jobs(config)

@@ -42,6 +42,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="who approves calls: auto (the attached editor, else the MCP client's form) or "
         "client (the MCP client's own permission step); default: mcp.approvals in config.toml",
     )
+    mcp.add_argument(
+        "--isolate",
+        action="store_true",
+        help="work in a git worktree made from the root's live tree (HEAD plus uncommitted "
+        "changes) in toolhost's state folder; the agent brings its change back with "
+        "use_capability id workspace:apply (own runtime only: not with --attach require)",
+    )
     mcp.add_argument("--warm", action="store_true", help=WARM_HELP)
 
 
@@ -49,4 +56,12 @@ def run(args: argparse.Namespace) -> int:
     # The standard library only: the MCP SDK loads in the front's thread (mcp/stdio/front.py).
     from lsp_server.mcp.stdio import front
 
-    return front.main(args.root, args.surface, args.session, args.attach, args.http, args.approvals)
+    return front.main(
+        args.root,
+        args.surface,
+        args.session,
+        args.attach,
+        args.http,
+        args.approvals,
+        isolate=args.isolate,
+    )

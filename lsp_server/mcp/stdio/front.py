@@ -154,6 +154,8 @@ def main(
     attach: str,
     http: str | None = None,
     approvals: str | None = None,
+    *,
+    isolate: bool = False,
 ) -> int:
     loader = Loader() if http is None else None  # started by serve, after the runtime
     logging.basicConfig(
@@ -165,6 +167,17 @@ def main(
     if not resolved.is_dir():
         print(f"toolhost mcp: --root {resolved} is not a folder", file=sys.stderr)
         return 2
+    if isolate:
+        if attach == "require":
+            print(
+                "toolhost mcp: --isolate runs its own runtime, not --attach require",
+                file=sys.stderr,
+            )
+            return 2
+        isolated = _isolated(resolved)
+        if isolated is None:
+            return 2
+        resolved, attach = isolated, "never"
     if loader is None:  # --http: no stdio to answer early
         from lsp_server.mcp.http import http_serve
 
@@ -172,3 +185,24 @@ def main(
     with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
         asyncio.run(serve(loader, resolved, surface, session, attach, approvals))
     return 0
+
+
+def _isolated(root: Path) -> Path | None:
+    """The session's root in a new worktree of `root`'s live tree (said on stderr), or None
+    when there can be none (said why)."""
+    from lsp_server.home.dirs import Dirs
+    from lsp_server.tools.session import worktree
+
+    try:
+        made = worktree.create(root, Dirs.from_environment().state)
+    except (worktree.IsolationError, OSError) as exc:
+        print(f"toolhost mcp --isolate: {exc}", file=sys.stderr)
+        return None
+    print(
+        f"toolhost mcp --isolate: working in {made.root}, a git worktree of {root} with its "
+        "uncommitted changes; the agent applies its change with use_capability id "
+        f"workspace:apply. The worktree stays after exit; remove it with: git -C {root} "
+        f"worktree remove --force {made.top}",
+        file=sys.stderr,
+    )
+    return made.root

@@ -19,6 +19,7 @@ from lsp_server.core.tool_output import ToolOutput
 from lsp_server.protocol import CallParams
 from lsp_server.runtime.context import NestedCalls, ToolContext
 from lsp_server.runtime.sessions.stored_results import DEFAULT_PAGE_BYTES, MAX_PAGE_BYTES
+from lsp_server.tools.session import workspace_apply
 from lsp_server.tools.session.workspace_activity import ACTIVITY, ACTIVITY_ID
 from lsp_server.tools.session.workspace_activity import report as activity_report
 
@@ -134,6 +135,7 @@ def _capabilities(ctx: ToolContext) -> dict[str, ContractEntry]:
     }
     found[RESULT_ID] = RESULT_PAGE
     found[ACTIVITY_ID] = ACTIVITY
+    found[workspace_apply.APPLY_ID] = workspace_apply.APPLY
     return found
 
 
@@ -159,7 +161,7 @@ def _require(value: Any, what: str, action: str) -> str:
 
 
 def _lookup(ctx: ToolContext, raw: str) -> tuple[str, ContractEntry]:
-    own = raw in (RESULT_ID, ACTIVITY_ID) or raw.startswith(TOOL_PREFIX)
+    own = raw in (RESULT_ID, ACTIVITY_ID, workspace_apply.APPLY_ID) or raw.startswith(TOOL_PREFIX)
     capability = raw if own else TOOL_PREFIX + raw
     if capability.removeprefix(TOOL_PREFIX) == "compress":
         raise ToolError(UNKNOWN_TOOL, COMPRESS_EXPLANATION, "do not call compress")
@@ -273,6 +275,9 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     if capability == ACTIVITY_ID:
         wanted = runtime.validated(ACTIVITY, args.get("arguments") or {}, "arguments")
         return activity_report(ctx, wanted)
+    if capability == workspace_apply.APPLY_ID:
+        runtime.validated(workspace_apply.APPLY, args.get("arguments") or {}, "arguments")
+        return await workspace_apply.report(ctx, {})
     nested = CallParams(name=entry.name, arguments=args.get("arguments"), session=ctx.session.id)
     return await runtime.call_nested(nested, ctx)
 

@@ -1,0 +1,188 @@
+"""workspace:apply (through use_capability): bring an isolated session's change back.
+
+A session started with `toolhost mcp --isolate` works in a worktree (worktree.py); nothing
+it runs can write the folder it came from. This capability is the one way back: every
+path changed since the base is merged three-way with that folder's current file, the
+merged change is shown as ONE diff and asked through the normal approval (as a writer
+asks: runtime/approval_step.py), then written there atomically under a checkpoint of that
+folder's own store, so `toolhost revert <call>` run there undoes it. Paths whose changes
+overlap what changed there meanwhile are listed and left out, never overwritten. After an
+apply the base is the worktree's tree, so the next apply brings only newer changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from lsp_server.checkpoints.recorder import Checkpoints
+from lsp_server.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
+from lsp_server.core.diffs import unified_diff
+from lsp_server.core.errors import INVALID_ARGUMENT, ToolError
+from lsp_server.core.tool_output import ToolOutput
+from lsp_server.fs.textio import atomic_write
+from lsp_server.fs.workspace import Workspace
+from lsp_server.runtime import approval_step
+from lsp_server.runtime.approvals.verdicts import Approver
+from lsp_server.runtime.context import ToolContext
+from lsp_server.runtime.results.call_records import CallState
+from lsp_server.tools.session import worktree
+from lsp_server.tools.session.worktree import Isolation
+
+APPLY_ID = "workspace:apply"
+
+APPLY = ContractEntry(
+    name=APPLY_ID,
+    read_only=False,
+    kind="edit",
+    description=(
+        "Isolated sessions (toolhost mcp --isolate) only: bring your changes back to the "
+        "folder your worktree was made from, merged three-way with what changed there "
+        "meanwhile, as one diff that the user approves; overlapping changes are listed and "
+        "left out."
+    ),
+    schema={
+        "$schema": JSON_SCHEMA_DIALECT,
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {},
+    },
+)
+
+
+class Planned:
+    def __init__(self) -> None:
+        self.writes: list[tuple[Path, bytes | None, int | None]] = []  # None: delete
+        self.diff: list[str] = []
+        self.conflicts: list[str] = []
+        self.kept: list[str] = []  # conflicts by their path in the repository
+        self.left_out: list[str] = []
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _inside(source: Path, target: Path) -> bool:
+    """`target`'s folder is inside `source` after links (a link cannot lead a write out)."""
+    folder = Path(os.path.realpath(target.parent))
+    return folder == source or source in folder.parents
+
+
+def _text(data: bytes | None) -> str | None:
+    try:
+        return "" if data is None else data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _plan(isolation: Isolation, now: str) -> Planned:
+    planned = Planned()
+    top = isolation.top
+    for change in worktree.changes(isolation, now):
+        mine = top / change.rel
+        rel = os.path.relpath(mine, isolation.root)
+        if rel.startswith(".."):
+            continue  # outside the session's root in the repository
+        target = isolation.source / rel
+        if change.link or not _inside(isolation.source, target) or ".git" in Path(rel).parts:
+            planned.left_out.append(rel)
+            continue
+        theirs = _read(target)
+        result = worktree.merged(change.base, change.mine, theirs)
+        if result is False:
+            planned.conflicts.append(rel)
+            planned.kept.append(change.rel)
+            continue
+        assert not isinstance(result, bool)
+        if result == theirs:
+            continue
+        mode = None if result is None else stat.S_IMODE(mine.lstat().st_mode)
+        planned.writes.append((target, result, mode))
+        before, after = _text(theirs), _text(result)
+        if before is None or after is None:
+            planned.diff.append(f"Binary file {rel} changes\n")
+        elif result is None:
+            planned.diff.append(unified_diff(before, "", rel) + f"(deleted: {rel})\n")
+        else:
+            planned.diff.append(unified_diff(before, after, rel))
+    return planned
+
+
+def _write(writes: list[tuple[Path, bytes | None, int | None]]) -> None:
+    for target, data, mode in writes:
+        if data is None:
+            target.unlink(missing_ok=True)
+        else:
+            atomic_write(target, data, None if target.exists() else mode)
+
+
+async def report(ctx: ToolContext, arguments: dict[str, Any]) -> ToolOutput:
+    del arguments
+    checkpoints = ctx.services.get(Checkpoints)
+    state = checkpoints.state_folder
+    isolation = None
+    if state is not None:
+        isolation = await asyncio.to_thread(worktree.find, ctx.workspace.roots[0], state)
+    if isolation is None:
+        raise ToolError(
+            INVALID_ARGUMENT,
+            "this session is not isolated: its writes already go to the workspace",
+            "nothing to apply; workspace:apply is for `toolhost mcp --isolate` sessions",
+        )
+    now = await asyncio.to_thread(worktree.tree_of, isolation.top)
+    planned = await asyncio.to_thread(_plan, isolation, now)
+    lines = []
+    if planned.writes:
+        paths = [target for target, _, _ in planned.writes]
+        call = CallState(call_id=ctx.call_id, tool=Tool(APPLY, report), session=ctx.session)
+        call.paths.extend(paths)
+        approver = ctx.services.get(Approver)  # type: ignore[type-abstract]
+        request = approval_step.approval_request(
+            ctx.config, None, call, "".join(planned.diff), False, ctx.caller
+        )
+        await approval_step.approve(approver, request, call)
+        await _publish(ctx, isolation, checkpoints, planned)
+        lines.append(
+            f"applied to {isolation.source} ({len(paths)} files, checkpoint {ctx.call_id}):"
+        )
+        lines.append("".join(planned.diff).rstrip("\n"))
+    else:
+        lines.append(f"nothing to apply to {isolation.source}")
+    if planned.conflicts:
+        lines.append(
+            "left out, their changes overlap what changed there since (resolve in your "
+            "worktree against the folder's text, then apply again): " + ", ".join(planned.conflicts)
+        )
+    if planned.left_out:
+        lines.append("left out (links, submodules, .git): " + ", ".join(planned.left_out))
+    base = await asyncio.to_thread(worktree.rebased, isolation, now, planned.kept)
+    await asyncio.to_thread(worktree.save, isolation._replace(base=base))
+    return ToolOutput("\n".join(lines))
+
+
+async def _publish(
+    ctx: ToolContext, isolation: Isolation, checkpoints: Checkpoints, planned: Planned
+) -> None:
+    """Write under a checkpoint of the source folder's own store (revert undoes it there)."""
+    source = Checkpoints(
+        Workspace([isolation.source]), checkpoints.config, checkpoints.state_folder
+    )
+    moves: list[tuple[Path, Path | None]] = [(target, None) for target, _, _ in planned.writes]
+    window = await source.before_write(ctx.call_id, ctx.session.id, APPLY_ID, moves)
+    if window is not None:
+        window.agent = ctx.session.agent
+    try:
+        await asyncio.to_thread(_write, planned.writes)
+    finally:
+        await source.after_write(window)
+        await source.settle()
+        await asyncio.to_thread(source.watchers.close)

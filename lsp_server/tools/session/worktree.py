@@ -1,0 +1,190 @@
+"""A session of its own (`toolhost mcp --isolate`): a git worktree made from the LIVE tree.
+
+`create` adds a detached worktree of the root's repository at HEAD beside toolhost's state
+folder (`<state>/../toolhost-worktrees/<hash of the root>/<id>`: toolhost works in no
+folder inside its own state; git lists it under `.git/worktrees`), then brings what HEAD
+does not hold: the uncommitted changes of the tracked files (`git diff --binary HEAD`,
+deletions included) and the untracked files that are not ignored. Its base is the
+worktree's tree right after, written with a temporary index (nothing in the user's index
+or refs changes). The record of where it came from and of its base is kept inside the
+state folder (`<state>/worktrees/<hash of the session's root>.json`), out of the
+session's reach. `changes` lists what changed since the base, and `merged` merges one file
+three-way with the root's current text (workspace_apply.py).
+The standard library only: `toolhost mcp`'s front calls `create` before anything loads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import NamedTuple
+
+LINK_MODES = ("120000", "160000")  # symbolic links and submodules: not applied
+
+
+class IsolationError(Exception):
+    """Why a worktree could not be made (said to the user at start)."""
+
+
+class Isolation(NamedTuple):
+    source: Path  # the root the session was started on (R)
+    top: Path  # the worktree (W)
+    root: Path  # the session's root inside W (R's place in its repository)
+    base: str  # W's tree when the session started or last applied
+    record: Path
+
+
+class Changed(NamedTuple):
+    rel: str  # relative to the repository's top
+    base: bytes | None  # None: not in the base
+    mine: bytes | None  # None: deleted in the worktree
+    link: bool
+
+
+def _git(cwd: Path, *args: str, data: bytes | None = None, index: Path | None = None) -> bytes:
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
+    if index is not None:
+        env["GIT_INDEX_FILE"] = str(index)
+    done = subprocess.run(
+        ["git", "-c", "core.fsmonitor=false", "-C", str(cwd), *args],
+        input=data,
+        capture_output=True,
+        env=env,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise IsolationError(f"git {args[0]} failed: {done.stderr.decode(errors='replace')}")
+    return done.stdout
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(str(path).encode()).hexdigest()[:16]
+
+
+def trees_folder(state: Path) -> Path:
+    """Where the worktrees go: beside the state folder, not in it."""
+    return state.resolve().parent / "toolhost-worktrees"
+
+
+def record_of(root: Path, state: Path) -> Path:
+    return state / "worktrees" / f"{_digest(root.resolve())}.json"
+
+
+def create(source: Path, state: Path) -> Isolation:
+    """A worktree of `source`'s repository holding its live tree; IsolationError if `source`
+    is not in a git repository with a commit, or git refuses."""
+    try:
+        top = Path(_git(source, "rev-parse", "--show-toplevel").decode().strip())
+        _git(source, "rev-parse", "--verify", "HEAD")
+    except (IsolationError, OSError) as exc:
+        raise IsolationError(
+            f"{source} is not in a git repository with a commit ({exc}); --isolate needs one"
+        ) from None
+    rel = os.path.relpath(os.path.realpath(source), os.path.realpath(top))
+    tree = trees_folder(state) / _digest(source.resolve()) / os.urandom(4).hex()
+    tree.parent.mkdir(parents=True, exist_ok=True)
+    _git(top, "worktree", "add", "--detach", str(tree), "HEAD")
+    patch = _git(top, "diff", "--binary", "HEAD")
+    if patch:
+        _git(tree, "apply", "--binary", "--allow-empty", data=patch)
+    listed = _git(top, "ls-files", "-o", "--exclude-standard", "-z")
+    for name in filter(None, listed.decode("utf-8", "surrogateescape").split("\0")):
+        target = tree / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(top / name, target, follow_symlinks=False)
+    root = (tree / rel).resolve()
+    isolation = Isolation(source.resolve(), tree, root, tree_of(tree), record_of(root, state))
+    save(isolation)
+    return isolation
+
+
+def save(isolation: Isolation) -> None:
+    data = {
+        "source": str(isolation.source),
+        "top": str(isolation.top),
+        "root": str(isolation.root),
+        "base": isolation.base,
+    }
+    isolation.record.parent.mkdir(parents=True, exist_ok=True)
+    temp = isolation.record.with_suffix(".tmp")
+    temp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    temp.replace(isolation.record)
+
+
+def find(root: Path, state: Path) -> Isolation | None:
+    """The isolation whose session root is `root`, when there is one."""
+    record = record_of(root, state)
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if Path(data["root"]) != root.resolve():
+        return None
+    return Isolation(Path(data["source"]), Path(data["top"]), root.resolve(), data["base"], record)
+
+
+def tree_of(top: Path) -> str:
+    """The tree of the worktree's files as they are (ignored files left out)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        index = Path(scratch) / "index"
+        _git(top, "add", "-A", index=index)
+        return _git(top, "write-tree", index=index).decode().strip()
+
+
+def changes(isolation: Isolation, now: str) -> list[Changed]:
+    """Every path changed between the base tree and `now` (added, changed, deleted)."""
+    out = _git(isolation.top, "diff-tree", "-r", "--no-renames", "-z", isolation.base, now)
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    found: list[Changed] = []
+    for meta, rel in zip(fields[0::2], fields[1::2], strict=False):
+        if not meta.startswith(":"):
+            continue
+        old_mode, new_mode, old_sha, new_sha, _ = meta[1:].split(" ")
+        link = old_mode in LINK_MODES or new_mode in LINK_MODES
+        base = None if set(old_sha) == {"0"} or link else _blob(isolation.top, old_sha)
+        mine = None if set(new_sha) == {"0"} or link else _blob(isolation.top, new_sha)
+        found.append(Changed(rel, base, mine, link))
+    return found
+
+
+def rebased(isolation: Isolation, now: str, kept: list[str]) -> str:
+    """The next base: `now`, but the paths in `kept` (not applied) as in the old base."""
+    with tempfile.TemporaryDirectory() as scratch:
+        index = Path(scratch) / "index"
+        top = isolation.top
+        _git(top, "read-tree", now, index=index)
+        for rel in kept:
+            entry = _git(top, "ls-tree", "-z", isolation.base, "--", rel)
+            if entry:
+                _git(top, "update-index", "-z", "--index-info", data=entry, index=index)
+            else:
+                _git(top, "update-index", "--force-remove", "--", rel, index=index)
+        return _git(top, "write-tree", index=index).decode().strip()
+
+
+def _blob(top: Path, sha: str) -> bytes:
+    return _git(top, "cat-file", "blob", sha)
+
+
+def merged(base: bytes | None, mine: bytes | None, theirs: bytes | None) -> bytes | bool | None:
+    """The root's file after taking the session's change base -> mine into `theirs` (the
+    root's text now): bytes, None (deleted), or False when the changes overlap."""
+    if theirs in (base, mine):
+        return mine
+    if mine == base:
+        return theirs
+    if base is None or mine is None or theirs is None:
+        return False  # added on both sides, or deleted on one and changed on the other
+    from lsp_server.core.diffs import merge_lines
+
+    try:
+        texts = [data.decode("utf-8") for data in (theirs, base, mine)]
+    except UnicodeDecodeError:
+        return False  # binary, changed on both sides
+    result = merge_lines(*texts)
+    return False if result is None else result.encode("utf-8")
