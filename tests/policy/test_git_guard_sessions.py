@@ -116,6 +116,14 @@ async def test_a_clean_tree_or_a_read_does_not_ask(tmp_path: Path) -> None:
     await call(runtime, "claude-1", "claude-code", "bash", command="git clean -fd")
     [asked] = questions
     assert "c.txt (last changed by no toolhost session (the user or a program))" in asked.summary
+    git(root, "branch", "other")
+    (root / "b.txt").write_text("changed\n")
+    await call(runtime, "claude-1", "claude-code", "bash", command="git switch other")
+    switched = questions[-1].summary
+    assert "`git switch other` switches branches with the uncommitted changes in 1 file" in (
+        switched
+    )
+    assert "forced, they would be lost" in switched
 
 
 @pytest.mark.parametrize(
@@ -128,7 +136,8 @@ async def test_a_clean_tree_or_a_read_does_not_ask(tmp_path: Path) -> None:
         ("git checkout -- src", Discard("tracked", ("src",))),
         ("git checkout .", Discard("tracked", (".",))),
         ("git checkout -b topic", None),
-        ("git checkout main", Discard("tracked")),
+        ("git checkout main", Discard("tracked", switch=True)),
+        ("git checkout -f main", Discard("tracked")),
         ("git restore a.txt", Discard("tracked", ("a.txt",))),
         ("git restore --staged a.txt", None),
         ("git reset --hard HEAD", Discard("tracked")),
@@ -136,7 +145,8 @@ async def test_a_clean_tree_or_a_read_does_not_ask(tmp_path: Path) -> None:
         ("git clean -fd", Discard("untracked")),
         ("git clean -n", None),
         ("git clean -fdn", None),
-        ("git switch main", Discard("tracked")),
+        ("git switch main", Discard("tracked", switch=True)),
+        ("git switch --discard-changes main", Discard("tracked")),
         ("git switch -c new", None),
         ("git -C . stash push -- a.txt", Discard("tracked", ("a.txt",))),
         ("git log", None),

@@ -40,6 +40,8 @@ class Discard:
 
     scope: Scope
     paths: tuple[str, ...] = ()
+    switch: bool = False
+    """Switching branches: git carries the changes over or stops, unless forced."""
 
 
 def _positional(args: Sequence[str], with_value: frozenset[str] = frozenset()) -> list[str]:
@@ -79,7 +81,7 @@ def _checkout(rest: Sequence[str], cwd: Path) -> Discard | None:
     paths = [w for w in words if w == "." or os.path.lexists(cwd / w)]
     if paths:
         return Discard("tracked", tuple(paths))
-    return Discard("tracked")  # switching branches with changes
+    return Discard("tracked", switch=not _forced(rest))  # switching branches
 
 
 def _forced(rest: Sequence[str]) -> bool:
@@ -132,7 +134,9 @@ def discards(words: Sequence[str], cwd: Path) -> Discard | None:
         return _clean(rest)
     if subcommand == "switch":
         creates = any(w in ("-c", "-C", "--create", "--force-create") for w in rest)
-        return None if creates and not _forced(rest) else Discard("tracked")
+        if creates and not _forced(rest):
+            return None
+        return Discard("tracked", switch=not _forced(rest))
     return None
 
 
@@ -214,10 +218,13 @@ def discard_reason(
     more = f" and {len(dirty) - MAX_FILES_NAMED} more" if len(dirty) > MAX_FILES_NAMED else ""
     sessions = sorted({last[str(p)].who() for p in dirty if str(p) in last})
     whose = f" of {', '.join(sessions)}" if sessions else ""
-    return (
-        f"`{' '.join(words)}` would discard the uncommitted changes{whose} in "
-        f"{len(dirty)} file{'s' if len(dirty) != 1 else ''}: {', '.join(named)}{more}"
-    )
+    files = f"{len(dirty)} file{'s' if len(dirty) != 1 else ''}: {', '.join(named)}{more}"
+    if discard.switch:
+        return (
+            f"`{' '.join(words)}` switches branches with the uncommitted changes{whose} in "
+            f"{files} (git carries them over or stops; forced, they would be lost)"
+        )
+    return f"`{' '.join(words)}` would discard the uncommitted changes{whose} in {files}"
 
 
 def _shown(path: Path, cwd: Path) -> str:
