@@ -91,9 +91,11 @@ def create(source: Path, state: Path) -> Isolation:
     _git(top, "worktree", "add", "--detach", str(tree), "HEAD")
     patch = _git(top, "diff", "--binary", "HEAD")
     if patch:
-        _git(tree, "apply", "--binary", "--allow-empty", data=patch)
+        _git(tree, "apply", "--binary", data=patch)
     listed = _git(top, "ls-files", "-o", "--exclude-standard", "-z")
     for name in filter(None, listed.decode("utf-8", "surrogateescape").split("\0")):
+        if name.endswith("/"):
+            continue  # a repository of its own inside: not copied
         target = tree / name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(top / name, target, follow_symlinks=False)
