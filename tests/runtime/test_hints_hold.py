@@ -100,6 +100,9 @@ SCENARIOS: dict[tuple[str, str], Scenario] = {
     ("full", "get_goal"): Scenario({}, a_goal),
     ("full", "glob"): Scenario({"pattern": "*.c"}),
     ("full", "grep"): Scenario({"pattern": "make_circle"}),
+    ("full", "job_input"): Scenario(
+        {"job_id": "{job_id}", "text": "typed\n", "wait_ms": 200}, a_running_job
+    ),
     ("full", "job_kill"): Scenario({"job_id": "{job_id}"}, a_running_job),
     ("full", "job_output"): Scenario({"job_id": "{job_id}"}, a_running_job),
     ("full", "ls"): Scenario({"path": "."}),
