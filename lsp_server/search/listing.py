@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import attrs
+import pathspec
 from wcmatch import glob
 
-from lsp_server.search import rg_files
+from lsp_server.search import pattern_set, rg_files
 from lsp_server.search.ignore import NOISE_DIRS, IgnoreLayer, Walker, relative_to
 from lsp_server.search.render import printable_path
 
@@ -78,7 +79,7 @@ def glob_files(
         start_prefix = str(start).rstrip("/") + "/"
         listed = rg_files.list_matching(
             rg, ignore_base, start, rest, hidden=hidden, skip_dirs=skip_dirs,
-            excluded=tuple(excluded), timeout_seconds=timeout_seconds,
+            excluded=_deny_test(tuple(excluded)), timeout_seconds=timeout_seconds,
             limit=sys.maxsize if limit is None else limit,
             keep=None if keep is None else (lambda rel: keep(Path(start_prefix + rel))),
         )  # fmt: skip
@@ -112,6 +113,14 @@ def glob_files(
     base_prefix = str(base).rstrip("/") + "/"
     unreadable = [(relative_to(folder, base_prefix), why) for folder, why in walker.unreadable]
     return GlobResult([path for _, _, path in newest], timed_out, unreadable, len(found))
+
+
+def _deny_test(excluded: tuple[str, ...]) -> Callable[[str], bool] | None:
+    """The walker's test of the deny list on a path relative to the ignore base: a file
+    below an excluded folder matches as well (gitignore lines cover what is inside)."""
+    if not excluded:
+        return None
+    return pattern_set.any_match(pathspec.GitIgnoreSpec.from_lines(list(excluded)))
 
 
 @attrs.frozen

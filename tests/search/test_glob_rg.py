@@ -71,6 +71,8 @@ def wide(tree: Path) -> Path:
         "ex/kept.txt": "k",
         ".shown/inner.txt": "a hidden folder a `!` line re-includes",
         ".shown/x.go": "x",
+        "weird.pem/inner.txt": "a folder the deny list names",
+        "deep/.ssh/known.txt": "a hidden secret folder",
     }
     for rel, text in files.items():
         path = tree / rel
@@ -120,7 +122,7 @@ def test_a_subfolder_and_a_limit(wide: Path, rg_path: Path) -> None:
 
 def test_the_name_glob_narrows_rg_only_where_it_reads_the_same(rg_path: Path) -> None:
     def typed(rest: str) -> bool:
-        command = rg_command(rg_path, rest, hidden=False, skip_dirs=(), excluded=())
+        command = rg_command(rg_path, rest, hidden=False, skip_dirs=())
         return any(arg.startswith("--type-add") for arg in command)
 
     assert typed("**/*.go") and typed("src/*.{ts,tsx}") and typed("*")
