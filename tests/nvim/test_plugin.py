@@ -119,5 +119,5 @@ def test_help_has_every_toolhost_subcommand_and_no_other(neovim: Neovim) -> None
     out = neovim.run("help_tags").out
     assert out["missing"] == [], f":help :Toolhost-{{...}} finds nothing for {out['missing']}"
     doc = (PLUGIN_DIR / "doc" / "toolhost.txt").read_text(encoding="utf-8")
-    documented = set(re.findall(r"\*:Toolhost-(\w+)\*", doc))
+    documented = set(re.findall(r"\*:Toolhost-([\w-]+)\*", doc))
     assert documented == set(out["subcommands"])
