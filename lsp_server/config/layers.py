@@ -94,14 +94,18 @@ class LoadedConfig:
     """The client or the user's trusted_roots trust the root: project code may run."""
     workspace_files: list[WorkspaceFile] = attrs.Factory(list)
     managed: ManagedLayer | None = None
+    face_notice: str | None = None
+    """The face's own line for each session's first result (`toolhost mcp --isolate`)."""
 
     @property
     def startup_notice(self) -> str | None:
         """What each session's first result says (build_runtime's `notice`): the managed
-        file failed closed."""
+        file failed closed; the face's own line."""
+        failed = None
         if self.managed is not None and self.managed.state == "invalid":
-            return f"toolhost: {self.managed.message}."
-        return None
+            failed = f"toolhost: {self.managed.message}."
+        lines = [line for line in (failed, self.face_notice) if line]
+        return "\n".join(lines) or None
 
     def command_line(self, key: str, value: _Value | None, flag: str) -> _Value | None:
         """A command-line flag's value for setting `key` (None: the config's value applies):

@@ -94,6 +94,8 @@ async def test_isolated_session_works_apart_and_applies_as_one_diff(tmp_path: Pa
         # The agent's edit and command change only the worktree.
         read = await session.call_tool("read_file", {"path": "shared.txt"})
         assert read.is_error is False, text_of(read)
+        # The first result tells the agent where it works and how its change gets back.
+        assert "isolated: you work in" in text_of(read) and "workspace:apply" in text_of(read)
         edit = {"path": "shared.txt", "old_string": "line 9\n", "new_string": "line 9 agent\n"}
         edited = await session.call_tool("edit_file", edit)
         assert edited.is_error is False, text_of(edited)

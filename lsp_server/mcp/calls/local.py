@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import Literal
 
 from lsp_server import compose
-from lsp_server.config.layers import LoadedConfig
+from lsp_server.config.layers import LoadedConfig, load_layers
 from lsp_server.home.dirs import Dirs
 from lsp_server.mcp.calls.elicit import ElicitationAsker
 from lsp_server.policy.client_approvals import ClientApprovals
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.runtime.progress import ProgressSender
+from lsp_server.tools.session import worktree
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,18 @@ def build_local_runtime(
             return ClientApprovals(ElicitationAsker())
         return ElicitationAsker()
 
-    opened = compose.open_runtime([root], dirs, asker_for=asker_for, progress_sender=progress)
+    isolated = worktree.find(root, dirs.state)  # toolhost mcp --isolate: the agent is told
+    if isolated is not None:
+        # As open_runtime itself would, plus the line; the layers' problems are logged here.
+        loaded = load_layers(None, [root], dirs)
+        loaded.face_notice = worktree.notice(isolated)
+        for problem in [*loaded.problems, *loaded.notices]:
+            log.warning("configuration: %s", problem)
+    else:
+        loaded = None
+    opened = compose.open_runtime(
+        [root], dirs, loaded=loaded, asker_for=asker_for, progress_sender=progress
+    )
     for problem in opened.problems:
         log.warning("configuration: %s", problem)
     return opened.runtime, opened.lifecycle

@@ -130,6 +130,16 @@ def find(root: Path, state: Path) -> Isolation | None:
     return Isolation(Path(data["source"]), Path(data["top"]), root.resolve(), data["base"], record)
 
 
+def notice(isolation: Isolation) -> str:
+    """What heads the session's first result: where it works and how its change gets back."""
+    return (
+        f"[isolated: you work in {isolation.root}, a git worktree made from "
+        f"{isolation.source} with its uncommitted changes; your writes and commands stay "
+        "here. Bring your change back with use_capability action=call id=workspace:apply "
+        "(one diff the user approves)]"
+    )
+
+
 def tree_of(top: Path) -> str:
     """The tree of the worktree's files as they are (ignored files left out)."""
     with tempfile.TemporaryDirectory() as scratch:
