@@ -131,4 +131,6 @@ async def test_over_the_wire_every_request_is_answered(tmp_path: Path) -> None:
         report = await run_fuzz(calls, caller)
     assert report.unanswered == []
     assert report.internal_errors == []
-    assert answered.count("result") > 100
+    # Of the 300 calls about a third carry a session string that is valid and can be sent
+    # (100 with seed 23 and today's tools): each of them gets a result.
+    assert answered.count("result") >= 100

@@ -183,7 +183,10 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     assert job.stdin is not None
     from lsp_server.shell.terminal import KEYS
 
-    data = text.encode("utf-8", "surrogateescape")
+    try:
+        data = text.encode("utf-8", "surrogateescape")  # bytes a path held are typed back
+    except UnicodeEncodeError:
+        data = text.encode("utf-8", "replace")  # a lone surrogate: no byte can type it
     taken = job.stdin.write(data)
     for key in keys:
         if key == "ctrl-c":
