@@ -148,6 +148,31 @@ async def test_isolated_session_works_apart_and_applies_as_one_diff(tmp_path: Pa
     assert "line 5 user\n" in (root / "shared.txt").read_text()  # the user's change stays
 
 
+async def test_a_denied_apply_changes_nothing_and_comes_again(tmp_path: Path) -> None:
+    root = repository(tmp_path)
+    before = (root / "shared.txt").read_text()
+    answers = ["allow_once", "deny", "allow_once"]  # the edit, the first apply, the second
+    asked: list[Any] = []
+
+    async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        return types.ElicitResult(action="accept", content={"decision": answers.pop(0)})
+
+    async with mcp_session(root, "--isolate", elicitation_callback=callback) as session:
+        await session.call_tool("read_file", {"path": "shared.txt"})
+        edit = {"path": "shared.txt", "old_string": "line 4\n", "new_string": "line 4 agent\n"}
+        edited = await session.call_tool("edit_file", edit)
+        assert edited.is_error is False, text_of(edited)
+        asked.clear()
+        call = {"action": "call", "id": "workspace:apply", "arguments": {}}
+        denied = await session.call_tool("use_capability", call)
+        assert denied.is_error is True and "not allowed" in text_of(denied), text_of(denied)
+        assert (root / "shared.txt").read_text() == before
+        applied = await apply(session)  # the same change comes again
+        assert "+line 4 agent" in applied and len(asked) == 2
+    assert "line 4 agent\n" in (root / "shared.txt").read_text()
+
+
 async def test_apply_outside_an_isolated_session_is_refused(tmp_path: Path) -> None:
     root = repository(tmp_path)
     async with mcp_session(root, "--attach", "never") as session:

@@ -15,6 +15,7 @@ The standard library only: `toolhost mcp`'s front calls `create` before anything
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -144,6 +145,12 @@ def tree_of(top: Path) -> str:
     """The tree of the worktree's files as they are (ignored files left out)."""
     with tempfile.TemporaryDirectory() as scratch:
         index = Path(scratch) / "index"
+        # A copy of the worktree's own index: its stat data spares hashing unchanged files.
+        own = Path(
+            _git(top, "rev-parse", "--path-format=absolute", "--git-path", "index").decode().strip()
+        )
+        with contextlib.suppress(OSError):
+            shutil.copyfile(own, index)
         _git(top, "add", "-A", index=index)
         return _git(top, "write-tree", index=index).decode().strip()
 
