@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -181,6 +182,23 @@ async def test_apply_outside_an_isolated_session_is_refused(tmp_path: Path) -> N
         )
     assert result.is_error is True
     assert "not isolated" in text_of(result), text_of(result)
+    assert result.structured_content is not None
+    assert result.structured_content["code"] == "workspace.not_isolated"
+
+
+async def test_apply_with_its_git_data_gone_is_isolation_broken(tmp_path: Path) -> None:
+    root = repository(tmp_path)
+    state = Path(os.environ["TOOLHOST_STATE_DIR"])
+    async with mcp_session(root, "--isolate", elicitation_callback=answering([])) as session:
+        # The user pruned the worktree's git data while the session ran.
+        record = json.loads(next((state / "worktrees").glob("*.json")).read_text())
+        shutil.rmtree(record["gitdir"])
+        result = await session.call_tool(
+            "use_capability", {"action": "call", "id": "workspace:apply", "arguments": {}}
+        )
+    assert result.is_error is True, text_of(result)
+    assert result.structured_content is not None
+    assert result.structured_content["code"] == "workspace.isolation_broken", text_of(result)
 
 
 def test_isolate_outside_a_repository_is_refused_at_start(tmp_path: Path) -> None:

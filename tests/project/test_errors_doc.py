@@ -44,6 +44,12 @@ PRODUCED_BY: dict[str, str] = {
     "workspace.broad_root": (
         "tests/mcp/test_broad_root.py::test_started_in_the_home_folder_every_call_is_refused"
     ),
+    "workspace.not_isolated": (
+        "tests/mcp/test_isolate.py::test_apply_outside_an_isolated_session_is_refused"
+    ),
+    "workspace.isolation_broken": (
+        "tests/mcp/test_isolate.py::test_apply_with_its_git_data_gone_is_isolation_broken"
+    ),
     "invalid_argument": "tests/fs/test_confinement.py::test_nul_bytes_and_overlong_paths",
     "FS_NOT_OBSERVED": (
         "tests/runtime/test_observations.py::test_replacing_an_unread_file_is_refused"

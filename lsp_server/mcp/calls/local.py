@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Literal
 
 from lsp_server import compose
-from lsp_server.config.layers import LoadedConfig, load_layers
+from lsp_server.config.layers import LoadedConfig
 from lsp_server.home.dirs import Dirs
 from lsp_server.mcp.calls.elicit import ElicitationAsker
 from lsp_server.policy.client_approvals import ClientApprovals
@@ -25,8 +25,11 @@ def build_local_runtime(
     root: Path, dirs: Dirs, progress: ProgressSender, approvals: Approvals | None = None
 ) -> tuple[Runtime, Lifecycle]:
     """`approvals`: --approvals as given (None: the config's mcp.approvals)."""
+    isolated = worktree.find(root, dirs.state)  # toolhost mcp --isolate
 
     def asker_for(loaded: LoadedConfig) -> ElicitationAsker | ClientApprovals:
+        if isolated is not None:  # each session's first result tells the agent
+            loaded.face_notice = worktree.notice(isolated)
         # The flag beats the config files, but not a lock of the managed file.
         chosen = loaded.command_line("mcp.approvals", approvals, f"--approvals {approvals}")
         if (chosen or loaded.config.mcp.approvals) == "client":
@@ -35,18 +38,7 @@ def build_local_runtime(
             return ClientApprovals(ElicitationAsker())
         return ElicitationAsker()
 
-    isolated = worktree.find(root, dirs.state)  # toolhost mcp --isolate: the agent is told
-    if isolated is not None:
-        # As open_runtime itself would, plus the line; the layers' problems are logged here.
-        loaded = load_layers(None, [root], dirs)
-        loaded.face_notice = worktree.notice(isolated)
-        for problem in [*loaded.problems, *loaded.notices]:
-            log.warning("configuration: %s", problem)
-    else:
-        loaded = None
-    opened = compose.open_runtime(
-        [root], dirs, loaded=loaded, asker_for=asker_for, progress_sender=progress
-    )
+    opened = compose.open_runtime([root], dirs, asker_for=asker_for, progress_sender=progress)
     for problem in opened.problems:
         log.warning("configuration: %s", problem)
     return opened.runtime, opened.lifecycle

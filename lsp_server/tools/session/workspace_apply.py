@@ -21,7 +21,7 @@ from typing import Any
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
 from lsp_server.core.diffs import unified_diff
-from lsp_server.core.errors import INVALID_ARGUMENT, ToolError
+from lsp_server.core.errors import ISOLATION_BROKEN, NOT_ISOLATED, ToolError
 from lsp_server.core.tool_output import ToolOutput
 from lsp_server.fs.textio import atomic_write
 from lsp_server.fs.workspace import Workspace
@@ -134,12 +134,19 @@ async def report(ctx: ToolContext, arguments: dict[str, Any]) -> ToolOutput:
         isolation = await asyncio.to_thread(worktree.find, ctx.workspace.roots[0], state)
     if isolation is None:
         raise ToolError(
-            INVALID_ARGUMENT,
+            NOT_ISOLATED,
             "this session is not isolated: its writes already go to the workspace",
             "nothing to apply; workspace:apply is for `toolhost mcp --isolate` sessions",
         )
-    now = await asyncio.to_thread(worktree.tree_of, isolation.top)
-    planned = await asyncio.to_thread(_plan, isolation, now)
+    try:
+        now = await asyncio.to_thread(worktree.tree_of, isolation.top, isolation.gitdir)
+        planned = await asyncio.to_thread(_plan, isolation, now)
+    except worktree.IsolationError as exc:
+        raise ToolError(
+            ISOLATION_BROKEN,
+            f"the worktree {isolation.top} cannot be read by git: {exc}",
+            "tell the user; nothing was applied (the files are still in the worktree)",
+        ) from None
     lines = []
     if planned.writes:
         paths = [target for target, _, _ in planned.writes]

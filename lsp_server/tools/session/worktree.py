@@ -38,6 +38,7 @@ class Isolation(NamedTuple):
     root: Path  # the session's root inside W (R's place in its repository)
     base: str  # W's tree when the session started or last applied
     record: Path
+    gitdir: Path  # W's git folder (in R's .git/worktrees), recorded at the start
 
 
 class Changed(NamedTuple):
@@ -47,12 +48,22 @@ class Changed(NamedTuple):
     link: bool
 
 
-def _git(cwd: Path, *args: str, data: bytes | None = None, index: Path | None = None) -> bytes:
+def _git(
+    cwd: Path,
+    *args: str,
+    data: bytes | None = None,
+    index: Path | None = None,
+    gitdir: Path | None = None,
+) -> bytes:
+    """`gitdir`: the worktree's git folder as recorded at its start, given explicitly: the
+    session can rewrite the worktree's `.git` file, which must not choose the repository
+    (and its config: filters, fsmonitor) that toolhost's own git runs with."""
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
     if index is not None:
         env["GIT_INDEX_FILE"] = str(index)
+    where = ["--git-dir", str(gitdir), "--work-tree", str(cwd)] if gitdir else []
     done = subprocess.run(
-        ["git", "-c", "core.fsmonitor=false", "-C", str(cwd), *args],
+        ["git", "-c", "core.fsmonitor=false", "-C", str(cwd), *where, *args],
         input=data,
         capture_output=True,
         env=env,
@@ -101,7 +112,9 @@ def create(source: Path, state: Path) -> Isolation:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(top / name, target, follow_symlinks=False)
     root = (tree / rel).resolve()
-    isolation = Isolation(source.resolve(), tree, root, tree_of(tree), record_of(root, state))
+    gitdir = Path(_git(tree, "rev-parse", "--absolute-git-dir").decode().strip())
+    base = tree_of(tree, gitdir)
+    isolation = Isolation(source.resolve(), tree, root, base, record_of(root, state), gitdir)
     save(isolation)
     return isolation
 
@@ -112,6 +125,7 @@ def save(isolation: Isolation) -> None:
         "top": str(isolation.top),
         "root": str(isolation.root),
         "base": isolation.base,
+        "gitdir": str(isolation.gitdir),
     }
     isolation.record.parent.mkdir(parents=True, exist_ok=True)
     temp = isolation.record.with_suffix(".tmp")
@@ -128,7 +142,8 @@ def find(root: Path, state: Path) -> Isolation | None:
         return None
     if Path(data["root"]) != root.resolve():
         return None
-    return Isolation(Path(data["source"]), Path(data["top"]), root.resolve(), data["base"], record)
+    top, gitdir = Path(data["top"]), Path(data["gitdir"])
+    return Isolation(Path(data["source"]), top, root.resolve(), data["base"], record, gitdir)
 
 
 def notice(isolation: Isolation) -> str:
@@ -141,23 +156,21 @@ def notice(isolation: Isolation) -> str:
     )
 
 
-def tree_of(top: Path) -> str:
+def tree_of(top: Path, gitdir: Path) -> str:
     """The tree of the worktree's files as they are (ignored files left out)."""
     with tempfile.TemporaryDirectory() as scratch:
         index = Path(scratch) / "index"
         # A copy of the worktree's own index: its stat data spares hashing unchanged files.
-        own = Path(
-            _git(top, "rev-parse", "--path-format=absolute", "--git-path", "index").decode().strip()
-        )
         with contextlib.suppress(OSError):
-            shutil.copyfile(own, index)
-        _git(top, "add", "-A", index=index)
-        return _git(top, "write-tree", index=index).decode().strip()
+            shutil.copyfile(gitdir / "index", index)
+        _git(top, "add", "-A", index=index, gitdir=gitdir)
+        return _git(top, "write-tree", index=index, gitdir=gitdir).decode().strip()
 
 
 def changes(isolation: Isolation, now: str) -> list[Changed]:
     """Every path changed between the base tree and `now` (added, changed, deleted)."""
-    out = _git(isolation.top, "diff-tree", "-r", "--no-renames", "-z", isolation.base, now)
+    top, gitdir = isolation.top, isolation.gitdir
+    out = _git(top, "diff-tree", "-r", "--no-renames", "-z", isolation.base, now, gitdir=gitdir)
     fields = out.decode("utf-8", "surrogateescape").split("\0")
     found: list[Changed] = []
     for meta, rel in zip(fields[0::2], fields[1::2], strict=False):
@@ -165,8 +178,8 @@ def changes(isolation: Isolation, now: str) -> list[Changed]:
             continue
         old_mode, new_mode, old_sha, new_sha, _ = meta[1:].split(" ")
         link = old_mode in LINK_MODES or new_mode in LINK_MODES
-        base = None if set(old_sha) == {"0"} or link else _blob(isolation.top, old_sha)
-        mine = None if set(new_sha) == {"0"} or link else _blob(isolation.top, new_sha)
+        base = None if set(old_sha) == {"0"} or link else _blob(isolation, old_sha)
+        mine = None if set(new_sha) == {"0"} or link else _blob(isolation, new_sha)
         found.append(Changed(rel, base, mine, link))
     return found
 
@@ -175,19 +188,27 @@ def rebased(isolation: Isolation, now: str, kept: list[str]) -> str:
     """The next base: `now`, but the paths in `kept` (not applied) as in the old base."""
     with tempfile.TemporaryDirectory() as scratch:
         index = Path(scratch) / "index"
-        top = isolation.top
-        _git(top, "read-tree", now, index=index)
+        top, gitdir = isolation.top, isolation.gitdir
+        _git(top, "read-tree", now, index=index, gitdir=gitdir)
         for rel in kept:
-            entry = _git(top, "ls-tree", "-z", isolation.base, "--", rel)
+            entry = _git(top, "ls-tree", "-z", isolation.base, "--", rel, gitdir=gitdir)
             if entry:
-                _git(top, "update-index", "-z", "--index-info", data=entry, index=index)
+                _git(
+                    top,
+                    "update-index",
+                    "-z",
+                    "--index-info",
+                    data=entry,
+                    index=index,
+                    gitdir=gitdir,
+                )
             else:
-                _git(top, "update-index", "--force-remove", "--", rel, index=index)
-        return _git(top, "write-tree", index=index).decode().strip()
+                _git(top, "update-index", "--force-remove", "--", rel, index=index, gitdir=gitdir)
+        return _git(top, "write-tree", index=index, gitdir=gitdir).decode().strip()
 
 
-def _blob(top: Path, sha: str) -> bytes:
-    return _git(top, "cat-file", "blob", sha)
+def _blob(isolation: Isolation, sha: str) -> bytes:
+    return _git(isolation.top, "cat-file", "blob", sha, gitdir=isolation.gitdir)
 
 
 def merged(base: bytes | None, mine: bytes | None, theirs: bytes | None) -> bytes | bool | None:

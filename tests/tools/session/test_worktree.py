@@ -50,7 +50,7 @@ def test_made_from_a_subfolder_holds_the_live_tree(repo: Path, tmp_path: Path) -
 
     (made.root / "mod.txt").write_text("a\nB live\nc\nd\n")
     (made.root / "new.txt").unlink()
-    now = worktree.tree_of(made.top)
+    now = worktree.tree_of(made.top, made.gitdir)
     found = {change.rel: change for change in worktree.changes(made, now)}
     assert set(found) == {"pkg/mod.txt", "pkg/new.txt"}
     assert found["pkg/new.txt"].mine is None and found["pkg/new.txt"].base == b"untracked\n"
