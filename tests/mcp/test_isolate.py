@@ -174,6 +174,31 @@ async def test_a_denied_apply_changes_nothing_and_comes_again(tmp_path: Path) ->
     assert "line 4 agent\n" in (root / "shared.txt").read_text()
 
 
+async def test_a_file_changed_while_the_apply_is_asked_is_left_out(tmp_path: Path) -> None:
+    root = repository(tmp_path)
+    asked: list[Any] = []
+
+    async def callback(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        if len(asked) == 2:  # the first apply's question: the user saves meanwhile
+            text = (root / "shared.txt").read_text()
+            (root / "shared.txt").write_text(text.replace("line 2\n", "line 2 user\n"))
+        return types.ElicitResult(action="accept", content={"decision": "allow_once"})
+
+    async with mcp_session(root, "--isolate", elicitation_callback=callback) as session:
+        await session.call_tool("read_file", {"path": "shared.txt"})
+        edit = {"path": "shared.txt", "old_string": "line 8\n", "new_string": "line 8 agent\n"}
+        edited = await session.call_tool("edit_file", edit)
+        assert edited.is_error is False, text_of(edited)
+        first = await apply(session)
+        assert "changed there while the apply was asked" in first, first
+        assert "line 8 agent" not in (root / "shared.txt").read_text()
+        second = await apply(session)  # merged with the new text now
+        assert "+line 8 agent" in second, second
+    merged = (root / "shared.txt").read_text()
+    assert "line 2 user\n" in merged and "line 8 agent\n" in merged
+
+
 async def test_apply_outside_an_isolated_session_is_refused(tmp_path: Path) -> None:
     root = repository(tmp_path)
     async with mcp_session(root, "--attach", "never") as session:

@@ -16,7 +16,7 @@ import asyncio
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.core.contract import JSON_SCHEMA_DIALECT, ContractEntry, Tool
@@ -53,13 +53,22 @@ APPLY = ContractEntry(
 )
 
 
+class Write(NamedTuple):
+    target: Path
+    rel: str  # in the repository
+    theirs: bytes | None  # the folder's file when planned (None: none)
+    data: bytes | None  # None: delete
+    mode: int | None
+
+
 class Planned:
     def __init__(self) -> None:
-        self.writes: list[tuple[Path, bytes | None, int | None]] = []  # None: delete
+        self.writes: list[Write] = []
         self.diff: list[str] = []
         self.conflicts: list[str] = []
-        self.kept: list[str] = []  # conflicts by their path in the repository
+        self.kept: list[str] = []  # not applied, by their path in the repository
         self.left_out: list[str] = []
+        self.moved: list[str] = []  # changed in the folder while the apply was asked
 
 
 def _read(path: Path) -> bytes | None:
@@ -106,7 +115,7 @@ def _plan(isolation: Isolation, now: str) -> Planned:
         if result == theirs:
             continue
         mode = None if result is None else stat.S_IMODE(mine.lstat().st_mode)
-        planned.writes.append((target, result, mode))
+        planned.writes.append(Write(target, change.rel, theirs, result, mode))
         before, after = _text(theirs), _text(result)
         if before is None or after is None:
             planned.diff.append(f"Binary file {rel} changes\n")
@@ -117,12 +126,16 @@ def _plan(isolation: Isolation, now: str) -> Planned:
     return planned
 
 
-def _write(writes: list[tuple[Path, bytes | None, int | None]]) -> None:
-    for target, data, mode in writes:
-        if data is None:
-            target.unlink(missing_ok=True)
+def _write(planned: Planned) -> None:
+    """Each file as planned, unless it changed while the apply was asked (left out)."""
+    for write in planned.writes:
+        if _read(write.target) != write.theirs:
+            planned.moved.append(str(write.target))
+            planned.kept.append(write.rel)
+        elif write.data is None:
+            write.target.unlink(missing_ok=True)
         else:
-            atomic_write(target, data, None if target.exists() else mode)
+            atomic_write(write.target, write.data, None if write.target.exists() else write.mode)
 
 
 async def report(ctx: ToolContext, arguments: dict[str, Any]) -> ToolOutput:
@@ -149,7 +162,7 @@ async def report(ctx: ToolContext, arguments: dict[str, Any]) -> ToolOutput:
         ) from None
     lines = []
     if planned.writes:
-        paths = [target for target, _, _ in planned.writes]
+        paths = [write.target for write in planned.writes]
         call = CallState(call_id=ctx.call_id, tool=Tool(APPLY, report), session=ctx.session)
         call.paths.extend(paths)
         approver = ctx.services.get(Approver)  # type: ignore[type-abstract]
@@ -158,9 +171,8 @@ async def report(ctx: ToolContext, arguments: dict[str, Any]) -> ToolOutput:
         )
         await approval_step.approve(approver, request, call)
         await _publish(ctx, isolation, checkpoints, planned)
-        lines.append(
-            f"applied to {isolation.source} ({len(paths)} files, checkpoint {ctx.call_id}):"
-        )
+        done = len(paths) - len(planned.moved)
+        lines.append(f"applied to {isolation.source} ({done} files, checkpoint {ctx.call_id}):")
         lines.append("".join(planned.diff).rstrip("\n"))
     else:
         lines.append(f"nothing to apply to {isolation.source}")
@@ -168,6 +180,11 @@ async def report(ctx: ToolContext, arguments: dict[str, Any]) -> ToolOutput:
         lines.append(
             "left out, their changes overlap what changed there since (resolve in your "
             "worktree against the folder's text, then apply again): " + ", ".join(planned.conflicts)
+        )
+    if planned.moved:
+        lines.append(
+            "left out, changed there while the apply was asked (apply again to merge with "
+            "the new text): " + ", ".join(planned.moved)
         )
     if planned.left_out:
         lines.append("left out (links, submodules, .git): " + ", ".join(planned.left_out))
@@ -183,12 +200,12 @@ async def _publish(
     source = Checkpoints(
         Workspace([isolation.source]), checkpoints.config, checkpoints.state_folder
     )
-    moves: list[tuple[Path, Path | None]] = [(target, None) for target, _, _ in planned.writes]
+    moves: list[tuple[Path, Path | None]] = [(write.target, None) for write in planned.writes]
     window = await source.before_write(ctx.call_id, ctx.session.id, APPLY_ID, moves)
     if window is not None:
         window.agent = ctx.session.agent
     try:
-        await asyncio.to_thread(_write, planned.writes)
+        await asyncio.to_thread(_write, planned)
     finally:
         await source.after_write(window)
         await source.settle()
