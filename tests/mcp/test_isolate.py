@@ -17,7 +17,7 @@ import pytest
 
 from tests.mcp.clients import mcp_session, text_of
 
-pytestmark = [pytest.mark.timeout(240), pytest.mark.slow]
+pytestmark = pytest.mark.timeout(240)
 
 LINES = "".join(f"line {n}\n" for n in range(1, 11))
 
@@ -100,7 +100,8 @@ async def test_isolated_session_works_apart_and_applies_as_one_diff(tmp_path: Pa
         edit = {"path": "shared.txt", "old_string": "line 9\n", "new_string": "line 9 agent\n"}
         edited = await session.call_tool("edit_file", edit)
         assert edited.is_error is False, text_of(edited)
-        ran = await session.call_tool("bash", {"command": "echo made > made.txt && pwd"})
+        command = "echo made > made.txt && printf x > run.sh && chmod +x run.sh && pwd"
+        ran = await session.call_tool("bash", {"command": command})
         assert ran.is_error is False, text_of(ran)
         assert (tree / "made.txt").read_text() == "made\n" and str(tree) in text_of(ran)
         assert "line 9 agent" not in (root / "shared.txt").read_text()
@@ -118,6 +119,7 @@ async def test_isolated_session_works_apart_and_applies_as_one_diff(tmp_path: Pa
         assert "line 1 uncommitted\n" in merged and "line 3 user\n" in merged
         assert "line 9 agent\n" in merged
         assert (root / "made.txt").read_text() == "made\n"
+        assert os.access(root / "run.sh", os.X_OK)  # its mode came along
         assert not (root / "gone.txt").exists()  # the deletion was already live: kept
         assert (root / "untracked.txt").read_text() == "not in HEAD\n"
         call_id = applied.split("checkpoint ")[1].split(")")[0]

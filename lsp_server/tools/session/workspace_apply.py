@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import stat
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -99,7 +98,7 @@ def _plan(isolation: Isolation, now: str) -> Planned:
     for change in worktree.changes(isolation, now):
         mine = top / change.rel
         rel = os.path.relpath(mine, isolation.root)
-        if rel.startswith(".."):
+        if rel == ".." or rel.startswith("../"):
             continue  # outside the session's root in the repository
         target = isolation.source / rel
         if change.link or not _inside(isolation.source, target) or ".git" in Path(rel).parts:
@@ -114,7 +113,7 @@ def _plan(isolation: Isolation, now: str) -> Planned:
         assert not isinstance(result, bool)
         if result == theirs:
             continue
-        mode = None if result is None else stat.S_IMODE(mine.lstat().st_mode)
+        mode = 0o755 if change.executable else None  # a new file; else its mode stays
         planned.writes.append(Write(target, change.rel, theirs, result, mode))
         before, after = _text(theirs), _text(result)
         if before is None or after is None:

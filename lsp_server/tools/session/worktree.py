@@ -46,6 +46,7 @@ class Changed(NamedTuple):
     base: bytes | None  # None: not in the base
     mine: bytes | None  # None: deleted in the worktree
     link: bool
+    executable: bool  # in the worktree now
 
 
 def _git(
@@ -180,7 +181,7 @@ def changes(isolation: Isolation, now: str) -> list[Changed]:
         link = old_mode in LINK_MODES or new_mode in LINK_MODES
         base = None if set(old_sha) == {"0"} or link else _blob(isolation, old_sha)
         mine = None if set(new_sha) == {"0"} or link else _blob(isolation, new_sha)
-        found.append(Changed(rel, base, mine, link))
+        found.append(Changed(rel, base, mine, link, new_mode == "100755"))
     return found
 
 
