@@ -77,8 +77,6 @@ def editor_asker(ctx: ToolContext, command: str, timeout: float) -> SecretAsker:
     return ask
 
 
-
-
 def terminal_password_prompt(grant: Grant | None) -> Callable[[str], Awaitable[str | None]] | None:
     """The hook a command in a terminal calls when it waits at a prompt with echo off (a
     password prompt read from the terminal itself, not through an askpass program): the
