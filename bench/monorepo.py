@@ -309,15 +309,29 @@ def main() -> None:
     tree.mkdir(parents=True, exist_ok=True)
     try:
         repo, plain = build(tree, args.files, args.plain_files)
-        with tempfile.TemporaryDirectory() as home:
+        home = Path(tempfile.mkdtemp(prefix="toolhost-monorepo-home-"))
+        try:
             table = Table()
             print("| step | toolhost | reference | ratio |\n| --- | --- | --- | --- |", flush=True)
-            measure(repo, plain, Path(home), args.runs, table)
-        load = " ".join(f"{v:.2f}" for v in os.getloadavg())
-        print(f"\n{args.files} files, {os.cpu_count()} cores, load average {load}")
+            measure(repo, plain, home, args.runs, table)
+            load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+            print(f"\n{args.files} files, {os.cpu_count()} cores, load average {load}", flush=True)
+        finally:
+            remove(home)
     finally:
         if not args.keep:
-            shutil.rmtree(tree, ignore_errors=True)
+            remove(tree)
+
+
+def remove(folder: Path) -> None:
+    """rm -rf, again while something the servers started still writes there (a killed
+    server's git child can outlive it by a moment)."""
+    for _ in range(20):
+        shutil.rmtree(folder, ignore_errors=True)
+        if not folder.exists():
+            return
+        time.sleep(0.5)
+    print(f"could not remove {folder}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ from lsp_server.core.contract import ContractEntry, PathArg, Tool
 from lsp_server.core.tool_output import ToolOutput
 from lsp_server.runtime.context import ToolContext
 from lsp_server.tools._support.schema_parts import boolean, integer, object_schema, string
-from lsp_server.tools.search.grep import excluded_patterns, ignore_base_for
+from lsp_server.tools.search.grep import engines_of, excluded_patterns, ignore_base_for
+from lsp_server.tools.search.result_screen import secret_test
 
 MAX_ENTRIES = 5000
 DEFAULT_TIMEOUT_SECONDS = 30.0
@@ -82,7 +83,8 @@ def _listing(
         keep=None if excluded else (lambda path: not is_secret(Path(path))),
         offset=offset,
     )
-    shown = [entry for entry in page.entries if not is_secret(folder / entry.relative)]
+    secret = secret_test(ctx, engines_of(ctx), folder)  # is_secret: ~0.3 ms a path
+    shown = [entry for entry in page.entries if not secret(entry.relative)]
     rows = [entry.row() for entry in shown]
     prefix = ctx.workspace.relative(folder / "x")[:-1]
     skipped = [
