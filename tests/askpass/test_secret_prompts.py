@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -234,3 +235,27 @@ async def test_a_terminal_password_prompt_asks_the_editor(root: Path, tmp_path: 
     assert cancelled["isError"], text_of(cancelled)
     assert cancelled["error"]["code"] == "shell.secret_cancelled"
     assert_nowhere(secret, state, answered, editor.seen, client.did_calls)
+
+
+async def test_a_password_prompt_after_job_input_asks_the_editor(
+    root: Path, tmp_path: Path
+) -> None:
+    """A command that first waits for a name (a job the model answers with job_input), then
+    for a password with echo off: the password goes from the editor to the program, and
+    neither the model's results nor the state hold it."""
+    secret = "job-typed-2718"
+    editor = SecretEditor([{"secret": secret}])
+    state = tmp_path / "state"
+    reader = 'read -r -p "Name: " n; read -r -s -p "Password: " p; echo; echo "$n ${#p}"'
+    async with secret_session(root, editor, state) as client:
+        waiting = await lsp_call(client, "bash", {"command": reader})
+        shown = text_of(waiting)
+        found = re.search(r'job_input \{"job_id": "(bash-\d+)"', shown)
+        assert found is not None, shown
+        typed = await lsp_call(
+            client, "job_input", {"job_id": found.group(1), "text": "Ada\n", "wait_ms": 10000}
+        )
+    assert [p["kind"] for p in editor.secret_prompts] == ["terminal"]
+    assert editor.secret_prompts[0]["prompt"] == "Password:"
+    assert f"Ada {len(secret)}" in text_of(typed), text_of(typed)
+    assert_nowhere(secret, state, waiting, typed, editor.seen, client.did_calls)

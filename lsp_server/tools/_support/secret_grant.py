@@ -30,6 +30,7 @@ from lsp_server.secrets.askpass import (
     SecretQuestion,
 )
 from lsp_server.secrets.known import SecretValues
+from lsp_server.shell.prompts import PasswordAsker, PasswordRequest
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,28 @@ def terminal_password_prompt(grant: Grant | None) -> Callable[[str], Awaitable[s
         return ""
 
     return answer
+
+
+def job_password_asker(ctx: ToolContext, timeout: float) -> PasswordAsker | None:
+    """The asker of a password prompt a job shows after `job_input` typed into it (echo
+    off): the editor that declared `secrets`, as for a foreground command; what the user
+    types is remembered, to be redacted should the program print it. None without such an
+    editor: the prompt then reaches the model as any other, which cannot answer it."""
+    if not ctx.client.features.secrets:
+        return None
+    try:
+        secrets: SecretValues | None = ctx.services.get(SecretValues)
+    except LookupError:
+        secrets = None
+
+    async def ask(request: PasswordRequest) -> str | None:
+        question = SecretQuestion("terminal", request.prompt.strip()[-200:] or "Password:")
+        answer = await editor_asker(ctx, request.command, timeout)(question)
+        if answer.secret is not None and secrets is not None:
+            secrets.remember_typed(answer.secret)
+        return answer.secret
+
+    return ask
 
 
 def _kind(kind: str) -> Any:

@@ -26,8 +26,9 @@ from lsp_server.core.errors import ToolError
 from lsp_server.core.tool_output import ToolOutput
 from lsp_server.policy.commands.typed_input import judged_command
 from lsp_server.runtime.context import ToolContext
-from lsp_server.shell.prompts import PasswordRequest, answer_password
+from lsp_server.shell.prompts import PasswordAsker, PasswordRequest, answer_password
 from lsp_server.shellparse.shell_words import split_command
+from lsp_server.tools._support.secret_grant import job_password_asker
 from lsp_server.tools.shell.bash import CONTRACT as BASH_CONTRACT
 from lsp_server.tools.shell.bash import job_manager
 from lsp_server.tools.shell.job_tools import find_job, render_read
@@ -39,6 +40,7 @@ _KEY_NAMES = ["enter", "ctrl-c", "ctrl-d", "tab", "up", "down", "esc"]
 _DEFAULT_WAIT_MS = 5000
 _MAX_WAIT_MS = 60_000
 _STEP_SECONDS = 0.25
+_SECRET_TIMEOUT_SECONDS = 300.0  # how long the user has to type a password the job asks for
 
 CONTRACT = ContractEntry(
     name="job_input",
@@ -151,8 +153,11 @@ def _interrupt(job: Job) -> None:
     processes.send_signal(None, targets, signal.SIGINT)
 
 
-async def _settle(manager: JobManager, job: Job, seconds: float) -> bool:
-    """Until the job waits for input again or ends (True), or `seconds` pass (False)."""
+async def _settle(
+    manager: JobManager, job: Job, seconds: float, asker: PasswordAsker | None = None
+) -> bool:
+    """Until the job waits for input again or ends (True), or `seconds` pass (False); a
+    password prompt (echo off) on the way goes to `asker` (the user), never to the model."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     while job.running:
@@ -162,7 +167,7 @@ async def _settle(manager: JobManager, job: Job, seconds: float) -> bool:
         await job.wait_change(min(left, _STEP_SECONDS))
         if await job.waiting_for_input() is not None:
             asked = PasswordRequest(job.prompt(), job.command, job.session, None, job.id)
-            if await answer_password(manager.password_asker, job.stdin, asked):
+            if await answer_password(manager.password_asker or asker, job.stdin, asked):
                 job.quiet.touch()
                 continue
             return True
@@ -194,7 +199,8 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
         taken += job.stdin.write(KEYS[key])
     job.quiet.touch()  # what it does with the input has yet to show
     wait_ms: int = args.get("wait_ms", _DEFAULT_WAIT_MS)
-    settled = await _settle(manager, job, wait_ms / 1000)
+    asker = job_password_asker(ctx, _SECRET_TIMEOUT_SECONDS)
+    settled = await _settle(manager, job, wait_ms / 1000, asker)
     read = manager.read(job, ctx.session.id)
     shown = render_read(job, read, waited_out=False, timeout_ms=wait_ms)
     notes = []
