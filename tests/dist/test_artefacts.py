@@ -29,12 +29,14 @@ def packaged_files() -> list[str]:
 
 def test_dist_holds_the_artefacts_of_one_version(dist_dir: Path, user_venv: Path) -> None:
     v = version()
-    assert sorted(p.name for p in dist_dir.iterdir()) == [
-        f"toolhost_runtime-{v}-py3-none-any.whl",
-        f"toolhost_runtime-{v}.tar.gz",
-        f"toolhost-linux-x64-{v}.vsix",
-        "toolhost.nvim",
-    ]
+    assert sorted(p.name for p in dist_dir.iterdir()) == sorted(
+        [
+            f"toolhost_runtime-{v}-py3-none-any.whl",
+            f"toolhost_runtime-{v}.tar.gz",
+            f"toolhost-linux-x64-{v}.vsix",
+            "toolhost.nvim",
+        ]
+    )
     with zipfile.ZipFile(dist_dir / f"toolhost_runtime-{v}-py3-none-any.whl") as wheel:
         metadata = wheel.read(f"toolhost_runtime-{v}.dist-info/METADATA").decode()
     assert f"\nVersion: {v}\n" in metadata
