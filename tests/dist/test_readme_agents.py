@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import tomlkit
 
-from tests.agents.agent_configs import AGENTS, claude_env, codex_config, gemini_policy
+from tests.agents.agent_configs import AGENTS, claude_env, codex_config
 from tests.agents.agent_runs import netns_argv, require_netns
 from tests.agents.model_servers import read_log, say, tool, tool_results
 from tests.agents.pty_screen import TerminalScreen
@@ -189,7 +189,10 @@ def test_gemini_cli_reads_and_edits_in_a_trusted_folder(
     `gemini -p` with a policy rule per tool (its own approval) reads and edits."""
     gemini = readme_user.home / ".gemini"
     (gemini / "policies").mkdir(parents=True, exist_ok=True)
-    (gemini / "policies" / "toolhost.toml").write_text(gemini_policy(ALLOWED), encoding="utf-8")
+    # docs/MCP.md's allow list for `gemini -p`: a policy rule per tool.
+    rules = [f'[[rule]]\ntoolName = "mcp_toolhost_{name}"\ndecision = "allow"\npriority = 100\n'
+             for name in ALLOWED]  # fmt: skip
+    (gemini / "policies" / "toolhost.toml").write_text("\n".join(rules), encoding="utf-8")
     # The model: an API key with a base URL on loopback, a fixed model (the test's part).
     settings = {
         "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
@@ -217,6 +220,8 @@ def test_gemini_cli_reads_and_edits_in_a_trusted_folder(
         )
         screen.press_until_gone("enter", "Do you trust the files in this folder?")
         assert trusted(readme_user.home, project), screen.text()
+        shown = screen.wait_for("Type your message")
+        assert "Unrecognized tool name" not in shown, shown  # the policy file is taken as is
     finally:
         screen.close()
     done, results = headless(command, env, project, script_for("gemini"), tmp_path / "model")
