@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from tests.conftest import missing_part
+from tests.fake_editor import FakeEditor
 from tests.helpers import lsp_call, text_of
 from tests.policy.test_policy_e2e import editor_session
 from tests.policy.test_policy_escapes_e2e import denying_editor, run_each
@@ -249,3 +250,44 @@ async def test_a_background_job_s_deeper_names_are_renamed_aside(workspace: Path
             while not aside.exists():
                 await anyio.sleep(0.02)
     assert not (workspace / "j/k/l/m/.git").exists()
+
+
+async def test_a_repository_cloned_one_folder_down_is_kept_unless_it_can_run_code(
+    workspace: Path,
+) -> None:
+    """`git clone` in the sandbox leaves a usable repository one folder down (where the next
+    commands get its `.git` read-only); one whose `.git` could make the user's git run a
+    program (a config key such as core.fsmonitor, a hook), or one deeper, is renamed
+    aside as before."""
+    from lsp_server.sandbox.platforms import find_backend
+
+    if find_backend(None).problem is not None:
+        missing_part("no usable bubblewrap here (`./run setup` installs it)")
+    who = "-c user.email=t@example.com -c user.name=t"
+    commands = {
+        "clone": f"git init -q src && git -C src {who} commit -q --allow-empty -m one"
+        " && git clone -q src copy",
+        "fsmonitor": "git init -q evil && git -C evil config core.fsmonitor 'touch PWNED'",
+        "hook": "git init -q hooky && printf '#!/bin/sh\\ntouch PWNED\\n' >"
+        " hooky/.git/hooks/post-checkout && chmod +x hooky/.git/hooks/post-checkout",
+        "deeper": "mkdir -p a && git init -q a/deep",
+    }
+    options = {"workspaceTrusted": True, "policy": {"mode": "bypass", "allow": ["Bash"]}}
+    said = {}
+    editor = FakeEditor()  # the user allows each: creating a repository always asks
+    editor.script = editor.answer({"decision": "allow_once"})
+    async with editor_session(workspace, editor, options) as client:
+        for name, command in commands.items():
+            result = await lsp_call(client, "bash", {"command": command})
+            assert not result["isError"], text_of(result)
+            said[name] = text_of(result)
+        after = await lsp_call(client, "bash", {"command": "git -C copy log --format=%s"})
+    for kept in ("src", "copy"):
+        assert (workspace / kept / ".git").is_dir(), said["clone"]
+    assert "renamed" not in said["clone"], said["clone"]
+    assert "one" in text_of(after), text_of(after)
+    for aside in ("evil", "hooky", "a/deep"):
+        assert not (workspace / aside / ".git").exists()
+        assert (workspace / aside / ".git.blocked-by-toolhost").is_dir()
+    assert "evil/.git was made by the command" in said["fsmonitor"], said["fsmonitor"]
+    assert not (workspace / "PWNED").exists()

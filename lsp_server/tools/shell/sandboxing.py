@@ -27,6 +27,7 @@ from lsp_server.sandbox.protected import ProtectedPaths, protected_paths
 from lsp_server.sandbox.protected_scan import scan_roots
 from lsp_server.sandbox.service import SandboxService
 from lsp_server.shell.fullscreen import needs_terminal
+from lsp_server.tools.shell import fresh_repository
 from lsp_server.tools.shell.protected_made import (
     ProtectedBefore,
     aside,
@@ -169,12 +170,14 @@ def block_new_protected(prepared: PreparedCommand, before: ProtectedBefore | Non
         return []
     notes: list[str] = []
     for path in made_protected(prepared.roots, prepared.protected, before):
+        root = next(r for r in prepared.roots if path.is_relative_to(r))
+        if _kept_repository(path, root):
+            continue
         moved = aside(path)
         try:
             path.rename(moved)  # in its folder; a symlink is renamed, not followed
         except OSError:
             continue
-        root = next(r for r in prepared.roots if path.is_relative_to(r))
         entry = prepared.protected.match(path.relative_to(root).parts)
         what = entry.controls if entry is not None else "a protected file"
         if len(notes) == MAX_NOTES:  # a package manager may unpack many (`.vscode/` in one)
@@ -187,3 +190,15 @@ def block_new_protected(prepared: PreparedCommand, before: ProtectedBefore | Non
             "asks)]"
         )
     return notes
+
+
+def _kept_repository(path: Path, root: Path) -> bool:
+    """A repository the command made one folder down (`git clone URL`): kept when nothing
+    in its `.git` runs a program (fresh_repository.py); there, the next commands get it
+    read-only, as every protected name one folder down. Deeper ones are not held by the
+    sandbox, so they are renamed aside still."""
+    return (
+        path.name == ".git"
+        and len(path.relative_to(root).parts) == 2
+        and fresh_repository.harmless(path)
+    )
