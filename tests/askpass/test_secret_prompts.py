@@ -92,6 +92,8 @@ async def test_git_clone_asks_the_editor_once_and_the_password_stays_out(
             status = await client.protocol.send_request_async("toolhost/status", {})
     assert not result["isError"], text_of(result)
     assert (root / "repo" / "README.md").read_text() == "served over smart HTTP\n"
+    assert (root / "repo" / ".git" / "HEAD").is_file(), text_of(result)  # a usable clone
+    assert "renamed" not in text_of(result), text_of(result)
     [asked] = editor.secret_prompts
     assert asked["kind"] == "credential" and asked["username"] is None
     assert asked["command"] == f"git clone {server.url}"
