@@ -31,7 +31,7 @@ def test_every_tool_is_documented_valid_and_canonical() -> None:
     for tool in registry.all_tools():
         entry = tool.contract
         assert entry.description.strip(), entry.name
-        assert f"| `{entry.name}` | {'yes' if entry.read_only else 'no'} |" in table
+        assert f"| `{entry.name}` | {'yes' if entry.labelled_read_only else 'no'} |" in table
         check_schema(entry.schema)
         schema = dict(entry.schema)
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
@@ -57,7 +57,7 @@ def test_schemas_file_is_byte_equal_to_the_registry() -> None:
     for tool in registry.surface("full"):
         listed = by_name[tool.name]
         assert canonical_json(listed["inputSchema"]) == tool.contract.canonical_schema
-        assert listed["readOnly"] == tool.contract.read_only
+        assert listed["readOnly"] == tool.contract.labelled_read_only
     for surface in ("core", "full", "minimal"):
         assert document["surfaces"][surface]["hash"] == registry.hash(surface)
 
