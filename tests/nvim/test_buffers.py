@@ -51,12 +51,16 @@ def test_agent_edit_keeps_unsaved_user_text_and_undoes(out: dict[str, Any]) -> N
     ]
 
 
-def test_edit_after_user_typed_is_refused(out: dict[str, Any]) -> None:
+def test_edit_after_user_typed_merges_or_is_refused(out: dict[str, Any]) -> None:
+    merged = out["merged"]
+    assert merged["isError"] is False, merged
+    said = "\n".join(p.get("text", "") for p in merged["content"])
+    assert "also changed since your read" in said and "the user in the editor" in said, said
+    assert out["after_merged"][-2:] == ["LINE FIVE", "another unsaved line"]
     stale = out["stale"]
     assert stale["isError"] is True
-    assert stale["error"]["code"] == "FS_STALE_VERSION"
-    assert out["after_stale"][-1] == "another unsaved line"
-    assert "line five" in out["after_stale"]
+    assert stale["error"]["code"] == "FS_EDIT_CONFLICT", stale["error"]
+    assert out["after_stale"][0] == "the user's first line"
 
 
 def test_clean_buffer_is_saved_by_the_editor(out: dict[str, Any]) -> None:

@@ -1,6 +1,6 @@
 -- The agent edits a buffer the user is working in: the user's unsaved text survives, the
 -- agent's edit is one undo step, a clean buffer is saved so the disk matches, and an edit
--- computed before the user typed is refused.
+-- computed before the user typed merges where it touches other lines, else is refused.
 local H = dofile(assert(os.getenv("TOOLHOST_TEST_HARNESS")))
 
 local function type_keys(keys)
@@ -31,13 +31,22 @@ H.run(function()
   vim.cmd("undo")
   H.out.after_undo = H.lines(notes)
 
-  -- 2. The user types after the agent read: the agent's next edit is refused.
+  -- 2. The user types after the agent read: the agent's next edit of another line merges
+  -- (and says who changed what); an edit of the line the user changed is refused.
   assert(toolhost.call_sync("read_file", { path = "notes.md" }))
   type_keys("Goanother unsaved line<Esc>")
-  H.out.stale = assert(toolhost.call_sync("edit_file", {
+  H.out.merged = assert(toolhost.call_sync("edit_file", {
     path = "notes.md",
     old_string = "line five",
     new_string = "LINE FIVE",
+  }))
+  H.out.after_merged = H.lines(notes)
+  assert(toolhost.call_sync("read_file", { path = "notes.md" }))
+  type_keys("gg0Cthe user's first line<Esc>")
+  H.out.stale = assert(toolhost.call_sync("edit_file", {
+    path = "notes.md",
+    old_string = "typed by the user, not saved",
+    new_string = "the agent's first line",
   }))
   H.out.after_stale = H.lines(notes)
 
