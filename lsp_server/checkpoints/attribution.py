@@ -172,7 +172,7 @@ def mark_running(folder: Path, window: CommandWindow) -> None:
         window.call_id, window.session, window.tool, window.label, window.started, os.getpid()
     )
     (folder / RUNNING).mkdir(parents=True, exist_ok=True)
-    data = json.dumps(_CONVERTER.unstructure(command), ensure_ascii=False)
+    data = json.dumps(_CONVERTER.unstructure(command))  # ASCII: a label may hold surrogates
     write_atomically(_running_file(folder, command.call_id), data.encode("utf-8"))
 
 

@@ -76,7 +76,7 @@ def _git(
 
 
 def _digest(path: Path) -> str:
-    return hashlib.sha256(str(path).encode()).hexdigest()[:16]
+    return hashlib.sha256(str(path).encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
 def trees_folder(state: Path) -> Path:
