@@ -22,6 +22,7 @@ from typing import Any
 import attrs
 
 from lsp_server.home.private_folder import private_folder, socket_path
+from lsp_server.procs.children import pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -96,16 +97,6 @@ def _private_file(path: Path, kind: int) -> bool:
     return stat.S_IMODE(info.st_mode) & 0o077 == 0
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # alive, but another user's: the owner checks refuse it anyway
-    return True
-
-
 def _read(path: Path) -> Record | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -145,7 +136,7 @@ def find_records(folder: Path, root: Path) -> list[Record]:
         record = _read(path)
         if record is None:
             continue
-        if not _alive(record.pid):
+        if not pid_alive(record.pid):
             log.info("removing the stale discovery record of pid %d", record.pid)
             forget(record)
             if record.socket.stem.endswith(f"-{record.pid}"):  # its own socket, no other

@@ -39,6 +39,7 @@ import cattrs
 
 from lsp_server.checkpoints.shadow import objects
 from lsp_server.home.replace_file import write_atomically
+from lsp_server.procs.children import pid_alive
 
 if TYPE_CHECKING:
     from lsp_server.checkpoints.records import Checkpoint, CheckpointStore, FileRecord
@@ -191,21 +192,11 @@ def running(folder: Path) -> list[RunningCommand]:
                 )
             except (OSError, ValueError, cattrs.BaseValidationError):
                 continue
-            if _alive(command.pid):
+            if pid_alive(command.pid):
                 found.append(command)
             else:
                 Path(entry.path).unlink(missing_ok=True)
     return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 # -- at a command's end --------------------------------------------------------------------

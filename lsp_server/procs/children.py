@@ -48,3 +48,15 @@ def parent_death_hook(sig: int = signal.SIGKILL) -> Callable[[], None] | None:
                 os.kill(os.getpid(), sig)
 
     return set_parent_death_signal
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process of that id exists (another user's counts: the caller checks
+    ownership where it matters)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
