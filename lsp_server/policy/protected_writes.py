@@ -203,6 +203,12 @@ def _approves_a_config(words: Sequence[str]) -> bool:
     return False
 
 
+def creates_repository(words: Sequence[str]) -> bool:
+    """`git init` / `git clone` (through wrappers): a call that always asks the user."""
+    reason = _git_reason(words)
+    return reason is not None and "creates a repository" in reason
+
+
 def _creates_nested_repository(
     words: Sequence[str], cwd: Path, places: Places, moved: bool = False
 ) -> bool:

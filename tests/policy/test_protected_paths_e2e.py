@@ -271,6 +271,9 @@ async def test_a_repository_cloned_one_folder_down_is_kept_unless_it_can_run_cod
         "hook": "git init -q hooky && printf '#!/bin/sh\\ntouch PWNED\\n' >"
         " hooky/.git/hooks/post-checkout && chmod +x hooky/.git/hooks/post-checkout",
         "deeper": "mkdir -p a && git init -q a/deep",
+        # A plain .git made without git (the policy sees no repository made): not allowed.
+        "computed": "mkdir plain && cd plain && "
+        + _computed_repository("x").replace("\\tfsmonitor = x\\n", ""),
     }
     options = {"workspaceTrusted": True, "policy": {"mode": "bypass", "allow": ["Bash"]}}
     said = {}
@@ -281,12 +284,15 @@ async def test_a_repository_cloned_one_folder_down_is_kept_unless_it_can_run_cod
             result = await lsp_call(client, "bash", {"command": command})
             assert not result["isError"], text_of(result)
             said[name] = text_of(result)
-        after = await lsp_call(client, "bash", {"command": "git -C copy log --format=%s"})
+        after = await lsp_call(
+            client, "bash", {"command": f"git -C {workspace}/copy log --format=%s"}
+        )
     for kept in ("src", "copy"):
         assert (workspace / kept / ".git").is_dir(), said["clone"]
     assert "renamed" not in said["clone"], said["clone"]
     assert "one" in text_of(after), text_of(after)
-    for aside in ("evil", "hooky", "a/deep"):
+    assert "fsmonitor" not in (workspace / "plain/.git.blocked-by-toolhost/config").read_text()
+    for aside in ("evil", "hooky", "a/deep", "plain"):
         assert not (workspace / aside / ".git").exists()
         assert (workspace / aside / ".git.blocked-by-toolhost").is_dir()
     assert "evil/.git was made by the command" in said["fsmonitor"], said["fsmonitor"]

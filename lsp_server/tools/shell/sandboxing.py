@@ -17,6 +17,7 @@ from lsp_server.core import errors
 from lsp_server.core.errors import ToolError
 from lsp_server.policy.command_plan import CommandPlan
 from lsp_server.policy.planner import CommandPlanner
+from lsp_server.policy.protected_writes import creates_repository
 from lsp_server.runtime.context import ToolContext
 from lsp_server.sandbox import SANDBOX_REQUESTS
 from lsp_server.sandbox.bubblewrap import BubblewrapLayout
@@ -169,9 +170,12 @@ def block_new_protected(prepared: PreparedCommand, before: ProtectedBefore | Non
     if before is None:
         return []
     notes: list[str] = []
+    # Only a command the user allowed to make a repository may leave one (git init and
+    # git clone always ask); a .git made any other way, e.g. by a computed name, goes.
+    approved = any(creates_repository(s.words) for s in prepared.plan.view.segments)
     for path in made_protected(prepared.roots, prepared.protected, before):
         root = next(r for r in prepared.roots if path.is_relative_to(r))
-        if _kept_repository(path, root):
+        if approved and _kept_repository(path, root):
             continue
         moved = aside(path)
         try:
@@ -193,10 +197,10 @@ def block_new_protected(prepared: PreparedCommand, before: ProtectedBefore | Non
 
 
 def _kept_repository(path: Path, root: Path) -> bool:
-    """A repository the command made one folder down (`git clone URL`): kept when nothing
-    in its `.git` runs a program (fresh_repository.py); there, the next commands get it
-    read-only, as every protected name one folder down. Deeper ones are not held by the
-    sandbox, so they are renamed aside still."""
+    """A repository an allowed `git clone` / `git init` made one folder down: kept when
+    nothing in its `.git` runs a program (fresh_repository.py); there, the next commands
+    get it read-only, as every protected name one folder down. Deeper ones are not held by
+    the sandbox, so they are renamed aside still."""
     return (
         path.name == ".git"
         and len(path.relative_to(root).parts) == 2
