@@ -11,20 +11,11 @@ local function toolhost()
   return require("toolhost")
 end
 
-local function notify(message, level)
-  vim.notify("toolhost: " .. message, level or vim.log.levels.INFO)
-end
+local notify = require("toolhost.checkpoints").notify
+local show = require("toolhost.checkpoints").show_lines
 
 local function named(value)
   return value ~= nil and value ~= vim.NIL and value ~= ""
-end
-
-local function show(lines, filetype)
-  local flat = {}
-  for _, line in ipairs(lines) do
-    vim.list_extend(flat, vim.split(tostring(line), "\n", { plain = true }))
-  end
-  return require("toolhost.view").scratch("toolhost://output", flat, filetype or "diff")
 end
 
 --- The sessions that changed files, newest first: {session, agent?, calls, files = {paths}}.

@@ -12,6 +12,7 @@ end
 local function notify(message, level)
   vim.notify("toolhost: " .. message, level or vim.log.levels.INFO)
 end
+M.notify = notify
 
 --- The checkpoints, newest first ({callId, session, tool, time, label, files = {{path,
 --- change, fromPath?, notStored?}}}), or nil and an error. Waits for the server.
@@ -56,13 +57,15 @@ function M.describe(checkpoint)
   return lines
 end
 
-local function show(lines)
+--- Lines (each may hold newlines) in the output split, as `filetype` (default diff).
+local function show(lines, filetype)
   local flat = {}
   for _, line in ipairs(lines) do
     vim.list_extend(flat, vim.split(tostring(line), "\n", { plain = true }))
   end
-  return require("toolhost.view").scratch("toolhost://output", flat, "diff")
+  return require("toolhost.view").scratch("toolhost://output", flat, filetype or "diff")
 end
+M.show_lines = show
 
 --- Revert without asking; returns the toolhost/revert result ({reverted, conflicts,
 --- checkpoint, text}) or nil and an error.
