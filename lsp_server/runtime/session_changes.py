@@ -53,19 +53,7 @@ async def session_changes(
         for record in item.checkpoint.files:
             _follow(spans, item.root, record)
     agent = next((i.checkpoint.agent for i in listed if i.checkpoint.agent), None)
-    relative = checkpoints.workspace.relative
-    files, parts = [], []
-    for root in dict.fromkeys(root for root, _ in spans):
-        mine = {path: span for (r, path), span in spans.items() if r == root}
-        oids = [e.oid for s in mine.values() for e in (s.before, s.after) if e is not None]
-        blobs = await anyio.to_thread.run_sync(checkpoints.store(root).repo.read_blobs, oids)
-        for path, span in sorted(mine.items()):
-            if span.before == span.after:
-                continue  # changed and changed back
-            shown = relative(root / path)
-            files.append(CheckpointFile(shown, _change(span), not_stored=span.not_stored))
-            parts.append(_diff(shown, span, blobs))
-    diff = clip("".join(parts), MAX_DIFF_BYTES)
+    files, diff = await anyio.to_thread.run_sync(_review, checkpoints, spans)
     named = names_its_agent(params.session, agent)
     who = f"session {params.session}" + ("" if named else f" ({agent})")
     text = (
@@ -75,6 +63,25 @@ async def session_changes(
     )
     calls = [item.checkpoint.call_id for item in listed]
     return SessionChangesResult(params.session, agent, calls, files, diff, text)
+
+
+def _review(
+    checkpoints: Checkpoints, spans: dict[tuple[Path, str], _Span]
+) -> tuple[list[CheckpointFile], str]:
+    """The files and the diff (blocking: git reads the blobs, difflib diffs them)."""
+    relative = checkpoints.workspace.relative
+    files, parts = [], []
+    for root in dict.fromkeys(root for root, _ in spans):
+        mine = {path: span for (r, path), span in spans.items() if r == root}
+        oids = [e.oid for s in mine.values() for e in (s.before, s.after) if e is not None]
+        blobs = checkpoints.store(root).repo.read_blobs(oids)
+        for path, span in sorted(mine.items()):
+            if span.before == span.after:
+                continue  # changed and changed back
+            shown = relative(root / path)
+            files.append(CheckpointFile(shown, _change(span), not_stored=span.not_stored))
+            parts.append(_diff(shown, span, blobs))
+    return files, clip("".join(parts), MAX_DIFF_BYTES)
 
 
 def _follow(spans: dict[tuple[Path, str], _Span], root: Path, record: FileRecord) -> None:
