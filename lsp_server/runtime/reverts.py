@@ -113,6 +113,8 @@ class Reverter:
         """A command's files that are its own to revert: not one whose change another writer
         made, nor (unless `include_shared`) one another writer may hold a change in."""
         root, checkpoint = listed.root, listed.checkpoint
+        if checkpoint.reads != "disk":  # a writer's change is exactly its own
+            return checkpoint.files
         store = self.checkpoints.store(root)
         found = await anyio.to_thread.run_sync(
             lambda: attribution.verdicts(
