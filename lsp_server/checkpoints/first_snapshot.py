@@ -4,9 +4,11 @@
 In a git work tree the first snapshot is seeded from the user's index (shadow/seed.py) and
 costs what `git status` costs: the command waits for it. Anywhere else it stores every
 file once, so it runs in a thread of its own at low priority (nice 10, idle I/O class),
-and a command waits for it at most FIRST_WAIT seconds (longer only while the root has
-turned out small: a loaded machine, not a large root). A command that runs before it is
-done has no checkpoint, and its result says so; the next commands have one.
+and commands wait for it at most FIRST_WAIT seconds from its start, all together (longer
+only while the root has turned out small: a loaded machine, not a large root): the first
+command waits up to FIRST_WAIT, one sent later while it still runs only what is left of
+that. A command that runs before it is done has no checkpoint, and its result says so and
+what that means for its revert; the commands after it have one.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import logging
 import os
 import platform
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,7 +29,9 @@ from lsp_server.checkpoints.root_budget import Tally
 
 log = logging.getLogger(__name__)
 
-FIRST_WAIT = 2.0
+FIRST_WAIT = 1.5
+"""Seconds the commands wait for a first snapshot outside git, counted from its start (a
+command's own work comes on top: its answer stays within 2 s)."""
 SMALL_ROOT = 10_000
 """A root with fewer files is waited for as long as it takes (the machine is busy)."""
 
@@ -43,6 +48,7 @@ _IOPRIO_CLASS_IDLE = 3
 class Job:
     tally: Tally
     background: bool
+    started: float = attrs.Factory(time.monotonic)
     done: threading.Event = attrs.Factory(threading.Event)
     outcome: Outcome = None
     claimed: bool = False
@@ -83,15 +89,12 @@ class FirstSnapshots:
                 threading.Thread(target=self._run, args=(root, job), daemon=True).start()
             else:
                 self._run(root, job)
-        if not job.done.wait(FIRST_WAIT if job.background else None):
+        left = max(0.0, job.started + FIRST_WAIT - time.monotonic())
+        if not job.done.wait(left if job.background else None):
             while job.tally.files < SMALL_ROOT and not job.done.wait(0.25):
                 pass
         if not job.done.is_set():
-            return False, (
-                f"the first snapshot of this root is still being taken ({job.tally.files:,} "
-                "files so far, at low priority): this command has no checkpoint, so what it "
-                "changes cannot be reverted; the commands after it is done have one"
-            )
+            return False, still_running(job.tally.files)
         if isinstance(job.outcome, str):
             if job.said:
                 return False, None
@@ -113,6 +116,17 @@ class FirstSnapshots:
                 self._jobs.pop(root, None)
         finally:
             job.done.set()
+
+
+def still_running(files: int) -> str:
+    """The note of a command that ran before its root's first snapshot was done."""
+    return (
+        f"the first snapshot of this root is still being taken ({files:,} files counted "
+        "so far, at low priority): this command has no checkpoint, so a revert cannot undo "
+        "what it changes (toolhost revert finds none; its changes become part of the state "
+        "later checkpoints start from); commands after the snapshot is done have "
+        "checkpoints, unless the root turns out over the budget (their result then says so)"
+    )
 
 
 def _lower_priority() -> None:

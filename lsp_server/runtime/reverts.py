@@ -96,8 +96,9 @@ class Reverter:
         if not found:
             raise ToolError(
                 errors.CHECKPOINT_UNKNOWN,
-                f"no checkpoint of a call {call_id!r} (it changed no file, or was dropped by "
-                "the checkpoint bounds)",
+                f"no checkpoint of a call {call_id!r} (it changed no file; or it ran while its "
+                "root had no shell checkpoints, its first snapshot under way or the root over "
+                "the budget, as its result said; or it was dropped by the checkpoint bounds)",
                 "list the checkpoints with toolhost/checkpoints (CLI: toolhost checkpoints)",
             )
         outcome = RevertOutcome(call_id)

@@ -257,11 +257,8 @@ async def test_a_long_first_snapshot_outside_git_holds_no_command_up(
     checkpoints._commands.first._take = slow
     made, notes = await command(checkpoints, "c-1", "echo x >> d0/e0/f0.txt", root)
     assert not made
-    assert notes == [
-        f"[no checkpoint of {root}: the first snapshot of this root is still being taken (0 "
-        "files so far, at low priority): this command has no checkpoint, so what it changes "
-        "cannot be reverted; the commands after it is done have one]"
-    ]
+    assert notes == [f"[no checkpoint of {root}: {first_snapshot.still_running(0)}]"]
+    assert "a revert cannot undo what it changes" in notes[0]
     assert niceness and niceness[0] >= 10
     assert checkpoints.status()["roots"][0]["shellCheckpoints"].startswith(
         "on; the first snapshot is under way"
