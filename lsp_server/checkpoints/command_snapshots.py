@@ -16,7 +16,6 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from lsp_server.checkpoints import attribution
 from lsp_server.checkpoints.file_states import is_nested_repo, record_of
 from lsp_server.checkpoints.first_snapshot import FirstSnapshots, Outcome
 from lsp_server.checkpoints.records import Checkpoint, CheckpointStore
@@ -24,9 +23,11 @@ from lsp_server.checkpoints.root_budget import OverBudget, Tally, measure
 from lsp_server.checkpoints.root_watchers import RootWatchers
 from lsp_server.checkpoints.shadow import objects
 from lsp_server.checkpoints.shadow.ignored import IgnoredFiles, unrecorded_changes
+from lsp_server.checkpoints.shadow.index_summary import IndexSummary
 from lsp_server.checkpoints.shadow.isolated_git import ShadowError
-from lsp_server.checkpoints.shadow.seed import user_git_dir
+from lsp_server.checkpoints.shadow.seed import user_git_dir, user_index_summary
 from lsp_server.checkpoints.shadow.tree_changes import TreeChange
+from lsp_server.checkpoints.sharing import attribution
 from lsp_server.checkpoints.windows import CommandWindow
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.sandbox.protected_scan import may_be_placeholder
@@ -96,7 +97,11 @@ class CommandSnapshots:
             "maxUserWatches": budget.system_limit,
             "share": budget.share,
         }
-        return {"roots": [self.status(root) for root in roots], "inotifyWatches": watches}
+        return {
+            "roots": [self.status(root) for root in roots],
+            "inotifyWatches": watches,
+            "attribution": attribution.mechanism(self._config.exact_attribution),
+        }
 
     def status(self, root: Path) -> dict[str, object]:
         """The root's shell checkpoints for toolhost/status."""
@@ -142,7 +147,11 @@ class CommandSnapshots:
         with self._root_lock(root), repo.locked():
             try:
                 store.ensure()  # writers find it there: none waits for the walk (write_queue)
-                if not (self.watchers.enabled and self.watchers.of(root).start(tally)):
+                summary = self._index_summary(root)
+                if summary is not None:
+                    tally.count(summary.files, summary.bytes)
+                    self._start_watcher(root, summary.folders)
+                elif not (self.watchers.enabled and self.watchers.of(root).start(tally)):
                     measure(root, repo.kept_out, frozenset(self._config.skip_folders), tally)
             except OverBudget as exc:
                 log.warning("checkpoints of %s: shell checkpoints are off: %s", root, exc)
@@ -156,6 +165,24 @@ class CommandSnapshots:
                 "whole root instead, as git status does]"
             )
         return self._before(root)
+
+    def _index_summary(self, root: Path) -> IndexSummary | None:
+        """What the user's index says of a root whose first snapshot is seeded from it."""
+        user = user_git_dir(root) if self._config.seed_from_git else None
+        return None if user is None else user_index_summary(user)
+
+    def _start_watcher(self, root: Path, folders: int) -> None:
+        """Start the root's watcher, measured already (from the index): a root whose tracked
+        files alone lie in more folders than the watches left is not walked to find out."""
+        if not self.watchers.enabled:
+            return
+        budget = self.watchers.budget
+        watcher = self.watchers.of(root)
+        if folders > budget.limit - budget.used:
+            if watcher.unavailable is None:
+                watcher.unavailable = f"the root is not watched ({budget.refusal()})"
+            return
+        watcher.start(Tally(1 << 62, 1 << 62, float("inf")))
 
     def _before(self, root: Path) -> Outcome:
         store = self._store(root)
@@ -249,6 +276,7 @@ class CommandSnapshots:
                     label=window.label,
                     others=others,
                     agent=window.agent,
+                    exact=window.written is not None,
                 )
             except (ShadowError, OSError) as exc:
                 log.exception("checkpoint of %s in %s failed", window.call_id, root)

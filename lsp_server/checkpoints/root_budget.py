@@ -9,7 +9,9 @@ What is counted is what a snapshot could record: `.git` folders, toolhost's own 
 the regenerable folders (`checkpoints.skip_folders`), other file systems (a mount point:
 its device differs from the root's), `/proc`, `/sys`, `/dev` and folders that cannot be read
 are never walked. The watcher's first walk (watcher.py) counts on the way (`Tally`), so a
-watched root is walked once; `measure` walks a root no watcher walks.
+watched root is walked once; `measure` walks a root no watcher walks. A git work tree whose
+first snapshot is seeded from the user's index is measured from that index instead (its
+tracked files and their sizes: shadow/index_summary.py), with no walk at all.
 
 The inotify watches a root may take are bounded too (`WatchBudget`): a share of
 fs.inotify.max_user_watches (default 10 %, `checkpoints.watch_share`), which the editor, its
@@ -54,7 +56,13 @@ class Tally:
         self.deadline = time.monotonic() + self.seconds
 
     def add(self, size: int) -> None:
-        self.files += 1
+        self.count(1, size)
+        if self.files % 512 == 0:
+            self.check_time()
+
+    def count(self, files: int, size: int) -> None:
+        """`files` files of `size` bytes in all (raises OverBudget once over)."""
+        self.files += files
         self.bytes += size
         if self.files > self.max_files:
             raise OverBudget(
@@ -65,8 +73,6 @@ class Tally:
                 f"it holds more than {self.max_bytes // (1 << 20):,} MB "
                 "(checkpoints.max_root_mb, and checkpoints.budget_mb outside git)"
             )
-        if self.files % 512 == 0:
-            self.check_time()
 
     def check_time(self) -> None:
         if time.monotonic() > self.deadline:

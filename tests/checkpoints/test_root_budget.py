@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from lsp_server.checkpoints import first_snapshot
+from lsp_server.checkpoints import command_snapshots, first_snapshot
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.checkpoints.root_budget import Tally, max_user_watches
 from lsp_server.checkpoints.watcher import TreeWatcher
@@ -319,3 +319,34 @@ def test_a_command_does_not_wait_for_the_first_walk(tmp_path: Path) -> None:
     (root / "new.txt").write_text("x")
     assert watcher.close_window(window).created == {"new.txt"}
     watcher.close()
+
+
+async def test_a_seeded_git_root_is_measured_from_its_index_not_walked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tracked files and their sizes come from the user's index; a root whose tracked
+    folders alone are more than the watches left is not walked to find that out."""
+    root = tmp_path / "ws"
+    make_tree(root, 300, 2)  # 600 files in 300 + 30 folders
+    for args in (["init", "-q"], ["add", "-A"]):
+        subprocess.run(["git", *args], cwd=root, check=True)
+
+    def no_walk(*args: object) -> None:
+        raise AssertionError("walked")
+
+    monkeypatch.setattr(command_snapshots, "measure", no_walk)
+    monkeypatch.setattr(TreeWatcher, "start", no_walk)
+    share = 100.5 / max_user_watches()
+    checkpoints = engine([root], tmp_path / "state", watch_share=share)
+    made, notes = await command(checkpoints, "c-1", "echo x >> d0/e0/f0.txt", root)
+    assert [f.path for c in made for f in c.files] == ["d0/e0/f0.txt"]
+    assert len(notes) == 1 and "the root is not watched" in notes[0]
+    status = checkpoints.status()["roots"][0]
+    assert status["files"] == 600 and status["shellCheckpoints"] == "on"
+    checkpoints.watchers.close()
+    # Over the file budget by the index: refused before anything is hashed.
+    checkpoints = engine([root], tmp_path / "state2", max_root_files=500)
+    made, notes = await command(checkpoints, "c-2", "echo y >> d0/e0/f0.txt", root)
+    assert not made and "more than 500 files" in notes[0]
+    assert state_objects(tmp_path / "state2") == 0
+    checkpoints.watchers.close()

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
 from lsp_server.checkpoints.shadow import objects
+from lsp_server.checkpoints.shadow.index_summary import IndexSummary, read_summary
 from lsp_server.checkpoints.shadow.isolated_git import IsolatedGit, ShadowError
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -38,6 +40,30 @@ def user_git_dir(work_tree: Path) -> Path | None:
     return None
 
 
+_summaries: dict[Path, tuple[tuple[int, int, int], IndexSummary | None]] = {}
+_summaries_lock = threading.Lock()
+
+
+def user_index_summary(user: Path) -> IndexSummary | None:
+    """The summary of the user's index (index_summary.py), read once while the file stays
+    as it was: the first snapshot measures the root with it, and seeding reads it again."""
+    index = user / "index"
+    try:
+        st = index.stat()
+    except OSError:
+        return None
+    key = (st.st_mtime_ns, st.st_size, st.st_ino)
+    with _summaries_lock:
+        known = _summaries.get(index)
+    if known is not None and known[0] == key:
+        return known[1]
+    summary = read_summary(index)
+    with _summaries_lock:
+        _summaries.clear()  # one at a time: the roots' first snapshots are rare
+        _summaries[index] = (key, summary)
+    return summary
+
+
 def alternates_file(git: IsolatedGit) -> Path:
     return git.git_dir / "objects" / "info" / "alternates"
 
@@ -46,10 +72,14 @@ def is_seeded(git: IsolatedGit) -> bool:
     return alternates_file(git).exists()
 
 
-def _filtered(git: IsolatedGit, user: Path) -> bool:
+def _filtered(git: IsolatedGit, user: Path, summary: IndexSummary | None) -> bool:
     """A clean/smudge filter is named in the tracked .gitattributes or info/attributes."""
-    raw = git.run("ls-files", "-z", "--", ":(glob)**/.gitattributes", ".gitattributes")
-    files = [git.work_tree / name for name in raw.decode("utf-8", "surrogateescape").split("\0")]
+    if summary is not None:
+        names = list(summary.attributes)
+    else:
+        raw = git.run("ls-files", "-z", "--", ":(glob)**/.gitattributes", ".gitattributes")
+        names = raw.decode("utf-8", "surrogateescape").split("\0")
+    files = [git.work_tree / name for name in names if name]
     for path in [user / "info" / "attributes", *files]:
         with contextlib.suppress(OSError):
             if b"filter=" in path.read_bytes():
@@ -63,6 +93,7 @@ def seed(git: IsolatedGit) -> str | None:
     user = user_git_dir(git.work_tree)
     if user is None or git.index.exists():
         return None
+    summary = user_index_summary(user)
     alternates = alternates_file(git)
     alternates.parent.mkdir(parents=True, exist_ok=True)
     alternates.write_text(f"{(user / 'objects').resolve()}\n")
@@ -72,12 +103,15 @@ def seed(git: IsolatedGit) -> str | None:
         temp = git.index.with_name("index.seed")
         shutil.copy2(user / "index", temp)  # the mtime too: git's racy-clean check
         temp.replace(git.index)
-        if _filtered(git, user):
+        if _filtered(git, user, summary):
             raise ShadowError("a .gitattributes names a filter")
-        _clear_flags(git)
+        if summary is None or summary.flagged:
+            _clear_flags(git)
     except (OSError, ShadowError):
         unseed(git)
         return None
+    if summary is not None and summary.unmerged:
+        return EMPTY_TREE  # write-tree refuses unmerged entries: `git add -A` resolves them
     try:
         return git.run("write-tree").decode().strip()
     except ShadowError:  # unmerged entries: `git add -A` resolves them

@@ -1,0 +1,131 @@
+"""What a user's git index says of the work tree, read in-process (blocking; read only).
+
+The index holds a line for every tracked file with its size from the last stat, so the
+first snapshot of a git work tree measures the root from it (root_budget.py) and learns
+whether seeding must clear flags or can meet a filter (seed.py) without a walk of the tree
+or a git process. Index versions 2-4 with SHA-1 ids; a split index (its entries partly in
+a shared file) or anything unexpected gives None, and the callers walk as before.
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import attrs
+
+_HEADER = struct.Struct(">4sII")
+_SIZE_AND_FLAGS = struct.Struct(">I20sH")
+_FIXED = 62  # ctime, mtime, dev, ino, mode, uid, gid, size, oid, flags
+_ASSUME_VALID = 0x8000
+_EXTENDED = 0x4000
+_STAGE = 0x3000
+_NAME_MASK = 0x0FFF
+
+
+@attrs.frozen
+class IndexSummary:
+    files: int
+    """Tracked paths (stage 0 entries, and each unmerged path once)."""
+    bytes: int
+    """Their sizes as last seen by git."""
+    folders: int
+    """Folders holding tracked files (the root and every parent of one)."""
+    flagged: bool
+    """Some entry is marked assume-unchanged, skip-worktree or intent-to-add."""
+    unmerged: bool
+    attributes: tuple[str, ...]
+    """Tracked .gitattributes files."""
+
+
+def _varint(data: bytes, offset: int) -> tuple[int, int]:
+    """git's offset varint (index v4 path prefixes): (value, next offset)."""
+    byte = data[offset]
+    offset += 1
+    value = byte & 0x7F
+    while byte & 0x80:
+        byte = data[offset]
+        offset += 1
+        value = ((value + 1) << 7) | (byte & 0x7F)
+    return value, offset
+
+
+def read_summary(index: Path) -> IndexSummary | None:
+    """The summary of the index file at `index`, or None when it cannot be read here."""
+    try:
+        data = index.read_bytes()
+    except OSError:
+        return None
+    try:
+        return _summary(data)
+    except (struct.error, IndexError, ValueError):
+        return None
+
+
+def _summary(data: bytes) -> IndexSummary | None:
+    signature, version, count = _HEADER.unpack_from(data, 0)
+    if signature != b"DIRC" or version not in (2, 3, 4):
+        return None
+    offset = 12
+    total = 0
+    flagged = unmerged = False
+    folders: set[str] = {""}
+    attributes: list[str] = []
+    previous = b""
+    last_name = b""
+    files = 0
+    end = len(data) - 20
+    unpack = _SIZE_AND_FLAGS.unpack_from
+    find = data.find
+    for _ in range(count):
+        size, _oid, flags = unpack(data, offset + 36)
+        start = offset + _FIXED
+        if flags & _EXTENDED:
+            if version < 3:
+                return None
+            extended = int.from_bytes(data[start : start + 2], "big")
+            flagged = flagged or bool(extended & 0x6000)
+            start += 2
+        flagged = flagged or bool(flags & _ASSUME_VALID)
+        if version == 4:
+            strip, start = _varint(data, start)
+            stop = find(b"\0", start)
+            name = previous[: len(previous) - strip] + data[start:stop]
+            previous = name
+            offset = stop + 1
+        else:
+            stop = find(b"\0", start)
+            name = data[start:stop]
+            length = stop - offset
+            offset += (length + 8) & ~7
+        if stop < 0 or offset > end:
+            return None
+        if flags & _STAGE:
+            unmerged = True
+            if name == last_name:
+                continue
+        last_name = name
+        files += 1
+        total += size
+        slash = name.rfind(b"/")
+        if slash >= 0:
+            folder = name[:slash].decode("utf-8", "surrogateescape")
+            if folder not in folders:
+                parts = folder.split("/")
+                folders.update("/".join(parts[:n]) for n in range(1, len(parts) + 1))
+        if name.endswith(b".gitattributes") and name[-15:-14] in (b"", b"/"):
+            attributes.append(name.decode("utf-8", "surrogateescape"))
+    if _links_elsewhere(data, offset, end):
+        return None
+    return IndexSummary(files, total, len(folders), flagged, unmerged, tuple(attributes))
+
+
+def _links_elsewhere(data: bytes, offset: int, end: int) -> bool:
+    """A `link` extension: the index is split and most entries are in a shared file."""
+    while offset + 8 <= end:
+        tag = data[offset : offset + 4]
+        length = int.from_bytes(data[offset + 4 : offset + 8], "big")
+        if tag == b"link":
+            return True
+        offset += 8 + length
+    return False

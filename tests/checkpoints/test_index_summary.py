@@ -1,0 +1,75 @@
+"""The user's index read in-process (shadow/index_summary.py): the same files, sizes and
+flags as git's own listing, in index versions 2, 3 and 4; a split index is left to git."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from lsp_server.checkpoints.shadow.index_summary import read_summary
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=u", "-c", "user.email=u@x", *args],
+        cwd=root, check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    return done.stdout
+
+
+def make(root: Path) -> int:
+    """A repository of files with long, shared and non-ASCII names; their total size."""
+    total = 0
+    for n in range(120):
+        path = root / f"pkg{n % 5}" / ("deep/" * (n % 4)) / f"名前-{n}-{'x' * (n % 90)}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("y" * n)
+        total += n
+    (root / ".gitattributes").write_text("*.txt text\n")
+    (root / "pkg1" / ".gitattributes").write_text("*.bin binary\n")
+    total += len("*.txt text\n") + len("*.bin binary\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    return total
+
+
+def test_versions_2_3_and_4_read_as_git_lists_them(tmp_path: Path) -> None:
+    total = make(tmp_path)
+    index = tmp_path / ".git" / "index"
+    folders = {""} | {
+        "/".join(p.split("/")[:n])
+        for p in git(tmp_path, "ls-files", "-z").split("\0")
+        if p
+        for n in range(1, p.count("/") + 1)
+    }
+    for version in ("2", "4"):
+        git(tmp_path, "update-index", "--index-version", version)
+        summary = read_summary(index)
+        assert summary is not None
+        assert (summary.files, summary.bytes, summary.folders) == (122, total, len(folders))
+        assert sorted(summary.attributes) == [".gitattributes", "pkg1/.gitattributes"]
+        assert not summary.flagged and not summary.unmerged
+    git(tmp_path, "update-index", "--skip-worktree", "pkg0/名前-0-.txt")  # version 3
+    summary = read_summary(index)
+    assert summary is not None and summary.flagged and summary.files == 122
+    git(tmp_path, "update-index", "--no-skip-worktree", "pkg0/名前-0-.txt")
+    git(tmp_path, "update-index", "--assume-unchanged", "pkg0/名前-0-.txt")
+    summary = read_summary(index)
+    assert summary is not None and summary.flagged
+    git(tmp_path, "update-index", "--split-index")
+    assert read_summary(index) is None
+    assert read_summary(tmp_path / "missing") is None
+
+
+def test_an_unmerged_path_counts_once(tmp_path: Path) -> None:
+    make(tmp_path)
+    git(tmp_path, "commit", "-q", "-m", "one")
+    git(tmp_path, "checkout", "-q", "-b", "other")
+    (tmp_path / "pkg0" / "名前-0-.txt").write_text("other\n")
+    git(tmp_path, "commit", "-q", "-am", "other")
+    git(tmp_path, "checkout", "-q", "-")
+    (tmp_path / "pkg0" / "名前-0-.txt").write_text("mine\n")
+    git(tmp_path, "commit", "-q", "-am", "mine")
+    subprocess.run(["git", "merge", "-q", "other"], cwd=tmp_path, capture_output=True)
+    summary = read_summary(tmp_path / ".git" / "index")
+    assert summary is not None and summary.unmerged and summary.files == 122
