@@ -233,7 +233,7 @@ def build_runtime(
         notice=notice,
     )
     if long_lived:  # a one-shot `toolhost call` does not walk the workspace
-        swept = leftover_temps.sweep_in_background(workspace.roots)
+        swept = leftover_temps.sweep_in_background(workspace.roots, own_folders(dirs))
         parts.lifecycle.status_providers["leftoverTemps"] = swept.status
     if session_folders is not None:
         parts.lifecycle.shutdown_hooks.insert(0, lambda: asyncio.to_thread(runtime.sessions.save))

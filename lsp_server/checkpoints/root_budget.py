@@ -32,9 +32,7 @@ from pathlib import Path
 import attrs
 
 from lsp_server.checkpoints.inotify import InotifyError
-
-NEVER_WALKED = frozenset(("/proc", "/sys", "/dev"))
-"""Absolute folders never entered, whatever their device."""
+from lsp_server.fs.workspace import NEVER_WALKED
 
 
 class OverBudget(Exception):

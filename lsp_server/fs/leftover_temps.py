@@ -7,7 +7,10 @@ A temp file is `.<target name>.<pid>-<start>.<8 hex>.toolhost-tmp` next to its t
 reused by another process does not keep a dead writer's files alive, nor make a live
 writer's look dead. The sweep walks the workspace roots without following symlinks,
 removes only regular files of this user whose name has exactly that shape and whose
-owner is gone, and never looks inside `.git`.
+owner is gone, and never looks inside `.git`, toolhost's own folders (the state folder a
+home folder allowed as a root holds), other file systems mounted inside a root, nor `/proc`,
+`/sys` and `/dev` (a root that is `/`): the walks of a root follow one rule
+(docs/CHECKPOINTS.md, "What is never walked").
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ import re
 import secrets
 import stat
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import attrs
+
+from lsp_server.fs.workspace import NEVER_WALKED
 
 log = logging.getLogger(__name__)
 
@@ -103,14 +108,22 @@ class SweepReport:
         }
 
 
-def sweep(roots: Iterable[Path], report: SweepReport) -> SweepReport:
+def sweep(roots: Iterable[Path], report: SweepReport, kept_out: Sequence[Path] = ()) -> SweepReport:
     """Remove dead writers' temp files under `roots` (see the module's rules)."""
     uid = os.geteuid()
+    skipped = NEVER_WALKED | {str(path) for path in kept_out}
     try:
         for root in roots:
+            device = root.stat().st_dev
             for folder, dirs, files, dir_fd in os.fwalk(root, follow_symlinks=False):
                 report.folders += 1
-                dirs[:] = [name for name in dirs if name not in _SKIPPED]
+                dirs[:] = [
+                    name
+                    for name in dirs
+                    if name not in _SKIPPED
+                    and os.path.join(folder, name) not in skipped  # noqa: PTH118 (a str)
+                    and _on_device(dir_fd, name, device)
+                ]
                 for name in files:
                     if name.endswith(SUFFIX) and owner_is_dead(name):
                         _remove(dir_fd, name, uid, Path(folder), report)
@@ -121,6 +134,14 @@ def sweep(roots: Iterable[Path], report: SweepReport) -> SweepReport:
     finally:
         report.done = True
     return report
+
+
+def _on_device(dir_fd: int, name: str, device: int) -> bool:
+    """A folder on the root's file system (another one mounted there is not walked)."""
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_dev == device
+    except OSError:
+        return False
 
 
 def _remove(dir_fd: int, name: str, uid: int, folder: Path, report: SweepReport) -> None:
@@ -136,11 +157,15 @@ def _remove(dir_fd: int, name: str, uid: int, folder: Path, report: SweepReport)
     log.info("removed %s, left by a killed write", folder / name)
 
 
-def sweep_in_background(roots: Iterable[Path]) -> SweepReport:
-    """Start the sweep on a daemon thread; the report fills in as it goes."""
+def sweep_in_background(roots: Iterable[Path], kept_out: Sequence[Path] = ()) -> SweepReport:
+    """Start the sweep on a daemon thread; the report fills in as it goes. `kept_out`:
+    toolhost's own folders, never walked."""
     report = SweepReport()
     thread = threading.Thread(
-        target=sweep, args=(list(roots), report), name="toolhost-temp-sweep", daemon=True
+        target=sweep,
+        args=(list(roots), report, tuple(kept_out)),
+        name="toolhost-temp-sweep",
+        daemon=True,
     )
     thread.start()
     return report

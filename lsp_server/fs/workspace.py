@@ -23,6 +23,10 @@ from lsp_server.core.errors import (
 
 Access = Literal["read", "write"]
 
+NEVER_WALKED = frozenset(("/proc", "/sys", "/dev"))
+"""Absolute folders no walk of a root enters (a root that is `/`), whatever their device:
+the checkpoints' measure and watches, the sweep of leftover temp files, the sandbox's scan."""
+
 # Files that readers refuse unless policy explicitly allows them (gitignore syntax).
 SECRET_PATTERNS: tuple[str, ...] = (
     ".env",

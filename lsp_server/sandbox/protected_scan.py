@@ -17,6 +17,7 @@ from pathlib import Path
 
 import attrs
 
+from lsp_server.fs.workspace import NEVER_WALKED
 from lsp_server.sandbox.placeholders import Target
 from lsp_server.sandbox.protected import ProtectedPaths
 
@@ -61,7 +62,7 @@ def scan_root(root: Path, protected: ProtectedPaths) -> ProtectedBinds:
         if protected.match((name,)) is not None:
             present.append(path)
             continue
-        if folders >= MAX_FOLDERS or not _is_folder(path):
+        if folders >= MAX_FOLDERS or str(path) in NEVER_WALKED or not _is_folder(path):
             continue
         folders += 1
         inner = _listing(path)

@@ -1,0 +1,99 @@
+"""Every walk of a root follows one rule (docs/CHECKPOINTS.md, "What is never walked"):
+toolhost's own folders (the state folder inside an allowed home folder), other file systems
+mounted inside the root, and `/proc`, `/sys`, `/dev` are not entered: by the checkpoints'
+measure (test_root_budget.py), by the start-up sweep of leftover temp files, nor by the
+sandbox's look one folder down for protected names."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lsp_server.fs import leftover_temps
+from lsp_server.fs.leftover_temps import SUFFIX, SweepReport, sweep
+from lsp_server.sandbox import protected_scan
+from lsp_server.sandbox.protected import ProtectedPaths
+
+DEAD = f".a.txt.999999999-1.0123abcd{SUFFIX}"
+"""A temp name of a process that does not exist (its pid is over the kernel's limit)."""
+
+
+def test_the_temp_sweep_leaves_own_and_system_folders_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    state = home / ".local" / "state" / "toolhost"
+    system = home / "sysfake"  # stands for /proc: a root that is `/` holds it
+    for folder in (home / "src", state / "checkpoints", system / "deep"):
+        folder.mkdir(parents=True)
+        (folder / DEAD).write_text("half a write")
+    (home / DEAD).write_text("half a write")
+    monkeypatch.setattr(leftover_temps, "NEVER_WALKED", frozenset((str(system),)))
+    report = sweep([home], SweepReport(), kept_out=[state])
+    assert sorted(report.removed) == sorted([str(home / DEAD), str(home / "src" / DEAD)])
+    assert (state / "checkpoints" / DEAD).exists() and (system / "deep" / DEAD).exists()
+    assert report.folders == 4  # home, src, .local, .local/state: not toolhost, not sysfake
+
+
+def test_the_sandbox_scan_does_not_look_into_system_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "root"
+    (root / "proc" / ".git").mkdir(parents=True)
+    (root / "work" / ".git").mkdir(parents=True)
+    listed: list[Path] = []
+    listing = protected_scan._listing
+
+    def recorded(folder: Path) -> list[str]:
+        listed.append(folder)
+        return listing(folder)
+
+    monkeypatch.setattr(protected_scan, "_listing", recorded)
+    monkeypatch.setattr(protected_scan, "NEVER_WALKED", frozenset((str(root / "proc"),)))
+    binds = protected_scan.scan_root(root, ProtectedPaths())
+    assert root / "work" / ".git" in binds.present
+    assert root / "proc" not in listed and root / "proc" / ".git" not in binds.present
+
+
+_MOUNTED = """
+import sys
+from pathlib import Path
+sys.path.insert(0, {repo!r})
+from lsp_server.fs.leftover_temps import SweepReport, sweep
+root = Path({root!r})
+report = sweep([root], SweepReport())
+assert report.removed == [str(root / {dead!r})], report.removed
+assert (root / "mnt" / {dead!r}).exists()
+assert report.folders == 2, report.folders  # the root and proc_like, not mnt nor the bound /proc
+print("ok")
+"""
+
+
+def test_the_temp_sweep_stays_on_the_roots_file_system(tmp_path: Path) -> None:
+    """A tmpfs mounted inside the root and /proc bound there (in a mount namespace of the
+    test's own): the sweep enters neither."""
+    unshare = shutil.which("unshare")
+    if unshare is None or os.geteuid() != 0:
+        pytest.skip("needs root and unshare(1) to mount a file system for the test")
+    root = tmp_path / "ws"
+    (root / "mnt").mkdir(parents=True)
+    (root / "proc_like").mkdir()
+    (root / DEAD).write_text("x")
+    script = _MOUNTED.format(repo=str(Path.cwd()), root=str(root), dead=DEAD)
+    shell = (
+        f"mount -t tmpfs none {root}/mnt && echo x > {root}/mnt/{DEAD} && "
+        f"mkdir {root}/proc_like/proc && mount --bind /proc {root}/proc_like/proc && "
+        f'exec {sys.executable} -c "$0"'
+    )
+    done = subprocess.run(
+        [unshare, "-m", "--propagation", "private", "sh", "-c", shell, script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
