@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Literal
 
 import anyio
-import pathspec
 
 from lsp_server.search import pattern_set, python_engine, ripgrep
 from lsp_server.search.query import EngineFailure, SearchOutcome, SearchQuery
@@ -22,15 +21,18 @@ class SearchEngines:
 
     def __init__(self, rg: Path | None) -> None:
         self.rg = rg
-        self._matchers: dict[tuple[str, ...], Callable[[str], bool]] = {}
+        self._tests: dict[tuple[str, ...], pattern_set.PathTest] = {}
 
     def matcher_for(self, patterns: tuple[str, ...]) -> Callable[[str], bool]:
         """`GitIgnoreSpec.from_lines(patterns).match_file` as one regex, kept (compiling
         the deny list costs ~10 ms)."""
-        if patterns not in self._matchers:
-            spec = pathspec.GitIgnoreSpec.from_lines(patterns)
-            self._matchers[patterns] = pattern_set.any_match(spec)
-        return self._matchers[patterns]
+        return self.deny_test_for(patterns).match
+
+    def deny_test_for(self, patterns: tuple[str, ...]) -> pattern_set.PathTest:
+        """The same test with the text every path it matches holds (pattern_set.py)."""
+        if patterns not in self._tests:
+            self._tests[patterns] = pattern_set.PathTest.of(patterns)
+        return self._tests[patterns]
 
     @classmethod
     def discover(cls) -> SearchEngines:

@@ -11,11 +11,11 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import attrs
-import pathspec
 from wcmatch import glob
 
-from lsp_server.search import pattern_set, rg_files
+from lsp_server.search import rg_files
 from lsp_server.search.ignore import NOISE_DIRS, IgnoreLayer, Walker, relative_to
+from lsp_server.search.pattern_set import PathTest
 from lsp_server.search.render import printable_path
 
 GLOB_FLAGS = rg_files.GLOB_FLAGS
@@ -60,11 +60,13 @@ def glob_files(
     rg: Path | None = None,
     limit: int | None = None,
     keep: Callable[[Path], bool] | None = None,
+    deny: PathTest | None = None,
 ) -> GlobResult:
     """Files under `base` matching `pattern`, newest first: the `limit` first of them
     (all without a limit) and how many match. With `rg`, ripgrep lists (rg_files.py),
     else the Python walker; both give the same answer. `keep` drops a match before it
-    is counted (a secret the deny list does not cover)."""
+    is counted (a secret the deny list does not cover); `deny` is `excluded` compiled
+    (the engines keep it), for ripgrep."""
     while pattern.startswith("./"):
         pattern = pattern[2:]
     prefix, rest = literal_prefix(pattern)
@@ -79,7 +81,7 @@ def glob_files(
         start_prefix = str(start).rstrip("/") + "/"
         listed = rg_files.list_matching(
             rg, ignore_base, start, rest, hidden=hidden, skip_dirs=skip_dirs,
-            excluded=_deny_test(tuple(excluded)), timeout_seconds=timeout_seconds,
+            excluded=deny or _deny_test(tuple(excluded)), timeout_seconds=timeout_seconds,
             limit=sys.maxsize if limit is None else limit,
             keep=None if keep is None else (lambda rel: keep(Path(start_prefix + rel))),
         )  # fmt: skip
@@ -115,12 +117,10 @@ def glob_files(
     return GlobResult([path for _, _, path in newest], timed_out, unreadable, len(found))
 
 
-def _deny_test(excluded: tuple[str, ...]) -> Callable[[str], bool] | None:
+def _deny_test(excluded: tuple[str, ...]) -> PathTest | None:
     """The walker's test of the deny list on a path relative to the ignore base: a file
     below an excluded folder matches as well (gitignore lines cover what is inside)."""
-    if not excluded:
-        return None
-    return pattern_set.any_match(pathspec.GitIgnoreSpec.from_lines(list(excluded)))
+    return PathTest.of(excluded) if excluded else None
 
 
 @attrs.frozen

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+import attrs
 import pathspec
 from pathspec.pattern import RegexPattern
 from pathspec.util import NORMALIZE_PATH_SEPS, normalize_file
@@ -85,3 +86,51 @@ def any_pattern(spec: pathspec.GitIgnoreSpec) -> Callable[[str], bool]:
         return joined.search(path) is not None
 
     return match
+
+
+# What splits a gitignore pattern into runs of characters a matching path holds as they
+# are: wildcards, the folder separator. A bracket or an escape gives no hint at all.
+_NOT_PLAIN = re.compile(r"[*?/]")
+
+
+def required_text(spec: pathspec.GitIgnoreSpec) -> tuple[str, ...] | None:
+    """Literal runs such that every path `spec` matches holds one of them (each pattern's
+    longest run of plain characters; a run that holds a shorter one is left to it): a
+    listing of thousands of paths that holds none has no match, found with a few
+    substring scans of the whole text (C speed) instead of a regex a path. None when
+    some pattern has no such run (`*`, a bracket, an escape, a negation)."""
+    runs: set[str] = set()
+    for pattern in spec.patterns:
+        if pattern.include is None:
+            continue
+        text = pattern.pattern if isinstance(pattern.pattern, str) else None
+        if not pattern.include or text is None or "[" in text or "\\" in text:
+            return None
+        if not isinstance(pattern, RegexPattern) or _alternative(pattern) is None:
+            return None  # compiled with flags (a case-blind list)
+        longest = max((run.strip() for run in _NOT_PLAIN.split(text)), key=len, default="")
+        if not longest:
+            return None
+        runs.add(longest)
+    if not runs:
+        return None
+    return tuple(sorted(run for run in runs if not any(o in run for o in runs if o != run)))
+
+
+@attrs.frozen
+class PathTest:
+    """A gitignore list's test of one '/'-separated relative path (`any_match`), and the
+    texts one of which every path it matches holds (`required_text`), to skip the test
+    in bulk."""
+
+    match: Callable[[str], bool]
+    hint: tuple[str, ...] | None
+
+    @classmethod
+    def of(cls, lines: tuple[str, ...]) -> PathTest:
+        spec = pathspec.GitIgnoreSpec.from_lines(list(lines))
+        return cls(any_match(spec), required_text(spec))
+
+    def may_match(self, text: str) -> bool:
+        """False when no path in `text` can match (it holds none of the hint's texts)."""
+        return self.hint is None or any(run in text for run in self.hint)

@@ -17,9 +17,12 @@ What rg is asked, so that the answer is the Python walker's (listing.py) on any 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import heapq
 import os
 import re
+import selectors
 import subprocess
 import time
 from collections.abc import Callable, Iterable
@@ -29,6 +32,7 @@ import attrs
 from wcmatch import glob
 
 from lsp_server.fs import beneath
+from lsp_server.search.pattern_set import PathTest
 
 GLOB_FLAGS = glob.GLOBSTAR | glob.BRACE
 # A last component rg's type globs read exactly as wcmatch does: names, `*`, `?`, one
@@ -77,17 +81,80 @@ def compiled(rest: str) -> Callable[[str], bool]:
     return lambda path: match(path) is not None
 
 
-def _matcher(command: list[str], rest: str) -> Callable[[str], bool]:
-    """The test each listed path still needs. `**/NAME` or `NAME` whose NAME went to rg
-    as a type without braces: rg already matched the name, and all wcmatch adds is that
-    no part of the path starts with a dot (its `*` and `**` never match one; rg lets a
-    hidden file through a type, and a folder a `!` line re-includes). Else the regex,
-    whose tempered loops cost microseconds a path."""
+def _matcher(command: list[str], rest: str) -> Callable[[str], bool] | None:
+    """The test each listed path still needs; None for `**/NAME` or `NAME` whose NAME
+    went to rg as a type without braces: rg already matched the name, and all wcmatch
+    adds is that no part of the path starts with a dot (its `*` and `**` never match
+    one; rg lets a hidden file through a type, and a folder a `!` line re-includes),
+    which a listing without "/." is checked for at once. Else the regex, whose tempered
+    loops cost microseconds a path."""
     name = rest.rsplit("/", 1)[-1]
     typed = f"--type-add=globbed:{name}" in command and "{" not in name
     if typed and not name.startswith(".") and rest in (name, f"**/{name}"):
-        return lambda path: "/." not in path and not path.startswith(".")
+        return None
     return compiled(rest)
+
+
+def _visible(path: str) -> bool:
+    return "/." not in path and not path.startswith(".")
+
+
+@attrs.define
+class _Picker:
+    """The matches of a listing as it streams from rg, each with its mtime. Each batch of
+    records is tested in bulk where it can be (no hidden name in the whole batch, no
+    text of the deny list in it), and the stats overlap rg's walk instead of following
+    it (rg writes what it finds as it goes)."""
+
+    dir_fd: int
+    matches: Callable[[str], bool] | None
+    keep: Callable[[str], bool] | None
+    deny: PathTest | None
+    inside: str
+    paths: list[str] = attrs.Factory(list)
+    mtimes: list[int] = attrs.Factory(list)
+
+    def feed(self, records: bytes) -> None:
+        """Complete `./PATH\\0` records."""
+        text = ("\0" + os.fsdecode(records)).replace("\0./", "\0")[1:]
+        rels = text.split("\0")
+        rels.pop()  # after the last NUL
+        if self.matches is not None:
+            rels = [rel for rel in rels if self.matches(rel)]
+        elif "/." in text or "\0." in text or text.startswith("."):
+            rels = [rel for rel in rels if _visible(rel)]
+        if self.keep is not None:
+            rels = [rel for rel in rels if self.keep(rel)]
+        deny = self.deny
+        if deny is not None:
+            inside, may_match, match = self.inside, deny.may_match, deny.match
+            if deny.hint is None or may_match(inside):
+                rels = [rel for rel in rels if not match(inside + rel)]
+            elif may_match(text):
+                rels = [rel for rel in rels if not (may_match(rel) and match(inside + rel))]
+        stat, dir_fd = os.stat, self.dir_fd
+        try:
+            mtimes = [stat(rel, dir_fd=dir_fd, follow_symlinks=False).st_mtime_ns for rel in rels]
+        except OSError:  # one is gone since rg listed it: the slow way, path by path
+            mtimes, kept = [], []
+            for rel in rels:
+                with contextlib.suppress(OSError):
+                    mtimes.append(stat(rel, dir_fd=dir_fd, follow_symlinks=False).st_mtime_ns)
+                    kept.append(rel)
+            rels = kept
+        self.paths += rels
+        self.mtimes += mtimes
+
+    def newest(self, limit: int) -> list[str]:
+        """The `limit` newest, ties in path order (component by component). Only those at
+        least as new as the `limit`-th newest are sorted."""
+        mtimes, paths = self.mtimes, self.paths
+        chosen: Iterable[int] = range(len(paths))
+        if limit < len(paths):
+            oldest_shown = heapq.nlargest(limit, mtimes)[-1] if limit > 0 else None
+            chosen = [i for i in chosen if oldest_shown is not None and mtimes[i] >= oldest_shown]
+        order = sorted(chosen, key=lambda i: (-mtimes[i], paths[i].split("/")))
+        return [paths[i] for i in order[:limit]]
 
 
 def list_matching(
@@ -98,7 +165,7 @@ def list_matching(
     *,
     hidden: bool,
     skip_dirs: Iterable[str],
-    excluded: Callable[[str], bool] | None,
+    excluded: PathTest | None,
     timeout_seconds: float,
     limit: int,
     keep: Callable[[str], bool] | None = None,
@@ -114,28 +181,26 @@ def list_matching(
     try:
         command = rg_command(rg, rest, hidden=hidden, skip_dirs=skip_dirs)
         inside = start.relative_to(root).as_posix() + "/" if start != root else ""
-        out, err, timed_out = _run(command, dir_fd, timeout_seconds)
-        matches = _matcher(command, rest)
-        keyed: list[tuple[int, list[str], str]] = []
-        text = os.fsdecode(out)
-        for rel in text[: text.rfind("\0") + 1].split("\0")[:-1]:  # a cut record: no NUL
-            rel = rel.removeprefix("./")
-            if not matches(rel) or (keep is not None and not keep(rel)):
-                continue
-            if excluded is not None and excluded(inside + rel):
-                continue
-            try:
-                mtime = os.stat(rel, dir_fd=dir_fd, follow_symlinks=False).st_mtime_ns
-            except OSError:
-                continue
-            keyed.append((-mtime, rel.split("/"), rel))
+        picker = _Picker(dir_fd, _matcher(command, rest), keep, excluded, inside)
+        err, timed_out = _stream(command, dir_fd, timeout_seconds, picker.feed)
     finally:
         os.close(dir_fd)
-    newest = heapq.nsmallest(limit, keyed)
-    return Listed([rel for _, _, rel in newest], len(keyed), timed_out, _unreadable(err))
+    return Listed(picker.newest(limit), len(picker.paths), timed_out, _unreadable(err))
 
 
-def _run(command: list[str], dir_fd: int, seconds: float) -> tuple[bytes, bytes, bool]:
+# rg's stdout pipe is enlarged to this (Linux's default cap), so that rg seldom waits for
+# us; records are handed on in batches of at least _BATCH bytes (a batch's bulk tests
+# cost the same for one record as for thousands).
+_PIPE_BYTES = 1 << 20
+_BATCH = 1 << 16
+
+
+def _stream(
+    command: list[str], dir_fd: int, seconds: float, feed: Callable[[bytes], None]
+) -> tuple[bytes, bool]:
+    """Run rg, handing its complete stdout records to `feed` as they come; kill it at the
+    deadline (what it had written is still handed on; a record cut by the kill is not).
+    Returns (stderr, whether the deadline stopped it)."""
     proc = subprocess.Popen(
         command,
         cwd=f"/proc/self/fd/{dir_fd}",
@@ -144,18 +209,50 @@ def _run(command: list[str], dir_fd: int, seconds: float) -> tuple[bytes, bytes,
         stderr=subprocess.PIPE,
         pass_fds=(dir_fd,),
     )
-    started = time.monotonic()
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = proc.stdout.fileno(), proc.stderr.fileno()
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(out, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+    pending: list[bytes] = []
+    held = 0
+    errors: list[bytes] = []
+    timed_out = stopping = False
+    deadline = time.monotonic() + max(seconds, 0.0)
     try:
-        out, err = proc.communicate(timeout=max(seconds, 0.0))
-        return out, err, False
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()  # what rg had written: nothing is lost
-        return out, err, time.monotonic() - started >= seconds
+        with selectors.DefaultSelector() as selector:
+            selector.register(out, selectors.EVENT_READ)
+            selector.register(err, selectors.EVENT_READ)
+            while selector.get_map():
+                left = deadline - time.monotonic()
+                if left <= 0 and not stopping:
+                    stopping = True  # the pipes still hold what it wrote: read on to their end
+                    if proc.poll() is None:
+                        proc.kill()
+                        timed_out = True
+                for key, _ in selector.select(None if stopping else left):
+                    chunk = os.read(key.fd, _PIPE_BYTES)
+                    if not chunk:
+                        selector.unregister(key.fd)
+                    elif key.fd == err:
+                        errors.append(chunk)
+                    else:
+                        pending.append(chunk)
+                        held += len(chunk)
+                if held >= _BATCH or (pending and not selector.get_map()):
+                    whole = b"".join(pending)
+                    cut = whole.rfind(b"\0") + 1
+                    if cut:
+                        feed(whole[:cut])
+                    pending, held = (
+                        ([whole[cut:]], len(whole) - cut) if cut < len(whole) else ([], 0)
+                    )
     finally:
         if proc.poll() is None:
             proc.kill()
-            proc.wait()
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+    return b"".join(errors), timed_out
 
 
 def _unreadable(stderr: bytes) -> list[tuple[str, str]]:

@@ -140,3 +140,50 @@ def test_a_stopped_listing_keeps_what_it_found(tmp_path: Path, rg_path: Path) ->
     )
     assert stopped.timed_out
     assert stopped.count == len(stopped.paths) < 2000
+
+
+def test_a_listing_of_many_batches_keeps_the_walkers_answer(tmp_path: Path, rg_path: Path) -> None:
+    """rg's output is read while it runs, in batches, and each batch is tested in bulk
+    (no hidden name, no text of the deny list in it): hidden files, secrets and a folder
+    the deny list names that arrive in any batch are still left out, and the order is
+    the walker's (newest first, ties in path order)."""
+    root = tmp_path / "ws"
+    long = "n" * 60  # ~1,000 files a 64 KiB batch
+    for folder in range(12):
+        for n in range(300):
+            path = root / f"d{folder:02}" / f"{long}{n:03}.go"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("")
+            os.utime(path, ns=(10**18 - (n % 5) * 10**9,) * 2)
+    for rel in ("d07/.hidden.go", "d07/.h/x.go", "d09/id_rsa.go", "d09/x.pem/inner.go",
+                "d11/sub/.env.go", "a.key.go"):  # fmt: skip
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("")
+    for pattern in ("**/*.go", "d0*/**/*.go"):
+        for limit in (50, None):
+            walked = glob_files(root, pattern, ignore_base=root, excluded=SECRET_GLOBS,
+                                timeout_seconds=30, limit=limit)  # fmt: skip
+            listed = glob_files(root, pattern, ignore_base=root, excluded=SECRET_GLOBS,
+                                timeout_seconds=30, rg=rg_path, limit=limit)  # fmt: skip
+            assert listed.paths == walked.paths, (pattern, limit)
+            assert listed.count == walked.count
+    every = glob_files(root, "**/*.go", ignore_base=root, excluded=SECRET_GLOBS,
+                       timeout_seconds=30, rg=rg_path).paths  # fmt: skip
+    assert len(every) == 3600 + 1  # the files and a.key.go: no hidden name, no secret
+    names = {path.name for path in every}
+    assert {"id_rsa.go", "inner.go", ".hidden.go", "x.go", ".env.go"}.isdisjoint(names)
+
+
+def test_a_stopped_listing_says_so_and_a_finished_one_does_not(
+    tmp_path: Path, rg_path: Path
+) -> None:
+    root = tmp_path / "ws"
+    for n in range(30):
+        (root / f"d{n}").mkdir(parents=True)
+        (root / f"d{n}" / "f.txt").write_text("")
+    done = glob_files(root, "**/*.txt", ignore_base=root, excluded=(), timeout_seconds=30,
+                      rg=rg_path)  # fmt: skip
+    assert not done.timed_out and done.count == 30
+    stopped = glob_files(root, "**/*.txt", ignore_base=root, excluded=(),
+                         timeout_seconds=1e-9, rg=rg_path)  # fmt: skip
+    assert stopped.timed_out and stopped.count == len(stopped.paths) < 30

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lsp_server.fs.workspace import SECRET_PATTERNS
-from lsp_server.search.pattern_set import any_match, join_alternatives
+from lsp_server.search.pattern_set import PathTest, any_match, join_alternatives, required_text
 
 # Names near the deny list's patterns, so that the generated paths hit and miss them.
 SEGMENTS = [
@@ -56,3 +56,24 @@ def test_patterns_at_any_depth_share_one_walk_through_the_folders() -> None:
     for path in ("src/.env", ".env", "a/b/c.pem", ".aws/credentials", "x/.aws/credentials"):
         expected = any(re.search(a, path) for a in alternatives)
         assert bool(re.search(joined, path)) == expected, path
+
+
+@given(path=paths, patterns=st.sampled_from([SECRET_PATTERNS, *USER_LISTS]))
+@settings(max_examples=400, deadline=None)
+def test_every_path_a_list_matches_holds_its_required_text(
+    path: str, patterns: tuple[str, ...]
+) -> None:
+    spec = pathspec.GitIgnoreSpec.from_lines(patterns)
+    hint = required_text(spec)
+    if hint is not None and spec.match_file(path):
+        assert any(text in path for text in hint), (path, hint)
+
+
+def test_the_required_text_of_the_deny_list_and_of_lists_without_one() -> None:
+    deny = PathTest.of(SECRET_PATTERNS)
+    assert deny.hint is not None and ".env." not in deny.hint  # .env covers it
+    assert deny.may_match("a/b/server.pem") and deny.may_match("x/.ssh/config")
+    assert not deny.may_match("src/net/http/server.go\0src/a.go")
+    for lines in (["*"], ["*.py", "!b.py"], ["[ab].py"], ["\\#x"], ["**/"]):
+        assert required_text(pathspec.GitIgnoreSpec.from_lines(lines)) is None, lines
+    assert deny.match("deep/id_rsa") and not deny.match("deep/rsa_id")

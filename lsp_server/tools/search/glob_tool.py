@@ -91,6 +91,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
             limit=MAX_GLOB_RESULTS + _SPARE,
             # The deny list went to the engine; without one, every match is checked.
             keep=None if excluded else (lambda path: not is_secret(path)),
+            deny=engines.deny_test_for(excluded) if excluded else None,
         ),
         abandon_on_cancel=True,
     )
