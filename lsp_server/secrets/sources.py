@@ -15,7 +15,7 @@ import re
 import stat
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -142,7 +142,10 @@ class SecretFiles:
         self._clock = clock
         self._background = background or _in_a_thread
         self._parsed: dict[Path, tuple[tuple[int, ...], list[Secret]]] = {}
-        self._known: set[Path] = set()
+        self._below: set[Path] = set()
+        """The secret files the last walk found (down to MAX_DEPTH, within its budget)."""
+        self._top: set[Path] = set()
+        """The secret files right in the roots, as of `_roots_key`."""
         self._walked: set[Path] | None = None
         """A finished background walk's files, not yet taken."""
         self._walking = False
@@ -156,24 +159,31 @@ class SecretFiles:
         now = self._clock()
         if self._scanned_at is None:
             self._scanned_at = now
+            roots_key = self._roots_mtimes()
             found, complete = self._discover(FIRST_WALK_ENTRIES)
-            self._known = set(found)
-            if not complete:
+            self._below = set(found)
+            if complete:  # the walk read the roots whole: their own files are in `found`
+                self._roots_key = roots_key
+            else:
                 self._start_walk()
         elif now - self._scanned_at >= RESCAN_SECONDS:
             self._scanned_at = now
             self._start_walk()
         walked, self._walked = self._walked, None
-        roots_key = tuple(_mtime(root) for root in self._workspace.writable_roots())
-        if walked is not None or roots_key != self._roots_key:
+        if walked is not None:
+            self._below = walked
+        roots_key = self._roots_mtimes()
+        if roots_key != self._roots_key:
+            # A root changed (a new .env in it counts at once): its own entries read again,
+            # once; not on a walk's return, nor on a call that finds them as they were.
             self._roots_key = roots_key
-            self._known = (self._known if walked is None else walked) | self._top_level()
+            self._top = self._top_level()
         parsed: dict[Path, tuple[tuple[int, ...], list[Secret]]] = {}
         # The user's files change seldom: looked at every USER_FILES_SECONDS, not per call.
         check_user = now - self._user_checked_at >= USER_FILES_SECONDS
         if check_user:
             self._user_checked_at = now
-        for path in self._known | self._user_files:
+        for path in self._below | self._top | self._user_files:
             if check_user or path not in self._user_files:
                 entry = self._parse(path)
             else:
@@ -186,6 +196,9 @@ class SecretFiles:
             self.secrets = tuple(s for _, found in parsed.values() for s in found)
         self._parsed = parsed
         return self.secrets
+
+    def _roots_mtimes(self) -> tuple[int, ...]:
+        return tuple(_mtime(root) for root in self._workspace.writable_roots())
 
     def _start_walk(self) -> None:
         if self._walking:
@@ -245,37 +258,50 @@ class SecretFiles:
 
     def _discover(self, budget: int) -> tuple[list[Path], bool]:
         """The secret files down to MAX_DEPTH; and whether the walk ended within `budget`
-        entries."""
+        entries (it stops at the budget, inside a folder too: a root of a million entries
+        costs `budget` of them, not a listing held whole)."""
         found: list[Path] = []
         pending = [(root, 0) for root in self._workspace.writable_roots()]
+        is_secret_file = self._secret_file_test()
         while pending:
-            if budget <= 0:
-                return found, False
             folder, depth = pending.pop()
-            listed = _listing(folder)
-            budget -= len(listed)
-            for entry in listed:
+            for entry in _entries(folder):
+                if budget <= 0:
+                    return found, False
+                budget -= 1
                 if entry.is_dir(follow_symlinks=False):
                     if depth < MAX_DEPTH and entry.name not in SKIPPED_FOLDERS:
                         pending.append((Path(entry.path), depth + 1))
-                elif entry.is_file(follow_symlinks=False) and self._is_secret(entry.path):
+                elif is_secret_file(entry):
                     found.append(Path(entry.path))
         return found, True
 
     def _top_level(self) -> set[Path]:
+        """The secret files right in the roots: each root read once, entry by entry, only
+        the names that could be a secret looked at."""
+        is_secret_file = self._secret_file_test()
         return {
             Path(entry.path)
             for root in self._workspace.writable_roots()
-            for entry in _listing(root)
-            if entry.is_file(follow_symlinks=False) and self._is_secret(entry.path)
+            for entry in _entries(root)
+            if is_secret_file(entry)
         }
 
-    def _is_secret(self, path: str) -> bool:
-        """The workspace's own answer, asked only for a name that could be a built-in
-        secret unless the user added patterns (each answer costs ~50 us)."""
-        if self._workspace.secret_patterns != SECRET_PATTERNS or _maybe_secret(path):
-            return self._workspace.is_secret(Path(path))
-        return False
+    def _secret_file_test(self) -> Callable[[os.DirEntry[str]], bool]:
+        """Whether a listed entry is a secret file, for one pass: the workspace's own answer
+        (~50 us), asked only for a name that could be a built-in secret unless the user
+        added patterns; a regular file's type comes with the listing."""
+        workspace = self._workspace
+        every_name = workspace.secret_patterns != SECRET_PATTERNS
+
+        def test(entry: os.DirEntry[str]) -> bool:
+            return (
+                (every_name or _maybe_secret(entry.path))
+                and entry.is_file(follow_symlinks=False)
+                and workspace.is_secret(Path(entry.path))
+            )
+
+        return test
 
 
 def _maybe_secret(path: str) -> bool:
@@ -289,12 +315,14 @@ def _maybe_secret(path: str) -> bool:
     )
 
 
-def _listing(folder: Path) -> list[os.DirEntry[str]]:
+def _entries(folder: Path) -> Iterator[os.DirEntry[str]]:
+    """The folder's entries as the kernel hands them over (none held beyond the current
+    one); nothing when it cannot be read."""
     try:
         with os.scandir(folder) as entries:
-            return list(entries)
+            yield from entries
     except OSError:
-        return []
+        return
 
 
 def _in_a_thread(work: Callable[[], None]) -> None:
