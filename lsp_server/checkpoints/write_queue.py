@@ -4,9 +4,11 @@ On the call's path a writer's checkpoint is one append to the root's journal (jo
 and a place in the queue, in the order the writes ended. One background task drains the
 queue: per root, one batch at a time, in a worker thread under the root's lock and the
 repository's file lock, it writes the batch's blobs and records (their `seq` in queue
-order) and deletes the journal file the batch came from. Whoever reads checkpoints
-(listing, finding one to revert, shutdown) `flush`es first, so a write is seen the moment
-its call has answered.
+order) and deletes the journal file the batch came from. It lets writes gather for up to
+BATCH_WAIT before each batch: under many concurrent writers one pack, one record file and
+one thread hop serve dozens of writes (and the packs to consolidate stay few). Whoever
+reads checkpoints (listing, finding one to revert, shutdown) `flush`es first, which cuts
+that wait short, so a write is seen the moment its call has answered.
 
 A process that died left its journal unlocked: `recover` replays it (once per root and
 process, at start or at the first use of the root), skipping what the dead process had
@@ -30,6 +32,10 @@ from lsp_server.checkpoints.records import Checkpoint, CheckpointStore, kept_oid
 from lsp_server.checkpoints.shadow import objects
 
 log = logging.getLogger(__name__)
+
+BATCH_WAIT = 0.1
+"""Seconds the queue lets writes gather before it writes a batch (a reader's flush, a
+command's end, does not wait for it)."""
 
 
 def write_entries(store: CheckpointStore, entries: list[JournalEntry]) -> list[Checkpoint]:
@@ -91,6 +97,7 @@ class WriteQueue:
         self._recovered: set[Path] = set()
         self._ready: set[Path] = set()
         self._task: asyncio.Task[None] | None = None
+        self._hurry = asyncio.Event()  # a reader waits: no more gathering
 
     # -- the call's path -------------------------------------------------------------------
 
@@ -132,15 +139,20 @@ class WriteQueue:
             if root not in self._recovered:
                 await anyio.to_thread.run_sync(self.recover, root)
         while self._task is not None and not self._task.done():
+            self._hurry.set()
             await asyncio.shield(self._task)
 
     # -- the background side -----------------------------------------------------------
 
     async def _drain(self) -> None:
         while True:
+            if not self._hurry.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._hurry.wait(), BATCH_WAIT)
             with self._lock:
                 roots = [root for root, queued in self._queued.items() if queued]
             if not roots:
+                self._hurry.clear()
                 return
             for root in roots:
                 try:
