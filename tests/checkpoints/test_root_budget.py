@@ -139,10 +139,11 @@ async def test_the_watches_stay_within_their_share(tmp_path: Path) -> None:
     watched, not_watched = status["roots"]
     assert watched["watches"] == 34 and watched["notWatched"] is None
     assert not_watched["watches"] == 0 and "not watched" in not_watched["notWatched"]
-    # The root that is not watched is still checkpointed (by full scans), said once.
+    # The root that is not watched is still checkpointed (by its folders' stamps, as a
+    # full scan would), said once.
     made, notes = await command(checkpoints, "c-2", "rm d2/e20/f0.txt", large)
     assert [f.path for c in made for f in c.files] == ["d2/e20/f0.txt"] and notes == []
-    assert checkpoints.watchers.scans[large].startswith("full scan: the root is not watched")
+    assert checkpoints.watchers.scans[large].startswith("folders' stamps")
     checkpoints.watchers.close()
     assert checkpoints.watchers.budget.used == 0
 

@@ -139,11 +139,17 @@ class IgnoredFiles:
         self._left_out_file.unlink(missing_ok=True)
         self._left_out = None
 
-    def record(self, created: Iterable[str] | None = None) -> None:
-        """Add new ignored files to the shadow index, within the budget (before add -A).
-        With `created` (the names made since the last record, watcher.py), only those and
-        the files left out last time are candidates: any other ignored file that is not in
-        the index was left out last time, so the outcome is the full scan's."""
+    def candidates(self) -> list[str]:
+        """Every ignored file not in the shadow index (regenerable folders left out): what
+        `record` looks at without `created`, found beforehand (beside a `git add -A`)."""
+        return ignored_candidates(self.repo, self.skip)
+
+    def record(self, created: Iterable[str] | None = None, found: list[str] | None = None) -> None:
+        """Add new ignored files to the shadow index, within the budget (before or after
+        add -A). With `created` (the names made since the last record, watcher.py), only
+        those and the files left out last time are candidates: any other ignored file that
+        is not in the index was left out last time, so the outcome is the full scan's.
+        `found`: the candidates of a full scan (`candidates`), looked for already."""
         known = _load_any(self._recorded_file)
         recorded: dict[str, int] = {
             path: size
@@ -154,7 +160,9 @@ class IgnoredFiles:
         used = sum(recorded.values())
         left_out: dict[str, list[int | str]] = {}
         stats = []
-        if created is None:
+        if found is not None:
+            candidates = found
+        elif created is None:
             candidates = ignored_candidates(self.repo, self.skip)
         else:
             paths = sorted(set(created))

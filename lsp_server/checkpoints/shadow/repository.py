@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from lsp_server.checkpoints.shadow import changed_paths, objects, seed
+from lsp_server.checkpoints.shadow.folder_stamps import FolderStamps
 from lsp_server.checkpoints.shadow.isolated_git import IsolatedGit
 from lsp_server.checkpoints.shadow.large_files import LargeFiles
 from lsp_server.checkpoints.shadow.tree_changes import (
@@ -54,6 +55,8 @@ class ShadowRepo:
         self.seeding = True
         """Seed a new index from the user's repository (seed.py) where that applies."""
         self._seed_base: str | None = None
+        self.stamps: FolderStamps | None = None
+        """The folders' stamps of the last snapshot of a root no watcher watches."""
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -123,10 +126,31 @@ class ShadowRepo:
 
     def snapshot(self) -> str:
         """The tree of every file git would see in the work tree now."""
+        self.add_all()
+        return self._write_snapshot()
+
+    def add_all(self) -> None:
+        """`snapshot` without writing the tree (`write_snapshot` does)."""
         self.large.refresh()
         # --ignore-errors: an unreadable file or an embedded repository without commits
         # must not stop the rest from being recorded.
         self.git.run("add", "-A", "--ignore-errors", "--", ".", ok=(0, 1))
+
+    def write_snapshot(self) -> str:
+        """The tree of the index as it is (after `add_all` and what else was added)."""
+        return self._write_snapshot()
+
+    def snapshot_stamped(self, paths: Sequence[str]) -> str:
+        """Like `snapshot`, new names looked for only at `paths` (folder_stamps.py): the
+        tracked files are compared with their stat in the index (`git add -u`)."""
+        self.large.refresh()
+        self.git.run("add", "-u", "--ignore-errors", ok=(0, 1))
+        if paths:
+            names = "".join(f"{p}\0" for p in paths).encode("utf-8", "surrogateescape")
+            self.git.run(
+                "--literal-pathspecs", "add", "-A", "--ignore-errors",
+                "--pathspec-from-file=-", "--pathspec-file-nul", data=names, ok=(0, 1),
+            )  # fmt: skip
         return self._write_snapshot()
 
     def _write_snapshot(self) -> str:
