@@ -19,4 +19,7 @@
   writers and commands.
 - journal.py, write_queue.py: a writer's checkpoint journaled on the call's path, written
   into the shadow repository in background batches, replayed after a crash.
+- sharing/: a root several writers share: a command's own changes apart from the others'
+  (exactly where the kernel names each writer: procs/process_writes.py), and what a
+  revert must leave to them.
 """

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from lsp_server.checkpoints import attribution
 from lsp_server.checkpoints.command_snapshots import CommandSnapshots
 from lsp_server.checkpoints.file_states import (
     Lstats,
@@ -47,6 +46,7 @@ from lsp_server.checkpoints.shadow import objects
 from lsp_server.checkpoints.shadow.isolated_git import ShadowError
 from lsp_server.checkpoints.shadow.large_files import pointer_of
 from lsp_server.checkpoints.shadow.tree_changes import Entry
+from lsp_server.checkpoints.sharing import side_files
 from lsp_server.checkpoints.windows import CommandWindow, Listed, WriteWindow
 from lsp_server.checkpoints.write_queue import WriteQueue
 from lsp_server.config.tree import CheckpointsConfig
@@ -146,7 +146,7 @@ class Checkpoints:
             return None
         window = CommandWindow(call_id, session, tool, label, time.time(), {})
         for root in self.roots():
-            store, begin = self.store(root), attribution.begin  # listed as running
+            store, begin = self.store(root), side_files.begin  # listed as running
             window.first_seqs[root] = await anyio.to_thread.run_sync(begin, store, window)
             taken = await anyio.to_thread.run_sync(self._commands.before, root)
             window.notes += self._commands.take_notes(root)
@@ -167,15 +167,15 @@ class Checkpoints:
             if checkpoint is not None:
                 made.append(checkpoint)
         for root in window.first_seqs:
-            await anyio.to_thread.run_sync(attribution.end, self.store(root), window.call_id)
+            await anyio.to_thread.run_sync(side_files.end, self.store(root), window.call_id)
         if made:
             self._schedule_trim()
         return made
 
     async def note_save(self, path: Path) -> None:
-        """An editor saved `path` (didSave): what it wrote is the user's (attribution.py)."""
+        """An editor saved `path` (didSave): what it wrote is the user's (sharing/)."""
         if self.enabled and (root := self.root_of(path)) is not None:
-            note, limit = attribution.note_save_of, self.config.max_file_bytes
+            note, limit = side_files.note_save_of, self.config.max_file_bytes
             await anyio.to_thread.run_sync(note, self.store(root).folder, root, path, limit)
 
     # -- writers (the call's path: two reads and one journal append; write_queue.py does

@@ -28,10 +28,10 @@ from typing import Any, Literal
 import attrs
 import cattrs
 
-from lsp_server.checkpoints.attribution import OtherWriter
 from lsp_server.checkpoints.shadow.isolated_git import ShadowError
 from lsp_server.checkpoints.shadow.repository import ShadowRepo
 from lsp_server.checkpoints.shadow.tree_changes import Entry
+from lsp_server.checkpoints.sharing.attribution import OtherWriter
 from lsp_server.home.replace_file import write_atomically
 
 log = logging.getLogger(__name__)
@@ -77,6 +77,9 @@ class Checkpoint:
     """For a shell command: the other writers of its paths while it ran (attribution.py)."""
     agent: str | None = None
     """The session's agent, as its face named it (MCP clientInfo, ACP, the editor)."""
+    exact: bool = False
+    """For a shell command: its files are exactly what its own processes changed, as the
+    kernel reported each writer (procs/process_writes.py), not its window's changes."""
 
     @property
     def ref_name(self) -> str:
@@ -156,6 +159,7 @@ class CheckpointStore:
         reverts: str | None = None,
         others: tuple[OtherWriter, ...] = (),
         agent: str | None = None,
+        exact: bool = False,
     ) -> Checkpoint:
         """Record one checkpoint (a shell command's): its own ref and record file."""
         checkpoint = self.checkpoint_of(
@@ -171,7 +175,7 @@ class CheckpointStore:
             label=label,
             reverts=reverts,
         )
-        checkpoint = attrs.evolve(checkpoint, others=others, agent=agent)
+        checkpoint = attrs.evolve(checkpoint, others=others, agent=agent, exact=exact)
         self.repo.keep(checkpoint.ref_name, kept_oids(files))
         data = json.dumps(_CONVERTER.unstructure(checkpoint)).encode()
         write_atomically(self._records / f"{checkpoint.ref_name}.json", data)

@@ -1,5 +1,6 @@
 """The checkpoint around a shell command: a snapshot before it starts, the record when it
-ends, exits or is killed (once, even when the call is cancelled)."""
+ends, exits or is killed (once, even when the call is cancelled); where the kernel names
+each writer, what the command's own processes changed (procs/process_writes.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ import attrs
 
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.checkpoints.windows import CommandWindow
+from lsp_server.fs.fanotify import FanotifyUnavailable
+from lsp_server.procs import process_writes
+from lsp_server.procs.process_writes import WriteTracker, Written
 
 if TYPE_CHECKING:
     from lsp_server.runtime.context import ToolContext
@@ -26,12 +30,40 @@ class OpenCommand:
     closed: bool = False
     changed: Callable[[Path], None] | None = None
     """Told each file the command changed (the session's activity: who changed what)."""
+    tracker: WriteTracker | None = None
+    """Where the kernel names each writer: it keeps what the command's processes change."""
+    expected: list[Path] = attrs.Factory(list)
+    pids: list[int] = attrs.Factory(list)
+
+    def claim(self, pid: int) -> None:
+        """The command's first process started as `pid`."""
+        if self.tracker is not None:
+            self.tracker.claim(pid)
+            self.pids.append(pid)
+
+    def _take_written(self) -> None:
+        """What the command's processes changed, kernel-reported, into its window (None
+        when that cannot be said: no process claimed, or events were lost)."""
+        if self.tracker is None:
+            return
+        written = [self.tracker.written(pid) for pid in self.pids]
+        for root in self.expected:
+            self.tracker.release(root)
+        if (
+            written
+            and all(w.complete for w in written)
+            and self.expected == list(self.window.trees)
+        ):
+            self.window.written = Written(
+                {p for w in written for p in w.paths}, {f for w in written for f in w.folders}
+            )
 
     async def close(self) -> None:
         if self.closed:
             return
         self.closed = True
         with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(self._take_written)
             made = await self.checkpoints.after_command(self.window)
         if self.changed is not None:
             roots = list(self.window.trees)
@@ -54,8 +86,25 @@ async def command_checkpoint(ctx: ToolContext, label: str, needed: bool) -> Open
         return None
     window.agent = ctx.session.agent
     session, what = ctx.session, f"{ctx.tool.name} `{' '.join(label.split())[:40]}`"
-    return OpenCommand(
+    opened = OpenCommand(
         checkpoints,
         window,
         changed=lambda path: session.activity.touched(path, session.id, session.agent, what),
     )
+    if checkpoints.config.exact_attribution and window.trees:
+        await anyio.to_thread.run_sync(_track, opened)
+    return opened
+
+
+def _track(opened: OpenCommand) -> None:
+    """Keep what the command's processes will change in its roots, where the kernel says."""
+    tracker = process_writes.shared()
+    if tracker is None:
+        return
+    for root in opened.window.trees:
+        try:
+            tracker.expect(root)
+        except (FanotifyUnavailable, OSError):
+            break
+        opened.expected.append(root)
+    opened.tracker = tracker

@@ -9,6 +9,7 @@ import attrs
 
 from lsp_server.checkpoints.records import Checkpoint, Reads
 from lsp_server.checkpoints.shadow.tree_changes import Entry
+from lsp_server.procs.process_writes import Written
 
 
 @attrs.define
@@ -31,6 +32,9 @@ class CommandWindow:
     notes: list[str] = attrs.Factory(list)
     """What the command's result must say: a checkpoint that failed, changes that could
     not be recorded."""
+    written: Written | None = None
+    """What the command's own processes changed, as the kernel reported it (shell_calls.py);
+    None where it cannot say: then attribution is by origin."""
 
 
 @attrs.define

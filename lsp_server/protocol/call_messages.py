@@ -126,7 +126,9 @@ class StatusResult:
     checkpoints: JSON = None
     """Shell checkpoints per root (`shellCheckpoints`: on, or off and why: over the size
     budget; `files`, `megabytes` measured; `watches` held, `notWatched` and why;
-    `lastSnapshot`: how the last one was taken) and `inotifyWatches` (held, limit, share)."""
+    `lastSnapshot`: how the last one was taken), `inotifyWatches` (held, limit, share) and
+    `attribution`: how a command's own changes are told from others' (exact where the
+    kernel names each writer, else by origin, and why)."""
     config_layers: list[str] = attrs.Factory(list)
     """The configuration layers that were read, highest precedence first."""
     workspace_config: list[WorkspaceConfigInfo] = attrs.Factory(list)

@@ -15,7 +15,7 @@ from pathlib import Path
 import anyio
 import attrs
 
-from lsp_server.checkpoints import attribution, revert_disk
+from lsp_server.checkpoints import revert_disk
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.checkpoints.records import Checkpoint, FileRecord, Reads
 from lsp_server.checkpoints.restore import (
@@ -27,6 +27,7 @@ from lsp_server.checkpoints.restore import (
     State,
     decide_all,
 )
+from lsp_server.checkpoints.sharing import attribution, side_files
 from lsp_server.checkpoints.windows import Listed
 from lsp_server.core import errors
 from lsp_server.core.errors import ToolError
@@ -60,7 +61,8 @@ class RevertOutcome:
     checkpoint: str | None = None
     """The call id under which the revert itself was recorded (revert it to redo)."""
     theirs: list[str] = attrs.Factory(list)
-    """Files the call's snapshots saw change that another writer changed (attribution.py)."""
+    """Files the call's snapshots saw change that another writer changed (checkpoints/
+    sharing/attribution.py)."""
 
     def summary(self) -> str:
         lines = [f"Reverted {len(self.reverted)} file(s) of call {self.call_id}."]
@@ -121,8 +123,8 @@ class Reverter:
             lambda: attribution.verdicts(
                 checkpoint,
                 store.all(),
-                attribution.running(store.folder),
-                attribution.saves_since(store.folder, checkpoint.time),
+                side_files.running(store.folder),
+                side_files.saves_since(store.folder, checkpoint.time),
             )
         )
         kept = []

@@ -122,7 +122,7 @@ def create_server(
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def on_did_save(ls: ToolhostServer, params: types.DidSaveTextDocumentParams) -> None:
         """What the editor saved is the user's: a shell command running meanwhile does not
-        take it into its checkpoint (checkpoints/attribution.py)."""
+        take it into its checkpoint (checkpoints/sharing/attribution.py)."""
         if ls.refused_root is not None:
             return
         from lsp_server.checkpoints.recorder import Checkpoints

@@ -187,12 +187,14 @@ async def run_command(
     terminal: bool = False,
     interactive: bool = False,
     on_password_prompt: PasswordPrompt | None = None,
+    on_started: Callable[[int], None] | None = None,
 ) -> CommandResult:
     """Run `command` in `cwd` (sandboxed or supervised by the launcher); raises only on a
     failure to start (OSError) or when the caller is cancelled, in which case every
     process of the command is killed first. `interactive`: its stdin is a terminal toolhost
     holds (else /dev/null; with `terminal` its stdout too), and when it waits for input the
-    result's `handover` holds it, still running, for the job manager to adopt."""
+    result's `handover` holds it, still running, for the job manager to adopt.
+    `on_started` is told the pid of the command's first process."""
     marker = marker or new_marker()
     capture = HeadTailCapture(limits.capture_bytes)
     clock = QuietClock()
@@ -219,6 +221,8 @@ async def run_command(
     try:
         process, pipe = await start_process(argv, cwd, env, feed, preexec, stdin)
         pgid = process.pid
+        if on_started is not None:
+            on_started(process.pid)
         if on_progress is not None:
             ticker = asyncio.create_task(_report_progress(capture, on_progress))
         timed_out = False

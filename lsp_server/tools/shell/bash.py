@@ -219,6 +219,7 @@ async def execute(
             terminal=bool((arguments or {}).get("terminal", False)),
             interactive=interactive,
             on_password_prompt=terminal_password_prompt(grant),
+            on_started=window.claim if window is not None else None,
         )
         if result.handover is not None:  # it asks something: a job now, closed with it
             closers = [grant.close] if grant is not None else []
@@ -335,6 +336,8 @@ async def start_background(ctx: ToolContext, command: str, arguments: dict[str, 
             terminal=bool(arguments.get("terminal", False)),
         )
         job.sandbox = str(arguments.get("sandbox", "default"))
+        if window is not None and job.pid is not None:
+            window.claim(job.pid)
         started.append(job)
     except BaseException as exc:
         await ended()

@@ -1,10 +1,13 @@
 """Who changed what while a shell command ran, so that reverting one call never undoes
 another's change (docs/AGENTS.md, docs/CHECKPOINTS.md).
 
-Nothing here sees which process wrote a file (fanotify names the writer only with
-CAP_SYS_ADMIN; bubblewrap 0.8 mounts no per-command overlay), so the difference of a
-command's two snapshots holds every change made while it ran, whoever made it. What the
-other writers did is known by origin, though: toolhost's writers and other commands record
+Where the kernel names the process behind each change (procs/process_writes.py: fanotify
+and the process connector, which take CAP_SYS_ADMIN and CAP_NET_ADMIN), a command's
+checkpoint keeps exactly the changes its own processes made (`window.written`); the rest
+of its snapshots' difference is named as others' and left out. Elsewhere nothing sees
+which process wrote a file, so the difference of a command's two snapshots holds every
+change made while it ran, whoever made it. What the other writers did is known by
+origin, though: toolhost's writers and other commands record
 each change (checkpoint records, in the root's store that every toolhost process on that
 root shares) and editors report their saves (`textDocument/didSave`, kept in the store's
 `saves.jsonl`). Against those, at the command's end (`split`):
@@ -24,12 +27,7 @@ in the store's `running/` folder, so that a revert made meanwhile knows of them.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import logging
-import os
-import stat
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -37,9 +35,15 @@ from typing import TYPE_CHECKING, Literal
 import attrs
 import cattrs
 
-from lsp_server.checkpoints.shadow import objects
-from lsp_server.home.replace_file import write_atomically
-from lsp_server.procs.children import pid_alive
+from lsp_server.checkpoints.sharing.side_files import (
+    EditorSave,
+    RunningCommand,
+    running,
+    saves_since,
+    short_label,
+)
+from lsp_server.procs import process_writes
+from lsp_server.procs.process_writes import Written
 
 if TYPE_CHECKING:
     from lsp_server.checkpoints.records import Checkpoint, CheckpointStore, FileRecord
@@ -48,11 +52,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Share = Literal["theirs", "both"]
-SAVES = "saves.jsonl"
-RUNNING = "running"
-SAVES_MAX_BYTES = 256 * 1024
-SAVES_KEPT_SECONDS = 24 * 3600
 USERS_EDITOR = "the user's editor"
+PROCESS = "process"
+"""The tool of a change the kernel showed to be no process of the command's, by a writer
+with no record here (another toolhost process's command, a program outside toolhost)."""
 
 _CONVERTER = cattrs.Converter()
 
@@ -76,127 +79,10 @@ class OtherWriter:
     def describe(self) -> str:
         if self.tool == "save":
             return USERS_EDITOR
-        what = f"{self.tool} `{_short(self.label)}`" if self.label else self.tool
+        if self.tool == PROCESS:
+            return "another process (not one of this command's)"
+        what = f"{self.tool} `{short_label(self.label)}`" if self.label else self.tool
         return f"session {self.session} ({what}, call {self.call_id})"
-
-
-@attrs.frozen
-class EditorSave:
-    """A file an editor saved (didSave): its blob id after the save."""
-
-    path: str
-    oid: str
-    time: float
-
-
-@attrs.frozen
-class RunningCommand:
-    """A shell command under way, in any toolhost process on the root."""
-
-    call_id: str
-    session: str
-    tool: str
-    label: str
-    started: float
-    pid: int
-
-    def describe(self) -> str:
-        return f"session {self.session} (bash `{_short(self.label)}`, still running)"
-
-
-def _short(text: str, limit: int = 60) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-# -- the store's side files --------------------------------------------------------------
-
-
-def note_save(folder: Path, save: EditorSave) -> None:
-    """Append one save (a line under PIPE_BUF: whole even with other processes appending);
-    past SAVES_MAX_BYTES only the last SAVES_KEPT_SECONDS are kept."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / SAVES
-    line = json.dumps(_CONVERTER.unstructure(save), ensure_ascii=False) + "\n"
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        os.write(fd, line.encode("utf-8", "surrogateescape"))
-    finally:
-        os.close(fd)
-    if path.stat().st_size > SAVES_MAX_BYTES:
-        kept = saves_since(folder, time.time() - SAVES_KEPT_SECONDS)
-        data = "".join(json.dumps(_CONVERTER.unstructure(s)) + "\n" for s in kept)
-        write_atomically(path, data.encode("utf-8", "surrogateescape"))
-
-
-def note_save_of(folder: Path, root: Path, path: Path, max_bytes: int) -> None:
-    """Note what an editor saved at `path` (a regular file within the size limit: larger
-    ones are recorded by pointer, which no save matches)."""
-    try:
-        info = path.lstat()
-        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
-            return
-        oid = objects.object_id("blob", path.read_bytes())
-        note_save(folder, EditorSave(path.relative_to(root).as_posix(), oid, time.time()))
-    except (OSError, ValueError):
-        log.warning("noting the editor's save of %s failed", path, exc_info=True)
-
-
-def saves_since(folder: Path, since: float) -> list[EditorSave]:
-    found = []
-    with contextlib.suppress(OSError):
-        for line in (folder / SAVES).read_bytes().splitlines():
-            with contextlib.suppress(ValueError, cattrs.BaseValidationError):
-                save = _CONVERTER.structure(json.loads(line), EditorSave)
-                if save.time >= since:
-                    found.append(save)
-    return found
-
-
-def _running_file(folder: Path, call_id: str) -> Path:
-    return folder / RUNNING / f"{call_id.encode('utf-8', 'surrogateescape').hex()}.json"
-
-
-def begin(store: CheckpointStore, window: CommandWindow) -> int:
-    """List a command as running on the store's root; the number of the next checkpoint
-    there: the records from it on are those of the command's window."""
-    mark_running(store.folder, window)
-    return store.next_seq()
-
-
-def end(store: CheckpointStore, call_id: str) -> None:
-    unmark_running(store.folder, call_id)
-
-
-def mark_running(folder: Path, window: CommandWindow) -> None:
-    command = RunningCommand(
-        window.call_id, window.session, window.tool, window.label, window.started, os.getpid()
-    )
-    (folder / RUNNING).mkdir(parents=True, exist_ok=True)
-    data = json.dumps(_CONVERTER.unstructure(command))  # ASCII: a label may hold surrogates
-    write_atomically(_running_file(folder, command.call_id), data.encode("utf-8"))
-
-
-def unmark_running(folder: Path, call_id: str) -> None:
-    _running_file(folder, call_id).unlink(missing_ok=True)
-
-
-def running(folder: Path) -> list[RunningCommand]:
-    """The commands under way; a file a dead process left is removed."""
-    found = []
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(folder / RUNNING):
-            try:
-                command = _CONVERTER.structure(
-                    json.loads(Path(entry.path).read_bytes()), RunningCommand
-                )
-            except (OSError, ValueError, cattrs.BaseValidationError):
-                continue
-            if pid_alive(command.pid):
-                found.append(command)
-            else:
-                Path(entry.path).unlink(missing_ok=True)
-    return found
 
 
 # -- at a command's end --------------------------------------------------------------------
@@ -299,15 +185,55 @@ def own_changes(
         except OSError:
             return None
 
+    recorded = store.since(window.first_seqs.get(root, 1))
+    saves = saves_since(store.folder, window.started)
+    if window.written is not None:
+        return exact_split(
+            files, window.call_id, window.started, recorded, saves, window.written, root
+        )
     return split(
-        files,
-        window.call_id,
-        window.started,
-        store.since(window.first_seqs.get(root, 1)),
-        saves_since(store.folder, window.started),
-        running(store.folder),
-        changed_at,
+        files, window.call_id, window.started, recorded, saves, running(store.folder), changed_at
     )
+
+
+def exact_split(
+    files: list[FileRecord],
+    call_id: str,
+    started: float,
+    recorded: Iterable[Checkpoint],
+    saves: Iterable[EditorSave],
+    written: Written,
+    root: Path,
+) -> tuple[list[FileRecord], tuple[OtherWriter, ...]]:
+    """A command's changes when the kernel named every writer: those its processes made
+    (`written`), the others named by their record or save where there is one (a command
+    still running is not named: its own checkpoint will say if it wrote here too)."""
+
+    def ours(record: FileRecord) -> bool:
+        paths = {record.path, record.source} - {None}
+        return any(written.covers(str(root / path)) for path in paths if path is not None)
+
+    mine = [record for record in files if ours(record)]
+    theirs = [record for record in files if not ours(record)]
+    _, named = split(theirs, call_id, started, recorded, saves)
+    _, shared = split(mine, call_id, started, recorded, saves)
+    found = {other.path for other in named}
+    unnamed = [
+        OtherWriter(record.path, "", "", PROCESS, "", "theirs")
+        for record in theirs
+        if record.path not in found
+    ]
+    both = [other for other in shared if other.share == "both"]
+    return mine, tuple(dict.fromkeys([*both, *(o for o in named if o.share == "theirs"), *unnamed]))
+
+
+def mechanism(exact_allowed: bool) -> str:
+    """How shell commands' changes are told from others' (toolhost/status)."""
+    if not exact_allowed:
+        return "by origin (checkpoints.exact_attribution is off)"
+    if process_writes.shared() is None:
+        return f"by origin (the kernel names no writer here: {process_writes.unavailable()})"
+    return "exact: the kernel names the process behind each change"
 
 
 # -- at a revert -----------------------------------------------------------------------------
@@ -344,14 +270,21 @@ def verdicts(
     mine = {record.path for record in checkpoint.files}
     for later in recorded:
         for other in later.others:
-            if other.call_id == checkpoint.call_id and not other.exact and other.path in mine:
+            if (
+                other.call_id == checkpoint.call_id
+                and not other.exact
+                and other.path in mine
+                and (other.share == "both" or not later.exact)  # exact: "theirs" is certain
+            ):
                 held.setdefault(other.path, []).append(
                     _writer(other.path, later, "both").describe()
                 )
     still = [
         c.describe()
         for c in commands
-        if c.call_id != checkpoint.call_id and c.started <= checkpoint.ended
+        if c.call_id != checkpoint.call_id
+        and c.started <= checkpoint.ended
+        and not checkpoint.exact  # exact: a later write of theirs is the revert's to merge
     ]
     for path in mine:
         names = [*held.get(path, []), *still]
