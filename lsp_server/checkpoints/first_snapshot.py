@@ -35,6 +35,12 @@ command's own work comes on top: its answer stays within 2 s)."""
 SMALL_ROOT = 10_000
 """A root with fewer files is waited for as long as it takes (the machine is busy)."""
 
+STAYS_OFF = (
+    "until toolhost restarts no command here has a checkpoint, so a revert cannot undo what "
+    "commands change (the file tools' edits keep theirs)"
+)
+"""What a first snapshot that could not be taken (over the budget ...) means, said once."""
+
 Taken = tuple[str, dict[str, list[int | str]]]
 """A snapshot: its tree and the ignored files left out (command_snapshots.py)."""
 Outcome = Taken | str | None
@@ -99,7 +105,7 @@ class FirstSnapshots:
             if job.said:
                 return False, None
             job.said = True
-            return False, job.outcome
+            return False, f"{job.outcome}; {STAYS_OFF}"
         if starter and not job.claimed and job.outcome is not None:
             job.claimed = True
             return True, job.outcome

@@ -83,8 +83,9 @@ async def test_a_root_over_the_file_budget_gets_no_shell_checkpoints(tmp_path: P
     assert not made
     assert notes == [
         f"[no checkpoint of {root}: shell checkpoints are off for this root: it holds more "
-        "than 1,000 files (checkpoints.max_root_files)]"
+        f"than 1,000 files (checkpoints.max_root_files); {first_snapshot.STAYS_OFF}]"
     ]
+    assert "a revert cannot undo what commands change" in notes[0]
     made, notes = await command(checkpoints, "c-2", "echo y >> d0/e0/f0.txt", root)
     assert not made and notes == []  # said once
     status = checkpoints.status()["roots"][0]
@@ -111,7 +112,8 @@ async def test_a_root_over_the_byte_budget_and_a_seeded_git_root(tmp_path: Path)
     assert not made
     assert notes == [
         f"[no checkpoint of {root}: shell checkpoints are off for this root: it holds more "
-        "than 2 MB (checkpoints.max_root_mb, and checkpoints.budget_mb outside git)]"
+        "than 2 MB (checkpoints.max_root_mb, and checkpoints.budget_mb outside git); "
+        f"{first_snapshot.STAYS_OFF}]"
     ]
     checkpoints.watchers.close()
 
@@ -281,16 +283,17 @@ async def test_the_refusal_line_over_the_wire(tmp_path: Path) -> None:
     options = {"policy": {"mode": "bypass"}, "checkpoints": {"maxRootFiles": 20}}
     async with lsp_session(root, options) as client:
         first = await lsp_call(client, "bash", {"command": "echo x >> d0/e0/f0.txt"}, callId="c-1")
-        line = (
-            f"[no checkpoint of {root}: shell checkpoints are off for this root: it holds more "
-            "than 20 files (checkpoints.max_root_files)]"
+        off = (
+            "shell checkpoints are off for this root: it holds more than 20 files "
+            "(checkpoints.max_root_files)"
         )
+        line = f"[no checkpoint of {root}: {off}; {first_snapshot.STAYS_OFF}]"
         assert line in text_of(first)
         second = await lsp_call(client, "bash", {"command": "echo y >> d0/e0/f0.txt"}, callId="c-2")
         assert "no checkpoint" not in text_of(second)
         status = await client.protocol.send_request_async("toolhost/status", {})
         (shown,) = status["checkpoints"]["roots"]
-        assert shown["shellCheckpoints"] == "off: " + line.split(": ", 1)[1].rstrip("]")
+        assert shown["shellCheckpoints"] == f"off: {off}"
         assert status["checkpoints"]["inotifyWatches"]["held"] == 0
         assert await checkpoints(client) == []
 
