@@ -21,22 +21,20 @@ from lsp_server.checkpoints.first_snapshot import FirstSnapshots, Outcome
 from lsp_server.checkpoints.records import Checkpoint, CheckpointStore
 from lsp_server.checkpoints.root_budget import OverBudget, Tally, measure
 from lsp_server.checkpoints.root_watchers import RootWatchers
-from lsp_server.checkpoints.shadow import objects
+from lsp_server.checkpoints.shadow import objects, scans
 from lsp_server.checkpoints.shadow.folder_stamps import FolderStamps
 from lsp_server.checkpoints.shadow.ignored import IgnoredFiles, unrecorded_changes
 from lsp_server.checkpoints.shadow.index_summary import IndexSummary
 from lsp_server.checkpoints.shadow.isolated_git import ShadowError
 from lsp_server.checkpoints.shadow.repository import ShadowRepo
 from lsp_server.checkpoints.shadow.seed import user_git_dir, user_index_summary
-from lsp_server.checkpoints.shadow.tree_changes import TreeChange, tracked_file
+from lsp_server.checkpoints.shadow.tree_changes import TreeChange
 from lsp_server.checkpoints.sharing import attribution
 from lsp_server.checkpoints.windows import CommandWindow
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.sandbox.protected_scan import may_be_placeholder
 
 log = logging.getLogger(__name__)
-MAX_STAMPED_PATHS = 1000
-"""More new names than this: a full scan (git matches each path against every name)."""
 _EMPTY_BLOB = objects.object_id("blob", b"")
 
 
@@ -235,7 +233,7 @@ class CommandSnapshots:
         if repo.seed():
             reason += "; seeded from the repository's index"
         try:
-            tree = self._full_scan(repo, ignored, stamps)
+            tree = scans.full_scan(repo, ignored, stamps)
         except ShadowError as exc:
             if not repo.seeded():
                 raise
@@ -252,47 +250,6 @@ class CommandSnapshots:
         self.watchers.scans[root] = f"full scan: {reason}"
         return tree
 
-    def _full_scan(
-        self, repo: ShadowRepo, ignored: IgnoredFiles, stamps: FolderStamps | None
-    ) -> str:
-        """`git add -A` of the whole root; beside it (the machine's other cores), the
-        ignored files not in the index are looked for and the folders stamped."""
-        found: list[list[str]] = []
-        failed: list[BaseException] = []
-
-        def beside(action: Callable[[], object]) -> threading.Thread:
-            def run() -> None:
-                try:
-                    result = action()
-                    if isinstance(result, list):
-                        found.append(result)
-                except BaseException as exc:  # raised again in the calling thread
-                    failed.append(exc)
-
-            thread = threading.Thread(target=run, daemon=True)
-            thread.start()
-            return thread
-
-        if stamps is not None:
-            stamps.begin()  # before git lists any folder
-        # A split index's shared file goes when `git add` writes a new one: the ignored
-        # files are then looked for first (the seeded index is whole: beside it).
-        split = any(repo.git_dir.glob("sharedindex.*"))
-        threads = [] if split else [beside(ignored.candidates)]
-        if stamps is not None:
-            threads.append(beside(stamps.walk))
-        try:
-            if split:
-                found.append(ignored.candidates())
-            repo.add_all()
-        finally:
-            for thread in threads:
-                thread.join()
-        if failed:
-            raise failed[0]
-        ignored.record(found=found[0])
-        return repo.write_snapshot()
-
     def _unwatched(self, root: Path) -> bool:
         """No watcher can say what changed in the root: its snapshots scan (or stamp) it."""
         watcher = self.watchers.running(root)
@@ -303,33 +260,17 @@ class CommandSnapshots:
     ) -> tuple[str | None, str]:
         """The root's tree from its folders' stamps (folder_stamps.py) when the last
         snapshot took them; (None, why not) when a full scan must run instead."""
-        stamps, base = repo.stamps, repo.current()
-        if stamps is None or base is None or stamps.tree != base or not self.folder_stamps:
+        if not self.folder_stamps:
             return None, ""
-        repo.stamps = None  # until this snapshot is through
         try:
-            found = stamps.changed()
-            # Tracked files the last tree holds (read in-process where it can) are `add -u`'s.
-            files = [p for p in found.paths if not tracked_file(repo.trees, base, p)]
-            paths = [*files, *found.new_folders]
-            if len(paths) > MAX_STAMPED_PATHS:
-                return None, f"; {len(paths):,} new names"
-            ignored.record(paths)
-            tree = repo.snapshot_stamped(paths)
-            changes = repo.diff(base, tree)
+            tree, why = scans.stamped_scan(repo, ignored)
         except (ShadowError, OSError) as exc:
             log.warning("checkpoints of %s: the snapshot by stamps failed (%s)", root, exc)
             return None, f"; the snapshot by folders' stamps failed ({str(exc).strip()})"
-        for change in changes:
-            names = (change.path, change.source or "")
-            if any(name.rpartition("/")[2] == ".gitignore" for name in names):
-                return None, "; a .gitignore changed"
-        stamps.tree = tree
-        repo.stamps = stamps
-        self.watchers.scans[root] = (
-            f"folders' stamps ({found.listed:,} of {found.folders:,} folders listed)"
-        )
-        return tree, ""
+        if tree is not None:
+            self.watchers.scans[root] = f"folders' stamps ({why})"
+            return tree, ""
+        return None, why
 
     def after(self, root: Path, before: str, window: CommandWindow) -> Checkpoint | None:
         """The command's checkpoint of `root` (`before`: the tree it started from); None

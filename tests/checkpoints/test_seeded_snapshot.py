@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from lsp_server.checkpoints.recorder import Checkpoints
+from lsp_server.checkpoints.shadow.repository import ShadowRepo
 from lsp_server.config.tree import CheckpointsConfig, Limits
 from lsp_server.fs.workspace import Workspace
 from lsp_server.runtime.file_service import FileService
@@ -63,6 +64,9 @@ def make_repository(root: Path, files: int = 3000) -> None:
     git(root, "update-index", "--assume-unchanged", "assumed.txt")
     (root / "untracked.txt").write_text("untracked\n")
     (root / "data.local").write_text("ignored\n")
+    (root / "newdir" / "deep").mkdir(parents=True)  # untracked, an ignored file inside
+    (root / "newdir" / "deep" / "a.txt").write_text("untracked in a new folder\n")
+    (root / "newdir" / "x.local").write_text("ignored in a new folder\n")
     (root / "build").mkdir()
     (root / "build" / "out.o").write_text("build output (a regenerable folder)\n")
 
@@ -73,7 +77,9 @@ def engine(root: Path, state: Path, seed: bool) -> Checkpoints:
 
 
 class Pair:
-    def __init__(self, tmp_path: Path, files: int = 3000) -> None:
+    def __init__(self, tmp_path: Path, files: int = 3000, watched: bool = True) -> None:
+        """`watched`: both roots have a watcher; else neither, and the seeded one's later
+        snapshots go by its folders' stamps (folder_stamps.py), the other's by full scans."""
         self.roots = {"seeded": tmp_path / "seeded", "scanned": tmp_path / "scanned"}
         make_repository(self.roots["seeded"], files)
         shutil.copytree(self.roots["seeded"], self.roots["scanned"], symlinks=True)
@@ -81,6 +87,9 @@ class Pair:
             name: engine(root, tmp_path / f"state-{name}", name == "seeded")
             for name, root in self.roots.items()
         }
+        for name, checkpoints in self.engines.items():
+            checkpoints.watchers.enabled = watched
+            checkpoints._commands.folder_stamps = name == "seeded"
         self.count = 0
         self.scans: dict[str, str | None] = {}
         """How each one's last snapshot before a command was taken."""
@@ -115,9 +124,9 @@ class Pair:
             checkpoints.watchers.close()
 
 
-@pytest.fixture
-def pair(tmp_path: Path):  # type: ignore[no-untyped-def]
-    made = Pair(tmp_path)
+@pytest.fixture(params=["watched", "unwatched"])
+def pair(tmp_path: Path, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    made = Pair(tmp_path, watched=request.param == "watched")
     yield made
     made.close()
 
@@ -126,17 +135,29 @@ def changes(found: list[tuple[object, ...]]) -> set[tuple[object, ...]]:
     return {(path, change) for path, change, *_ in found}
 
 
-async def test_seeded_records_and_reverts_as_a_full_scan_does(pair: Pair) -> None:
+async def test_seeded_records_and_reverts_as_a_full_scan_does(
+    pair: Pair, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = pair.roots["seeded"]
+    whole: list[Path] = []  # the roots `git add -A` scanned in full
+    add_all = ShadowRepo.add_all
+
+    def counted(repo: ShadowRepo) -> None:
+        whole.append(repo.work_tree)
+        add_all(repo)
+
+    monkeypatch.setattr(ShadowRepo, "add_all", counted)
     user_git = git_folder_state(root)
     before = {name: tree_state(r) for name, r in pair.roots.items()}
     first = await pair.run(
         "echo more >> pkg1/sub1/m1.py && rm pkg2/sub2/m2.py && echo new > fresh.txt && "
         "echo again >> untracked.txt && echo secret >> data.local && echo x > new.local && "
         "echo four > staged.txt && echo seen >> assumed.txt && echo seen >> hidden.txt && "
-        "chmod +x pkg3/sub3/m3.py && mv pkg4/sub4/m4.py moved.py && rm link"
+        "chmod +x pkg3/sub3/m3.py && mv pkg4/sub4/m4.py moved.py && rm link && "
+        "echo more >> newdir/deep/a.txt && echo more >> newdir/x.local"
     )
-    assert pair.scans["seeded"] == SEEDED
+    seeded = pair.scans["seeded"]
+    assert seeded in (SEEDED, SEEDED.replace("the watcher was not running", "watching is off"))
     assert changes(first) == {
         ("pkg1/sub1/m1.py", "modified"),
         ("pkg2/sub2/m2.py", "deleted"),
@@ -150,13 +171,28 @@ async def test_seeded_records_and_reverts_as_a_full_scan_does(pair: Pair) -> Non
         ("pkg3/sub3/m3.py", "modified"),
         ("moved.py", "moved"),
         ("link", "deleted"),
+        ("newdir/deep/a.txt", "modified"),
+        ("newdir/x.local", "modified"),
     }
     # The seeded shadow stored only what differs from the user's index, not the tree.
     seeded_store = pair.engines["seeded"].store(root).repo.object_counts()
     scanned_store = pair.engines["scanned"].store(pair.roots["scanned"]).repo.object_counts()
     assert seeded_store["count"] * 10 < scanned_store["count"]
-    second = await pair.run("rm -r pkg5 && echo later >> fresh.txt")
-    assert ("pkg5/sub5/m5.py", "deleted") in changes(second)
+    second = await pair.run(
+        "rm -r pkg5 && echo later >> fresh.txt && mkdir -p newdir/more && "
+        "echo n > newdir/more/n.txt && echo i > newdir/more/i.local && rm newdir/x.local"
+    )
+    assert {
+        ("pkg5/sub5/m5.py", "deleted"),
+        ("newdir/more/n.txt", "created"),
+        ("newdir/more/i.local", "created"),
+        ("newdir/x.local", "deleted"),
+    } <= changes(second)
+    if seeded.startswith("full scan: watching is off"):
+        # Unwatched: the seeded index brought up to date as git status would (git add -u
+        # and the names it does not hold), then by the folders' stamps; never add -A.
+        assert pair.scans["seeded"].startswith("folders' stamps")
+        assert root not in whole and pair.roots["scanned"] in whole
     for name in pair.roots:
         await pair.revert(name, "c-2")
         await pair.revert(name, "c-1")

@@ -62,18 +62,34 @@ class FolderStamps:
         self._new_folders: list[str] = []
         self._dev = 0
         self._since = 0
+        self._tracked: frozenset[str] | None = None
+        self._tracked_folders: frozenset[str] = frozenset()
 
     def begin(self) -> None:
         """The walk's start: call before the full scan that goes with it lists any folder
         (`walk` may then run beside it: a folder changed from here on counts as young)."""
         self._since = time.time_ns() - MARGIN_NS
 
-    def walk(self) -> None:
-        """Stamp every folder (`begin` called first)."""
+    def walk(
+        self, tracked: frozenset[str] | None = None, tracked_folders: frozenset[str] = frozenset()
+    ) -> Candidates:
+        """Stamp every folder (`begin` called first). With `tracked` (the paths of the
+        index a first snapshot starts from, and the folders holding them), the names not
+        in it are the candidates: files, and folders holding no tracked path whole."""
         self._stamps.clear()
         self._racy.clear()
-        self._dev = self.root.stat().st_dev
-        self._walk("", self._since, [])
+        self._new_folders = []
+        first: list[str] = []
+        self._tracked, self._tracked_folders = tracked, tracked_folders
+        try:
+            self._dev = self.root.stat().st_dev
+            self._walk("", self._since, first)
+        finally:
+            self._tracked, self._tracked_folders = None, frozenset()
+        if self.kept_out:
+            first = [rel for rel in first if not self._is_kept_out(rel)]
+            self._new_folders = [rel for rel in self._new_folders if not self._is_kept_out(rel)]
+        return Candidates(first, self._new_folders, len(self._stamps), len(self._stamps))
 
     def changed(self) -> Candidates:
         """The names a snapshot must look at since the stamps were taken, and new stamps."""
@@ -151,17 +167,27 @@ class FolderStamps:
             self._racy.discard(folder)
         prefix = f"{folder}/" if folder else ""
         new: list[str] = []
+        tracked = self._tracked if folder in self._tracked_folders else None
         for entry in entries:
             name = entry.name
             if name == ".git":
                 if folder:  # a nested repository (or submodule): one entry to git
-                    return self._nested(folder, paths, new)
+                    return self._nested(folder, paths, new, changed_since is not None)
                 continue
             try:
                 if entry.is_dir(follow_symlinks=False):
                     rel = prefix + name
                     if rel not in self._stamps:
                         new.append(rel)
+                    if (
+                        tracked is not None
+                        and rel not in self._tracked_folders
+                        and rel not in tracked  # (a tracked one is a submodule)
+                    ):
+                        self._new_folders.append(rel)
+                elif tracked is not None:
+                    if prefix + name not in tracked:
+                        paths.append(prefix + name)
                 elif (
                     changed_since is not None
                     and entry.stat(follow_symlinks=False).st_ctime_ns >= changed_since
@@ -181,13 +207,14 @@ class FolderStamps:
             self._walk(rel, since, [])
         return []
 
-    def _nested(self, folder: str, paths: list[str], new: list[str]) -> list[str]:
+    def _nested(self, folder: str, paths: list[str], new: list[str], listing: bool) -> list[str]:
         inside = {n for n in self._stamps if n.startswith(folder + "/")}
         if inside:
             self._drop(inside)
         new.clear()
         paths[:] = [p for p in paths if not p.startswith(folder + "/")]
-        self._new_folders.append(folder)
+        if listing:  # (a first walk: a candidate already, as a folder holding no tracked path)
+            self._new_folders.append(folder)
         return []
 
     def _is_kept_out(self, rel: str) -> bool:

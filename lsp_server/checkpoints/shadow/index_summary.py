@@ -23,7 +23,7 @@ _STAGE = 0x3000
 _NAME_MASK = 0x0FFF
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class IndexSummary:
     files: int
     """Tracked paths (stage 0 entries, and each unmerged path once)."""
@@ -36,6 +36,10 @@ class IndexSummary:
     unmerged: bool
     attributes: tuple[str, ...]
     """Tracked .gitattributes files."""
+    tracked: frozenset[str] = frozenset()
+    """Every tracked path (a first snapshot seeded from this index looks for the others)."""
+    tracked_folders: frozenset[str] = frozenset()
+    """The root ("") and every folder holding a tracked path."""
 
 
 def _varint(data: bytes, offset: int) -> tuple[int, int]:
@@ -70,6 +74,7 @@ def _summary(data: bytes) -> IndexSummary | None:
     total = 0
     flagged = unmerged = False
     folders: set[str] = {""}
+    tracked: set[str] = set()
     attributes: list[str] = []
     previous = b""
     last_name = b""
@@ -107,9 +112,11 @@ def _summary(data: bytes) -> IndexSummary | None:
         last_name = name
         files += 1
         total += size
-        slash = name.rfind(b"/")
+        text = name.decode("utf-8", "surrogateescape")
+        tracked.add(text)
+        slash = text.rfind("/")
         if slash >= 0:
-            folder = name[:slash].decode("utf-8", "surrogateescape")
+            folder = text[:slash]
             if folder not in folders:
                 parts = folder.split("/")
                 folders.update("/".join(parts[:n]) for n in range(1, len(parts) + 1))
@@ -117,7 +124,16 @@ def _summary(data: bytes) -> IndexSummary | None:
             attributes.append(name.decode("utf-8", "surrogateescape"))
     if _links_elsewhere(data, offset, end):
         return None
-    return IndexSummary(files, total, len(folders), flagged, unmerged, tuple(attributes))
+    return IndexSummary(
+        files,
+        total,
+        len(folders),
+        flagged,
+        unmerged,
+        tuple(attributes),
+        frozenset(tracked),
+        frozenset(folders),
+    )
 
 
 def _links_elsewhere(data: bytes, offset: int, end: int) -> bool:

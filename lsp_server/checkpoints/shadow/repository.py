@@ -20,6 +20,7 @@ from pathlib import Path
 
 from lsp_server.checkpoints.shadow import changed_paths, objects, seed
 from lsp_server.checkpoints.shadow.folder_stamps import FolderStamps
+from lsp_server.checkpoints.shadow.index_summary import IndexSummary
 from lsp_server.checkpoints.shadow.isolated_git import IsolatedGit
 from lsp_server.checkpoints.shadow.large_files import LargeFiles
 from lsp_server.checkpoints.shadow.tree_changes import (
@@ -56,6 +57,8 @@ class ShadowRepo:
         """Seed a new index from the user's repository (seed.py) where that applies."""
         self._seed_base: str | None = None
         self.stamps: FolderStamps | None = None
+        self.seed_summary: IndexSummary | None = None
+        """What the index just seeded holds (its tracked paths), until the first scan."""
         """The folders' stamps of the last snapshot of a root no watcher watches."""
 
     @contextlib.contextmanager
@@ -109,8 +112,11 @@ class ShadowRepo:
         Call before the ignored files are looked for: the seeded index says what is tracked."""
         if not self.seeding or self.index.exists():
             return False
-        self._seed_base = seed.seed(self.git)
-        return self._seed_base is not None
+        seeded = seed.seed(self.git)
+        if seeded is None:
+            return False
+        self._seed_base, self.seed_summary = seeded
+        return True
 
     def seeded(self) -> bool:
         """Objects are borrowed from the user's store (seed.py)."""
@@ -143,15 +149,23 @@ class ShadowRepo:
     def snapshot_stamped(self, paths: Sequence[str]) -> str:
         """Like `snapshot`, new names looked for only at `paths` (folder_stamps.py): the
         tracked files are compared with their stat in the index (`git add -u`)."""
+        self.add_tracked()
+        self.add_paths(paths)
+        return self._write_snapshot()
+
+    def add_tracked(self) -> None:
+        """The tracked files as they are now (`git add -u`: their stat against the index)."""
         self.large.refresh()
         self.git.run("add", "-u", "--ignore-errors", ok=(0, 1))
+
+    def add_paths(self, paths: Sequence[str]) -> None:
+        """`git add -A` of `paths` only (a folder: all below it), ignore rules applied."""
         if paths:
             names = "".join(f"{p}\0" for p in paths).encode("utf-8", "surrogateescape")
             self.git.run(
                 "--literal-pathspecs", "add", "-A", "--ignore-errors",
                 "--pathspec-from-file=-", "--pathspec-file-nul", data=names, ok=(0, 1),
             )  # fmt: skip
-        return self._write_snapshot()
 
     def _write_snapshot(self) -> str:
         signature = self._index_signature()

@@ -44,24 +44,37 @@ _summaries: dict[Path, tuple[tuple[int, int, int], IndexSummary | None]] = {}
 _summaries_lock = threading.Lock()
 
 
-def user_index_summary(user: Path) -> IndexSummary | None:
-    """The summary of the user's index (index_summary.py), read once while the file stays
-    as it was: the first snapshot measures the root with it, and seeding reads it again."""
-    index = user / "index"
+def _key(index: Path) -> tuple[int, int, int] | None:
     try:
         st = index.stat()
     except OSError:
         return None
-    key = (st.st_mtime_ns, st.st_size, st.st_ino)
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def user_index_summary(user: Path) -> IndexSummary | None:
+    """The summary of the user's index (index_summary.py), read once while the file stays
+    as it was: the first snapshot measures the root with it, and seeding reads it again."""
+    index = user / "index"
+    key = _key(index)
+    if key is None:
+        return None
     with _summaries_lock:
         known = _summaries.get(index)
     if known is not None and known[0] == key:
         return known[1]
     summary = read_summary(index)
+    if _key(index) != key:  # written meanwhile: read again next time
+        return None
     with _summaries_lock:
         _summaries.clear()  # one at a time: the roots' first snapshots are rare
         _summaries[index] = (key, summary)
     return summary
+
+
+def _forget_summary(user: Path) -> None:
+    with _summaries_lock:
+        _summaries.pop(user / "index", None)
 
 
 def alternates_file(git: IsolatedGit) -> Path:
@@ -87,13 +100,17 @@ def _filtered(git: IsolatedGit, user: Path, summary: IndexSummary | None) -> boo
     return False
 
 
-def seed(git: IsolatedGit) -> str | None:
-    """Seed a missing shadow index from the user's; the tree of that index (what the first
-    snapshot is compared with), or None when seeding does not apply (nothing was done)."""
+def seed(git: IsolatedGit) -> tuple[str, IndexSummary | None] | None:
+    """Seed a missing shadow index from the user's: the tree of that index (what the first
+    snapshot is compared with) and the summary of exactly the index copied (None when it
+    changed meanwhile or could not be read); None when seeding does not apply (nothing
+    was done)."""
     user = user_git_dir(git.work_tree)
     if user is None or git.index.exists():
         return None
+    key = _key(user / "index")
     summary = user_index_summary(user)
+    _forget_summary(user)
     alternates = alternates_file(git)
     alternates.parent.mkdir(parents=True, exist_ok=True)
     alternates.write_text(f"{(user / 'objects').resolve()}\n")
@@ -103,6 +120,8 @@ def seed(git: IsolatedGit) -> str | None:
         temp = git.index.with_name("index.seed")
         shutil.copy2(user / "index", temp)  # the mtime too: git's racy-clean check
         temp.replace(git.index)
+        if _key(user / "index") != key:
+            summary = None  # not the index copied
         if _filtered(git, user, summary):
             raise ShadowError("a .gitattributes names a filter")
         if summary is None or summary.flagged:
@@ -111,11 +130,11 @@ def seed(git: IsolatedGit) -> str | None:
         unseed(git)
         return None
     if summary is not None and summary.unmerged:
-        return EMPTY_TREE  # write-tree refuses unmerged entries: `git add -A` resolves them
+        return EMPTY_TREE, summary  # write-tree refuses unmerged entries: add resolves them
     try:
-        return git.run("write-tree").decode().strip()
+        return git.run("write-tree").decode().strip(), summary
     except ShadowError:  # unmerged entries: `git add -A` resolves them
-        return EMPTY_TREE
+        return EMPTY_TREE, summary
 
 
 def _clear_flags(git: IsolatedGit) -> None:
