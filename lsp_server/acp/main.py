@@ -26,8 +26,9 @@ async def _stdio() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     return reader, writer
 
 
-async def serve(argv: list[str], root: Path | None, add_mcp: bool) -> None:
+async def serve(argv: list[str], root: Path | None, add_mcp: bool, isolate: bool = False) -> None:
     proxy = Proxy(argv, Dirs.from_environment(), root, add_mcp)
+    proxy.workspaces.isolate = isolate
     loop = asyncio.get_running_loop()
     main = asyncio.current_task()
     for sig in (signal.SIGTERM, signal.SIGHUP):
@@ -43,7 +44,7 @@ async def serve(argv: list[str], root: Path | None, add_mcp: bool) -> None:
         proxy.kill_now()
 
 
-def main(argv: list[str], root: Path | None, add_mcp: bool) -> int:
+def main(argv: list[str], root: Path | None, add_mcp: bool, isolate: bool = False) -> int:
     logging.basicConfig(
         level=os.environ.get("TOOLHOST_LOG", "WARNING").upper(),
         stream=sys.stderr,
@@ -60,5 +61,5 @@ def main(argv: list[str], root: Path | None, add_mcp: bool) -> int:
         print(f"toolhost acp: --root {resolved} is not a folder", file=sys.stderr)
         return 2
     with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
-        asyncio.run(serve(argv, resolved, add_mcp))
+        asyncio.run(serve(argv, resolved, add_mcp, isolate))
     return 0

@@ -209,6 +209,9 @@ class Proxy:
             return message  # the agent says what is wrong with it
         if not PurePosixPath(cwd).is_absolute() or not await anyio.Path(cwd).is_dir():
             return message
+        if self.workspaces.isolate and message["method"] in NEW_SESSION:
+            isolated = await self.workspaces.isolated(Path(cwd))  # Refused: the editor hears
+            params, cwd = {**params, "cwd": str(isolated)}, str(isolated)
         served = await self.workspaces.for_cwd(Path(cwd))
         if message["method"] in NEW_SESSION:
             self._opening[_key(message.get("id"))] = served

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import anyio
 import attrs
 
 from lsp_server import compose
@@ -19,10 +20,13 @@ from lsp_server.acp.permission import PermissionAsker
 from lsp_server.acp.replies import refuse
 from lsp_server.attach.listener import AttachListener
 from lsp_server.config.broad_roots import BROAD_ROOT, refused_root
+from lsp_server.config.layers import LoadedConfig
+from lsp_server.core.errors import ISOLATION_FAILED
 from lsp_server.home.dirs import Dirs
 from lsp_server.runtime.dispatch import Runtime
 from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.tools.registry import build_registry
+from lsp_server.tools.session import worktree
 
 log = logging.getLogger(__name__)
 
@@ -53,11 +57,36 @@ class Workspaces:
         self.problems: list[str] = []
         self.editor_fs: tuple[bool, bool] = (False, False)
         """What the editor declared: fs.readTextFile, fs.writeTextFile (set at initialize)."""
+        self.isolate = False
+        """`toolhost acp --isolate`: each new session works in a worktree of its own."""
 
     def root_for(self, cwd: Path) -> Path:
         if self.root is not None and (cwd == self.root or self.root in cwd.parents):
             return self.root
         return cwd
+
+    async def isolated(self, cwd: Path) -> Path:
+        """The new session's folder in a new worktree of its root's live tree (worktree.py):
+        it and its runtime work there until the agent applies its change."""
+        source = self.root_for(cwd)
+        try:
+            made = await anyio.to_thread.run_sync(worktree.create, source, self.dirs.state)
+        except (worktree.IsolationError, OSError) as exc:
+            raise refuse(
+                ISOLATION_FAILED,
+                f"toolhost acp --isolate: no worktree for {source}: {exc}",
+                "open the session on a folder inside a git repository with a commit, or start "
+                "toolhost acp without --isolate",
+            ) from exc
+        log.warning(
+            "toolhost acp --isolate: a session works in %s, a git worktree of %s; remove it "
+            "when done with: git -C %s worktree remove --force %s",
+            made.root,
+            source,
+            source,
+            made.top,
+        )
+        return made.root / cwd.relative_to(source)
 
     async def for_cwd(self, cwd: Path) -> Served:
         """The runtime serving `cwd` (built on first use)."""
@@ -102,10 +131,17 @@ class Workspaces:
         listener = AttachListener(self.dirs.attach_folder, _ready)
         reads, writes = self.editor_fs
         buffers = EditorBuffers(self.asker.editor, reads, writes) if reads else None
+        isolation = await anyio.to_thread.run_sync(worktree.find, root, self.dirs.state)
+
+        def asker_for(loaded: LoadedConfig) -> PermissionAsker:
+            if isolation is not None:  # each session's first result tells the agent
+                loaded.face_notice = worktree.notice(isolation)
+            return self.asker
+
         opened = compose.open_runtime(
             [root],
             self.dirs,
-            asker=self.asker,
+            asker_for=asker_for,
             attach=listener,
             registry=build_registry("acp"),
             documents=buffers,

@@ -1,5 +1,5 @@
-"""`toolhost acp [--root DIR] [--no-mcp] -- <agent command...>`: started by an ACP editor in
-place of the agent; serves the agent's files, terminals and permission requests through
+"""`toolhost acp [--root DIR] [--no-mcp] [--isolate] -- <agent command...>`: started by an ACP
+editor in place of the agent; serves the agent's files, terminals and permission requests through
 toolhost's runtime (docs/ACP.md)."""
 
 from __future__ import annotations
@@ -25,6 +25,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_false",
         help="do not add toolhost's MCP server to the agent's sessions",
     )
+    acp.add_argument(
+        "--isolate",
+        action="store_true",
+        help="each new session works in its own git worktree made from the live tree (HEAD "
+        "plus uncommitted changes); the agent brings its change back with use_capability "
+        "id workspace:apply (docs/AGENTS.md)",
+    )
     acp.add_argument("agent", nargs=argparse.REMAINDER, help="the agent's command line, after --")
 
 
@@ -34,4 +41,4 @@ def run(args: argparse.Namespace) -> int:
     agent = list(args.agent)
     if agent[:1] == ["--"]:
         agent = agent[1:]
-    return main.main(agent, args.root, args.mcp)
+    return main.main(agent, args.root, args.mcp, isolate=args.isolate)

@@ -20,6 +20,7 @@ SECRET_FILE = "workspace.secret_file"
 BROAD_ROOT = "workspace.broad_root"  # lsp_server/config/broad_roots.py
 NOT_ISOLATED = "workspace.not_isolated"  # workspace:apply (tools/session/workspace_apply.py)
 ISOLATION_BROKEN = "workspace.isolation_broken"
+ISOLATION_FAILED = "workspace.isolation_failed"  # toolhost acp --isolate: session/new
 FS_NOT_OBSERVED = "FS_NOT_OBSERVED"
 FS_STALE_VERSION = "FS_STALE_VERSION"
 FS_EDIT_CONFLICT = "FS_EDIT_CONFLICT"

@@ -47,6 +47,9 @@ PRODUCED_BY: dict[str, str] = {
     "workspace.not_isolated": (
         "tests/mcp/test_isolate.py::test_apply_outside_an_isolated_session_is_refused"
     ),
+    "workspace.isolation_failed": (
+        "tests/acp/test_isolate.py::test_a_folder_outside_git_is_refused_with_a_reason"
+    ),
     "workspace.isolation_broken": (
         "tests/mcp/test_isolate.py::test_apply_with_its_git_data_gone_is_isolation_broken"
     ),
