@@ -158,7 +158,8 @@ class WriteTracker:
             if event.lost:
                 self._lose("the kernel dropped process events")
             elif event.exited:
-                self._exited[event.pid] = time.monotonic()
+                if event.pid in self._root:
+                    self._exited[event.pid] = time.monotonic()
             elif event.parent == self._me:
                 self._root[event.pid] = event.pid
                 self._exited.pop(event.pid, None)
