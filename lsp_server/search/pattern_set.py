@@ -93,12 +93,14 @@ def any_pattern(spec: pathspec.GitIgnoreSpec) -> Callable[[str], bool]:
 _NOT_PLAIN = re.compile(r"[*?/]")
 
 
-def required_text(spec: pathspec.GitIgnoreSpec) -> tuple[str, ...] | None:
+def required_text(spec: pathspec.GitIgnoreSpec, *, visible: bool = False) -> tuple[str, ...] | None:
     """Literal runs such that every path `spec` matches holds one of them (each pattern's
     longest run of plain characters; a run that holds a shorter one is left to it): a
     listing of thousands of paths that holds none has no match, found with a few
     substring scans of the whole text (C speed) instead of a regex a path. None when
-    some pattern has no such run (`*`, a bracket, an escape, a negation)."""
+    some pattern has no such run (`*`, a bracket, an escape, a negation). `visible`:
+    only for the paths without a hidden name (leaves out the patterns that name one,
+    `.env`, `.ssh/`: they match nothing else)."""
     runs: set[str] = set()
     for pattern in spec.patterns:
         if pattern.include is None:
@@ -108,12 +110,12 @@ def required_text(spec: pathspec.GitIgnoreSpec) -> tuple[str, ...] | None:
             return None
         if not isinstance(pattern, RegexPattern) or _alternative(pattern) is None:
             return None  # compiled with flags (a case-blind list)
+        if visible and any(part.strip().startswith(".") for part in text.split("/")):
+            continue
         longest = max((run.strip() for run in _NOT_PLAIN.split(text)), key=len, default="")
         if not longest:
             return None
         runs.add(longest)
-    if not runs:
-        return None
     return tuple(sorted(run for run in runs if not any(o in run for o in runs if o != run)))
 
 
@@ -125,12 +127,16 @@ class PathTest:
 
     match: Callable[[str], bool]
     hint: tuple[str, ...] | None
+    visible_hint: tuple[str, ...] | None
+    """The hint for paths without a hidden name."""
 
     @classmethod
     def of(cls, lines: tuple[str, ...]) -> PathTest:
         spec = pathspec.GitIgnoreSpec.from_lines(list(lines))
-        return cls(any_match(spec), required_text(spec))
+        return cls(any_match(spec), required_text(spec), required_text(spec, visible=True))
 
-    def may_match(self, text: str) -> bool:
-        """False when no path in `text` can match (it holds none of the hint's texts)."""
-        return self.hint is None or any(run in text for run in self.hint)
+    def may_match(self, text: str, hidden: bool = True) -> bool:
+        """False when no path in `text` can match (it holds none of the hint's texts);
+        `hidden=False` says that no name in `text` starts with a dot."""
+        hint = self.hint if hidden else self.visible_hint
+        return hint is None or any(run in text for run in hint)

@@ -119,18 +119,20 @@ class _Picker:
         text = ("\0" + os.fsdecode(records)).replace("\0./", "\0")[1:]
         rels = text.split("\0")
         rels.pop()  # after the last NUL
+        inside = self.inside
+        hidden = "/." in text or "\0." in text or text.startswith(".") or "/." in "/" + inside
         if self.matches is not None:
             rels = [rel for rel in rels if self.matches(rel)]
-        elif "/." in text or "\0." in text or text.startswith("."):
+        elif hidden:
             rels = [rel for rel in rels if _visible(rel)]
         if self.keep is not None:
             rels = [rel for rel in rels if self.keep(rel)]
         deny = self.deny
         if deny is not None:
-            inside, may_match, match = self.inside, deny.may_match, deny.match
+            may_match, match = deny.may_match, deny.match
             if deny.hint is None or may_match(inside):
                 rels = [rel for rel in rels if not match(inside + rel)]
-            elif may_match(text):
+            elif may_match(text, hidden):
                 rels = [rel for rel in rels if not (may_match(rel) and match(inside + rel))]
         stat, dir_fd = os.stat, self.dir_fd
         try:

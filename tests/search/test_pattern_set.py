@@ -67,11 +67,18 @@ def test_every_path_a_list_matches_holds_its_required_text(
     hint = required_text(spec)
     if hint is not None and spec.match_file(path):
         assert any(text in path for text in hint), (path, hint)
+    visible = required_text(spec, visible=True)
+    hidden = any(part.startswith(".") for part in path.split("/"))
+    if visible is not None and not hidden and spec.match_file(path):
+        assert any(text in path for text in visible), (path, visible)
 
 
 def test_the_required_text_of_the_deny_list_and_of_lists_without_one() -> None:
     deny = PathTest.of(SECRET_PATTERNS)
     assert deny.hint is not None and ".env." not in deny.hint  # .env covers it
+    assert deny.visible_hint is not None and ".env" not in deny.visible_hint
+    assert not deny.may_match("src/a.go\0b/.env", hidden=False)  # the caller's word
+    assert deny.may_match("src/a.go\0b/.env") and deny.may_match("k/id_rsa.go", hidden=False)
     assert deny.may_match("a/b/server.pem") and deny.may_match("x/.ssh/config")
     assert not deny.may_match("src/net/http/server.go\0src/a.go")
     for lines in (["*"], ["*.py", "!b.py"], ["[ab].py"], ["\\#x"], ["**/"]):
