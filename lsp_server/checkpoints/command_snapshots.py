@@ -127,6 +127,7 @@ class CommandSnapshots:
             "megabytes": job.tally.bytes >> 20 if job else None,
             "watches": watcher.watches if watcher else 0,
             "notWatched": watcher.unavailable if watcher else None,
+            "watchedBy": self.watchers.watched_by(root),
             "lastSnapshot": self.watchers.scans.get(root),
         }
 
@@ -169,6 +170,9 @@ class CommandSnapshots:
                 f"[checkpoints of {root}: {watcher.unavailable}; each snapshot scans the "
                 "whole root instead, as git status does]"
             )
+        chosen = self.watchers.chosen(root)
+        if chosen is not None:
+            self._notes.setdefault(root, []).append(f"[checkpoints of {root}: {chosen}]")
         return self._before(root)
 
     def _index_summary(self, root: Path) -> IndexSummary | None:
@@ -184,7 +188,7 @@ class CommandSnapshots:
         budget = self.watchers.budget
         watcher = self.watchers.of(root)
         if folders > budget.limit - budget.used:
-            if watcher.unavailable is None:
+            if watcher.unavailable is None and self.watchers.chosen(root) is None:
                 watcher.unavailable = f"the root is not watched ({budget.refusal()})"
             return
         watcher.start(Tally(1 << 62, 1 << 62, float("inf")))

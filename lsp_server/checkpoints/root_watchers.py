@@ -1,16 +1,25 @@
-"""One watcher (watcher.py) per workspace root, started on the root's first snapshot, all
-within one budget of inotify watches (root_budget.py)."""
+"""One watcher per workspace root, started on the root's first snapshot: inotify
+(watcher.py) within one budget of watches (root_budget.py); a root inotify cannot watch
+(it needs more watches than the share leaves, or none are left) is watched through one
+fanotify filesystem mark (fanotify_watch.py) where this process may place one, else not
+watched (its snapshots go by the folders' stamps)."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from lsp_server.checkpoints.fanotify_watch import FanotifyWatcher
 from lsp_server.checkpoints.root_budget import WatchBudget
 from lsp_server.checkpoints.watcher import Changed, TreeWatcher
 from lsp_server.config.broad_roots import mounts_inside, own_folders_inside
 from lsp_server.config.tree import CheckpointsConfig
+
+log = logging.getLogger(__name__)
+
+Watcher = TreeWatcher | FanotifyWatcher
 
 
 class RootWatchers:
@@ -29,7 +38,11 @@ class RootWatchers:
         self.budget = budget or WatchBudget(0.1)
         """The process's inotify watches, shared by every root (watch_share)."""
         self.skip = frozenset(skip)
-        self._watchers: dict[Path, TreeWatcher] = {}
+        self.fanotify = True
+        """A root inotify cannot watch is watched through fanotify where permitted (tests
+        turn it off to see what a user without CAP_SYS_ADMIN gets)."""
+        self._watchers: dict[Path, Watcher] = {}
+        self._no_fanotify: set[Path] = set()
         self._lock = threading.Lock()
         self.scans: dict[Path, str] = {}
         """How each root's last snapshot was taken: "changed paths" or "full scan: why"."""
@@ -42,9 +55,14 @@ class RootWatchers:
     def take(self, root: Path) -> Changed:
         if not self.enabled:
             return Changed(frozenset(), "watching is off")
-        return self.of(root).take()
+        first = self.of(root)
+        changed = first.take()
+        watcher = self.running(root)  # inotify could not start: fanotify from now on
+        if watcher is not None and watcher is not first:
+            return watcher.take()
+        return changed
 
-    def of(self, root: Path) -> TreeWatcher:
+    def of(self, root: Path) -> Watcher:
         with self._lock:
             watcher = self._watchers.get(root)
             if watcher is None:
@@ -53,12 +71,46 @@ class RootWatchers:
                 self._watchers[root] = watcher
             return watcher
 
-    def running(self, root: Path) -> TreeWatcher | None:
-        """The root's watcher if one was started (a snapshot was taken), else None."""
+    def running(self, root: Path) -> Watcher | None:
+        """The root's watcher if one was started (a snapshot was taken), else None; one
+        inotify cannot serve is replaced by fanotify's where this process may use it."""
         if not self.enabled:
             return None
         with self._lock:
-            return self._watchers.get(root)
+            watcher = self._watchers.get(root)
+            if (
+                isinstance(watcher, TreeWatcher)
+                and watcher.unavailable is not None
+                and self.fanotify
+                and root not in self._no_fanotify
+            ):
+                watcher = self._fanotify(root, watcher)
+            return watcher
+
+    def chosen(self, root: Path) -> str | None:
+        """How the root is watched when not by inotify (the first result says it)."""
+        watcher = self.running(root)
+        return watcher.chosen if isinstance(watcher, FanotifyWatcher) else None
+
+    def watched_by(self, root: Path) -> str | None:
+        """ "inotify", or fanotify and why; None: the root is not watched (yet)."""
+        watcher = self.running(root)
+        if watcher is None or watcher.unavailable is not None:
+            return None
+        return "inotify" if isinstance(watcher, TreeWatcher) else watcher.chosen
+
+    def _fanotify(self, root: Path, watcher: TreeWatcher) -> Watcher:
+        assert watcher.unavailable is not None
+        replacement = FanotifyWatcher(root, watcher.kept_out, watcher.unavailable)
+        if not replacement.open():
+            log.info("checkpoints of %s: %s", root, replacement.unavailable)
+            watcher.unavailable += f"; {replacement.unavailable}"
+            self._no_fanotify.add(root)
+            return watcher
+        watcher.close()
+        self._watchers[root] = replacement
+        log.info("checkpoints of %s: %s", root, replacement.chosen)
+        return replacement
 
     def invalidate(self, root: Path, reason: str) -> None:
         with self._lock:
@@ -69,5 +121,6 @@ class RootWatchers:
     def close(self) -> None:
         with self._lock:
             watchers, self._watchers = list(self._watchers.values()), {}
+            self._no_fanotify.clear()
         for watcher in watchers:
             watcher.close()

@@ -125,6 +125,7 @@ async def test_the_watches_stay_within_their_share(tmp_path: Path) -> None:
     limit = 100
     share = (limit + 0.5) / max_user_watches()
     checkpoints = engine([small, large], state, watch_share=share)
+    checkpoints.watchers.fanotify = False  # a user's: with it, test_fanotify_watch.py
     made, notes = await command(
         checkpoints, "c-1", f"echo x >> d0/e0/f0.txt && echo y >> {large}/d1/e10/f1.txt", small
     )
@@ -342,6 +343,7 @@ async def test_a_seeded_git_root_is_measured_from_its_index_not_walked(
     monkeypatch.setattr(TreeWatcher, "start", no_walk)
     share = 100.5 / max_user_watches()
     checkpoints = engine([root], tmp_path / "state", watch_share=share)
+    checkpoints.watchers.fanotify = False
     made, notes = await command(checkpoints, "c-1", "echo x >> d0/e0/f0.txt", root)
     assert [f.path for c in made for f in c.files] == ["d0/e0/f0.txt"]
     assert len(notes) == 1 and "the root is not watched" in notes[0]

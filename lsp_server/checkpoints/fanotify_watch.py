@@ -1,0 +1,329 @@
+"""What changed in a root that needs more inotify watches than its share, from one fanotify
+filesystem mark (fs/fanotify.py): it costs no inotify watch whatever the folder count, so
+a root of 30,000 folders is watched as a small one is, and a later command's snapshot adds
+only the paths that changed instead of looking at every file as git status does.
+
+The kernel gives filesystem marks only to a process with CAP_SYS_ADMIN, and turning their
+handles back into paths takes CAP_DAC_READ_SEARCH (root, or a container granting both);
+elsewhere `open` says why not and the root stays unwatched (folder_stamps.py). The mark
+reports every change on the root's file system, so a reader thread drains the queue as it
+fills (it would overflow between commands otherwise) and keeps what lies under the root:
+a path outside it or in a kept-out folder (the state folder) is dropped after a prefix
+test (the kernel's folder handles resolve from a cache, fs/fanotify.py). `take` reads the
+queue dry first: the kernel queues an event in the system call that made the change.
+
+What `take` returns is what the inotify watcher returns (watcher.py): the changed paths, a
+new folder as a whole, a path inside a nested repository as that repository; a full scan
+when the watcher has just started, the kernel dropped events (FAN_Q_OVERFLOW), the root or
+a folder above it was moved or removed, a `.gitignore` changed, or too many paths did. An
+event whose folder is gone by the time it is read cannot be resolved: it happened inside a
+folder removed (or moved away) since, whose removal is reported at a folder that remains,
+so the snapshot adds that folder and sees everything below it gone.
+
+Not seen: a write to a file of the root through a second hard link outside it, until a
+change through the root's name shows the file has two (then it is looked at every take).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import select
+import threading
+import weakref
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from lsp_server.checkpoints.root_budget import Tally, link_count
+from lsp_server.checkpoints.watcher import MAX_PATHS, Changed, NewNames
+from lsp_server.fs import fanotify
+from lsp_server.fs.fanotify import FanotifyUnavailable, FilesystemEvents, FsEvent
+
+log = logging.getLogger(__name__)
+
+_NEW = fanotify.CREATE | fanotify.MOVED_TO
+_GONE = fanotify.DELETE | fanotify.MOVED_FROM
+_CAP_DAC_READ_SEARCH = 2
+NOT_RUNNING = "the watcher was not running"
+
+
+def may_resolve_handles() -> bool:
+    """This process may open the kernel's file handles (CAP_DAC_READ_SEARCH)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return bool(int(line.split()[1], 16) >> _CAP_DAC_READ_SEARCH & 1)
+    except (OSError, ValueError):
+        pass
+    return False
+
+
+class FanotifyWatcher:
+    """A root's changes from a fanotify filesystem mark; the inotify watcher's interface."""
+
+    watches = 0
+    """inotify watches held: none."""
+
+    def __init__(self, root: Path, kept_out: Sequence[str], why: str) -> None:
+        self.root = root
+        self.kept_out = tuple(kept_out)
+        self.chosen = f"watched through fanotify, not inotify: {_bare(why)}"
+        """Why, for toolhost/status and the first result."""
+        self.unavailable: str | None = None
+        """Why the mark could not be placed (then the root is not watched)."""
+        self._lock = threading.Lock()
+        self._events: FilesystemEvents | None = None
+        self._wake: tuple[int, int] | None = None
+        self._real = str(root)
+        self._prefix = self._real + "/"
+        self._dirty: set[str] = set()
+        self._created: set[str] = set()
+        self._repos: dict[str, bool] = {}  # folder -> holds a .git (a nested repository)
+        self._hard_links: set[str] = set()
+        self._rescan: str | None = NOT_RUNNING
+        self._restart = False
+        self._carried: set[str] = set()
+        self._windows: weakref.WeakSet[NewNames] = weakref.WeakSet()
+
+    # -- life -----------------------------------------------------------------------
+
+    def open(self) -> bool:
+        """Place the mark and start reading; False (`unavailable` says why) when this
+        process may not."""
+        with self._lock:
+            return self._open()
+
+    def _open(self) -> bool:
+        try:
+            if not may_resolve_handles():
+                raise FanotifyUnavailable("fanotify's handles need CAP_DAC_READ_SEARCH")
+            events = FilesystemEvents.open()
+            try:
+                events.watch(self.root)
+            except (FanotifyUnavailable, OSError):
+                events.close()
+                raise
+            self._real = os.path.realpath(self.root)
+            self._prefix = self._real.rstrip("/") + "/"
+        except (FanotifyUnavailable, OSError) as exc:
+            self.unavailable = f"no fanotify ({exc})"
+            return False
+        self._events, self._wake = events, os.pipe()
+        reader = threading.Thread(
+            target=self._read, args=(events, self._wake), name="fanotify-watch", daemon=True
+        )
+        reader.start()
+        return True
+
+    def start(self, tally: Tally) -> bool:
+        """No walk (the caller measures the root itself)."""
+        return False
+
+    def _stop(self) -> None:
+        self._lose("the watcher stopped")
+        self._windows.clear()
+        if self._wake is not None:
+            with contextlib.suppress(OSError):
+                os.write(self._wake[1], b"x")  # the reader closes the group as it leaves
+        self._events, self._wake = None, None
+        self._dirty.clear()
+        self._created.clear()
+        self._repos.clear()
+        self._hard_links.clear()
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+            self._rescan = NOT_RUNNING
+
+    def _read(self, events: FilesystemEvents, wake: tuple[int, int]) -> None:
+        """The reader thread: keeps the queue short, so that it does not overflow."""
+        try:
+            while True:
+                ready, _, _ = select.select([events.fileno(), wake[0]], [], [])
+                if wake[0] in ready:
+                    return
+                with self._lock:
+                    if self._events is not events:
+                        return
+                    self._pump()
+        except (OSError, ValueError):
+            log.exception("reading fanotify's events failed")
+            with self._lock:
+                if self._events is events:
+                    self._rescan = "reading fanotify's events failed"
+                    self._events, self._wake = None, None
+        finally:
+            _close(events, wake)
+
+    # -- reading --------------------------------------------------------------------
+
+    def take(self) -> Changed:
+        """What changed since the last take (the queue read dry first)."""
+        with self._lock:
+            if self._events is None and self.unavailable is None:
+                self._open()
+            if self._events is None:
+                return Changed(frozenset(), self.unavailable or NOT_RUNNING)
+            self._pump()
+            return self._result()
+
+    def feed(self, events: Iterable[FsEvent]) -> None:
+        """Handle events as if read from the kernel (tests queue what the kernel queues
+        rarely, such as FAN_Q_OVERFLOW)."""
+        with self._lock:
+            for event in events:
+                self._event(event)
+
+    def open_window(self) -> NewNames | None:
+        """Collect the names made from now on (None: not watching)."""
+        with self._lock:
+            if self._events is None:
+                return None
+            self._pump()
+            window = NewNames(self._carried)
+            self._carried = set()
+            self._windows.add(window)
+            return window
+
+    def close_window(self, window: NewNames) -> NewNames:
+        with self._lock:
+            if self._events is not None and window in self._windows:
+                self._pump()
+            if window in self._windows:
+                self._windows.remove(window)
+            else:
+                window.lost = window.lost or "the watcher stopped"
+            return window
+
+    def carry(self, names: set[str]) -> None:
+        with self._lock:
+            self._carried |= names
+
+    def invalidate(self, reason: str) -> None:
+        with self._lock:
+            self._rescan = self._rescan or reason
+
+    def _lose(self, reason: str) -> None:
+        for window in self._windows:
+            window.lost = window.lost or reason
+
+    def _pump(self) -> None:
+        assert self._events is not None
+        try:
+            for event in self._events.read():
+                self._event(event)
+        except OSError as exc:
+            self._rescan = f"reading fanotify's events failed ({exc.strerror or exc})"
+            self._lose(self._rescan)
+
+    def _result(self) -> Changed:
+        paths = _outermost_only({self._outermost(path) for path in self._dirty})
+        if self._rescan is None and any(p.rsplit("/", 1)[-1] == ".gitignore" for p in paths):
+            self._rescan = "a .gitignore changed"
+        for path in list(self._hard_links):
+            if link_count(self.root / path) < 2:
+                self._hard_links.discard(path)
+        for path in paths:
+            if link_count(self.root / path) > 1:
+                self._hard_links.add(path)
+        created = frozenset(_outermost_only({self._outermost(p) for p in self._created}))
+        changed = Changed(frozenset(paths | self._hard_links), self._rescan, created)
+        self._dirty.clear()
+        self._created.clear()
+        self._rescan = None
+        if self._restart:
+            self._restart = False
+            self._stop()
+            self._open()
+        return changed
+
+    def _outermost(self, path: str) -> str:
+        """A path inside a nested repository stands for the repository (its gitlink)."""
+        parts = path.split("/")
+        for n in range(1, len(parts)):
+            folder = "/".join(parts[:n])
+            repo = self._repos.get(folder)
+            if repo is None:
+                repo = os.path.lexists(f"{self._prefix}{folder}/.git")
+                self._repos[folder] = repo
+            if repo:
+                return folder
+        return path
+
+    # -- events -------------------------------------------------------------------------
+
+    def _event(self, event: FsEvent) -> None:
+        if event.overflow:
+            self._rescan = "the kernel dropped events (fanotify queue overflow)"
+            self._lose(self._rescan)
+            return
+        mask = event.mask
+        if event.is_folder and not mask & (_NEW | _GONE):
+            return  # a folder's own mode or times: git records neither
+        path = self._events.path(event) if self._events is not None else ""
+        if not path:
+            return  # inside a folder gone since: its removal is reported where it was
+        if not path.startswith(self._prefix):
+            if event.is_folder and mask & _GONE and self._prefix.startswith(path + "/"):
+                self._rescan = "the root or a folder above it was moved or removed"
+                self._restart = True
+                self._lose(self._rescan)
+            return
+        rel = path[len(self._prefix) :]
+        if self._kept_out(rel):
+            return
+        parts = rel.split("/")
+        if ".git" in parts[:-1]:
+            return  # inside a repository's own folder
+        if mask & _NEW:
+            for window in self._windows:
+                window.created.add(rel)
+        if event.is_folder and mask & (_NEW | _GONE):
+            self._repos.clear()  # which folders are repositories may have moved
+        if parts[-1] == ".git":
+            folder = rel[: -len("/.git")] if len(parts) > 1 else ""
+            if folder and mask & (_NEW | _GONE):
+                self._repos[folder] = bool(mask & _NEW)
+                self._mark(folder, new=bool(mask & _NEW))
+            return
+        self._mark(rel, new=bool(mask & _NEW))
+
+    def _mark(self, rel: str, new: bool) -> None:
+        if self._rescan is not None:
+            return  # a full scan comes anyway
+        if len(self._dirty) >= MAX_PATHS:
+            self._rescan = f"more than {MAX_PATHS} paths changed"
+            self._dirty.clear()
+            self._created.clear()
+            return
+        self._dirty.add(rel)
+        if new:
+            self._created.add(rel)
+
+    def _kept_out(self, path: str) -> bool:
+        return any(path == k or path.startswith(k + "/") for k in self.kept_out)
+
+
+def _outermost_only(paths: set[str]) -> set[str]:
+    """The paths without those below another (a folder stands for everything below it)."""
+    return {
+        path for path in paths if not any(path[:n] in paths for n, c in enumerate(path) if c == "/")
+    }
+
+
+def _bare(why: str) -> str:
+    """The inotify watcher's reason without its lead-in: what it would have taken."""
+    for lead in ("the root is not watched (", "the root cannot be watched ("):
+        if why.startswith(lead) and why.endswith(")"):
+            return why[len(lead) : -1]
+    return why
+
+
+def _close(events: FilesystemEvents, wake: tuple[int, int]) -> None:
+    for fd in wake:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    with contextlib.suppress(OSError):
+        events.close()

@@ -1,0 +1,209 @@
+"""A root that needs more inotify watches than its share is watched through one fanotify
+filesystem mark where this process may place one (checkpoints/fanotify_watch.py): the
+first result and toolhost/status say so, no inotify watch is held, and a later command's
+snapshot adds only the paths that changed, recording what a full scan records.
+
+The watcher cases of test_watcher.py run again here with the share lowered so that the
+root does not fit (the same twin workspaces: one watched, one by full scans); a git root
+of a few thousand files takes the route of a seeded first snapshot. Needs CAP_SYS_ADMIN
+and CAP_DAC_READ_SEARCH (root: CI and this machine); elsewhere skipped, and the roots
+stay unwatched (test_root_budget.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lsp_server.checkpoints.fanotify_watch import NOT_RUNNING, FanotifyWatcher, may_resolve_handles
+from lsp_server.checkpoints.root_budget import WatchBudget, max_user_watches
+from lsp_server.checkpoints.shadow.repository import ShadowRepo
+from lsp_server.fs import fanotify
+from lsp_server.fs.fanotify import FanotifyUnavailable, FilesystemEvents, FsEvent
+from tests.checkpoints import test_watcher as watcher_cases
+from tests.checkpoints.snapshots import tree_state
+from tests.checkpoints.test_seeded_snapshot import Pair
+from tests.checkpoints.test_watcher import Twin, changes
+
+pytestmark = pytest.mark.timeout(180)
+
+OVERFLOW = "full scan: the kernel dropped events (fanotify queue overflow)"
+
+
+def require_fanotify() -> None:
+    try:
+        FilesystemEvents.open().close()
+    except FanotifyUnavailable as exc:
+        pytest.skip(f"fanotify is not permitted here ({exc})")
+    if not may_resolve_handles():
+        pytest.skip("fanotify's handles need CAP_DAC_READ_SEARCH")
+
+
+def budget(watches: int) -> WatchBudget:
+    """A share of the system's inotify watches that leaves exactly `watches`."""
+    return WatchBudget((watches + 0.5) / max_user_watches())
+
+
+async def first_command(engines: dict[str, Any], roots: dict[str, Path]) -> dict[str, list[str]]:
+    """Each engine's first command (`true`, call c-1); the notes of its result (and how
+    the snapshot before it was taken, under "scan")."""
+    notes = {}
+    for name, root in roots.items():
+        engine = engines[name]
+        window = await engine.before_command("c-1", "s", "bash", "true")
+        notes[f"scan {name}"] = [engine.watchers.scans.get(root)]
+        subprocess.run(["true"], cwd=root, check=True)
+        await engine.after_command(window)
+        await engine.settle()
+        notes[name] = window.notes
+    return notes
+
+
+@pytest.fixture
+async def twin(tmp_path: Path):  # type: ignore[no-untyped-def]
+    require_fanotify()
+    made = Twin(tmp_path)
+    made.checkpoints.watchers.budget = budget(2)  # the root, pkg and pkg/deep: 3 folders
+    notes = await first_command(made.engines, made.roots)
+    made.count = 1
+    root = made.root
+    assert notes == {
+        "watched": [
+            f"[checkpoints of {root}: watched through fanotify, not inotify: watching it would "
+            f"take more than 2 inotify watches ({made.checkpoints.watchers.budget.share:.0%} of "
+            f"fs.inotify.max_user_watches, {max_user_watches():,}; checkpoints.watch_share)]"
+        ],
+        "scanned": [],
+        "scan watched": [f"full scan: {NOT_RUNNING}"],
+        "scan scanned": ["full scan: watching is off"],
+    }
+    status = made.checkpoints.status()
+    [watched] = status["roots"]
+    assert watched["watchedBy"].startswith("watched through fanotify")
+    assert watched["watches"] == 0 and watched["notWatched"] is None
+    assert status["inotifyWatches"]["held"] == 0
+    yield made
+    made.close()
+
+
+CASES: list[Callable[[Twin], Awaitable[None]]] = [
+    watcher_cases.test_folders_made_and_filled_before_their_watch_exists,
+    watcher_cases.test_a_command_in_the_real_sandbox,
+    watcher_cases.test_renames_into_out_of_and_within_the_tree,
+    watcher_cases.test_a_same_size_change_within_one_mtime_tick,
+    watcher_cases.test_ignored_files_within_the_budget,
+    watcher_cases.test_a_gitignore_change_scans_everything,
+    watcher_cases.test_type_changes_temporary_files_and_nested_repositories,
+    watcher_cases.test_ignored_files_left_out_get_in_when_the_budget_frees,
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.__name__.removeprefix("test_"))
+async def test_the_watcher_cases_through_fanotify(
+    twin: Twin, case: Callable[[Twin], Awaitable[None]]
+) -> None:
+    await case(twin)
+
+
+async def test_an_overflow_forces_a_full_scan(twin: Twin) -> None:
+    """The seam: FAN_Q_OVERFLOW handed to the watcher as if from the kernel (its queue
+    holds 16,384 events and a reader drains it: a real overflow cannot be forced here)."""
+    watcher = twin.checkpoints.watchers.running(twin.root)
+    assert isinstance(watcher, FanotifyWatcher)
+    watcher.feed([FsEvent(0, fanotify.Q_OVERFLOW)])
+    found = await twin.run("echo x >> tracked.txt", before=OVERFLOW)
+    assert changes(found) == {("tracked.txt", "modified")}
+    found = await twin.run("echo y >> tracked.txt")  # and it serves again
+    assert changes(found) == {("tracked.txt", "modified")}
+
+
+async def test_a_git_root_of_thousands_of_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seeded from the user's index, measured from it (280 folders, 50 watches left): the
+    first snapshot is the seeded scan, a later one adds only what changed."""
+    require_fanotify()
+    added: list[set[str]] = []
+    snapshot_paths = ShadowRepo.snapshot_paths
+
+    def counted(repo: ShadowRepo, paths: Iterable[str]) -> str:
+        added.append(set(paths))
+        return snapshot_paths(repo, added[-1])
+
+    monkeypatch.setattr(ShadowRepo, "snapshot_paths", counted)
+    pair = Pair(tmp_path, files=3000)
+    seeded = pair.engines["seeded"]
+    seeded.watchers.budget = budget(50)
+    pair.engines["scanned"].watchers.enabled = False
+    try:
+        before = tree_state(pair.roots["seeded"])
+        notes = await first_command(pair.engines, pair.roots)
+        assert len(notes["seeded"]) == 1 and "watched through fanotify" in notes["seeded"][0]
+        assert notes["scan seeded"] == [
+            f"full scan: {NOT_RUNNING}; seeded from the repository's index"
+        ]
+        pair.count = 1
+        found = await pair.run(
+            "echo more >> pkg1/sub1/m1.py && rm pkg2/sub2/m2.py && mkdir -p fresh/a && "
+            "echo n > fresh/a/n.txt && mv pkg3/sub3/m3.py moved.py && echo s >> new.local"
+        )
+        assert changes(found) == {
+            ("pkg1/sub1/m1.py", "modified"),
+            ("pkg2/sub2/m2.py", "deleted"),
+            ("fresh/a/n.txt", "created"),
+            ("moved.py", "moved"),
+            ("new.local", "created"),
+        }
+        assert pair.scans["seeded"] == "changed paths"
+        assert seeded.watchers.scans[pair.roots["seeded"]] == "changed paths"
+        assert added[-2:] == [
+            set(),  # before the command: nothing changed since the first snapshot
+            {
+                "pkg1/sub1/m1.py",
+                "pkg2/sub2/m2.py",
+                "fresh",  # made with what is below it: one path
+                "pkg3/sub3/m3.py",
+                "moved.py",
+                "new.local",
+            },
+        ]
+        assert seeded.status()["inotifyWatches"]["held"] == 0
+        await pair.revert("seeded", "c-2")
+        assert tree_state(pair.roots["seeded"]) == before
+    finally:
+        pair.close()
+
+
+def test_only_the_roots_changes_are_kept(tmp_path: Path) -> None:
+    """The mark hears the whole file system: paths outside the root and in a kept-out
+    folder (the state folder) are dropped; a window holds the names made at any depth;
+    the root moved away asks for a full scan."""
+    require_fanotify()
+    root = tmp_path / "root"
+    (root / "state").mkdir(parents=True)
+    (root / "a").mkdir()
+    watcher = FanotifyWatcher(root, ["state"], "the root is not watched (a reason)")
+    assert watcher.chosen == "watched through fanotify, not inotify: a reason"
+    assert watcher.open()
+    try:
+        assert watcher.take().rescan == NOT_RUNNING
+        (root / "state" / "x").write_text("x")
+        (tmp_path / "outside").write_text("y")
+        window = watcher.open_window()
+        assert window is not None
+        (root / "a" / "f").write_text("z")
+        (root / "b" / "c").mkdir(parents=True)
+        (root / "b" / "c" / ".envrc").write_text("e")
+        changed = watcher.take()
+        assert changed.rescan is None
+        assert changed.paths == {"a/f", "b"}
+        assert changed.created == changed.paths
+        assert watcher.close_window(window).created == {"a/f", "b", "b/c", "b/c/.envrc"}
+        os.rename(root, tmp_path / "moved")
+        assert watcher.take().rescan == "the root or a folder above it was moved or removed"
+    finally:
+        watcher.close()
