@@ -22,9 +22,10 @@ Medians of --runs (references too). The load average is printed with the table: 
 machine is shared, and the ratios, not the seconds, are what compares across runs.
 
     .venv/bin/python bench/monorepo.py [--files 200000] [--plain-files 50000] [--runs 3]
-        [--tree DIR] [--keep]
+        [--tree DIR] [--keep] [--only-search]
 
 --tree builds in (or reuses) DIR instead of a temporary folder; --keep leaves it there.
+--only-search takes the search rows alone (their runs in turn with their references).
 """
 
 from __future__ import annotations
@@ -227,42 +228,59 @@ def parse_seconds(root: Path, name: str) -> tuple[float, int]:
     return timed(lambda: index_batch(str(root), batch)), len(paths)
 
 
-def measure(repo: Path, plain: Path, home: Path, runs: int, table: Table) -> None:
+def paired(
+    ours: Callable[[], float], reference: Callable[[], float], runs: int
+) -> tuple[list[float], list[float]]:
+    """`runs` of each, taken in turn (ours, the reference, ours ...): on a shared machine
+    both sides of a search row see the same moments' load."""
+    pairs = [(ours(), reference()) for _ in range(runs)]
+    return [mine for mine, _ in pairs], [theirs for _, theirs in pairs]
+
+
+def measure(
+    repo: Path, plain: Path, home: Path, runs: int, table: Table, only_search: bool = False
+) -> None:
     rg = str(find_ripgrep() or shutil.which("rg") or "rg")
     status = ["git", "status", "--porcelain"]
     server = Server(repo, home / "repo")
+
+    def grep_rows(step: str, pattern: str) -> None:
+        ours, theirs = paired(
+            partial(server.timed_call, "grep", {"pattern": pattern}),
+            partial(timed, partial(run, [rg, "-n", pattern], repo)),
+            runs,
+        )
+        table.add(step, ours, "`rg -n`", theirs)
+
     try:
         server.warm()
         write = {"command": "echo x >> bench_writes.txt"}
         first = server.timed_call("bash", write)
-        table.add(
-            "first writing command", [first], "`git status`", [timed(lambda: run(status, repo))]
-        )
+        if not only_search:
+            git_status = timed(lambda: run(status, repo))
+            table.add("first writing command", [first], "`git status`", [git_status])
         grep_after = server.timed_call("grep", {"pattern": "def urlopen"})
         rg_after = timed(lambda: run([rg, "-n", "def urlopen"], repo))
-        second = server.timed_call("bash", write)
-        table.add(
-            "second writing command", [second], "`git status`", [timed(lambda: run(status, repo))]
-        )
-        later = [server.timed_call("bash", write) for _ in range(max(runs, 3))]
-        refs = [timed(lambda: run(status, repo)) for _ in range(max(runs, 3))]
-        table.add("later writing commands", later, "`git status`", refs)
+        if not only_search:
+            second = server.timed_call("bash", write)
+            git_status = timed(lambda: run(status, repo))
+            table.add("second writing command", [second], "`git status`", [git_status])
+            later = [server.timed_call("bash", write) for _ in range(max(runs, 3))]
+            refs = [timed(lambda: run(status, repo)) for _ in range(max(runs, 3))]
+            table.add("later writing commands", later, "`git status`", refs)
         table.add("grep right after the first snapshot", [grep_after], "`rg -n`", [rg_after])
         glob_args = {"pattern": "**/*.go"}
-        table.add(
-            "`glob **/*.go`",
-            [server.timed_call("glob", glob_args) for _ in range(runs)],
-            "`rg --files -g '*.go'`",
-            [timed(lambda: run([rg, "--files", "-g", "*.go"], repo)) for _ in range(runs)],
+        globs, listings = paired(
+            partial(server.timed_call, "glob", glob_args),
+            partial(timed, partial(run, [rg, "--files", "-g", "*.go"], repo)),
+            runs,
         )
+        table.add("`glob **/*.go`", globs, "`rg --files -g '*.go'`", listings)
         for label, pattern in (("match", "def urlopen"), ("no match", NO_MATCH)):
-            table.add(
-                f"`grep` ({label})",
-                [server.timed_call("grep", {"pattern": pattern}) for _ in range(runs)],
-                "`rg -n`",
-                [timed(partial(run, [rg, "-n", pattern], repo)) for _ in range(runs)],
-            )
-        for name in NAMES:
+            grep_rows(f"`grep` ({label})", pattern)
+        if only_search:  # the first search starts the index's background build
+            server.call("code_index", {"action": "search", "query": NAMES[0]})
+        for name in () if only_search else NAMES:
             ours = server.timed_call("code_index", {"action": "search", "query": name})
             words = timed(partial(run, [rg, "-l", "-w", name], repo))
             parse, count = parse_seconds(repo, name)
@@ -272,12 +290,9 @@ def measure(repo: Path, plain: Path, home: Path, runs: int, table: Table) -> Non
                 f"`rg -l -w` + parse of {count} files",
                 [words + parse],
             )
-        table.add(
-            "`grep` while the index builds",
-            [server.timed_call("grep", {"pattern": "def urlopen"}) for _ in range(runs)],
-            "`rg -n`",
-            [timed(lambda: run([rg, "-n", "def urlopen"], repo)) for _ in range(runs)],
-        )
+        grep_rows("`grep` while the index builds", "def urlopen")
+        if only_search:
+            return
         table.note("server peak RSS", f"{server.peak_rss_mb():.0f} MB", "300 MB (target)")
         watches = server.inotify_watches()
         limit = int(Path("/proc/sys/fs/inotify/max_user_watches").read_text())
@@ -304,6 +319,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--tree", type=Path)
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument(
+        "--only-search", action="store_true",
+        help="only the search rows (glob; grep after the first snapshot, with and without "
+        "matches, while the index builds)",
+    )  # fmt: skip
     args = parser.parse_args()
     tree = args.tree or Path(tempfile.mkdtemp(prefix="toolhost-monorepo-"))
     tree.mkdir(parents=True, exist_ok=True)
@@ -313,7 +333,7 @@ def main() -> None:
         try:
             table = Table()
             print("| step | toolhost | reference | ratio |\n| --- | --- | --- | --- |", flush=True)
-            measure(repo, plain, home, args.runs, table)
+            measure(repo, plain, home, args.runs, table, args.only_search)
             load = " ".join(f"{v:.2f}" for v in os.getloadavg())
             print(f"\n{args.files} files, {os.cpu_count()} cores, load average {load}", flush=True)
         finally:

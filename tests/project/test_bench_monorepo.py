@@ -54,3 +54,23 @@ def test_monorepo_prints_every_row_beside_its_reference(tmp_path: Path) -> None:
     assert re.fullmatch(r"\d+", cells["inotify watches held"][0])
     assert "load average" in done.stdout
     assert not tree.exists()  # deleted after the run
+
+
+def test_monorepo_only_search_prints_the_search_rows(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    command = [
+        sys.executable, "bench/monorepo.py", "--files", "800", "--plain-files", "100",
+        "--runs", "2", "--tree", str(tree), "--only-search",
+    ]  # fmt: skip
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    table = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    labels = [row.split(" | ")[0].removeprefix("| ") for row in table[2:]]
+    assert labels == [
+        "grep right after the first snapshot",
+        "`glob **/*.go`",
+        "`grep` (match)",
+        "`grep` (no match)",
+        "`grep` while the index builds",
+    ], done.stdout
+    assert all(re.search(r" \d+\.\d\dx \|$", row) for row in table[2:]), done.stdout
