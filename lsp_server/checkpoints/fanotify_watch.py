@@ -30,6 +30,7 @@ import contextlib
 import logging
 import os
 import select
+import sys
 import threading
 import weakref
 from collections.abc import Iterable, Sequence
@@ -44,7 +45,11 @@ log = logging.getLogger(__name__)
 
 _NEW = fanotify.CREATE | fanotify.MOVED_TO
 _GONE = fanotify.DELETE | fanotify.MOVED_FROM
+_MOVED = fanotify.MOVED_FROM | fanotify.MOVED_TO
 _CAP_DAC_READ_SEARCH = 2
+_ELSEWHERE_KEPT = 65536
+_GATHER_SECONDS = 0.05
+"""The reader's pause between reads: the kernel holds 16,384 events meanwhile."""
 NOT_RUNNING = "the watcher was not running"
 
 
@@ -81,6 +86,9 @@ class FanotifyWatcher:
         self._created: set[str] = set()
         self._repos: dict[str, bool] = {}  # folder -> holds a .git (a nested repository)
         self._hard_links: set[str] = set()
+        self._elsewhere: set[bytes] = set()
+        """Folders (the kernel's handles) neither in the root nor above it: their events
+        are dropped before their path is looked up, until a folder moves anywhere."""
         self._rescan: str | None = NOT_RUNNING
         self._restart = False
         self._carried: set[str] = set()
@@ -142,8 +150,8 @@ class FanotifyWatcher:
         try:
             while True:
                 ready, _, _ = select.select([events.fileno(), wake[0]], [], [])
-                if wake[0] in ready:
-                    return
+                if wake[0] in ready or select.select([wake[0]], [], [], _GATHER_SECONDS)[0]:
+                    return  # (else events gather a moment: one read for many)
                 with self._lock:
                     if self._events is not events:
                         return
@@ -262,6 +270,11 @@ class FanotifyWatcher:
         mask = event.mask
         if event.is_folder and not mask & (_NEW | _GONE):
             return  # a folder's own mode or times: git records neither
+        if event.is_folder and mask & _MOVED:
+            self._elsewhere.clear()  # a folder from elsewhere may be in the root now
+        key = _folder_key(event.info)
+        if key in self._elsewhere:
+            return
         path = self._events.path(event) if self._events is not None else ""
         if not path:
             return  # inside a folder gone since: its removal is reported where it was
@@ -270,6 +283,10 @@ class FanotifyWatcher:
                 self._rescan = "the root or a folder above it was moved or removed"
                 self._restart = True
                 self._lose(self._rescan)
+            elif key and not self._prefix.startswith(path.rpartition("/")[0] + "/"):
+                if len(self._elsewhere) >= _ELSEWHERE_KEPT:
+                    self._elsewhere.clear()
+                self._elsewhere.add(key)  # nor above the root: its events are not ours
             return
         rel = path[len(self._prefix) :]
         if self._kept_out(rel):
@@ -304,6 +321,15 @@ class FanotifyWatcher:
 
     def _kept_out(self, path: str) -> bool:
         return any(path == k or path.startswith(k + "/") for k in self.kept_out)
+
+
+def _folder_key(info: bytes) -> bytes:
+    """The file system and handle of an event's first record (struct
+    fanotify_event_info_fid after its 4-byte header: fsid, handle_bytes, type, handle):
+    the folder of a name, or the object itself."""
+    if len(info) < 20:
+        return b""
+    return info[4 : 20 + int.from_bytes(info[12:16], sys.byteorder)]
 
 
 def _outermost_only(paths: set[str]) -> set[str]:

@@ -124,8 +124,9 @@ async def test_an_overflow_forces_a_full_scan(twin: Twin) -> None:
 async def test_a_git_root_of_thousands_of_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Seeded from the user's index, measured from it (280 folders, 50 watches left): the
-    first snapshot is the seeded scan, a later one adds only what changed."""
+    """Seeded from the user's index (1,500 files), measured from it (280 folders, 50
+    watches left): the first snapshot is the seeded scan, a later one adds only what
+    changed."""
     require_fanotify()
     added: list[set[str]] = []
     snapshot_paths = ShadowRepo.snapshot_paths
@@ -135,7 +136,7 @@ async def test_a_git_root_of_thousands_of_files(
         return snapshot_paths(repo, added[-1])
 
     monkeypatch.setattr(ShadowRepo, "snapshot_paths", counted)
-    pair = Pair(tmp_path, files=3000)
+    pair = Pair(tmp_path, files=1500)
     seeded = pair.engines["seeded"]
     seeded.watchers.budget = budget(50)
     pair.engines["scanned"].watchers.enabled = False
@@ -180,8 +181,8 @@ async def test_a_git_root_of_thousands_of_files(
 
 def test_only_the_roots_changes_are_kept(tmp_path: Path) -> None:
     """The mark hears the whole file system: paths outside the root and in a kept-out
-    folder (the state folder) are dropped; a window holds the names made at any depth;
-    the root moved away asks for a full scan."""
+    folder (the state folder) are dropped, until a folder moves in; a window holds the
+    names made at any depth; the root moved away asks for a full scan."""
     require_fanotify()
     root = tmp_path / "root"
     (root / "state").mkdir(parents=True)
@@ -203,6 +204,14 @@ def test_only_the_roots_changes_are_kept(tmp_path: Path) -> None:
         assert changed.paths == {"a/f", "b"}
         assert changed.created == changed.paths
         assert watcher.close_window(window).created == {"a/f", "b", "b/c", "b/c/.envrc"}
+        # A folder whose events were dropped (elsewhere) moves in: its events count now.
+        (tmp_path / "elsewhere").mkdir()
+        (tmp_path / "elsewhere" / "e").write_text("1")
+        assert watcher.take().paths == set()
+        (tmp_path / "elsewhere").rename(root / "moved_in")
+        assert watcher.take().paths == {"moved_in"}
+        (root / "moved_in" / "e").write_text("2")
+        assert watcher.take().paths == {"moved_in/e"}
         os.rename(root, tmp_path / "moved")
         assert watcher.take().rescan == "the root or a folder above it was moved or removed"
     finally:
