@@ -11,9 +11,9 @@ are not followed (ripgrep's default). The gitignore dialect is pathspec's GitIgn
 
 from __future__ import annotations
 
-import collections
 import functools
 import heapq
+import itertools
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -24,9 +24,14 @@ import pathspec
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from lsp_server.search.overrides import Overrides
-from lsp_server.search.pattern_set import any_match, any_pattern
+from lsp_server.search.pattern_set import any_match, any_pattern, required_text
 
 IGNORE_FILE_NAMES = (".gitignore", ".ignore", ".rgignore")
+# Entries of a big folder looked at together (the deny list's texts searched in their
+# names at once).
+_CHUNK = 1024
+SkipTest = Callable[[os.DirEntry[str], bool], bool]
+"""Whether an entry (and whether it is a folder) is left out."""
 # Folders ls and glob never show: version control and dependency caches.
 NOISE_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__"})
 
@@ -139,6 +144,7 @@ class Walker:
         self.skip_dirs = frozenset(skip_dirs)
         self._excluded = pathspec.GitIgnoreSpec.from_lines(list(excluded)) if excluded else None
         self._excluded_match = None if self._excluded is None else any_match(self._excluded)
+        self._excluded_hint = None if self._excluded is None else required_text(self._excluded)
         # `rg --glob` rules, relative to the searched folder; they beat hidden and ignores.
         self.overrides = overrides if overrides else None
         self._base_prefix = _prefix(str(ignore_base))
@@ -235,40 +241,74 @@ class Walker:
         prefixed = [(layer.prefix, layer) for layer in layers]
         scan = Scan([], 0, [], layers, False)
 
-        skipped = self._skip_test(str(directory), prefixed)
+        skipped, unexcluded = self._skip_tests(str(directory), prefixed)
 
-        def kept() -> Iterator[tuple[str, os.DirEntry[str]]]:
-            for entry in listing:
-                is_dir = _is_dir(entry)
-                if skipped(entry, is_dir):
-                    continue
-                scan.count += 1
-                if is_dir:
-                    scan.folders.append(entry)
-                if not scan.count & 4095 and time.monotonic() > deadline:
-                    scan.timed_out = True
-                    return
-                yield entry.name, entry
-
+        # The page: the `limit` smallest names seen so far (`best`), and the names below
+        # the largest of them that came since (`coming`): a folder in hash order soon
+        # lets few entries through, so a pass holds and sorts little more than the page.
+        best: list[os.DirEntry[str]] = []
+        coming: list[os.DirEntry[str]] = []
+        largest: str | None = None
+        hint = self._excluded_hint or ()
+        # A chunk of entries none of whose names holds a text of the deny list (most
+        # chunks of a big folder) skips its test entry by entry.
         with listing:
-            if limit > 0:
-                scan.page = [entry for _, entry in heapq.nsmallest(limit, kept())]
-            else:  # nsmallest(0, ...) would not look at the entries at all
-                collections.deque(kept(), maxlen=0)
+            while chunk := list(itertools.islice(listing, _CHUNK)):
+                test = skipped
+                if unexcluded is not skipped:
+                    names = "/".join(entry.name for entry in chunk)
+                    if not any(run in names for run in hint):
+                        test = unexcluded
+                for entry in chunk:
+                    is_dir = _is_dir(entry)
+                    if test(entry, is_dir):
+                        continue
+                    scan.count += 1
+                    if is_dir:
+                        scan.folders.append(entry)
+                    if limit > 0 and (largest is None or entry.name < largest):
+                        coming.append(entry)
+                if coming and (len(coming) >= limit or largest is None):
+                    best = heapq.nsmallest(limit, best + coming, key=_name)
+                    coming.clear()
+                    largest = best[-1].name if len(best) >= limit else None
+                if time.monotonic() > deadline:
+                    scan.timed_out = True
+                    break
+        if limit > 0:
+            scan.page = heapq.nsmallest(limit, best + coming, key=_name)
         return scan
 
-    def _skip_test(
+    def _skip_tests(
         self, directory: str, layers: Sequence[tuple[str, IgnoreLayer]]
-    ) -> Callable[[os.DirEntry[str], bool], bool]:
+    ) -> tuple[SkipTest, SkipTest]:
         """`_is_skipped` for the entries of one folder, with what they share worked out
-        once (their paths relative to the base and to each layer): a big folder's pass."""
+        once (their paths relative to the base and to each layer): a big folder's pass.
+        Two of them: the whole test, and the one for names that hold no text of the deny
+        list (`required_text`): without the deny list's regex, or the same object where
+        that cannot be told."""
         if self.overrides is not None:
-            return lambda entry, is_dir: self._is_skipped(entry.path, entry.name, is_dir, layers)
+            test: SkipTest = lambda entry, is_dir: self._is_skipped(  # noqa: E731
+                entry.path, entry.name, is_dir, layers
+            )
+            return test, test
         inside = _prefix(directory)
-        excluded = self._excluded_match
         excluded_from = relative_to(inside, self._base_prefix) if inside.startswith(
             self._base_prefix
         ) else ""  # fmt: skip
+        full = self._skip_test(inside, excluded_from, layers, self._excluded_match)
+        hint = self._excluded_hint
+        if self._excluded_match is None or hint is None or any(r in excluded_from for r in hint):
+            return full, full
+        return full, self._skip_test(inside, excluded_from, layers, None)
+
+    def _skip_test(
+        self,
+        inside: str,
+        excluded_from: str,
+        layers: Sequence[tuple[str, IgnoreLayer]],
+        excluded: Callable[[str], bool] | None,
+    ) -> SkipTest:
         from_layers = [(relative_to(inside, prefix), layer) for prefix, layer in reversed(layers)]
         skip_dirs, hidden = self.skip_dirs, self.hidden
 
@@ -322,6 +362,10 @@ class Scan:
     layers: list[IgnoreLayer]
     """The ignore layers that apply inside the folder."""
     timed_out: bool
+
+
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

@@ -78,3 +78,26 @@ def test_a_stopped_listing_keeps_what_it_saw(tmp_path: Path) -> None:
     )
     assert page.timed_out
     assert page.total == len(page.entries) < 60
+
+
+@pytest.mark.parametrize("limit", [1, 50, 2500, 5000])
+def test_a_folder_of_many_chunks_gives_the_full_listings_page(tmp_path: Path, limit: int) -> None:
+    """Entries are looked at a chunk at a time (the deny list's texts searched in a
+    chunk's names at once) and the page kept as the smallest names seen so far: the page
+    and the total are still the full listing's, with secrets in any chunk left out."""
+    folder = tmp_path / "big"
+    folder.mkdir()
+    names = [f"f{n * 7919 % 4001:05}.txt" for n in range(4001)]  # not in name order
+    secrets = {"a.pem", "m.key", "id_rsa_old", "id_ed25519", ".env"}
+    for name in [*names[:1500], *secrets, *names[1500:]]:
+        (folder / name).write_text("")
+    (folder / "sub").mkdir()
+    rows, total = rows_of(folder, 1, limit)
+    full = sorted([*names, "sub"])
+    assert total == len(full)
+    assert [row.split("\t")[0].rstrip("/") for row in rows] == full[:limit]
+    later = list_folder(
+        folder, depth=1, ignore_base=folder, excluded=SECRET_GLOBS, limit=limit,
+        timeout_seconds=30, offset=1000,
+    )  # fmt: skip
+    assert [entry.relative for entry in later.entries] == full[1000 : 1000 + limit]
