@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from lsp_server.checkpoints.fanotify_watch import may_resolve_handles
 from lsp_server.checkpoints.file_states import is_nested_repo, record_of
 from lsp_server.checkpoints.first_snapshot import FirstSnapshots, Outcome
 from lsp_server.checkpoints.records import Checkpoint, CheckpointStore
@@ -27,7 +28,12 @@ from lsp_server.checkpoints.shadow.ignored import IgnoredFiles, unrecorded_chang
 from lsp_server.checkpoints.shadow.index_summary import IndexSummary
 from lsp_server.checkpoints.shadow.isolated_git import ShadowError
 from lsp_server.checkpoints.shadow.repository import ShadowRepo
-from lsp_server.checkpoints.shadow.seed import user_git_dir, user_index_summary
+from lsp_server.checkpoints.shadow.seed import (
+    index_key,
+    lighten_summary,
+    user_git_dir,
+    user_index_summary,
+)
 from lsp_server.checkpoints.shadow.tree_changes import TreeChange
 from lsp_server.checkpoints.sharing import attribution
 from lsp_server.checkpoints.windows import CommandWindow
@@ -77,6 +83,7 @@ class CommandSnapshots:
         self._grew = grew
         self.first = FirstSnapshots(self._first, self._tally_of, self._background)
         self._notes: dict[Path, list[str]] = {}
+        self._preparing: dict[Path, threading.Thread] = {}
         self.folder_stamps = True
         """Snapshots of roots no watcher watches look only at folders whose stamp changed
         (folder_stamps.py); off, each scans the whole root (tests compare both)."""
@@ -150,6 +157,9 @@ class CommandSnapshots:
         its first snapshot, as `_before` does."""
         store = self._store(root)
         repo = store.repo
+        preparing = self._preparing.pop(root, None)
+        if preparing is not None:
+            preparing.join()
         with self._root_lock(root), repo.locked():
             try:
                 store.ensure()  # writers find it there: none waits for the walk (write_queue)
@@ -174,6 +184,51 @@ class CommandSnapshots:
         if chosen is not None:
             self._notes.setdefault(root, []).append(f"[checkpoints of {root}: {chosen}]")
         return self._before(root)
+
+    def prepare_in_background(self, roots: Iterable[Path]) -> None:
+        """At start: read each git root's index and walk the root once against it
+        (scans.prepare), in a thread of its own, so that its first snapshot costs only
+        what changed since. A command's first snapshot waits for it."""
+        for root in roots:
+            if self._background(root):
+                continue
+            thread = threading.Thread(target=self._prepare, args=(root,), daemon=True)
+            self._preparing[root] = thread
+            thread.start()
+
+    def _prepare(self, root: Path) -> None:
+        # At the normal priority: it is the first command's own work, done early (a
+        # command that comes at once waits for it as it would have done it).
+        try:
+            user = user_git_dir(root)
+            if user is None:
+                return
+            key = index_key(user / "index")
+            summary = user_index_summary(user)
+            if summary is None or key is None or index_key(user / "index") != key:
+                return
+            if summary.files > self._config.max_root_files or not self._unwatchable(summary):
+                return  # a watcher will run: the first snapshot needs no stamps
+            repo = self._store(root).repo
+            prepared = scans.prepare(repo, summary, key)
+            with self._root_lock(root):
+                if not repo.index.exists():
+                    repo.prepared = prepared
+            lighten_summary(user)
+        except (OSError, ShadowError):
+            log.debug("preparing the first snapshot of %s failed", root, exc_info=True)
+
+    def _unwatchable(self, summary: IndexSummary) -> bool:
+        """No watcher is likely to run for a root of the summary's folders: too many for
+        the inotify watches left, and no fanotify here (root_watchers.py)."""
+        if not self.folder_stamps:
+            return False
+        if not self.watchers.enabled:
+            return True
+        budget = self.watchers.budget
+        if summary.folders <= budget.limit - budget.used:
+            return False
+        return not (getattr(self.watchers, "fanotify", False) and may_resolve_handles())
 
     def _index_summary(self, root: Path) -> IndexSummary | None:
         """What the user's index says of a root whose first snapshot is seeded from it."""
@@ -233,7 +288,6 @@ class CommandSnapshots:
             reason += why
         unwatched = self.folder_stamps and self._unwatched(root)
         stamps = FolderStamps(root, repo.kept_out) if unwatched else None
-        repo.stamps = None
         if repo.seed():
             reason += "; seeded from the repository's index"
         try:
@@ -246,11 +300,9 @@ class CommandSnapshots:
             repo.reset_index()
             ignored.forget()
             repo.seed()
+            repo.seed_summary = None  # (the plain full scan follows)
             ignored.record()
             tree = repo.snapshot()
-        if stamps is not None:
-            stamps.tree = tree
-            repo.stamps = stamps
         self.watchers.scans[root] = f"full scan: {reason}"
         return tree
 

@@ -101,6 +101,7 @@ class Checkpoints:
         if self.enabled and state_folder is not None:
             # Journals a dead process left go into the shadow repositories at start.
             self._queue.recover_in_background(self.roots(), state_folder / "checkpoints")
+            self._commands.prepare_in_background(self.roots())  # git roots' first walks
 
     @property
     def enabled(self) -> bool:

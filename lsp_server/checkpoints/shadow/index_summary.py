@@ -72,26 +72,22 @@ def _summary(data: bytes) -> IndexSummary | None:
         return None
     offset = 12
     total = 0
-    flagged = unmerged = False
-    folders: set[str] = {""}
-    tracked: set[str] = set()
-    attributes: list[str] = []
+    any_flags = 0
+    unmerged = False
+    names: list[bytes] = []
     previous = b""
-    last_name = b""
-    files = 0
     end = len(data) - 20
     unpack = _SIZE_AND_FLAGS.unpack_from
     find = data.find
-    for _ in range(count):
+    append = names.append
+    for _ in range(count):  # only what each entry needs; the names are handled in bulk
         size, _oid, flags = unpack(data, offset + 36)
         start = offset + _FIXED
         if flags & _EXTENDED:
             if version < 3:
                 return None
-            extended = int.from_bytes(data[start : start + 2], "big")
-            flagged = flagged or bool(extended & 0x6000)
+            any_flags |= int.from_bytes(data[start : start + 2], "big") & 0x6000
             start += 2
-        flagged = flagged or bool(flags & _ASSUME_VALID)
         if version == 4:
             strip, start = _varint(data, start)
             stop = find(b"\0", start)
@@ -101,37 +97,38 @@ def _summary(data: bytes) -> IndexSummary | None:
         else:
             stop = find(b"\0", start)
             name = data[start:stop]
-            length = stop - offset
-            offset += (length + 8) & ~7
+            offset += (stop - offset + 8) & ~7
         if stop < 0 or offset > end:
             return None
+        any_flags |= flags & _ASSUME_VALID
         if flags & _STAGE:
             unmerged = True
-            if name == last_name:
+            if names and names[-1] == name:
                 continue
-        last_name = name
-        files += 1
+            size = 0
         total += size
-        text = name.decode("utf-8", "surrogateescape")
-        tracked.add(text)
-        slash = text.rfind("/")
-        if slash >= 0:
-            folder = text[:slash]
-            if folder not in folders:
-                parts = folder.split("/")
-                folders.update("/".join(parts[:n]) for n in range(1, len(parts) + 1))
-        if name.endswith(b".gitattributes") and name[-15:-14] in (b"", b"/"):
-            attributes.append(name.decode("utf-8", "surrogateescape"))
+        append(name)
     if _links_elsewhere(data, offset, end):
         return None
+    paths = b"\0".join(names).decode("utf-8", "surrogateescape").split("\0") if names else []
+    tracked = frozenset(paths)
+    parents = {path.rpartition("/")[0] for path in paths}
+    folders = {""}
+    for folder in parents:
+        while folder not in folders:
+            folders.add(folder)
+            folder = folder.rpartition("/")[0]
+    attributes = tuple(
+        path for path in paths if path == ".gitattributes" or path.endswith("/.gitattributes")
+    )
     return IndexSummary(
-        files,
+        len(tracked),
         total,
         len(folders),
-        flagged,
+        bool(any_flags),
         unmerged,
-        tuple(attributes),
-        frozenset(tracked),
+        attributes,
+        tracked,
         frozenset(folders),
     )
 

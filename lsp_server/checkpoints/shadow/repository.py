@@ -59,6 +59,10 @@ class ShadowRepo:
         self.stamps: FolderStamps | None = None
         self.seed_summary: IndexSummary | None = None
         """What the index just seeded holds (its tracked paths), until the first scan."""
+        self.seed_key: tuple[int, int, int] | None = None
+        """Which of the user's index files it was seeded from (seed.py)."""
+        self.prepared: object = None
+        """A first walk made before the first snapshot (scans.py's Prepared)."""
         """The folders' stamps of the last snapshot of a root no watcher watches."""
 
     @contextlib.contextmanager
@@ -115,7 +119,7 @@ class ShadowRepo:
         seeded = seed.seed(self.git)
         if seeded is None:
             return False
-        self._seed_base, self.seed_summary = seeded
+        self._seed_base, self.seed_summary, self.seed_key = seeded
         return True
 
     def seeded(self) -> bool:
@@ -126,6 +130,7 @@ class ShadowRepo:
         """Drop the index (and the seed): the next snapshot starts it afresh (a seeded one
         whose borrowed objects the user's gc removed)."""
         seed.unseed(self.git)
+        self.seed_summary = self.prepared = self.stamps = None
         self.large.forget()
         self._last = None
         self._last_diff = None

@@ -11,11 +11,15 @@ the ignored files' listing then look at. Both give the tree a plain `git add -A`
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 
+import attrs
+
 from lsp_server.checkpoints.shadow.folder_stamps import Candidates, FolderStamps
 from lsp_server.checkpoints.shadow.ignored import IgnoredFiles
+from lsp_server.checkpoints.shadow.index_summary import IndexSummary
 from lsp_server.checkpoints.shadow.repository import ShadowRepo
 from lsp_server.checkpoints.shadow.tree_changes import tracked_file
 
@@ -23,29 +27,74 @@ MAX_NAMED_PATHS = 1000
 """More names than this: the plain full scan (git matches each path with every name)."""
 
 
+@attrs.define
+class Prepared:
+    """A first walk of a git root made ahead of its first snapshot (at start, at low
+    priority): the folders stamped and the names the user's index did not hold then."""
+
+    key: tuple[int, int, int]
+    """The user's index file it was compared with (seed.py's index_key)."""
+    stamps: FolderStamps
+    found: Candidates
+
+
+def prepare(repo: ShadowRepo, summary: IndexSummary, key: tuple[int, int, int]) -> Prepared:
+    """Walk the root against `summary` (the user's index whose key is `key`)."""
+    stamps = FolderStamps(repo.work_tree, repo.kept_out)
+    stamps.begin()
+    return Prepared(key, stamps, stamps.walk(summary.tracked, summary.tracked_folders))
+
+
 def full_scan(repo: ShadowRepo, ignored: IgnoredFiles, stamps: FolderStamps | None) -> str:
-    """The root's tree from a scan of all of it; `stamps` (when given) taken on the way,
-    valid for this tree."""
+    """The root's tree from a scan of all of it. With `stamps` (a root no watcher speaks
+    for), the folders are stamped on the way (or a walk prepared ahead is brought up to
+    date) and kept as `repo.stamps` for the next snapshot."""
     summary, repo.seed_summary = repo.seed_summary, None
-    if stamps is not None:
-        stamps.begin()  # before git lists any folder
-        if summary is not None:
+    prepared, repo.prepared = repo.prepared, None
+    repo.stamps = None
+    walked, keep = False, stamps is not None
+    if summary is not None:
+        # Watched or not, a first snapshot from the seeded index looks at what git
+        # status would; the stamps it takes are kept only where no watcher runs.
+        stamps = stamps or FolderStamps(repo.work_tree, repo.kept_out)
+        paths: list[str] | None = None
+        if isinstance(prepared, Prepared) and prepared.key == repo.seed_key:
+            # Names made since that walk, as by the stamps (the walk stamped each folder
+            # before it listed it; every folder is stamped again here).
+            stamps = prepared.stamps
+            later = stamps.changed()
+            found = prepared.found
+            named = [*found.paths, *found.new_folders, *later.paths, *later.new_folders]
+            paths = [p for p in dict.fromkeys(named) if os.path.lexists(repo.work_tree / p)]
+            repo.add_tracked()
+            walked = True
+        elif summary.tracked_folders and not keep:
+            # Watched: no stamps to take; git lists the names the index does not hold.
+            names = Beside(lambda: untracked_names(repo))
+            names.around(repo.add_tracked)
+            assert isinstance(names.result, list)
+            paths = names.result
+        elif summary.tracked_folders:
+            stamps.begin()  # before git lists any folder
             stamper, tracked, folders = stamps, summary.tracked, summary.tracked_folders
             walk = Beside(lambda: stamper.walk(tracked, folders))
             walk.around(repo.add_tracked)
-            found = walk.result
-            assert isinstance(found, Candidates)
-            paths = [*found.paths, *found.new_folders]
-            if len(paths) <= MAX_NAMED_PATHS:
-                ignored.record(paths)
-                repo.add_paths(paths)
-                return repo.write_snapshot()
-            stamps = None  # stamped already: the plain full scan is left
+            assert isinstance(walk.result, Candidates)
+            paths = [*walk.result.paths, *walk.result.new_folders]
+            walked = True
+        if paths is not None and len(paths) <= MAX_NAMED_PATHS:
+            ignored.record(paths)
+            repo.add_paths(paths)
+            return _keep(repo, stamps if keep else None, repo.write_snapshot())
+        if not keep:
+            stamps = None
+    if stamps is not None and not walked:
+        stamps.begin()  # before git lists any folder
     # A split index's shared file goes when `git add` writes a new one: the ignored files
     # are then looked for first (a seeded index is whole: beside it).
     split = any(repo.git_dir.glob("sharedindex.*"))
     listing = None if split else Beside(ignored.candidates)
-    walking = Beside(stamps.walk) if stamps is not None else None
+    walking = Beside(stamps.walk) if stamps is not None and not walked else None
     candidates = ignored.candidates() if split else None
     try:
         repo.add_all()
@@ -57,7 +106,27 @@ def full_scan(repo: ShadowRepo, ignored: IgnoredFiles, stamps: FolderStamps | No
         candidates = listing.result  # type: ignore[assignment]
     assert isinstance(candidates, list)
     ignored.record(found=candidates)
-    return repo.write_snapshot()
+    return _keep(repo, stamps, repo.write_snapshot())
+
+
+def untracked_names(repo: ShadowRepo) -> list[str]:
+    """Every name the index does not hold, ignored or not (a folder holding no tracked
+    path as one name): one walk, what `git status` reads."""
+    raw = repo.git.run("ls-files", "-z", "--others", "--directory")
+    names = (name.rstrip("/") for name in raw.decode("utf-8", "surrogateescape").split("\0"))
+    kept_out = repo.kept_out
+    return [
+        name
+        for name in names
+        if name and not any(name == k or name.startswith(k + "/") for k in kept_out)
+    ]
+
+
+def _keep(repo: ShadowRepo, stamps: FolderStamps | None, tree: str) -> str:
+    if stamps is not None:
+        stamps.tree = tree
+        repo.stamps = stamps
+    return tree
 
 
 def stamped_scan(repo: ShadowRepo, ignored: IgnoredFiles) -> tuple[str | None, str]:

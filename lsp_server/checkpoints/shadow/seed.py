@@ -25,6 +25,8 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
+import attrs
+
 from lsp_server.checkpoints.shadow import objects
 from lsp_server.checkpoints.shadow.index_summary import IndexSummary, read_summary
 from lsp_server.checkpoints.shadow.isolated_git import IsolatedGit, ShadowError
@@ -40,11 +42,14 @@ def user_git_dir(work_tree: Path) -> Path | None:
     return None
 
 
-_summaries: dict[Path, tuple[tuple[int, int, int], IndexSummary | None]] = {}
+Key = tuple[int, int, int]
+"""An index file's mtime, size and inode: which one was read."""
+
+_summaries: dict[Path, tuple[Key, IndexSummary | None]] = {}
 _summaries_lock = threading.Lock()
 
 
-def _key(index: Path) -> tuple[int, int, int] | None:
+def index_key(index: Path) -> Key | None:
     try:
         st = index.stat()
     except OSError:
@@ -56,7 +61,7 @@ def user_index_summary(user: Path) -> IndexSummary | None:
     """The summary of the user's index (index_summary.py), read once while the file stays
     as it was: the first snapshot measures the root with it, and seeding reads it again."""
     index = user / "index"
-    key = _key(index)
+    key = index_key(index)
     if key is None:
         return None
     with _summaries_lock:
@@ -64,7 +69,7 @@ def user_index_summary(user: Path) -> IndexSummary | None:
     if known is not None and known[0] == key:
         return known[1]
     summary = read_summary(index)
-    if _key(index) != key:  # written meanwhile: read again next time
+    if index_key(index) != key:  # written meanwhile: read again next time
         return None
     with _summaries_lock:
         _summaries.clear()  # one at a time: the roots' first snapshots are rare
@@ -75,6 +80,15 @@ def user_index_summary(user: Path) -> IndexSummary | None:
 def _forget_summary(user: Path) -> None:
     with _summaries_lock:
         _summaries.pop(user / "index", None)
+
+
+def lighten_summary(user: Path) -> None:
+    """Keep the user's index's summary without its paths (what a first walk needed)."""
+    with _summaries_lock:
+        known = _summaries.get(user / "index")
+        if known is not None and known[1] is not None:
+            light = attrs.evolve(known[1], tracked=frozenset(), tracked_folders=frozenset())
+            _summaries[user / "index"] = (known[0], light)
 
 
 def alternates_file(git: IsolatedGit) -> Path:
@@ -100,15 +114,15 @@ def _filtered(git: IsolatedGit, user: Path, summary: IndexSummary | None) -> boo
     return False
 
 
-def seed(git: IsolatedGit) -> tuple[str, IndexSummary | None] | None:
+def seed(git: IsolatedGit) -> tuple[str, IndexSummary | None, Key | None] | None:
     """Seed a missing shadow index from the user's: the tree of that index (what the first
-    snapshot is compared with) and the summary of exactly the index copied (None when it
-    changed meanwhile or could not be read); None when seeding does not apply (nothing
-    was done)."""
+    snapshot is compared with), the summary of exactly the index copied (None when it
+    changed meanwhile or could not be read) and that index's key; None when seeding does
+    not apply (nothing was done)."""
     user = user_git_dir(git.work_tree)
     if user is None or git.index.exists():
         return None
-    key = _key(user / "index")
+    key = index_key(user / "index")
     summary = user_index_summary(user)
     _forget_summary(user)
     alternates = alternates_file(git)
@@ -120,8 +134,8 @@ def seed(git: IsolatedGit) -> tuple[str, IndexSummary | None] | None:
         temp = git.index.with_name("index.seed")
         shutil.copy2(user / "index", temp)  # the mtime too: git's racy-clean check
         temp.replace(git.index)
-        if _key(user / "index") != key:
-            summary = None  # not the index copied
+        if index_key(user / "index") != key:
+            summary = key = None  # not the index copied
         if _filtered(git, user, summary):
             raise ShadowError("a .gitattributes names a filter")
         if summary is None or summary.flagged:
@@ -130,11 +144,11 @@ def seed(git: IsolatedGit) -> tuple[str, IndexSummary | None] | None:
         unseed(git)
         return None
     if summary is not None and summary.unmerged:
-        return EMPTY_TREE, summary  # write-tree refuses unmerged entries: add resolves them
+        return EMPTY_TREE, summary, key  # write-tree refuses unmerged entries: add does not
     try:
-        return git.run("write-tree").decode().strip(), summary
+        return git.run("write-tree").decode().strip(), summary, key
     except ShadowError:  # unmerged entries: `git add -A` resolves them
-        return EMPTY_TREE, summary
+        return EMPTY_TREE, summary, key
 
 
 def _clear_flags(git: IsolatedGit) -> None:
