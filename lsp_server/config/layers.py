@@ -8,8 +8,8 @@ Precedence (highest first): the managed file (`/etc/toolhost/managed.toml`, conf
 - Scalar settings: the highest layer that sets a key wins; a key the managed file sets is
   locked (a lower layer's different value is ignored with a notice).
 - Rule lists (`policy.allow`, `policy.ask`, `policy.deny`) and the lists that only hide or
-  protect more (`workspace.secret_patterns`, `workspace.protected_paths`, `shell.env_drop`)
-  accumulate over all layers, so no layer can drop another layer's entry.
+  protect more (`workspace.secret_patterns`, `workspace.protected_paths`, `shell.env_drop`,
+  `sessions.isolated`) accumulate over all layers, so no layer can drop another layer's entry.
 - `trusted_roots` ("project code may run here") is honoured from the user's own layers only.
 - The workspace file loosens only when the user approved its exact content
   (config/workspace_file.py); until then only its tightening entries apply, and its

@@ -43,6 +43,7 @@ ACCUMULATED = frozenset(
         "workspace.protected_paths",
         "shell.env_drop",
         "shell.sandbox_hide",
+        "sessions.isolated",
     }
 )
 # What toolhost runs under when the managed file is broken.

@@ -237,6 +237,17 @@ class AcpConfig:
 
 
 @attrs.define
+class SessionsConfig:
+    isolated: list[str] = attrs.Factory(list)
+    """Editor sessions (by the id their toolhost/call names: VS Code's agent mode calls as
+    `vscode-lm`) that each work in a git worktree of the live tree, HEAD plus everyone's
+    uncommitted changes, until the agent brings its change back with use_capability
+    `workspace:apply` (docs/AGENTS.md). `*`: every session. Every layer adds to it (none can
+    take a session out), the workspace file too; MCP and ACP agents use `toolhost mcp
+    --isolate` / `toolhost acp --isolate`."""
+
+
+@attrs.define
 class Config:
     limits: Limits = attrs.Factory(Limits)
     policy: PolicyConfig = attrs.Factory(PolicyConfig)
@@ -249,6 +260,7 @@ class Config:
     checkpoints: CheckpointsConfig = attrs.Factory(CheckpointsConfig)
     mcp: McpConfig = attrs.Factory(McpConfig)
     acp: AcpConfig = attrs.Factory(AcpConfig)
+    sessions: SessionsConfig = attrs.Factory(SessionsConfig)
 
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")

@@ -39,6 +39,8 @@ _TIGHTENING: dict[str, Any] = {
     "shell": {"sandbox", "sandbox_network", "env_drop", "sandbox_hide"},
     # acp.mcp_server: off gives the agent fewer tools; on is the default anyway.
     "acp": "*",
+    # sessions.isolated: an isolated session writes nothing in the folder until applied.
+    "sessions": "*",
 }
 
 

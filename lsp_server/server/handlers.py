@@ -14,6 +14,7 @@ from lsp_server.core.errors import ToolError
 from lsp_server.core.uris import uri_to_path
 from lsp_server.home.dirs import Dirs
 from lsp_server.server import root_refusal, wire_errors
+from lsp_server.server.isolated_sessions import NoWorktree
 from lsp_server.server.server import ToolhostServer
 from lsp_server.wire import method_names
 
@@ -152,6 +153,10 @@ def create_server(
             return root_refusal.refused_call(ls.refused_root, params)
         runtime = ls.runtime if ls.runtime is not None else await ls.runtime_ready()
         await ls.wait_for_settings()
+        try:
+            runtime = await ls.isolated.route(params, runtime)  # sessions.isolated: a worktree
+        except NoWorktree as refused:
+            return refused.result
         return await runtime.call(params)
 
     @server.feature(method_names.TOOLHOST_PREVIEW)

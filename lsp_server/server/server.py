@@ -24,6 +24,7 @@ from lsp_server.home.dirs import Dirs
 from lsp_server.runtime.lifecycle import Lifecycle
 from lsp_server.server import capability_cache, root_refusal, wire_errors
 from lsp_server.server.config_state import ConfigState
+from lsp_server.server.isolated_sessions import IsolatedSessions
 from lsp_server.server.typed_protocol import ToolhostProtocol, lazy_toolhost_converter
 from lsp_server.server.warm_up import WarmUp
 from lsp_server.wire import method_names
@@ -78,6 +79,7 @@ class ToolhostServer(LanguageServer):
         self.runtime: Runtime | None = None
         self.documents: EditorDocuments | None = None
         self.lifecycle = Lifecycle()
+        self.isolated = IsolatedSessions(self)
         self._roots_at_start: list[Path] | None = None
         self.refused_root: BroadRoot | None = None
         """The root is no workspace (a home folder, `/` ...): no runtime, every call refused."""
@@ -218,6 +220,11 @@ class ToolhostServer(LanguageServer):
         if self.runtime is None and self._roots_at_start is not None:
             await self.warm_up.wait()
         return self.ensure_runtime()
+
+    def editor_link(self) -> EditorLink:
+        """What a runtime of this server needs of the editor (approvals, progress, the
+        activity view, open buffers)."""
+        return self._editor_link()
 
     def _editor_link(self) -> EditorLink:
         from lsp_server.compose import EditorLink
@@ -375,4 +382,5 @@ class ToolhostServer(LanguageServer):
 
     async def close(self) -> None:
         """Stop every child (jobs, language servers): on shutdown, exit or disconnect."""
+        await self.isolated.close()
         await self.lifecycle.shutdown()

@@ -87,6 +87,11 @@ class JobManager:
         """Set once by the composition root: who answers a password prompt (echo off) seen
         in a command's terminal, foreground or job (shell/prompts.py)."""
 
+    def number_from(self, start: int) -> None:
+        """Number the next jobs from `start` on (another runtime of this server numbers
+        its own: the editor finds a job by its id alone)."""
+        self._counter = max(self._counter, start)
+
     def get(self, job_id: str) -> Job | None:
         return self._jobs.get(job_id)
 

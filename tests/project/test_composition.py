@@ -21,6 +21,7 @@ HOOKS = {"start_hooks", "shutdown_hooks", "kill_hooks"}
 FACES = ("server", "acp", "cli", "mcp")
 OPENS_A_RUNTIME = {
     "lsp_server/server/server.py",  # toolhost serve: the editor's runtime
+    "lsp_server/server/isolated_sessions.py",  # toolhost serve: an isolated session's
     "lsp_server/acp/workspaces.py",  # toolhost acp: one per root
     "lsp_server/cli/call.py",  # toolhost call
     "lsp_server/cli/revert.py",  # toolhost revert and toolhost checkpoints
