@@ -12,7 +12,8 @@ watched at once: `git add -A -- folder` covers files made before its watch exist
 
 `take` asks for a full scan instead (Changed.rescan says why) when:
 - the watcher has just started, or could not start: no inotify, no instance or watch
-  left (`fs.inotify.max_user_*`), more watches needed than the share allows;
+  left (`fs.inotify.max_user_*`), more watches needed than the share allows (such a root
+  is watched through fanotify where permitted instead: fanotify_watch.py);
 - the kernel dropped events (IN_Q_OVERFLOW), or the root was moved, deleted or unmounted;
 - a `.gitignore` changed (what is ignored may change anywhere below it);
 - more than MAX_PATHS paths changed (one scan is then cheaper than naming them);

@@ -125,7 +125,8 @@ class StatusResult:
     `freedBytes`, `folders` (walked so far)."""
     checkpoints: JSON = None
     """Shell checkpoints per root (`shellCheckpoints`: on, or off and why: over the size
-    budget; `files`, `megabytes` measured; `watches` held, `notWatched` and why;
+    budget; `files`, `megabytes` measured; `watches` held, `notWatched` and why,
+    `watchedBy`: inotify, or fanotify and why;
     `lastSnapshot`: how the last one was taken), `inotifyWatches` (held, limit, share) and
     `attribution`: how a command's own changes are told from others' (exact where the
     kernel names each writer, else by origin, and why)."""

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from lsp_server.checkpoints import fanotify_watch
 from lsp_server.checkpoints.fanotify_watch import NOT_RUNNING, FanotifyWatcher, may_resolve_handles
 from lsp_server.checkpoints.root_budget import WatchBudget, max_user_watches
 from lsp_server.checkpoints.shadow.repository import ShadowRepo
@@ -88,6 +89,40 @@ async def twin(tmp_path: Path):  # type: ignore[no-untyped-def]
     assert status["inotifyWatches"]["held"] == 0
     yield made
     made.close()
+
+
+async def test_inotify_where_the_root_fits(tmp_path: Path) -> None:
+    """fanotify is only the fallback: a root within the share is watched by inotify."""
+    require_fanotify()
+    made = Twin(tmp_path)
+    try:
+        notes = await first_command(made.engines, made.roots)
+        assert notes["watched"] == []
+        [watched] = made.checkpoints.status()["roots"]
+        assert watched["watchedBy"] == "inotify" and watched["watches"] == 3
+    finally:
+        made.close()
+
+
+async def test_without_the_privileges_the_root_stays_unwatched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user's process (no CAP_DAC_READ_SEARCH, simulated: this one has it) keeps the
+    root unwatched, says why once, and snapshots it by its folders' stamps."""
+    monkeypatch.setattr(fanotify_watch, "may_resolve_handles", lambda: False)
+    made = Twin(tmp_path)
+    made.checkpoints.watchers.budget = budget(2)
+    try:
+        notes = await first_command(made.engines, made.roots)
+        [note] = notes["watched"]
+        assert note.endswith(
+            "; no fanotify (fanotify's handles need CAP_DAC_READ_SEARCH); each snapshot "
+            "scans the whole root instead, as git status does]"
+        )
+        [watched] = made.checkpoints.status()["roots"]
+        assert watched["watchedBy"] is None and "no fanotify" in watched["notWatched"]
+    finally:
+        made.close()
 
 
 CASES: list[Callable[[Twin], Awaitable[None]]] = [
