@@ -92,6 +92,12 @@ async def test_an_isolated_editor_session_works_in_a_worktree_until_it_applies(
         assert (root / "made.md").read_text() == "agent\n"
         assert (root / "job.md").read_text() == "job\n"
         assert (root / "notes.md").read_text() == "# Notes\nnot committed\n"
+        # The folder's sessions see who changed those files: the isolated session's apply.
+        who = {"action": "call", "id": "workspace:activity", "arguments": {"minutes": 5}}
+        activity = text_of(await lsp_call(client, "use_capability", who, session="vscode"))
+        others = activity.split("Other sessions that changed files", 1)[1]
+        assert others.split("\n")[1].strip().startswith("vscode-lm ("), activity
+        assert "made.md (workspace:apply" in others, activity
 
 
 async def test_an_isolated_session_outside_git_is_refused_with_a_reason(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from lsp_server.runtime import approval_step
 from lsp_server.runtime.approvals.verdicts import Approver
 from lsp_server.runtime.context import ToolContext
 from lsp_server.runtime.results.call_records import CallState
+from lsp_server.runtime.sessions.activity import WorkspaceActivity
 from lsp_server.tools.session import worktree
 from lsp_server.tools.session.worktree import Isolation
 
@@ -209,3 +210,21 @@ async def _publish(
         await source.after_write(window)
         await source.settle()
         await asyncio.to_thread(source.watchers.close)
+    _note_activity(ctx, checkpoints, isolation, planned)
+
+
+def _note_activity(
+    ctx: ToolContext, checkpoints: Checkpoints, isolation: Isolation, planned: Planned
+) -> None:
+    """The folder's activity log names the session for each file it applied, so that the
+    sessions working there see who changed it (not "another program")."""
+    activity = WorkspaceActivity.for_root(checkpoints.state_folder, isolation.source)
+    session, agent = ctx.session.id, ctx.session.agent
+    for write in planned.writes:
+        if str(write.target) in planned.moved:
+            continue
+        before, after = _text(write.theirs), _text(write.data)
+        if write.data is None or after is None:
+            activity.touched(write.target, session, agent, APPLY_ID)
+        else:
+            activity.record(write.target, before, after, session, agent, APPLY_ID)
