@@ -236,3 +236,22 @@ def test_isolate_outside_a_repository_is_refused_at_start(tmp_path: Path) -> Non
     assert "not in a git repository" in done.stderr, done.stderr
     refused = toolhost(plain, "mcp", "--isolate", "--attach", "require")
     assert refused.returncode == 2 and "--attach require" in refused.stderr
+
+
+async def test_an_isolated_server_over_http_works_apart_and_applies(
+    tmp_path: Path, bypass_policy: None
+) -> None:
+    """`toolhost mcp --http 127.0.0.1:0 --isolate`: the same worktree, over Streamable HTTP."""
+    from tests.mcp.http_server import http_mcp
+    from tests.mcp.test_http import sdk_session
+
+    root = repository(tmp_path)
+    state = Path(os.environ["TOOLHOST_STATE_DIR"])
+    async with http_mcp(root, "--isolate") as server, sdk_session(server) as session:
+        tree = worktree_root(state)
+        wrote = await session.call_tool("write_file", {"path": "made.txt", "content": "x\n"})
+        assert wrote.is_error is False, text_of(wrote)
+        assert "isolated: you work in" in text_of(wrote)
+        assert (tree / "made.txt").exists() and not (root / "made.txt").exists()
+        await apply(session)
+    assert (root / "made.txt").read_text() == "x\n"
