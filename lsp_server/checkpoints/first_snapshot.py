@@ -33,7 +33,9 @@ FIRST_WAIT = 1.5
 """Seconds the commands wait for a first snapshot outside git, counted from its start (a
 command's own work comes on top: its answer stays within 2 s)."""
 SMALL_ROOT = 10_000
-"""A root with fewer files is waited for as long as it takes (the machine is busy)."""
+"""A root measured at fewer files is waited for as long as it takes (the machine is busy)."""
+LAST_WAIT = 1.9
+"""Seconds from the start after which no command waits for a root still being measured."""
 
 STAYS_OFF = (
     "until toolhost restarts no command here has a checkpoint, so a revert cannot undo what "
@@ -97,8 +99,7 @@ class FirstSnapshots:
                 self._run(root, job)
         left = max(0.0, job.started + FIRST_WAIT - time.monotonic())
         if not job.done.wait(left if job.background else None):
-            while job.tally.files < SMALL_ROOT and not job.done.wait(0.25):
-                pass
+            self._wait_if_small(job)
         if not job.done.is_set():
             return False, still_running(job.tally.files)
         if isinstance(job.outcome, str):
@@ -110,6 +111,21 @@ class FirstSnapshots:
             job.claimed = True
             return True, job.outcome
         return True, None
+
+    @staticmethod
+    def _wait_if_small(job: Job) -> None:
+        """Past FIRST_WAIT, wait on while the root has turned out small: measured (its count
+        stopped growing) at fewer than SMALL_ROOT files, its snapshot under way on a busy
+        machine. A count still growing is a large root being measured: no wait past
+        LAST_WAIT from the start."""
+        seen = -1
+        while job.tally.files < SMALL_ROOT and not job.done.is_set():
+            growing = job.tally.files != seen
+            seen = job.tally.files
+            left = job.started + LAST_WAIT - time.monotonic()
+            if growing and left <= 0:
+                return
+            job.done.wait(min(0.25, left) if growing else 0.25)
 
     def _run(self, root: Path, job: Job) -> None:
         if job.background:

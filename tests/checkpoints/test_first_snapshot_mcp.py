@@ -161,3 +161,46 @@ def test_the_wait_is_shared_by_the_commands_under_way(monkeypatch: pytest.Monkey
     go, note = snapshots.ready(Path("/ws"))
     assert not go and note == first_snapshot.still_running(0)
     assert waits[0] == 0.0
+
+
+def test_a_root_still_being_measured_is_not_waited_for_past_last_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past FIRST_WAIT a command waits on only for a root measured small (its count stopped
+    growing); one whose count still grows (a large root being measured on a busy machine)
+    is not waited for past LAST_WAIT. (The measure is simulated: a thread counts.)"""
+    from lsp_server.checkpoints import first_snapshot
+    from lsp_server.checkpoints.root_budget import Tally
+
+    monkeypatch.setattr(first_snapshot, "FIRST_WAIT", 0.05)
+    monkeypatch.setattr(first_snapshot, "LAST_WAIT", 0.1)
+    monkeypatch.setattr(first_snapshot, "SMALL_ROOT", 10**9)
+    stop = first_snapshot.threading.Event()
+
+    def counting(root: Path, tally: Tally) -> None:
+        while not stop.wait(0.01):
+            tally.files += 1
+
+    snapshots = first_snapshot.FirstSnapshots(
+        counting, lambda root: Tally(10**9, 1 << 50, 600.0), lambda root: True
+    )
+    try:
+        go, note = snapshots.ready(Path("/large"))  # would wait for ever without the cap
+        assert not go and note is not None and "still being taken" in note
+    finally:
+        stop.set()
+    # A root whose count stopped (measured small) is waited for until its snapshot is done.
+    measured = first_snapshot.threading.Event()
+
+    def small(root: Path, tally: Tally) -> None:
+        tally.files = 3
+        measured.wait(60)
+
+    snapshots = first_snapshot.FirstSnapshots(
+        small, lambda root: Tally(10**9, 1 << 50, 600.0), lambda root: True
+    )
+    timer = first_snapshot.threading.Timer(0.5, measured.set)
+    timer.start()
+    go, note = snapshots.ready(Path("/small"))
+    timer.join()
+    assert go and note is None
