@@ -217,7 +217,8 @@ class CheckpointsConfig:
     changes are told apart by origin (docs/AGENTS.md)."""
     watch_share: float = 0.1
     """The share of fs.inotify.max_user_watches toolhost's watchers may hold; a root that
-    needs more is not watched (each snapshot scans it instead)."""
+    needs more is watched through fanotify where the process may (root), else not watched
+    (each snapshot scans it instead)."""
 
 
 @attrs.define

@@ -11,6 +11,7 @@ stay unwatched (test_root_budget.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 from collections.abc import Awaitable, Callable, Iterable
@@ -27,8 +28,11 @@ from lsp_server.fs import fanotify
 from lsp_server.fs.fanotify import FanotifyUnavailable, FilesystemEvents, FsEvent
 from tests.checkpoints import test_watcher as watcher_cases
 from tests.checkpoints.snapshots import tree_state
+from tests.checkpoints.test_first_snapshot_mcp import bash, environment, revert
+from tests.checkpoints.test_root_budget import make_tree
 from tests.checkpoints.test_seeded_snapshot import Pair
 from tests.checkpoints.test_watcher import Twin, changes
+from tests.mcp.clients import RawMcp, toolhost_command
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -251,3 +255,59 @@ def test_only_the_roots_changes_are_kept(tmp_path: Path) -> None:
         assert watcher.take().rescan == "the root or a folder above it was moved or removed"
     finally:
         watcher.close()
+
+
+async def test_over_mcp_a_large_git_root_is_watched_through_fanotify(tmp_path: Path) -> None:
+    """As a model meets it: `toolhost mcp` as a subprocess with the user's share of watches
+    lowered so that a git root of 600 files in 330 folders does not fit; the first result
+    says fanotify watches it, a later command's checkpoint reverts with `toolhost revert`."""
+    require_fanotify()
+    root = tmp_path / "ws"
+    make_tree(root, 300, 2)
+    for args in (["init", "-q"], ["add", "-A"]):
+        subprocess.run(["git", *args], cwd=root, check=True)
+    env = environment(tmp_path)
+    share = 20.5 / max_user_watches()
+    with (tmp_path / "config" / "toolhost" / "config.toml").open("a") as config:
+        config.write(f"\n[checkpoints]\nwatch_share = {share!r}\n")
+    process = await asyncio.create_subprocess_exec(
+        *toolhost_command(),
+        "mcp",
+        "--root",
+        str(root),
+        "--attach",
+        "never",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=root,
+        env=env,
+    )
+    client = RawMcp(process)
+    try:
+        await client.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "fanotify-test", "version": "0"},
+            },
+        )
+        await client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        first, _ = await bash(client, "echo x >> d0/e0/f0.txt")
+        assert (
+            f"[checkpoints of {root}: watched through fanotify, not inotify: watching it "
+            "would take more than 20 inotify watches"
+        ) in first
+        later, later_id = await bash(client, "echo y >> d1/e10/f1.txt && rm d2/e20/f0.txt")
+        assert "checkpoints of" not in later and "no checkpoint" not in later
+        assert client.process.stdin is not None and client.process.stderr is not None
+        client.process.stdin.close()
+        err = (await asyncio.wait_for(client.process.stderr.read(), 60)).decode()
+    finally:
+        await client.close()
+    assert "Traceback" not in err
+    reverted = revert(later_id, root, env)
+    assert reverted.returncode == 0, reverted.stderr
+    assert (root / "d1/e10/f1.txt").read_text() == "10 1\n"
+    assert (root / "d2/e20/f0.txt").read_text() == "20 0\n"
