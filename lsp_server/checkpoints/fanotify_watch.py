@@ -48,7 +48,7 @@ _GONE = fanotify.DELETE | fanotify.MOVED_FROM
 _MOVED = fanotify.MOVED_FROM | fanotify.MOVED_TO
 _CAP_DAC_READ_SEARCH = 2
 _ELSEWHERE_KEPT = 65536
-_GATHER_SECONDS = 0.05
+_GATHER_MS = 50
 """The reader's pause between reads: the kernel holds 16,384 events meanwhile."""
 NOT_RUNNING = "the watcher was not running"
 
@@ -147,10 +147,14 @@ class FanotifyWatcher:
 
     def _read(self, events: FilesystemEvents, wake: tuple[int, int]) -> None:
         """The reader thread: keeps the queue short, so that it does not overflow."""
+        both, stop = select.poll(), select.poll()  # poll: any descriptor number
+        both.register(events.fileno(), select.POLLIN)
+        for poller in (both, stop):
+            poller.register(wake[0], select.POLLIN)
         try:
             while True:
-                ready, _, _ = select.select([events.fileno(), wake[0]], [], [])
-                if wake[0] in ready or select.select([wake[0]], [], [], _GATHER_SECONDS)[0]:
+                ready = [fd for fd, _ in both.poll()]
+                if wake[0] in ready or stop.poll(_GATHER_MS):
                     return  # (else events gather a moment: one read for many)
                 with self._lock:
                     if self._events is not events:
