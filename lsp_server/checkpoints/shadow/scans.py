@@ -23,8 +23,9 @@ from lsp_server.checkpoints.shadow.index_summary import IndexSummary
 from lsp_server.checkpoints.shadow.repository import ShadowRepo
 from lsp_server.checkpoints.shadow.tree_changes import tracked_file
 
-MAX_NAMED_PATHS = 1000
-"""More names than this: the plain full scan (git matches each path with every name)."""
+MAX_NAMED_PATHS = 200
+"""More names than this: the plain full scan. git matches every index entry with every
+name given (`git add -A` of 1,000 names took 3.8 s on 200,000 entries, of 3,000 21 s)."""
 
 
 @attrs.define
