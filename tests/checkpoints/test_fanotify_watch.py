@@ -149,8 +149,8 @@ async def test_the_watcher_cases_through_fanotify(
 
 
 async def test_an_overflow_forces_a_full_scan(twin: Twin) -> None:
-    """The seam: FAN_Q_OVERFLOW handed to the watcher as if from the kernel (its queue
-    holds 16,384 events and a reader drains it: a real overflow cannot be forced here)."""
+    """Through the engine: FAN_Q_OVERFLOW handed to the watcher as if from the kernel
+    (a real overflow: test_a_real_overflow_asks_for_a_full_scan)."""
     watcher = twin.checkpoints.watchers.running(twin.root)
     assert isinstance(watcher, FanotifyWatcher)
     watcher.feed([FsEvent(0, fanotify.Q_OVERFLOW)])
@@ -158,6 +158,30 @@ async def test_an_overflow_forces_a_full_scan(twin: Twin) -> None:
     assert changes(found) == {("tracked.txt", "modified")}
     found = await twin.run("echo y >> tracked.txt")  # and it serves again
     assert changes(found) == {("tracked.txt", "modified")}
+
+
+def test_a_real_overflow_asks_for_a_full_scan(tmp_path: Path) -> None:
+    """The kernel's queue overflows for real: its reader is held off (as on a machine too
+    busy to run it) while more changes than the queue holds are made."""
+    require_fanotify()
+    limit_file = Path("/proc/sys/fs/fanotify/max_queued_events")
+    limit = int(limit_file.read_text()) if limit_file.exists() else 16384
+    assert limit <= 1_000_000, "a queue this large takes too long to fill here"
+    root = tmp_path / "root"
+    (root / "a").mkdir(parents=True)
+    watcher = FanotifyWatcher(root, [], "the root is not watched (a reason)")
+    assert watcher.open()
+    try:
+        watcher.take()
+        with watcher._lock:  # the reader waits for it
+            for n in range(limit + 16):
+                (root / "a" / f"f{n}").touch()
+        assert watcher.take().rescan == "the kernel dropped events (fanotify queue overflow)"
+        (root / "a" / "f0").write_text("again")
+        changed = watcher.take()  # and it serves again
+        assert changed.rescan is None and changed.paths == {"a/f0"}
+    finally:
+        watcher.close()
 
 
 async def test_a_git_root_of_thousands_of_files(
