@@ -15,7 +15,7 @@ import stat
 from collections.abc import Iterable
 
 from lsp_server.checkpoints.shadow.isolated_git import IsolatedGit
-from lsp_server.checkpoints.shadow.tree_changes import TreeCache, tracked_file
+from lsp_server.checkpoints.shadow.tree_changes import TreeCache, absent, tracked_file
 
 
 def _names(paths: Iterable[str]) -> bytes:
@@ -35,7 +35,8 @@ def add(
         try:
             kind = stat.S_IFMT((git.work_tree / path).lstat().st_mode)
         except OSError:  # missing, or a folder on the way is a file now
-            gone.append(path)
+            if not absent(trees, last_tree, path):  # (made and removed since: nothing)
+                gone.append(path)
             continue
         if (
             kind in (stat.S_IFREG, stat.S_IFLNK)

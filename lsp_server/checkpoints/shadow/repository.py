@@ -52,6 +52,7 @@ class ShadowRepo:
         self._last: tuple[tuple[int, int, int], str] | None = None  # (index stat, tree)
         self._last_diff: tuple[str, str, list[TreeChange]] | None = None
         self.trees = TreeCache(self.git_dir)
+        self.trees.fallback = lambda oid: self.git.run("cat-file", "tree", oid)
         """Trees read in-process (diffs, changed_paths.py), kept after gc packs them."""
         self.seeding = True
         """Seed a new index from the user's repository (seed.py) where that applies."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import stat
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import attrs
@@ -79,13 +79,28 @@ class TreeCache:
         self.git_dir = git_dir
         self.limit = limit
         self._trees: dict[str, Tree] = {EMPTY_TREE: {}}
+        self.fallback: Callable[[str], bytes] | None = None
+        """Reads a tree git has packed or borrows (`git cat-file tree`): `read_any`."""
 
     def read(self, oid: str) -> Tree:
         tree = self._trees.get(oid)
         if tree is None:
-            tree = self._trees[oid] = _read_loose_tree(self.git_dir, oid)
-            if len(self._trees) > self.limit:
-                del self._trees[next(iter(self._trees))]
+            tree = self._keep(oid, _read_loose_tree(self.git_dir, oid))
+        return tree
+
+    def read_any(self, oid: str) -> Tree:
+        """`read`, or through `fallback` (a git process) when the tree is not loose."""
+        try:
+            return self.read(oid)
+        except NotLoose:
+            if self.fallback is None:
+                raise
+            return self._keep(oid, _parse_tree(self.fallback(oid)))
+
+    def _keep(self, oid: str, tree: Tree) -> Tree:
+        self._trees[oid] = tree
+        if len(self._trees) > self.limit:
+            del self._trees[next(iter(self._trees))]
         return tree
 
 
@@ -97,6 +112,10 @@ def _read_loose_tree(git_dir: Path, oid: str) -> Tree:
     header, _, body = raw.partition(b"\0")
     if not header.startswith(b"tree "):
         raise NotLoose(oid)
+    return _parse_tree(body)
+
+
+def _parse_tree(body: bytes) -> Tree:
     entries: Tree = {}
     offset = 0
     while offset < len(body):
@@ -161,6 +180,23 @@ def diff_loose(trees: TreeCache, old_tree: str, new_tree: str) -> list[TreeChang
     if {"A", "D"} <= kinds:
         return None
     return [change for _, change in sorted(found, key=lambda item: item[0])]
+
+
+def absent(trees: TreeCache, tree: str, path: str) -> bool:
+    """True only when `tree` surely holds nothing at `path` (its trees read, through git
+    where they are not loose: TreeCache.read_any)."""
+    oid = tree
+    for name in path.encode("utf-8", "surrogateescape").split(b"/"):
+        try:
+            found = trees.read_any(oid).get(name)
+        except (NotLoose, OSError, ValueError):
+            return False
+        if found is None:
+            return True
+        mode, oid = found
+        if mode != TREE_MODE:
+            return False  # a file (or a link, a repository) here or on the way
+    return False
 
 
 def tracked_file(trees: TreeCache, tree: str, path: str) -> bool:
