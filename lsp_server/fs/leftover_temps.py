@@ -11,10 +11,18 @@ owner is gone, and never looks inside `.git`, toolhost's own folders (the state 
 home folder allowed as a root holds), other file systems mounted inside a root, nor `/proc`,
 `/sys` and `/dev` (a root that is `/`): the walks of a root follow one rule
 (docs/CHECKPOINTS.md, "What is never walked").
+
+A process that ends cleanly leaves no temp file, so a root is swept only when one that
+wrote there did not: each runtime notes its roots in the state folder's `writers/<pid>-
+<start>` and removes the note as it ends (`note_writer`); a note whose process is gone
+names the roots to sweep at the next start. A start after clean ends walks nothing (the
+checkpoints' measure, and nothing else, walks a large root).
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import logging
 import os
 import re
@@ -71,7 +79,11 @@ def owner_is_dead(name: str) -> bool:
     found = _NAME.match(name)
     if found is None:
         return False
-    pid, start = int(found["pid"]), int(found["start"])
+    return _gone(int(found["pid"]), int(found["start"]))
+
+
+def _gone(pid: int, start: int) -> bool:
+    """The process `pid` that started at `start` (clock ticks) is gone."""
     if pid == os.getpid():
         return False
     now = process_start(pid)
@@ -157,15 +169,95 @@ def _remove(dir_fd: int, name: str, uid: int, folder: Path, report: SweepReport)
     log.info("removed %s, left by a killed write", folder / name)
 
 
-def sweep_in_background(roots: Iterable[Path], kept_out: Sequence[Path] = ()) -> SweepReport:
+WRITERS = "writers"
+_OWNED = re.compile(r"^(?P<pid>[1-9][0-9]*)-(?P<start>[0-9]+)$")
+
+
+def note_writer(state: Path, roots: Sequence[Path]) -> Path | None:
+    """Note that this process may leave temp files in `roots` if it dies in a write:
+    `state/writers/<pid>-<start>`, the roots NUL-separated, removed when it ends cleanly."""
+    owner = f"{os.getpid()}-{process_start(os.getpid()) or 0}"
+    note = state / WRITERS / owner
+    try:
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_bytes(b"".join(os.fsencode(root) + b"\0" for root in roots))
+    except OSError:
+        log.debug("the writer's note could not be written", exc_info=True)
+        return None
+    atexit.register(_forget, note, os.getpid())
+    return note
+
+
+def _forget(note: Path, pid: int) -> None:
+    if os.getpid() == pid:  # not a forked child's exit
+        with contextlib.suppress(OSError):
+            note.unlink()
+
+
+def crashed_roots(state: Path, roots: Sequence[Path]) -> tuple[list[Path], list[Path]]:
+    """(of `roots`, those a writer that did not end cleanly named; the notes that named
+    them)."""
+    found: list[Path] = []
+    notes: list[Path] = []
+    try:
+        entries = list((state / WRITERS).iterdir())
+    except OSError:
+        return found, notes
+    for note in entries:
+        owner = _OWNED.match(note.name)
+        if owner is None or not _gone(int(owner["pid"]), int(owner["start"])):
+            continue
+        try:
+            named = {Path(os.fsdecode(raw)) for raw in note.read_bytes().split(b"\0") if raw}
+        except OSError:
+            continue
+        hit = [root for root in roots if root in named]
+        if hit:
+            notes.append(note)
+            found += [root for root in hit if root not in found]
+    return found, notes
+
+
+def _forget_swept(note: Path, swept: Sequence[Path]) -> None:
+    """Drop the swept roots from a dead writer's note (the note, once it names none)."""
+    with contextlib.suppress(OSError):
+        left = [raw for raw in note.read_bytes().split(b"\0") if raw]
+        left = [raw for raw in left if Path(os.fsdecode(raw)) not in swept]
+        if left:
+            note.write_bytes(b"".join(raw + b"\0" for raw in left))
+        else:
+            note.unlink()
+
+
+def sweep_after_crashes(
+    roots: Sequence[Path], state: Path, report: SweepReport, kept_out: Sequence[Path] = ()
+) -> SweepReport:
+    """Sweep the roots a writer that did not end cleanly named (none after clean ends)."""
+    found, notes = crashed_roots(state, roots)
+    if not found:
+        report.done = True
+        return report
+    sweep(found, report, kept_out)
+    for note in notes:
+        _forget_swept(note, found)
+    return report
+
+
+def sweep_in_background(
+    roots: Iterable[Path], kept_out: Sequence[Path] = (), state: Path | None = None
+) -> SweepReport:
     """Start the sweep on a daemon thread; the report fills in as it goes. `kept_out`:
-    toolhost's own folders, never walked."""
+    toolhost's own folders, never walked; `state`: sweep only the roots a writer that did
+    not end cleanly named there (`note_writer`); None: every root."""
     report = SweepReport()
-    thread = threading.Thread(
-        target=sweep,
-        args=(list(roots), report, tuple(kept_out)),
-        name="toolhost-temp-sweep",
-        daemon=True,
-    )
+    listed, kept = list(roots), tuple(kept_out)
+
+    def run() -> None:
+        if state is None:
+            sweep(listed, report, kept)
+        else:
+            sweep_after_crashes(listed, state, report, kept)
+
+    thread = threading.Thread(target=run, name="toolhost-temp-sweep", daemon=True)
     thread.start()
     return report

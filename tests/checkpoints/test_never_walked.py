@@ -97,3 +97,46 @@ def test_the_temp_sweep_stays_on_the_roots_file_system(tmp_path: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+
+
+def test_a_root_is_swept_only_after_a_writer_died_there(tmp_path: Path) -> None:
+    """A start after clean ends walks nothing (the checkpoints' measure is the one walk of
+    a large root); a note left by a writer that died names the roots to sweep, and goes
+    once they are swept (the roots it names that this start does not serve stay in it)."""
+    state, mine, other = tmp_path / "state", tmp_path / "mine", tmp_path / "other"
+    for root in (mine, other):
+        (root / "src").mkdir(parents=True)
+        (root / "src" / DEAD).write_text("half a write")
+    report = leftover_temps.sweep_after_crashes([mine], state, SweepReport())
+    assert report.done and report.folders == 0 and (mine / "src" / DEAD).exists()
+    live = leftover_temps.note_writer(state, [mine])  # this process: alive
+    assert live is not None and live.read_bytes() == os.fsencode(mine) + b"\0"
+    report = leftover_temps.sweep_after_crashes([mine], state, SweepReport())
+    assert report.folders == 0 and (mine / "src" / DEAD).exists()
+    dead = state / leftover_temps.WRITERS / "999999999-1"
+    dead.write_bytes(os.fsencode(mine) + b"\0" + os.fsencode(other) + b"\0")
+    report = leftover_temps.sweep_after_crashes([mine], state, SweepReport())
+    assert report.removed == [str(mine / "src" / DEAD)] and report.folders == 2
+    assert (other / "src" / DEAD).exists()  # not served by this start
+    assert dead.read_bytes() == os.fsencode(other) + b"\0"
+    report = leftover_temps.sweep_after_crashes([other], state, SweepReport())
+    assert report.removed == [str(other / "src" / DEAD)] and not dead.exists()
+
+
+def test_a_runtime_that_ends_cleanly_leaves_no_note(tmp_path: Path) -> None:
+    """`toolhost call` (a runtime of its own) notes its root while it runs and removes
+    the note as it ends: the next start has nothing to sweep."""
+    root, state = tmp_path / "ws", tmp_path / "state"
+    root.mkdir()
+    (root / "a.txt").write_text("a\n")
+    env = {**os.environ, "TOOLHOST_STATE_DIR": str(state)}
+    command = [sys.executable, "-m", "lsp_server.cli", "call", "--root", str(root)]
+    done = subprocess.run(
+        [*command, "read_file", '{"path": "a.txt"}'],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert list((state / leftover_temps.WRITERS).iterdir()) == []
