@@ -232,10 +232,8 @@ def build_runtime(
         session_folders=session_folders,
         notice=notice,
     )
-    # A runtime that dies in a write leaves a temp file: the next start sweeps its roots.
-    leftover_temps.note_writer(dirs.state, workspace.roots)
-    if long_lived:  # a one-shot `toolhost call` does not walk the workspace
-        swept = leftover_temps.sweep_in_background(workspace.roots, own_folders(dirs), dirs.state)
+    swept = leftover_temps.at_start(workspace.roots, dirs.state, own_folders(dirs), long_lived)
+    if swept is not None:
         parts.lifecycle.status_providers["leftoverTemps"] = swept.status
     if session_folders is not None:
         parts.lifecycle.shutdown_hooks.insert(0, lambda: asyncio.to_thread(runtime.sessions.save))

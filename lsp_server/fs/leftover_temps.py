@@ -261,3 +261,13 @@ def sweep_in_background(
     thread = threading.Thread(target=run, name="toolhost-temp-sweep", daemon=True)
     thread.start()
     return report
+
+
+def at_start(
+    roots: Sequence[Path], state: Path, kept_out: Sequence[Path], sweep: bool
+) -> SweepReport | None:
+    """A runtime's start: note it as a writer of `roots` (`note_writer`); a long-lived one
+    (`sweep`) also sweeps, in the background, the roots a writer that did not end cleanly
+    named (its report; None when it does not sweep)."""
+    note_writer(state, roots)
+    return sweep_in_background(roots, kept_out, state) if sweep else None
