@@ -109,6 +109,7 @@ class FanotifyWatcher:
             events = FilesystemEvents.open()
             try:
                 events.watch(self.root)
+                wake = os.pipe()
             except (FanotifyUnavailable, OSError):
                 events.close()
                 raise
@@ -117,7 +118,7 @@ class FanotifyWatcher:
         except (FanotifyUnavailable, OSError) as exc:
             self.unavailable = f"no fanotify ({exc})"
             return False
-        self._events, self._wake = events, os.pipe()
+        self._events, self._wake = events, wake
         reader = threading.Thread(
             target=self._read, args=(events, self._wake), name="fanotify-watch", daemon=True
         )
