@@ -124,6 +124,10 @@ def _mount_points(layout: BubblewrapLayout, state_dir: Path, binds: _ProtectedMo
     bind = "--bind" if layout.writable else "--ro-bind"
     for root in layout.roots:
         args += [bind, str(root), str(root)]
+    if any(Path("/dev").is_relative_to(root) for root in layout.roots):
+        # A root of `/` binds the host's /dev again, without its devices (a user
+        # namespace's mounts are nodev: `2>/dev/null` fails): the sandbox's own, again.
+        args += ["--dev", "/dev", "--proc", "/proc"]
     if layout.writable:
         for path in binds.frozen:
             args += ["--ro-bind", str(path), str(path)]
