@@ -98,10 +98,9 @@ class Checkpoints:
             self.store, self.root_lock, config, self.watchers, self.note_growth
         )
         self._queue = WriteQueue(self.store, self.root_lock, self._recorded)
-        if self.enabled and state_folder is not None:
-            # Journals a dead process left go into the shadow repositories at start.
+        if self.enabled and state_folder is not None:  # a dead process's journals; git indexes
             self._queue.recover_in_background(self.roots(), state_folder / "checkpoints")
-            self._commands.prepare_in_background(self.roots())  # git roots' first walks
+            self._commands.prepare_in_background(self.roots())
 
     @property
     def enabled(self) -> bool:
