@@ -152,13 +152,6 @@ class ShadowRepo:
         """The tree of the index as it is (after `add_all` and what else was added)."""
         return self._write_snapshot()
 
-    def snapshot_stamped(self, paths: Sequence[str]) -> str:
-        """Like `snapshot`, new names looked for only at `paths` (folder_stamps.py): the
-        tracked files are compared with their stat in the index (`git add -u`)."""
-        self.add_tracked()
-        self.add_paths(paths)
-        return self._write_snapshot()
-
     def add_tracked(self) -> None:
         """The tracked files as they are now (`git add -u`: their stat against the index)."""
         self.large.refresh()

@@ -137,14 +137,20 @@ def stamped_scan(repo: ShadowRepo, ignored: IgnoredFiles) -> tuple[str | None, s
     if stamps is None or base is None or stamps.tree != base:
         return None, ""
     repo.stamps = None  # until this snapshot is through
-    found = stamps.changed()
+    # The folders stat'ed and the changed ones listed beside `git add -u` (which lists no
+    # folder: the new names go to git after both).
+    changing = Beside(stamps.changed)
+    changing.around(repo.add_tracked)
+    found = changing.result
+    assert isinstance(found, Candidates)
     # Tracked files the last tree holds (read in-process where it can) are `add -u`'s.
     files = [p for p in found.paths if not tracked_file(repo.trees, base, p)]
     paths = [*files, *found.new_folders]
     if len(paths) > MAX_NAMED_PATHS:
         return None, f"; {len(paths):,} new names"
     ignored.record(paths)
-    tree = repo.snapshot_stamped(paths)
+    repo.add_paths(paths)
+    tree = repo.write_snapshot()
     for change in repo.diff(base, tree):
         names = (change.path, change.source or "")
         if any(name.rpartition("/")[2] == ".gitignore" for name in names):
