@@ -186,9 +186,10 @@ class CommandSnapshots:
         return self._before(root)
 
     def prepare_in_background(self, roots: Iterable[Path]) -> None:
-        """At start: read each git root's index and walk the root once against it
-        (scans.prepare), in a thread of its own, so that its first snapshot costs only
-        what changed since. A command's first snapshot waits for it."""
+        """At start: read each git root's index and, where no watcher is likely to run,
+        start walking the root against it (scans.prepare), in threads of their own, so
+        that its first snapshot costs only what changed since. A command's first snapshot
+        waits for the index to be read, and runs `git add -u` beside the rest of the walk."""
         for root in roots:
             if self._background(root):
                 continue
@@ -210,10 +211,8 @@ class CommandSnapshots:
             if summary.files > self._config.max_root_files or not self._unwatchable(summary):
                 return  # a watcher will run: the first snapshot needs no stamps
             repo = self._store(root).repo
-            prepared = scans.prepare(repo, summary, key)
-            with self._root_lock(root):
-                if not repo.index.exists():
-                    repo.prepared = prepared
+            if not repo.index.exists():
+                repo.prepared = scans.prepare(repo, summary, key)  # (the first waits for it)
             lighten_summary(user)
         except (OSError, ShadowError):
             log.debug("preparing the first snapshot of %s failed", root, exc_info=True)

@@ -30,20 +30,22 @@ name given (`git add -A` of 1,000 names took 3.8 s on 200,000 entries, of 3,000 
 
 @attrs.define
 class Prepared:
-    """A first walk of a git root made ahead of its first snapshot (at start, at low
-    priority): the folders stamped and the names the user's index did not hold then."""
+    """A first walk of a git root started ahead of its first snapshot (at start, in a
+    thread): the folders stamped and the names the user's index did not hold then."""
 
     key: tuple[int, int, int]
-    """The user's index file it was compared with (seed.py's index_key)."""
+    """The user's index file it is compared with (seed.py's index_key)."""
     stamps: FolderStamps
-    found: Candidates
+    walk: Beside
+    """The walk, running or done (its result: the Candidates)."""
 
 
 def prepare(repo: ShadowRepo, summary: IndexSummary, key: tuple[int, int, int]) -> Prepared:
-    """Walk the root against `summary` (the user's index whose key is `key`)."""
+    """Start walking the root against `summary` (the user's index whose key is `key`)."""
     stamps = FolderStamps(repo.work_tree, repo.kept_out)
     stamps.begin()
-    return Prepared(key, stamps, stamps.walk(summary.tracked, summary.tracked_folders))
+    tracked, folders = summary.tracked, summary.tracked_folders
+    return Prepared(key, stamps, Beside(lambda: stamps.walk(tracked, folders)))
 
 
 def full_scan(repo: ShadowRepo, ignored: IgnoredFiles, stamps: FolderStamps | None) -> str:
@@ -62,12 +64,14 @@ def full_scan(repo: ShadowRepo, ignored: IgnoredFiles, stamps: FolderStamps | No
         if isinstance(prepared, Prepared) and prepared.key == repo.seed_key:
             # Names made since that walk, as by the stamps (the walk stamped each folder
             # before it listed it; every folder is stamped again here).
+            # `git add -u` beside what is left of the walk, then what changed since.
             stamps = prepared.stamps
+            prepared.walk.around(repo.add_tracked)
+            found = prepared.walk.result
+            assert isinstance(found, Candidates)
             later = stamps.changed()
-            found = prepared.found
             named = [*found.paths, *found.new_folders, *later.paths, *later.new_folders]
             paths = [p for p in dict.fromkeys(named) if os.path.lexists(repo.work_tree / p)]
-            repo.add_tracked()
             walked = True
         elif summary.tracked_folders and not keep:
             # Watched: no stamps to take; git lists the names the index does not hold.
@@ -176,6 +180,8 @@ class Beside:
             self.result = self._action()
         except BaseException as exc:  # raised again in the caller's thread
             self._failed = exc
+        finally:
+            del self._action  # (what it held: a first walk's 200,000 tracked paths)
 
     def join(self) -> None:
         self._thread.join()
