@@ -68,6 +68,11 @@ class IgnoreLayer:
         regex for all the lines: most paths of a big folder match none)."""
         return any_pattern(self.spec)
 
+    @functools.cached_property
+    def hint(self) -> tuple[str, ...] | None:
+        """Texts one of which every path `may_match` accepts holds (None: no such texts)."""
+        return required_text(self.spec, any_line=True)
+
 
 @functools.lru_cache(maxsize=256)
 def _line_pattern(text: str) -> GitIgnoreSpecPattern:
@@ -241,7 +246,7 @@ class Walker:
         prefixed = [(layer.prefix, layer) for layer in layers]
         scan = Scan([], 0, [], layers, False)
 
-        skipped, unexcluded = self._skip_tests(str(directory), prefixed)
+        test_for = self._skip_tests(str(directory), prefixed)
 
         # The page: the `limit` smallest names seen so far (`best`), and the names below
         # the largest of them that came since (`coming`): a folder in hash order soon
@@ -249,16 +254,11 @@ class Walker:
         best: list[os.DirEntry[str]] = []
         coming: list[os.DirEntry[str]] = []
         largest: str | None = None
-        hint = self._excluded_hint or ()
-        # A chunk of entries none of whose names holds a text of the deny list (most
-        # chunks of a big folder) skips its test entry by entry.
+        # A chunk of entries none of whose names holds a text of the deny list or of an
+        # ignore file (most chunks of a big folder) skips those regexes entry by entry.
         with listing:
             while chunk := list(itertools.islice(listing, _CHUNK)):
-                test = skipped
-                if unexcluded is not skipped:
-                    names = "/".join(entry.name for entry in chunk)
-                    if not any(run in names for run in hint):
-                        test = unexcluded
+                test = test_for("/".join(entry.name for entry in chunk))
                 for entry in chunk:
                     is_dir = _is_dir(entry)
                     if test(entry, is_dir):
@@ -281,35 +281,57 @@ class Walker:
 
     def _skip_tests(
         self, directory: str, layers: Sequence[tuple[str, IgnoreLayer]]
-    ) -> tuple[SkipTest, SkipTest]:
+    ) -> Callable[[str], SkipTest]:
         """`_is_skipped` for the entries of one folder, with what they share worked out
         once (their paths relative to the base and to each layer): a big folder's pass.
-        Two of them: the whole test, and the one for names that hold no text of the deny
-        list (`required_text`): without the deny list's regex, or the same object where
-        that cannot be told."""
+        Given a chunk of the folder's names (joined by "/"), the test for that chunk: it
+        leaves out the deny list's regex and the ignore layers' when no name of the chunk
+        (nor the folder's path) holds one of their texts (`required_text`)."""
         if self.overrides is not None:
             test: SkipTest = lambda entry, is_dir: self._is_skipped(  # noqa: E731
                 entry.path, entry.name, is_dir, layers
             )
-            return test, test
+            return lambda names: test
         inside = _prefix(directory)
         excluded_from = relative_to(inside, self._base_prefix) if inside.startswith(
             self._base_prefix
         ) else ""  # fmt: skip
-        full = self._skip_test(inside, excluded_from, layers, self._excluded_match)
-        hint = self._excluded_hint
-        if self._excluded_match is None or hint is None or any(r in excluded_from for r in hint):
-            return full, full
-        return full, self._skip_test(inside, excluded_from, layers, None)
+        from_layers = [(relative_to(inside, prefix), layer) for prefix, layer in reversed(layers)]
+        # What each rule needs in a chunk's names to be looked at (None: always looked at).
+        excluded, excluded_hint = self._excluded_match, self._excluded_hint
+        if excluded_hint is not None and any(run in excluded_from for run in excluded_hint):
+            excluded_hint = None
+        hints = [
+            None if layer.hint is None or any(run in rel_dir for run in layer.hint) else layer.hint
+            for rel_dir, layer in from_layers
+        ]
+        tests: dict[tuple[bool, tuple[int, ...]], SkipTest] = {}
+
+        def for_chunk(names: str) -> SkipTest:
+            deny = excluded is not None and (
+                excluded_hint is None or any(run in names for run in excluded_hint)
+            )
+            used = tuple(
+                i for i, hint in enumerate(hints)
+                if hint is None or any(run in names for run in hint)
+            )  # fmt: skip
+            key = (deny, used)
+            if key not in tests:
+                tests[key] = self._skip_test(
+                    excluded_from, [from_layers[i] for i in used], excluded if deny else None
+                )
+            return tests[key]
+
+        return for_chunk
 
     def _skip_test(
         self,
-        inside: str,
         excluded_from: str,
-        layers: Sequence[tuple[str, IgnoreLayer]],
+        from_layers: Sequence[tuple[str, IgnoreLayer]],
         excluded: Callable[[str], bool] | None,
     ) -> SkipTest:
-        from_layers = [(relative_to(inside, prefix), layer) for prefix, layer in reversed(layers)]
+        """The test of one folder's entries: `excluded` on their path from the ignore
+        base, then `from_layers` (their path from each layer's folder, deepest first)."""
         skip_dirs, hidden = self.skip_dirs, self.hidden
 
         def skipped(entry: os.DirEntry[str], is_dir: bool) -> bool:

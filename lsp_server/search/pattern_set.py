@@ -93,20 +93,27 @@ def any_pattern(spec: pathspec.GitIgnoreSpec) -> Callable[[str], bool]:
 _NOT_PLAIN = re.compile(r"[*?/]")
 
 
-def required_text(spec: pathspec.GitIgnoreSpec, *, visible: bool = False) -> tuple[str, ...] | None:
+def required_text(
+    spec: pathspec.GitIgnoreSpec, *, visible: bool = False, any_line: bool = False
+) -> tuple[str, ...] | None:
     """Literal runs such that every path `spec` matches holds one of them (each pattern's
     longest run of plain characters; a run that holds a shorter one is left to it): a
     listing of thousands of paths that holds none has no match, found with a few
     substring scans of the whole text (C speed) instead of a regex a path. None when
     some pattern has no such run (`*`, a bracket, an escape, a negation). `visible`:
     only for the paths without a hidden name (leaves out the patterns that name one,
-    `.env`, `.ssh/`: they match nothing else)."""
+    `.env`, `.ssh/`: they match nothing else). `any_line`: for `any_pattern` (a `!` line
+    counts as the line without its `!`)."""
     runs: set[str] = set()
     for pattern in spec.patterns:
         if pattern.include is None:
             continue
         text = pattern.pattern if isinstance(pattern.pattern, str) else None
-        if not pattern.include or text is None or "[" in text or "\\" in text:
+        if text is not None and any_line and not pattern.include:
+            text = text.removeprefix("!")
+        elif not pattern.include:
+            return None
+        if text is None or "[" in text or "\\" in text:
             return None
         if not isinstance(pattern, RegexPattern) or _alternative(pattern) is None:
             return None  # compiled with flags (a case-blind list)

@@ -89,11 +89,13 @@ def test_a_folder_of_many_chunks_gives_the_full_listings_page(tmp_path: Path, li
     folder.mkdir()
     names = [f"f{n * 7919 % 4001:05}.txt" for n in range(4001)]  # not in name order
     secrets = {"a.pem", "m.key", "id_rsa_old", "id_ed25519", ".env"}
-    for name in [*names[:1500], *secrets, *names[1500:]]:
+    ignored = {"x.tmp", "f03999.txt"}  # by the folder's .gitignore; keep.tmp re-included
+    for name in [*names[:1500], *secrets, *ignored, "keep.tmp", *names[1500:]]:
         (folder / name).write_text("")
+    (folder / ".gitignore").write_text("f03999.txt\n*.tmp\n!keep.tmp\n")
     (folder / "sub").mkdir()
     rows, total = rows_of(folder, 1, limit)
-    full = sorted([*names, "sub"])
+    full = sorted({*names, "sub", "keep.tmp", ".gitignore"} - ignored)
     assert total == len(full)
     assert [row.split("\t")[0].rstrip("/") for row in rows] == full[:limit]
     later = list_folder(

@@ -10,7 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lsp_server.fs.workspace import SECRET_PATTERNS
-from lsp_server.search.pattern_set import PathTest, any_match, join_alternatives, required_text
+from lsp_server.search.pattern_set import (
+    PathTest,
+    any_match,
+    any_pattern,
+    join_alternatives,
+    required_text,
+)
 
 # Names near the deny list's patterns, so that the generated paths hit and miss them.
 SEGMENTS = [
@@ -84,3 +90,15 @@ def test_the_required_text_of_the_deny_list_and_of_lists_without_one() -> None:
     for lines in (["*"], ["*.py", "!b.py"], ["[ab].py"], ["\\#x"], ["**/"]):
         assert required_text(pathspec.GitIgnoreSpec.from_lines(lines)) is None, lines
     assert deny.match("deep/id_rsa") and not deny.match("deep/rsa_id")
+
+
+@given(path=paths, patterns=st.sampled_from([*USER_LISTS, ("*.py", "!b.py", "!keep/", "build/")]))
+@settings(max_examples=300, deadline=None)
+def test_a_path_any_line_matches_holds_the_lines_required_text(
+    path: str, patterns: tuple[str, ...]
+) -> None:
+    """The hint of "some line, a `!` line or not, matches" (ignore files in ls's pass)."""
+    spec = pathspec.GitIgnoreSpec.from_lines(patterns)
+    hint = required_text(spec, any_line=True)
+    if hint is not None and any_pattern(spec)(path):
+        assert any(text in path for text in hint), (path, hint)
