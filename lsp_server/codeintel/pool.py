@@ -51,16 +51,18 @@ _IOPRIO_WHO_PROCESS = 1
 _IOPRIO_LOWEST_BEST_EFFORT = (2 << 13) | 7  # class best-effort, level 7
 
 
-def lower_priority(niceness: int) -> None:
+def lower_priority(niceness: int, base: int | None = None) -> None:
     """The calling thread (a task of its own on Linux) yields the CPU (`niceness` added
-    to its nice value) and the disk (`ionice -c2 -n7`) to the rest: a background build's
-    walk, beside a search whose rg wants both cores. The interpreter lock it shares is
-    held in short turns (the switch interval), so the event loop waits a turn at most."""
+    to its nice value, or to `base`) and the disk (`ionice -c2 -n7`) to the rest: a
+    background build's walk, beside a search whose rg wants both cores. The interpreter
+    lock it shares is held in short turns (the switch interval), so the event loop waits a
+    turn at most."""
     if sys.platform != "linux":
         return
     tid = threading.get_native_id()
     with contextlib.suppress(OSError):
-        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + niceness)
+        start = os.getpriority(os.PRIO_PROCESS, tid) if base is None else base
+        os.setpriority(os.PRIO_PROCESS, tid, start + niceness)
     number = _IOPRIO_SET.get(os.uname().machine)
     if number is None:
         return
@@ -69,14 +71,29 @@ def lower_priority(niceness: int) -> None:
         libc.syscall(number, _IOPRIO_WHO_PROCESS, tid, _IOPRIO_LOWEST_BEST_EFFORT)
 
 
-def _start_worker(niceness: int, language_names: tuple[str, ...]) -> None:
-    """Runs once in each worker: die with the parent, lower its priority, compile the
-    queries it will need."""
+def _start_worker(niceness: int, base: int, language_names: tuple[str, ...]) -> None:
+    """Runs once in each worker: die with the parent, take the priority asked for (the
+    parent's main thread's nice value `base`, plus `niceness`: a forkserver started by a
+    niced thread would hand its own down), compile the queries it will need."""
     _die_with_parent()
+    if sys.platform == "linux":
+        with contextlib.suppress(OSError):  # a higher priority than inherited: privileged
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), base)
     if niceness:
-        lower_priority(niceness)
+        lower_priority(niceness, base)
     for name in language_names:
         languages.tags_query(name)
+
+
+def _main_thread_nice() -> int:
+    """This process's nice value as its main thread has it (a thread may have lowered its
+    own: the background build's)."""
+    if sys.platform != "linux":
+        return 0
+    try:
+        return os.getpriority(os.PRIO_PROCESS, os.getpid())
+    except OSError:
+        return 0
 
 
 def start_method() -> str:
@@ -109,7 +126,7 @@ def parse_batches(
         in_flight: dict[Future[list[FileResult]], Batch] = {}
         with ProcessPoolExecutor(
             1 if isolating else workers, mp_context=context, initializer=_start_worker,
-            initargs=(niceness, tuple(names)),
+            initargs=(niceness, _main_thread_nice(), tuple(names)),
         ) as pool:  # fmt: skip
             while True:
                 queue = suspects if isolating else pending
