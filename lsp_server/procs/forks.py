@@ -29,6 +29,9 @@ _EVENT = struct.Struct("=IIQ")
 _FORK_DATA = struct.Struct("=IIII")
 _EXIT_DATA = struct.Struct("=II")
 _RECEIVE_BUFFER = 8 << 20
+_SOL_NETLINK = 270
+_ADD_MEMBERSHIP = 1
+_DROP_MEMBERSHIP = 2
 _SO_RCVBUFFORCE = 33  # Linux; not in the socket module
 
 
@@ -70,6 +73,18 @@ class ForkEvents:
 
     def fileno(self) -> int:
         return self._sock.fileno()
+
+    def pause(self) -> None:
+        """Hear of no process until `resume` (a busy machine forks thousands a second)."""
+        with contextlib.suppress(OSError):
+            self._sock.setsockopt(_SOL_NETLINK, _DROP_MEMBERSHIP, _CN_IDX_PROC)
+            self._sock.send(_request(_IGNORE))
+        self.read()  # what was queued before
+
+    def resume(self) -> None:
+        with contextlib.suppress(OSError):
+            self._sock.setsockopt(_SOL_NETLINK, _ADD_MEMBERSHIP, _CN_IDX_PROC)
+            self._sock.send(_request(_LISTEN))
 
     def read(self) -> list[ProcessEvent]:
         """What happened since the last read (never blocks)."""

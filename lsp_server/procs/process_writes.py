@@ -32,6 +32,8 @@ from lsp_server.procs.forks import ForkEvents, ForksUnavailable, ProcessEvent
 
 log = logging.getLogger(__name__)
 
+READ_PAUSE_SECONDS = 0.05
+"""The reader lets events gather this long before it reads (`written` reads at once)."""
 FORGET_SECONDS = 60.0
 """An exited process's parent, and an unclaimed root's changes, are kept this long."""
 _FOLDER_CHANGES = fanotify.MOVED_FROM | fanotify.MOVED_TO | fanotify.CREATE | fanotify.DELETE
@@ -78,8 +80,15 @@ class WriteTracker:
         """Commands will run under `folder`: keep what they change there."""
         key = str(folder).rstrip("/") + "/"
         with self._lock:
+            if not self._folders:
+                self._forks.resume()
             if key not in self._watched:
-                self._files.watch(folder)  # FanotifyUnavailable: the caller attributes by origin
+                try:
+                    self._files.watch(folder)  # FanotifyUnavailable: attribution by origin
+                except Exception:
+                    if not self._folders:
+                        self._forks.pause()
+                    raise
                 self._watched.add(key)
             self._folders[key] = self._folders.get(key, 0) + 1
 
@@ -91,10 +100,12 @@ class WriteTracker:
                 self._folders[key] = left
                 return
             self._folders.pop(key, None)
-            if not self._folders:  # nothing runs: stop hearing of the whole filesystem
+            if not self._folders:  # nothing runs: stop hearing of the filesystem and forks
+                self._pump()  # the last command's events, before they go
                 for watched in self._watched:
                     self._files.unwatch(Path(watched))
                 self._watched.clear()
+                self._forks.pause()
 
     def claim(self, pid: int) -> None:
         """`pid` (a child of this process) is a command's root: keep its tree's changes
@@ -134,6 +145,8 @@ class WriteTracker:
                 ready, _, _ = select.select(sources, [], [], 1.0)
             except (OSError, ValueError):
                 return  # closed
+            if ready:
+                self._stop.wait(READ_PAUSE_SECONDS)  # a batch per read, not an event
             with self._lock:
                 try:
                     if ready:
@@ -222,6 +235,7 @@ def shared() -> WriteTracker | None:
                     files.close()
                 _unavailable = str(exc)
             else:
+                forks.pause()  # until a command expects a folder
                 _shared = WriteTracker(files, forks)
         return _shared
 
