@@ -66,6 +66,8 @@ const LOOSENING = [
   "toolhost.shell.sandboxNetwork",
   "toolhost.lsp.servers",
   "toolhost.web.allowLoopback",
+  // A workspace value would replace the user's list of isolated sessions, not add to it.
+  "toolhost.sessions.isolated",
 ];
 
 test("every loosening setting is declared user-only (scope machine), and restricted when untrusted", () => {
