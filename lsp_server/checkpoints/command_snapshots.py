@@ -205,7 +205,7 @@ class CommandSnapshots:
             if user is None:
                 return
             key = index_key(user / "index")
-            summary = user_index_summary(user)
+            summary = user_index_summary(user, whole=True)  # a walk needs every tracked path
             if summary is None or key is None or index_key(user / "index") != key:
                 return
             if summary.files > self._config.max_root_files or not self._unwatchable(summary):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from lsp_server.checkpoints.shadow import seed
 from lsp_server.checkpoints.shadow.index_summary import read_summary
 
 
@@ -73,3 +74,18 @@ def test_an_unmerged_path_counts_once(tmp_path: Path) -> None:
     subprocess.run(["git", "merge", "-q", "other"], cwd=tmp_path, capture_output=True)
     summary = read_summary(tmp_path / ".git" / "index")
     assert summary is not None and summary.unmerged and summary.files == 122
+
+
+def test_a_walk_never_starts_from_a_summary_whose_paths_were_let_go(tmp_path: Path) -> None:
+    """After the first walk lets the paths go (lighten_summary), a second one (another
+    engine on the same repository) reads them again instead of walking with none, which
+    would take every untracked and ignored file for new."""
+    root = tmp_path / "repo"
+    make(root)
+    user = root / ".git"
+    assert seed.user_index_summary(user) is not None
+    seed.lighten_summary(user)
+    light = seed.user_index_summary(user)
+    assert light is not None and light.files == 120 + 2 and not light.tracked
+    whole = seed.user_index_summary(user, whole=True)
+    assert whole is not None and len(whole.tracked) == 122 and "" in whole.tracked_folders

@@ -100,6 +100,9 @@ class Pair:
             for checkpoints in self.engines.values():
                 checkpoints.watchers.fanotify = False
             seeded = self.engines["seeded"]
+            # The engine's own start may have prepared already (or found a watcher would
+            # run, before the lines above): either way, once more, now that none can.
+            seeded._commands._preparing[self.roots["seeded"]].join()
             seeded._commands.prepare_in_background([self.roots["seeded"]])
             seeded._commands._preparing[self.roots["seeded"]].join()
             assert seeded.store(self.roots["seeded"]).repo.prepared is not None
@@ -140,7 +143,12 @@ class Pair:
 
 
 @pytest.fixture(params=["watched", "unwatched", "prepared"])
-def pair(tmp_path: Path, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+def pair(  # type: ignore[no-untyped-def]
+    tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+):
+    # Stamps trusted at once, from the walk prepared at start on: the whole tree was
+    # written a moment ago (the tests of folder_stamps.py run with the margin too).
+    monkeypatch.setattr(folder_stamps, "MARGIN_NS", 0)
     made = Pair(tmp_path, mode=request.param)
     yield made
     made.close()

@@ -57,9 +57,10 @@ def index_key(index: Path) -> Key | None:
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
-def user_index_summary(user: Path) -> IndexSummary | None:
+def user_index_summary(user: Path, whole: bool = False) -> IndexSummary | None:
     """The summary of the user's index (index_summary.py), read once while the file stays
-    as it was: the first snapshot measures the root with it, and seeding reads it again."""
+    as it was: the first snapshot measures the root with it, and seeding reads it again.
+    `whole`: with its paths, read again if they were let go (lighten_summary)."""
     index = user / "index"
     key = index_key(index)
     if key is None:
@@ -67,7 +68,9 @@ def user_index_summary(user: Path) -> IndexSummary | None:
     with _summaries_lock:
         known = _summaries.get(index)
     if known is not None and known[0] == key:
-        return known[1]
+        light = known[1] is not None and known[1].files > 0 and not known[1].tracked
+        if not (whole and light):
+            return known[1]
     summary = read_summary(index)
     if index_key(index) != key:  # written meanwhile: read again next time
         return None
