@@ -7,36 +7,15 @@ isolated session's jobs, and workspace:apply brings the change back
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.acp.test_isolate import git, repository
 from tests.helpers import lsp_call, lsp_session, text_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 ISOLATED = {"policy": {"mode": "bypass"}, "sessions": {"isolated": ["vscode-lm"]}}
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-
-
-def repository(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
-    (root / "notes.md").write_text("# Notes\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "start")
-    (root / "notes.md").write_text("# Notes\nnot committed\n")
-    return root
 
 
 async def test_an_isolated_editor_session_works_in_a_worktree_until_it_applies(
@@ -91,7 +70,7 @@ async def test_an_isolated_editor_session_works_in_a_worktree_until_it_applies(
         assert not applied["isError"], text_of(applied)
         assert (root / "made.md").read_text() == "agent\n"
         assert (root / "job.md").read_text() == "job\n"
-        assert (root / "notes.md").read_text() == "# Notes\nnot committed\n"
+        assert (root / "notes.md").read_text() == "# Notes\n\nline three, not committed\n"
         # The folder's sessions see who changed those files: the isolated session's apply.
         who = {"action": "call", "id": "workspace:activity", "arguments": {"minutes": 5}}
         activity = text_of(await lsp_call(client, "use_capability", who, session="vscode"))
