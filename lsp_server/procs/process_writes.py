@@ -22,6 +22,7 @@ import os
 import select
 import threading
 import time
+from collections import deque
 from pathlib import Path
 
 import attrs
@@ -67,6 +68,8 @@ class WriteTracker:
         self._roots: dict[int, Written] = {}
         """The changes of each root's tree (claimed or not yet)."""
         self._claims: dict[int, int] = {}
+        self._claimed: deque[int] = deque()
+        """Claims not yet taken in (the event loop never waits for the reader's lock)."""
         self._folders: dict[str, int] = {}
         """Expected folder (with a trailing slash) -> how many commands expect it."""
         self._watched: set[str] = set()
@@ -109,8 +112,12 @@ class WriteTracker:
 
     def claim(self, pid: int) -> None:
         """`pid` (a child of this process) is a command's root: keep its tree's changes
-        until `written` is asked for them."""
-        with self._lock:
+        until `written` is asked for them. Never blocks: taken in at the next read."""
+        self._claimed.append(pid)
+
+    def _take_claims(self) -> None:
+        while self._claimed:
+            pid = self._claimed.popleft()
             self._claims[pid] = self._claims.get(pid, 0) + 1
             self._roots.setdefault(pid, Written())
 
@@ -160,6 +167,7 @@ class WriteTracker:
     def _pump(self) -> None:
         """Forks, then changes, then forks again: a change read here was made by a process
         whose fork is queued by then."""
+        self._take_claims()
         self._note_processes(self._forks.read())
         changes = self._files.read()
         self._note_processes(self._forks.read())
@@ -206,6 +214,7 @@ class WriteTracker:
             written.complete = False
 
     def _purge(self) -> None:
+        self._take_claims()
         old = time.monotonic() - FORGET_SECONDS
         for pid, when in list(self._exited.items()):
             if when < old:
