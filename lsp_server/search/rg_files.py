@@ -13,6 +13,11 @@ What rg is asked, so that the answer is the Python walker's (listing.py) on any 
 - the folders ls and glob never show (NOISE_DIRS, unless the pattern names one) and the
   secret deny list as `!` overrides, which only ever take away.
 - symbolic links are not followed and not listed, as the walker does (rg's default).
+- `--no-ignore-parent` when no folder above the listed one holds an ignore file or a
+  `.git` with exclude rules (the usual case: the listed folder is the root): rg then reads
+  no parent at all, which changes nothing but spares it the match of every path it meets
+  against the parents' (empty) rules: 0.02-0.03 s of its CPU on 200,000 files, a tenth
+  of `rg --files -g '*.go'`.
 """
 
 from __future__ import annotations
@@ -53,13 +58,22 @@ class Listed:
 
 
 def rg_command(
-    rg: Path, rest: str, *, hidden: bool, skip_dirs: Iterable[str], excluded: Iterable[str] = ()
+    rg: Path,
+    rest: str,
+    *,
+    hidden: bool,
+    skip_dirs: Iterable[str],
+    excluded: Iterable[str] = (),
+    parents: bool = True,
 ) -> list[str]:
     """The listing. `excluded` globs go to rg as `!` overrides; glob checks the deny list
     on its matches instead (rg tests every override against every path it meets: the 22
-    of the deny list and the skipped folders made `rg --files` 45 % slower)."""
+    of the deny list and the skipped folders made `rg --files` 45 % slower). `parents`:
+    whether rg reads the ignore files of the folders above the listed one."""
     command = [str(rg), "--files", "--null", "--no-config", "--no-require-git"]
     command += ["--no-ignore-global", "--color=never"]
+    if not parents:
+        command.append("--no-ignore-parent")
     if hidden:
         command.append("--hidden")
     name = rest.rsplit("/", 1)[-1]
@@ -72,6 +86,38 @@ def rg_command(
     command += [f"--glob=!{name}/" for name in skipped]
     command += [f"--glob=!{pattern}" for pattern in excluded]
     return [*command, "--", "."]
+
+
+_IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
+
+
+def rules_above(dir_fd: int) -> bool:
+    """Whether rg could read an ignore rule in a folder above the open folder `dir_fd`
+    (its real path's parents, as rg finds them from its working folder): an ignore file
+    there, or a `.git` whose `info/exclude` has a line that is no comment (a `.git` file,
+    a worktree's, counts as rules: its exclude file lies elsewhere)."""
+    try:
+        where = Path(f"/proc/self/fd/{dir_fd}").readlink()
+    except OSError:
+        return True
+    if not where.is_absolute() or where.name.endswith(" (deleted)"):
+        return True
+    for parent in where.parents:
+        if any(os.path.lexists(parent / name) for name in _IGNORE_FILES):
+            return True
+        git = parent / ".git"
+        if git.is_dir():
+            try:
+                lines = (git / "info" / "exclude").read_bytes().splitlines()
+            except FileNotFoundError:
+                continue
+            except OSError:
+                return True
+            if any(line.strip() and not line.lstrip().startswith(b"#") for line in lines):
+                return True
+        elif os.path.lexists(git):
+            return True
+    return False
 
 
 def compiled(rest: str) -> Callable[[str], bool]:
@@ -181,7 +227,8 @@ def list_matching(
     except OSError as exc:
         raise beneath.translate(exc, str(start), start) from None
     try:
-        command = rg_command(rg, rest, hidden=hidden, skip_dirs=skip_dirs)
+        parents = rules_above(dir_fd)
+        command = rg_command(rg, rest, hidden=hidden, skip_dirs=skip_dirs, parents=parents)
         inside = start.relative_to(root).as_posix() + "/" if start != root else ""
         picker = _Picker(dir_fd, _matcher(command, rest), keep, excluded, inside)
         err, timed_out = _stream(command, dir_fd, timeout_seconds, picker.feed)

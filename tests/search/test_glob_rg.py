@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lsp_server.search.listing import glob_files
-from lsp_server.search.rg_files import rg_command
+from lsp_server.search.rg_files import rg_command, rules_above
 from tests.search.conftest import SECRET_GLOBS
 
 PATTERNS = [
@@ -187,3 +187,53 @@ def test_a_stopped_listing_says_so_and_a_finished_one_does_not(
     stopped = glob_files(root, "**/*.txt", ignore_base=root, excluded=(),
                          timeout_seconds=1e-9, rg=rg_path)  # fmt: skip
     assert stopped.timed_out and stopped.count == len(stopped.paths) < 30
+
+
+def test_rg_reads_the_folders_above_only_when_one_holds_a_rule(
+    tmp_path: Path, rg_path: Path
+) -> None:
+    """With no ignore rule above the listed folder, rg is told not to look there (it then
+    spares the match of every path against their empty rules); a rule above still applies
+    as before: a .gitignore between the root and a pattern's literal folder, a .ignore or
+    a .git's exclude lines above the root."""
+    outer = tmp_path / "outer"
+    root = outer / "ws"
+    for rel in ("a.go", "b.skip", "src/c.go", "src/d.gen.go", "src/e.skip"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(rel)
+    (root / ".gitignore").write_text("*.gen.go\n")
+
+    def above(folder: Path) -> bool:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            return rules_above(fd)
+        finally:
+            os.close(fd)
+
+    def names(start: Path, pattern: str) -> list[str]:
+        found = glob_files(start, pattern, ignore_base=root, excluded=(), timeout_seconds=30,
+                           rg=rg_path)  # fmt: skip
+        walked = glob_files(start, pattern, ignore_base=root, excluded=(), timeout_seconds=30)
+        assert found.paths == walked.paths
+        return sorted(path.name for path in found.paths)
+
+    assert not above(root) and above(root / "src")
+    assert "--no-ignore-parent" in rg_command(rg_path, "**", hidden=False, skip_dirs=(),
+                                              parents=False)  # fmt: skip
+    assert names(root, "**/*.go") == ["a.go", "c.go"]
+    assert names(root / "src", "**/*.go") == ["c.go"]
+    (outer / ".git" / "info").mkdir(parents=True)
+    (outer / ".git" / "info" / "exclude").write_text("# git's own comments only\n\n")
+    assert not above(root)
+    (outer / ".git" / "info" / "exclude").write_text("# a rule\n*.skip\n")
+    assert above(root)
+    listed = glob_files(root, "**/*", ignore_base=root, excluded=(), timeout_seconds=30,
+                        rg=rg_path)  # fmt: skip
+    assert "b.skip" not in {path.name for path in listed.paths}
+    (outer / ".git" / "info" / "exclude").unlink()
+    (outer / ".ignore").write_text("*.skip\n")
+    assert above(root)
+    (outer / ".ignore").unlink()
+    (outer / ".git").rename(outer / "git-dir")
+    (outer / ".git").write_text("gitdir: git-dir\n")  # a worktree's: exclude lies elsewhere
+    assert above(root)
