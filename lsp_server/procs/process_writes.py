@@ -135,6 +135,19 @@ class WriteTracker:
                     self._roots.pop(pid, None)
             return attrs.evolve(found, paths=set(found.paths), folders=set(found.folders))
 
+    def claimed_written(self) -> Written:
+        """What the trees of the commands still claimed changed so far (every event up to
+        now read first): each such change is in its own command's checkpoint at its end."""
+        with self._lock:
+            self._pump()
+            found = Written()
+            for pid in self._claims:
+                written = self._roots.get(pid, Written())
+                found.paths |= written.paths
+                found.folders |= written.folders
+                found.complete = found.complete and written.complete
+            return found
+
     def close(self) -> None:
         self._stop.set()
         self._thread.join(timeout=2)
