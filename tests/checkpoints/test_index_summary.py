@@ -18,6 +18,9 @@ def git(root: Path, *args: str) -> str:
     return done.stdout
 
 
+LONG = "/".join(["d" * 200] * 24 + [".gitattributes"])
+
+
 def make(root: Path) -> int:
     """A repository of files with long, shared and non-ASCII names; their total size."""
     total = 0
@@ -26,11 +29,20 @@ def make(root: Path) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("y" * n)
         total += n
+    # Names that only end like the attributes file.
+    for path in (root / "not.gitattributes", root / "pkg2" / ".gitattributes.bak" / "x"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("z")
+        total += 1
     (root / ".gitattributes").write_text("*.txt text\n")
     (root / "pkg1" / ".gitattributes").write_text("*.bin binary\n")
     total += len("*.txt text\n") + len("*.bin binary\n")
     git(root, "init", "-q")
     git(root, "add", "-A")
+    # A path longer than an index entry's name length can say (4,095 bytes and more: read
+    # up to its NUL); no file (the system's paths are shorter), no stat data: size 0.
+    blob = git(root, "hash-object", "-w", "not.gitattributes").strip()
+    git(root, "update-index", "--add", "--cacheinfo", f"100644,{blob},{LONG}")
     return total
 
 
@@ -47,12 +59,16 @@ def test_versions_2_3_and_4_read_as_git_lists_them(tmp_path: Path) -> None:
         git(tmp_path, "update-index", "--index-version", version)
         summary = read_summary(index)
         assert summary is not None
-        assert (summary.files, summary.bytes, summary.folders) == (122, total, len(folders))
-        assert sorted(summary.attributes) == [".gitattributes", "pkg1/.gitattributes"]
+        assert (summary.files, summary.bytes, summary.folders) == (125, total, len(folders))
+        assert sorted(summary.attributes) == [
+            ".gitattributes",
+            LONG,
+            "pkg1/.gitattributes",
+        ]
         assert not summary.flagged and not summary.unmerged
     git(tmp_path, "update-index", "--skip-worktree", "pkg0/名前-0-.txt")  # version 3
     summary = read_summary(index)
-    assert summary is not None and summary.flagged and summary.files == 122
+    assert summary is not None and summary.flagged and summary.files == 125
     git(tmp_path, "update-index", "--no-skip-worktree", "pkg0/名前-0-.txt")
     git(tmp_path, "update-index", "--assume-unchanged", "pkg0/名前-0-.txt")
     summary = read_summary(index)
@@ -73,7 +89,7 @@ def test_an_unmerged_path_counts_once(tmp_path: Path) -> None:
     git(tmp_path, "commit", "-q", "-am", "mine")
     subprocess.run(["git", "merge", "-q", "other"], cwd=tmp_path, capture_output=True)
     summary = read_summary(tmp_path / ".git" / "index")
-    assert summary is not None and summary.unmerged and summary.files == 122
+    assert summary is not None and summary.unmerged and summary.files == 125
 
 
 def test_a_walk_never_starts_from_a_summary_whose_paths_were_let_go(tmp_path: Path) -> None:
@@ -86,6 +102,6 @@ def test_a_walk_never_starts_from_a_summary_whose_paths_were_let_go(tmp_path: Pa
     assert seed.user_index_summary(user) is not None
     seed.lighten_summary(user)
     light = seed.user_index_summary(user)
-    assert light is not None and light.files == 120 + 2 and not light.tracked
+    assert light is not None and light.files == 125 and not light.tracked
     whole = seed.user_index_summary(user, whole=True)
-    assert whole is not None and len(whole.tracked) == 122 and "" in whole.tracked_folders
+    assert whole is not None and len(whole.tracked) == 125 and "" in whole.tracked_folders

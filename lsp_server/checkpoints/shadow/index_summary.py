@@ -10,12 +10,14 @@ a shared file) or anything unexpected gives None, and the callers walk as before
 from __future__ import annotations
 
 import struct
+from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 
 import attrs
 
 _HEADER = struct.Struct(">4sII")
-_SIZE_AND_FLAGS = struct.Struct(">I20sH")
+_SIZE_AND_FLAGS = struct.Struct(">I20xH")  # size, (the id), flags
 _FIXED = 62  # ctime, mtime, dev, ino, mode, uid, gid, size, oid, flags
 _ASSUME_VALID = 0x8000
 _EXTENDED = 0x4000
@@ -81,7 +83,7 @@ def _summary(data: bytes) -> IndexSummary | None:
     find = data.find
     append = names.append
     for _ in range(count):  # only what each entry needs; the names are handled in bulk
-        size, _oid, flags = unpack(data, offset + 36)
+        size, flags = unpack(data, offset + 36)
         start = offset + _FIXED
         if flags & _EXTENDED:
             if version < 3:
@@ -95,7 +97,8 @@ def _summary(data: bytes) -> IndexSummary | None:
             previous = name
             offset = stop + 1
         else:
-            stop = find(b"\0", start)
+            length = flags & _NAME_MASK  # the name's length, unless it is that long or more
+            stop = start + length if length < _NAME_MASK else find(b"\0", start)
             name = data[start:stop]
             offset += (stop - offset + 8) & ~7
         if stop < 0 or offset > end:
@@ -110,27 +113,39 @@ def _summary(data: bytes) -> IndexSummary | None:
         append(name)
     if _links_elsewhere(data, offset, end):
         return None
-    paths = b"\0".join(names).decode("utf-8", "surrogateescape").split("\0") if names else []
-    tracked = frozenset(paths)
-    parents = {path.rpartition("/")[0] for path in paths}
+    text = b"\0".join(names).decode("utf-8", "surrogateescape")
+    paths = text.split("\0") if names else []
+    # In C loops: a Python frame a path costs a tenth of a second on 200,000.
+    parents = set(map(itemgetter(0), map(str.rpartition, paths, repeat("/"))))
     folders = {""}
     for folder in parents:
         while folder not in folders:
             folders.add(folder)
             folder = folder.rpartition("/")[0]
-    attributes = tuple(
-        path for path in paths if path == ".gitattributes" or path.endswith("/.gitattributes")
-    )
+    tracked = frozenset(paths)
     return IndexSummary(
         len(tracked),
         total,
         len(folders),
         bool(any_flags),
         unmerged,
-        attributes,
+        _named(text, ".gitattributes"),
         tracked,
         frozenset(folders),
     )
+
+
+def _named(text: str, name: str) -> tuple[str, ...]:
+    """The paths of the NUL-separated `text` whose last component is `name` (found by a
+    search for the name: far fewer than the paths)."""
+    found = []
+    at = text.find(name)
+    while at >= 0:
+        after = at + len(name)
+        if (at == 0 or text[at - 1] in "\0/") and (after == len(text) or text[after] == "\0"):
+            found.append(text[text.rfind("\0", 0, at) + 1 : after])
+        at = text.find(name, after)
+    return tuple(found)
 
 
 def _links_elsewhere(data: bytes, offset: int, end: int) -> bool:

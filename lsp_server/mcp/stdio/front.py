@@ -178,6 +178,11 @@ def main(
         if isolated is None:
             return 2
         resolved, attach = isolated, "never"
+    # The first command's snapshot reads the root's git index first: read it beside the
+    # runtime's start (seed.py; only the index parser is imported here).
+    from lsp_server.checkpoints.shadow.seed import read_soon
+
+    read_soon(resolved)
     if loader is None:  # --http: no stdio to answer early
         from lsp_server.mcp.http import http_serve
 
