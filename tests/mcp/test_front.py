@@ -331,7 +331,7 @@ async def test_the_loop_takes_the_gil_back_sooner_while_the_imports_run() -> Non
         async def warm(self) -> None:
             seen.append(sys.getswitchinterval())
 
-        def start(self) -> None:
+        def warm_up(self, busy: object) -> None:
             seen.append(sys.getswitchinterval())
 
         async def loaded(self) -> None:
@@ -340,7 +340,7 @@ async def test_the_loop_takes_the_gil_back_sooner_while_the_imports_run() -> Non
 
     before = sys.getswitchinterval()
     imports = Imports()
-    await front._warm(imports, imports)  # type: ignore[arg-type]
+    await front._warm(imports, imports, front._never)  # type: ignore[arg-type]
     assert seen == [front.WARMING_SWITCH_INTERVAL] * 3
     assert sys.getswitchinterval() == before > front.WARMING_SWITCH_INTERVAL
 

@@ -213,6 +213,10 @@ class FastPath:
         task.add_done_callback(lambda _: self._forget(key, task))
         return True
 
+    def busy(self) -> bool:
+        """Whether a call runs here (read from the SDK's importing thread: loader.py)."""
+        return bool(self._running)
+
     def _forget(self, key: Any, task: asyncio.Task[None]) -> None:
         """The call is no longer running: its id may be used again (it is answered)."""
         self._unstarted.discard(task)

@@ -26,6 +26,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,8 @@ async def serve(
                 loader.serializer,
                 modern_meta=opened.meta,
             )
-        warming = asyncio.ensure_future(_warm(calls, loader))
+        fast = pipes.fast
+        warming = asyncio.ensure_future(_warm(calls, loader, fast.busy if fast else _never))
         try:
             if opened is not None:
                 listing = Listing(ListingCache.of(opened.version, surface), calls)
@@ -97,14 +99,19 @@ async def serve(
 WARMING_SWITCH_INTERVAL = 0.0005
 
 
-async def _warm(calls: Calls, loader: Loader) -> None:
+def _never() -> bool:
+    return False
+
+
+async def _warm(calls: Calls, loader: Loader, busy: Callable[[], bool]) -> None:
     """Both imports in turn (they would share one GIL): the runtime first (tools/list and the
-    first call need it), then the SDK; meanwhile the loop takes the GIL back sooner."""
+    first call need it), then the SDK, paced by the calls (`busy`: loader.py); meanwhile the
+    loop takes the GIL back sooner."""
     interval = sys.getswitchinterval()
     sys.setswitchinterval(min(interval, WARMING_SWITCH_INTERVAL))
     try:
         await calls.warm()
-        loader.start()
+        loader.warm_up(busy)
         await loader.loaded()
     finally:
         sys.setswitchinterval(interval)

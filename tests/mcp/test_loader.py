@@ -1,0 +1,38 @@
+"""The MCP SDK's import in `toolhost mcp` (mcp/stdio/loader.py): warming up waits between its
+steps while a tool call runs, and a message that needs the SDK ends the waiting."""
+
+from __future__ import annotations
+
+import sys
+
+from lsp_server.mcp.stdio import loader as loader_module
+from lsp_server.mcp.stdio.loader import Loader
+
+
+def test_warming_up_waits_while_a_call_runs() -> None:
+    calls = {"running": True}
+    loader = Loader()
+    loader.warm_up(lambda: calls["running"])
+    assert not loader._done.wait(0.3)  # a call runs: the first step waits
+    calls["running"] = False
+    assert loader._done.wait(10)
+    assert loader._error is None
+    assert loader._module is sys.modules[loader_module.SERVER_MODULE]
+
+
+def test_a_message_that_needs_the_sdk_ends_the_wait() -> None:
+    loader = Loader()
+    loader.warm_up(lambda: True)  # a call that never ends
+    assert not loader._done.wait(0.3)
+    loader.start()
+    assert loader._done.wait(10)
+    assert loader._error is None
+
+
+def test_every_step_is_a_module_the_server_imports() -> None:
+    """The steps name the SDK's modules as they are: a renamed one would only make a larger
+    step, so this says when the list needs a look."""
+    import importlib
+
+    for step in loader_module._STEPS:
+        importlib.import_module(step)
