@@ -24,17 +24,23 @@ _MAGIC = frozenset("*?[]{}!")
 
 @attrs.define
 class GlobResult:
-    # The `limit` newest modified first; ties in path order.
-    paths: list[Path]
+    base: Path
+    relative: list[str]
+    """The `limit` newest modified first, ties in path order; relative to `base`,
+    "/"-separated (the tool shows them so: no Path is made for them)."""
     timed_out: bool = False
     unreadable: list[tuple[str, str]] = attrs.Factory(list)
     """(folder relative to the base, why) for each folder the walk could not open."""
     total: int | None = None
-    """How many files match (None: len(paths))."""
+    """How many files match (None: len(relative))."""
+
+    @property
+    def paths(self) -> list[Path]:
+        return [self.base / rel for rel in self.relative]
 
     @property
     def count(self) -> int:
-        return len(self.paths) if self.total is None else self.total
+        return len(self.relative) if self.total is None else self.total
 
 
 def literal_prefix(pattern: str) -> tuple[str, str]:
@@ -72,7 +78,7 @@ def glob_files(
     prefix, rest = literal_prefix(pattern)
     start = base / prefix if prefix else base
     if not start.is_dir():
-        return GlobResult([], total=0)
+        return GlobResult(base, [], total=0)
     mentioned = _names_in(pattern)
     # Dot folders are entered only when the pattern names a dot-name.
     hidden = any(name.startswith(".") for name in mentioned) or "/." in "/" + pattern
@@ -85,16 +91,17 @@ def glob_files(
             limit=sys.maxsize if limit is None else limit,
             keep=None if keep is None else (lambda rel: keep(Path(start_prefix + rel))),
         )  # fmt: skip
-        inside = f"{prefix}/" if prefix else ""
+        inside = _inside(base, start)
         return GlobResult(
-            [start / rel for rel in listed.paths],
+            base,
+            [inside + rel for rel in listed.paths] if inside else listed.paths,
             listed.timed_out,
             [(inside + path, why) for path, why in listed.unreadable],
             listed.total,
         )
     walker = Walker(ignore_base, hidden=hidden, excluded=tuple(excluded), skip_dirs=skip_dirs)
     deadline = time.monotonic() + timeout_seconds
-    found: list[tuple[float, list[str], Path]] = []
+    found: list[tuple[float, list[str], str]] = []
     timed_out = False
     start_prefix = str(start).rstrip("/") + "/"
     for path in walker.files(start):
@@ -110,11 +117,19 @@ def glob_files(
                 mtime = matched.stat().st_mtime_ns
             except OSError:
                 continue
-            found.append((-mtime, rel.split("/"), matched))
+            found.append((-mtime, rel.split("/"), rel))
     newest = sorted(found) if limit is None else heapq.nsmallest(limit, found)
     base_prefix = str(base).rstrip("/") + "/"
     unreadable = [(relative_to(folder, base_prefix), why) for folder, why in walker.unreadable]
-    return GlobResult([path for _, _, path in newest], timed_out, unreadable, len(found))
+    inside = _inside(base, start)
+    return GlobResult(
+        base, [inside + rel for _, _, rel in newest], timed_out, unreadable, len(found)
+    )
+
+
+def _inside(base: Path, start: Path) -> str:
+    """What leads from `base` to `start`, as the shown paths begin ("" or "src/app/")."""
+    return "" if start == base else start.relative_to(base).as_posix() + "/"
 
 
 def _deny_test(excluded: tuple[str, ...]) -> PathTest | None:

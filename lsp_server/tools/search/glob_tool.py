@@ -98,8 +98,7 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     # The shown paths checked again, by the deny list compiled once (is_secret itself costs
     # ~0.3 ms a path: a third of a second for a full page).
     secret = secret_test(ctx, engines, base)
-    cut = len(str(base).rstrip("/")) + 1
-    shown = [str(path)[cut:] for path in result.paths]
+    shown = result.relative
     kept = [rel for rel in shown if not secret(rel)]
     total = result.count - (len(shown) - len(kept))
     prefix = ctx.workspace.relative(base / "x")[:-1]
