@@ -78,8 +78,9 @@ class Checkpoint:
     agent: str | None = None
     """The session's agent, as its face named it (MCP clientInfo, ACP, the editor)."""
     exact: bool = False
-    """For a shell command: its files are exactly what its own processes changed, as the
-    kernel reported each writer (procs/process_writes.py), not its window's changes."""
+    """For a shell command: the kernel reported each writer (procs/process_writes.py): its
+    files are what its own processes changed, and changes no other writer is known to have
+    made, marked `both` in `others` (attribution.py), not all its window's changes."""
 
     @property
     def ref_name(self) -> str:

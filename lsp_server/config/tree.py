@@ -213,8 +213,9 @@ class CheckpointsConfig:
     exact_attribution: bool = True
     """Where the kernel names the process behind each change (toolhost running with
     CAP_SYS_ADMIN and CAP_NET_ADMIN, e.g. as root), a shell command's checkpoint holds
-    exactly what its own processes changed; elsewhere, and with this off, other writers'
-    changes are told apart by origin (docs/AGENTS.md)."""
+    what its own processes changed, and, marked (its revert asks), changes no writer is
+    named for; elsewhere, and with this off, other writers' changes are told apart by
+    origin (docs/AGENTS.md)."""
     watch_share: float = 0.1
     """The share of fs.inotify.max_user_watches toolhost's watchers may hold; a root that
     needs more is watched through fanotify where the process may (root), else not watched

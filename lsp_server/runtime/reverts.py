@@ -136,7 +136,7 @@ class Reverter:
             elif verdict.theirs:
                 outcome.theirs.append(f"{shown}: by {', '.join(verdict.names)}")
             else:
-                outcome.conflicts.append(Conflict(shown, _held(verdict.names), ""))
+                outcome.conflicts.append(Conflict(shown, verdict.reason(), ""))
         return tuple(kept)
 
     async def _revert_one(
@@ -244,14 +244,6 @@ class Reverter:
         if put.data is not None:
             await anyio.to_thread.run_sync(revert_disk.set_exec_bits, root, put.path, put.mode)
         return True
-
-
-def _held(names: tuple[str, ...]) -> str:
-    return (
-        f"{' and '.join(names)} changed files while this command ran and may have changed "
-        "this one too; revert it anyway with include_shared (CLI: toolhost revert "
-        "--include-shared)"
-    )
 
 
 def _rels(records: tuple[FileRecord, ...]) -> list[str]:

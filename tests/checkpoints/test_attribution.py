@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -30,9 +33,14 @@ MECHANISMS = ["kernel", "origin"]
 origin: where it cannot, other writers are told apart by their records and saves."""
 # Session A's command starts, says so, and waits until the other writer is done; so the
 # other writer's change falls inside A's window without a sleep. `go` is made by the test, a
-# program toolhost does not know: only the kernel can tell it is not the command's.
-A_EXACTLY = {("created", "started", None), ("modified", "a.txt", None)}
-A_BY_ORIGIN = {*A_EXACTLY, ("created", "go", None)}
+# program toolhost does not know: by origin it counts as A's; the kernel sees that no process
+# of A's made it, but nothing names who did, so A's checkpoint keeps it marked (reverting A
+# asks before it undoes it: no change may end up in no checkpoint).
+A_CHANGES = {("created", "started", None), ("modified", "a.txt", None), ("created", "go", None)}
+UNKNOWN_WRITER = (
+    "another process (not one of this command's) changed it while this command ran, and no "
+    "toolhost call or editor save made that change; revert it anyway with include_shared"
+)
 
 
 def options_for(mechanism: str) -> dict[str, Any]:
@@ -41,8 +49,19 @@ def options_for(mechanism: str) -> dict[str, Any]:
     return BYPASS if mechanism == "kernel" else BY_ORIGIN
 
 
-def a_alone(mechanism: str) -> set[tuple[str, str, None]]:
-    return A_EXACTLY if mechanism == "kernel" else A_BY_ORIGIN
+def held_of_a(mechanism: str) -> set[str]:
+    """What reverting A asks before it undoes: `go`, where the kernel saw it was not A's."""
+    return {"go"} if mechanism == "kernel" else set()
+
+
+def assert_reverted_a(undone: dict[str, Any], root: Path, mechanism: str) -> None:
+    held = held_of_a(mechanism)
+    reasons = {c["path"]: c["reason"] for c in undone["conflicts"]}
+    assert set(reasons) == held, reasons
+    assert all(UNKNOWN_WRITER in reason for reason in reasons.values()), reasons
+    assert sorted(undone["reverted"]) == sorted({path for _, path, _ in A_CHANGES} - held)
+    assert (root / "a.txt").read_text() == "a\n"
+    assert (root / "go").exists() == (mechanism == "kernel")  # the test's: the revert asks
 
 
 SLOW_A = "echo up > started && while [ ! -e go ]; do sleep 0.05; done && echo A >> a.txt"
@@ -121,16 +140,11 @@ async def test_two_commands_each_keep_their_own_changes(
 
         await run_beside_a(client_a, root, command_b)
         found = listed_by_call(await checkpoints(client_a))
-        assert changes(found["c-A"]) == a_alone(mechanism)
+        assert changes(found["c-A"]) == A_CHANGES
         assert changes(found["c-B"]) == {("modified", "b.txt", None)}
 
-        undone = await revert(client_a, "c-A")
-        assert undone["conflicts"] == []
-        made = {path for _, path, _ in a_alone(mechanism)}
-        assert sorted(undone["reverted"]) == sorted(made)
-        assert (root / "a.txt").read_text() == "a\n"
+        assert_reverted_a(await revert(client_a, "c-A"), root, mechanism)
         assert (root / "b.txt").read_text() == "b\nB\n"  # B's change stays
-        assert (root / "go").exists() == (mechanism == "kernel")  # the test's, not A's
 
         if mechanism == "kernel":  # the kernel saw A's processes leave b.txt alone
             done = await revert(client_b, "c-B")
@@ -172,9 +186,8 @@ async def test_a_tool_call_during_a_command_is_not_the_commands(
 
         await run_beside_a(client_a, root, tool_calls_of_b)
         found = listed_by_call(await checkpoints(client_a))
-        assert changes(found["c-A"]) == a_alone(mechanism)
-        undone = await revert(client_a, "c-A")
-        assert undone["conflicts"] == []
+        assert changes(found["c-A"]) == A_CHANGES
+        assert_reverted_a(await revert(client_a, "c-A"), root, mechanism)
         assert (root / "b.txt").read_text() == "b by a tool\n"
         assert (root / "c.txt").read_text() == "new\n"
 
@@ -207,9 +220,8 @@ async def test_an_editor_save_during_a_command_is_the_users(
 
         await run_beside_a(client_a, root, save_in_the_editor)
         found = listed_by_call(await checkpoints(client_a))
-        assert changes(found["c-A"]) == a_alone(mechanism)
-        undone = await revert(client_a, "c-A")
-        assert undone["conflicts"] == []
+        assert changes(found["c-A"]) == A_CHANGES
+        assert_reverted_a(await revert(client_a, "c-A"), root, mechanism)
         assert (root / "b.txt").read_text() == "b saved by the user\n"
         assert (root / "c.txt").read_text() == "new\n"
 
@@ -273,6 +285,50 @@ def test_a_writers_record_journaled_late_is_still_found_at_the_revert() -> None:
     assert set(found) == {"x"} and found["x"].theirs
 
 
+def test_exactly_a_change_no_writer_is_named_for_stays_marked_and_its_revert_asks(
+    tmp_path: Path,
+) -> None:
+    """The kernel says the command wrote x only. y is exactly a writer's change (theirs), z
+    a command still running here wrote (its own checkpoint holds it), w and v no one known
+    (v also changed differently by the writer): w and v stay, marked, and the revert asks."""
+    files = [record(p, "1", "2") for p in ("x", "y", "z", "w")] + [record("v", "1", "3")]
+    writer = checkpoint("t", [record("y", "1", "2"), record("v", "1", "2")], reads="editor")
+    elsewhere = side_files.RunningCommand("r", "R", "bash", "make", 1.0, 1)
+    kept, others = attribution.exact_split(
+        files,
+        "c",
+        5.0,
+        [writer],
+        [],
+        process_writes.Written({str(tmp_path / "x")}),
+        tmp_path,
+        process_writes.Written({str(tmp_path / "z")}),
+        [elsewhere],
+    )
+    assert [f.path for f in kept] == ["x", "w", "v"]
+    assert {(o.path, o.call_id or o.tool, o.share) for o in others} == {
+        ("y", "t", "theirs"),
+        ("z", attribution.PROCESS, "theirs"),
+        ("w", attribution.PROCESS, "both"),
+        ("w", "r", "both"),
+        ("v", attribution.PROCESS, "both"),
+        ("v", "t", "both"),
+        ("v", "r", "both"),
+    }
+    command = checkpoint("c", kept, others=others, exact=True)
+    found = attribution.verdicts(command, [], [], [])
+    assert set(found) == {"w", "v"} and not any(v.theirs for v in found.values())
+    assert found["w"].reason() == (
+        "another process (not one of this command's) changed it while this command ran, "
+        "and no toolhost call or editor save made that change; session R (bash `make`, "
+        "call r) changed files meanwhile too; revert it anyway with include_shared (CLI: "
+        "toolhost revert --include-shared)"
+    )
+    # Once the running command is recorded with w exactly as its own, w is its change.
+    done = checkpoint("r", [record("w", "1", "2")], exact=True, time=1.0, ended=30.0)
+    assert attribution.verdicts(command, [done], [], [])["w"].theirs
+
+
 def test_saves_and_running_commands_live_beside_the_store(tmp_path: Path) -> None:
     side_files.note_save(tmp_path, side_files.EditorSave("a b.txt", "1" * 40, 100.0))
     side_files.note_save(tmp_path, side_files.EditorSave("c", "2" * 40, 200.0))
@@ -297,8 +353,13 @@ def test_saves_and_running_commands_live_beside_the_store(tmp_path: Path) -> Non
 async def test_a_background_job_and_a_command_each_keep_only_their_own(
     tmp_path: Path, servers: int
 ) -> None:
-    """A job (run_in_background) that writes all through another session's command: each
-    checkpoint holds its own processes' changes, and reverting one leaves the other's."""
+    """A job (run_in_background) that runs all through another session's command: the
+    command lets it go on, and waits for its write, so each writes while the other runs
+    (the job ends first). Each checkpoint holds its own processes' changes, and reverting
+    either leaves the other's. On one server the kernel names both commands' processes at
+    once. On two, the job's server sees only that a process outside the job wrote b.txt and
+    go (the job's checkpoint keeps them, marked); the command's checkpoint, recorded later,
+    shows they are exactly its own, so the job's revert leaves them as the command's."""
     root = make_root(tmp_path)
     async with two_clients(root, servers, "kernel") as (client_a, client_b):
         job = "echo up > started && while [ ! -e go ]; do sleep 0.05; done && echo J >> a.txt"
@@ -307,7 +368,7 @@ async def test_a_background_job_and_a_command_each_keep_only_their_own(
         )
         assert not started["isError"], text_of(started)
         await until_exists(root / "started")
-        command = "echo B >> b.txt && touch go"  # the command lets the job go on
+        command = "echo B >> b.txt && touch go && while ! grep -q J a.txt; do sleep 0.05; done"
         done = await lsp_call(client_b, "bash", {"command": command}, session="B", callId="c-B")
         assert not done["isError"], text_of(done)
         ended = await lsp_call(
@@ -323,15 +384,22 @@ async def test_a_background_job_and_a_command_each_keep_only_their_own(
                 break
             await asyncio.sleep(0.05)
         [job_call] = [call for call in found if call != "c-B"]
-        assert changes(found[job_call]) == {
-            ("created", "started", None),
-            ("modified", "a.txt", None),
-        }
-        assert changes(found["c-B"]) == {("modified", "b.txt", None), ("created", "go", None)}
+        of_job = {("created", "started", None), ("modified", "a.txt", None)}
+        of_b = {("modified", "b.txt", None), ("created", "go", None)}
+        assert changes(found[job_call]) == (of_job | of_b if servers == 2 else of_job)
+        assert changes(found["c-B"]) == of_b
 
         undone = await revert(client_b, "c-B")
         assert undone["conflicts"] == [] and sorted(undone["reverted"]) == ["b.txt", "go"]
         assert (root / "a.txt").read_text() == "a\nJ\n"  # the job's change stays
+
+        undone = await revert(client_a, job_call)
+        assert undone["conflicts"] == [] and sorted(undone["reverted"]) == ["a.txt", "started"]
+        assert (root / "a.txt").read_text() == "a\n"
+        assert (root / "b.txt").read_text() == "b\n"  # B's revert stays
+        if servers == 2:
+            assert "  b.txt: by session B (bash `echo B >> b.txt" in undone["text"]
+            assert "call c-B)" in undone["text"]
 
 
 @pytest.mark.timeout(240)
@@ -362,3 +430,78 @@ async def test_two_commands_that_write_one_file_both_hold_it(tmp_path: Path) -> 
         assert held["reverted"] == []
         [conflict] = held["conflicts"]
         assert conflict["path"] == "b.txt" and "session A" in conflict["reason"]
+
+
+# -- a writer outside every command ---------------------------------------------------------
+
+OUTSIDE = "while [ ! -e trigger ]; do sleep 0.05; done; echo outside >> b.txt"
+"""A writer that waits for the command's `trigger`, then changes b.txt."""
+
+
+def toolhost_cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TOOLHOST_STATE_DIR": str(root.parent / f".{root.name}-state")}
+    return subprocess.run(
+        [sys.executable, "-m", "lsp_server", *args, "--root", str(root)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("writer", ["the test's process", "an earlier command's daemon"])
+@pytest.mark.timeout(240)
+@pytest.mark.slow
+async def test_a_change_no_one_is_known_to_have_made_stays_undoable(
+    tmp_path: Path, writer: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process outside the command's tree (the test's own, or a daemon an earlier command
+    left running: what a prompt-injected agent could hand a write to) changes b.txt while
+    the command runs. The kernel sees the command did not write it, and nothing names who
+    did: the command's checkpoint keeps it, and reverting the command asks before it undoes
+    it (over the wire and from the shell), then undoes it when asked again."""
+    root = make_root(tmp_path)
+    # The user's config lets a command's daemons live on (outside the sandbox's namespace).
+    config = tmp_path / "config"
+    (config / "toolhost").mkdir(parents=True)
+    (config / "toolhost" / "config.toml").write_text(
+        '[shell]\nsandbox = "off"\nkill_daemons = false\n'
+    )
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    options = options_for("kernel")
+    outside: subprocess.Popen[bytes] | None = None
+    async with lsp_session(root, options) as client:
+        if writer == "the test's process":
+            outside = subprocess.Popen(["sh", "-c", OUTSIDE], cwd=root)
+        else:
+            daemon = f"nohup sh -c '{OUTSIDE}' >/dev/null 2>&1 &"
+            left = await lsp_call(client, "bash", {"command": daemon}, callId="c-1")
+            assert not left["isError"], text_of(left)
+        command = "touch trigger && while ! grep -q outside b.txt; do sleep 0.05; done"
+        done = await lsp_call(
+            client, "bash", {"command": command, "timeout_ms": 20_000}, callId="c-2"
+        )
+        assert not done["isError"], text_of(done)
+        if outside is not None:
+            assert outside.wait(timeout=60) == 0
+
+        found = listed_by_call(await checkpoints(client))
+        assert changes(found["c-2"]) == {("created", "trigger", None), ("modified", "b.txt", None)}
+
+        from_shell = await asyncio.to_thread(toolhost_cli, root, "revert", "c-2")
+        assert from_shell.returncode == 1, from_shell.stderr  # one file left: it asks
+        assert "Reverted 1 file(s) of call c-2.\n  trigger\n" in from_shell.stdout
+        assert f"Not reverted (1):\n  b.txt: {UNKNOWN_WRITER}" in from_shell.stdout
+        assert not (root / "trigger").exists()
+        assert (root / "b.txt").read_text() == "b\noutside\n"
+
+        held = await revert(client, "c-2")
+        assert held["reverted"] == []
+        [conflict] = held["conflicts"]
+        assert conflict["path"] == "b.txt" and UNKNOWN_WRITER in conflict["reason"]
+        assert "(CLI: toolhost revert --include-shared)" in held["text"]
+        assert (root / "b.txt").read_text() == "b\noutside\n"
+
+        asked = await revert(client, "c-2", includeShared=True)
+        assert asked["reverted"] == ["b.txt"], asked
+        assert (root / "b.txt").read_text() == "b\n"

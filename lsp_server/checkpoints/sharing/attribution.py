@@ -3,13 +3,24 @@ another's change (docs/AGENTS.md, docs/CHECKPOINTS.md).
 
 Where the kernel names the process behind each change (procs/process_writes.py: fanotify
 and the process connector, which take CAP_SYS_ADMIN and CAP_NET_ADMIN), a command's
-checkpoint keeps exactly the changes its own processes made (`window.written`); the rest
-of its snapshots' difference is named as others' and left out. Elsewhere nothing sees
-which process wrote a file, so the difference of a command's two snapshots holds every
-change made while it ran, whoever made it. What the other writers did is known by
-origin, though: toolhost's writers and other commands record
-each change (checkpoint records, in the root's store that every toolhost process on that
-root shares) and editors report their saves (`textDocument/didSave`, kept in the store's
+checkpoint keeps the changes its own processes made (`window.written`) and leaves out
+those another writer is known to have made: exactly another call's recorded change or an
+editor's save (below), or a change by the processes of a command still running in this
+toolhost (the kernel names them too, and its own checkpoint holds the change at its end).
+A change no one is known to have made (a process outside every command: a daemon an
+earlier command left, `systemd-run`, a container's daemon, the user's terminal) stays in
+the command's checkpoint marked `both`, by "another process (not one of this command's)":
+reverting the command asks before it undoes it (`exact_split`). It was left out once, but
+then no checkpoint held it and no revert could undo it: every change must stay undoable,
+and a prompt-injected agent must not be able to make a change no revert can undo by
+handing the write to a process outside its command's tree. The checkpoint is still
+`exact`: the kernel said which changes its processes made; the others are marked.
+
+Elsewhere nothing sees which process wrote a file, so the difference of a command's two
+snapshots holds every change made while it ran, whoever made it. What the other writers
+did is known by origin, though: toolhost's writers and other commands record each change
+(checkpoint records, in the root's store that every toolhost process on that root
+shares) and editors report their saves (`textDocument/didSave`, kept in the store's
 `saves.jsonl`). Against those, at the command's end (`split`):
 
 - a change whose before and after are exactly another call's change of that path, recorded
@@ -27,13 +38,12 @@ in the store's `running/` folder, so that a revert made meanwhile knows of them.
 
 from __future__ import annotations
 
-import logging
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import attrs
-import cattrs
 
 from lsp_server.checkpoints.sharing.side_files import (
     EditorSave,
@@ -49,15 +59,12 @@ if TYPE_CHECKING:
     from lsp_server.checkpoints.records import Checkpoint, CheckpointStore, FileRecord
     from lsp_server.checkpoints.windows import CommandWindow
 
-log = logging.getLogger(__name__)
-
 Share = Literal["theirs", "both"]
 USERS_EDITOR = "the user's editor"
 PROCESS = "process"
 """The tool of a change the kernel showed to be no process of the command's, by a writer
-with no record here (another toolhost process's command, a program outside toolhost)."""
-
-_CONVERTER = cattrs.Converter()
+with no record here (another toolhost process's command, a program outside toolhost):
+`theirs` when a command still running in this toolhost made it, else `both`."""
 
 
 @attrs.frozen
@@ -187,13 +194,22 @@ def own_changes(
 
     recorded = store.since(window.first_seqs.get(root, 1))
     saves = saves_since(store.folder, window.started)
+    commands = running(store.folder)
     if window.written is not None:
+        tracker = process_writes.shared()
         return exact_split(
-            files, window.call_id, window.started, recorded, saves, window.written, root
+            files,
+            window.call_id,
+            window.started,
+            recorded,
+            saves,
+            window.written,
+            root,
+            tracker.claimed_written() if tracker is not None else Written(),
+            [c for c in commands if c.pid != os.getpid()],  # this process's: the kernel's
+            changed_at,
         )
-    return split(
-        files, window.call_id, window.started, recorded, saves, running(store.folder), changed_at
-    )
+    return split(files, window.call_id, window.started, recorded, saves, commands, changed_at)
 
 
 def exact_split(
@@ -204,27 +220,45 @@ def exact_split(
     saves: Iterable[EditorSave],
     written: Written,
     root: Path,
+    running_here: Written | None = None,
+    elsewhere: Iterable[RunningCommand] = (),
+    changed_at: Callable[[str], float | None] = lambda path: None,
 ) -> tuple[list[FileRecord], tuple[OtherWriter, ...]]:
     """A command's changes when the kernel named every writer: those its processes made
-    (`written`), the others named by their record or save where there is one (a command
-    still running is not named: its own checkpoint will say if it wrote here too)."""
+    (`written`), and those no other writer is known to have made, marked `both`. A change
+    exactly another's (a record or save), or made by the processes of a command still
+    running in this process (`running_here`: its own checkpoint holds it at its end), is
+    left out. `elsewhere`: commands running in other toolhost processes on the root, named
+    beside an unknown writer (the kernel says this command did not write, hence exact)."""
+    recorded, saves = list(recorded), list(saves)
 
-    def ours(record: FileRecord) -> bool:
+    def by(writer: Written | None, record: FileRecord) -> bool:
         paths = {record.path, record.source} - {None}
-        return any(written.covers(str(root / path)) for path in paths if path is not None)
+        return writer is not None and any(
+            writer.covers(str(root / path)) for path in paths if path is not None
+        )
 
-    mine = [record for record in files if ours(record)]
-    theirs = [record for record in files if not ours(record)]
-    _, named = split(theirs, call_id, started, recorded, saves)
+    mine = [record for record in files if by(written, record)]
     _, shared = split(mine, call_id, started, recorded, saves)
-    found = {other.path for other in named}
-    unnamed = [
-        OtherWriter(record.path, "", "", PROCESS, "", "theirs")
-        for record in theirs
-        if record.path not in found
-    ]
-    both = [other for other in shared if other.share == "both"]
-    return mine, tuple(dict.fromkeys([*both, *(o for o in named if o.share == "theirs"), *unnamed]))
+    others = [other for other in shared if other.share == "both"]
+    rest, named = split([r for r in files if not by(written, r)], call_id, started, recorded, saves)
+    others += [other for other in named if other.share == "theirs"]
+    unknown = []
+    for record in rest:
+        if by(running_here, record):
+            others.append(OtherWriter(record.path, "", "", PROCESS, "", "theirs"))
+            continue
+        unknown.append(record)
+        others.append(OtherWriter(record.path, "", "", PROCESS, "", "both"))
+        others += [other for other in named if other.path == record.path]
+        when = changed_at(record.path)
+        others += [
+            OtherWriter(record.path, c.call_id, c.session, c.tool, c.label, "both")
+            for c in elsewhere
+            if c.call_id != call_id and (when is None or when >= c.started)
+        ]
+    kept = [record for record in files if record in mine or record in unknown]
+    return kept, tuple(dict.fromkeys(others))
 
 
 def mechanism(exact_allowed: bool) -> str:
@@ -247,6 +281,24 @@ class Verdict:
     path: str
     names: tuple[str, ...]
     theirs: bool = False
+    unknown: bool = False
+    """Exact: a process no record or save names changed it, not the command's."""
+
+    def reason(self) -> str:
+        """Why a held path was left, and how to revert it anyway."""
+        anyway = "revert it anyway with include_shared (CLI: toolhost revert --include-shared)"
+        if not self.unknown:
+            return (
+                f"{' and '.join(self.names)} changed files while this command ran and may "
+                f"have changed this one too; {anyway}"
+            )
+        process = OtherWriter("", "", "", PROCESS, "", "both").describe()
+        rest = [name for name in self.names if name != process]
+        also = f"; {' and '.join(rest)} changed files meanwhile too" if rest else ""
+        return (
+            f"{process} changed it while this command ran, and no toolhost call or editor "
+            f"save made that change{also}; {anyway}"
+        )
 
 
 def verdicts(
@@ -261,12 +313,15 @@ def verdicts(
         return {}
     found: dict[str, Verdict] = {}
     recorded = list(recorded)
-    for path, owners in _late_owners(checkpoint, recorded, saves).items():
-        found[path] = Verdict(path, owners, theirs=True)
     held: dict[str, list[str]] = {}
+    unknown = set()
     for other in checkpoint.others:
         if other.share == "both":
             held.setdefault(other.path, []).append(other.describe())
+            if other.tool == PROCESS:
+                unknown.add(other.path)
+    for path, owners in _late_owners(checkpoint, recorded, saves, unknown).items():
+        found[path] = Verdict(path, owners, theirs=True)
     mine = {record.path for record in checkpoint.files}
     for later in recorded:
         for other in later.others:
@@ -289,15 +344,20 @@ def verdicts(
     for path in mine:
         names = [*held.get(path, []), *still]
         if names and path not in found:
-            found[path] = Verdict(path, tuple(dict.fromkeys(names)))
+            found[path] = Verdict(path, tuple(dict.fromkeys(names)), unknown=path in unknown)
     return found
 
 
 def _late_owners(
-    checkpoint: Checkpoint, recorded: Iterable[Checkpoint], saves: Iterable[EditorSave]
+    checkpoint: Checkpoint,
+    recorded: list[Checkpoint],
+    saves: Iterable[EditorSave],
+    unknown: set[str],
 ) -> dict[str, tuple[str, ...]]:
     """Changes of the checkpoint that a writer's record (journaled by another process after
-    the command ended) or an editor save shows to be theirs."""
+    the command ended) or an editor save shows to be theirs; and (exact) changes no process
+    of its made (`unknown`) that a command recorded later (still running in another toolhost
+    process when this one ended) holds as exactly its own processes' change."""
     window = [
         c
         for c in recorded
@@ -318,4 +378,20 @@ def _late_owners(
     for other in others:
         if other.share == "theirs":
             names[other.path] = (*names.get(other.path, ()), other.describe())
+    mine = {record.path: record for record in checkpoint.files if record.path in unknown}
+    for later in recorded:
+        if (
+            later.call_id == checkpoint.call_id
+            or later.reads != "disk"
+            or not later.exact
+            or later.time > checkpoint.ended
+            or later.ended < checkpoint.time
+        ):
+            continue
+        marked = {o.path for o in later.others if o.tool == PROCESS and o.share == "both"}
+        for theirs in later.files:
+            own = mine.get(theirs.path)
+            if own is not None and theirs.path not in marked and _same_change(own, theirs):
+                described = _writer(theirs.path, later, "theirs").describe()
+                names[theirs.path] = (*names.get(theirs.path, ()), described)
     return names
