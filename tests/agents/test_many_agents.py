@@ -109,14 +109,17 @@ def test_three_agents_at_once_keep_their_work_apart(tmp_path: Path) -> None:
     for checkpoint in listed["checkpoints"]:
         by_agent.setdefault(checkpoint.get("agent") or "?", []).append(checkpoint)
     assert len(by_agent) == 3 and {"claude-code", codex.client_name} <= set(by_agent), by_agent
-    # Each change is in exactly one checkpoint: the created files once each, and shared.py
-    # once per agent (each agent's own edit).
+    # Each change is in its agent's checkpoint: the created files once each, and shared.py
+    # once per agent (each agent's own edit). When the two commands (two toolhost processes)
+    # ran at once, the one that ended first may hold the other's file too, marked: no one
+    # was known to have made it yet (its revert leaves it as the other's: docs/AGENTS.md).
     made = [(f["change"], f["path"]) for c in listed["checkpoints"] for f in c["files"]]
-    assert made.count(("created", "claude.txt")) == 1, made
-    assert made.count(("created", "codex.txt")) == 1, made
+    created = made.count(("created", "claude.txt")) + made.count(("created", "codex.txt"))
+    assert created in (2, 3), made
     assert made.count(("modified", "shared.py")) == 3, made
     codex_files = {f["path"] for c in by_agent[codex.client_name] for f in c["files"]}
-    assert "shared.py" in codex_files and "claude.txt" not in codex_files, by_agent
+    claude_files = {f["path"] for c in by_agent["claude-code"] for f in c["files"]}
+    assert {"shared.py", "codex.txt"} <= codex_files and "claude.txt" in claude_files, by_agent
 
     # Reverting all of Codex's calls leaves Claude Code's and Gemini's changes as they are.
     [codex_session] = {c["session"] for c in by_agent[codex.client_name]}
