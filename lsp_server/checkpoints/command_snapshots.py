@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from lsp_server.checkpoints import journal
 from lsp_server.checkpoints.fanotify_watch import may_resolve_handles
 from lsp_server.checkpoints.file_states import is_nested_repo, record_of
 from lsp_server.checkpoints.first_snapshot import FirstSnapshots, Outcome
@@ -347,6 +348,7 @@ class CommandSnapshots:
                         for change in unpair_placeholders(changes)
                         if not is_nested_repo(change) and not is_placeholder_change(change)
                     ],
+                    journal.pending(store.folder),  # before the records: see own_changes
                 )
                 window.notes += [
                     f"[{f.path} (over checkpoints.max_file_bytes) was changed: recorded by size "

@@ -25,7 +25,7 @@ from typing import Any
 import attrs
 import cattrs
 
-from lsp_server.checkpoints.records import FileRecord, Reads
+from lsp_server.checkpoints.records import Checkpoint, FileRecord, Reads
 
 MAGIC = b"toolhost-journal-1"
 _CONVERTER = cattrs.Converter()
@@ -52,6 +52,21 @@ class JournalEntry:
     @property
     def key(self) -> tuple[str, float]:
         return (self.call_id, self.ended)
+
+    def checkpoint(self) -> Checkpoint:
+        """The record alone, unnumbered (attribution reads it before the queue records it)."""
+        return Checkpoint(
+            0,
+            self.call_id,
+            self.session,
+            self.tool,
+            self.started,
+            self.ended,
+            self.files,
+            self.reads,
+            reverts=self.reverts,
+            agent=self.agent,
+        )
 
 
 def encode(entry: JournalEntry) -> bytes:
@@ -217,3 +232,15 @@ def journal_files(folder: Path) -> list[Path]:
         return (0, path.name)
 
     return sorted(found, key=age)
+
+
+def pending(folder: Path) -> list[Checkpoint]:
+    """The writers' changes journaled under a store's `folder` by any toolhost process and
+    not recorded yet (write_queue.py records them in batches), as checkpoints (seq 0)."""
+    found: list[Checkpoint] = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder / "journal"):
+            if entry.name.endswith(".log"):
+                with contextlib.suppress(OSError):
+                    found += [e.checkpoint() for e in decode_all(Path(entry.path).read_bytes())]
+    return found

@@ -18,6 +18,8 @@ import pytest
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
+from lsp_server.checkpoints import journal
+from lsp_server.checkpoints.journal import JournalFile
 from lsp_server.checkpoints.records import Checkpoint, FileRecord
 from lsp_server.checkpoints.shadow.tree_changes import Entry
 from lsp_server.checkpoints.sharing import attribution, side_files
@@ -342,6 +344,31 @@ def test_saves_and_running_commands_live_beside_the_store(tmp_path: Path) -> Non
     assert [c.call_id for c in side_files.running(tmp_path)] == ["c-1"]
     side_files.unmark_running(tmp_path, "c-1")
     assert side_files.running(tmp_path) == []
+
+
+def test_a_writers_change_is_known_from_its_journal_before_it_is_recorded(
+    tmp_path: Path,
+) -> None:
+    """Another toolhost process's writer journals its change as its call answers and records
+    it in a batch later: a command ending meanwhile reads the journal, so the change is
+    named (theirs), not taken for an unknown process's."""
+    change = record("x", "1", "2")
+    writer = JournalFile(tmp_path)
+    writer.append(
+        journal.encode(
+            journal.JournalEntry("w", "W", "edit_file", 12.0, 12.5, (change,), "editor", None, {})
+        )
+    )
+    writer.append(b"toolhost-journal-1 999 0\n{")  # a torn last entry (mid-append)
+    closed = writer.rotate()  # the file stays, its lock goes
+    assert closed is not None
+    closed.release()
+    [pending] = journal.pending(tmp_path)
+    assert (pending.call_id, pending.files, pending.reads) == ("w", (change,), "editor")
+    kept, others = attribution.exact_split(
+        [change], "c", 5.0, [pending], [], process_writes.Written(), tmp_path
+    )
+    assert kept == [] and [(o.call_id, o.share) for o in others] == [("w", "theirs")]
 
 
 # -- only the kernel can tell -----------------------------------------------------------------

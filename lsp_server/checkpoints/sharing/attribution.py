@@ -4,9 +4,8 @@ another's change (docs/AGENTS.md, docs/CHECKPOINTS.md).
 Where the kernel names the process behind each change (procs/process_writes.py: fanotify
 and the process connector, which take CAP_SYS_ADMIN and CAP_NET_ADMIN), a command's
 checkpoint keeps the changes its own processes made (`window.written`) and leaves out
-those another writer is known to have made: exactly another call's recorded change or an
-editor's save (below), or a change by the processes of a command still running in this
-toolhost (the kernel names them too, and its own checkpoint holds the change at its end).
+those of a known writer: exactly another call's recorded change or an editor's save
+(below), or a change by a command still running in this toolhost (its checkpoint has it).
 A change no one is known to have made (a process outside every command: a daemon an
 earlier command left, `systemd-run`, a container's daemon, the user's terminal) stays in
 the command's checkpoint marked `both`, by "another process (not one of this command's)":
@@ -18,10 +17,10 @@ handing the write to a process outside its command's tree. The checkpoint is sti
 
 Elsewhere nothing sees which process wrote a file, so the difference of a command's two
 snapshots holds every change made while it ran, whoever made it. What the other writers
-did is known by origin, though: toolhost's writers and other commands record each change
-(checkpoint records, in the root's store that every toolhost process on that root
-shares) and editors report their saves (`textDocument/didSave`, kept in the store's
-`saves.jsonl`). Against those, at the command's end (`split`):
+did is known by origin: toolhost's writers and other commands record each change (records,
+a writer's journaled first, in the root's store every toolhost process on it shares) and
+editors report their saves (`didSave`, in the store's `saves.jsonl`). Against those, at
+the command's end (`split`):
 
 - a change whose before and after are exactly another call's change of that path, recorded
   while the command ran, is that call's: it leaves the command's checkpoint, which keeps it
@@ -32,12 +31,13 @@ shares) and editors report their saves (`textDocument/didSave`, kept in the stor
 - a path another writer also changed, differently, stays the command's, marked `both`.
 
 A revert (`verdict`) leaves a file another writer may hold a change in, names them, and
-reverts it only when asked again with `include_shared`. Commands still running are listed
-in the store's `running/` folder, so that a revert made meanwhile knows of them.
+reverts it only when asked again with `include_shared`. Commands under way are listed in
+the store's `running/` folder, for a revert made meanwhile.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -62,9 +62,8 @@ if TYPE_CHECKING:
 Share = Literal["theirs", "both"]
 USERS_EDITOR = "the user's editor"
 PROCESS = "process"
-"""The tool of a change the kernel showed to be no process of the command's, by a writer
-with no record here (another toolhost process's command, a program outside toolhost):
-`theirs` when a command still running in this toolhost made it, else `both`."""
+"""The tool of a change the kernel showed no process of the command's made, with no record
+or save: `theirs` when a command still running in this toolhost made it, else `both`."""
 
 
 @attrs.frozen
@@ -182,17 +181,21 @@ def _writer(path: str, checkpoint: Checkpoint, share: Share) -> OtherWriter:
 
 
 def own_changes(
-    store: CheckpointStore, window: CommandWindow, root: Path, files: list[FileRecord]
+    store: CheckpointStore,
+    window: CommandWindow,
+    root: Path,
+    files: list[FileRecord],
+    pending: Iterable[Checkpoint] = (),
 ) -> tuple[list[FileRecord], tuple[OtherWriter, ...]]:
-    """`split` of a command's changes on one root, against what its store holds."""
+    """`split` of a command's changes on one root, against its store's records and the
+    writers' changes journaled, not yet recorded (`pending`, read first: journal.py)."""
 
     def changed_at(path: str) -> float | None:
-        try:
+        with contextlib.suppress(OSError):
             return (root / path).lstat().st_mtime
-        except OSError:
-            return None
+        return None
 
-    recorded = store.since(window.first_seqs.get(root, 1))
+    recorded = [*store.since(window.first_seqs.get(root, 1)), *pending]
     saves = saves_since(store.folder, window.started)
     commands = running(store.folder)
     if window.written is not None:
@@ -226,10 +229,10 @@ def exact_split(
 ) -> tuple[list[FileRecord], tuple[OtherWriter, ...]]:
     """A command's changes when the kernel named every writer: those its processes made
     (`written`), and those no other writer is known to have made, marked `both`. A change
-    exactly another's (a record or save), or made by the processes of a command still
-    running in this process (`running_here`: its own checkpoint holds it at its end), is
-    left out. `elsewhere`: commands running in other toolhost processes on the root, named
-    beside an unknown writer (the kernel says this command did not write, hence exact)."""
+    exactly another's (a record or save), or by the processes of a command still running
+    here (`running_here`: its own checkpoint holds it), is left out. `elsewhere`: commands
+    running in other toolhost processes, named beside an unknown writer (exact: the kernel
+    says this command did not write it)."""
     recorded, saves = list(recorded), list(saves)
 
     def by(writer: Written | None, record: FileRecord) -> bool:
