@@ -18,6 +18,11 @@ What rg is asked, so that the answer is the Python walker's (listing.py) on any 
   no parent at all, which changes nothing but spares it the match of every path it meets
   against the parents' (empty) rules: 0.02-0.03 s of its CPU on 200,000 files, a tenth
   of `rg --files -g '*.go'`.
+
+What the answer costs beside rg's own walk (`**/*.go` on 200,000 files, 27,702 matches):
+a stat per match, ~2.5 us of which ~2 in the kernel (0.07 s of CPU: on 2 cores that rg
+keeps busy, ~0.035 s of wall), the batches' tests (~0.02 s) and the sort of the newest
+(~4 ms, after rg ends). The order needs every match's mtime: no stat can be left out.
 """
 
 from __future__ import annotations
