@@ -3,10 +3,13 @@ flags as git's own listing, in index versions 2, 3 and 4; a split index is left 
 
 from __future__ import annotations
 
+import struct
 import subprocess
 from pathlib import Path
 
-from lsp_server.checkpoints.shadow import seed
+import pytest
+
+from lsp_server.checkpoints.shadow import index_summary, seed
 from lsp_server.checkpoints.shadow.index_summary import read_summary
 
 
@@ -105,3 +108,24 @@ def test_a_walk_never_starts_from_a_summary_whose_paths_were_let_go(tmp_path: Pa
     assert light is not None and light.files == 125 and not light.tracked
     whole = seed.user_index_summary(user, whole=True)
     assert whole is not None and len(whole.tracked) == 125 and "" in whole.tracked_folders
+
+
+def test_an_index_written_to_use_up_memory_is_given_up(tmp_path: Path) -> None:
+    """Whoever can write .git/index (a shell command can) chooses what the server reads: a
+    v4 index whose every name repeats the previous one whole plus a letter would spell
+    names of 40,000 entries' square (800 MB from 2.6 MB); it is given up within a bound."""
+    entry = bytes(62) + b"\x00" + b"a\x00"  # stat data, id, flags; strip 0, suffix "a"
+    count = 40_000
+    index = tmp_path / "index"
+    index.write_bytes(struct.pack(">4sII", b"DIRC", 4, count) + entry * count + bytes(20))
+    assert read_summary(index) is None
+
+
+def test_an_index_over_the_size_bound_is_left_to_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make(tmp_path)
+    index = tmp_path / ".git" / "index"
+    assert read_summary(index) is not None
+    monkeypatch.setattr(index_summary, "MAX_INDEX_BYTES", index.stat().st_size - 1)
+    assert read_summary(index) is None

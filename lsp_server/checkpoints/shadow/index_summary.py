@@ -9,6 +9,7 @@ a shared file) or anything unexpected gives None, and the callers walk as before
 
 from __future__ import annotations
 
+import os
 import struct
 from itertools import repeat
 from operator import itemgetter
@@ -23,6 +24,16 @@ _ASSUME_VALID = 0x8000
 _EXTENDED = 0x4000
 _STAGE = 0x3000
 _NAME_MASK = 0x0FFF
+
+MAX_INDEX_BYTES = 256 << 20
+"""A larger index (2,500,000 entries and more: far over any root's file budget) is left to
+git. Read whole here it would hold that much of the server's memory, and whoever can
+write .git/index (a shell command can) chooses its size."""
+_NAMES_PER_INDEX_BYTE = 8
+"""Index v4 writes each name as a cut of the previous one plus a suffix, so its names may
+total more than the file: git's run to two or three times its size. Past this many times
+(or MAX_INDEX_BYTES) the file is given up: names that each repeat a long previous one grow
+with the square of the entries."""
 
 
 @attrs.frozen(eq=False)
@@ -59,7 +70,11 @@ def _varint(data: bytes, offset: int) -> tuple[int, int]:
 def read_summary(index: Path) -> IndexSummary | None:
     """The summary of the index file at `index`, or None when it cannot be read here."""
     try:
-        data = index.read_bytes()
+        with index.open("rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            if size > MAX_INDEX_BYTES:
+                return None
+            data = file.read(size)  # (written meanwhile: the caller's key check says)
     except OSError:
         return None
     try:
@@ -82,6 +97,8 @@ def _summary(data: bytes) -> IndexSummary | None:
     unpack = _SIZE_AND_FLAGS.unpack_from
     find = data.find
     append = names.append
+    spelled = 0  # v4: the bytes of the names built so far
+    most = min(_NAMES_PER_INDEX_BYTE * len(data), MAX_INDEX_BYTES)
     for _ in range(count):  # only what each entry needs; the names are handled in bulk
         size, flags = unpack(data, offset + 36)
         start = offset + _FIXED
@@ -96,6 +113,9 @@ def _summary(data: bytes) -> IndexSummary | None:
             name = previous[: len(previous) - strip] + data[start:stop]
             previous = name
             offset = stop + 1
+            spelled += len(name)
+            if spelled > most:
+                return None
         else:
             length = flags & _NAME_MASK  # the name's length, unless it is that long or more
             stop = start + length if length < _NAME_MASK else find(b"\0", start)
