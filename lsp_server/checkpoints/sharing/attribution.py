@@ -229,10 +229,9 @@ def exact_split(
 ) -> tuple[list[FileRecord], tuple[OtherWriter, ...]]:
     """A command's changes when the kernel named every writer: those its processes made
     (`written`), and those no other writer is known to have made, marked `both`. A change
-    exactly another's (a record or save), or by the processes of a command still running
-    here (`running_here`: its own checkpoint holds it), is left out. `elsewhere`: commands
-    running in other toolhost processes, named beside an unknown writer (exact: the kernel
-    says this command did not write it)."""
+    exactly another's (a record or save), or by a command still running here (`running_here`:
+    its own checkpoint holds it), is left out. `elsewhere`: commands running in other toolhost
+    processes, named beside an unknown writer (the kernel says this one did not write it)."""
     recorded, saves = list(recorded), list(saves)
 
     def by(writer: Written | None, record: FileRecord) -> bool:
@@ -242,26 +241,27 @@ def exact_split(
         )
 
     mine = [record for record in files if by(written, record)]
-    _, shared = split(mine, call_id, started, recorded, saves)
-    others = [other for other in shared if other.share == "both"]
+    others = [o for o in split(mine, call_id, started, recorded, saves)[1] if o.share == "both"]
     rest, named = split([r for r in files if not by(written, r)], call_id, started, recorded, saves)
     others += [other for other in named if other.share == "theirs"]
-    unknown = []
+    named_at: dict[str, list[OtherWriter]] = {}
+    for other in named:
+        named_at.setdefault(other.path, []).append(other)
+    kept_ids = {id(record) for record in mine}  # (by identity: a list test is quadratic)
     for record in rest:
         if by(running_here, record):
             others.append(OtherWriter(record.path, "", "", PROCESS, "", "theirs"))
             continue
-        unknown.append(record)
+        kept_ids.add(id(record))
         others.append(OtherWriter(record.path, "", "", PROCESS, "", "both"))
-        others += [other for other in named if other.path == record.path]
+        others += named_at.get(record.path, [])
         when = changed_at(record.path)
         others += [
             OtherWriter(record.path, c.call_id, c.session, c.tool, c.label, "both")
             for c in elsewhere
             if c.call_id != call_id and (when is None or when >= c.started)
         ]
-    kept = [record for record in files if record in mine or record in unknown]
-    return kept, tuple(dict.fromkeys(others))
+    return [record for record in files if id(record) in kept_ids], tuple(dict.fromkeys(others))
 
 
 def mechanism(exact_allowed: bool) -> str:
