@@ -42,6 +42,7 @@ import attrs
 from wcmatch import glob
 
 from lsp_server.fs import beneath
+from lsp_server.search.ignore import IGNORE_FILE_NAMES
 from lsp_server.search.pattern_set import PathTest
 
 GLOB_FLAGS = glob.GLOBSTAR | glob.BRACE
@@ -93,9 +94,6 @@ def rg_command(
     return [*command, "--", "."]
 
 
-_IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
-
-
 def rules_above(dir_fd: int) -> bool:
     """Whether rg could read an ignore rule in a folder above the open folder `dir_fd`
     (its real path's parents, as rg finds them from its working folder): an ignore file
@@ -108,7 +106,7 @@ def rules_above(dir_fd: int) -> bool:
     if not where.is_absolute() or where.name.endswith(" (deleted)"):
         return True
     for parent in where.parents:
-        if any(os.path.lexists(parent / name) for name in _IGNORE_FILES):
+        if any(os.path.lexists(parent / name) for name in IGNORE_FILE_NAMES):
             return True
         git = parent / ".git"
         if git.is_dir():
