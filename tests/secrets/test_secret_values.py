@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import string
 from pathlib import Path
 
 from lsp_server.fs.workspace import Workspace
@@ -14,7 +16,7 @@ from lsp_server.protocol import DidCallParams
 from lsp_server.secrets.known import SecretValues
 from lsp_server.secrets.names import CredentialNames
 from lsp_server.secrets.process_environments import process_secrets
-from lsp_server.secrets.redaction import Redactor, Secret
+from lsp_server.secrets.redaction import Redactor, Secret, placeholder
 from lsp_server.secrets.sources import SecretFiles, dotenv_secrets, file_secrets
 from lsp_server.shell.environment import command_environment
 
@@ -69,6 +71,32 @@ def test_redactor_names_each_value_and_its_printed_forms() -> None:
 def test_a_value_inside_a_longer_one_never_splits_it() -> None:
     redactor = Redactor([Secret("abcdefgh12", "SHORT_KEY"), Secret("xxabcdefgh12yy", "LONG")])
     assert redactor.redact("xxabcdefgh12yy abcdefgh12") == "‹secret:LONG› ‹secret:SHORT_KEY›"
+
+
+def test_token_values_are_found_wherever_they_stand() -> None:
+    """With many token values (base64, hex, `sk-...`: a key file's lines), they are looked
+    for in the text's runs of token characters of their length class only: a value at
+    either end of a run, inside a longer run, at a class's least length, or beside other
+    values is replaced all the same, as the plain search over the whole text would."""
+    rng = random.Random(43)
+    alphabet = string.ascii_letters + string.digits + "+/=_-"
+    lengths = [8, 15, 16, 31, 32, 63, 64, 65, 200] * 40
+    values = ["".join(rng.choice(alphabet) for _ in range(n)) for n in lengths]
+    secrets = [Secret(value, f"K{i}") for i, value in enumerate(values)]
+    secrets.append(Secret("pass word.with:dots", "ODD"))
+    redactor = Redactor(secrets)
+    gaps = [" ", "\n", ".", "/", "a", "Zz9+", "é", ""]
+    assert len(redactor._token_classes) == 5  # the runs are searched (not the plain way)
+    for _ in range(300):
+        chosen = rng.sample(range(len(secrets)), rng.randint(0, 4))
+        pieces = []
+        for i in chosen:
+            pieces += [rng.choice(gaps), secrets[i].value, rng.choice(gaps)]
+        text = "".join(pieces)
+        redacted = redactor.redact(text)
+        for i in chosen:
+            assert secrets[i].value not in redacted, (text, redacted)
+            assert placeholder(secrets[i].name) in redacted, (text, redacted)
 
 
 def test_dotenv_values_that_look_secret() -> None:
