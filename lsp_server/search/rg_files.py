@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import heapq
 import os
 import re
 import selectors
@@ -200,12 +199,16 @@ class _Picker:
         """The `limit` newest, ties in path order (component by component). Only those at
         least as new as the `limit`-th newest are sorted."""
         mtimes, paths = self.mtimes, self.paths
-        chosen: Iterable[int] = range(len(paths))
-        if limit < len(paths):
-            oldest_shown = heapq.nlargest(limit, mtimes)[-1] if limit > 0 else None
-            chosen = [i for i in chosen if oldest_shown is not None and mtimes[i] >= oldest_shown]
-        order = sorted(chosen, key=lambda i: (-mtimes[i], paths[i].split("/")))
-        return [paths[i] for i in order[:limit]]
+        if limit <= 0:
+            return []
+        oldest_shown = sorted(mtimes)[-limit] if limit < len(paths) else min(mtimes, default=0)
+        chosen = [
+            (-mtime, path.split("/"))
+            for mtime, path in zip(mtimes, paths, strict=True)
+            if mtime >= oldest_shown
+        ]
+        chosen.sort()
+        return ["/".join(parts) for _, parts in chosen[:limit]]
 
 
 def list_matching(
