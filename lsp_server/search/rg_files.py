@@ -10,8 +10,9 @@ What rg is asked, so that the answer is the Python walker's (listing.py) on any 
 - `--hidden` only when the pattern spells a dot (the walker's rule), and the compiled
   glob (wcmatch's own regex of the pattern) then decides each path exactly: a type also
   lets hidden files through, the glob does not.
-- the folders ls and glob never show (NOISE_DIRS, unless the pattern names one) and the
-  secret deny list as `!` overrides, which only ever take away.
+- the folders ls and glob never show (NOISE_DIRS, unless the pattern names one) as `!`
+  overrides, which only ever take away; the secret deny list is tested on the matches
+  instead (`rg_command`).
 - symbolic links are not followed and not listed, as the walker does (rg's default).
 - `--no-ignore-parent` when no folder above the listed one holds an ignore file or a
   `.git` with exclude rules (the usual case: the listed folder is the root): rg then reads
@@ -22,7 +23,9 @@ What rg is asked, so that the answer is the Python walker's (listing.py) on any 
 What the answer costs beside rg's own walk (`**/*.go` on 200,000 files, 27,702 matches):
 a stat per match, ~2.5 us of which ~2 in the kernel (0.07 s of CPU: on 2 cores that rg
 keeps busy, ~0.035 s of wall), the batches' tests (~0.02 s) and the sort of the newest
-(~4 ms, after rg ends). The order needs every match's mtime: no stat can be left out.
+(~3.5 ms, after rg ends). The order needs every match's mtime: no stat can be left out,
+which puts the floor near 1.25x `rg --files -g '*.go'` (rg's own 0.4 s of CPU on two
+cores, plus ours).
 """
 
 from __future__ import annotations
