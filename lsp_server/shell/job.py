@@ -22,6 +22,7 @@ from lsp_server.shell.waiting import prompt_of
 
 JobStatus = Literal["running", "exited", "killed", "failed"]
 Notify = Callable[[dict[str, Any]], Awaitable[None]]
+_PROMPT_BYTES = 400
 
 
 @attrs.define(eq=False)
@@ -56,8 +57,27 @@ class Job:
     """The sandbox the bash call asked for: text typed into the job is judged as running there."""
     _changed: asyncio.Event = attrs.Factory(asyncio.Event)
     _watcher: asyncio.Task[None] | None = None
+    _answer: bytes = b""
+    """The end of what the program printed since input was last typed, without the echo of
+    that input: where it shows what it asks now."""
+    _answer_to: int = 0
+    """The terminal's count of typed inputs `_answer` follows (CommandInput.typed)."""
 
     def feed(self, chunk: bytes) -> None:
+        """What the program printed (a `terminal: true` job's terminal: all it shows)."""
+        self._show(chunk)
+        typed = self.stdin.typed if self.stdin is not None else self._answer_to
+        if typed != self._answer_to:
+            self._answer, self._answer_to = b"", typed
+        self._answer = (self._answer + chunk[-_PROMPT_BYTES:])[-_PROMPT_BYTES:]
+
+    def feed_echo(self, chunk: bytes) -> None:
+        """What a plain job's terminal echoes of typed input. It arrives apart from the
+        program's output, in either order: the program may have printed its next prompt
+        before the echo comes."""
+        self._show(chunk)
+
+    def _show(self, chunk: bytes) -> None:
         self.output.append(chunk)
         if self.screen is not None:
             self.screen.feed(chunk)
@@ -72,11 +92,16 @@ class Job:
         return await waiting_reader(self.pid, self.marker, self.stdin)
 
     def prompt(self) -> str:
-        """What the job shows where it waits: the last line it printed."""
+        """What the job shows where it waits: the last line it printed since input was last
+        typed (not the echo of that input); when it printed nothing since, the last line of
+        its output."""
         if self.screen is not None:
             lines = [line for line in self.screen.rows() if line.strip()]
             return prompt_of(lines[-1] if lines else "")
-        data, _ = self.output.read_from(max(self.output.start, self.output.end - 400))
+        answered = self.stdin is not None and self.stdin.typed != self._answer_to
+        if self._answer.strip() and not answered:
+            return prompt_of(shown_text(self._answer))
+        data, _ = self.output.read_from(max(self.output.start, self.output.end - _PROMPT_BYTES))
         return prompt_of(shown_text(data))
 
     def _signal_change(self) -> None:

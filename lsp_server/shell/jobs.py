@@ -141,7 +141,9 @@ class JobManager:
         argv = command_argv(command, cwd, env, job.state, launcher, keeps_daemons(command, limits))
         preexec = parent_death_hook() if launcher is None else None
         try:
-            process, pipe = await start_process(argv, cwd, env, job.feed, preexec, job.stdin)
+            process, pipe = await start_process(
+                argv, cwd, env, job.feed, preexec, job.stdin, job.feed_echo
+            )
         except BaseException:
             processes.kill_now(None, marker)  # cancelled while starting: nothing may stay
             if job.stdin is not None:
@@ -189,7 +191,7 @@ class JobManager:
         )
         job.feed(handover.output)
         job.quiet = QuietClock(time.monotonic() - QUIET_SECONDS)  # it waits already
-        handover.pipe.redirect(job.feed)
+        handover.pipe.redirect(job.feed, job.feed_echo)
         return await self._begin(job, handover.process, handover.pipe)
 
     async def _watch(self, job: Job, process: asyncio.subprocess.Process, pipe: OutputPipe) -> None:

@@ -2,7 +2,10 @@
 
 Both streams share a single pipe, so output keeps its arrival order. The read end is
 ours (not an asyncio StreamReader): we decide when to stop waiting for processes that
-still hold it, and closing it never waits for them.
+still hold it, and closing it never waits for them. What the command's terminal echoes of
+typed input is read from the terminal, not the pipe: no order holds between the two (the
+kernel echoes in a work queue of its own, and a program may print its next prompt first),
+so it can go to a sink of its own.
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ _PIPE_BYTES = 1 << 20
 
 
 class _PipeProtocol(asyncio.Protocol):
-    def __init__(self, sink: Sink, closed: asyncio.Future[None]) -> None:
+    def __init__(self, sink: Sink, closed: asyncio.Future[None], echo: bool = False) -> None:
         self.sink = sink
+        self.echo = echo
+        """It reads the echo of typed input (a plain command's terminal)."""
         self._closed = closed
 
     def data_received(self, data: bytes) -> None:
@@ -52,10 +57,11 @@ class OutputPipe:
         self._transports = transports
         self.closed = closed
 
-    def redirect(self, sink: Sink) -> None:
-        """Send what arrives from now on to `sink` (a foreground command became a job)."""
+    def redirect(self, sink: Sink, echo: Sink | None = None) -> None:
+        """Send what arrives from now on to `sink`, the echo of typed input to `echo` when
+        given (a foreground command became a job)."""
         for _, protocol in self._transports:
-            protocol.sink = sink
+            protocol.sink = echo if protocol.echo and echo is not None else sink
 
     async def wait_closed(self, seconds: float) -> bool:
         """True when every writer closed the pipe within `seconds`."""
@@ -80,10 +86,12 @@ async def start_process(
     sink: Sink,
     preexec: Callable[[], None] | None = None,
     stdin: CommandInput | None = None,
+    echo: Sink | None = None,
 ) -> tuple[asyncio.subprocess.Process, OutputPipe]:
     """Start `argv` in a new session (no controlling terminal), stdin from `stdin` (a
     terminal toolhost holds; None: /dev/null); `preexec` runs in the child before exec (the
-    parent-death signal). A `stdin.terminal` command writes to its terminal as well."""
+    parent-death signal). A `stdin.terminal` command writes to its terminal as well (its
+    echo is its output); a plain one's echo of typed input goes to `echo`, else to `sink`."""
     if stdin is not None and preexec is not None:  # no launcher: bash leads its session
         preexec = _no_hangup(preexec)
     if stdin is not None and stdin.terminal:
@@ -112,7 +120,7 @@ async def start_process(
             stdin.started()
     closed: asyncio.Future[None] = loop.create_future()
     readers = [read_fd] if stdin is None else [read_fd, stdin.reader()]
-    return process, await _read(process, readers, sink, closed)
+    return process, await _read(process, readers, sink, closed, echo)
 
 
 def _no_hangup(preexec: Callable[[], None] | None) -> Callable[[], None]:
@@ -162,8 +170,10 @@ async def _read(
     fds: list[int],
     sink: Sink,
     closed: asyncio.Future[None],
+    echo: Sink | None = None,
 ) -> OutputPipe:
-    """Read every descriptor into `sink`; `closed` is the first one's end of file (a
+    """Read every descriptor into `sink`, the ones after the first (a plain command's
+    terminal: the echo) into `echo` when given; `closed` is the first one's end of file (a
     terminal's master reports its end as EIO, which asyncio takes as the end too)."""
     loop = asyncio.get_running_loop()
     transports: list[tuple[asyncio.ReadTransport, _PipeProtocol]] = []
@@ -172,7 +182,8 @@ async def _read(
     try:
         for index, reader in enumerate(files):
             done = closed if index == 0 else others
-            protocol = _PipeProtocol(sink, done)
+            to = echo if index > 0 and echo is not None else sink
+            protocol = _PipeProtocol(to, done, echo=index > 0)
             transport, _ = await loop.connect_read_pipe(lambda p=protocol: p, reader)  # type: ignore[misc]
             transports.append((transport, protocol))
     except BaseException:

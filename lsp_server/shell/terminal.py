@@ -57,6 +57,9 @@ class CommandInput:
         self.identity = ((status.st_dev, status.st_ino), (-1, status.st_rdev))
         """What the command's stdin is, as /proc/PID/fd/N of its processes shows it (and
         as /dev/tty, where it became their controlling terminal)."""
+        self.typed = 0
+        """How many times input was typed (a count that marks where the program's answer
+        to it begins)."""
         self._closed = False
 
     def reader(self) -> int:
@@ -79,6 +82,7 @@ class CommandInput:
         a line that the program has not read yet)."""
         if self._closed:
             return 0
+        self.typed += 1
         written = 0
         while written < len(data):
             try:
