@@ -3,8 +3,9 @@ names.py), the workspace's `.env` files (KEY=VALUE lines), the other files reade
 as secrets (`*.pem`, `*.key`, `id_*`, `.netrc` ...: their values, long lines and tokens)
 and the user's own credential files below the home folder (USER_CREDENTIAL_FILES).
 
-Files are found by a bounded walk of the roots (SecretFiles says when), and a found file is
-parsed again only when its stat changes.
+Files are found by a bounded walk of the roots (SecretFiles says when; a later walk lists
+again only the folders that changed: file_walk.py), and a found file is parsed again only
+when its stat changes.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import re
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsp_server.fs.workspace import SECRET_PATTERNS
+from lsp_server.secrets.file_walk import FileWalk
 from lsp_server.secrets.names import CredentialNames
 from lsp_server.secrets.redaction import MIN_CHARS, Secret
 from lsp_server.secrets.user_files import USER_CREDENTIAL_FILES
@@ -29,15 +31,10 @@ if TYPE_CHECKING:
 
 RESCAN_SECONDS = 10.0
 USER_FILES_SECONDS = 2.0
-MAX_DEPTH = 4
 MAX_ENTRIES = 20_000
 FIRST_WALK_ENTRIES = 2_000
 MAX_FILE_BYTES = 256 * 1024
 MAX_SECRETS_PER_FILE = 2_000
-# Folders no secret file of the project lives in, and the biggest ones to walk.
-SKIPPED_FOLDERS = frozenset(
-    {".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".tox", "target"}
-)
 
 _DOTENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*[=:]\s*(.*?)\s*$")
 _INI_LINE = re.compile(r"^\s*[^\s=#;]+\s*=\s*(.+?)\s*$")
@@ -125,7 +122,8 @@ class SecretFiles:
     The roots' top level is listed again whenever a root folder changes (a new .env there
     counts at once); the walk below it runs first with a small budget on the caller's
     thread (a small workspace is walked whole, before its first result), then, and every
-    RESCAN_SECONDS, in `background` (a thread), so that no call waits for a big walk."""
+    RESCAN_SECONDS, in `background` (a thread), so that no call waits for a big walk. A walk
+    after the first lists again only the folders whose stamp changed (file_walk.py)."""
 
     def __init__(
         self,
@@ -141,6 +139,7 @@ class SecretFiles:
         self._names = names
         self._clock = clock
         self._background = background or _in_a_thread
+        self._walk = FileWalk()
         self._parsed: dict[Path, tuple[tuple[int, ...], list[Secret]]] = {}
         self._below: set[Path] = set()
         """The secret files the last walk found (down to MAX_DEPTH, within its budget)."""
@@ -257,35 +256,21 @@ class SecretFiles:
         return self._workspace.relative(path)
 
     def _discover(self, budget: int) -> tuple[list[Path], bool]:
-        """The secret files down to MAX_DEPTH; and whether the walk ended within `budget`
-        entries (it stops at the budget, inside a folder too: a root of a million entries
-        costs `budget` of them, not a listing held whole)."""
-        found: list[Path] = []
-        pending = [(root, 0) for root in self._workspace.writable_roots()]
-        is_secret_file = self._secret_file_test()
-        while pending:
-            folder, depth = pending.pop()
-            for entry in _entries(folder):
-                if budget <= 0:
-                    return found, False
-                budget -= 1
-                if entry.is_dir(follow_symlinks=False):
-                    if depth < MAX_DEPTH and entry.name not in SKIPPED_FOLDERS:
-                        pending.append((Path(entry.path), depth + 1))
-                elif is_secret_file(entry):
-                    found.append(Path(entry.path))
-        return found, True
+        """The secret files down to the walk's depth; and whether the walk ended within
+        `budget` entries (it stops at the budget, inside a folder too)."""
+        roots = self._workspace.writable_roots()
+        return self._walk.walk(roots, budget, self._secret_file_test(), self._walk_key(roots))
 
     def _top_level(self) -> set[Path]:
         """The secret files right in the roots: each root read once, entry by entry, only
-        the names that could be a secret looked at."""
-        is_secret_file = self._secret_file_test()
-        return {
-            Path(entry.path)
-            for root in self._workspace.writable_roots()
-            for entry in _entries(root)
-            if is_secret_file(entry)
-        }
+        the names that could be a secret looked at (and kept for the next walk)."""
+        roots = self._workspace.writable_roots()
+        test, key = self._secret_file_test(), self._walk_key(roots)
+        return self._walk.top_level(roots, MAX_ENTRIES, test, key)
+
+    def _walk_key(self, roots: list[Path]) -> object:
+        """What a remembered walk holds for: other roots or patterns start afresh."""
+        return (tuple(roots), self._workspace.secret_patterns)
 
     def _secret_file_test(self) -> Callable[[os.DirEntry[str]], bool]:
         """Whether a listed entry is a secret file, for one pass: the workspace's own answer
@@ -313,16 +298,6 @@ def _maybe_secret(path: str) -> bool:
         or "/.ssh/" in path
         or "/.gnupg/" in path
     )
-
-
-def _entries(folder: Path) -> Iterator[os.DirEntry[str]]:
-    """The folder's entries as the kernel hands them over (none held beyond the current
-    one); nothing when it cannot be read."""
-    try:
-        with os.scandir(folder) as entries:
-            yield from entries
-    except OSError:
-        return
 
 
 def _in_a_thread(work: Callable[[], None]) -> None:
