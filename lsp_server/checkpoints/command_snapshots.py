@@ -37,6 +37,7 @@ from lsp_server.checkpoints.shadow.seed import (
 )
 from lsp_server.checkpoints.shadow.tree_changes import TreeChange
 from lsp_server.checkpoints.sharing import attribution
+from lsp_server.checkpoints.watcher import TreeWatcher
 from lsp_server.checkpoints.windows import CommandWindow
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.sandbox.protected_scan import may_be_placeholder
@@ -103,7 +104,7 @@ class CommandSnapshots:
 
     def report(self, roots: list[Path]) -> dict[str, object]:
         """toolhost/status's `checkpoints`: the roots' shell checkpoints, the watches."""
-        budget = self.watchers.budget
+        budget, marks = self.watchers.budget, self.watchers.marks_budget
         watches = {
             "held": budget.used,
             "limit": budget.limit,
@@ -113,6 +114,7 @@ class CommandSnapshots:
         return {
             "roots": [self.status(root) for root in roots],
             "inotifyWatches": watches,
+            "folderMarks": {"held": marks.used, "limit": marks.limit, "share": marks.share},
             "attribution": attribution.mechanism(self._config.exact_attribution),
         }
 
@@ -134,6 +136,7 @@ class CommandSnapshots:
             "files": job.tally.files if job else None,
             "megabytes": job.tally.bytes >> 20 if job else None,
             "watches": watcher.watches if watcher else 0,
+            "folderMarks": watcher.folder_marks if isinstance(watcher, TreeWatcher) else 0,
             "notWatched": watcher.unavailable if watcher else None,
             "watchedBy": self.watchers.watched_by(root),
             "lastSnapshot": self.watchers.scans.get(root),
@@ -211,6 +214,8 @@ class CommandSnapshots:
                 return
             if summary.files > self._config.max_root_files or not self._unwatchable(summary):
                 return  # a watcher will run: the first snapshot needs no stamps
+            if self._watch_by_marks(root, summary.folders):
+                return  # watched after all: the walk placing the marks was the preparation
             repo = self._store(root).repo
             if not repo.index.exists():
                 repo.prepared = scans.prepare(repo, summary, key)  # (the first waits for it)
@@ -225,9 +230,12 @@ class CommandSnapshots:
             return False
         if not self.watchers.enabled:
             return True
-        budget = self.watchers.budget
-        if summary.folders <= budget.limit - budget.used:
+        if summary.folders <= self.watchers.budget.left():
             return False
+        return self._unwatchable_by_fanotify()
+
+    def _unwatchable_by_fanotify(self) -> bool:
+        """No filesystem mark here (that needs CAP_SYS_ADMIN, CAP_DAC_READ_SEARCH)."""
         return not (getattr(self.watchers, "fanotify", False) and may_resolve_handles())
 
     def _index_summary(self, root: Path) -> IndexSummary | None:
@@ -242,11 +250,21 @@ class CommandSnapshots:
             return
         budget = self.watchers.budget
         watcher = self.watchers.of(root)
-        if folders > budget.limit - budget.used:
+        marked = isinstance(watcher, TreeWatcher) and watcher.marks  # (by the preparation)
+        if not marked and folders > budget.left():
+            if self._unwatchable_by_fanotify() and self._watch_by_marks(root, folders):
+                return
             if watcher.unavailable is None and self.watchers.chosen(root) is None:
                 watcher.unavailable = f"the root is not watched ({budget.refusal()})"
             return
         watcher.start(Tally(1 << 62, 1 << 62, float("inf")))
+
+    def _watch_by_marks(self, root: Path, folders: int) -> bool:
+        """Watch a root inotify cannot hold through fanotify folder marks, if they can."""
+        watcher = self.watchers.marked(root, folders, self.watchers.budget.refusal())
+        if watcher is not None:
+            watcher.start(Tally(1 << 62, 1 << 62, float("inf")))
+        return watcher is not None and watcher.unavailable is None
 
     def _before(self, root: Path) -> Outcome:
         store = self._store(root)

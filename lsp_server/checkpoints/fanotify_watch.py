@@ -73,7 +73,7 @@ class FanotifyWatcher:
     def __init__(self, root: Path, kept_out: Sequence[str], why: str) -> None:
         self.root = root
         self.kept_out = tuple(kept_out)
-        self.chosen = f"watched through fanotify, not inotify: {_bare(why)}"
+        self.chosen = f"watched through fanotify, not inotify: {bare_reason(why)}"
         """Why, for toolhost/status and the first result."""
         self.unavailable: str | None = None
         """Why the mark could not be placed (then the root is not watched)."""
@@ -344,7 +344,7 @@ def _outermost_only(paths: set[str]) -> set[str]:
     }
 
 
-def _bare(why: str) -> str:
+def bare_reason(why: str) -> str:
     """The inotify watcher's reason without its lead-in: what it would have taken."""
     for lead in ("the root is not watched (", "the root cannot be watched ("):
         if why.startswith(lead) and why.endswith(")"):

@@ -16,8 +16,10 @@ tracked files and their sizes: shadow/index_summary.py), with no walk at all.
 The inotify watches a root may take are bounded too (`WatchBudget`): a share of
 fs.inotify.max_user_watches (default 10 %, `checkpoints.watch_share`), which the editor, its
 language servers and every other watcher of the user share; one budget per process for
-every root's watcher (watcher.py). A root that needs more is not watched, and each of its
-snapshots scans it instead.
+every root's watcher (watcher.py). A root that needs more is watched through fanotify
+(one filesystem mark where the process may place it, else a mark per folder within a share
+of fs.fanotify.max_user_marks, `checkpoints.mark_share`, a pool no editor draws on), else
+not watched, and each of its snapshots scans it instead.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from pathlib import Path
 
 import attrs
 
-from lsp_server.checkpoints.inotify import InotifyError
+from lsp_server.fs.fanotify_folders import max_user_marks
+from lsp_server.fs.inotify import InotifyError
 from lsp_server.fs.workspace import NEVER_WALKED
 
 
@@ -145,14 +148,40 @@ def max_user_watches() -> int:
 
 class WatchBudget:
     """The inotify watches this process may hold: a share of fs.inotify.max_user_watches,
-    which the editor, its language servers and every other watcher of the user share."""
+    which the editor, its language servers and every other watcher of the user share
+    (`for_marks`: the fanotify folder marks, a share of fs.fanotify.max_user_marks)."""
 
-    def __init__(self, share: float, system_limit: int | None = None) -> None:
+    def __init__(
+        self,
+        share: float,
+        system_limit: int | None = None,
+        pool: str = "inotify watches",
+        limit_name: str = "fs.inotify.max_user_watches",
+        setting: str = "checkpoints.watch_share",
+    ) -> None:
         self.share = share
         self.system_limit = max_user_watches() if system_limit is None else system_limit
         self.limit = int(self.system_limit * share)
         self.used = 0
+        self.pool, self.limit_name, self.setting = pool, limit_name, setting
         self._lock = threading.Lock()
+
+    @classmethod
+    def for_marks(cls, share: float, system_limit: int | None = None) -> WatchBudget:
+        """fanotify folder marks (fs/fanotify_folders.py); none where the pool is unknown."""
+        if system_limit is None:
+            system_limit = max_user_marks() or 0
+        return cls(
+            share,
+            system_limit,
+            "fanotify folder marks",
+            "fs.fanotify.max_user_marks",
+            "checkpoints.mark_share",
+        )
+
+    def left(self) -> int:
+        with self._lock:
+            return max(0, self.limit - self.used)
 
     def take(self) -> bool:
         with self._lock:
@@ -167,9 +196,8 @@ class WatchBudget:
 
     def refusal(self) -> str:
         return (
-            f"watching it would take more than {self.limit:,} inotify watches "
-            f"({self.share:.0%} of fs.inotify.max_user_watches, {self.system_limit:,}; "
-            "checkpoints.watch_share)"
+            f"watching it would take more than {self.limit:,} {self.pool} "
+            f"({self.share:.0%} of {self.limit_name}, {self.system_limit:,}; {self.setting})"
         )
 
 

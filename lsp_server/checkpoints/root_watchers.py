@@ -1,8 +1,9 @@
 """One watcher per workspace root, started on the root's first snapshot: inotify
 (watcher.py) within one budget of watches (root_budget.py); a root inotify cannot watch
 (it needs more watches than the share leaves, or none are left) is watched through one
-fanotify filesystem mark (fanotify_watch.py) where this process may place one, else not
-watched (its snapshots go by the folders' stamps)."""
+fanotify filesystem mark (fanotify_watch.py) where this process may place one, else
+through a fanotify mark per folder (any user, Linux 5.13+: `marked`, within a share of
+fs.fanotify.max_user_marks), else not watched (its snapshots go by the folders' stamps)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from lsp_server.checkpoints.fanotify_watch import FanotifyWatcher
+from lsp_server.checkpoints.fanotify_watch import FanotifyWatcher, bare_reason
 from lsp_server.checkpoints.root_budget import WatchBudget
 from lsp_server.checkpoints.watcher import Changed, TreeWatcher
 from lsp_server.config.broad_roots import mounts_inside, own_folders_inside
 from lsp_server.config.tree import CheckpointsConfig
+from lsp_server.fs import fanotify_folders
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +33,7 @@ class RootWatchers:
         keep_out: Sequence[Path] = (),
         budget: WatchBudget | None = None,
         skip: Sequence[str] = (),
+        marks_budget: WatchBudget | None = None,
     ) -> None:
         self.enabled = enabled
         self.keep_out = tuple(keep_out)
@@ -41,6 +44,12 @@ class RootWatchers:
         self.fanotify = True
         """A root inotify cannot watch is watched through fanotify where permitted (tests
         turn it off to see what a user without CAP_SYS_ADMIN gets)."""
+        self.marks_budget = marks_budget or WatchBudget.for_marks(0.5)
+        """The fanotify folder marks this process may hold (a share of max_user_marks)."""
+        self.folder_marks = True
+        """Else watched by a fanotify mark per folder where the kernel has them (tests turn
+        it off to see what a user of an older kernel gets)."""
+        self._marks_refused: str | None = None
         self._watchers: dict[Path, Watcher] = {}
         self._no_fanotify: set[Path] = set()
         self._lock = threading.Lock()
@@ -50,7 +59,13 @@ class RootWatchers:
     @classmethod
     def for_config(cls, config: CheckpointsConfig, keep_out: Sequence[Path]) -> RootWatchers:
         """Within the config's share of watches; regenerable folders are not measured."""
-        return cls(True, keep_out, WatchBudget(config.watch_share), config.skip_folders)
+        return cls(
+            True,
+            keep_out,
+            WatchBudget(config.watch_share),
+            config.skip_folders,
+            WatchBudget.for_marks(config.mark_share),
+        )
 
     def take(self, root: Path) -> Changed:
         if not self.enabled:
@@ -71,33 +86,61 @@ class RootWatchers:
                 self._watchers[root] = watcher
             return watcher
 
+    def marked(self, root: Path, folders: int, why: str) -> TreeWatcher | None:
+        """The root's watcher through fanotify folder marks (not started yet, the first
+        time), in place of inotify's, which cannot hold its `folders` (`why`); None where
+        such marks cannot be placed or their share cannot hold them either."""
+        with self._lock:
+            return self._marked(root, folders, why)
+
+    def _marked(self, root: Path, folders: int, why: str) -> TreeWatcher | None:
+        current = self._watchers.get(root)
+        if isinstance(current, TreeWatcher) and current.marks:
+            return current
+        if not self.enabled or not self.folder_marks or self._marks_refused is not None:
+            return None
+        if folders > self.marks_budget.left():
+            return None
+        self._marks_refused = fanotify_folders.available()
+        if self._marks_refused is not None:
+            log.info("checkpoints of %s: %s", root, self._marks_refused)
+            return None
+        kept_out = [*own_folders_inside(root, self.keep_out), *mounts_inside(root)]
+        watcher = TreeWatcher(root, kept_out, self.marks_budget, self.skip, marks=True)
+        watcher.chosen = f"watched through fanotify folder marks, not inotify: {bare_reason(why)}"
+        if current is not None:
+            current.close()
+        self._watchers[root] = watcher
+        log.info("checkpoints of %s: %s", root, watcher.chosen)
+        return watcher
+
     def running(self, root: Path) -> Watcher | None:
         """The root's watcher if one was started (a snapshot was taken), else None; one
-        inotify cannot serve is replaced by fanotify's where this process may use it."""
+        inotify cannot serve is replaced by fanotify's filesystem mark where this process
+        may use one, else by fanotify folder marks where the kernel has them."""
         if not self.enabled:
             return None
         with self._lock:
             watcher = self._watchers.get(root)
-            if (
-                isinstance(watcher, TreeWatcher)
-                and watcher.unavailable is not None
-                and self.fanotify
-                and root not in self._no_fanotify
-            ):
-                watcher = self._fanotify(root, watcher)
+            if isinstance(watcher, TreeWatcher) and not watcher.marks and watcher.unavailable:
+                why = watcher.unavailable
+                if self.fanotify and root not in self._no_fanotify:
+                    watcher = self._fanotify(root, watcher)
+                if isinstance(watcher, TreeWatcher):  # started by the next take (its walk)
+                    watcher = self._marked(root, 0, why) or watcher
             return watcher
 
     def chosen(self, root: Path) -> str | None:
         """How the root is watched when not by inotify (the first result says it)."""
         watcher = self.running(root)
-        return watcher.chosen if isinstance(watcher, FanotifyWatcher) else None
+        return None if watcher is None else watcher.chosen
 
     def watched_by(self, root: Path) -> str | None:
         """ "inotify", or fanotify and why; None: the root is not watched (yet)."""
         watcher = self.running(root)
         if watcher is None or watcher.unavailable is not None:
             return None
-        return "inotify" if isinstance(watcher, TreeWatcher) else watcher.chosen
+        return watcher.chosen or "inotify"
 
     def _fanotify(self, root: Path, watcher: TreeWatcher) -> Watcher:
         assert watcher.unavailable is not None

@@ -1,19 +1,20 @@
-"""What changed in a workspace root since the last snapshot, from inotify, so that a shell
+"""What changed in a workspace root since the last snapshot, from inotify (or fanotify
+folder marks, the same events from a pool of their own: `marks`), so that a shell
 command's checkpoint adds only those paths instead of scanning the whole tree twice.
 
 Every folder of the root on its file system is watched, except `.git` folders, the inside
 of nested repositories (git records neither), toolhost's own folders and `/proc`, `/sys`,
 `/dev`, within the process's share of watches (root_budget.py); the first walk also
-measures the root. Nothing reads the queue in the background: `take` reads it dry when a
-snapshot is about to be taken. The kernel queues an event in the same system call that
-makes the change, so once a command has ended every change it made through a watched
-folder is in the queue. A folder created (or moved in) is marked changed as a whole and
-watched at once: `git add -A -- folder` covers files made before its watch existed.
+measures the root. `take` reads the queue dry when a snapshot is about to be taken: the
+kernel queues an event in the system call that makes the change, so once a command has
+ended every change it made through a watched folder is in the queue. A folder created
+(or moved in) is marked changed as a whole and watched at once: `git add -A -- folder`
+covers files made before its watch existed.
 
 `take` asks for a full scan instead (Changed.rescan says why) when:
 - the watcher has just started, or could not start: no inotify, no instance or watch
-  left (`fs.inotify.max_user_*`), more watches needed than the share allows (such a root
-  is watched through fanotify where permitted instead: fanotify_watch.py);
+  left, more watches needed than the share allows (such a root is watched through
+  fanotify where permitted instead: root_watchers.py);
 - the kernel dropped events (IN_Q_OVERFLOW), or the root was moved, deleted or unmounted;
 - a `.gitignore` changed (what is ignored may change anywhere below it);
 - more than MAX_PATHS paths changed (one scan is then cheaper than naming them);
@@ -37,8 +38,6 @@ from pathlib import Path
 
 import attrs
 
-from lsp_server.checkpoints import inotify
-from lsp_server.checkpoints.inotify import Event, Inotify, InotifyError
 from lsp_server.checkpoints.root_budget import (
     OverBudget,
     ShareExceeded,
@@ -47,6 +46,9 @@ from lsp_server.checkpoints.root_budget import (
     enters,
     link_count,
 )
+from lsp_server.fs import inotify
+from lsp_server.fs.fanotify_folders import FanotifyFolders
+from lsp_server.fs.inotify import Event, Inotify, InotifyError
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +68,7 @@ class Changed:
     paths: frozenset[str]
     rescan: str | None = None
     created: frozenset[str] = frozenset()
-    """The paths among `paths` that are new names (created or moved in, folders too):
-    only those can be ignored files that no snapshot has classified yet (ignored.py)."""
+    """New names among `paths`: only those can be ignored files not classified (ignored.py)."""
 
 
 @attrs.define(eq=False)  # by identity: held weakly by the watcher
@@ -75,8 +76,7 @@ class NewNames:
     """Names (relative, "/") created or moved in under a root while a window was open."""
 
     created: set[str] = attrs.Factory(set)
-    lost: str | None = None
-    """Why some may be missing (events dropped, the watcher stopped): then look otherwise."""
+    lost: str | None = None  # why some may be missing (events dropped): look otherwise
 
 
 class TreeWatcher:
@@ -86,18 +86,18 @@ class TreeWatcher:
         kept_out: Sequence[str] = (),
         budget: WatchBudget | None = None,
         skip: frozenset[str] = frozenset(),
+        marks: bool = False,
     ) -> None:
         self.root = root
-        self.kept_out = tuple(kept_out)
-        """Folders (relative) neither watched nor reported: toolhost's own."""
+        self.marks = marks  # fanotify folder marks (fs/fanotify_folders.py), not inotify
+        self.kept_out = tuple(kept_out)  # (relative) neither watched nor reported: our own
         self.budget = budget or WatchBudget(1.0)
-        self.skip = skip
-        """Folders a first walk watches but does not count (regenerable: root_budget.py)."""
+        self.skip = skip  # watched, not counted by a first walk (regenerable: root_budget.py)
         self._root_dev = 0
         self._over_share: str | None = None
         self._walking = False
         self._lock = threading.Lock()
-        self._inotify: Inotify | None = None
+        self._inotify: Inotify | FanotifyFolders | None = None
         self._folders: dict[int, str] = {}  # wd -> folder ("" is the root)
         self._nested: set[str] = set()  # nested repositories: watched, not entered
         self._hard_links: set[str] = set()
@@ -106,14 +106,17 @@ class TreeWatcher:
         self._rescan: str | None = "the watcher was not running"
         self._restart = False
         self._carried: set[str] = set()  # new names a window's reader could not look into
-        self._windows: weakref.WeakSet[NewNames] = weakref.WeakSet()
-        """Open windows; one its command dropped (it failed to start) just goes away."""
-        self.unavailable: str | None = None
-        """Why this root cannot be watched at all (every snapshot is then a full scan)."""
+        self._windows: weakref.WeakSet[NewNames] = weakref.WeakSet()  # (a dropped one goes)
+        self.unavailable: str | None = None  # why not watched (each snapshot: a full scan)
+        self.chosen: str | None = None  # with marks: why not inotify (said once)
 
     @property
     def watches(self) -> int:  # inotify watches held now
-        return len(self._folders)
+        return 0 if self.marks else len(self._folders)
+
+    @property
+    def folder_marks(self) -> int:
+        return len(self._folders) if self.marks else 0
 
     # -- life -----------------------------------------------------------------------
 
@@ -134,7 +137,7 @@ class TreeWatcher:
         self._over_share = None
         try:
             self._root_dev = self.root.stat().st_dev
-            self._inotify = Inotify()
+            self._inotify = FanotifyFolders() if self.marks else Inotify()
             weakref.finalize(self, self._inotify.close)
             self._watch_tree("", tally)
         except OverBudget:
@@ -269,7 +272,8 @@ class TreeWatcher:
 
     def _event(self, event: Event) -> None:
         if event.mask & inotify.IN_Q_OVERFLOW:
-            self._rescan = "the kernel dropped events (inotify queue overflow)"
+            notifier = "fanotify" if self.marks else "inotify"
+            self._rescan = f"the kernel dropped events ({notifier} queue overflow)"
             self._lose(self._rescan)
             return
         folder = self._folders.get(event.wd)

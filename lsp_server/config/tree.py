@@ -218,8 +218,12 @@ class CheckpointsConfig:
     origin (docs/AGENTS.md)."""
     watch_share: float = 0.1
     """The share of fs.inotify.max_user_watches toolhost's watchers may hold; a root that
-    needs more is watched through fanotify where the process may (root), else not watched
-    (each snapshot scans it instead)."""
+    needs more is watched through fanotify: one mark for its filesystem where the process
+    may (root), else a mark per folder (Linux 5.13+), else not watched (each snapshot scans
+    it instead)."""
+    mark_share: float = 0.5
+    """The share of fs.fanotify.max_user_marks the folder marks may hold (a pool of the
+    user's that editors and language servers, which use inotify, do not draw on)."""
 
 
 @attrs.define

@@ -6,5 +6,8 @@
   rename;
 - hardlinks.py: a file with several names is read only when every name is accounted for;
 - textio.py: versions, decoding that round-trips, atomic writes keeping encoding and mode;
-- leftover_temps.py: temp files of killed writes, named so they can be swept.
+- leftover_temps.py: temp files of killed writes, named so they can be swept;
+- inotify.py, fanotify_folders.py, fanotify.py: the kernel's word on what changed, by
+  folder watches (inotify's, or fanotify marks for any user from a pool of their own) or
+  for a whole filesystem with each writer's pid (privileged).
 """

@@ -125,9 +125,10 @@ class StatusResult:
     `freedBytes`, `folders` (walked so far)."""
     checkpoints: JSON = None
     """Shell checkpoints per root (`shellCheckpoints`: on, or off and why: over the size
-    budget; `files`, `megabytes` measured; `watches` held, `notWatched` and why,
-    `watchedBy`: inotify, or fanotify and why;
-    `lastSnapshot`: how the last one was taken), `inotifyWatches` (held, limit, share) and
+    budget; `files`, `megabytes` measured; `watches` and `folderMarks` held, `notWatched`
+    and why, `watchedBy`: inotify, or fanotify and why;
+    `lastSnapshot`: how the last one was taken), `inotifyWatches` (held, limit, share),
+    `folderMarks` (held, limit, share) and
     `attribution`: how a command's own changes are told from others' (exact where the
     kernel names each writer, else by origin, and why)."""
     config_layers: list[str] = attrs.Factory(list)

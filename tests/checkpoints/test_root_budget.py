@@ -126,6 +126,7 @@ async def test_the_watches_stay_within_their_share(tmp_path: Path) -> None:
     share = (limit + 0.5) / max_user_watches()
     checkpoints = engine([small, large], state, watch_share=share)
     checkpoints.watchers.fanotify = False  # a user's: with it, test_fanotify_watch.py
+    checkpoints.watchers.folder_marks = False  # before Linux 5.13: test_fanotify_folders.py
     made, notes = await command(
         checkpoints, "c-1", f"echo x >> d0/e0/f0.txt && echo y >> {large}/d1/e10/f1.txt", small
     )
@@ -344,6 +345,7 @@ async def test_a_seeded_git_root_is_measured_from_its_index_not_walked(
     share = 100.5 / max_user_watches()
     checkpoints = engine([root], tmp_path / "state", watch_share=share)
     checkpoints.watchers.fanotify = False
+    checkpoints.watchers.folder_marks = False  # (test_fanotify_folders.py: with them)
     made, notes = await command(checkpoints, "c-1", "echo x >> d0/e0/f0.txt", root)
     assert [f.path for c in made for f in c.files] == ["d0/e0/f0.txt"]
     assert len(notes) == 1 and "the root is not watched" in notes[0]

@@ -99,6 +99,7 @@ class Pair:
         if mode == "prepared":  # no fanotify either (as for a user without privileges)
             for checkpoints in self.engines.values():
                 checkpoints.watchers.fanotify = False
+                checkpoints.watchers.folder_marks = False  # (a kernel before 5.13)
             seeded = self.engines["seeded"]
             # The engine's own start may have prepared already (or found a watcher would
             # run, before the lines above): either way, once more, now that none can.

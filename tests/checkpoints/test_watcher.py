@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.checkpoints import inotify
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.config.tree import CheckpointsConfig, Limits
+from lsp_server.fs import inotify
 from lsp_server.fs.workspace import Workspace
 from lsp_server.runtime.file_service import FileService
 from lsp_server.runtime.reverts import Reverter

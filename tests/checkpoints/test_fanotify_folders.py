@@ -1,0 +1,339 @@
+"""A root that needs more inotify watches than its share, in a process that may not place a
+fanotify filesystem mark (any user's), is watched by a fanotify mark per folder
+(fs/fanotify_folders.py, Linux 5.13+): the first result and toolhost/status say so, no
+inotify watch is held, and a later command's snapshot adds only the paths that changed,
+recording what a full scan records.
+
+The marks are real everywhere here. The missing privilege is simulated in-process (the
+filesystem mark is made to fail as it does for a user), and is real in two tests: a
+process with every capability dropped places folder marks, and `toolhost mcp` run that way
+watches a git root through them."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from pathlib import Path
+
+import pytest
+
+from lsp_server.checkpoints import command_snapshots, fanotify_watch
+from lsp_server.checkpoints.fanotify_watch import NOT_RUNNING
+from lsp_server.checkpoints.root_budget import Tally, WatchBudget, max_user_watches
+from lsp_server.checkpoints.shadow.repository import ShadowRepo
+from lsp_server.checkpoints.watcher import TreeWatcher
+from lsp_server.fs import inotify
+from lsp_server.fs.fanotify_folders import FanotifyFolders, max_user_marks
+from tests.checkpoints.snapshots import tree_state
+from tests.checkpoints.test_fanotify_watch import CASES, budget, first_command
+from tests.checkpoints.test_first_snapshot_mcp import bash, environment, revert
+from tests.checkpoints.test_root_budget import make_tree
+from tests.checkpoints.test_seeded_snapshot import Pair
+from tests.checkpoints.test_watcher import Twin, changes
+from tests.mcp.clients import RawMcp, toolhost_command
+
+pytestmark = pytest.mark.timeout(180)
+
+REPO = Path(__file__).resolve().parents[2]
+# What a process without CAP_SYS_ADMIN gets: root keeps its uid (the venv stays readable)
+# but holds no capability, now or after exec.
+UNPRIVILEGED = [
+    "setpriv",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    "--securebits=+noroot,+noroot_locked,+no_setuid_fixup",
+]
+
+
+def unprivileged(command: list[str]) -> list[str]:
+    return [*UNPRIVILEGED, *command] if os.geteuid() == 0 else command
+
+
+@pytest.fixture
+def no_filesystem_mark(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The filesystem mark fails as it does for a user (no CAP_DAC_READ_SEARCH)."""
+    monkeypatch.setattr(fanotify_watch, "may_resolve_handles", lambda: False)
+    monkeypatch.setattr(command_snapshots, "may_resolve_handles", lambda: False)
+
+
+def kernel_marks(pid: int) -> dict[str, int]:
+    """The inotify watches and fanotify marks the process holds, as the kernel lists them."""
+    held = {"inotify wd:": 0, "fanotify ino:": 0}
+    for info in Path(f"/proc/{pid}/fdinfo").iterdir():
+        try:
+            lines = info.read_text().splitlines()
+        except OSError:
+            continue  # closed meanwhile
+        for kind in held:
+            held[kind] += sum(line.startswith(kind) for line in lines)
+    return held
+
+
+def events(marks: FanotifyFolders) -> list[tuple[int, int, str]]:
+    return [(e.wd, e.mask, e.name) for e in marks.read()]
+
+
+def has(found: Iterable[tuple[int, int, str]], wd: int, name: str, bit: int) -> bool:
+    return any(w == wd and n == name and m & bit for w, m, n in found)
+
+
+def test_folder_marks_report_what_inotify_reports(tmp_path: Path) -> None:
+    """Entries made, written, moved and removed, by the folder's wd and the entry's name,
+    with inotify's bits; a marked folder removed reports DELETE_SELF then IN_IGNORED; the
+    same folder marked twice keeps its wd; an unmarked folder reports nothing."""
+    (tmp_path / "sub").mkdir()
+    marks = FanotifyFolders()
+    try:
+        top = marks.add_watch(str(tmp_path))
+        sub = marks.add_watch(str(tmp_path / "sub"))
+        assert marks.add_watch(str(tmp_path)) == top and sub != top
+        (tmp_path / "f").write_text("x")
+        (tmp_path / "f").rename(tmp_path / "g")
+        (tmp_path / "sub" / "h").write_text("y")
+        (tmp_path / "sub" / "h").unlink()
+        (tmp_path / "d").mkdir()
+        found = events(marks)
+        assert has(found, top, "f", inotify.IN_CREATE)
+        assert has(found, top, "f", inotify.IN_MODIFY)
+        assert has(found, top, "f", inotify.IN_MOVED_FROM)
+        assert has(found, top, "g", inotify.IN_MOVED_TO)
+        assert has(found, sub, "h", inotify.IN_CLOSE_WRITE)
+        assert has(found, sub, "h", inotify.IN_DELETE)
+        assert has(found, top, "d", inotify.IN_CREATE | inotify.IN_ISDIR)
+        (tmp_path / "d" / "unmarked").write_text("z")
+        assert events(marks) == []
+        os.rmdir(tmp_path / "sub")
+        found = events(marks)
+        assert has(found, top, "sub", inotify.IN_DELETE)
+        gone = found.index((sub, inotify.IN_DELETE_SELF | inotify.IN_ISDIR, ""))
+        assert found[gone + 1] == (sub, inotify.IN_IGNORED, "")
+        marks.remove_watch(top)
+        (tmp_path / "after").write_text("w")
+        assert events(marks) == []
+    finally:
+        marks.close()
+
+
+def test_an_unprivileged_process_places_folder_marks(tmp_path: Path) -> None:
+    """For real, in a process without any capability: the filesystem mark is refused, the
+    folder marks are placed and report."""
+    script = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from lsp_server.fs.fanotify import FanotifyUnavailable, FilesystemEvents\n"
+        "from lsp_server.fs.fanotify_folders import FanotifyFolders\n"
+        "folder = sys.argv[1]\n"
+        "try:\n"
+        "    FilesystemEvents.open().watch(Path(folder))\n"
+        "    print('filesystem mark placed')\n"
+        "except FanotifyUnavailable as exc:\n"
+        "    print('filesystem mark refused:', exc)\n"
+        "marks = FanotifyFolders()\n"
+        "wd = marks.add_watch(folder)\n"
+        "open(os.path.join(folder, 'made'), 'w').close()\n"
+        "print([(e.wd == wd, e.name) for e in marks.read()][:1])\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        unprivileged([sys.executable, "-c", script, str(tmp_path)]),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        f"filesystem mark refused: fanotify cannot watch {tmp_path}: Operation not permitted",
+        "[(True, 'made')]",
+    ]
+
+
+def test_a_real_overflow_asks_for_a_full_scan(tmp_path: Path) -> None:
+    """More changes between two takes than the kernel's queue holds: the next take asks
+    for a full scan, and the one after serves again."""
+    limit_file = Path("/proc/sys/fs/fanotify/max_queued_events")
+    limit = int(limit_file.read_text()) if limit_file.exists() else 16384
+    assert limit <= 1_000_000, "a queue this large takes too long to fill here"
+    (tmp_path / "a").mkdir()
+    watcher = TreeWatcher(tmp_path, [], WatchBudget.for_marks(0.5), marks=True)
+    try:
+        assert watcher.start(Tally(1 << 62, 1 << 62, float("inf")))
+        assert watcher.take().rescan == NOT_RUNNING
+        assert watcher.folder_marks == 2 and watcher.watches == 0
+        for n in range(limit + 16):
+            (tmp_path / "a" / f"f{n}").touch()
+        assert watcher.take().rescan == "the kernel dropped events (fanotify queue overflow)"
+        (tmp_path / "a" / "f0").write_text("again")
+        changed = watcher.take()
+        assert changed.rescan is None and changed.paths == {"a/f0"}
+    finally:
+        watcher.close()
+
+
+def test_the_marks_stay_within_their_share(tmp_path: Path) -> None:
+    """A root with more folders than the marks' share allows is not watched by them, and
+    says which setting to raise."""
+    make_tree(tmp_path, 30, 1)
+    marks = WatchBudget.for_marks(0.5, system_limit=20)
+    assert marks.limit == 10 and "fs.fanotify.max_user_marks" in marks.refusal()
+    watcher = TreeWatcher(tmp_path, [], marks, marks=True)
+    try:
+        watcher.take()
+        assert watcher.unavailable == (
+            "the root cannot be watched (watching it would take more than 10 fanotify folder "
+            "marks (50% of fs.fanotify.max_user_marks, 20; checkpoints.mark_share))"
+        )
+        assert marks.used == 0
+    finally:
+        watcher.close()
+
+
+@pytest.fixture
+async def twin(tmp_path: Path, no_filesystem_mark: None) -> Iterator[Twin]:  # type: ignore[misc]
+    made = Twin(tmp_path)
+    watchers = made.checkpoints.watchers
+    watchers.budget = budget(2)  # the root, pkg and pkg/deep: 3 folders
+    notes = await first_command(made.engines, made.roots)
+    made.count = 1
+    share = watchers.budget.share
+    assert notes == {
+        "watched": [
+            f"[checkpoints of {made.root}: watched through fanotify folder marks, not inotify: "
+            f"watching it would take more than 2 inotify watches ({share:.0%} of "
+            f"fs.inotify.max_user_watches, {max_user_watches():,}; checkpoints.watch_share)]"
+        ],
+        "scanned": [],
+        "scan watched": [f"full scan: {NOT_RUNNING}"],
+        "scan scanned": ["full scan: watching is off"],
+    }
+    status = made.checkpoints.status()
+    [watched] = status["roots"]
+    assert watched["watchedBy"].startswith("watched through fanotify folder marks")
+    assert watched["watches"] == 0 and watched["folderMarks"] == 3
+    assert watched["notWatched"] is None
+    assert status["inotifyWatches"]["held"] == 0 and status["folderMarks"]["held"] == 3
+    assert status["folderMarks"]["limit"] == int((max_user_marks() or 0) * 0.5)
+    yield made
+    made.close()
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.__name__.removeprefix("test_"))
+async def test_the_watcher_cases_through_folder_marks(
+    twin: Twin, case: Callable[[Twin], Awaitable[None]]
+) -> None:
+    await case(twin)
+
+
+async def test_a_git_root_of_thousands_of_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_filesystem_mark: None
+) -> None:
+    """Seeded from the user's index (1,500 files in 280 folders, 50 inotify watches left):
+    the preparation at start places the marks instead of stamping the folders; the first
+    snapshot is the seeded scan, a later one adds only what changed, and reverts."""
+    added: list[set[str]] = []
+    snapshot_paths = ShadowRepo.snapshot_paths
+
+    def counted(repo: ShadowRepo, paths: Iterable[str]) -> str:
+        added.append(set(paths))
+        return snapshot_paths(repo, added[-1])
+
+    monkeypatch.setattr(ShadowRepo, "snapshot_paths", counted)
+    pair = Pair(tmp_path, files=1500)
+    seeded = pair.engines["seeded"]
+    seeded.watchers.budget = budget(50)
+    pair.engines["scanned"].watchers.enabled = False
+    root = pair.roots["seeded"]
+    seeded._commands.prepare_in_background([root])  # as at start, with the share lowered
+    try:
+        before = tree_state(root)
+        notes = await first_command(pair.engines, pair.roots)
+        assert len(notes["seeded"]) == 1
+        assert "watched through fanotify folder marks, not inotify" in notes["seeded"][0]
+        assert notes["scan seeded"] == [
+            f"full scan: {NOT_RUNNING}; seeded from the repository's index"
+        ]
+        pair.count = 1
+        found = await pair.run(
+            "echo more >> pkg1/sub1/m1.py && rm pkg2/sub2/m2.py && mkdir -p fresh/a && "
+            "echo n > fresh/a/n.txt && mv pkg3/sub3/m3.py moved.py && echo s >> new.local"
+        )
+        assert changes(found) == {
+            ("pkg1/sub1/m1.py", "modified"),
+            ("pkg2/sub2/m2.py", "deleted"),
+            ("fresh/a/n.txt", "created"),
+            ("moved.py", "moved"),
+            ("new.local", "created"),
+        }
+        assert pair.scans["seeded"] == "changed paths"
+        assert added[-1] == {
+            "pkg1/sub1/m1.py",
+            "pkg2/sub2/m2.py",
+            "fresh",
+            "pkg3/sub3/m3.py",
+            "moved.py",
+            "new.local",
+        }
+        status = seeded.status()
+        assert status["inotifyWatches"]["held"] == 0 and status["folderMarks"]["held"] > 250
+        await pair.revert("seeded", "c-2")
+        assert tree_state(root) == before
+    finally:
+        pair.close()
+
+
+async def test_over_mcp_an_unprivileged_server_watches_a_large_git_root(
+    tmp_path: Path,
+) -> None:
+    """As a user meets it: `toolhost mcp` without any capability, its share of inotify
+    watches too small for a git root of 600 files in 330 folders: the first result says
+    folder marks watch it, a later command's checkpoint holds just its changes and reverts
+    with `toolhost revert`."""
+    root = tmp_path / "ws"
+    make_tree(root, 300, 2)
+    for args in (["init", "-q"], ["add", "-A"]):
+        subprocess.run(["git", *args], cwd=root, check=True)
+    env = environment(tmp_path)
+    share = 20.5 / max_user_watches()
+    with (tmp_path / "config" / "toolhost" / "config.toml").open("a") as config:
+        config.write(f"\n[checkpoints]\nwatch_share = {share!r}\n")
+    process = await asyncio.create_subprocess_exec(
+        *unprivileged([*toolhost_command(), "mcp", "--root", str(root), "--attach", "never"]),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=root,
+        env=env,
+    )
+    client = RawMcp(process)
+    try:
+        await client.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "folder-marks-test", "version": "0"},
+            },
+        )
+        await client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        first, _ = await bash(client, "echo x >> d0/e0/f0.txt")
+        assert (
+            f"[checkpoints of {root}: watched through fanotify folder marks, not inotify: "
+            "watching it would take more than 20 inotify watches"
+        ) in first
+        later, later_id = await bash(client, "echo y >> d1/e10/f1.txt && rm d2/e20/f0.txt")
+        assert "checkpoints of" not in later and "no checkpoint" not in later
+        held = kernel_marks(process.pid)
+        assert held["inotify wd:"] == 0 and held["fanotify ino:"] > 300, held
+        assert client.process.stdin is not None and client.process.stderr is not None
+        client.process.stdin.close()
+        err = (await asyncio.wait_for(client.process.stderr.read(), 60)).decode()
+    finally:
+        await client.close()
+    assert "Traceback" not in err
+    reverted = revert(later_id, root, env)
+    assert reverted.returncode == 0, reverted.stderr
+    assert (root / "d1/e10/f1.txt").read_text() == "10 1\n"
+    assert (root / "d2/e20/f0.txt").read_text() == "20 0\n"
