@@ -9,10 +9,11 @@
 - restore.py: how one recorded change is put back, or why it cannot be; revert_disk.py: a
   revert's reads and writes beneath the root, never through a link.
 - file_states.py: a file's state on disk and the record of its change.
-- watcher.py (root_watchers.py): what changed in a root since its last snapshot, from
-  inotify or fanotify folder marks (fs/inotify.py, fs/fanotify_folders.py), so a shell
-  command's snapshots add only those paths (shadow/changed_paths.py); fanotify_watch.py
-  the same from one fanotify filesystem mark, for a root too large for inotify;
+- watcher.py (root_watchers.py, changes.py): what changed in a root since its last
+  snapshot, from inotify or fanotify folder marks (fs/inotify.py, fs/fanotify_folders.py),
+  so a shell command's snapshots add only those paths (shadow/changed_paths.py);
+  fanotify_watch.py the same from one fanotify filesystem mark, for a root too large for
+  inotify;
   command_snapshots.py takes them and turns the two around a command into its checkpoint.
 - root_budget.py, first_snapshot.py: a root measured before its first snapshot (over the
   budget, no shell checkpoints), the watches within their share of the system's, and the

@@ -263,7 +263,7 @@ class CommandSnapshots:
         """Watch a root inotify cannot hold through fanotify folder marks, if they can."""
         watcher = self.watchers.marked(root, folders, self.watchers.budget.refusal())
         if watcher is not None:
-            watcher.start(Tally(1 << 62, 1 << 62, float("inf")))
+            watcher.start(None)  # measured from the index: nothing to count
         return watcher is not None and watcher.unavailable is None
 
     def _before(self, root: Path) -> Outcome:

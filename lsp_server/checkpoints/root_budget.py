@@ -24,11 +24,12 @@ not watched, and each of its snapshots scans it instead.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import attrs
@@ -102,6 +103,32 @@ def link_count(path: Path) -> int:
     except OSError:
         return 0
     return 0 if stat.S_ISDIR(st.st_mode) else st.st_nlink
+
+
+def linked(root: str, files: Sequence[str]) -> set[str]:
+    """The files (relative to `root`) with more than one hard link."""
+    found = set()
+    for rel in files:
+        with contextlib.suppress(OSError):
+            if os.lstat(f"{root}/{rel}").st_nlink > 1:
+                found.add(rel)
+    return found
+
+
+def links_among(root: str, files: list[str], later: Callable[[set[str]], None]) -> set[str]:
+    """The hard-linked among `files` (relative to `root`), if they are few; else none now
+    and `later(found)` from a thread of low priority: a walk that counts nothing (measured
+    otherwise) waits for no stat of a file, a third of its time on 200,000 files."""
+    if len(files) < 1000:
+        return linked(root, files)
+
+    def note() -> None:
+        with contextlib.suppress(OSError):  # below the commands' own work
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        later(linked(root, files))
+
+    threading.Thread(target=note, name="hard links", daemon=True).start()
+    return set()
 
 
 def measure(root: Path, kept_out: Sequence[str], skip: frozenset[str], tally: Tally) -> Tally:

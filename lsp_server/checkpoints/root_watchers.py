@@ -12,9 +12,10 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from lsp_server.checkpoints.changes import Changed
 from lsp_server.checkpoints.fanotify_watch import FanotifyWatcher, bare_reason
 from lsp_server.checkpoints.root_budget import WatchBudget
-from lsp_server.checkpoints.watcher import Changed, TreeWatcher
+from lsp_server.checkpoints.watcher import TreeWatcher
 from lsp_server.config.broad_roots import mounts_inside, own_folders_inside
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.fs import fanotify_folders

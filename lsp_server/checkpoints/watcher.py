@@ -36,8 +36,7 @@ import weakref
 from collections.abc import Sequence
 from pathlib import Path
 
-import attrs
-
+from lsp_server.checkpoints.changes import MAX_PATHS, Changed, NewNames
 from lsp_server.checkpoints.root_budget import (
     OverBudget,
     ShareExceeded,
@@ -45,6 +44,7 @@ from lsp_server.checkpoints.root_budget import (
     WatchBudget,
     enters,
     link_count,
+    links_among,
 )
 from lsp_server.fs import inotify
 from lsp_server.fs.fanotify_folders import FanotifyFolders
@@ -52,31 +52,10 @@ from lsp_server.fs.inotify import Event, Inotify, InotifyError
 
 log = logging.getLogger(__name__)
 
-MAX_PATHS = 2000
-
 _NEW = inotify.IN_CREATE | inotify.IN_MOVED_TO
 _GONE = inotify.IN_DELETE | inotify.IN_MOVED_FROM
 _ROOT_GONE = inotify.IN_DELETE_SELF | inotify.IN_MOVE_SELF | inotify.IN_UNMOUNT
 _SKIPPED_FOLDER = (2, 13, 20, 40)  # ENOENT, EACCES, ENOTDIR, ELOOP
-
-
-@attrs.frozen
-class Changed:
-    """Paths (relative, "/"; a folder stands for everything below it) changed since the
-    last take, or why a full scan is needed instead."""
-
-    paths: frozenset[str]
-    rescan: str | None = None
-    created: frozenset[str] = frozenset()
-    """New names among `paths`: only those can be ignored files not classified (ignored.py)."""
-
-
-@attrs.define(eq=False)  # by identity: held weakly by the watcher
-class NewNames:
-    """Names (relative, "/") created or moved in under a root while a window was open."""
-
-    created: set[str] = attrs.Factory(set)
-    lost: str | None = None  # why some may be missing (events dropped): look otherwise
 
 
 class TreeWatcher:
@@ -120,9 +99,10 @@ class TreeWatcher:
 
     # -- life -----------------------------------------------------------------------
 
-    def start(self, tally: Tally) -> bool:
-        """Start watching, counting the root into `tally` (raises OverBudget); False when no
-        walk ran (the watcher could not start or ran already). Commands' windows skip it."""
+    def start(self, tally: Tally | None) -> bool:
+        """Start watching, counting the root into `tally` (raises OverBudget; None: not
+        counted); False when no walk ran (the watcher could not start or ran already).
+        Commands' windows skip it."""
         self._walking = True
         try:
             with self._lock:
@@ -338,10 +318,11 @@ class TreeWatcher:
     def _watch_tree(self, top: str, tally: Tally | None = None) -> None:
         """Watch `top` and every folder below it on the root's file system, each before it
         is listed (a folder made meanwhile is listed or reported); `tally`: count files."""
-        pending = [(top, True)]
+        pending, files = [(top, True)], []
+        root = str(self.root)
         while pending:
             folder, counted = pending.pop()
-            full = str(self.root / folder) if folder else str(self.root)
+            full = f"{root.rstrip('/')}/{folder}" if folder else root
             if self._over_share is None:
                 self._watch(full, folder, tally is not None)
             try:
@@ -353,24 +334,32 @@ class TreeWatcher:
             if folder and any(entry.name == ".git" for entry in entries):
                 self._nested.add(folder)
                 continue
+            prefix = f"{folder}/" if folder else ""
             for entry in entries:
-                rel = f"{folder}/{entry.name}" if folder else entry.name
                 try:
                     if entry.is_dir(follow_symlinks=False):
+                        rel = prefix + entry.name
                         if (
                             entry.name != ".git"
                             and not self._kept_out(rel)
                             and enters(self._root_dev, entry.path, entry)
                         ):
                             pending.append((rel, counted and entry.name not in self.skip))
-                        continue
-                    st = entry.stat(follow_symlinks=False)
+                    elif tally is None:
+                        files.append(prefix + entry.name)
+                    else:
+                        st = entry.stat(follow_symlinks=False)
+                        if st.st_nlink > 1:
+                            self._hard_links.add(prefix + entry.name)
+                        if counted:
+                            tally.add(st.st_size)
                 except OSError:
                     continue
-                if st.st_nlink > 1:
-                    self._hard_links.add(rel)
-                if tally is not None and counted:
-                    tally.add(st.st_size)
+        self._hard_links |= links_among(root.rstrip("/"), files, self._links_found)
+
+    def _links_found(self, found: set[str]) -> None:
+        with self._lock:
+            self._hard_links |= found
 
     def _watch(self, full: str, folder: str, counting: bool) -> None:
         """One folder's watch; over the budget a counting walk goes on without watching."""

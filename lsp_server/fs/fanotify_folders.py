@@ -108,6 +108,7 @@ class FanotifyFolders:
         self.fd: int = fd
         self._wds: dict[bytes, int] = {}  # the folder's filesystem id and handle -> wd
         self._paths: dict[int, tuple[str, bytes]] = {}  # wd -> (path, key)
+        self._fsids: dict[int, int] = {}  # mount id -> its filesystem's id
         self._next = 1
 
     def add_watch(self, path: str) -> int:
@@ -141,7 +142,9 @@ class FanotifyFolders:
         if self._to_handle(folder, b"", ctypes.byref(handle), ctypes.byref(mount), _AT_EMPTY_PATH):
             code = ctypes.get_errno()
             raise InotifyError(code, f"name_to_handle_at {path}: {os.strerror(code)}")
-        fsid = os.fstatvfs(folder).f_fsid
+        fsid = self._fsids.get(mount.value)
+        if fsid is None:
+            fsid = self._fsids[mount.value] = os.fstatvfs(folder).f_fsid
         size = min(handle.handle_bytes, _MAX_HANDLE)
         return (
             _FSID.pack(fsid & 0xFFFFFFFF, (fsid >> 32) & 0xFFFFFFFF)

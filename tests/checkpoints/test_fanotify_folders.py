@@ -15,6 +15,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -169,6 +170,29 @@ def test_a_real_overflow_asks_for_a_full_scan(tmp_path: Path) -> None:
         (tmp_path / "a" / "f0").write_text("again")
         changed = watcher.take()
         assert changed.rescan is None and changed.paths == {"a/f0"}
+    finally:
+        watcher.close()
+
+
+@pytest.mark.parametrize("files", [10, 1500])
+def test_hard_links_are_noted_by_a_walk_that_counts_nothing(tmp_path: Path, files: int) -> None:
+    """A walk measured otherwise (from the user's index) stats no file on its way; the files
+    with another name (outside the root: writes there reach no watched folder) are found
+    beside it, in a thread when they are many, and looked at on every take as before."""
+    root = tmp_path / "root"
+    make_tree(root, files // 10, 10)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("x")
+    os.link(outside, root / "linked.txt")
+    watcher = TreeWatcher(root, [], WatchBudget.for_marks(0.5), marks=True)
+    try:
+        watcher.start(None)
+        for thread in threading.enumerate():
+            if thread.name == "hard links":
+                thread.join(60)
+        assert watcher.take().rescan == NOT_RUNNING
+        outside.write_text("changed through the other name")
+        assert watcher.take().paths == {"linked.txt"}
     finally:
         watcher.close()
 

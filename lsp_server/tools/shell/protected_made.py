@@ -20,8 +20,8 @@ from pathlib import Path
 
 import attrs
 
+from lsp_server.checkpoints.changes import NewNames
 from lsp_server.checkpoints.root_watchers import RootWatchers, Watcher
-from lsp_server.checkpoints.watcher import NewNames
 from lsp_server.sandbox.protected import ProtectedPaths
 from lsp_server.sandbox.protected_scan import may_be_placeholder, scan_roots
 
