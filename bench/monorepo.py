@@ -20,16 +20,20 @@ sides, as in a repository one works in. Then, in order:
   parse of the files the search reads (tree-sitter, timed here in one process);
 - grep while the index builds in the background, vs `rg -n`;
 - the plain folder's first writing command vs `find . -type f` (--runs fresh servers);
-- the server's peak RSS; its inotify watches vs fs.inotify.max_user_watches.
+- the server's peak RSS; its inotify watches vs fs.inotify.max_user_watches, and its
+  fanotify folder marks.
 
 Medians of --runs (references too). The load average is printed with the table: the
 machine is shared, and the ratios, not the seconds, are what compares across runs.
 
     .venv/bin/python bench/monorepo.py [--files 200000] [--plain-files 50000] [--runs 3]
-        [--tree DIR] [--keep] [--only-search]
+        [--tree DIR] [--keep] [--only-search] [--as-user]
 
 --tree builds in (or reuses) DIR instead of a temporary folder; --keep leaves it there.
 --only-search takes the search rows alone (their runs in turn with their references).
+--as-user runs the servers as a user's run (as root: with every capability dropped), so
+without a fanotify filesystem mark: a root too big for the inotify share is then watched
+by fanotify folder marks (Linux 5.13+).
 """
 
 from __future__ import annotations
@@ -144,7 +148,20 @@ def run(command: list[str], cwd: Path) -> None:
     subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+# A user's server, as root: root's files stay readable, but no capability is held (no
+# fanotify filesystem mark, no CAP_DAC_READ_SEARCH), now or after exec.
+AS_USER = [
+    "setpriv",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    "--securebits=+noroot,+noroot_locked,+no_setuid_fixup",
+]
+
+
 class Server:
+    as_user = False
+    """Run without privileges (--as-user)."""
+
     def __init__(self, root: Path, home: Path) -> None:
         self.root = root
         config = home / "config" / "toolhost"
@@ -158,6 +175,8 @@ class Server:
         script = Path(sys.executable).with_name("toolhost")
         entry = [str(script)] if script.exists() else [sys.executable, "-m", "lsp_server.cli"]
         command = [*entry, "mcp", "--root", str(root), "--attach", "never"]
+        if self.as_user and os.geteuid() == 0:
+            command = [*AS_USER, *command]
         self.client = RawClient(
             command, framing="line", cwd=root, env=env, stderr=subprocess.DEVNULL
         )
@@ -196,12 +215,13 @@ class Server:
         line = next(line for line in status.splitlines() if line.startswith("VmHWM:"))
         return int(line.split()[1]) / 1024
 
-    def inotify_watches(self) -> int:
+    def inotify_watches(self, kind: str = "inotify wd:") -> int:
+        """Watches held, as the kernel lists them (`kind` "fanotify ino:": folder marks)."""
         count = 0
         for pid in self.pids():
             for fdinfo in glob.glob(f"/proc/{pid}/fdinfo/*"):
                 with contextlib.suppress(OSError):
-                    count += Path(fdinfo).read_text().count("inotify wd:")
+                    count += Path(fdinfo).read_text().count(kind)
         return count
 
     def close(self) -> None:
@@ -330,6 +350,8 @@ def measure(
             "inotify watches held", str(watches), f"max_user_watches {limit}",
             f"{100 * watches / limit:.1f} %",
         )  # fmt: skip
+        marks = server.inotify_watches("fanotify ino:")
+        table.note("fanotify folder marks held", str(marks), "(a pool editors do not use)")
     finally:
         if server is not None:
             server.close()
@@ -354,11 +376,17 @@ def main() -> None:
     parser.add_argument("--tree", type=Path)
     parser.add_argument("--keep", action="store_true")
     parser.add_argument(
+        "--as-user", action="store_true",
+        help="run the servers without privileges (as root: every capability dropped), as "
+        "a user's are: no fanotify filesystem mark",
+    )  # fmt: skip
+    parser.add_argument(
         "--only-search", action="store_true",
         help="only the search rows (glob; grep after the first snapshot, with and without "
         "matches, while the index builds)",
     )  # fmt: skip
     args = parser.parse_args()
+    Server.as_user = args.as_user
     tree = args.tree or Path(tempfile.mkdtemp(prefix="toolhost-monorepo-"))
     tree.mkdir(parents=True, exist_ok=True)
     try:

@@ -29,6 +29,7 @@ ROWS = (
     "`grep` while the index builds",
     "server peak RSS",
     "inotify watches held",
+    "fanotify folder marks held",
     "non-git folder, first writing command",
 )
 
@@ -45,13 +46,14 @@ def test_monorepo_prints_every_row_beside_its_reference(tmp_path: Path) -> None:
     assert table[0] == "| step | toolhost | reference | ratio |", done.stdout
     cells = {row.split(" | ")[0].removeprefix("| "): row.split(" | ")[1:] for row in table[2:]}
     assert list(cells) == list(ROWS), done.stdout
-    for label in ROWS[:11] + ROWS[13:]:
+    for label in ROWS[:11] + ROWS[14:]:
         ours, reference, ratio = cells[label]
         assert re.fullmatch(r"\d+\.\d\d s( \(\d+\.\d\d-\d+\.\d\d\))?", ours), (label, ours)
         assert re.search(r" \d+\.\d\d s$", reference), (label, reference)
         assert re.fullmatch(r"\d+\.\d\dx \|", ratio), (label, ratio)
     assert re.fullmatch(r"\d+ MB", cells["server peak RSS"][0])
     assert re.fullmatch(r"\d+", cells["inotify watches held"][0])
+    assert re.fullmatch(r"\d+", cells["fanotify folder marks held"][0])
     assert "load average" in done.stdout
     assert not tree.exists()  # deleted after the run
 
