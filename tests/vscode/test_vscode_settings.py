@@ -61,6 +61,7 @@ NOT_IN_VSCODE = {
     "checkpoints.max_root_mb": "checkpoint bounds and switch: .toolhost.toml only",
     "checkpoints.measure_seconds": "checkpoint bounds and switch: .toolhost.toml only",
     "checkpoints.watch_share": "checkpoint bounds and switch: .toolhost.toml only",
+    "checkpoints.mark_share": "checkpoint bounds and switch: .toolhost.toml only",
     "checkpoints.exact_attribution": "checkpoint bounds and switch: .toolhost.toml only",
     "shell.sandbox_network_allow": "a network allow list the user writes in a config file,"
     " not a setting a workspace's .vscode folder could carry",
