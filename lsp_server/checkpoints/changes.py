@@ -1,8 +1,12 @@
 """What a root's watcher reports (watcher.py, fanotify_watch.py): the paths changed since
-the last take, or why a full scan is needed instead; and the names a command made while
-its window was open (tools/shell/protected_made.py looks there)."""
+the last take, or why a full scan is needed instead; the names a command made while its
+window was open (tools/shell/protected_made.py looks there); and to a reader that keeps
+what it learned of files (glob's mtimes: tools/search/glob_memory.py), every path changed
+since it last asked."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import attrs
 
@@ -29,3 +33,30 @@ class NewNames:
     created: set[str] = attrs.Factory(set)
     lost: str | None = None
     """Why some may be missing (events dropped, the watcher stopped): then look otherwise."""
+    changed: set[str] | None = None
+    """A window of changes (`open_window(changes=True)`): every path reported changed, new
+    or not, instead of the new names."""
+
+
+MAX_WINDOW_CHANGES = 10_000
+
+
+def tell(windows: Iterable[NewNames], path: str, new: bool) -> None:
+    """A path the events report changed (`new`: created or moved in), to the open windows."""
+    for window in windows:
+        if window.changed is None:
+            if new:
+                window.created.add(path)
+        elif len(window.changed) < MAX_WINDOW_CHANGES:
+            window.changed.add(path)
+        else:
+            window.lost = window.lost or f"more than {MAX_WINDOW_CHANGES} paths changed"
+
+
+def changes_of(window: NewNames, always: Iterable[str]) -> frozenset[str] | None:
+    """What a window of changes heard since it opened or was last asked, with `always` (the
+    paths no event speaks for); None when some may be missing. Asked again, it starts anew."""
+    if window.lost is not None or window.changed is None:
+        return None
+    heard, window.changed = window.changed, set()
+    return frozenset(heard).union(always)

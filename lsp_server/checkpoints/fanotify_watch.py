@@ -36,7 +36,7 @@ import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from lsp_server.checkpoints.changes import MAX_PATHS, Changed, NewNames
+from lsp_server.checkpoints.changes import MAX_PATHS, Changed, NewNames, changes_of, tell
 from lsp_server.checkpoints.root_budget import Tally, link_count
 from lsp_server.fs import fanotify
 from lsp_server.fs.fanotify import FanotifyUnavailable, FilesystemEvents, FsEvent
@@ -189,16 +189,26 @@ class FanotifyWatcher:
             for event in events:
                 self._event(event)
 
-    def open_window(self) -> NewNames | None:
-        """Collect the names made from now on (None: not watching)."""
+    def open_window(self, changes: bool = False) -> NewNames | None:
+        """Collect the names made from now on (`changes`: every path changed; None: not
+        watching)."""
         with self._lock:
             if self._events is None:
                 return None
             self._pump()
-            window = NewNames(self._carried)
-            self._carried = set()
+            window = NewNames(set(), changed=set()) if changes else NewNames(self._carried)
+            self._carried = self._carried if changes else set()
             self._windows.add(window)
             return window
+
+    def changed_since(self, window: NewNames) -> frozenset[str] | None:
+        """A window of changes' paths (changes.changes_of), with the files of more than one
+        name (changed through another name, unheard) and the kept-out folders."""
+        with self._lock:
+            if self._events is None or window not in self._windows:
+                return None
+            self._pump()
+            return changes_of(window, self._hard_links | set(self.kept_out))
 
     def close_window(self, window: NewNames) -> NewNames:
         with self._lock:
@@ -299,9 +309,7 @@ class FanotifyWatcher:
         parts = rel.split("/")
         if ".git" in parts[:-1]:
             return  # inside a repository's own folder
-        if mask & _NEW:
-            for window in self._windows:
-                window.created.add(rel)
+        tell(self._windows, rel, bool(mask & _NEW))
         if event.is_folder and mask & (_NEW | _GONE):
             self._repos.clear()  # which folders are repositories may have moved
         if parts[-1] == ".git":

@@ -36,7 +36,7 @@ import weakref
 from collections.abc import Sequence
 from pathlib import Path
 
-from lsp_server.checkpoints.changes import MAX_PATHS, Changed, NewNames
+from lsp_server.checkpoints.changes import MAX_PATHS, Changed, NewNames, changes_of, tell
 from lsp_server.checkpoints.root_budget import (
     OverBudget,
     ShareExceeded,
@@ -171,9 +171,9 @@ class TreeWatcher:
             for event in inotify.parse(data):
                 self._event(event)
 
-    def open_window(self) -> NewNames | None:
-        """Collect the names made from now on (None: the root is not being watched).
-        What is queued already is read first: it happened before."""
+    def open_window(self, changes: bool = False) -> NewNames | None:
+        """Collect the names made from now on (`changes`: every path changed; None: the
+        root is not being watched). What is queued already is read first: it happened before."""
         if self._walking:
             return None
         with self._lock:
@@ -181,10 +181,20 @@ class TreeWatcher:
                 return None
             for event in self._inotify.read():
                 self._event(event)
-            window = NewNames(self._carried)
-            self._carried = set()
+            window = NewNames(set(), changed=set()) if changes else NewNames(self._carried)
+            self._carried = self._carried if changes else set()
             self._windows.add(window)
             return window
+
+    def changed_since(self, window: NewNames) -> frozenset[str] | None:
+        """A window of changes' paths (changes.changes_of), with the files of more than one
+        name, the nested repositories and the kept-out folders, whose changes no event names."""
+        with self._lock:
+            if self._inotify is None or window not in self._windows:
+                return None
+            for event in self._inotify.read():
+                self._event(event)
+            return changes_of(window, self._hard_links | self._nested | set(self.kept_out))
 
     def close_window(self, window: NewNames) -> NewNames:
         """The names made since `open_window` (the queue read dry first)."""
@@ -272,9 +282,7 @@ class TreeWatcher:
         path = f"{folder}/{event.name}" if folder else event.name
         if self._kept_out(path):
             return
-        if event.mask & _NEW:
-            for window in self._windows:
-                window.created.add(path)
+        tell(self._windows, path, bool(event.mask & _NEW))
         if event.name == ".git":
             if folder and event.mask & _NEW:
                 self._nested.add(folder)
