@@ -70,6 +70,7 @@ from lsp_server.secrets.askpass import AskpassBroker
 from lsp_server.secrets.known import SecretValues
 from lsp_server.shell.jobs import JobManager
 from lsp_server.tools.registry import build_registry
+from lsp_server.tools.search.glob_memory import GlobMemory
 
 if TYPE_CHECKING:
     from lsp_server.attach.listener import AttachListener
@@ -180,13 +181,12 @@ def build_runtime(
 
     `asker` answers "ask" when no editor can (the CLI's terminal prompt or --yes).
     `approver` replaces the policy engine (and its audit log) with a fixed one.
-    `long_lived=False` (one `toolhost call`): no background index build, which would die
-    with the process. Policy rules that do not parse are appended to `problems`.
+    `long_lived=False` (one `toolhost call`): no background index build (it would die with
+    the process). Policy rules that do not parse go to `problems`.
     `progress_sender` reports progress without an editor (`toolhost mcp`'s local runtime).
     `session_folders` keeps sessions on disk between processes (`toolhost call`): loaded
     when a call first names one, saved first thing at shutdown.
-    `documents` is a document source without an LSP editor (`toolhost acp`: the ACP editor's
-    own fs/*); with an editor, its open buffers are the source.
+    `documents`: the document source with no LSP editor (`toolhost acp`'s fs/*; else buffers).
     `notice` heads each session's first result (LoadedConfig.startup_notice)."""
     _refuse_broad_roots([*roots, *map(Path, config.workspace.extra_roots)], dirs)
     workspace = Workspace.from_config(list(roots), config.workspace)
@@ -204,7 +204,7 @@ def build_runtime(
     if editor is not None:
         parts.listeners.append(editor.did_call)
     parts.jobs(config)
-    parts.factories[SearchEngines] = SearchEngines.discover
+    parts.factories.update({SearchEngines: SearchEngines.discover, GlobMemory: GlobMemory})
     parts.index(dirs, long_lived, editor.index_build_listener if editor else None)
     parts.language_servers(config)
     if editor is not None:

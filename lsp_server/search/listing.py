@@ -33,6 +33,11 @@ class GlobResult:
     """(folder relative to the base, why) for each folder the walk could not open."""
     total: int | None = None
     """How many files match (None: len(relative))."""
+    start: Path | None = None
+    matched: list[str] = attrs.Factory(list)
+    mtimes: list[int] = attrs.Factory(list)
+    """ripgrep's listing: the folder it listed, every match in it and its mtime (what a
+    later glob of the same pattern may pass as `known`)."""
 
     @property
     def paths(self) -> list[Path]:
@@ -67,12 +72,14 @@ def glob_files(
     limit: int | None = None,
     keep: Callable[[Path], bool] | None = None,
     deny: PathTest | None = None,
+    known: rg_files.Known | None = None,
 ) -> GlobResult:
     """Files under `base` matching `pattern`, newest first: the `limit` first of them
     (all without a limit) and how many match. With `rg`, ripgrep lists (rg_files.py),
     else the Python walker; both give the same answer. `keep` drops a match before it
     is counted (a secret the deny list does not cover); `deny` is `excluded` compiled
-    (the engines keep it), for ripgrep."""
+    (the engines keep it), for ripgrep, which also takes the mtimes `known` from an earlier
+    listing of the same pattern instead of a stat of each match."""
     while pattern.startswith("./"):
         pattern = pattern[2:]
     prefix, rest = literal_prefix(pattern)
@@ -90,6 +97,7 @@ def glob_files(
             excluded=deny or _deny_test(tuple(excluded)), timeout_seconds=timeout_seconds,
             limit=sys.maxsize if limit is None else limit,
             keep=None if keep is None else (lambda rel: keep(Path(start_prefix + rel))),
+            known=known,
         )  # fmt: skip
         inside = _inside(base, start)
         return GlobResult(
@@ -98,6 +106,9 @@ def glob_files(
             listed.timed_out,
             [(inside + path, why) for path, why in listed.unreadable],
             listed.total,
+            start,
+            listed.matched,
+            listed.mtimes,
         )
     walker = Walker(ignore_base, hidden=hidden, excluded=tuple(excluded), skip_dirs=skip_dirs)
     deadline = time.monotonic() + timeout_seconds

@@ -63,6 +63,30 @@ class Listed:
     timed_out: bool
     unreadable: list[tuple[str, str]]
     """(path relative to the listed folder, why) for what rg could not open."""
+    matched: list[str] = attrs.Factory(list)
+    mtimes: list[int] = attrs.Factory(list)
+    """Every match and its mtime (what a later listing may take as `Known`)."""
+
+
+@attrs.frozen
+class Known:
+    """What an earlier listing of the same folder found (`matched`, `mtimes`), and the paths
+    changed since (a folder stands for all below it), all relative to the folder: the
+    other matches' mtimes are taken from it instead of a stat each."""
+
+    matched: list[str]
+    mtimes: list[int]
+    changed: frozenset[str]
+
+    def as_of_now(self) -> dict[str, int]:
+        """Path -> mtime, without the changed paths and what is below them."""
+        below = tuple(path + "/" for path in self.changed)
+        changed = self.changed
+        return {
+            path: mtime
+            for path, mtime in zip(self.matched, self.mtimes, strict=True)
+            if path not in changed and not path.startswith(below)
+        }
 
 
 def rg_command(
@@ -162,8 +186,10 @@ class _Picker:
     keep: Callable[[str], bool] | None
     deny: PathTest | None
     inside: str
+    known: Known | None = None
     paths: list[str] = attrs.Factory(list)
     mtimes: list[int] = attrs.Factory(list)
+    _memory: dict[str, int] | None = None
 
     def feed(self, records: bytes) -> None:
         """Complete `./PATH\\0` records."""
@@ -186,6 +212,12 @@ class _Picker:
             elif may_match(text, hidden):
                 rels = [rel for rel in rels if not (may_match(rel) and match(inside + rel))]
         stat, dir_fd = os.stat, self.dir_fd
+        if self.known is not None:  # (built here, beside rg's walk)
+            self._memory, self.known = self.known.as_of_now(), None
+        if self._memory:
+            remembered = list(map(self._memory.get, rels))
+            self._add(rels, remembered)
+            return
         try:
             mtimes = [stat(rel, dir_fd=dir_fd, follow_symlinks=False).st_mtime_ns for rel in rels]
         except OSError:  # one is gone since rg listed it: the slow way, path by path
@@ -197,6 +229,18 @@ class _Picker:
             rels = kept
         self.paths += rels
         self.mtimes += mtimes
+
+    def _add(self, rels: list[str], mtimes: list[int | None]) -> None:
+        """Matches with their mtimes where known, each other one looked at (gone: left out)."""
+        for rel, mtime in zip(rels, mtimes, strict=True):
+            if mtime is None:
+                try:
+                    st = os.stat(rel, dir_fd=self.dir_fd, follow_symlinks=False)
+                except OSError:
+                    continue
+                mtime = st.st_mtime_ns
+            self.paths.append(rel)
+            self.mtimes.append(mtime)
 
     def newest(self, limit: int) -> list[str]:
         """The `limit` newest, ties in path order (component by component). Only those at
@@ -226,11 +270,13 @@ def list_matching(
     timeout_seconds: float,
     limit: int,
     keep: Callable[[str], bool] | None = None,
+    known: Known | None = None,
 ) -> Listed:
     """Files under `start` (reached beneath `root` without following a link) whose path
     relative to `start` matches `rest`; the `limit` newest (ties in path order), and how
     many there are. `excluded` (a path relative to `root`) and `keep` (relative to
-    `start`) drop a match before it is counted."""
+    `start`) drop a match before it is counted; `known`: mtimes an earlier listing of
+    `start` found, still so."""
     try:
         dir_fd = beneath.open_dir(root, start.relative_to(root).parts)
     except OSError as exc:
@@ -239,11 +285,13 @@ def list_matching(
         parents = rules_above(dir_fd)
         command = rg_command(rg, rest, hidden=hidden, skip_dirs=skip_dirs, parents=parents)
         inside = start.relative_to(root).as_posix() + "/" if start != root else ""
-        picker = _Picker(dir_fd, _matcher(command, rest), keep, excluded, inside)
+        picker = _Picker(dir_fd, _matcher(command, rest), keep, excluded, inside, known)
         err, timed_out = _stream(command, dir_fd, timeout_seconds, picker.feed)
     finally:
         os.close(dir_fd)
-    return Listed(picker.newest(limit), len(picker.paths), timed_out, _unreadable(err))
+    newest = picker.newest(limit)
+    unreadable = _unreadable(err)
+    return Listed(newest, len(picker.paths), timed_out, unreadable, picker.paths, picker.mtimes)
 
 
 # rg's stdout pipe is enlarged to this (Linux's default cap), so that rg seldom waits for

@@ -20,7 +20,8 @@ ROWS = (
     "second writing command",
     "later writing commands",
     "grep right after the first snapshot",
-    "`glob **/*.go`",
+    "`glob **/*.go`, first",
+    "`glob **/*.go`, again",
     "`grep` (match)",
     "`grep` (no match)",
     "`code_index search urlopen` before the index",
@@ -46,7 +47,7 @@ def test_monorepo_prints_every_row_beside_its_reference(tmp_path: Path) -> None:
     assert table[0] == "| step | toolhost | reference | ratio |", done.stdout
     cells = {row.split(" | ")[0].removeprefix("| "): row.split(" | ")[1:] for row in table[2:]}
     assert list(cells) == list(ROWS), done.stdout
-    for label in ROWS[:11] + ROWS[14:]:
+    for label in ROWS[:12] + ROWS[15:]:
         ours, reference, ratio = cells[label]
         assert re.fullmatch(r"\d+\.\d\d s( \(\d+\.\d\d-\d+\.\d\d\))?", ours), (label, ours)
         assert re.search(r" \d+\.\d\d s$", reference), (label, reference)
@@ -70,7 +71,8 @@ def test_monorepo_only_search_prints_the_search_rows(tmp_path: Path) -> None:
     labels = [row.split(" | ")[0].removeprefix("| ") for row in table[2:]]
     assert labels == [
         "grep right after the first snapshot",
-        "`glob **/*.go`",
+        "`glob **/*.go`, first",
+        "`glob **/*.go`, again",
         "`grep` (match)",
         "`grep` (no match)",
         "`grep` while the index builds",

@@ -13,6 +13,7 @@ from lsp_server.core.errors import INVALID_ARGUMENT, ToolError
 from lsp_server.core.tool_output import ToolOutput
 from lsp_server.runtime.context import ToolContext
 from lsp_server.tools._support.schema_parts import object_schema, string
+from lsp_server.tools.search.glob_memory import GlobMemory
 from lsp_server.tools.search.grep import MAX_PATTERN_BYTES, engines_of, excluded_patterns
 from lsp_server.tools.search.result_screen import secret_test
 
@@ -79,21 +80,25 @@ async def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutput:
     excluded = excluded_patterns(ctx)
     engines = engines_of(ctx)
     is_secret = ctx.workspace.is_secret
+    glob = partial(
+        glob_files,
+        base,
+        pattern,
+        ignore_base=ctx.workspace.root_of(base) or base,
+        excluded=excluded,
+        timeout_seconds=timeout,
+        rg=None if ctx.config.search.engine == "python" else engines.rg,
+        limit=MAX_GLOB_RESULTS + _SPARE,
+        # The deny list went to the engine; without one, every match is checked.
+        keep=None if excluded else (lambda path: not is_secret(path)),
+        deny=engines.deny_test_for(excluded) if excluded else None,
+    )
+    try:
+        memory = ctx.services.get(GlobMemory)
+    except LookupError:  # a runtime composed without one: nothing is kept
+        memory = GlobMemory()
     result = await anyio.to_thread.run_sync(
-        partial(
-            glob_files,
-            base,
-            pattern,
-            ignore_base=ctx.workspace.root_of(base) or base,
-            excluded=excluded,
-            timeout_seconds=timeout,
-            rg=None if ctx.config.search.engine == "python" else engines.rg,
-            limit=MAX_GLOB_RESULTS + _SPARE,
-            # The deny list went to the engine; without one, every match is checked.
-            keep=None if excluded else (lambda path: not is_secret(path)),
-            deny=engines.deny_test_for(excluded) if excluded else None,
-        ),
-        abandon_on_cancel=True,
+        partial(memory.listed, ctx, base, pattern, glob), abandon_on_cancel=True
     )
     # The shown paths checked again, by the deny list compiled once (is_secret itself costs
     # ~0.3 ms a path: a third of a second for a full page).
