@@ -11,7 +11,6 @@ watches a git root through them."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 import sys
@@ -29,12 +28,15 @@ from lsp_server.checkpoints.watcher import TreeWatcher
 from lsp_server.fs import inotify
 from lsp_server.fs.fanotify_folders import FanotifyFolders, max_user_marks
 from tests.checkpoints.snapshots import tree_state
-from tests.checkpoints.test_fanotify_watch import CASES, budget, first_command
-from tests.checkpoints.test_first_snapshot_mcp import bash, environment, revert
+from tests.checkpoints.test_fanotify_watch import (
+    CASES,
+    budget,
+    first_command,
+    large_git_root_over_mcp,
+)
 from tests.checkpoints.test_root_budget import make_tree
 from tests.checkpoints.test_seeded_snapshot import Pair
 from tests.checkpoints.test_watcher import Twin, changes
-from tests.mcp.clients import RawMcp, toolhost_command
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -311,53 +313,16 @@ async def test_a_git_root_of_thousands_of_files(
 async def test_over_mcp_an_unprivileged_server_watches_a_large_git_root(
     tmp_path: Path,
 ) -> None:
-    """As a user meets it: `toolhost mcp` without any capability, its share of inotify
-    watches too small for a git root of 600 files in 330 folders: the first result says
-    folder marks watch it, a later command's checkpoint holds just its changes and reverts
-    with `toolhost revert`."""
-    root = tmp_path / "ws"
-    make_tree(root, 300, 2)
-    for args in (["init", "-q"], ["add", "-A"]):
-        subprocess.run(["git", *args], cwd=root, check=True)
-    env = environment(tmp_path)
-    share = 20.5 / max_user_watches()
-    with (tmp_path / "config" / "toolhost" / "config.toml").open("a") as config:
-        config.write(f"\n[checkpoints]\nwatch_share = {share!r}\n")
-    process = await asyncio.create_subprocess_exec(
-        *unprivileged([*toolhost_command(), "mcp", "--root", str(root), "--attach", "never"]),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=root,
-        env=env,
-    )
-    client = RawMcp(process)
-    try:
-        await client.request(
-            "initialize",
-            {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "folder-marks-test", "version": "0"},
-            },
-        )
-        await client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        first, _ = await bash(client, "echo x >> d0/e0/f0.txt")
-        assert (
-            f"[checkpoints of {root}: watched through fanotify folder marks, not inotify: "
-            "watching it would take more than 20 inotify watches"
-        ) in first
-        later, later_id = await bash(client, "echo y >> d1/e10/f1.txt && rm d2/e20/f0.txt")
-        assert "checkpoints of" not in later and "no checkpoint" not in later
-        held = kernel_marks(process.pid)
+    """As a user meets it: `toolhost mcp` without any capability; the first result says
+    folder marks watch the root, and the server holds them, not inotify watches."""
+
+    def marked(pid: int) -> None:
+        held = kernel_marks(pid)
         assert held["inotify wd:"] == 0 and held["fanotify ino:"] > 300, held
-        assert client.process.stdin is not None and client.process.stderr is not None
-        client.process.stdin.close()
-        err = (await asyncio.wait_for(client.process.stderr.read(), 60)).decode()
-    finally:
-        await client.close()
-    assert "Traceback" not in err
-    reverted = revert(later_id, root, env)
-    assert reverted.returncode == 0, reverted.stderr
-    assert (root / "d1/e10/f1.txt").read_text() == "10 1\n"
-    assert (root / "d2/e20/f0.txt").read_text() == "20 0\n"
+
+    await large_git_root_over_mcp(
+        tmp_path,
+        UNPRIVILEGED if os.geteuid() == 0 else [],
+        "watched through fanotify folder marks",
+        marked,
+    )

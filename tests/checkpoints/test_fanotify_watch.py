@@ -283,11 +283,13 @@ def test_only_the_roots_changes_are_kept(tmp_path: Path) -> None:
         watcher.close()
 
 
-async def test_over_mcp_a_large_git_root_is_watched_through_fanotify(tmp_path: Path) -> None:
-    """As a model meets it: `toolhost mcp` as a subprocess with the user's share of watches
-    lowered so that a git root of 600 files in 330 folders does not fit; the first result
-    says fanotify watches it, a later command's checkpoint reverts with `toolhost revert`."""
-    require_fanotify()
+async def large_git_root_over_mcp(
+    tmp_path: Path, prefix: list[str], watched_by: str, server: Callable[[int], None]
+) -> None:
+    """`toolhost mcp` (run behind `prefix`) as a subprocess, with the user's share of
+    watches lowered so that a git root of 600 files in 330 folders does not fit: the first
+    result says how it is watched (`watched_by`), `server(pid)` looks at the process after
+    a later command, whose checkpoint reverts with `toolhost revert`."""
     root = tmp_path / "ws"
     make_tree(root, 300, 2)
     for args in (["init", "-q"], ["add", "-A"]):
@@ -297,6 +299,7 @@ async def test_over_mcp_a_large_git_root_is_watched_through_fanotify(tmp_path: P
     with (tmp_path / "config" / "toolhost" / "config.toml").open("a") as config:
         config.write(f"\n[checkpoints]\nwatch_share = {share!r}\n")
     process = await asyncio.create_subprocess_exec(
+        *prefix,
         *toolhost_command(),
         "mcp",
         "--root",
@@ -322,11 +325,12 @@ async def test_over_mcp_a_large_git_root_is_watched_through_fanotify(tmp_path: P
         await client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         first, _ = await bash(client, "echo x >> d0/e0/f0.txt")
         assert (
-            f"[checkpoints of {root}: watched through fanotify, not inotify: watching it "
-            "would take more than 20 inotify watches"
+            f"[checkpoints of {root}: {watched_by}, not inotify: watching it would take more "
+            "than 20 inotify watches"
         ) in first
         later, later_id = await bash(client, "echo y >> d1/e10/f1.txt && rm d2/e20/f0.txt")
         assert "checkpoints of" not in later and "no checkpoint" not in later
+        server(process.pid)
         assert client.process.stdin is not None and client.process.stderr is not None
         client.process.stdin.close()
         err = (await asyncio.wait_for(client.process.stderr.read(), 60)).decode()
@@ -337,3 +341,9 @@ async def test_over_mcp_a_large_git_root_is_watched_through_fanotify(tmp_path: P
     assert reverted.returncode == 0, reverted.stderr
     assert (root / "d1/e10/f1.txt").read_text() == "10 1\n"
     assert (root / "d2/e20/f0.txt").read_text() == "20 0\n"
+
+
+async def test_over_mcp_a_large_git_root_is_watched_through_fanotify(tmp_path: Path) -> None:
+    """As a model meets it, in a process that may place the filesystem mark (root)."""
+    require_fanotify()
+    await large_git_root_over_mcp(tmp_path, [], "watched through fanotify", lambda pid: None)
