@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import shutil
+import subprocess
 import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
@@ -167,3 +170,19 @@ def fixed_page(body: bytes, content_type: str) -> type[http.server.BaseHTTPReque
             pass
 
     return Page
+
+
+def in_own_mounts(setup: str, script: str) -> subprocess.CompletedProcess[str]:
+    """Python `script` run after the shell commands `setup` in a mount namespace of its own
+    (needs root and unshare(1), else the test is skipped): what `setup` mounts is the
+    test's alone."""
+    unshare = shutil.which("unshare")
+    if unshare is None or os.geteuid() != 0:
+        pytest.skip("needs root and unshare(1) to mount a file system for the test")
+    shell = f'{setup} && exec {sys.executable} -c "$0"'
+    return subprocess.run(
+        [unshare, "-m", "--propagation", "private", "sh", "-c", shell, script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )

@@ -7,7 +7,6 @@ sandbox's look one folder down for protected names."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from lsp_server.fs import leftover_temps
 from lsp_server.fs.leftover_temps import SUFFIX, SweepReport, sweep
 from lsp_server.sandbox import protected_scan
 from lsp_server.sandbox.protected import ProtectedPaths
+from tests.helpers import in_own_mounts
 
 DEAD = f".a.txt.999999999-1.0123abcd{SUFFIX}"
 """A temp name of a process that does not exist (its pid is over the kernel's limit)."""
@@ -77,25 +77,16 @@ print("ok")
 def test_the_temp_sweep_stays_on_the_roots_file_system(tmp_path: Path) -> None:
     """A tmpfs mounted inside the root and /proc bound there (in a mount namespace of the
     test's own): the sweep enters neither."""
-    unshare = shutil.which("unshare")
-    if unshare is None or os.geteuid() != 0:
-        pytest.skip("needs root and unshare(1) to mount a file system for the test")
     root = tmp_path / "ws"
     (root / "mnt").mkdir(parents=True)
     (root / "proc_like").mkdir()
     (root / DEAD).write_text("x")
     script = _MOUNTED.format(repo=str(Path.cwd()), root=str(root), dead=DEAD)
-    shell = (
+    setup = (
         f"mount -t tmpfs none {root}/mnt && echo x > {root}/mnt/{DEAD} && "
-        f"mkdir {root}/proc_like/proc && mount --bind /proc {root}/proc_like/proc && "
-        f'exec {sys.executable} -c "$0"'
+        f"mkdir {root}/proc_like/proc && mount --bind /proc {root}/proc_like/proc"
     )
-    done = subprocess.run(
-        [unshare, "-m", "--propagation", "private", "sh", "-c", shell, script],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = in_own_mounts(setup, script)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
 
 

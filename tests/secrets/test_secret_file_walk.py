@@ -5,9 +5,6 @@ neither lists it whole twice nor holds it (it took ~12 s and ~225 MB before)."""
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -19,6 +16,7 @@ from lsp_server.fs.workspace import Workspace
 from lsp_server.secrets import file_walk, sources
 from lsp_server.secrets.names import CredentialNames
 from lsp_server.secrets.sources import SecretFiles
+from tests.helpers import in_own_mounts
 
 Walk = Callable[[], None]
 
@@ -255,25 +253,15 @@ print(sorted(s.name for s in files.refresh()))
 def test_other_mounts_are_not_walked(tmp_path: Path) -> None:
     """A tmpfs mounted inside the root (in a mount namespace of the test's own): its .env
     is not found (no file of another file system is walked), the root's own is."""
-    unshare = shutil.which("unshare")
-    if unshare is None or os.geteuid() != 0:
-        pytest.skip("needs root and unshare(1) to mount a file system for the test")
     root = tmp_path / "ws"
     (root / "mnt").mkdir(parents=True)
     (root / "sub").mkdir()
     (root / "sub" / ".env").write_text("API_TOKEN=on-the-root-s-disk-1\n")
     script = _MOUNTED.format(repo=str(Path.cwd()), root=str(root))
-    shell = (
-        f"mount -t tmpfs none {root}/mnt && "
-        f"echo API_TOKEN=on-another-mount-22 > {root}/mnt/.env && "
-        f'exec {sys.executable} -c "$0"'
+    setup = (
+        f"mount -t tmpfs none {root}/mnt && echo API_TOKEN=on-another-mount-22 > {root}/mnt/.env"
     )
-    done = subprocess.run(
-        [unshare, "-m", "--propagation", "private", "sh", "-c", shell, script],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = in_own_mounts(setup, script)
     assert done.stdout.strip() == "['sub/.env:API_TOKEN']", done.stderr[-3000:]
 
 
