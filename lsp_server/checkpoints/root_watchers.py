@@ -51,6 +51,7 @@ class RootWatchers:
         """Else watched by a fanotify mark per folder where the kernel has them (tests turn
         it off to see what a user of an older kernel gets)."""
         self._marks_refused: str | None = None
+        self._no_marks: set[Path] = set()  # roots too big for the marks' share: not tried
         self._watchers: dict[Path, Watcher] = {}
         self._no_fanotify: set[Path] = set()
         self._lock = threading.Lock()
@@ -100,7 +101,8 @@ class RootWatchers:
             return current
         if not self.enabled or not self.folder_marks or self._marks_refused is not None:
             return None
-        if folders > self.marks_budget.left():
+        if root in self._no_marks or folders > self.marks_budget.left():
+            self._no_marks.add(root)  # (a later call, knowing no count, walks it not)
             return None
         self._marks_refused = fanotify_folders.available()
         if self._marks_refused is not None:
@@ -166,5 +168,6 @@ class RootWatchers:
         with self._lock:
             watchers, self._watchers = list(self._watchers.values()), {}
             self._no_fanotify.clear()
+            self._no_marks.clear()
         for watcher in watchers:
             watcher.close()

@@ -310,6 +310,32 @@ async def test_a_git_root_of_thousands_of_files(
         pair.close()
 
 
+async def test_a_root_the_marks_cannot_hold_either_is_not_walked_for_them(
+    tmp_path: Path, no_filesystem_mark: None
+) -> None:
+    """280 folders, 50 inotify watches and 50 folder marks left: not watched, said once,
+    and no later snapshot walks the root to place marks it cannot hold."""
+    pair = Pair(tmp_path, files=1500)
+    seeded = pair.engines["seeded"]
+    seeded.watchers.budget = budget(50)
+    seeded.watchers.marks_budget = WatchBudget.for_marks(0.5, system_limit=101)
+    pair.engines["scanned"].watchers.enabled = False
+    root = pair.roots["seeded"]
+    seeded._commands.prepare_in_background([root])
+    try:
+        notes = await first_command(pair.engines, pair.roots)
+        [note] = notes["seeded"]
+        assert "the root is not watched (watching it would take more than 50 inotify" in note
+        pair.count = 1
+        found = await pair.run("echo more >> pkg1/sub1/m1.py")
+        assert changes(found) == {("pkg1/sub1/m1.py", "modified")}
+        watcher = seeded.watchers.running(root)
+        assert isinstance(watcher, TreeWatcher) and not watcher.marks
+        assert seeded.watchers.marks_budget.used == 0
+    finally:
+        pair.close()
+
+
 async def test_over_mcp_an_unprivileged_server_watches_a_large_git_root(
     tmp_path: Path,
 ) -> None:
