@@ -32,23 +32,21 @@ Q_OVERFLOW = 0x4000
 ONDIR = 0x40000000
 CHANGES = MODIFY | ATTRIB | CLOSE_WRITE | MOVED_FROM | MOVED_TO | CREATE | DELETE
 
-_CLASS_NOTIF = 0x0
-_CLOEXEC = 0x1
-_NONBLOCK = 0x2
-_REPORT_FID = 0x200
-_REPORT_DFID_NAME = 0x400 | 0x800
-_MARK_ADD = 0x1
-_MARK_REMOVE = 0x2
+# The kernel's interface, shared with fanotify_folders.py: a notification group that
+# reports file handles and names (no open file per event), non-blocking.
+GROUP_FLAGS = 0x0 | 0x1 | 0x2 | 0x200 | 0x400 | 0x800  # NOTIF, CLOEXEC, NONBLOCK, FID, DFID_NAME
+MARK_ADD = 0x1
+MARK_REMOVE = 0x2
+INFO_FID = 1
+INFO_DFID_NAME = 2
+INFO_DFID = 3
+METADATA = struct.Struct("=IBBHQii")
+INFO_HEADER = struct.Struct("=BBH")
+HANDLE_HEADER = struct.Struct("=Ii")
+READ_BYTES = 256 * 1024
 _MARK_FILESYSTEM = 0x100
 _AT_FDCWD = -100
-_INFO_FID = 1
-_INFO_DFID_NAME = 2
-_INFO_DFID = 3
-_METADATA = struct.Struct("=IBBHQii")
-_INFO_HEADER = struct.Struct("=BBH")
 _FSID = struct.Struct("=ii")
-_HANDLE_HEADER = struct.Struct("=Ii")
-_READ_BYTES = 256 * 1024
 
 
 class FanotifyUnavailable(Exception):
@@ -101,10 +99,7 @@ class FilesystemEvents:
     def open(cls) -> FilesystemEvents:
         try:
             libc = _libc()
-            fd = libc.fanotify_init(
-                _CLASS_NOTIF | _CLOEXEC | _NONBLOCK | _REPORT_FID | _REPORT_DFID_NAME,
-                os.O_RDONLY | os.O_CLOEXEC,
-            )
+            fd = libc.fanotify_init(GROUP_FLAGS, os.O_RDONLY | os.O_CLOEXEC)
         except (OSError, AttributeError) as exc:  # no libc symbol: not Linux
             raise FanotifyUnavailable(f"no fanotify here ({exc})") from exc
         if fd < 0:
@@ -123,13 +118,13 @@ class FilesystemEvents:
         """Report `mask` for everything on `folder`'s filesystem (a second call for the same
         filesystem changes nothing)."""
         fsid = os.statvfs(folder).f_fsid
-        self._mark(_MARK_ADD, folder, mask | ONDIR)
+        self._mark(MARK_ADD, folder, mask | ONDIR)
         if fsid not in self._mounts:
             self._mounts[fsid] = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
 
     def unwatch(self, folder: Path, mask: int = CHANGES) -> None:
         with contextlib.suppress(FanotifyUnavailable):
-            self._mark(_MARK_REMOVE, folder, mask | ONDIR)
+            self._mark(MARK_REMOVE, folder, mask | ONDIR)
 
     def _mark(self, action: int, folder: Path, mask: int) -> None:
         done = self._libc.fanotify_mark(
@@ -145,7 +140,7 @@ class FilesystemEvents:
         events: list[FsEvent] = []
         while True:
             try:
-                data = os.read(self._fd, _READ_BYTES)
+                data = os.read(self._fd, READ_BYTES)
             except BlockingIOError:
                 return events
             if not data:
@@ -154,9 +149,9 @@ class FilesystemEvents:
 
     def _parse(self, data: bytes, events: list[FsEvent]) -> None:
         offset = 0
-        while offset + _METADATA.size <= len(data):
-            length, _, _, header, mask, fd, pid = _METADATA.unpack_from(data, offset)
-            if length < _METADATA.size:
+        while offset + METADATA.size <= len(data):
+            length, _, _, header, mask, fd, pid = METADATA.unpack_from(data, offset)
+            if length < METADATA.size:
                 return  # malformed: never loop
             if fd >= 0:
                 os.close(fd)
@@ -169,12 +164,12 @@ class FilesystemEvents:
         """The changed entry's absolute path, as this process sees it ("" when its folder
         is gone or the event names none)."""
         data, start, end = event.info, 0, len(event.info)
-        while start + _INFO_HEADER.size <= end:
-            kind, _, size = _INFO_HEADER.unpack_from(data, start)
+        while start + INFO_HEADER.size <= end:
+            kind, _, size = INFO_HEADER.unpack_from(data, start)
             if size == 0:
                 return ""
-            if kind in (_INFO_FID, _INFO_DFID_NAME, _INFO_DFID):
-                return self._resolve(data, start + _INFO_HEADER.size, start + size, kind)
+            if kind in (INFO_FID, INFO_DFID_NAME, INFO_DFID):
+                return self._resolve(data, start + INFO_HEADER.size, start + size, kind)
             start += size
         return ""
 
@@ -182,16 +177,16 @@ class FilesystemEvents:
         low, high = _FSID.unpack_from(data, start)
         mount = self._mounts.get((low & 0xFFFFFFFF) | (high & 0xFFFFFFFF) << 32)
         handle_start = start + _FSID.size
-        handle_bytes, _ = _HANDLE_HEADER.unpack_from(data, handle_start)
-        handle_end = handle_start + _HANDLE_HEADER.size + handle_bytes
+        handle_bytes, _ = HANDLE_HEADER.unpack_from(data, handle_start)
+        handle_end = handle_start + HANDLE_HEADER.size + handle_bytes
         handle = data[handle_start:handle_end]
         key = data[start:handle_end]  # the filesystem's id, then the handle
         name = b""
-        if kind == _INFO_DFID_NAME:
+        if kind == INFO_DFID_NAME:
             name = data[handle_end:end].split(b"\0", 1)[0]
         if mount is None:
             return ""
-        folder = self._folder(mount, handle, key if kind != _INFO_FID else None)
+        folder = self._folder(mount, handle, key if kind != INFO_FID else None)
         if not folder:
             return ""
         if not name or name == b".":

@@ -30,31 +30,29 @@ import struct
 from collections.abc import Iterator
 from pathlib import Path
 
+from lsp_server.fs import fanotify
+from lsp_server.fs.fanotify import (
+    GROUP_FLAGS,
+    HANDLE_HEADER,
+    INFO_DFID,
+    INFO_DFID_NAME,
+    INFO_FID,
+    INFO_HEADER,
+    MARK_ADD,
+    MARK_REMOVE,
+    METADATA,
+    READ_BYTES,
+)
 from lsp_server.fs.inotify import IN_DELETE_SELF, IN_IGNORED, IN_Q_OVERFLOW, Event, InotifyError
 
-_CLASS_NOTIF = 0x0
-_CLOEXEC = 0x1
-_NONBLOCK = 0x2
-_REPORT_FID = 0x200
-_REPORT_DFID_NAME = 0x400 | 0x800
-_MARK_ADD = 0x1
-_MARK_REMOVE = 0x2
 _MARK_DONT_FOLLOW = 0x4
 _MARK_ONLYDIR = 0x8
 _EVENT_ON_CHILD = 0x08000000
 _AT_EMPTY_PATH = 0x1000
 # inotify.DIRECTORY_MASK's events, by the same bits, for the folder and its entries.
-MASK = 0x2 | 0x4 | 0x8 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x800 | 0x40000000
-_INFO_FID = 1
-_INFO_DFID_NAME = 2
-_INFO_DFID = 3
-_METADATA = struct.Struct("=IBBHQii")
-_INFO_HEADER = struct.Struct("=BBH")
+MASK = fanotify.CHANGES | fanotify.DELETE_SELF | fanotify.MOVE_SELF | fanotify.ONDIR
 _FSID = struct.Struct("=II")
-_HANDLE_HEADER = struct.Struct("=Ii")
 _MAX_HANDLE = 128
-_READ_BYTES = 256 * 1024
-_QUEUE_OVERFLOW = 0x4000
 
 
 def max_user_marks() -> int | None:
@@ -100,8 +98,7 @@ class FanotifyFolders:
             ctypes.c_int,
         ]
         self._mark, self._to_handle = mark, to_handle
-        flags = _CLASS_NOTIF | _CLOEXEC | _NONBLOCK | _REPORT_FID | _REPORT_DFID_NAME
-        fd = init(flags, os.O_RDONLY | os.O_CLOEXEC)
+        fd = init(GROUP_FLAGS, os.O_RDONLY | os.O_CLOEXEC)
         if fd < 0:
             code = ctypes.get_errno()
             raise InotifyError(code, f"fanotify_init: {os.strerror(code)}")
@@ -122,7 +119,7 @@ class FanotifyFolders:
             key = self._key(folder, path)
             # The open folder is what gets the mark: no other folder swapped in at `path`.
             done = self._mark(
-                self.fd, _MARK_ADD | _MARK_ONLYDIR, MASK | _EVENT_ON_CHILD, folder, None
+                self.fd, MARK_ADD | _MARK_ONLYDIR, MASK | _EVENT_ON_CHILD, folder, None
             )
             if done < 0:
                 code = ctypes.get_errno()
@@ -148,7 +145,7 @@ class FanotifyFolders:
         size = min(handle.handle_bytes, _MAX_HANDLE)
         return (
             _FSID.pack(fsid & 0xFFFFFFFF, (fsid >> 32) & 0xFFFFFFFF)
-            + _HANDLE_HEADER.pack(size, handle.handle_type)
+            + HANDLE_HEADER.pack(size, handle.handle_type)
             + bytes(handle.f_handle[:size])
         )
 
@@ -160,14 +157,14 @@ class FanotifyFolders:
             return
         path, key = known
         self._wds.pop(key, None)
-        flags = _MARK_REMOVE | _MARK_ONLYDIR | _MARK_DONT_FOLLOW
+        flags = MARK_REMOVE | _MARK_ONLYDIR | _MARK_DONT_FOLLOW
         self._mark(self.fd, flags, MASK | _EVENT_ON_CHILD, -100, os.fsencode(path))
 
     def read(self) -> Iterator[Event]:
         """Every queued event, until the queue is empty."""
         while True:
             try:
-                data = os.read(self.fd, _READ_BYTES)
+                data = os.read(self.fd, READ_BYTES)
             except BlockingIOError:
                 return
             if not data:
@@ -176,13 +173,13 @@ class FanotifyFolders:
 
     def _parse(self, data: bytes) -> Iterator[Event]:
         offset = 0
-        while offset + _METADATA.size <= len(data):
-            length, _, _, header, mask, fd, _pid = _METADATA.unpack_from(data, offset)
-            if length < _METADATA.size or header < _METADATA.size:
+        while offset + METADATA.size <= len(data):
+            length, _, _, header, mask, fd, _pid = METADATA.unpack_from(data, offset)
+            if length < METADATA.size or header < METADATA.size:
                 return  # malformed: never loop
             if fd >= 0:
                 os.close(fd)
-            if mask & _QUEUE_OVERFLOW:
+            if mask & fanotify.Q_OVERFLOW:
                 yield Event(-1, IN_Q_OVERFLOW, "")
             else:
                 found = _folder_and_name(data, offset + header, offset + length)
@@ -209,20 +206,20 @@ def _folder_and_name(data: bytes, start: int, end: int) -> tuple[bytes, str] | N
     """(the folder's key, the entry's name) of an event's records: the folder holding the
     entry (a name record), else the object itself (a marked folder's own event)."""
     own: bytes | None = None
-    while start + _INFO_HEADER.size <= end:
-        kind, _, size = _INFO_HEADER.unpack_from(data, start)
-        if size < _INFO_HEADER.size + _FSID.size + _HANDLE_HEADER.size or start + size > end:
+    while start + INFO_HEADER.size <= end:
+        kind, _, size = INFO_HEADER.unpack_from(data, start)
+        if size < INFO_HEADER.size + _FSID.size + HANDLE_HEADER.size or start + size > end:
             return None
-        body = start + _INFO_HEADER.size
-        handle_bytes, _ = _HANDLE_HEADER.unpack_from(data, body + _FSID.size)
-        key_end = body + _FSID.size + _HANDLE_HEADER.size + handle_bytes
+        body = start + INFO_HEADER.size
+        handle_bytes, _ = HANDLE_HEADER.unpack_from(data, body + _FSID.size)
+        key_end = body + _FSID.size + HANDLE_HEADER.size + handle_bytes
         if key_end > start + size:
             return None
         key = data[body:key_end]
-        if kind == _INFO_DFID_NAME:
+        if kind == INFO_DFID_NAME:
             name = data[key_end : start + size].split(b"\0", 1)[0]
             return key, "" if name == b"." else os.fsdecode(name)
-        if kind in (_INFO_DFID, _INFO_FID) and own is None:
+        if kind in (INFO_DFID, INFO_FID) and own is None:
             own = key
         start += size
     return None if own is None else (own, "")
