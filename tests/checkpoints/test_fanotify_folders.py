@@ -23,13 +23,12 @@ import pytest
 from lsp_server.checkpoints import command_snapshots, fanotify_watch
 from lsp_server.checkpoints.fanotify_watch import NOT_RUNNING
 from lsp_server.checkpoints.root_budget import Tally, WatchBudget, max_user_watches
-from lsp_server.checkpoints.shadow.repository import ShadowRepo
 from lsp_server.checkpoints.watcher import TreeWatcher
 from lsp_server.fs import inotify
 from lsp_server.fs.fanotify_folders import FanotifyFolders, max_user_marks
-from tests.checkpoints.snapshots import tree_state
 from tests.checkpoints.test_fanotify_watch import (
     CASES,
+    a_git_root_of_thousands_of_files,
     budget,
     first_command,
     large_git_root_over_mcp,
@@ -256,58 +255,11 @@ async def test_the_watcher_cases_through_folder_marks(
 async def test_a_git_root_of_thousands_of_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_filesystem_mark: None
 ) -> None:
-    """Seeded from the user's index (1,500 files in 280 folders, 50 inotify watches left):
-    the preparation at start places the marks instead of stamping the folders; the first
-    snapshot is the seeded scan, a later one adds only what changed, and reverts."""
-    added: list[set[str]] = []
-    snapshot_paths = ShadowRepo.snapshot_paths
-
-    def counted(repo: ShadowRepo, paths: Iterable[str]) -> str:
-        added.append(set(paths))
-        return snapshot_paths(repo, added[-1])
-
-    monkeypatch.setattr(ShadowRepo, "snapshot_paths", counted)
-    pair = Pair(tmp_path, files=1500)
-    seeded = pair.engines["seeded"]
-    seeded.watchers.budget = budget(50)
-    pair.engines["scanned"].watchers.enabled = False
-    root = pair.roots["seeded"]
-    seeded._commands.prepare_in_background([root])  # as at start, with the share lowered
-    try:
-        before = tree_state(root)
-        notes = await first_command(pair.engines, pair.roots)
-        assert len(notes["seeded"]) == 1
-        assert "watched through fanotify folder marks, not inotify" in notes["seeded"][0]
-        assert notes["scan seeded"] == [
-            f"full scan: {NOT_RUNNING}; seeded from the repository's index"
-        ]
-        pair.count = 1
-        found = await pair.run(
-            "echo more >> pkg1/sub1/m1.py && rm pkg2/sub2/m2.py && mkdir -p fresh/a && "
-            "echo n > fresh/a/n.txt && mv pkg3/sub3/m3.py moved.py && echo s >> new.local"
-        )
-        assert changes(found) == {
-            ("pkg1/sub1/m1.py", "modified"),
-            ("pkg2/sub2/m2.py", "deleted"),
-            ("fresh/a/n.txt", "created"),
-            ("moved.py", "moved"),
-            ("new.local", "created"),
-        }
-        assert pair.scans["seeded"] == "changed paths"
-        assert added[-1] == {
-            "pkg1/sub1/m1.py",
-            "pkg2/sub2/m2.py",
-            "fresh",
-            "pkg3/sub3/m3.py",
-            "moved.py",
-            "new.local",
-        }
-        status = seeded.status()
-        assert status["inotifyWatches"]["held"] == 0 and status["folderMarks"]["held"] > 250
-        await pair.revert("seeded", "c-2")
-        assert tree_state(root) == before
-    finally:
-        pair.close()
+    """The preparation at start places the marks instead of stamping the folders."""
+    status = await a_git_root_of_thousands_of_files(
+        tmp_path, monkeypatch, "watched through fanotify folder marks", True
+    )
+    assert status["folderMarks"]["held"] > 250
 
 
 async def test_a_root_the_marks_cannot_hold_either_is_not_walked_for_them(

@@ -186,13 +186,14 @@ def test_a_real_overflow_asks_for_a_full_scan(tmp_path: Path) -> None:
         watcher.close()
 
 
-async def test_a_git_root_of_thousands_of_files(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def a_git_root_of_thousands_of_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, watched_by: str, at_start: bool
+) -> dict[str, Any]:
     """Seeded from the user's index (1,500 files), measured from it (280 folders, 50
-    watches left): the first snapshot is the seeded scan, a later one adds only what
-    changed."""
-    require_fanotify()
+    watches left): the first result says how the root is watched (`watched_by`), the first
+    snapshot is the seeded scan, a later one adds only what changed, and reverts.
+    `at_start`: prepared as at the server's start, with the share lowered. Returns
+    toolhost/status's checkpoints after the later command."""
     added: list[set[str]] = []
     snapshot_paths = ShadowRepo.snapshot_paths
 
@@ -205,10 +206,13 @@ async def test_a_git_root_of_thousands_of_files(
     seeded = pair.engines["seeded"]
     seeded.watchers.budget = budget(50)
     pair.engines["scanned"].watchers.enabled = False
+    root = pair.roots["seeded"]
+    if at_start:
+        seeded._commands.prepare_in_background([root])
     try:
-        before = tree_state(pair.roots["seeded"])
+        before = tree_state(root)
         notes = await first_command(pair.engines, pair.roots)
-        assert len(notes["seeded"]) == 1 and "watched through fanotify" in notes["seeded"][0]
+        assert len(notes["seeded"]) == 1 and f"{watched_by}, not inotify" in notes["seeded"][0]
         assert notes["scan seeded"] == [
             f"full scan: {NOT_RUNNING}; seeded from the repository's index"
         ]
@@ -225,7 +229,7 @@ async def test_a_git_root_of_thousands_of_files(
             ("new.local", "created"),
         }
         assert pair.scans["seeded"] == "changed paths"
-        assert seeded.watchers.scans[pair.roots["seeded"]] == "changed paths"
+        assert seeded.watchers.scans[root] == "changed paths"
         assert added[-2:] == [
             set(),  # before the command: nothing changed since the first snapshot
             {
@@ -237,11 +241,20 @@ async def test_a_git_root_of_thousands_of_files(
                 "new.local",
             },
         ]
-        assert seeded.status()["inotifyWatches"]["held"] == 0
+        status = seeded.status()
+        assert status["inotifyWatches"]["held"] == 0
         await pair.revert("seeded", "c-2")
-        assert tree_state(pair.roots["seeded"]) == before
+        assert tree_state(root) == before
+        return status
     finally:
         pair.close()
+
+
+async def test_a_git_root_of_thousands_of_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_fanotify()
+    await a_git_root_of_thousands_of_files(tmp_path, monkeypatch, "watched through fanotify", False)
 
 
 def test_only_the_roots_changes_are_kept(tmp_path: Path) -> None:
