@@ -22,7 +22,7 @@ import pytest
 
 from lsp_server.checkpoints import command_snapshots, fanotify_watch
 from lsp_server.checkpoints.fanotify_watch import NOT_RUNNING
-from lsp_server.checkpoints.root_budget import Tally, WatchBudget, max_user_watches
+from lsp_server.checkpoints.root_budget import Tally, WatchBudget
 from lsp_server.checkpoints.watcher import TreeWatcher
 from lsp_server.fs import inotify
 from lsp_server.fs.fanotify_folders import FanotifyFolders, max_user_marks
@@ -31,6 +31,7 @@ from tests.checkpoints.test_fanotify_watch import (
     a_git_root_of_thousands_of_files,
     budget,
     first_command,
+    first_notes,
     large_git_root_over_mcp,
 )
 from tests.checkpoints.test_root_budget import make_tree
@@ -223,17 +224,7 @@ async def twin(tmp_path: Path, no_filesystem_mark: None) -> Iterator[Twin]:  # t
     watchers.budget = budget(2)  # the root, pkg and pkg/deep: 3 folders
     notes = await first_command(made.engines, made.roots)
     made.count = 1
-    share = watchers.budget.share
-    assert notes == {
-        "watched": [
-            f"[checkpoints of {made.root}: watched through fanotify folder marks, not inotify: "
-            f"watching it would take more than 2 inotify watches ({share:.0%} of "
-            f"fs.inotify.max_user_watches, {max_user_watches():,}; checkpoints.watch_share)]"
-        ],
-        "scanned": [],
-        "scan watched": [f"full scan: {NOT_RUNNING}"],
-        "scan scanned": ["full scan: watching is off"],
-    }
+    assert notes == first_notes(made, "watched through fanotify folder marks")
     status = made.checkpoints.status()
     [watched] = status["roots"]
     assert watched["watchedBy"].startswith("watched through fanotify folder marks")

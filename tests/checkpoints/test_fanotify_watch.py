@@ -68,6 +68,21 @@ async def first_command(engines: dict[str, Any], roots: dict[str, Path]) -> dict
     return notes
 
 
+def first_notes(made: Twin, watched_by: str) -> dict[str, list[str]]:
+    """What `first_command` finds in a twin whose watched root does not fit in 2 inotify
+    watches and is watched instead as `watched_by` says."""
+    return {
+        "watched": [
+            f"[checkpoints of {made.root}: {watched_by}, not inotify: watching it would take "
+            f"more than 2 inotify watches ({made.checkpoints.watchers.budget.share:.0%} of "
+            f"fs.inotify.max_user_watches, {max_user_watches():,}; checkpoints.watch_share)]"
+        ],
+        "scanned": [],
+        "scan watched": [f"full scan: {NOT_RUNNING}"],
+        "scan scanned": ["full scan: watching is off"],
+    }
+
+
 @pytest.fixture
 async def twin(tmp_path: Path):  # type: ignore[no-untyped-def]
     require_fanotify()
@@ -75,17 +90,7 @@ async def twin(tmp_path: Path):  # type: ignore[no-untyped-def]
     made.checkpoints.watchers.budget = budget(2)  # the root, pkg and pkg/deep: 3 folders
     notes = await first_command(made.engines, made.roots)
     made.count = 1
-    root = made.root
-    assert notes == {
-        "watched": [
-            f"[checkpoints of {root}: watched through fanotify, not inotify: watching it would "
-            f"take more than 2 inotify watches ({made.checkpoints.watchers.budget.share:.0%} of "
-            f"fs.inotify.max_user_watches, {max_user_watches():,}; checkpoints.watch_share)]"
-        ],
-        "scanned": [],
-        "scan watched": [f"full scan: {NOT_RUNNING}"],
-        "scan scanned": ["full scan: watching is off"],
-    }
+    assert notes == first_notes(made, "watched through fanotify")
     status = made.checkpoints.status()
     [watched] = status["roots"]
     assert watched["watchedBy"].startswith("watched through fanotify")
