@@ -58,13 +58,24 @@ class OpenCommand:
                 {p for w in written for p in w.paths}, {f for w in written for f in w.folders}
             )
 
+    def _unclaim(self) -> None:
+        """Recorded: from now on the command's record names its changes, not its claim."""
+        if self.tracker is not None:
+            for pid in self.pids:
+                self.tracker.unclaim(pid)
+
     async def close(self) -> None:
         if self.closed:
             return
         self.closed = True
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(self._take_written)
-            made = await self.checkpoints.after_command(self.window)
+            try:
+                made = await self.checkpoints.after_command(self.window)
+            finally:
+                # Not before: a command recorded meanwhile would find this one's changes
+                # neither claimed nor recorded, and keep them as an unknown process's.
+                await anyio.to_thread.run_sync(self._unclaim)
         if self.changed is not None:
             roots = list(self.window.trees)
             for record in (r for checkpoint in made for r in checkpoint.files):

@@ -7,7 +7,8 @@ A command is a child process of this server (its "root": the shell, or the sandb
 runs it) and everything descended from it, daemons included (each fork is traced to its
 root when it happens, so reparenting changes nothing). The caller `expect`s a folder
 before it starts commands there and `claim`s the root's pid once started; what the tree
-changed under the expected folders is kept from the fork on, even before the claim.
+changed under the expected folders is kept from the fork on, even before the claim, and
+until the caller `unclaim`s it (once the command's checkpoint is recorded).
 
 Both sources take privileges (CAP_SYS_ADMIN, CAP_DAC_READ_SEARCH, CAP_NET_ADMIN: root,
 or a container that grants them); without them `shared()` is None and callers attribute
@@ -121,19 +122,24 @@ class WriteTracker:
             self._claims[pid] = self._claims.get(pid, 0) + 1
             self._roots.setdefault(pid, Written())
 
-    def written(self, pid: int, forget: bool = True) -> Written:
+    def written(self, pid: int) -> Written:
         """What `pid`'s tree changed so far (every event up to now read first)."""
         with self._lock:
             self._pump()
             found = self._roots.get(pid, Written())
-            if forget:
-                left = self._claims.get(pid, 0) - 1
-                if left > 0:
-                    self._claims[pid] = left
-                else:
-                    self._claims.pop(pid, None)
-                    self._roots.pop(pid, None)
             return attrs.evolve(found, paths=set(found.paths), folders=set(found.folders))
+
+    def unclaim(self, pid: int) -> None:
+        """`pid`'s command is recorded: its tree's changes need not be kept. Until then they
+        count in `claimed_written`, so a command recorded meanwhile leaves them out."""
+        with self._lock:
+            self._take_claims()
+            left = self._claims.get(pid, 0) - 1
+            if left > 0:
+                self._claims[pid] = left
+            else:
+                self._claims.pop(pid, None)
+                self._roots.pop(pid, None)
 
     def claimed_written(self) -> Written:
         """What the trees of the commands still claimed changed so far (every event up to

@@ -93,3 +93,17 @@ def test_an_overflow_of_the_kernels_queue_makes_every_open_tree_incomplete(
         assert process.wait() == 0
     tracker.claim(process.pid)
     assert not tracker.written(process.pid).complete
+
+
+def test_a_commands_changes_stay_claimed_until_it_is_recorded(
+    tmp_path: Path, tracker: WriteTracker
+) -> None:
+    """Reading what a command wrote does not forget it: until its checkpoint is recorded
+    (`unclaim`), a command recorded meanwhile must still find those changes claimed, else
+    it keeps them as an unknown process's."""
+    process = start("echo B >> b.txt", tmp_path, tracker)
+    assert process.wait() == 0
+    assert tracker.written(process.pid).covers(str(tmp_path / "b.txt"))
+    assert tracker.claimed_written().covers(str(tmp_path / "b.txt"))
+    tracker.unclaim(process.pid)
+    assert not tracker.claimed_written().covers(str(tmp_path / "b.txt"))
