@@ -13,17 +13,22 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from lsp_server.checkpoints import journal
 from lsp_server.checkpoints.fanotify_watch import may_resolve_handles
-from lsp_server.checkpoints.file_states import is_nested_repo, record_of
+from lsp_server.checkpoints.file_states import (
+    is_nested_repo,
+    is_placeholder_change,
+    record_of,
+    unpair_placeholders,
+)
 from lsp_server.checkpoints.first_snapshot import FirstSnapshots, Outcome
 from lsp_server.checkpoints.records import Checkpoint, CheckpointStore
 from lsp_server.checkpoints.root_budget import OverBudget, Tally, measure
 from lsp_server.checkpoints.root_watchers import RootWatchers
-from lsp_server.checkpoints.shadow import objects, scans
+from lsp_server.checkpoints.shadow import scans
 from lsp_server.checkpoints.shadow.folder_stamps import FolderStamps
 from lsp_server.checkpoints.shadow.ignored import IgnoredFiles, unrecorded_changes
 from lsp_server.checkpoints.shadow.index_summary import IndexSummary
@@ -35,34 +40,12 @@ from lsp_server.checkpoints.shadow.seed import (
     user_git_dir,
     user_index_summary,
 )
-from lsp_server.checkpoints.shadow.tree_changes import TreeChange
 from lsp_server.checkpoints.sharing import attribution
 from lsp_server.checkpoints.watcher import TreeWatcher
 from lsp_server.checkpoints.windows import CommandWindow
 from lsp_server.config.tree import CheckpointsConfig
-from lsp_server.sandbox.protected_scan import may_be_placeholder
 
 log = logging.getLogger(__name__)
-_EMPTY_BLOB = objects.object_id("blob", b"")
-
-
-def is_placeholder_change(change: TreeChange) -> bool:
-    """An empty protected name that appeared or went: the sandbox's placeholder for another
-    command running meanwhile (sandbox/placeholders.py), not this command's change."""
-    entry = {"A": change.new, "D": change.old}.get(change.status)
-    return entry is not None and entry.oid == _EMPTY_BLOB and may_be_placeholder(change.path)
-
-
-def unpair_placeholders(changes: list[TreeChange]) -> Iterator[TreeChange]:
-    """The changes, a placeholder's removal that git paired with an empty file made (a
-    rename of identical content) seen as the two changes it is."""
-    for change in changes:
-        old, source = change.old, change.source
-        if source and old and old.oid == _EMPTY_BLOB and may_be_placeholder(source):
-            yield TreeChange("A", change.path, None, change.new)
-            yield TreeChange("D", source, old, None)
-        else:
-            yield change
 
 
 class CommandSnapshots:

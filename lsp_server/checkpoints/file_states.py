@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Container, Iterable, Iterator
 from pathlib import Path
 
 from lsp_server.checkpoints import revert_disk
@@ -15,6 +15,7 @@ from lsp_server.checkpoints.restore import Blocked, Current, Present
 from lsp_server.checkpoints.shadow import objects
 from lsp_server.checkpoints.shadow.large_files import pointer_of
 from lsp_server.checkpoints.shadow.tree_changes import Entry, TreeChange
+from lsp_server.sandbox.protected_scan import may_be_placeholder
 
 
 def disk_state(
@@ -122,8 +123,30 @@ def record_of(change: TreeChange) -> FileRecord:
     return FileRecord(change.path, "modified", change.old, change.new)
 
 
+EMPTY_BLOB = objects.object_id("blob", b"")
+
+
 def is_nested_repo(change: TreeChange) -> bool:
     return any(e is not None and e.is_gitlink for e in (change.old, change.new))
+
+
+def is_placeholder_change(change: TreeChange) -> bool:
+    """An empty protected name that appeared or went: the sandbox's placeholder for another
+    command running meanwhile (sandbox/placeholders.py), not this command's change."""
+    entry = {"A": change.new, "D": change.old}.get(change.status)
+    return entry is not None and entry.oid == EMPTY_BLOB and may_be_placeholder(change.path)
+
+
+def unpair_placeholders(changes: list[TreeChange]) -> Iterator[TreeChange]:
+    """The changes, a placeholder's removal that git paired with an empty file made (a
+    rename of identical content) seen as the two changes it is."""
+    for change in changes:
+        old, source = change.old, change.source
+        if source and old and old.oid == EMPTY_BLOB and may_be_placeholder(source):
+            yield TreeChange("A", change.path, None, change.new)
+            yield TreeChange("D", source, old, None)
+        else:
+            yield change
 
 
 def write_records(

@@ -13,11 +13,7 @@ what that means for its revert; the commands after it have one.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import logging
-import os
-import platform
 import threading
 import time
 from collections.abc import Callable
@@ -26,6 +22,7 @@ from pathlib import Path
 import attrs
 
 from lsp_server.checkpoints.root_budget import Tally
+from lsp_server.procs.priority import IO_IDLE, lower_priority
 
 log = logging.getLogger(__name__)
 
@@ -47,9 +44,6 @@ Taken = tuple[str, dict[str, list[int | str]]]
 """A snapshot: its tree and the ignored files left out (command_snapshots.py)."""
 Outcome = Taken | str | None
 """What the first snapshot gave: a snapshot, why there is none, or None (the root went)."""
-
-_IOPRIO_SET = {"x86_64": 251, "aarch64": 30}
-_IOPRIO_CLASS_IDLE = 3
 
 
 @attrs.define
@@ -129,7 +123,7 @@ class FirstSnapshots:
 
     def _run(self, root: Path, job: Job) -> None:
         if job.background:
-            _lower_priority()
+            lower_priority(10, base=0, io=IO_IDLE)  # the git processes it starts too
         try:
             job.outcome = self._take(root, job.tally)
         except Exception:
@@ -149,15 +143,3 @@ def still_running(files: int) -> str:
         "later checkpoints start from); commands after the snapshot is done have "
         "checkpoints, unless the root turns out over the budget (their result then says so)"
     )
-
-
-def _lower_priority() -> None:
-    """This thread, and the git processes it starts, at nice 10 and the idle I/O class."""
-    tid = threading.get_native_id()
-    with contextlib.suppress(OSError, AttributeError):
-        os.setpriority(os.PRIO_PROCESS, tid, 10)
-    number = _IOPRIO_SET.get(platform.machine())
-    if number is not None:
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.syscall(number, 1, tid, _IOPRIO_CLASS_IDLE << 13)

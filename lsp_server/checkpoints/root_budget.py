@@ -37,6 +37,7 @@ import attrs
 from lsp_server.fs.fanotify_folders import max_user_marks
 from lsp_server.fs.inotify import InotifyError
 from lsp_server.fs.workspace import NEVER_WALKED
+from lsp_server.procs.priority import lower_priority
 
 
 class OverBudget(Exception):
@@ -123,8 +124,7 @@ def links_among(root: str, files: list[str], later: Callable[[set[str]], None]) 
         return linked(root, files)
 
     def note() -> None:
-        with contextlib.suppress(OSError):  # below the commands' own work
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        lower_priority(10, base=0)  # below the commands' own work
         later(linked(root, files))
 
     threading.Thread(target=note, name="hard links", daemon=True).start()

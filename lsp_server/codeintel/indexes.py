@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 
 from lsp_server.codeintel.index import SymbolIndex, all_cores, default_index_path
-from lsp_server.codeintel.pool import lower_priority
+from lsp_server.procs.priority import lower_priority
 
 log = logging.getLogger(__name__)
 

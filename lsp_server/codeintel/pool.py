@@ -25,6 +25,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from lsp_server.codeintel import languages
 from lsp_server.codeintel.parsing import FileResult, index_batch, unparsable
+from lsp_server.procs.priority import lower_priority
 
 log = logging.getLogger(__name__)
 
@@ -43,32 +44,6 @@ def _die_with_parent() -> None:
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-# ioprio_set(2) by architecture; IOPRIO_WHO_PROCESS names a thread (a task) on Linux.
-_IOPRIO_SET = {"x86_64": 251, "aarch64": 30, "riscv64": 30, "i686": 289, "armv7l": 314}
-_IOPRIO_WHO_PROCESS = 1
-_IOPRIO_LOWEST_BEST_EFFORT = (2 << 13) | 7  # class best-effort, level 7
-
-
-def lower_priority(niceness: int, base: int | None = None) -> None:
-    """The calling thread (a task of its own on Linux) yields the CPU (`niceness` added
-    to its nice value, or to `base`) and the disk (`ionice -c2 -n7`) to the rest: a
-    background build's walk, beside a search whose rg wants both cores. The interpreter
-    lock it shares is held in short turns (the switch interval), so the event loop waits a
-    turn at most."""
-    if sys.platform != "linux":
-        return
-    tid = threading.get_native_id()
-    with contextlib.suppress(OSError):
-        start = os.getpriority(os.PRIO_PROCESS, tid) if base is None else base
-        os.setpriority(os.PRIO_PROCESS, tid, start + niceness)
-    number = _IOPRIO_SET.get(os.uname().machine)
-    if number is None:
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.syscall(number, _IOPRIO_WHO_PROCESS, tid, _IOPRIO_LOWEST_BEST_EFFORT)
 
 
 def _start_worker(niceness: int, base: int, language_names: tuple[str, ...]) -> None:

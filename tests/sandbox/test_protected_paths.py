@@ -175,10 +175,10 @@ async def test_read_only_mode_needs_no_placeholder(layout: BubblewrapLayout) -> 
 def test_checkpoints_leave_placeholders_of_other_commands_out() -> None:
     """A command's checkpoint must not list (nor its revert remove) the placeholders that a
     command running meanwhile made: removing one would lift that command's mount."""
-    from lsp_server.checkpoints.command_snapshots import _EMPTY_BLOB, is_placeholder_change
+    from lsp_server.checkpoints.file_states import EMPTY_BLOB, is_placeholder_change
     from lsp_server.checkpoints.shadow.tree_changes import Entry, TreeChange
 
-    empty, other = Entry(_EMPTY_BLOB, 0o100644), Entry("1" * 40, 0o100644)
+    empty, other = Entry(EMPTY_BLOB, 0o100644), Entry("1" * 40, 0o100644)
     assert is_placeholder_change(TreeChange("A", ".envrc", None, empty))
     assert is_placeholder_change(TreeChange("D", ".toolhost.toml", empty, None))
     assert is_placeholder_change(TreeChange("A", ".venv/pip.conf", None, empty))
