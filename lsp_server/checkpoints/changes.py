@@ -60,3 +60,13 @@ def changes_of(window: NewNames, always: Iterable[str]) -> frozenset[str] | None
         return None
     heard, window.changed = window.changed, set()
     return frozenset(heard).union(always)
+
+
+def outermost(path: str, nested: set[str]) -> str:
+    """A path inside a nested repository stands for the repository (its gitlink)."""
+    parts = path.split("/")
+    for n in range(1, len(parts)):
+        folder = "/".join(parts[:n])
+        if folder in nested:
+            return folder
+    return path

@@ -44,6 +44,7 @@ from lsp_server.checkpoints.sharing import attribution
 from lsp_server.checkpoints.watcher import TreeWatcher
 from lsp_server.checkpoints.windows import CommandWindow
 from lsp_server.config.tree import CheckpointsConfig
+from lsp_server.procs.priority import lower_priority
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,7 @@ class CommandSnapshots:
         self._grew = grew
         self.first = FirstSnapshots(self._first, self._tally_of, self._background)
         self._notes: dict[Path, list[str]] = {}
-        self._preparing: dict[Path, threading.Thread] = {}
+        self._preparing: dict[Path, threading.Event] = {}  # set: a first snapshot may go on
         self.folder_stamps = True
         """Snapshots of roots no watcher watches look only at folders whose stamp changed
         (folder_stamps.py); off, each scans the whole root (tests compare both)."""
@@ -146,7 +147,7 @@ class CommandSnapshots:
         repo = store.repo
         preparing = self._preparing.pop(root, None)
         if preparing is not None:
-            preparing.join()
+            preparing.wait()
         with self._root_lock(root), repo.locked():
             try:
                 store.ensure()  # writers find it there: none waits for the walk (write_queue)
@@ -173,20 +174,18 @@ class CommandSnapshots:
         return self._before(root)
 
     def prepare_in_background(self, roots: Iterable[Path]) -> None:
-        """At start: read each git root's index and, where no watcher is likely to run,
-        start walking the root against it (scans.prepare), in threads of their own, so
-        that its first snapshot costs only what changed since. A command's first snapshot
-        waits for the index to be read, and runs `git add -u` beside the rest of the walk."""
+        """At start, in threads: read each git root's index and, where no inotify watcher
+        is likely to run, walk the root: placing fanotify folder marks (nothing waits for
+        that walk: the first snapshots scan), else stamping its folders against the index
+        (scans.prepare; the first snapshot waits for the index, then finishes the walk
+        beside `git add -u`)."""
         for root in roots:
-            if self._background(root):
-                continue
-            thread = threading.Thread(target=self._prepare, args=(root,), daemon=True)
-            self._preparing[root] = thread
-            thread.start()
+            if not self._background(root):
+                ready = self._preparing[root] = threading.Event()
+                threading.Thread(target=self._prepare, args=(root, ready), daemon=True).start()
 
-    def _prepare(self, root: Path) -> None:
-        # At the normal priority: it is the first command's own work, done early (a
-        # command that comes at once waits for it as it would have done it).
+    def _prepare(self, root: Path, ready: threading.Event) -> None:
+        # (A stamping walk at normal priority: it is the first command's own work, early.)
         try:
             user = user_git_dir(root)
             if user is None:
@@ -197,14 +196,16 @@ class CommandSnapshots:
                 return
             if summary.files > self._config.max_root_files or not self._unwatchable(summary):
                 return  # a watcher will run: the first snapshot needs no stamps
-            if self._watch_by_marks(root, summary.folders):
-                return  # watched after all: the walk placing the marks was the preparation
+            if self._watch_by_marks(root, summary.folders, ready) or ready.is_set():
+                return  # (the first snapshot scans: a command may have come meanwhile)
             repo = self._store(root).repo
             if not repo.index.exists():
                 repo.prepared = scans.prepare(repo, summary, key)  # (the first waits for it)
             lighten_summary(user)
         except (OSError, ShadowError):
             log.debug("preparing the first snapshot of %s failed", root, exc_info=True)
+        finally:
+            ready.set()
 
     def _unwatchable(self, summary: IndexSummary) -> bool:
         """No watcher is likely to run for a root of the summary's folders: too many for
@@ -242,10 +243,16 @@ class CommandSnapshots:
             return
         watcher.start(Tally(1 << 62, 1 << 62, float("inf")))
 
-    def _watch_by_marks(self, root: Path, folders: int) -> bool:
-        """Watch a root inotify cannot hold through fanotify folder marks, if they can."""
+    def _watch_by_marks(
+        self, root: Path, folders: int, ready: threading.Event | None = None
+    ) -> bool:
+        """Watch a root inotify cannot hold through fanotify folder marks, if they can
+        (`ready`: set before their walk, which yields to the first snapshot's scan)."""
         watcher = self.watchers.marked(root, folders, self.watchers.budget.refusal())
         if watcher is not None:
+            if ready is not None:
+                ready.set()
+                lower_priority(10, base=0)
             watcher.start(None)  # measured from the index: nothing to count
         return watcher is not None and watcher.unavailable is None
 

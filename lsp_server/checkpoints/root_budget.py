@@ -106,6 +106,13 @@ def link_count(path: Path) -> int:
     return 0 if stat.S_ISDIR(st.st_mode) else st.st_nlink
 
 
+def still_linked(root: Path, known: set[str], changed: set[str]) -> set[str]:
+    """The files (relative to `root`) with more than one hard link: of those `known` so,
+    and of the `changed` paths."""
+    kept = {path for path in known if link_count(root / path) > 1}
+    return kept | {path for path in changed if link_count(root / path) > 1}
+
+
 def linked(root: str, files: Sequence[str]) -> set[str]:
     """The files (relative to `root`) with more than one hard link."""
     found = set()

@@ -12,9 +12,9 @@ ended every change it made through a watched folder is in the queue. A folder cr
 covers files made before its watch existed.
 
 `take` asks for a full scan instead (Changed.rescan says why) when:
-- the watcher has just started, or could not start: no inotify, no instance or watch
-  left, more watches needed than the share allows (such a root is watched through
-  fanotify where permitted instead: root_watchers.py);
+- the watcher has just started, or is starting (its first walk, which nothing waits for,
+  is under way), or could not start: no inotify, no instance or watch left, more watches
+  needed than the share allows (then fanotify where permitted: root_watchers.py);
 - the kernel dropped events (IN_Q_OVERFLOW), or the root was moved, deleted or unmounted;
 - a `.gitignore` changed (what is ignored may change anywhere below it);
 - more than MAX_PATHS paths changed (one scan is then cheaper than naming them);
@@ -36,15 +36,22 @@ import weakref
 from collections.abc import Sequence
 from pathlib import Path
 
-from lsp_server.checkpoints.changes import MAX_PATHS, Changed, NewNames, changes_of, tell
+from lsp_server.checkpoints.changes import (
+    MAX_PATHS,
+    Changed,
+    NewNames,
+    changes_of,
+    outermost,
+    tell,
+)
 from lsp_server.checkpoints.root_budget import (
     OverBudget,
     ShareExceeded,
     Tally,
     WatchBudget,
     enters,
-    link_count,
     links_among,
+    still_linked,
 )
 from lsp_server.fs import inotify
 from lsp_server.fs.fanotify_folders import FanotifyFolders
@@ -74,7 +81,7 @@ class TreeWatcher:
         self.skip = skip  # watched, not counted by a first walk (regenerable: root_budget.py)
         self._root_dev = 0
         self._over_share: str | None = None
-        self._walking = False
+        self._walk = threading.Lock()  # held by `start`'s walk (never waited for)
         self._lock = threading.Lock()
         self._inotify: Inotify | FanotifyFolders | None = None
         self._folders: dict[int, str] = {}  # wd -> folder ("" is the root)
@@ -97,21 +104,27 @@ class TreeWatcher:
     def folder_marks(self) -> int:
         return len(self._folders) if self.marks else 0
 
+    @property
+    def starting(self) -> bool:  # `start`'s walk is under way
+        return self._walk.locked()
+
     # -- life -----------------------------------------------------------------------
 
     def start(self, tally: Tally | None) -> bool:
         """Start watching, counting the root into `tally` (raises OverBudget; None: not
-        counted); False when no walk ran (the watcher could not start or ran already).
-        Commands' windows skip it."""
-        self._walking = True
+        counted); False when no walk ran (the watcher could not start, ran already, or is
+        walking in another thread: nothing waits for that walk, see the module's doc)."""
+        if not self._walk.acquire(blocking=False):
+            return False
         try:
             with self._lock:
                 if self._inotify is not None or self.unavailable is not None:
                     return False
+                self._rescan = self._rescan or "the watcher was starting"
                 self._start(tally)
                 return self._inotify is not None or self._over_share is not None
         finally:
-            self._walking = False
+            self._walk.release()
 
     def _start(self, tally: Tally | None = None) -> None:
         self._over_share = None
@@ -155,6 +168,8 @@ class TreeWatcher:
 
     def take(self) -> Changed:
         """What changed since the last take (the queue read dry first)."""
+        if self._walk.locked():  # the scan this asks for covers what the walk has not
+            return Changed(frozenset(), "the watcher is still starting (its first walk)")
         with self._lock:
             if self._inotify is None and self.unavailable is None:
                 self._start()
@@ -174,7 +189,7 @@ class TreeWatcher:
     def open_window(self, changes: bool = False) -> NewNames | None:
         """Collect the names made from now on (`changes`: every path changed; None: the
         root is not being watched). What is queued already is read first: it happened before."""
-        if self._walking:
+        if self._walk.locked():
             return None
         with self._lock:
             if self._inotify is None:
@@ -220,17 +235,19 @@ class TreeWatcher:
 
     def invalidate(self, reason: str) -> None:
         """The next take asks for a full scan (a snapshot failed after this take)."""
+        if self._walk.locked():
+            return  # the first take after the walk asks for one anyway
         with self._lock:
             self._rescan = self._rescan or reason
 
     def _result(self) -> Changed:
-        paths = {self._outermost(path) for path in self._dirty}
+        paths = {outermost(path, self._nested) for path in self._dirty}
         if self._rescan is None and any(p.rsplit("/", 1)[-1] == ".gitignore" for p in paths):
             self._rescan = "a .gitignore changed"
         if self._rescan is None and len(paths) > MAX_PATHS:
             self._rescan = f"{len(paths)} paths changed (more than {MAX_PATHS})"
-        self._note_hard_links(paths)
-        created = frozenset(self._outermost(path) for path in self._created)
+        self._hard_links = still_linked(self.root, self._hard_links, paths)
+        created = frozenset(outermost(path, self._nested) for path in self._created)
         changed = Changed(frozenset(paths | self._hard_links), self._rescan, created)
         self._dirty.clear()
         self._created.clear()
@@ -240,23 +257,6 @@ class TreeWatcher:
             self._stop()
             self._start()
         return changed
-
-    def _outermost(self, path: str) -> str:
-        """A path inside a nested repository stands for the repository (its gitlink)."""
-        parts = path.split("/")
-        for n in range(1, len(parts)):
-            folder = "/".join(parts[:n])
-            if folder in self._nested:
-                return folder
-        return path
-
-    def _note_hard_links(self, paths: set[str]) -> None:
-        for path in list(self._hard_links):
-            if link_count(self.root / path) < 2:
-                self._hard_links.discard(path)
-        for path in paths:
-            if link_count(self.root / path) > 1:
-                self._hard_links.add(path)
 
     # -- events -------------------------------------------------------------------------
 

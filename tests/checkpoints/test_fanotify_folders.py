@@ -17,10 +17,14 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from pathlib import Path
+from threading import Event, Thread
+from typing import Any
 
+import anyio
 import pytest
 
 from lsp_server.checkpoints import command_snapshots, fanotify_watch
+from lsp_server.checkpoints.changes import Changed
 from lsp_server.checkpoints.fanotify_watch import NOT_RUNNING
 from lsp_server.checkpoints.root_budget import Tally, WatchBudget
 from lsp_server.checkpoints.watcher import TreeWatcher
@@ -33,6 +37,7 @@ from tests.checkpoints.test_fanotify_watch import (
     first_command,
     first_notes,
     large_git_root_over_mcp,
+    marks_placed,
 )
 from tests.checkpoints.test_root_budget import make_tree
 from tests.checkpoints.test_seeded_snapshot import Pair
@@ -251,6 +256,92 @@ async def test_a_git_root_of_thousands_of_files(
         tmp_path, monkeypatch, "watched through fanotify folder marks", True
     )
     assert status["folderMarks"]["held"] > 250
+
+
+def held_walk(monkeypatch: pytest.MonkeyPatch, kind: type[Any]) -> tuple[Event, Event]:
+    """(walking, go on): each watch `kind` places waits for `go on` (first: `walking` set)."""
+    walking, go_on = Event(), Event()
+    add_watch = kind.add_watch
+
+    def held(self: Any, path: str) -> int:
+        walking.set()
+        go_on.wait(60)
+        return int(add_watch(self, path))
+
+    monkeypatch.setattr(kind, "add_watch", held)
+    return walking, go_on
+
+
+@pytest.mark.parametrize("marks", [False, True], ids=["inotify", "folder marks"])
+def test_nothing_waits_for_a_watchers_first_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, marks: bool
+) -> None:
+    """While `start` walks in another thread: a take answers at once, asking for a scan; a
+    second start and a window do not wait either. The first take after the walk asks for a
+    scan too (what changed before its folder was watched is in no event); then paths."""
+    make_tree(tmp_path, 3, 2)
+    walking, go_on = held_walk(monkeypatch, FanotifyFolders if marks else inotify.Inotify)
+    share = WatchBudget.for_marks(0.5) if marks else WatchBudget(1.0)
+    watcher = TreeWatcher(tmp_path, [], share, marks=marks)
+    walk = Thread(target=watcher.start, args=(None,))
+    walk.start()
+    try:
+        assert walking.wait(30)
+        taken: list[Changed] = []
+        taking = Thread(target=lambda: taken.append(watcher.take()))
+        taking.start()
+        taking.join(30)
+        assert [t.rescan for t in taken] == ["the watcher is still starting (its first walk)"]
+        assert watcher.starting and not watcher.start(None) and watcher.open_window() is None
+        (tmp_path / "d0" / "early.txt").write_text("before its folder was watched")
+    finally:
+        go_on.set()
+        walk.join(60)
+    try:
+        assert not watcher.starting and watcher.take().rescan == NOT_RUNNING
+        (tmp_path / "d0" / "late.txt").write_text("watched")
+        changed = watcher.take()
+        assert changed.rescan is None and changed.paths == {"d0/late.txt"}
+    finally:
+        watcher.close()
+
+
+async def test_no_command_waits_for_the_marks_walk_at_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_filesystem_mark: None
+) -> None:
+    """A git root inotify cannot hold: the walk placing its marks at start keeps going
+    (held here) while the first commands run; their snapshots scan beside it (the first
+    seeded from the user's index), the first after it scans too, then only the changed
+    paths are added, each checkpoint as exact as the full scans'."""
+    walking, go_on = held_walk(monkeypatch, FanotifyFolders)
+    pair = Pair(tmp_path, files=1500)
+    seeded = pair.engines["seeded"]
+    seeded.watchers.budget = budget(50)
+    pair.engines["scanned"].watchers.enabled = False
+    root = pair.roots["seeded"]
+    seeded._commands.prepare_in_background([root])
+    try:
+        assert await anyio.to_thread.run_sync(walking.wait, 30)
+        notes = await first_command(pair.engines, pair.roots)
+        [scan] = notes["scan seeded"]
+        assert scan is not None
+        assert scan.startswith("full scan: the watcher is still starting (its first walk)")
+        assert scan.endswith("; seeded from the repository's index")
+        pair.count = 1
+        found = await pair.run("echo more >> pkg1/sub1/m1.py")
+        assert changes(found) == {("pkg1/sub1/m1.py", "modified")}
+        assert str(pair.scans["seeded"]).startswith("full scan: the watcher is still starting")
+        go_on.set()
+        await marks_placed(seeded.watchers, root)
+        found = await pair.run("rm pkg2/sub2/m2.py")
+        assert changes(found) == {("pkg2/sub2/m2.py", "deleted")}
+        assert str(pair.scans["seeded"]).startswith(f"full scan: {NOT_RUNNING}")
+        found = await pair.run("echo n > new.local")
+        assert changes(found) == {("new.local", "created")}
+        assert pair.scans["seeded"] == "changed paths"
+    finally:
+        go_on.set()
+        pair.close()
 
 
 async def test_a_root_the_marks_cannot_hold_either_is_not_walked_for_them(

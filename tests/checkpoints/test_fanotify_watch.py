@@ -23,7 +23,9 @@ import pytest
 from lsp_server.checkpoints import fanotify_watch
 from lsp_server.checkpoints.fanotify_watch import NOT_RUNNING, FanotifyWatcher, may_resolve_handles
 from lsp_server.checkpoints.root_budget import WatchBudget, max_user_watches
+from lsp_server.checkpoints.root_watchers import RootWatchers
 from lsp_server.checkpoints.shadow.repository import ShadowRepo
+from lsp_server.checkpoints.watcher import TreeWatcher
 from lsp_server.fs import fanotify
 from lsp_server.fs.fanotify import FanotifyUnavailable, FilesystemEvents, FsEvent
 from tests.checkpoints import test_watcher as watcher_cases
@@ -191,6 +193,16 @@ def test_a_real_overflow_asks_for_a_full_scan(tmp_path: Path) -> None:
         watcher.close()
 
 
+async def marks_placed(watchers: RootWatchers, root: Path) -> None:
+    """Until the walk placing folder marks at start has placed them all."""
+    for _ in range(1200):
+        watcher = watchers.running(root)
+        if isinstance(watcher, TreeWatcher) and watcher.folder_marks and not watcher.starting:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the folder marks were not placed in 60 s")
+
+
 async def a_git_root_of_thousands_of_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, watched_by: str, at_start: bool
 ) -> dict[str, Any]:
@@ -214,6 +226,7 @@ async def a_git_root_of_thousands_of_files(
     root = pair.roots["seeded"]
     if at_start:
         seeded._commands.prepare_in_background([root])
+        await marks_placed(seeded.watchers, root)  # (a command meanwhile: tests below)
     try:
         before = tree_state(root)
         notes = await first_command(pair.engines, pair.roots)

@@ -103,9 +103,9 @@ class Pair:
             seeded = self.engines["seeded"]
             # The engine's own start may have prepared already (or found a watcher would
             # run, before the lines above): either way, once more, now that none can.
-            seeded._commands._preparing[self.roots["seeded"]].join()
+            seeded._commands._preparing[self.roots["seeded"]].wait()
             seeded._commands.prepare_in_background([self.roots["seeded"]])
-            seeded._commands._preparing[self.roots["seeded"]].join()
+            seeded._commands._preparing[self.roots["seeded"]].wait()
             assert seeded.store(self.roots["seeded"]).repo.prepared is not None
         self.count = 0
         self.scans: dict[str, str | None] = {}
