@@ -253,7 +253,7 @@ class CommandSnapshots:
             if ready is not None:
                 ready.set()
                 lower_priority(10, base=0)
-            watcher.start(None)  # measured from the index: nothing to count
+            watcher.start(None, self.watchers.quiet if ready else None)  # (nothing to count)
         return watcher is not None and watcher.unavailable is None
 
     def _before(self, root: Path) -> Outcome:
@@ -275,6 +275,10 @@ class CommandSnapshots:
                 return f"the snapshot failed ({str(exc).strip()})"
 
     def _snapshot(self, root: Path, ignored: IgnoredFiles) -> str:
+        with self.watchers.scanning():
+            return self._scan(root, ignored)
+
+    def _scan(self, root: Path, ignored: IgnoredFiles) -> str:
         """The root's tree now: from the paths the watcher saw change when it can say, else
         (and when adding them fails) from a full scan (watcher.py says when)."""
         repo = self._store(root).repo
@@ -315,8 +319,11 @@ class CommandSnapshots:
         return tree
 
     def _unwatched(self, root: Path) -> bool:
-        """No watcher can say what changed in the root: its snapshots scan (or stamp) it."""
+        """No watcher can say what changed in the root (yet: while its first walk is under
+        way, and for the snapshot after it): its snapshots scan (or stamp) it."""
         watcher = self.watchers.running(root)
+        if isinstance(watcher, TreeWatcher) and watcher.starting:
+            return True
         return watcher is None or watcher.unavailable is not None
 
     def _stamped(

@@ -7,9 +7,10 @@ fs.fanotify.max_user_marks), else not watched (its snapshots go by the folders' 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from lsp_server.checkpoints.changes import Changed
@@ -53,6 +54,10 @@ class RootWatchers:
         self._marks_refused: str | None = None
         self._no_marks: set[Path] = set()  # roots too big for the marks' share: not tried
         self._watchers: dict[Path, Watcher] = {}
+        self.quiet = threading.Event()
+        """Set while no snapshot runs: a first walk started ahead waits for it (`scanning`)."""
+        self.quiet.set()
+        self._scanning = 0
         self._no_fanotify: set[Path] = set()
         self._lock = threading.Lock()
         self.scans: dict[Path, str] = {}
@@ -78,6 +83,20 @@ class RootWatchers:
         if watcher is not None and watcher is not first:
             return watcher.take()
         return changed
+
+    @contextlib.contextmanager
+    def scanning(self) -> Iterator[None]:
+        """A snapshot runs: the cores are its own (a first walk started ahead waits)."""
+        with self._lock:
+            self._scanning += 1
+            self.quiet.clear()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._scanning -= 1
+                if not self._scanning:
+                    self.quiet.set()
 
     def of(self, root: Path) -> Watcher:
         with self._lock:

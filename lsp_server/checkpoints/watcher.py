@@ -36,14 +36,7 @@ import weakref
 from collections.abc import Sequence
 from pathlib import Path
 
-from lsp_server.checkpoints.changes import (
-    MAX_PATHS,
-    Changed,
-    NewNames,
-    changes_of,
-    outermost,
-    tell,
-)
+from lsp_server.checkpoints.changes import MAX_PATHS, Changed, NewNames, changes_of, outermost, tell
 from lsp_server.checkpoints.root_budget import (
     OverBudget,
     ShareExceeded,
@@ -82,6 +75,7 @@ class TreeWatcher:
         self._root_dev = 0
         self._over_share: str | None = None
         self._walk = threading.Lock()  # held by `start`'s walk (never waited for)
+        self._gate: threading.Event | None = None
         self._lock = threading.Lock()
         self._inotify: Inotify | FanotifyFolders | None = None
         self._folders: dict[int, str] = {}  # wd -> folder ("" is the root)
@@ -110,20 +104,22 @@ class TreeWatcher:
 
     # -- life -----------------------------------------------------------------------
 
-    def start(self, tally: Tally | None) -> bool:
+    def start(self, tally: Tally | None, gate: threading.Event | None = None) -> bool:
         """Start watching, counting the root into `tally` (raises OverBudget; None: not
         counted); False when no walk ran (the watcher could not start, ran already, or is
-        walking in another thread: nothing waits for that walk, see the module's doc)."""
+        walking in another thread: nothing waits for that walk, see the module's doc).
+        `gate`: the walk goes on only while it is set (a walk started ahead of commands)."""
         if not self._walk.acquire(blocking=False):
             return False
         try:
             with self._lock:
                 if self._inotify is not None or self.unavailable is not None:
                     return False
-                self._rescan = self._rescan or "the watcher was starting"
+                self._rescan, self._gate = self._rescan or "the watcher was starting", gate
                 self._start(tally)
                 return self._inotify is not None or self._over_share is not None
         finally:
+            self._gate = None
             self._walk.release()
 
     def _start(self, tally: Tally | None = None) -> None:
@@ -329,6 +325,8 @@ class TreeWatcher:
         pending, files = [(top, True)], []
         root = str(self.root)
         while pending:
+            if self._gate is not None:
+                self._gate.wait()
             folder, counted = pending.pop()
             full = f"{root.rstrip('/')}/{folder}" if folder else root
             if self._over_share is None:

@@ -27,6 +27,8 @@ from lsp_server.checkpoints import command_snapshots, fanotify_watch
 from lsp_server.checkpoints.changes import Changed
 from lsp_server.checkpoints.fanotify_watch import NOT_RUNNING
 from lsp_server.checkpoints.root_budget import Tally, WatchBudget
+from lsp_server.checkpoints.root_watchers import RootWatchers
+from lsp_server.checkpoints.shadow import folder_stamps
 from lsp_server.checkpoints.watcher import TreeWatcher
 from lsp_server.fs import inotify
 from lsp_server.fs.fanotify_folders import FanotifyFolders, max_user_marks
@@ -310,9 +312,11 @@ async def test_no_command_waits_for_the_marks_walk_at_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_filesystem_mark: None
 ) -> None:
     """A git root inotify cannot hold: the walk placing its marks at start keeps going
-    (held here) while the first commands run; their snapshots scan beside it (the first
-    seeded from the user's index), the first after it scans too, then only the changed
-    paths are added, each checkpoint as exact as the full scans'."""
+    (held here) while the first commands run. The first snapshot scans beside it (seeded
+    from the user's index, stamping the folders), the next ones look at the folders whose
+    stamp changed, until the first after the walk; then only the changed paths are added.
+    Each checkpoint is exactly the full scans'."""
+    monkeypatch.setattr(folder_stamps, "MARGIN_NS", 0)  # (the tree was written just now)
     walking, go_on = held_walk(monkeypatch, FanotifyFolders)
     pair = Pair(tmp_path, files=1500)
     seeded = pair.engines["seeded"]
@@ -330,18 +334,36 @@ async def test_no_command_waits_for_the_marks_walk_at_start(
         pair.count = 1
         found = await pair.run("echo more >> pkg1/sub1/m1.py")
         assert changes(found) == {("pkg1/sub1/m1.py", "modified")}
-        assert str(pair.scans["seeded"]).startswith("full scan: the watcher is still starting")
+        assert str(pair.scans["seeded"]).startswith("folders' stamps (")
         go_on.set()
         await marks_placed(seeded.watchers, root)
         found = await pair.run("rm pkg2/sub2/m2.py")
         assert changes(found) == {("pkg2/sub2/m2.py", "deleted")}
-        assert str(pair.scans["seeded"]).startswith(f"full scan: {NOT_RUNNING}")
+        assert str(pair.scans["seeded"]).startswith("folders' stamps (")
         found = await pair.run("echo n > new.local")
         assert changes(found) == {("new.local", "created")}
         assert pair.scans["seeded"] == "changed paths"
     finally:
         go_on.set()
         pair.close()
+
+
+def test_a_walk_started_ahead_waits_while_a_snapshot_scans(tmp_path: Path) -> None:
+    """The walk placing marks at start goes on only while no snapshot runs: a command's
+    scan has the cores (the walk's own priority is lowered too)."""
+    make_tree(tmp_path, 3, 2)
+    watchers = RootWatchers(marks_budget=WatchBudget.for_marks(0.5))
+    watcher = TreeWatcher(tmp_path, [], watchers.marks_budget, marks=True)
+    with watchers.scanning():
+        walk = Thread(target=watcher.start, args=(None, watchers.quiet))
+        walk.start()
+        walk.join(0.5)
+        assert walk.is_alive() and watcher.starting and watcher.folder_marks == 0
+    walk.join(60)
+    try:
+        assert not walk.is_alive() and watcher.folder_marks == 5
+    finally:
+        watcher.close()
 
 
 async def test_a_root_the_marks_cannot_hold_either_is_not_walked_for_them(
