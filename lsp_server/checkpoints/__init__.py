@@ -9,15 +9,12 @@
 - restore.py: how one recorded change is put back, or why it cannot be; revert_disk.py: a
   revert's reads and writes beneath the root, never through a link.
 - file_states.py: a file's state on disk and the record of its change.
-- watcher.py (root_watchers.py, changes.py): what changed in a root since its last
-  snapshot, from inotify or fanotify folder marks (fs/inotify.py, fs/fanotify_folders.py),
-  so a shell command's snapshots add only those paths (shadow/changed_paths.py);
-  fanotify_watch.py the same from one fanotify filesystem mark, for a root too large for
-  inotify;
-  command_snapshots.py takes them and turns the two around a command into its checkpoint.
-- root_budget.py, first_snapshot.py: a root measured before its first snapshot (over the
-  budget, no shell checkpoints), the watches within their share of the system's, and the
-  first snapshot off the command's path where it may be long.
+- watching/: what changed in a root since its last snapshot, so that a shell command's
+  snapshots add only those paths (shadow/changed_paths.py); command_snapshots.py takes
+  them and turns the two around a command into its checkpoint.
+- first_snapshot.py: a root measured before its first snapshot (watching/root_budget.py:
+  over the budget, no shell checkpoints), and that snapshot off the command's path where
+  it may be long.
 - recorder.py (and windows.py, shell_calls.py): the service the runtime calls around
   writers and commands.
 - journal.py, write_queue.py: a writer's checkpoint journaled on the call's path, written

@@ -1,8 +1,8 @@
 """Checkpoints of shell commands: every root snapshotted before a command and again when
 it ends; the difference is what it changed (docs/CHECKPOINTS.md). A snapshot adds only the
-paths the root's watcher saw change, or scans the whole root when it cannot say (watcher.py).
-Ignored files are recorded within their budget (ignored.py); what could not be recorded,
-and a checkpoint that failed, become notes the command's result says.
+paths the root's watcher saw change, or scans the whole root when it cannot say
+(watching/watcher.py). Ignored files are recorded within their budget (ignored.py); what
+could not be recorded, and a checkpoint that failed, become notes the command's result says.
 
 `CommandSnapshots` is the command side of the checkpoint service (recorder.py), as the
 write queue (write_queue.py) is the writers' side: blocking, run in worker threads, one at
@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from lsp_server.checkpoints import journal
-from lsp_server.checkpoints.fanotify_watch import may_resolve_handles
 from lsp_server.checkpoints.file_states import (
     is_nested_repo,
     is_placeholder_change,
@@ -26,8 +25,6 @@ from lsp_server.checkpoints.file_states import (
 )
 from lsp_server.checkpoints.first_snapshot import FirstSnapshots, Outcome
 from lsp_server.checkpoints.records import Checkpoint, CheckpointStore
-from lsp_server.checkpoints.root_budget import OverBudget, Tally, measure
-from lsp_server.checkpoints.root_watchers import RootWatchers
 from lsp_server.checkpoints.shadow import scans
 from lsp_server.checkpoints.shadow.folder_stamps import FolderStamps
 from lsp_server.checkpoints.shadow.ignored import IgnoredFiles, unrecorded_changes
@@ -41,7 +38,10 @@ from lsp_server.checkpoints.shadow.seed import (
     user_index_summary,
 )
 from lsp_server.checkpoints.sharing import attribution
-from lsp_server.checkpoints.watcher import TreeWatcher
+from lsp_server.checkpoints.watching.fanotify_watch import may_resolve_handles
+from lsp_server.checkpoints.watching.root_budget import OverBudget, Tally, measure
+from lsp_server.checkpoints.watching.root_watchers import RootWatchers
+from lsp_server.checkpoints.watching.watcher import TreeWatcher
 from lsp_server.checkpoints.windows import CommandWindow
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.procs.priority import lower_priority
@@ -209,7 +209,7 @@ class CommandSnapshots:
 
     def _unwatchable(self, summary: IndexSummary) -> bool:
         """No watcher is likely to run for a root of the summary's folders: too many for
-        the inotify watches left, and no fanotify here (root_watchers.py)."""
+        the inotify watches left, and no fanotify here (watching/root_watchers.py)."""
         if not self.folder_stamps:
             return False
         if not self.watchers.enabled:
@@ -280,7 +280,7 @@ class CommandSnapshots:
 
     def _scan(self, root: Path, ignored: IgnoredFiles) -> str:
         """The root's tree now: from the paths the watcher saw change when it can say, else
-        (and when adding them fails) from a full scan (watcher.py says when)."""
+        (and when adding them fails) from a full scan (watching/watcher.py says when)."""
         repo = self._store(root).repo
         changed = self.watchers.take(root)
         if changed.rescan is None and repo.current() is not None:

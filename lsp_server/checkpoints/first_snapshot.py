@@ -1,5 +1,5 @@
 """The first snapshot of each root in a process: the root measured against the budget
-(root_budget.py), then snapshotted, off the command's path where that may take long.
+(watching/root_budget.py), then snapshotted, off the command's path where that may take long.
 
 In a git work tree the first snapshot is seeded from the user's index (shadow/seed.py) and
 costs what `git status` costs: the command waits for it. Anywhere else it stores every
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import attrs
 
-from lsp_server.checkpoints.root_budget import Tally
+from lsp_server.checkpoints.watching.root_budget import Tally
 from lsp_server.procs.priority import IO_IDLE, lower_priority
 
 log = logging.getLogger(__name__)

@@ -41,12 +41,12 @@ from lsp_server.checkpoints.records import (
     Reads,
 )
 from lsp_server.checkpoints.restore import Current, Present
-from lsp_server.checkpoints.root_watchers import RootWatchers
 from lsp_server.checkpoints.shadow import objects
 from lsp_server.checkpoints.shadow.isolated_git import ShadowError
 from lsp_server.checkpoints.shadow.large_files import pointer_of
 from lsp_server.checkpoints.shadow.tree_changes import Entry
 from lsp_server.checkpoints.sharing import side_files
+from lsp_server.checkpoints.watching.root_watchers import RootWatchers
 from lsp_server.checkpoints.windows import CommandWindow, Listed, WriteWindow
 from lsp_server.checkpoints.write_queue import WriteQueue
 from lsp_server.config.tree import CheckpointsConfig

@@ -1,8 +1,8 @@
 """Linux inotify through ctypes: an instance, directory watches, and its raw events parsed.
 
-Only what watcher.py needs. An event is queued by the kernel in the system call that made
-the change, so reading the queue dry after a command ended sees every change it made
-through a watched directory (or learns that events were lost: IN_Q_OVERFLOW).
+Only what checkpoints/watching/watcher.py needs. An event is queued by the kernel in the
+system call that made the change, so reading the queue dry after a command ended sees every
+change it made through a watched directory (or learns that events were lost: IN_Q_OVERFLOW).
 """
 
 from __future__ import annotations

@@ -23,13 +23,14 @@ from typing import Any
 import anyio
 import pytest
 
-from lsp_server.checkpoints import command_snapshots, fanotify_watch
-from lsp_server.checkpoints.changes import Changed
-from lsp_server.checkpoints.fanotify_watch import NOT_RUNNING
-from lsp_server.checkpoints.root_budget import Tally, WatchBudget
-from lsp_server.checkpoints.root_watchers import RootWatchers
+from lsp_server.checkpoints import command_snapshots
 from lsp_server.checkpoints.shadow import folder_stamps
-from lsp_server.checkpoints.watcher import TreeWatcher
+from lsp_server.checkpoints.watching import fanotify_watch, root_watchers, tree_walk
+from lsp_server.checkpoints.watching.changes import Changed
+from lsp_server.checkpoints.watching.fanotify_watch import NOT_RUNNING
+from lsp_server.checkpoints.watching.root_budget import Tally, WatchBudget
+from lsp_server.checkpoints.watching.root_watchers import RootWatchers
+from lsp_server.checkpoints.watching.watcher import TreeWatcher
 from lsp_server.fs import inotify
 from lsp_server.fs.fanotify_folders import FanotifyFolders, max_user_marks
 from tests.checkpoints.test_fanotify_watch import (
@@ -67,6 +68,7 @@ def no_filesystem_mark(monkeypatch: pytest.MonkeyPatch) -> None:
     """The filesystem mark fails as it does for a user (no CAP_DAC_READ_SEARCH)."""
     monkeypatch.setattr(fanotify_watch, "may_resolve_handles", lambda: False)
     monkeypatch.setattr(command_snapshots, "may_resolve_handles", lambda: False)
+    monkeypatch.setattr(root_watchers, "may_resolve_handles", lambda: False)
 
 
 def kernel_marks(pid: int) -> dict[str, int]:
@@ -204,6 +206,47 @@ def test_hard_links_are_noted_by_a_walk_that_counts_nothing(tmp_path: Path, file
         assert watcher.take().paths == {"linked.txt"}
     finally:
         watcher.close()
+
+
+@pytest.mark.parametrize("counting", [True, False], ids=["measuring", "measured"])
+def test_a_walk_out_of_inotify_watches_goes_on_with_folder_marks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counting: bool
+) -> None:
+    """A first walk that runs out of its inotify share moves to folder marks where it is:
+    the folders watched so far are marked anew from the list, none is listed twice, the
+    inotify watches go back, and the first take asks for a scan; then events as before."""
+    make_tree(tmp_path, 30, 2)  # the root, d0-d2 and e0-e29: 34 folders
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def counted(path: str) -> Any:
+        listed.append(path)
+        return scandir(path)
+
+    monkeypatch.setattr(tree_walk.os, "scandir", counted)
+    inotify_share, marks_share = WatchBudget(1.0, system_limit=10), WatchBudget.for_marks(0.5)
+    watcher = TreeWatcher(tmp_path, [], inotify_share)
+    watcher.spill = marks_share
+    try:
+        tally = Tally(1 << 62, 1 << 62, float("inf")) if counting else None
+        assert watcher.start(tally)
+        assert sorted(listed) == sorted(set(listed)) and len(listed) == 34
+        assert watcher.marks and watcher.unavailable is None and watcher.folder_marks == 34
+        assert watcher.watches == 0 and inotify_share.used == 0 and marks_share.used == 34
+        assert watcher.chosen == (
+            "watched through fanotify folder marks, not inotify: watching it would take "
+            "more than 10 inotify watches (100% of fs.inotify.max_user_watches, 10; "
+            "checkpoints.watch_share)"
+        )
+        if counting:
+            assert tally is not None and tally.files == 60
+        assert watcher.take().rescan == NOT_RUNNING
+        (tmp_path / "new.txt").write_text("in the root, watched first")
+        (tmp_path / "d2" / "e29" / "f0.txt").write_text("in a folder marked last")
+        assert watcher.take().paths == {"new.txt", "d2/e29/f0.txt"}
+    finally:
+        watcher.close()
+    assert marks_share.used == 0
 
 
 def test_the_marks_stay_within_their_share(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """A root that needs more inotify watches than its share is watched through one fanotify
-filesystem mark where this process may place one (checkpoints/fanotify_watch.py): the
+filesystem mark where this process may place one (checkpoints/watching/fanotify_watch.py): the
 first result and toolhost/status say so, no inotify watch is held, and a later command's
 snapshot adds only the paths that changed, recording what a full scan records.
 
@@ -20,12 +20,16 @@ from typing import Any
 
 import pytest
 
-from lsp_server.checkpoints import fanotify_watch
-from lsp_server.checkpoints.fanotify_watch import NOT_RUNNING, FanotifyWatcher, may_resolve_handles
-from lsp_server.checkpoints.root_budget import WatchBudget, max_user_watches
-from lsp_server.checkpoints.root_watchers import RootWatchers
 from lsp_server.checkpoints.shadow.repository import ShadowRepo
-from lsp_server.checkpoints.watcher import TreeWatcher
+from lsp_server.checkpoints.watching import fanotify_watch
+from lsp_server.checkpoints.watching.fanotify_watch import (
+    NOT_RUNNING,
+    FanotifyWatcher,
+    may_resolve_handles,
+)
+from lsp_server.checkpoints.watching.root_budget import WatchBudget, max_user_watches
+from lsp_server.checkpoints.watching.root_watchers import RootWatchers
+from lsp_server.checkpoints.watching.watcher import TreeWatcher
 from lsp_server.fs import fanotify
 from lsp_server.fs.fanotify import FanotifyUnavailable, FilesystemEvents, FsEvent
 from tests.checkpoints import test_watcher as watcher_cases

@@ -141,7 +141,7 @@ def test_the_wait_is_shared_by_the_commands_under_way(monkeypatch: pytest.Monkey
     """A command sent while the first snapshot still runs waits only what is left of
     FIRST_WAIT since the snapshot started, not FIRST_WAIT again."""
     from lsp_server.checkpoints import first_snapshot
-    from lsp_server.checkpoints.root_budget import Tally
+    from lsp_server.checkpoints.watching.root_budget import Tally
 
     monkeypatch.setattr(first_snapshot, "SMALL_ROOT", 0)
     waits: list[float | None] = []
@@ -170,7 +170,7 @@ def test_a_root_still_being_measured_is_not_waited_for_past_last_wait(
     growing); one whose count still grows (a large root being measured on a busy machine)
     is not waited for past LAST_WAIT. (The measure is simulated: a thread counts.)"""
     from lsp_server.checkpoints import first_snapshot
-    from lsp_server.checkpoints.root_budget import Tally
+    from lsp_server.checkpoints.watching.root_budget import Tally
 
     monkeypatch.setattr(first_snapshot, "FIRST_WAIT", 0.05)
     monkeypatch.setattr(first_snapshot, "LAST_WAIT", 0.1)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lsp_server.checkpoints.records import CheckpointStore
 from lsp_server.checkpoints.shadow.ignored import IgnoredFiles
-from lsp_server.checkpoints.watcher import TreeWatcher
+from lsp_server.checkpoints.watching.watcher import TreeWatcher
 
 
 def tree_files(store: CheckpointStore, tree: str) -> set[str]:

@@ -16,8 +16,8 @@ import pytest
 
 from lsp_server.checkpoints import command_snapshots, first_snapshot
 from lsp_server.checkpoints.recorder import Checkpoints
-from lsp_server.checkpoints.root_budget import Tally, max_user_watches
-from lsp_server.checkpoints.watcher import TreeWatcher
+from lsp_server.checkpoints.watching.root_budget import Tally, max_user_watches
+from lsp_server.checkpoints.watching.watcher import TreeWatcher
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.fs.workspace import Workspace
 from tests.checkpoints.snapshots import checkpoints

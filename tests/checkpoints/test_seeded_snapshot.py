@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from lsp_server.checkpoints.recorder import Checkpoints
-from lsp_server.checkpoints.root_budget import max_user_watches
 from lsp_server.checkpoints.shadow import folder_stamps
 from lsp_server.checkpoints.shadow.repository import ShadowRepo
+from lsp_server.checkpoints.watching.root_budget import max_user_watches
 from lsp_server.config.tree import CheckpointsConfig, Limits
 from lsp_server.fs.workspace import Workspace
 from lsp_server.runtime.file_service import FileService

@@ -307,7 +307,7 @@ def test_a_window_holds_the_names_made_while_it_was_open(tmp_path: Path) -> None
     """What a command made at any depth (the sandbox looks there for protected names):
     names made before it opened are not its own, even when another command's snapshot
     reads the queue meanwhile; dropped events say the window cannot be trusted."""
-    from lsp_server.checkpoints.watcher import TreeWatcher
+    from lsp_server.checkpoints.watching.watcher import TreeWatcher
 
     (tmp_path / "a" / "b").mkdir(parents=True)
     watcher = TreeWatcher(tmp_path)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from lsp_server.checkpoints.watcher import TreeWatcher
+from lsp_server.checkpoints.watching.watcher import TreeWatcher
 from lsp_server.sandbox.protected import ProtectedPaths
 from lsp_server.tools.shell.protected_made import ProtectedBefore, Watched, made_protected
 

@@ -1,4 +1,4 @@
-"""The shadow index brought up to date for the paths the watcher saw change (watcher.py),
+"""The shadow index brought up to date for the paths the watcher saw change (watching/watcher.py),
 instead of `git add -A` over the whole root (blocking; repository.py calls it under its locks).
 
 - Files the last snapshot holds as files and that are still files or symlinks:

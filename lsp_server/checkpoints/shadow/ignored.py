@@ -146,7 +146,7 @@ class IgnoredFiles:
 
     def record(self, created: Iterable[str] | None = None, found: list[str] | None = None) -> None:
         """Add new ignored files to the shadow index, within the budget (before or after
-        add -A). With `created` (the names made since the last record, watcher.py), only
+        add -A). With `created` (the names made since the last record, watching/watcher.py), only
         those and the files left out last time are candidates: any other ignored file that
         is not in the index was left out last time, so the outcome is the full scan's.
         `found`: the candidates of a full scan (`candidates`), looked for already."""

@@ -1,7 +1,7 @@
 """What a user's git index says of the work tree, read in-process (blocking; read only).
 
 The index holds a line for every tracked file with its size from the last stat, so the
-first snapshot of a git work tree measures the root from it (root_budget.py) and learns
+first snapshot of a git work tree measures the root from it (watching/root_budget.py) and learns
 whether seeding must clear flags or can meet a filter (seed.py) without a walk of the tree
 or a git process. Index versions 2-4 with SHA-1 ids; a split index (its entries partly in
 a shared file) or anything unexpected gives None, and the callers walk as before.

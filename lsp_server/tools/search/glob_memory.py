@@ -1,5 +1,5 @@
 """What glob learned of its matches' mtimes, kept while the root's checkpoint watcher can
-say what changed since (checkpoints/changes.py, a window of changes): a later glob of the
+say what changed since (checkpoints/watching/changes.py, a window of changes): a later glob of the
 same pattern lists again (rg), but stats only the matches that are new or changed, not
 every one (27,702 stats, 0.07 s of CPU beside rg's walk of 200,000 files, for
 `**/*.go`). A path no event speaks for (another hard link, a nested repository, toolhost's
@@ -19,9 +19,9 @@ from typing import Any
 
 import attrs
 
-from lsp_server.checkpoints.changes import NewNames
 from lsp_server.checkpoints.recorder import Checkpoints
-from lsp_server.checkpoints.root_watchers import Watcher
+from lsp_server.checkpoints.watching.changes import NewNames
+from lsp_server.checkpoints.watching.root_watchers import Watcher
 from lsp_server.runtime.context import ToolContext
 from lsp_server.search.listing import GlobResult
 from lsp_server.search.rg_files import Known

@@ -2,8 +2,8 @@
 no placeholder could wait for them (`mkdir -p a/b/c && cd a/b/c && python3 -c
 "open(<computed .git>...)"`): found and renamed aside before the checkpoint records them.
 
-Where the root's checkpoint watcher runs (checkpoints/watcher.py), the names made during the
-command are the ones its inotify events report while the command ran, plus everything
+Where the root's checkpoint watcher runs (checkpoints/watching/watcher.py), the names made
+during the command are the ones its inotify events report while the command ran, plus everything
 inside a folder it made: the cost follows what the command made, not the size of the tree.
 Elsewhere (checkpoints off, no inotify, watches exhausted, events dropped) only one folder
 down is compared before and after, as a full scan would cost more than the command.
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import attrs
 
-from lsp_server.checkpoints.changes import NewNames
-from lsp_server.checkpoints.root_watchers import RootWatchers, Watcher
+from lsp_server.checkpoints.watching.changes import NewNames
+from lsp_server.checkpoints.watching.root_watchers import RootWatchers, Watcher
 from lsp_server.sandbox.protected import ProtectedPaths
 from lsp_server.sandbox.protected_scan import may_be_placeholder, scan_roots
 

@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 
 from lsp_server.checkpoints.recorder import Checkpoints
-from lsp_server.checkpoints.root_watchers import RootWatchers
+from lsp_server.checkpoints.watching.root_watchers import RootWatchers
 from lsp_server.core import errors
 from lsp_server.core.errors import ToolError
 from lsp_server.policy.command_plan import CommandPlan

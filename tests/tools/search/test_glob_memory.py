@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from lsp_server.checkpoints.fanotify_watch import FanotifyWatcher
 from lsp_server.checkpoints.recorder import Checkpoints
-from lsp_server.checkpoints.root_budget import max_user_watches
-from lsp_server.checkpoints.watcher import TreeWatcher
+from lsp_server.checkpoints.watching.fanotify_watch import FanotifyWatcher
+from lsp_server.checkpoints.watching.root_budget import max_user_watches
+from lsp_server.checkpoints.watching.watcher import TreeWatcher
 from lsp_server.fs import inotify
 from lsp_server.runtime.dispatch import Runtime
 from tests.checkpoints.test_fanotify_watch import require_fanotify

@@ -8,7 +8,7 @@ hashing gigabytes into the state folder.
 What is counted is what a snapshot could record: `.git` folders, toolhost's own folders,
 the regenerable folders (`checkpoints.skip_folders`), other file systems (a mount point:
 its device differs from the root's), `/proc`, `/sys`, `/dev` and folders that cannot be read
-are never walked. The watcher's first walk (watcher.py) counts on the way (`Tally`), so a
+are never walked. The watcher's first walk (watching/watcher.py) counts on the way (`Tally`), so a
 watched root is walked once; `measure` walks a root no watcher walks. A git work tree whose
 first snapshot is seeded from the user's index is measured from that index instead (its
 tracked files and their sizes: shadow/index_summary.py), with no walk at all.
@@ -16,7 +16,7 @@ tracked files and their sizes: shadow/index_summary.py), with no walk at all.
 The inotify watches a root may take are bounded too (`WatchBudget`): a share of
 fs.inotify.max_user_watches (default 10 %, `checkpoints.watch_share`), which the editor, its
 language servers and every other watcher of the user share; one budget per process for
-every root's watcher (watcher.py). A root that needs more is watched through fanotify
+every root's watcher (watching/watcher.py). A root that needs more is watched through fanotify
 (one filesystem mark where the process may place it, else a mark per folder within a share
 of fs.fanotify.max_user_marks, `checkpoints.mark_share`, a pool no editor draws on), else
 not watched, and each of its snapshots scans it instead.

@@ -36,8 +36,8 @@ import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from lsp_server.checkpoints.changes import MAX_PATHS, Changed, NewNames, changes_of, tell
-from lsp_server.checkpoints.root_budget import Tally, link_count
+from lsp_server.checkpoints.watching.changes import MAX_PATHS, Changed, NewNames, changes_of, tell
+from lsp_server.checkpoints.watching.root_budget import Tally, link_count
 from lsp_server.fs import fanotify
 from lsp_server.fs.fanotify import FanotifyUnavailable, FilesystemEvents, FsEvent
 

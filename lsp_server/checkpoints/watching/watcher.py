@@ -11,14 +11,12 @@ ended every change it made through a watched folder is in the queue. A folder cr
 (or moved in) is marked changed as a whole and watched at once: `git add -A -- folder`
 covers files made before its watch existed.
 
-`take` asks for a full scan instead (Changed.rescan says why) when:
-- the watcher has just started, or is starting (its first walk, which nothing waits for,
-  is under way), or could not start: no inotify, no instance or watch left, more watches
-  needed than the share allows (then fanotify where permitted: root_watchers.py);
-- the kernel dropped events (IN_Q_OVERFLOW), or the root was moved, deleted or unmounted;
-- a `.gitignore` changed (what is ignored may change anywhere below it);
-- more than MAX_PATHS paths changed (one scan is then cheaper than naming them);
-- the caller says the last snapshot failed (`invalidate`).
+`take` asks for a full scan instead (Changed.rescan says why; docs/CHECKPOINTS.md lists
+when): the watcher is starting (its first walk, which nothing waits for) or just started,
+or could not; the kernel dropped events; the root went; a `.gitignore` changed; more than
+MAX_PATHS paths changed; the last snapshot failed (`invalidate`). A walk that runs out of
+its share of inotify watches goes on with fanotify folder marks (`spill`: a pool of their
+own) where the process has no filesystem mark (root_watchers.py), instead of walking again.
 
 Files with more than one hard link are looked at on every take: a write through a name
 outside the root reaches no watched folder (docs/CHECKPOINTS.md says what no watcher sees).
@@ -30,22 +28,27 @@ there for files that make other programs run code, tools/shell/protected_made.py
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
 
-from lsp_server.checkpoints.changes import MAX_PATHS, Changed, NewNames, changes_of, outermost, tell
-from lsp_server.checkpoints.root_budget import (
+from lsp_server.checkpoints.watching.changes import (
+    MAX_PATHS,
+    Changed,
+    NewNames,
+    changes_of,
+    outermost,
+    tell,
+)
+from lsp_server.checkpoints.watching.root_budget import (
     OverBudget,
     ShareExceeded,
     Tally,
     WatchBudget,
-    enters,
-    links_among,
     still_linked,
 )
+from lsp_server.checkpoints.watching.tree_walk import TreeWalk
 from lsp_server.fs import inotify
 from lsp_server.fs.fanotify_folders import FanotifyFolders
 from lsp_server.fs.inotify import Event, Inotify, InotifyError
@@ -58,7 +61,7 @@ _ROOT_GONE = inotify.IN_DELETE_SELF | inotify.IN_MOVE_SELF | inotify.IN_UNMOUNT
 _SKIPPED_FOLDER = (2, 13, 20, 40)  # ENOENT, EACCES, ENOTDIR, ELOOP
 
 
-class TreeWatcher:
+class TreeWatcher(TreeWalk):
     def __init__(
         self,
         root: Path,
@@ -67,20 +70,8 @@ class TreeWatcher:
         skip: frozenset[str] = frozenset(),
         marks: bool = False,
     ) -> None:
-        self.root = root
-        self.marks = marks  # fanotify folder marks (fs/fanotify_folders.py), not inotify
-        self.kept_out = tuple(kept_out)  # (relative) neither watched nor reported: our own
-        self.budget = budget or WatchBudget(1.0)
-        self.skip = skip  # watched, not counted by a first walk (regenerable: root_budget.py)
-        self._root_dev = 0
-        self._over_share: str | None = None
+        super().__init__(root, kept_out, budget, skip, marks)
         self._walk = threading.Lock()  # held by `start`'s walk (never waited for)
-        self._gate: threading.Event | None = None
-        self._lock = threading.Lock()
-        self._inotify: Inotify | FanotifyFolders | None = None
-        self._folders: dict[int, str] = {}  # wd -> folder ("" is the root)
-        self._nested: set[str] = set()  # nested repositories: watched, not entered
-        self._hard_links: set[str] = set()
         self._dirty: set[str] = set()
         self._created: set[str] = set()
         self._rescan: str | None = "the watcher was not running"
@@ -88,7 +79,6 @@ class TreeWatcher:
         self._carried: set[str] = set()  # new names a window's reader could not look into
         self._windows: weakref.WeakSet[NewNames] = weakref.WeakSet()  # (a dropped one goes)
         self.unavailable: str | None = None  # why not watched (each snapshot: a full scan)
-        self.chosen: str | None = None  # with marks: why not inotify (said once)
 
     @property
     def watches(self) -> int:  # inotify watches held now
@@ -128,6 +118,7 @@ class TreeWatcher:
             self._root_dev = self.root.stat().st_dev
             self._inotify = FanotifyFolders() if self.marks else Inotify()
             weakref.finalize(self, self._inotify.close)
+            self._first_walk = True
             self._watch_tree("", tally)
         except OverBudget:
             self._stop()
@@ -138,9 +129,14 @@ class TreeWatcher:
             log.warning("checkpoints of %s: %s; every snapshot scans it", self.root, exc)
             self._stop()
             return
+        finally:
+            self._first_walk = False
         if self._over_share is not None:
             self.unavailable = f"the root is not watched ({self._over_share})"
             self._stop()
+
+    def _spilled(self) -> None:
+        self._rescan = self._rescan or "the watcher moved to fanotify folder marks"
 
     def _stop(self) -> None:
         self._lose("the watcher stopped")
@@ -301,9 +297,6 @@ class TreeWatcher:
                 self._unwatch(path)  # a folder moved within the root: its old watches
                 self._guard(self._watch_tree, path)
 
-    def _kept_out(self, path: str) -> bool:
-        return any(path == k or path.startswith(k + "/") for k in self.kept_out)
-
     def _root_gone(self, reason: str) -> None:
         self._rescan = reason
         self._restart = True
@@ -316,80 +309,3 @@ class TreeWatcher:
             self._rescan = f"a new folder could not be watched ({exc.strerror or exc})"
             self._restart = True
             self._lose(self._rescan)
-
-    # -- watches ------------------------------------------------------------------------
-
-    def _watch_tree(self, top: str, tally: Tally | None = None) -> None:
-        """Watch `top` and every folder below it on the root's file system, each before it
-        is listed (a folder made meanwhile is listed or reported); `tally`: count files."""
-        pending, files = [(top, True)], []
-        root = str(self.root)
-        while pending:
-            if self._gate is not None:
-                self._gate.wait()
-            folder, counted = pending.pop()
-            full = f"{root.rstrip('/')}/{folder}" if folder else root
-            if self._over_share is None:
-                self._watch(full, folder, tally is not None)
-            try:
-                entries = list(os.scandir(full))
-            except OSError:
-                continue
-            if tally is not None:
-                tally.check_time()
-            if folder and any(entry.name == ".git" for entry in entries):
-                self._nested.add(folder)
-                continue
-            prefix = f"{folder}/" if folder else ""
-            for entry in entries:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        rel = prefix + entry.name
-                        if (
-                            entry.name != ".git"
-                            and not self._kept_out(rel)
-                            and enters(self._root_dev, entry.path, entry)
-                        ):
-                            pending.append((rel, counted and entry.name not in self.skip))
-                    elif tally is None:
-                        files.append(prefix + entry.name)
-                    else:
-                        st = entry.stat(follow_symlinks=False)
-                        if st.st_nlink > 1:
-                            self._hard_links.add(prefix + entry.name)
-                        if counted:
-                            tally.add(st.st_size)
-                except OSError:
-                    continue
-        self._hard_links |= links_among(root.rstrip("/"), files, self._links_found)
-
-    def _links_found(self, found: set[str]) -> None:
-        with self._lock:
-            self._hard_links |= found
-
-    def _watch(self, full: str, folder: str, counting: bool) -> None:
-        """One folder's watch; over the budget a counting walk goes on without watching."""
-        assert self._inotify is not None
-        if not self.budget.take():
-            if not counting:
-                raise ShareExceeded(self.budget.refusal())
-            self._over_share = self.budget.refusal()
-            return
-        try:
-            wd = self._inotify.add_watch(full)
-        except InotifyError as exc:
-            self.budget.give()
-            if exc.errno in _SKIPPED_FOLDER:  # gone, not a folder, unreadable: not walked
-                return
-            raise
-        self._folders[wd] = folder
-
-    def _unwatch(self, top: str) -> None:
-        assert self._inotify is not None
-        prefix = top + "/"
-        for wd, folder in list(self._folders.items()):
-            if folder == top or folder.startswith(prefix):
-                del self._folders[wd]
-                self._inotify.remove_watch(wd)
-                self.budget.give()
-        self._nested = {n for n in self._nested if n != top and not n.startswith(prefix)}

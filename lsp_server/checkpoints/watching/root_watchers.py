@@ -13,10 +13,14 @@ import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from lsp_server.checkpoints.changes import Changed
-from lsp_server.checkpoints.fanotify_watch import FanotifyWatcher, bare_reason
-from lsp_server.checkpoints.root_budget import WatchBudget
-from lsp_server.checkpoints.watcher import TreeWatcher
+from lsp_server.checkpoints.watching.changes import Changed
+from lsp_server.checkpoints.watching.fanotify_watch import (
+    FanotifyWatcher,
+    bare_reason,
+    may_resolve_handles,
+)
+from lsp_server.checkpoints.watching.root_budget import WatchBudget
+from lsp_server.checkpoints.watching.watcher import TreeWatcher
 from lsp_server.config.broad_roots import mounts_inside, own_folders_inside
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.fs import fanotify_folders
@@ -104,8 +108,16 @@ class RootWatchers:
             if watcher is None:
                 kept_out = [*own_folders_inside(root, self.keep_out), *mounts_inside(root)]
                 watcher = TreeWatcher(root, kept_out, self.budget, self.skip)
+                if self._may_spill(root):  # (else: a filesystem mark, no walk, after it)
+                    watcher.spill = self.marks_budget
                 self._watchers[root] = watcher
             return watcher
+
+    def _may_spill(self, root: Path) -> bool:
+        """A walk of the root whose inotify share runs out may go on with folder marks."""
+        no_filesystem_mark = not (self.fanotify and may_resolve_handles())
+        usable = self.folder_marks and self._marks_refused is None
+        return self.enabled and usable and no_filesystem_mark and root not in self._no_marks
 
     def marked(self, root: Path, folders: int, why: str) -> TreeWatcher | None:
         """The root's watcher through fanotify folder marks (not started yet, the first
