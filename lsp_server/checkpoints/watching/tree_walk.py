@@ -139,15 +139,17 @@ class TreeWalk:
     def _spill_to_marks(self, counting: bool) -> bool:
         """inotify's share ran out: go on with folder marks, each folder watched so far
         marked anew (none listed again); False where there are none."""
-        budget, self.spill = self.spill, None
+        budget = self.spill
         if budget is None or self.marks or not self._first_walk:
             return False
+        self.spill = None  # (tried once)
         if fanotify_folders.available() is not None:
             return False
+        marks = FanotifyFolders()  # (raises before anything changed)
         why, watched, group = self.budget.refusal(), list(self._folders.values()), self._inotify
         self.budget.give(len(watched))
-        self._inotify, self._folders, self.budget, self.marks = FanotifyFolders(), {}, budget, True
-        weakref.finalize(self, self._inotify.close)
+        self._inotify, self._folders, self.budget, self.marks = marks, {}, budget, True
+        weakref.finalize(self, marks.close)
         if group is not None:
             group.close()  # (what it queued meanwhile: the first take after a walk scans)
         self.chosen = f"watched through fanotify folder marks, not inotify: {why}"
