@@ -69,8 +69,8 @@ class OpenCommand:
             return
         self.closed = True
         with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(self._take_written)
             try:
+                await anyio.to_thread.run_sync(self._take_written)
                 made = await self.checkpoints.after_command(self.window)
             finally:
                 # Not before: a command recorded meanwhile would find this one's changes
