@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from lsp_server.checkpoints.watching.changes import MAX_PATHS, Changed, NewNames, changes_of, tell
-from lsp_server.checkpoints.watching.root_budget import Tally, link_count
+from lsp_server.checkpoints.watching.root_budget import Tally, still_linked
 from lsp_server.fs import fanotify
 from lsp_server.fs.fanotify import FanotifyUnavailable, FilesystemEvents, FsEvent
 
@@ -245,12 +245,7 @@ class FanotifyWatcher:
         paths = _outermost_only({self._outermost(path) for path in self._dirty})
         if self._rescan is None and any(p.rsplit("/", 1)[-1] == ".gitignore" for p in paths):
             self._rescan = "a .gitignore changed"
-        for path in list(self._hard_links):
-            if link_count(self.root / path) < 2:
-                self._hard_links.discard(path)
-        for path in paths:
-            if link_count(self.root / path) > 1:
-                self._hard_links.add(path)
+        self._hard_links = still_linked(self.root, self._hard_links, paths)
         created = frozenset(_outermost_only({self._outermost(p) for p in self._created}))
         changed = Changed(frozenset(paths | self._hard_links), self._rescan, created)
         self._dirty.clear()
