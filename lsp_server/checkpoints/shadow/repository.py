@@ -33,6 +33,8 @@ from lsp_server.config.broad_roots import exclude_lines, mounts_inside, own_fold
 from lsp_server.core.diffs import merge_lines
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_LAST_SNAPSHOT = "toolhost-last-snapshot"
+"""The index's signature and tree after the last whole snapshot, whichever process took it."""
 
 
 class ShadowRepo:
@@ -184,14 +186,43 @@ class ShadowRepo:
             changes = self.diff(previous, tree)
         self._last = (self._index_signature(), tree)
         self._last_diff = (previous, tree, changes)
+        self._tell_others(self._last)
         return tree
 
     def current(self) -> str | None:
-        """The tree of the last snapshot while the index is still as it left it (nothing
-        else wrote it since): the base an incremental snapshot may add to."""
-        if self._last is None or self._last[0] != self._index_signature():
+        """The tree of the last snapshot while the index is still as it left it, or as
+        another process's snapshot left it since (each is whole, and written under the
+        repository's lock after ours: what did not change since ours is as it holds it):
+        the base an incremental snapshot may add to."""
+        if self._last is None:
             return None
+        signature = self._index_signature()
+        if self._last[0] != signature:
+            theirs = self._others_last()
+            if theirs is None or theirs[0] != signature:
+                return None  # written by no whole snapshot: a crash, a reset, a seed
+            self._last = theirs
         return self._last[1]
+
+    def void_last(self) -> None:
+        """The index holds no whole snapshot now: no process may add to it."""
+        with contextlib.suppress(OSError):
+            (self.git_dir / _LAST_SNAPSHOT).unlink()
+
+    def _tell_others(self, last: tuple[tuple[int, int, int], str]) -> None:
+        """Leave what the index holds for the other processes sharing this repository."""
+        target = self.git_dir / _LAST_SNAPSHOT
+        staged = target.with_name(f"{_LAST_SNAPSHOT}.{os.getpid()}")
+        with contextlib.suppress(OSError):
+            staged.write_text(" ".join(map(str, (*last[0], last[1]))))
+            staged.replace(target)
+
+    def _others_last(self) -> tuple[tuple[int, int, int], str] | None:
+        try:
+            mtime, size, inode, tree = (self.git_dir / _LAST_SNAPSHOT).read_text().split()
+            return (int(mtime), int(size), int(inode)), tree
+        except (OSError, ValueError):
+            return None
 
     def snapshot_paths(self, paths: Iterable[str]) -> str:
         """Like `snapshot`, looking only at `paths` (a folder: all below it); every other

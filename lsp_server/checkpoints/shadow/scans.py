@@ -158,6 +158,7 @@ def stamped_scan(repo: ShadowRepo, ignored: IgnoredFiles) -> tuple[str | None, s
     for change in repo.diff(base, tree):
         names = (change.path, change.source or "")
         if any(name.rpartition("/")[2] == ".gitignore" for name in names):
+            repo.void_last()  # (not whole: the full scan that follows is)
             return None, "; a .gitignore changed"  # what is ignored changed anywhere
     stamps.tree = tree
     repo.stamps = stamps
