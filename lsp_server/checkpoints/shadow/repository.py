@@ -21,7 +21,7 @@ from pathlib import Path
 from lsp_server.checkpoints.shadow import changed_paths, objects, seed
 from lsp_server.checkpoints.shadow.folder_stamps import FolderStamps
 from lsp_server.checkpoints.shadow.index_summary import IndexSummary
-from lsp_server.checkpoints.shadow.isolated_git import IsolatedGit
+from lsp_server.checkpoints.shadow.isolated_git import IsolatedGit, ShadowError
 from lsp_server.checkpoints.shadow.large_files import LargeFiles
 from lsp_server.checkpoints.shadow.tree_changes import (
     TreeCache,
@@ -179,7 +179,7 @@ class ShadowRepo:
         if self._last is not None:
             previous = self._last[1]
         else:  # a seeded index is compared with the user's: only what differs is new
-            previous, self._seed_base = self._seed_base or EMPTY_TREE, None
+            previous, self._seed_base = self._seed_base or self._base_left(), None
         changes = self.diff(previous, tree)
         if self.large.keep_out(changes):
             tree = self.git.run("write-tree").decode().strip()
@@ -216,6 +216,19 @@ class ShadowRepo:
         with contextlib.suppress(OSError):
             staged.write_text(" ".join(map(str, (*last[0], last[1]))))
             staged.replace(target)
+
+    def _base_left(self) -> str:
+        """What this process's first snapshot of an index it did not make is compared
+        with: the last whole snapshot of it (another process's, whose large files were kept
+        out then), else the empty tree (every file is looked at)."""
+        theirs = self._others_last()
+        if theirs is None:
+            return EMPTY_TREE
+        try:  # (a tree the bounds have dropped since: every file is looked at)
+            self.git.run("cat-file", "-e", f"{theirs[1]}^{{tree}}")
+        except ShadowError:
+            return EMPTY_TREE
+        return theirs[1]
 
     def _others_last(self) -> tuple[tuple[int, int, int], str] | None:
         try:
