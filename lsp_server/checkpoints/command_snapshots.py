@@ -32,19 +32,16 @@ from lsp_server.checkpoints.shadow.index_summary import IndexSummary
 from lsp_server.checkpoints.shadow.isolated_git import ShadowError
 from lsp_server.checkpoints.shadow.repository import ShadowRepo
 from lsp_server.checkpoints.shadow.seed import (
-    index_key,
-    lighten_summary,
     user_git_dir,
     user_index_summary,
 )
 from lsp_server.checkpoints.sharing import attribution
-from lsp_server.checkpoints.watching.fanotify_watch import may_resolve_handles
+from lsp_server.checkpoints.watch_start import WatchStart
 from lsp_server.checkpoints.watching.root_budget import OverBudget, Tally, measure
 from lsp_server.checkpoints.watching.root_watchers import RootWatchers
 from lsp_server.checkpoints.watching.watcher import TreeWatcher
 from lsp_server.checkpoints.windows import CommandWindow
 from lsp_server.config.tree import CheckpointsConfig
-from lsp_server.procs.priority import lower_priority
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +70,12 @@ class CommandSnapshots:
         self.folder_stamps = True
         """Snapshots of roots no watcher watches look only at folders whose stamp changed
         (folder_stamps.py); off, each scans the whole root (tests compare both)."""
+        self.starts = WatchStart(
+            lambda root: store(root).repo, config, watchers, self._preparing, self._stamping
+        )
+
+    def _stamping(self) -> bool:
+        return self.folder_stamps
 
     def _ignored(self, root: Path) -> IgnoredFiles:
         budget = self._config.ignored_budget_mb * 1024 * 1024
@@ -174,53 +177,9 @@ class CommandSnapshots:
         return self._before(root)
 
     def prepare_in_background(self, roots: Iterable[Path]) -> None:
-        """At start, in threads: read each git root's index and, where no inotify watcher
-        is likely to run, walk the root: placing fanotify folder marks (nothing waits for
-        that walk: the first snapshots scan), else stamping its folders against the index
-        (scans.prepare; the first snapshot waits for the index, then finishes the walk
-        beside `git add -u`)."""
-        for root in roots:
-            if not self._background(root):
-                ready = self._preparing[root] = threading.Event()
-                threading.Thread(target=self._prepare, args=(root, ready), daemon=True).start()
-
-    def _prepare(self, root: Path, ready: threading.Event) -> None:
-        # (A stamping walk at normal priority: it is the first command's own work, early.)
-        try:
-            user = user_git_dir(root)
-            if user is None:
-                return
-            key = index_key(user / "index")
-            summary = user_index_summary(user, whole=True)  # a walk needs every tracked path
-            if summary is None or key is None or index_key(user / "index") != key:
-                return
-            if summary.files > self._config.max_root_files or not self._unwatchable(summary):
-                return  # a watcher will run: the first snapshot needs no stamps
-            if self._watch_by_marks(root, summary.folders, ready) or ready.is_set():
-                return  # (the first snapshot scans: a command may have come meanwhile)
-            repo = self._store(root).repo
-            if not repo.index.exists():
-                repo.prepared = scans.prepare(repo, summary, key)  # (the first waits for it)
-            lighten_summary(user)
-        except (OSError, ShadowError):
-            log.debug("preparing the first snapshot of %s failed", root, exc_info=True)
-        finally:
-            ready.set()
-
-    def _unwatchable(self, summary: IndexSummary) -> bool:
-        """No watcher is likely to run for a root of the summary's folders: too many for
-        the inotify watches left, and no fanotify here (watching/root_watchers.py)."""
-        if not self.folder_stamps:
-            return False
-        if not self.watchers.enabled:
-            return True
-        if summary.folders <= self.watchers.budget.left():
-            return False
-        return self._unwatchable_by_fanotify()
-
-    def _unwatchable_by_fanotify(self) -> bool:
-        """No filesystem mark here (that needs CAP_SYS_ADMIN, CAP_DAC_READ_SEARCH)."""
-        return not (getattr(self.watchers, "fanotify", False) and may_resolve_handles())
+        """At start, in threads: each git root's watcher started, or its folders stamped
+        against the index (watch_start.py)."""
+        self.starts.prepare_in_background(r for r in roots if not self._background(r))
 
     def _index_summary(self, root: Path) -> IndexSummary | None:
         """What the user's index says of a root whose first snapshot is seeded from it."""
@@ -236,25 +195,12 @@ class CommandSnapshots:
         watcher = self.watchers.of(root)
         marked = isinstance(watcher, TreeWatcher) and watcher.marks  # (by the preparation)
         if not marked and folders > budget.left():
-            if self._unwatchable_by_fanotify() and self._watch_by_marks(root, folders):
+            if self.starts.unwatchable_by_fanotify() and self.starts.watch_by_marks(root, folders):
                 return
             if watcher.unavailable is None and self.watchers.chosen(root) is None:
                 watcher.unavailable = f"the root is not watched ({budget.refusal()})"
             return
         watcher.start(Tally(1 << 62, 1 << 62, float("inf")))
-
-    def _watch_by_marks(
-        self, root: Path, folders: int, ready: threading.Event | None = None
-    ) -> bool:
-        """Watch a root inotify cannot hold through fanotify folder marks, if they can
-        (`ready`: set before their walk, which yields to the first snapshot's scan)."""
-        watcher = self.watchers.marked(root, folders, self.watchers.budget.refusal())
-        if watcher is not None:
-            if ready is not None:
-                ready.set()
-                lower_priority(10, base=0)
-            watcher.start(None, self.watchers.quiet if ready else None)  # (nothing to count)
-        return watcher is not None and watcher.unavailable is None
 
     def _before(self, root: Path) -> Outcome:
         store = self._store(root)
@@ -298,12 +244,13 @@ class CommandSnapshots:
             if stamped is not None:
                 return stamped
             reason += why
-        unwatched = self.folder_stamps and self._unwatched(root)
-        stamps = FolderStamps(root, repo.kept_out) if unwatched else None
         if repo.seed():
             reason += "; seeded from the repository's index"
+        completing = self.starts.completion(root, repo)
+        unwatched = completing is None and self.folder_stamps and self._unwatched(root)
+        stamps = FolderStamps(root, repo.kept_out) if unwatched else None
         try:
-            tree = scans.full_scan(repo, ignored, stamps)
+            tree = scans.full_scan(repo, ignored, stamps, completing)
         except ShadowError as exc:
             if not repo.seeded():
                 raise

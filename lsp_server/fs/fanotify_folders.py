@@ -107,14 +107,26 @@ class FanotifyFolders:
         self._paths: dict[int, tuple[str, bytes]] = {}  # wd -> (path, key)
         self._fsids: dict[int, int] = {}  # mount id -> its filesystem's id
         self._next = 1
+        # One handle and mount id, filled by each call (new ctypes objects a folder cost as
+        # much as the system call): the caller holds its watcher's lock.
+        self._handle = _FileHandle()
+        self._mount = ctypes.c_int()
+        self._refs = (ctypes.byref(self._handle), ctypes.byref(self._mount))
+        self._handle_at = ctypes.addressof(self._handle) + _FileHandle.f_handle.offset
 
     def add_watch(self, path: str) -> int:
         """Mark one folder (not followed if a link); the same folder again keeps its wd."""
+        return self.add_watch_probing(path, None)[0]
+
+    def add_watch_probing(self, path: str, probe: str | None) -> tuple[int, bool, int]:
+        """`add_watch`, whether the folder holds an entry named `probe` and its change time
+        once marked (both looked up through the open folder: the one marked)."""
         flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
         try:
             folder = os.open(path, flags)
         except OSError as exc:
             raise InotifyError(exc.errno, f"fanotify cannot watch {path}: {exc.strerror}") from exc
+        found, changed = False, 0
         try:
             key = self._key(folder, path)
             # The open folder is what gets the mark: no other folder swapped in at `path`.
@@ -124,6 +136,9 @@ class FanotifyFolders:
             if done < 0:
                 code = ctypes.get_errno()
                 raise InotifyError(code, f"fanotify_mark {path}: {os.strerror(code)}")
+            if probe is not None:
+                changed = os.fstat(folder).st_ctime_ns
+                found = os.access(probe, os.F_OK, dir_fd=folder, follow_symlinks=False)
         finally:
             os.close(folder)
         wd = self._wds.get(key)
@@ -131,22 +146,23 @@ class FanotifyFolders:
             wd, self._next = self._next, self._next + 1
             self._wds[key] = wd
         self._paths[wd] = (path, key)
-        return wd
+        return wd, found, changed
 
     def _key(self, folder: int, path: str) -> bytes:
-        handle = _FileHandle(handle_bytes=_MAX_HANDLE)
-        mount = ctypes.c_int()
-        if self._to_handle(folder, b"", ctypes.byref(handle), ctypes.byref(mount), _AT_EMPTY_PATH):
+        handle = self._handle
+        handle.handle_bytes = _MAX_HANDLE
+        if self._to_handle(folder, b"", *self._refs, _AT_EMPTY_PATH):
             code = ctypes.get_errno()
             raise InotifyError(code, f"name_to_handle_at {path}: {os.strerror(code)}")
-        fsid = self._fsids.get(mount.value)
+        mount = self._mount.value
+        fsid = self._fsids.get(mount)
         if fsid is None:
-            fsid = self._fsids[mount.value] = os.fstatvfs(folder).f_fsid
+            fsid = self._fsids[mount] = os.fstatvfs(folder).f_fsid
         size = min(handle.handle_bytes, _MAX_HANDLE)
         return (
             _FSID.pack(fsid & 0xFFFFFFFF, (fsid >> 32) & 0xFFFFFFFF)
             + HANDLE_HEADER.pack(size, handle.handle_type)
-            + bytes(handle.f_handle[:size])
+            + ctypes.string_at(self._handle_at, size)
         )
 
     def remove_watch(self, wd: int) -> None:

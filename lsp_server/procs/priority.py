@@ -35,3 +35,12 @@ def lower_priority(niceness: int, base: int | None = None, io: int | None = IO_L
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.syscall(number, _IOPRIO_WHO_PROCESS, tid, io)
+
+
+def only_when_idle() -> None:
+    """The calling thread runs only on a core nothing else wants (SCHED_IDLE), its I/O
+    too: for work no one waits for. Falls back to the lowest nice value."""
+    lower_priority(19, base=0, io=IO_IDLE)
+    if sys.platform == "linux":
+        with contextlib.suppress(OSError, AttributeError):
+            os.sched_setscheduler(threading.get_native_id(), os.SCHED_IDLE, os.sched_param(0))

@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from pathlib import Path
 from threading import Event, Thread
@@ -23,14 +24,14 @@ from typing import Any
 import anyio
 import pytest
 
-from lsp_server.checkpoints import command_snapshots
-from lsp_server.checkpoints.shadow import folder_stamps
+from lsp_server.checkpoints import watch_start
+from lsp_server.checkpoints.shadow import folder_stamps, scans
 from lsp_server.checkpoints.watching import fanotify_watch, root_watchers, tree_walk
 from lsp_server.checkpoints.watching.changes import Changed
 from lsp_server.checkpoints.watching.fanotify_watch import NOT_RUNNING
 from lsp_server.checkpoints.watching.root_budget import Tally, WatchBudget
 from lsp_server.checkpoints.watching.root_watchers import RootWatchers
-from lsp_server.checkpoints.watching.watcher import TreeWatcher
+from lsp_server.checkpoints.watching.watcher import FROM_INDEX, TreeWatcher
 from lsp_server.fs import inotify
 from lsp_server.fs.fanotify_folders import FanotifyFolders, max_user_marks
 from tests.checkpoints.test_fanotify_watch import (
@@ -41,9 +42,9 @@ from tests.checkpoints.test_fanotify_watch import (
     first_notes,
     large_git_root_over_mcp,
     marks_placed,
+    pair_beyond_inotify,
 )
 from tests.checkpoints.test_root_budget import make_tree
-from tests.checkpoints.test_seeded_snapshot import Pair
 from tests.checkpoints.test_watcher import Twin, changes
 
 pytestmark = pytest.mark.timeout(180)
@@ -67,7 +68,7 @@ def unprivileged(command: list[str]) -> list[str]:
 def no_filesystem_mark(monkeypatch: pytest.MonkeyPatch) -> None:
     """The filesystem mark fails as it does for a user (no CAP_DAC_READ_SEARCH)."""
     monkeypatch.setattr(fanotify_watch, "may_resolve_handles", lambda: False)
-    monkeypatch.setattr(command_snapshots, "may_resolve_handles", lambda: False)
+    monkeypatch.setattr(watch_start, "may_resolve_handles", lambda: False)
     monkeypatch.setattr(root_watchers, "may_resolve_handles", lambda: False)
 
 
@@ -354,18 +355,16 @@ def test_nothing_waits_for_a_watchers_first_walk(
 async def test_no_command_waits_for_the_marks_walk_at_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_filesystem_mark: None
 ) -> None:
-    """A git root inotify cannot hold: the walk placing its marks at start keeps going
-    (held here) while the first commands run. The first snapshot scans beside it (seeded
-    from the user's index, stamping the folders), the next ones look at the folders whose
-    stamp changed, until the first after the walk; then only the changed paths are added.
-    Each checkpoint is exactly the full scans'."""
+    """A git root inotify cannot hold, whose first snapshot is not seeded (as after a
+    restart: the shadow index exists): the walk placing its marks at start keeps going
+    (held here) while the first commands run. The first snapshot scans beside it (stamping
+    the folders), the next ones look at the folders whose stamp changed, until the first
+    after the walk; then only the changed paths are added. Each checkpoint is exactly the
+    full scans'."""
     monkeypatch.setattr(folder_stamps, "MARGIN_NS", 0)  # (the tree was written just now)
+    monkeypatch.setattr(watch_start.WatchStart, "mark_known", lambda *_: False)
     walking, go_on = held_walk(monkeypatch, FanotifyFolders)
-    pair = Pair(tmp_path, files=1500)
-    seeded = pair.engines["seeded"]
-    seeded.watchers.budget = budget(50)
-    pair.engines["scanned"].watchers.enabled = False
-    root = pair.roots["seeded"]
+    pair, seeded, root = pair_beyond_inotify(tmp_path)
     seeded._commands.prepare_in_background([root])
     try:
         assert await anyio.to_thread.run_sync(walking.wait, 30)
@@ -373,7 +372,6 @@ async def test_no_command_waits_for_the_marks_walk_at_start(
         [scan] = notes["scan seeded"]
         assert scan is not None
         assert scan.startswith("full scan: the watcher is still starting (its first walk)")
-        assert scan.endswith("; seeded from the repository's index")
         pair.count = 1
         found = await pair.run("echo more >> pkg1/sub1/m1.py")
         assert changes(found) == {("pkg1/sub1/m1.py", "modified")}
@@ -389,6 +387,127 @@ async def test_no_command_waits_for_the_marks_walk_at_start(
     finally:
         go_on.set()
         pair.close()
+
+
+def held_marks(monkeypatch: pytest.MonkeyPatch) -> tuple[Event, Event]:
+    """(marking, go on): the watches of an index's folders wait for `go on` at the first."""
+    marking, go_on = Event(), Event()
+    add = FanotifyFolders.add_watch_probing
+
+    def held(self: FanotifyFolders, path: str, probe: str | None) -> tuple[int, bool, int]:
+        marking.set()
+        go_on.wait(60)
+        return add(self, path, probe)
+
+    monkeypatch.setattr(FanotifyFolders, "add_watch_probing", held)
+    return marking, go_on
+
+
+async def test_the_first_snapshot_completes_the_watch_of_the_index_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_filesystem_mark: None
+) -> None:
+    """A git root inotify cannot hold: at start, each folder the user's index names gets a
+    folder mark, unlisted (held here). The first command's snapshot, seeded from that index,
+    has git list the other names beside those marks, waits for them before `git add -u`,
+    then walks the folders git listed: the root is watched whole, and the snapshot after
+    the command adds only the changed paths. A name made in a folder after git listed it,
+    before its mark, is found too (that folder changed since the listing began: listed
+    again). Each checkpoint is exactly the full scans'."""
+    marking, go_on = held_marks(monkeypatch)
+    listed = Event()
+    untracked_names = scans.untracked_names
+
+    def listing(repo: Any) -> list[str]:
+        try:
+            return untracked_names(repo)
+        finally:
+            listed.set()
+
+    monkeypatch.setattr(scans, "untracked_names", listing)
+    pair, seeded, root = pair_beyond_inotify(tmp_path)
+    (root / "fresh" / "deep").mkdir(parents=True)  # untracked: walked by the snapshot
+    (pair.roots["scanned"] / "fresh" / "deep").mkdir(parents=True)
+    seeded._commands.prepare_in_background([root])
+    notes: dict[str, list[str]] = {}
+
+    async def first() -> None:
+        notes.update(await first_command(pair.engines, pair.roots))
+
+    try:
+        assert await anyio.to_thread.run_sync(marking.wait, 30)
+        async with anyio.create_task_group() as group:
+            group.start_soon(first)
+            assert await anyio.to_thread.run_sync(listed.wait, 30)
+            for each in pair.roots.values():
+                (each / "pkg1" / "late.txt").write_text("after git listed pkg1\n")
+            await anyio.sleep(0.3)
+            assert not notes  # (the snapshot waits for the marks)
+            go_on.set()
+        assert notes["scan seeded"] == [
+            f"full scan: {FROM_INDEX}; seeded from the repository's index"
+        ]
+        watcher = seeded.watchers.running(root)
+        assert isinstance(watcher, TreeWatcher) and not watcher.starting
+        pair.count = 1
+        found = await pair.run("echo more >> pkg1/late.txt && echo n > fresh/deep/n.txt")
+        assert changes(found) == {("pkg1/late.txt", "modified"), ("fresh/deep/n.txt", "created")}
+        assert pair.scans["seeded"] == "changed paths"
+        assert seeded.watchers.scans[root] == "changed paths"
+        found = await pair.run("rm pkg2/sub2/m2.py && mkdir -p pkg3/new && echo x > pkg3/new/x")
+        assert changes(found) == {("pkg2/sub2/m2.py", "deleted"), ("pkg3/new/x", "created")}
+        assert seeded.watchers.scans[root] == "changed paths"
+        assert seeded.status()["inotifyWatches"]["held"] == 0
+    finally:
+        go_on.set()
+        pair.close()
+
+
+def test_a_watch_started_from_an_index_is_whole_once_completed(tmp_path: Path) -> None:
+    """The folders an index names are watched unlisted; the folders added to it since,
+    then those it does not name (walked), complete the watch: from then on every change is
+    reported, with no scan asked for. Until then each take asks for a scan."""
+    make_tree(tmp_path, 3, 2)  # d0/e0, d0/e1, d0/e2
+    (tmp_path / "untracked" / "deep").mkdir(parents=True)
+    watcher = TreeWatcher(tmp_path, [], WatchBudget.for_marks(0.5), marks=True)
+    try:
+        assert watcher.start_known(["", "d0", "d0/e0"], [], [])
+        assert watcher.partial and watcher.folder_marks == 3
+        assert watcher.take().rescan == FROM_INDEX and watcher.open_window() is None
+        tracked = ({"d0/e0/f0.txt"}, {"", "d0", "d0/e0", "d0/e1", "d0/e2"})
+        assert watcher.complete_known(tracked[1], [])
+        assert watcher.folder_marks == 5
+        later = time.time_ns() + 10**10  # (no folder counts as changed since the listing)
+        assert watcher.complete_untracked(["untracked"], later, tracked) == []
+        assert not watcher.starting and watcher.folder_marks == 7
+        for path in ("untracked/deep/a.txt", "d0/e2/b.txt", "c.txt"):
+            (tmp_path / path).write_text("watched\n")
+        changed = watcher.take()
+        assert changed.rescan is None
+        assert changed.paths == {"untracked/deep/a.txt", "d0/e2/b.txt", "c.txt"}
+        assert watcher.complete_untracked([], later, tracked) is None  # (whole already)
+    finally:
+        watcher.close()
+
+
+def test_names_made_before_a_folders_mark_after_the_listing_are_found(tmp_path: Path) -> None:
+    """A folder whose change time, once marked, is not older than the listing of the names
+    the index does not hold (less the clock's margin) is listed again: what it holds that the
+    index does not is handed back to the snapshot."""
+    make_tree(tmp_path, 2, 1)  # d0/e0/f0.txt, d0/e1/f0.txt
+    watcher = TreeWatcher(tmp_path, [], WatchBudget.for_marks(0.5), marks=True)
+    try:
+        listing_began = time.time_ns()
+        (tmp_path / "d0" / "e1" / "late.txt").write_text("after the listing\n")
+        (tmp_path / "d0" / "e1" / "sub").mkdir()
+        assert watcher.start_known(["", "d0", "d0/e0", "d0/e1"], [], [])
+        tracked = ({"d0/e0/f0.txt", "d0/e1/f0.txt"}, {"", "d0", "d0/e0", "d0/e1"})
+        missed = watcher.complete_untracked([], listing_began, tracked)
+        assert missed is not None and {"d0/e1/late.txt", "d0/e1/sub"} <= set(missed)
+        assert not set(missed) & (tracked[0] | tracked[1])
+        (tmp_path / "d0" / "e1" / "sub" / "x").write_text("watched: walked\n")
+        assert watcher.take().paths == {"d0/e1/sub/x"}
+    finally:
+        watcher.close()
 
 
 def test_a_walk_started_ahead_waits_while_a_snapshot_scans(tmp_path: Path) -> None:
@@ -409,17 +528,33 @@ def test_a_walk_started_ahead_waits_while_a_snapshot_scans(tmp_path: Path) -> No
         watcher.close()
 
 
+def test_commands_back_to_back_cannot_keep_a_walk_from_ending(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walk waits for snapshots YIELD_SECONDS in all, then goes on beside them: an agent
+    running commands back to back would otherwise keep it from ending, and each of their
+    snapshots would scan the root."""
+    monkeypatch.setattr(tree_walk, "YIELD_SECONDS", 0.3)
+    make_tree(tmp_path, 3, 2)
+    watchers = RootWatchers(marks_budget=WatchBudget.for_marks(0.5))
+    watcher = TreeWatcher(tmp_path, [], watchers.marks_budget, marks=True)
+    try:
+        with watchers.scanning():  # (one long run of snapshots)
+            walk = Thread(target=watcher.start, args=(None, watchers.quiet))
+            walk.start()
+            walk.join(60)
+            assert not walk.is_alive() and watcher.folder_marks == 5
+    finally:
+        watcher.close()
+
+
 async def test_a_root_the_marks_cannot_hold_either_is_not_walked_for_them(
     tmp_path: Path, no_filesystem_mark: None
 ) -> None:
     """280 folders, 50 inotify watches and 50 folder marks left: not watched, said once,
     and no later snapshot walks the root to place marks it cannot hold."""
-    pair = Pair(tmp_path, files=1500)
-    seeded = pair.engines["seeded"]
-    seeded.watchers.budget = budget(50)
+    pair, seeded, root = pair_beyond_inotify(tmp_path)
     seeded.watchers.marks_budget = WatchBudget.for_marks(0.5, system_limit=101)
-    pair.engines["scanned"].watchers.enabled = False
-    root = pair.roots["seeded"]
     seeded._commands.prepare_in_background([root])
     try:
         notes = await first_command(pair.engines, pair.roots)

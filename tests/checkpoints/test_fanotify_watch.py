@@ -29,7 +29,7 @@ from lsp_server.checkpoints.watching.fanotify_watch import (
 )
 from lsp_server.checkpoints.watching.root_budget import WatchBudget, max_user_watches
 from lsp_server.checkpoints.watching.root_watchers import RootWatchers
-from lsp_server.checkpoints.watching.watcher import TreeWatcher
+from lsp_server.checkpoints.watching.watcher import FROM_INDEX, TreeWatcher
 from lsp_server.fs import fanotify
 from lsp_server.fs.fanotify import FanotifyUnavailable, FilesystemEvents, FsEvent
 from tests.checkpoints import test_watcher as watcher_cases
@@ -197,11 +197,22 @@ def test_a_real_overflow_asks_for_a_full_scan(tmp_path: Path) -> None:
         watcher.close()
 
 
+def pair_beyond_inotify(tmp_path: Path) -> tuple[Pair, Any, Path]:
+    """Two copies of a 1,500-file repository (280 folders): (the pair, its seeded engine,
+    which has 50 inotify watches left, and that engine's root); the other does not watch."""
+    pair = Pair(tmp_path, files=1500)
+    seeded = pair.engines["seeded"]
+    seeded.watchers.budget = budget(50)
+    pair.engines["scanned"].watchers.enabled = False
+    return pair, seeded, pair.roots["seeded"]
+
+
 async def marks_placed(watchers: RootWatchers, root: Path) -> None:
-    """Until the walk placing folder marks at start has placed them all."""
+    """Until the walk placing folder marks at start (or the watches of the index's folders)
+    has placed them all."""
     for _ in range(1200):
         watcher = watchers.running(root)
-        if isinstance(watcher, TreeWatcher) and watcher.folder_marks and not watcher.starting:
+        if isinstance(watcher, TreeWatcher) and watcher.folder_marks and not watcher.walking:
             return
         await asyncio.sleep(0.05)
     raise AssertionError("the folder marks were not placed in 60 s")
@@ -223,11 +234,7 @@ async def a_git_root_of_thousands_of_files(
         return snapshot_paths(repo, added[-1])
 
     monkeypatch.setattr(ShadowRepo, "snapshot_paths", counted)
-    pair = Pair(tmp_path, files=1500)
-    seeded = pair.engines["seeded"]
-    seeded.watchers.budget = budget(50)
-    pair.engines["scanned"].watchers.enabled = False
-    root = pair.roots["seeded"]
+    pair, seeded, root = pair_beyond_inotify(tmp_path)
     if at_start:
         seeded._commands.prepare_in_background([root])
         await marks_placed(seeded.watchers, root)  # (a command meanwhile: tests below)
@@ -235,9 +242,8 @@ async def a_git_root_of_thousands_of_files(
         before = tree_state(root)
         notes = await first_command(pair.engines, pair.roots)
         assert len(notes["seeded"]) == 1 and f"{watched_by}, not inotify" in notes["seeded"][0]
-        assert notes["scan seeded"] == [
-            f"full scan: {NOT_RUNNING}; seeded from the repository's index"
-        ]
+        started = FROM_INDEX if at_start else NOT_RUNNING
+        assert notes["scan seeded"] == [f"full scan: {started}; seeded from the repository's index"]
         pair.count = 1
         found = await pair.run(
             "echo more >> pkg1/sub1/m1.py && rm pkg2/sub2/m2.py && mkdir -p fresh/a && "

@@ -81,6 +81,20 @@ def test_versions_2_3_and_4_read_as_git_lists_them(tmp_path: Path) -> None:
     assert read_summary(tmp_path / "missing") is None
 
 
+def test_submodules_are_named(tmp_path: Path) -> None:
+    """A submodule is one entry of the index (a gitlink): its folder is watched, not
+    entered (watching/tree_walk.py), so the summary names it, in every version."""
+    make(tmp_path)
+    for path in ("vendor/lib", "sub"):
+        git(tmp_path, "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},{path}")
+    for version in ("2", "4"):
+        git(tmp_path, "update-index", "--index-version", version)
+        summary = read_summary(tmp_path / ".git" / "index")
+        assert summary is not None
+        assert sorted(summary.gitlinks) == ["sub", "vendor/lib"]
+        assert "vendor" in summary.tracked_folders and "vendor/lib" not in summary.tracked_folders
+
+
 def test_an_unmerged_path_counts_once(tmp_path: Path) -> None:
     make(tmp_path)
     git(tmp_path, "commit", "-q", "-m", "one")

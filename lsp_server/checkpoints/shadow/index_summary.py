@@ -18,7 +18,9 @@ from pathlib import Path
 import attrs
 
 _HEADER = struct.Struct(">4sII")
-_SIZE_AND_FLAGS = struct.Struct(">I20xH")  # size, (the id), flags
+_MODE_SIZE_AND_FLAGS = struct.Struct(">I8xI20xH")  # mode, (uid, gid), size, (the id), flags
+_GITLINK = 0o160000
+_TYPE = 0o170000
 _FIXED = 62  # ctime, mtime, dev, ino, mode, uid, gid, size, oid, flags
 _ASSUME_VALID = 0x8000
 _EXTENDED = 0x4000
@@ -53,6 +55,8 @@ class IndexSummary:
     """Every tracked path (a first snapshot seeded from this index looks for the others)."""
     tracked_folders: frozenset[str] = frozenset()
     """The root ("") and every folder holding a tracked path."""
+    gitlinks: tuple[str, ...] = ()
+    """Submodules (folders the index holds as one entry)."""
 
 
 def _varint(data: bytes, offset: int) -> tuple[int, int]:
@@ -92,15 +96,16 @@ def _summary(data: bytes) -> IndexSummary | None:
     any_flags = 0
     unmerged = False
     names: list[bytes] = []
+    gitlinks: list[bytes] = []
     previous = b""
     end = len(data) - 20
-    unpack = _SIZE_AND_FLAGS.unpack_from
+    unpack = _MODE_SIZE_AND_FLAGS.unpack_from
     find = data.find
     append = names.append
     spelled = 0  # v4: the bytes of the names built so far
     most = min(_NAMES_PER_INDEX_BYTE * len(data), MAX_INDEX_BYTES)
     for _ in range(count):  # only what each entry needs; the names are handled in bulk
-        size, flags = unpack(data, offset + 36)
+        mode, size, flags = unpack(data, offset + 24)
         start = offset + _FIXED
         if flags & _EXTENDED:
             if version < 3:
@@ -131,6 +136,8 @@ def _summary(data: bytes) -> IndexSummary | None:
             size = 0
         total += size
         append(name)
+        if mode & _TYPE == _GITLINK:
+            gitlinks.append(name)
     if _links_elsewhere(data, offset, end):
         return None
     text = b"\0".join(names).decode("utf-8", "surrogateescape")
@@ -152,6 +159,7 @@ def _summary(data: bytes) -> IndexSummary | None:
         _named(text, ".gitattributes"),
         tracked,
         frozenset(folders),
+        tuple(name.decode("utf-8", "surrogateescape") for name in gitlinks),
     )
 
 

@@ -5,15 +5,20 @@ A full scan is `git add -A` of the whole root; beside it, in threads of their ow
 machine's other cores), the ignored files not in the index are looked for (ignored.py) and
 the folders are stamped. An index just seeded from the user's (seed.py) is brought up to
 date as `git status` would: its tracked files by `git add -u`, beside the walk that stamps
-the folders and finds the names the index does not hold, the only ones `git add -A` and
-the ignored files' listing then look at. Both give the tree a plain `git add -A` gives.
+the folders (or, watched, git's own listing) and finds the names the index does not hold,
+the only ones `git add -A` and the ignored files' listing then look at. Both give the tree
+a plain `git add -A` gives. A watcher started from that index (watching/watcher.py) is
+completed on the way (`Watching`): `git add -u` waits for its watches of the tracked
+folders, git's listing of the others runs beside them.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
+from typing import Protocol
 
 import attrs
 
@@ -48,10 +53,28 @@ def prepare(repo: ShadowRepo, summary: IndexSummary, key: tuple[int, int, int]) 
     return Prepared(key, stamps, Beside(lambda: stamps.walk(tracked, folders)))
 
 
-def full_scan(repo: ShadowRepo, ignored: IgnoredFiles, stamps: FolderStamps | None) -> str:
+class Watching(Protocol):
+    """A watcher started from the seeded index, that the first snapshot completes."""
+
+    def marked(self) -> None:
+        """Return once every folder holding a tracked path is watched."""
+
+    def listed(self, names: list[str], since_ns: int) -> list[str]:
+        """Watch the folders among git's untracked `names`, listed from `since_ns` on;
+        returns the names that listing may have missed (made meanwhile)."""
+
+
+def full_scan(
+    repo: ShadowRepo,
+    ignored: IgnoredFiles,
+    stamps: FolderStamps | None,
+    watching: Watching | None = None,
+) -> str:
     """The root's tree from a scan of all of it. With `stamps` (a root no watcher speaks
     for), the folders are stamped on the way (or a walk prepared ahead is brought up to
-    date) and kept as `repo.stamps` for the next snapshot."""
+    date) and kept as `repo.stamps` for the next snapshot. `watching`: given the names the
+    seeded index does not hold before any of them is read (a watcher started from the
+    index watches their folders then: watching/watcher.py)."""
     summary, repo.seed_summary = repo.seed_summary, None
     prepared, repo.prepared = repo.prepared, None
     repo.stamps = None
@@ -75,10 +98,19 @@ def full_scan(repo: ShadowRepo, ignored: IgnoredFiles, stamps: FolderStamps | No
             walked = True
         elif summary.tracked_folders and not keep:
             # Watched: no stamps to take; git lists the names the index does not hold.
+            since = time.time_ns()
             names = Beside(lambda: untracked_names(repo))
+            if watching is not None:
+                try:
+                    watching.marked()  # (before `add -u` reads a tracked file)
+                except BaseException:
+                    names.join()
+                    raise
             names.around(repo.add_tracked)
             assert isinstance(names.result, list)
             paths = names.result
+            if watching is not None:
+                paths = [*paths, *watching.listed(paths, since)]
         elif summary.tracked_folders:
             stamps.begin()  # before git lists any folder
             stamper, tracked, folders = stamps, summary.tracked, summary.tracked_folders

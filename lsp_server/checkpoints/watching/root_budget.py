@@ -37,7 +37,7 @@ import attrs
 from lsp_server.fs.fanotify_folders import max_user_marks
 from lsp_server.fs.inotify import InotifyError
 from lsp_server.fs.workspace import NEVER_WALKED
-from lsp_server.procs.priority import lower_priority
+from lsp_server.procs.priority import only_when_idle
 
 
 class OverBudget(Exception):
@@ -131,7 +131,7 @@ def links_among(root: str, files: list[str], later: Callable[[set[str]], None]) 
         return linked(root, files)
 
     def note() -> None:
-        lower_priority(10, base=0)  # below the commands' own work
+        only_when_idle()  # below the commands' own work, even git's and rg's
         later(linked(root, files))
 
     threading.Thread(target=note, name="hard links", daemon=True).start()
@@ -217,11 +217,11 @@ class WatchBudget:
         with self._lock:
             return max(0, self.limit - self.used)
 
-    def take(self) -> bool:
+    def take(self, count: int = 1) -> bool:
         with self._lock:
-            if self.used >= self.limit:
+            if self.used + count > self.limit:
                 return False
-            self.used += 1
+            self.used += count
             return True
 
     def give(self, count: int = 1) -> None:

@@ -3,6 +3,10 @@ system before it is listed (a folder made meanwhile is listed or reported), exce
 folders, the inside of nested repositories, the kept-out folders (toolhost's own) and
 other mounts; the files' sizes counted on the way when the walk measures the root.
 
+A git root can instead be watched from its index (`_watch_known`): each folder holding a
+tracked path is watched without being listed (the index says it exists), and then only the
+folders it does not name are walked (`git ls-files --others --directory` names them).
+
 Each watch is taken from the watcher's share (root_budget.py). A first walk that runs out
 of its share of inotify watches goes on with fanotify folder marks (`spill`: their own
 pool, where the process has no filesystem mark: root_watchers.py), each folder watched so
@@ -13,12 +17,15 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import threading
+import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from pathlib import Path
 
 from lsp_server.checkpoints.watching.root_budget import (
+    OverBudget,
     ShareExceeded,
     Tally,
     WatchBudget,
@@ -32,6 +39,13 @@ from lsp_server.fs.inotify import Inotify, InotifyError
 log = logging.getLogger(__name__)
 
 _SKIPPED_FOLDER = (2, 13, 20, 40)  # ENOENT, EACCES, ENOTDIR, ELOOP
+_CLOCK_NS = 2_000_000_000
+"""A folder changed within this of a listing may have changed after it, unseen (clock
+ticks, FAT's 2 s: shadow/folder_stamps.py's margin)."""
+YIELD_SECONDS = 3.0
+"""How long, in all, a walk started ahead waits for snapshots (its gate): enough for the
+first command's two, so that they have the cores; commands back to back (an agent's test
+loop) would otherwise keep it from ever ending, and each of their snapshots would scan."""
 
 
 class TreeWalk:
@@ -53,12 +67,44 @@ class TreeWalk:
         self._root_dev = 0
         self._over_share: str | None = None
         self._gate: threading.Event | None = None  # a walk goes on while it is set
+        self._yield_left = YIELD_SECONDS
         self._first_walk = False
         self._lock = threading.Lock()
         self._inotify: Inotify | FanotifyFolders | None = None
         self._folders: dict[int, str] = {}  # wd -> folder ("" is the root)
         self._nested: set[str] = set()  # nested repositories: watched, not entered
         self._hard_links: set[str] = set()
+        self._known: dict[str, int] = {}  # watched from the index, unlisted: its ctime then
+        self.unavailable: str | None = None  # why not watched (each snapshot: a full scan)
+
+    def _stop(self) -> None:
+        """Stop watching, every watch given back (the watcher's)."""
+
+    def _run(self, walk: Callable[[], None]) -> None:
+        """Open the watches' group if need be, then `walk`; on failure the watcher stops
+        (`unavailable` says why)."""
+        self._over_share = None
+        try:
+            if self._inotify is None:
+                self._root_dev = self.root.stat().st_dev
+                self._inotify = FanotifyFolders() if self.marks else Inotify()
+                weakref.finalize(self, self._inotify.close)
+            self._first_walk = True
+            walk()
+        except OverBudget:
+            self._stop()
+            raise
+        except (InotifyError, OSError) as exc:
+            reason = str(exc) if isinstance(exc, ShareExceeded) else exc.strerror or exc
+            self.unavailable = f"the root cannot be watched ({reason})"
+            log.warning("checkpoints of %s: %s; every snapshot scans it", self.root, exc)
+            self._stop()
+            return
+        finally:
+            self._first_walk = False
+        if self._over_share is not None:
+            self.unavailable = f"the root is not watched ({self._over_share})"
+            self._stop()
 
     def _spilled(self) -> None:
         """The walk moved to folder marks: what inotify had queued is gone."""
@@ -74,11 +120,10 @@ class TreeWalk:
         pending, files = [(top, True)], []
         root = str(self.root)
         while pending:
-            if self._gate is not None:
-                self._gate.wait()
+            self._yield()
             folder, counted = pending.pop()
             full = f"{root.rstrip('/')}/{folder}" if folder else root
-            if self._over_share is None:
+            if self._over_share is None and folder not in self._known:
                 self._watch(full, folder, tally is not None)
             try:
                 entries = list(os.scandir(full))
@@ -112,29 +157,142 @@ class TreeWalk:
                     continue
         self._hard_links |= links_among(root.rstrip("/"), files, self._links_found)
 
+    def _watch_known(self, folders: Iterable[str], gitlinks: Iterable[str]) -> None:
+        """Watch the folders a git index names (`folders`: those holding a tracked path, each
+        watched unlisted, its change time noted; one gone since is skipped) and its
+        submodules (`gitlinks`: watched, not entered)."""
+        top = str(self.root).rstrip("/")
+        known, kept_out = self._known, self.kept_out
+        todo = [f for f in folders if f not in known and not (kept_out and self._kept_out(f))]
+        marks = self._inotify
+        if isinstance(marks, FanotifyFolders) and self.budget.take(len(todo)):
+            self._mark_all(marks, top, todo)  # (the loop below, without a call a folder)
+        else:
+            for folder in todo:
+                full = f"{top}/{folder}" if folder else str(self.root)
+                if self._watch(full, folder, False, ".git") and folder:
+                    self._nested.add(folder)  # a repository inside: as the walk takes it
+                known.setdefault(folder, 0)  # (gone: nothing to list again)
+        for link in gitlinks:
+            if link not in known and not self._kept_out(link):
+                self._watch(f"{top}/{link}", link, False)
+                known[link] = 0
+                self._nested.add(link)
+
+    def _mark_all(self, marks: FanotifyFolders, top: str, todo: list[str]) -> None:
+        """Folder marks on `todo` (their share taken already)."""
+        add, watched, known, nested = (
+            marks.add_watch_probing,
+            self._folders,
+            self._known,
+            self._nested,
+        )
+        for index, folder in enumerate(todo):
+            try:
+                wd, repository, known[folder] = add(
+                    f"{top}/{folder}" if folder else top or "/", ".git"
+                )
+            except InotifyError as exc:
+                self.budget.give()
+                known[folder] = 0
+                if exc.errno in _SKIPPED_FOLDER:  # gone, not a folder, unreadable
+                    continue
+                self.budget.give(len(todo) - index - 1)
+                raise
+            watched[wd] = folder
+            if repository and folder:
+                nested.add(folder)  # a repository inside: as the walk takes it
+
+    def _watch_untracked(
+        self, names: Iterable[str], since_ns: int, tracked: tuple[Container[str], ...]
+    ) -> list[str]:
+        """Walk the folders among `names`, git's untracked names listed from `since_ns` on
+        (relative to the root, each at the top of what the index does not hold): the root
+        is then watched whole. Returns the names that listing may have missed: made in a
+        watched folder before its watch, after git listed it (a folder whose change time
+        was then `since_ns` or later, less the clock's margin, is listed again; `tracked`:
+        the index's paths and its folders, not new)."""
+        top = str(self.root).rstrip("/")
+        known = self._known
+        missed: list[str] = []
+        for folder, changed in known.items():
+            if changed >= since_ns - _CLOCK_NS and (folder not in self._nested or not folder):
+                missed += self._untracked_in(folder, tracked)
+        for name in dict.fromkeys([*names, *missed]):
+            if not name or name in known or self._kept_out(name):
+                continue
+            try:
+                st = os.lstat(f"{top}/{name}")
+            except OSError:
+                continue
+            if stat.S_ISDIR(st.st_mode) and st.st_dev == self._root_dev:
+                self._watch_tree(name)
+        known.clear()
+        return missed
+
+    def _untracked_in(self, folder: str, tracked: tuple[Container[str], ...]) -> list[str]:
+        """The names right in `folder` the index does not hold."""
+        prefix = f"{folder}/" if folder else ""
+        full = f"{str(self.root).rstrip('/')}/{folder}" if folder else str(self.root)
+        try:
+            with os.scandir(full) as listing:
+                names = [prefix + entry.name for entry in listing if entry.name != ".git"]
+        except OSError:
+            return []
+        return [
+            name
+            for name in names
+            if not any(name in each for each in tracked) and not self._kept_out(name)
+        ]
+
+    def _gated(self, gate: threading.Event | None) -> None:
+        """The walk about to start goes on only while `gate` is set (YIELD_SECONDS in all)."""
+        self._gate, self._yield_left = gate, YIELD_SECONDS
+
+    def _yield(self) -> None:
+        """Wait while the gate is clear, for YIELD_SECONDS in all; then go on regardless."""
+        gate = self._gate
+        if gate is None or gate.is_set():
+            return
+        began = time.monotonic()
+        gate.wait(max(self._yield_left, 0.0))
+        self._yield_left -= time.monotonic() - began
+        if self._yield_left <= 0:
+            log.info("the walk of %s goes on beside the snapshots now", self.root)
+            self._gate = None
+
     def _links_found(self, found: set[str]) -> None:
         with self._lock:
             self._hard_links |= found
 
-    def _watch(self, full: str, folder: str, counting: bool) -> None:
-        """One folder's watch; over the budget a counting walk goes on without watching."""
+    def _watch(self, full: str, folder: str, counting: bool, probe: str | None = None) -> bool:
+        """One folder's watch; over the budget a counting walk goes on without watching.
+        With folder marks, whether the folder holds an entry named `probe`."""
         assert self._inotify is not None
         if not self.budget.take():
             if self._spill_to_marks(counting):
-                self._watch(full, folder, counting)
-                return
+                return self._watch(full, folder, counting, probe)
             if not counting:
                 raise ShareExceeded(self.budget.refusal())
             self._over_share = self.budget.refusal()
-            return
+            return False
+        found = False
         try:
-            wd = self._inotify.add_watch(full)
+            if probe is not None and isinstance(self._inotify, FanotifyFolders):
+                wd, found, changed = self._inotify.add_watch_probing(full, probe)
+                self._known[folder] = changed
+            else:
+                wd = self._inotify.add_watch(full)
+                if probe is not None:
+                    self._known[folder] = os.lstat(full).st_ctime_ns
+                    found = os.path.lexists(f"{full}/{probe}")
         except InotifyError as exc:
             self.budget.give()
             if exc.errno in _SKIPPED_FOLDER:  # gone, not a folder, unreadable: not walked
-                return
+                return False
             raise
         self._folders[wd] = folder
+        return found
 
     def _spill_to_marks(self, counting: bool) -> bool:
         """inotify's share ran out: go on with folder marks, each folder watched so far

@@ -11,8 +11,13 @@ ended every change it made through a watched folder is in the queue. A folder cr
 (or moved in) is marked changed as a whole and watched at once: `git add -A -- folder`
 covers files made before its watch existed.
 
+A git root can be watched from its index instead of by a first walk (`start_known`: the
+folders it names, unlisted), completed by the first snapshot seeded from that index
+(`complete_known`, `complete_untracked`: shadow/scans.py), after which no scan is asked for.
+
 `take` asks for a full scan instead (Changed.rescan says why; docs/CHECKPOINTS.md lists
-when): the watcher is starting (its first walk, which nothing waits for) or just started,
+when): the watcher is starting (its first walk, which nothing waits for, or only the
+index's folders are watched yet) or just started,
 or could not; the kernel dropped events; the root went; a `.gitignore` changed; more than
 MAX_PATHS paths changed; the last snapshot failed (`invalidate`). A walk that runs out of
 its share of inotify watches goes on with fanotify folder marks (`spill`: a pool of their
@@ -30,7 +35,7 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Sequence
 from pathlib import Path
 
 from lsp_server.checkpoints.watching.changes import (
@@ -42,16 +47,14 @@ from lsp_server.checkpoints.watching.changes import (
     tell,
 )
 from lsp_server.checkpoints.watching.root_budget import (
-    OverBudget,
-    ShareExceeded,
     Tally,
     WatchBudget,
+    links_among,
     still_linked,
 )
 from lsp_server.checkpoints.watching.tree_walk import TreeWalk
 from lsp_server.fs import inotify
-from lsp_server.fs.fanotify_folders import FanotifyFolders
-from lsp_server.fs.inotify import Event, Inotify, InotifyError
+from lsp_server.fs.inotify import Event, InotifyError
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +62,9 @@ _NEW = inotify.IN_CREATE | inotify.IN_MOVED_TO
 _GONE = inotify.IN_DELETE | inotify.IN_MOVED_FROM
 _ROOT_GONE = inotify.IN_DELETE_SELF | inotify.IN_MOVE_SELF | inotify.IN_UNMOUNT
 _SKIPPED_FOLDER = (2, 13, 20, 40)  # ENOENT, EACCES, ENOTDIR, ELOOP
+STARTING = "the watcher was starting"
+STILL_STARTING = "the watcher is still starting (its first walk)"
+FROM_INDEX = "the watcher is starting (the folders of the repository's index are watched)"
 
 
 class TreeWatcher(TreeWalk):
@@ -78,7 +84,8 @@ class TreeWatcher(TreeWalk):
         self._restart = False
         self._carried: set[str] = set()  # new names a window's reader could not look into
         self._windows: weakref.WeakSet[NewNames] = weakref.WeakSet()  # (a dropped one goes)
-        self.unavailable: str | None = None  # why not watched (each snapshot: a full scan)
+        self._partial = False  # `start_known` watched the index's folders alone (so far)
+        self._linked_later: list[str] = []  # (the index's files, for `complete_untracked`)
 
     @property
     def watches(self) -> int:  # inotify watches held now
@@ -89,7 +96,15 @@ class TreeWatcher(TreeWalk):
         return len(self._folders) if self.marks else 0
 
     @property
-    def starting(self) -> bool:  # `start`'s walk is under way
+    def starting(self) -> bool:  # `start`'s walk is under way, or the root is watched in part
+        return self._walk.locked() or self._partial
+
+    @property
+    def partial(self) -> bool:  # started from an index (`start_known`), not whole yet
+        return self._partial
+
+    @property
+    def walking(self) -> bool:  # `start`'s walk or `start_known`'s watches are under way
         return self._walk.locked()
 
     # -- life -----------------------------------------------------------------------
@@ -99,46 +114,105 @@ class TreeWatcher(TreeWalk):
         counted); False when no walk ran (the watcher could not start, ran already, or is
         walking in another thread: nothing waits for that walk, see the module's doc).
         `gate`: the walk goes on only while it is set (a walk started ahead of commands)."""
+        return self._walk_whole(tally, gate, resume=False)
+
+    def finish_walk(self, gate: threading.Event | None = None) -> bool:
+        """Walk a root `start_known` started whose first snapshot did not complete it (the
+        folders watched already are listed, not watched again)."""
+        return self._walk_whole(None, gate, resume=True)
+
+    def _walk_whole(self, tally: Tally | None, gate: threading.Event | None, resume: bool) -> bool:
+        if not self._walk.acquire(blocking=False):
+            return False
+        try:
+            with self._lock:
+                if resume != self._partial or self.unavailable is not None:
+                    return False
+                if self._inotify is not None and not resume:
+                    return False
+                self._rescan = self._rescan or STARTING
+                self._gated(gate)
+                self._run(lambda: self._watch_tree("", tally))
+                self._partial, self._linked_later = False, []
+                self._known.clear()
+                return self._inotify is not None or self._over_share is not None
+        finally:
+            self._gate = None
+            self._walk.release()
+
+    def start_known(
+        self,
+        folders: Iterable[str],
+        gitlinks: Iterable[str],
+        files: list[str],
+        started: Callable[[], object] = lambda: None,
+    ) -> bool:
+        """Start watching a git root from its index (tree_walk.py: each folder it names
+        watched, none listed; `started` is called once that is under way). Until
+        `complete_untracked` has walked the folders it does not name, the watcher is
+        `starting`: each take asks for a scan. `files`, the tracked paths, are looked at
+        for hard links after that. False when it could not start (`unavailable` says why)
+        or ran already."""
         if not self._walk.acquire(blocking=False):
             return False
         try:
             with self._lock:
                 if self._inotify is not None or self.unavailable is not None:
                     return False
-                self._rescan, self._gate = self._rescan or "the watcher was starting", gate
-                self._start(tally)
-                return self._inotify is not None or self._over_share is not None
+                self._rescan, self._partial = self._rescan or STARTING, True
+                self._linked_later = files
+                started()
+                self._run(lambda: self._watch_known(folders, gitlinks))
+                return self._inotify is not None
         finally:
-            self._gate = None
             self._walk.release()
 
-    def _start(self, tally: Tally | None = None) -> None:
-        self._over_share = None
-        try:
-            self._root_dev = self.root.stat().st_dev
-            self._inotify = FanotifyFolders() if self.marks else Inotify()
-            weakref.finalize(self, self._inotify.close)
-            self._first_walk = True
-            self._watch_tree("", tally)
-        except OverBudget:
-            self._stop()
-            raise
-        except (InotifyError, OSError) as exc:
-            reason = str(exc) if isinstance(exc, ShareExceeded) else exc.strerror or exc
-            self.unavailable = f"the root cannot be watched ({reason})"
-            log.warning("checkpoints of %s: %s; every snapshot scans it", self.root, exc)
-            self._stop()
-            return
-        finally:
-            self._first_walk = False
-        if self._over_share is not None:
-            self.unavailable = f"the root is not watched ({self._over_share})"
-            self._stop()
+    def complete_known(self, folders: Collection[str], gitlinks: Iterable[str]) -> bool:
+        """Once `start_known`'s watches are placed (this waits for them), watch the folders
+        of the index as it is now that the one it read did not name: call before the
+        tracked files are read. False: not started from an index, or whole already."""
+        with self._lock:
+            if not self._partial or self._inotify is None:
+                return False
+            self._run(lambda: self._watch_known(folders, gitlinks))
+            return self._inotify is not None
+
+    def complete_untracked(
+        self, names: Iterable[str], since_ns: int, tracked: tuple[Container[str], ...]
+    ) -> list[str] | None:
+        """Walk the folders among git's untracked `names`, listed from `since_ns` on (before
+        the snapshot reads any of them): the root is then watched whole, and the next take
+        asks for no scan, since the snapshot read every path after its folder's watch was
+        placed (a change before it is in what the snapshot read, one after in the events).
+        Returns the names the listing may have missed (tree_walk.py), for the snapshot to
+        add too; None: not started from an index, or it failed (a scan follows)."""
+        with self._lock:
+            if not self._partial or self._inotify is None:
+                return None
+            missed: list[str] = []
+
+            def walk() -> None:
+                missed.extend(self._watch_untracked(names, since_ns, tracked))
+
+            self._run(walk)
+            if self._inotify is None:
+                return None
+            self._partial = False
+            self._rescan = None  # (no event was read while partial: nothing else set it)
+            files, self._linked_later = self._linked_later, []
+            top = str(self.root).rstrip("/")
+            self._hard_links |= links_among(top, files, self._links_found)
+            return missed
+
+    def _start(self) -> None:
+        self._run(lambda: self._watch_tree(""))
 
     def _spilled(self) -> None:
         self._rescan = self._rescan or "the watcher moved to fanotify folder marks"
 
     def _stop(self) -> None:
+        self._partial, self._linked_later = False, []
+        self._known.clear()
         self._lose("the watcher stopped")
         self._windows.clear()
         if self._inotify is not None:
@@ -161,8 +235,10 @@ class TreeWatcher(TreeWalk):
     def take(self) -> Changed:
         """What changed since the last take (the queue read dry first)."""
         if self._walk.locked():  # the scan this asks for covers what the walk has not
-            return Changed(frozenset(), "the watcher is still starting (its first walk)")
+            return Changed(frozenset(), FROM_INDEX if self._partial else STILL_STARTING)
         with self._lock:
+            if self._partial:
+                return Changed(frozenset(), FROM_INDEX)
             if self._inotify is None and self.unavailable is None:
                 self._start()
             if self._inotify is None:
@@ -184,7 +260,7 @@ class TreeWatcher(TreeWalk):
         if self._walk.locked():
             return None
         with self._lock:
-            if self._inotify is None:
+            if self._inotify is None or self._partial:
                 return None
             for event in self._inotify.read():
                 self._event(event)
@@ -230,6 +306,8 @@ class TreeWatcher(TreeWalk):
         if self._walk.locked():
             return  # the first take after the walk asks for one anyway
         with self._lock:
+            if self._partial:
+                return
             self._rescan = self._rescan or reason
 
     def _result(self) -> Changed:
