@@ -10,9 +10,13 @@ What rg is asked, so that the answer is the Python walker's (listing.py) on any 
 - `--hidden` only when the pattern spells a dot (the walker's rule), and the compiled
   glob (wcmatch's own regex of the pattern) then decides each path exactly: a type also
   lets hidden files through, the glob does not.
-- the folders ls and glob never show (NOISE_DIRS, unless the pattern names one) as `!`
-  overrides, which only ever take away; the secret deny list is tested on the matches
-  instead (`rg_command`).
+- the folders ls and glob never show (NOISE_DIRS, unless the pattern names one): a hidden
+  one (`.git`) as a `!` override, which only ever takes away (with `--hidden` rg would
+  enter it); the others (`node_modules`, `__pycache__`) are taken out of the matches
+  instead (`_Picker`): rg tests every override against every path it meets, which made
+  `rg --files` 10-14 % slower on 200,000 files, where such a folder is either ignored
+  (not entered either way) or entered by `rg --files -g` too. The secret deny list is
+  tested on the matches too (`rg_command`).
 - symbolic links are not followed and not listed, as the walker does (rg's default).
 - `--no-ignore-parent` when no folder above the listed one holds an ignore file or a
   `.git` with exclude rules (the usual case: the listed folder is the root): rg then reads
@@ -113,8 +117,8 @@ def rg_command(
         command += [f"--type-add=globbed:{name}", "--type=globbed"]
     if "**" not in rest:
         command.append(f"--max-depth={rest.count('/') + 1}")
-    # A hidden folder is not entered without --hidden anyway.
-    skipped = sorted(name for name in skip_dirs if hidden or not name.startswith("."))
+    # A hidden folder is not entered without --hidden anyway; the others: `_Picker`.
+    skipped = sorted(name for name in skip_dirs if hidden and name.startswith("."))
     command += [f"--glob=!{name}/" for name in skipped]
     command += [f"--glob=!{pattern}" for pattern in excluded]
     return [*command, "--", "."]
@@ -170,6 +174,11 @@ def _matcher(command: list[str], rest: str) -> Callable[[str], bool] | None:
     return compiled(rest)
 
 
+def _in_any(path: str, folders: tuple[str, ...]) -> bool:
+    """Whether a folder of `path` (not its last name) is named as one of `folders`."""
+    return any(part in folders for part in path.split("/")[:-1])
+
+
 def _visible(path: str) -> bool:
     return "/." not in path and not path.startswith(".")
 
@@ -187,6 +196,8 @@ class _Picker:
     deny: PathTest | None
     inside: str
     known: Known | None = None
+    noise: tuple[str, ...] = ()
+    """Folders whose matches are left out (visible NOISE_DIRS: not `!` overrides)."""
     paths: list[str] = attrs.Factory(list)
     mtimes: list[int] = attrs.Factory(list)
     _memory: dict[str, int] | None = None
@@ -204,6 +215,8 @@ class _Picker:
             rels = [rel for rel in rels if _visible(rel)]
         if self.keep is not None:
             rels = [rel for rel in rels if self.keep(rel)]
+        if self.noise and any(f"{name}/" in text for name in self.noise):
+            rels = [rel for rel in rels if not _in_any(rel, self.noise)]
         deny = self.deny
         if deny is not None:
             may_match, match = deny.may_match, deny.match
@@ -281,11 +294,14 @@ def list_matching(
         dir_fd = beneath.open_dir(root, start.relative_to(root).parts)
     except OSError as exc:
         raise beneath.translate(exc, str(start), start) from None
+    skipped = tuple(skip_dirs)
     try:
         parents = rules_above(dir_fd)
-        command = rg_command(rg, rest, hidden=hidden, skip_dirs=skip_dirs, parents=parents)
+        command = rg_command(rg, rest, hidden=hidden, skip_dirs=skipped, parents=parents)
         inside = start.relative_to(root).as_posix() + "/" if start != root else ""
-        picker = _Picker(dir_fd, _matcher(command, rest), keep, excluded, inside, known)
+        noise = tuple(sorted(name for name in skipped if not name.startswith(".")))
+        matches = _matcher(command, rest)
+        picker = _Picker(dir_fd, matches, keep, excluded, inside, known, noise)
         err, timed_out = _stream(command, dir_fd, timeout_seconds, picker.feed)
     finally:
         os.close(dir_fd)

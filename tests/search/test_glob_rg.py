@@ -59,6 +59,7 @@ def wide(tree: Path) -> Path:
         "node_modules/pkg/index.js": "n",
         "sub/node_modules/x.js": "n",
         "__pycache__/m.pyc": "p",
+        "notes/node_modules": "a file of that name: listed",
         "vendor/.ignore": "*.tmp\n",
         "vendor/keep.c": "k",
         "vendor/drop.tmp": "d",
