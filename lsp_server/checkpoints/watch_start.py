@@ -32,6 +32,14 @@ from lsp_server.procs.priority import lower_priority
 
 log = logging.getLogger(__name__)
 
+_placing: set[int] = set()  # the threads placing the watches a first command waits for
+
+
+def placing_watches() -> bool:
+    """Watches a first snapshot waits for are being placed (the MCP face's background
+    import of its SDK waits meanwhile: both would share the GIL)."""
+    return bool(_placing)
+
 
 class WatchStart:
     """The watchers' start for CommandSnapshots (`preparing`: its roots' preparations,
@@ -63,6 +71,8 @@ class WatchStart:
 
     def _prepare(self, root: Path, ready: threading.Event) -> None:
         # (A stamping walk at normal priority: it is the first command's own work, early.)
+        me = threading.get_ident()
+        _placing.add(me)  # (until the marks a first snapshot waits for are placed)
         try:
             user = user_git_dir(root)
             if user is None:
@@ -77,6 +87,7 @@ class WatchStart:
             seeding = self._config.seed_from_git and not repo.index.exists()
             if seeding and self.mark_known(root, summary, ready):
                 return  # (the first snapshot, seeded, completes this watch)
+            _placing.discard(me)  # (no snapshot waits for the walk below)
             if self.watch_by_marks(root, summary.folders, ready) or ready.is_set():
                 return  # (the first snapshot scans: a command may have come meanwhile)
             if not repo.index.exists():
@@ -85,6 +96,7 @@ class WatchStart:
         except (OSError, ShadowError):
             log.debug("preparing the first snapshot of %s failed", root, exc_info=True)
         finally:
+            _placing.discard(me)
             ready.set()
 
     def mark_known(self, root: Path, summary: IndexSummary, ready: threading.Event) -> bool:

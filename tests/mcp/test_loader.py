@@ -36,3 +36,19 @@ def test_every_step_is_a_module_the_server_imports() -> None:
 
     for step in loader_module._STEPS:
         importlib.import_module(step)
+
+
+def test_warming_up_waits_while_the_checkpoints_place_the_first_watches() -> None:
+    """The watches a first command's snapshot waits for (checkpoints/watch_start.py) are
+    placed in a thread that would share the GIL with the import: it waits for them too."""
+    from lsp_server.checkpoints import watch_start
+    from lsp_server.mcp.stdio.front import _busy
+
+    busy = _busy(lambda: False)
+    assert not busy()
+    watch_start._placing.add(-1)
+    try:
+        assert busy()
+    finally:
+        watch_start._placing.discard(-1)
+    assert not busy() and _busy(lambda: True)()

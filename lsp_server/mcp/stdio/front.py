@@ -79,7 +79,8 @@ async def serve(
                 modern_meta=opened.meta,
             )
         fast = pipes.fast
-        warming = asyncio.ensure_future(_warm(calls, loader, fast.busy if fast else _never))
+        busy = _busy(fast.busy if fast else _never)
+        warming = asyncio.ensure_future(_warm(calls, loader, busy))
         try:
             if opened is not None:
                 listing = Listing(ListingCache.of(opened.version, surface), calls)
@@ -101,6 +102,18 @@ WARMING_SWITCH_INTERVAL = 0.0005
 
 def _never() -> bool:
     return False
+
+
+def _busy(calls_running: Callable[[], bool]) -> Callable[[], bool]:
+    """When the SDK's import in the background waits: while a call runs, and while the
+    checkpoints place the watches a first command waits for (checkpoints/watch_start.py:
+    read from the module if it was imported, so that this face imports nothing for it)."""
+
+    def busy() -> bool:
+        starts = sys.modules.get("lsp_server.checkpoints.watch_start")
+        return calls_running() or bool(starts is not None and starts.placing_watches())
+
+    return busy
 
 
 async def _warm(calls: Calls, loader: Loader, busy: Callable[[], bool]) -> None:
