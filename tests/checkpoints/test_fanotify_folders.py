@@ -26,6 +26,7 @@ import pytest
 
 from lsp_server.checkpoints import watch_start
 from lsp_server.checkpoints.shadow import folder_stamps, scans
+from lsp_server.checkpoints.shadow.repository import ShadowRepo
 from lsp_server.checkpoints.watching import fanotify_watch, root_watchers, tree_walk
 from lsp_server.checkpoints.watching.changes import Changed
 from lsp_server.checkpoints.watching.fanotify_watch import NOT_RUNNING
@@ -459,6 +460,38 @@ async def test_the_first_snapshot_completes_the_watch_of_the_index_folders(
         assert seeded.status()["inotifyWatches"]["held"] == 0
     finally:
         go_on.set()
+        pair.close()
+
+
+async def test_a_watch_started_from_the_index_that_no_seeded_snapshot_completes_is_walked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_filesystem_mark: None
+) -> None:
+    """The index's folders are watched at start, but the first snapshot is not seeded (here:
+    seeding is made to find nothing to seed from): it scans the root, and the watch is
+    completed by a walk in the background instead; after the walk, and the scan its first
+    take asks for, only the changed paths are added. Each checkpoint is the full scans'."""
+    monkeypatch.setattr(folder_stamps, "MARGIN_NS", 0)  # (the tree was written just now)
+    monkeypatch.setattr(ShadowRepo, "seed", lambda _: False)
+    pair, seeded, root = pair_beyond_inotify(tmp_path)
+    seeded._commands.prepare_in_background([root])
+    try:
+        await marks_placed(seeded.watchers, root)  # (the index's folders)
+        watcher = seeded.watchers.running(root)
+        assert isinstance(watcher, TreeWatcher) and watcher.partial
+        notes = await first_command(pair.engines, pair.roots)
+        assert notes["scan seeded"] == [f"full scan: {FROM_INDEX}"]
+        for _ in range(1200):
+            if not watcher.starting:
+                break
+            await anyio.sleep(0.05)
+        assert not watcher.starting and watcher.unavailable is None
+        pair.count = 1
+        found = await pair.run("echo more >> pkg1/sub1/m1.py")
+        assert changes(found) == {("pkg1/sub1/m1.py", "modified")}
+        found = await pair.run("rm pkg2/sub2/m2.py && echo n > new.local")
+        assert changes(found) == {("pkg2/sub2/m2.py", "deleted"), ("new.local", "created")}
+        assert pair.scans["seeded"] == "changed paths"
+    finally:
         pair.close()
 
 
