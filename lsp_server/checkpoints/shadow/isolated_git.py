@@ -12,9 +12,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import signal
 import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+
+from lsp_server.procs.children import parent_death_hook
 
 # fsync = none: a checkpoint lost to a power cut is not worth an fsync per object (100
 # changed files took a second with git's default here).
@@ -93,6 +96,9 @@ class IsolatedGit:
             env=self.environment(),
             cwd=self.work_tree,
             check=False,
+            # Nothing outlives the server: a first `git add -A` of a large root would go on
+            # writing objects into the state folder (SIGTERM: git removes its index.lock).
+            preexec_fn=parent_death_hook(signal.SIGTERM),
         )
         if done.returncode not in ok:
             message = done.stderr.decode("utf-8", "replace").strip()
