@@ -21,7 +21,7 @@ from lsp_server.checkpoints.shadow.isolated_git import IsolatedGit
 git = IsolatedGit(Path(sys.argv[1]), Path(sys.argv[2]))
 git.init()
 print("ready", flush=True)
-git.run("cat-file", "--batch")  # reads the test's pipe, which stays open
+git.run("add", "--pathspec-from-file=-")  # reads the test's pipe, which stays open
 """
 
 
