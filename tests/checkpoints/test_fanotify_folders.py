@@ -522,6 +522,19 @@ def test_a_watch_started_from_an_index_is_whole_once_completed(tmp_path: Path) -
         watcher.close()
 
 
+def test_an_index_naming_folders_outside_the_root_marks_none_of_them(tmp_path: Path) -> None:
+    """The user's index is a file a command can write: its names are marked only inside
+    the root."""
+    root = tmp_path / "root"
+    make_tree(root, 1, 1)  # d0/e0/f0.txt
+    watcher = TreeWatcher(root, [], WatchBudget.for_marks(0.5), marks=True)
+    try:
+        assert watcher.start_known(["", "d0", "../", "d0/../..", str(tmp_path)], ["../x"], [])
+        assert watcher.folder_marks == 2
+    finally:
+        watcher.close()
+
+
 def test_names_made_before_a_folders_mark_after_the_listing_are_found(tmp_path: Path) -> None:
     """A folder whose change time, once marked, is not older than the listing of the names
     the index does not hold (less the clock's margin) is listed again: what it holds that the

@@ -48,6 +48,11 @@ first command's two, so that they have the cores; commands back to back (an agen
 loop) would otherwise keep it from ever ending, and each of their snapshots would scan."""
 
 
+def _inside(path: str) -> bool:
+    """A root-relative path of an index that stays inside the root."""
+    return not path.startswith("/") and ".." not in path.split("/")
+
+
 class TreeWalk:
     def __init__(
         self,
@@ -159,22 +164,24 @@ class TreeWalk:
 
     def _watch_known(self, folders: Iterable[str], gitlinks: Iterable[str]) -> None:
         """Watch the folders a git index names (`folders`: those holding a tracked path, each
-        watched unlisted, its change time noted; one gone since is skipped) and its
-        submodules (`gitlinks`: watched, not entered)."""
+        marked unlisted, its change time noted; one gone since is skipped) and its
+        submodules (`gitlinks`: watched, not entered). Folder marks only; a name that
+        leaves the root (`..`, absolute: an index a command wrote) is not followed."""
+        marks = self._inotify
+        if not isinstance(marks, FanotifyFolders):
+            raise InotifyError("a watch from the index places folder marks")
         top = str(self.root).rstrip("/")
         known, kept_out = self._known, self.kept_out
-        todo = [f for f in folders if f not in known and not (kept_out and self._kept_out(f))]
-        marks = self._inotify
-        if isinstance(marks, FanotifyFolders) and self.budget.take(len(todo)):
-            self._mark_all(marks, top, todo)  # (the loop below, without a call a folder)
-        else:
-            for folder in todo:
-                full = f"{top}/{folder}" if folder else str(self.root)
-                if self._watch(full, folder, False, ".git") and folder:
-                    self._nested.add(folder)  # a repository inside: as the walk takes it
-                known.setdefault(folder, 0)  # (gone: nothing to list again)
+        todo = [
+            f
+            for f in folders
+            if f not in known and _inside(f) and not (kept_out and self._kept_out(f))
+        ]
+        if not self.budget.take(len(todo)):
+            raise ShareExceeded(self.budget.refusal())
+        self._mark_all(marks, top, todo)
         for link in gitlinks:
-            if link not in known and not self._kept_out(link):
+            if link not in known and _inside(link) and not self._kept_out(link):
                 self._watch(f"{top}/{link}", link, False)
                 known[link] = 0
                 self._nested.add(link)
@@ -265,34 +272,25 @@ class TreeWalk:
         with self._lock:
             self._hard_links |= found
 
-    def _watch(self, full: str, folder: str, counting: bool, probe: str | None = None) -> bool:
-        """One folder's watch; over the budget a counting walk goes on without watching.
-        With folder marks, whether the folder holds an entry named `probe`."""
+    def _watch(self, full: str, folder: str, counting: bool) -> None:
+        """One folder's watch; over the budget a counting walk goes on without watching."""
         assert self._inotify is not None
         if not self.budget.take():
             if self._spill_to_marks(counting):
-                return self._watch(full, folder, counting, probe)
+                self._watch(full, folder, counting)
+                return
             if not counting:
                 raise ShareExceeded(self.budget.refusal())
             self._over_share = self.budget.refusal()
-            return False
-        found = False
+            return
         try:
-            if probe is not None and isinstance(self._inotify, FanotifyFolders):
-                wd, found, changed = self._inotify.add_watch_probing(full, probe)
-                self._known[folder] = changed
-            else:
-                wd = self._inotify.add_watch(full)
-                if probe is not None:
-                    self._known[folder] = os.lstat(full).st_ctime_ns
-                    found = os.path.lexists(f"{full}/{probe}")
+            wd = self._inotify.add_watch(full)
         except InotifyError as exc:
             self.budget.give()
             if exc.errno in _SKIPPED_FOLDER:  # gone, not a folder, unreadable: not walked
-                return False
+                return
             raise
         self._folders[wd] = folder
-        return found
 
     def _spill_to_marks(self, counting: bool) -> bool:
         """inotify's share ran out: go on with folder marks, each folder watched so far
