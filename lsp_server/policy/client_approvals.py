@@ -24,8 +24,9 @@ from lsp_server.protocol import ApproveParams
 if TYPE_CHECKING:
     from lsp_server.runtime.context import Caller
 
-# A decline or cancel this fast was not a person's: nobody reads a form in under a second.
-UNSEEN_SECONDS = 1.0
+# A decline or cancel this fast was not a person's: nobody reads a diff and decides in under two
+# seconds, while headless agents on a busy machine take over one to answer (Codex: 1.1 s).
+UNSEEN_SECONDS = 2.0
 CLIENT_APPROVED = "client_approved"
 # Who approved, when the face did not say which client made the call.
 UNNAMED_CLIENT = "the MCP client"
