@@ -31,15 +31,15 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from lsp_server.checkpoints.early_start import EarlyStart, refuse_broad_roots
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.codeintel.indexes import BuildListener, CodeIndexService
-from lsp_server.config.broad_roots import own_folders, refused_root
+from lsp_server.config.broad_roots import own_folders
 from lsp_server.config.layers import WORKSPACE_CONFIG_NAME, LoadedConfig, load_layers
 from lsp_server.config.tree import Config
 from lsp_server.config.trust import TrustStore
 from lsp_server.core.client import ClientBridge
 from lsp_server.core.contract import Registry
-from lsp_server.core.errors import BROAD_ROOT, ToolError
 from lsp_server.fs import leftover_temps
 from lsp_server.fs.workspace import Workspace
 from lsp_server.home.dirs import Dirs
@@ -116,11 +116,13 @@ def open_runtime(
     progress_sender: ProgressSender | None = None,
     session_folders: SessionFolders | None = None,
     documents: DocumentSource | None = None,
+    early: EarlyStart | None = None,
 ) -> Opened:
     """The one way a face gets a runtime over `roots`.
 
     `loaded`: the layers the face has already loaded (the LSP server, with its editor's
-    initializationOptions); else the layers of `roots` are loaded here.
+    initializationOptions); else the layers of `roots` are loaded here, or taken from
+    `early` (checkpoints/early_start.py: with checkpoints started before these imports).
     `asker` answers "ask" when no editor can; `asker_for` chooses it by the loaded layers
     (`toolhost call --yes`, `toolhost mcp --approvals`: a managed file may lock them).
     `attach`: the MCP attach socket serving this runtime: wired to the editor's approvals
@@ -129,7 +131,7 @@ def open_runtime(
     The rest as `build_runtime`."""
     fresh = loaded is None
     if loaded is None:
-        loaded = load_layers(None, roots, dirs)
+        loaded = early.loaded if early else load_layers(None, roots, dirs)
     if asker_for is not None:
         asker = asker_for(loaded)  # may add a notice (a managed file's lock beat a flag)
     # The layers' problems when loaded here (a face that loaded them has shown them).
@@ -155,6 +157,7 @@ def open_runtime(
         session_folders=session_folders,
         documents=documents,
         notice=loaded.startup_notice,
+        checkpoints=early.checkpoints if early else None,
     )
     if attach is not None:
         _serve_attach(attach, runtime, lifecycle)
@@ -176,6 +179,7 @@ def build_runtime(
     session_folders: SessionFolders | None = None,
     documents: DocumentSource | None = None,
     notice: str | None = None,
+    checkpoints: Checkpoints | None = None,
 ) -> tuple[Runtime, Lifecycle]:
     """The runtime over `roots`, and what its owner runs at shutdown.
 
@@ -187,9 +191,11 @@ def build_runtime(
     `session_folders` keeps sessions on disk between processes (`toolhost call`): loaded
     when a call first names one, saved first thing at shutdown.
     `documents`: the document source with no LSP editor (`toolhost acp`'s fs/*; else buffers).
-    `notice` heads each session's first result (LoadedConfig.startup_notice)."""
-    _refuse_broad_roots([*roots, *map(Path, config.workspace.extra_roots)], dirs)
-    workspace = Workspace.from_config(list(roots), config.workspace)
+    `notice` heads each session's first result (LoadedConfig.startup_notice).
+    `checkpoints`: started already over the same roots and layers (early_start.py)."""
+    refuse_broad_roots(roots, config, dirs)
+    started = checkpoints.workspace if checkpoints else None  # (over the same roots)
+    workspace = started or Workspace.from_config(list(roots), config.workspace)
     parts = _Parts()
     # One set of known secret values for the results, the audit log and the ACP face.
     parts.instances[SecretValues] = SecretValues.of(workspace, config.shell)
@@ -210,9 +216,10 @@ def build_runtime(
     if editor is not None:
         documents = EditorDocuments(editor.open_documents, editor.bridge, config.edits, workspace)
     # What writers and the shell commands whose plan asks for one change (docs/CHECKPOINTS.md).
-    checkpoints = Checkpoints(
-        workspace, config.checkpoints, dirs.state, documents=documents, keep_out=own_folders(dirs)
-    )
+    if checkpoints is None:
+        keep_out = own_folders(dirs)
+        checkpoints = Checkpoints(workspace, config.checkpoints, dirs.state, keep_out=keep_out)
+    checkpoints.documents = documents
     parts.instances[Checkpoints] = checkpoints
     # After the jobs' hook: a job killed at shutdown is recorded before trimming settles.
     parts.lifecycle.shutdown_hooks.append(checkpoints.settle)
@@ -364,15 +371,6 @@ def _places(workspace: Workspace, dirs: Dirs, config: Config) -> Places:
     return Places.of_workspace(
         workspace, dirs.user_config_file, trust_path, WORKSPACE_CONFIG_NAME, protected, dirs.state
     )
-
-
-def _refuse_broad_roots(roots: Sequence[Path], dirs: Dirs) -> None:
-    """Every face refuses a home folder or `/` before it gets here, with its own words
-    (broad_roots.py); this keeps any other way in (`toolhost revert`, `checkpoints`) from
-    building a runtime over one."""
-    refused = refused_root(roots, dirs)
-    if refused is not None:
-        raise ToolError(BROAD_ROOT, refused.cause, refused.recovery("cli"))
 
 
 def _index_refresh(index: CodeIndexService) -> CallListener:

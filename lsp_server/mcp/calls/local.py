@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Literal
 
 from lsp_server import compose
+from lsp_server.checkpoints.early_start import EarlyStart
 from lsp_server.config.layers import LoadedConfig
 from lsp_server.home.dirs import Dirs
 from lsp_server.mcp.calls.elicit import ElicitationAsker
@@ -22,9 +23,14 @@ Approvals = Literal["auto", "client"]
 
 
 def build_local_runtime(
-    root: Path, dirs: Dirs, progress: ProgressSender, approvals: Approvals | None = None
+    root: Path,
+    dirs: Dirs,
+    progress: ProgressSender,
+    approvals: Approvals | None = None,
+    early: EarlyStart | None = None,
 ) -> tuple[Runtime, Lifecycle]:
-    """`approvals`: --approvals as given (None: the config's mcp.approvals)."""
+    """`approvals`: --approvals as given (None: the config's mcp.approvals); `early`: the
+    layers and checkpoints started before this module was imported (tool_calls.py)."""
     isolated = worktree.find(root, dirs.state)  # toolhost mcp --isolate
 
     def asker_for(loaded: LoadedConfig) -> ElicitationAsker | ClientApprovals:
@@ -38,7 +44,9 @@ def build_local_runtime(
             return ClientApprovals(ElicitationAsker())
         return ElicitationAsker()
 
-    opened = compose.open_runtime([root], dirs, asker_for=asker_for, progress_sender=progress)
+    opened = compose.open_runtime(
+        [root], dirs, asker_for=asker_for, progress_sender=progress, early=early
+    )
     for problem in opened.problems:
         log.warning("configuration: %s", problem)
     return opened.runtime, opened.lifecycle

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from lsp_server.checkpoints.early_start import EarlyStart
     from lsp_server.config.broad_roots import BroadRoot
     from lsp_server.core.contract import Registry, Surface
     from lsp_server.home.dirs import Dirs
@@ -47,6 +48,9 @@ class Calls:
         self._routing = threading.Lock()  # the warm-up's thread and a call: one router
         self._rounds: RoundTrips | None = None
         self._warming: asyncio.Future[None] | None = None
+        self._early: EarlyStart | None = None
+        self._early_taken = False
+        self._early_lock = threading.Lock()  # the warm-up's thread and the runtime's build
 
     def registry(self) -> Registry:
         from lsp_server.tools.registry import build_registry  # cached once per process
@@ -87,7 +91,7 @@ class Calls:
         def build_local(progress: ProgressSender) -> tuple[Runtime, Lifecycle]:
             from lsp_server.mcp.calls.local import build_local_runtime  # not when attached
 
-            return build_local_runtime(root, dirs, progress, approvals)
+            return build_local_runtime(root, dirs, progress, approvals, self._take_early())
 
         self._router = CallRouter(
             dirs.attach_folder,
@@ -128,10 +132,27 @@ class Calls:
             router = await asyncio.to_thread(self.router)
             if self.attach == "require" or (self.attach == "auto" and router.editor_expected()):
                 return
+            await asyncio.to_thread(self._start_early, router.refused is None)
             await asyncio.to_thread(self._import_local)
             router.warm_local()
         except Exception:
             log.debug("warming up failed; the first call builds what it needs", exc_info=True)
+
+    def _start_early(self, served: bool) -> None:
+        """The layers and the checkpoints of the local runtime, before the rest of its
+        modules is imported (checkpoints/early_start.py); not for a root no face serves."""
+        from lsp_server.checkpoints.early_start import start_early
+        from lsp_server.home.dirs import Dirs
+
+        with self._early_lock:
+            if served and not self._early_taken and self._early is None:
+                self._early = start_early([self.root], Dirs.from_environment())
+
+    def _take_early(self) -> EarlyStart | None:
+        """What `_start_early` started, for the one runtime built (None: it did not run)."""
+        with self._early_lock:
+            early, self._early, self._early_taken = self._early, None, True
+            return early
 
     def _import_local(self) -> None:
         from lsp_server.attach import wire
@@ -144,6 +165,9 @@ class Calls:
         wire.result_converter().get_unstructure_hook(CallResult)  # made here, not on a call
 
     async def close(self) -> None:
+        early = self._take_early()
+        if early is not None:  # (no runtime was built to stop it)
+            await asyncio.to_thread(early.close)
         if self._router is not None:
             await self._router.close()
 
