@@ -75,7 +75,9 @@ class FanotifyFolders:
     """One fanotify group of folder marks (non-blocking); close it when done. Raises
     InotifyError (its `errno` set) where the kernel or the filesystem refuses."""
 
-    def __init__(self) -> None:
+    def __init__(self, group: int | None = None) -> None:
+        """A new group, or the one whose descriptor is `group` (folder_marker.py's child
+        places marks on its parent's group)."""
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             init, mark, to_handle = (
@@ -98,7 +100,7 @@ class FanotifyFolders:
             ctypes.c_int,
         ]
         self._mark, self._to_handle = mark, to_handle
-        fd = init(GROUP_FLAGS, os.O_RDONLY | os.O_CLOEXEC)
+        fd = init(GROUP_FLAGS, os.O_RDONLY | os.O_CLOEXEC) if group is None else group
         if fd < 0:
             code = ctypes.get_errno()
             raise InotifyError(code, f"fanotify_init: {os.strerror(code)}")
@@ -121,6 +123,12 @@ class FanotifyFolders:
     def add_watch_probing(self, path: str, probe: str | None) -> tuple[int, bool, int]:
         """`add_watch`, whether the folder holds an entry named `probe` and its change time
         once marked (both looked up through the open folder: the one marked)."""
+        key, found, changed = self.place(path, probe)
+        return self.adopt(path, key), found, changed
+
+    def place(self, path: str, probe: str | None) -> tuple[bytes, bool, int]:
+        """Mark one folder: its key (filesystem id and handle: what its events name), and
+        `add_watch_probing`'s probe and change time. No wd yet (`adopt`)."""
         flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
         try:
             folder = os.open(path, flags)
@@ -141,12 +149,16 @@ class FanotifyFolders:
                 found = os.access(probe, os.F_OK, dir_fd=folder, follow_symlinks=False)
         finally:
             os.close(folder)
+        return key, found, changed
+
+    def adopt(self, path: str, key: bytes) -> int:
+        """The wd of the folder at `path` marked with `key` (the same folder again: its wd)."""
         wd = self._wds.get(key)
         if wd is None:
             wd, self._next = self._next, self._next + 1
             self._wds[key] = wd
         self._paths[wd] = (path, key)
-        return wd, found, changed
+        return wd
 
     def _key(self, folder: int, path: str) -> bytes:
         handle = self._handle

@@ -33,7 +33,7 @@ from lsp_server.checkpoints.watching.fanotify_watch import NOT_RUNNING
 from lsp_server.checkpoints.watching.root_budget import Tally, WatchBudget
 from lsp_server.checkpoints.watching.root_watchers import RootWatchers
 from lsp_server.checkpoints.watching.watcher import FROM_INDEX, TreeWatcher
-from lsp_server.fs import inotify
+from lsp_server.fs import folder_marker, inotify
 from lsp_server.fs.fanotify_folders import FanotifyFolders, max_user_marks
 from tests.checkpoints.test_fanotify_watch import (
     CASES,
@@ -495,10 +495,16 @@ async def test_a_watch_started_from_the_index_that_no_seeded_snapshot_completes_
         pair.close()
 
 
-def test_a_watch_started_from_an_index_is_whole_once_completed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("by", ["the server", "a child"])
+def test_a_watch_started_from_an_index_is_whole_once_completed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, by: str
+) -> None:
     """The folders an index names are watched unlisted; the folders added to it since,
     then those it does not name (walked), complete the watch: from then on every change is
-    reported, with no scan asked for. Until then each take asks for a scan."""
+    reported, with no scan asked for. Until then each take asks for a scan. Many folders
+    are marked by a child process (fs/folder_marker.py; here from one on)."""
+    if by == "a child":
+        monkeypatch.setattr(folder_marker, "CHILD_FROM", 1)
     make_tree(tmp_path, 3, 2)  # d0/e0, d0/e1, d0/e2
     (tmp_path / "untracked" / "deep").mkdir(parents=True)
     watcher = TreeWatcher(tmp_path, [], WatchBudget.for_marks(0.5), marks=True)

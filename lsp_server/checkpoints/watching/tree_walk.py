@@ -34,6 +34,7 @@ from lsp_server.checkpoints.watching.root_budget import (
 )
 from lsp_server.fs import fanotify_folders
 from lsp_server.fs.fanotify_folders import FanotifyFolders
+from lsp_server.fs.folder_marker import add_watches_probing
 from lsp_server.fs.inotify import Inotify, InotifyError
 
 log = logging.getLogger(__name__)
@@ -187,25 +188,19 @@ class TreeWalk:
                 self._nested.add(link)
 
     def _mark_all(self, marks: FanotifyFolders, top: str, todo: list[str]) -> None:
-        """Folder marks on `todo` (their share taken already)."""
-        add, watched, known, nested = (
-            marks.add_watch_probing,
-            self._folders,
-            self._known,
-            self._nested,
-        )
-        for index, folder in enumerate(todo):
-            try:
-                wd, repository, known[folder] = add(
-                    f"{top}/{folder}" if folder else top or "/", ".git"
-                )
-            except InotifyError as exc:
+        """Folder marks on `todo` (their share taken already; many: by a child process)."""
+        watched, known, nested = self._folders, self._known, self._nested
+        paths = [f"{top}/{folder}" if folder else top or "/" for folder in todo]
+        placed = add_watches_probing(marks, paths, ".git")
+        for index, (folder, outcome) in enumerate(zip(todo, placed, strict=True)):
+            if isinstance(outcome, InotifyError):
                 self.budget.give()
                 known[folder] = 0
-                if exc.errno in _SKIPPED_FOLDER:  # gone, not a folder, unreadable
+                if outcome.errno in _SKIPPED_FOLDER:  # gone, not a folder, unreadable
                     continue
                 self.budget.give(len(todo) - index - 1)
-                raise
+                raise outcome
+            wd, repository, known[folder] = outcome
             watched[wd] = folder
             if repository and folder:
                 nested.add(folder)  # a repository inside: as the walk takes it
