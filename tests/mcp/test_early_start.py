@@ -9,11 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 # Run in a fresh interpreter: what is imported when the checkpoints' preparation starts is
 # the point.
 SCRIPT = """
 import asyncio, json, sys
 from pathlib import Path
+
+import pytest
 
 from lsp_server.checkpoints import watch_start
 
@@ -68,3 +72,26 @@ def test_a_refused_root_starts_no_checkpoints(tmp_path: Path) -> None:
     early = start_early([Path("/")], Dirs.from_environment())
     assert early.checkpoints is None
     assert early.loaded.config is not None
+
+
+def test_a_runtime_that_fails_to_build_stops_what_started_early(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lsp_server import compose
+    from lsp_server.checkpoints.early_start import start_early
+    from lsp_server.home.dirs import Dirs
+    from lsp_server.mcp.calls.local import build_local_runtime
+
+    dirs = Dirs.from_environment()
+    early = start_early([ws], dirs)
+    assert early.checkpoints is not None
+    closed: list[bool] = []
+    monkeypatch.setattr(early.checkpoints.watchers, "close", lambda: closed.append(True))
+
+    def failing(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the build failed")
+
+    monkeypatch.setattr(compose, "build_runtime", failing)
+    with pytest.raises(RuntimeError, match="the build failed"):
+        build_local_runtime(ws, dirs, lambda token, value: None, None, early)
+    assert closed == [True]

@@ -44,9 +44,14 @@ def build_local_runtime(
             return ClientApprovals(ElicitationAsker())
         return ElicitationAsker()
 
-    opened = compose.open_runtime(
-        [root], dirs, asker_for=asker_for, progress_sender=progress, early=early
-    )
+    try:
+        opened = compose.open_runtime(
+            [root], dirs, asker_for=asker_for, progress_sender=progress, early=early
+        )
+    except BaseException:
+        if early is not None:  # (its watchers would outlive the runtime that failed)
+            early.close()
+        raise
     for problem in opened.problems:
         log.warning("configuration: %s", problem)
     return opened.runtime, opened.lifecycle
