@@ -17,7 +17,7 @@ import os
 import struct
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 
 from lsp_server.fs.fanotify_folders import FanotifyFolders
 from lsp_server.fs.inotify import InotifyError
@@ -31,7 +31,7 @@ Placed = tuple[int, bool, int] | InotifyError  # (wd, probe found, change time) 
 
 def add_watches_probing(
     marks: FanotifyFolders, paths: Sequence[str], probe: str
-) -> Iterator[Placed]:
+) -> Generator[Placed, None, None]:
     """`marks.add_watch_probing(path, probe)` of each path in turn, or the InotifyError it
     would raise (the caller decides whether to go on)."""
     done = 0

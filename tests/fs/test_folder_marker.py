@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import errno
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +23,7 @@ from lsp_server.fs.inotify import InotifyError
 def folders(tmp_path: Path, count: int) -> list[str]:
     """`count` folders (the fourth holding a .git), a missing path sixth."""
     made = []
+    tmp_path.mkdir(exist_ok=True)
     for index in range(count):
         folder = tmp_path / f"d{index}"
         folder.mkdir()
@@ -56,8 +59,8 @@ def check(marks: FanotifyFolders, paths: list[str]) -> None:
         wds[path] = wd
     assert len(set(wds.values())) == len(wds)
     Path(paths[7], "new.txt").write_text("x\n")
-    found = events_until(marks, 1)
-    assert (wds[paths[7]], "new.txt") in {(event.wd, event.name) for event in found}
+    read = events_until(marks, 1)
+    assert (wds[paths[7]], "new.txt") in {(event.wd, event.name) for event in read}
 
 
 def test_a_child_places_the_marks_on_the_servers_group(
@@ -86,5 +89,32 @@ def test_without_a_child_the_server_places_them(
     marks = FanotifyFolders()
     try:
         check(marks, folders(tmp_path, 12))
+    finally:
+        marks.close()
+
+
+def test_a_refusal_that_ends_the_marking_stops_the_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The caller stops at a refusal it cannot skip (here /proc: no file handles there);
+    closing what it was reading stops the child, which leaves no process behind."""
+    monkeypatch.setattr(folder_marker, "CHILD_FROM", 1)
+    started: list[subprocess.Popen[bytes]] = []
+    popen = subprocess.Popen
+
+    def recorded(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        started.append(popen(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(subprocess, "Popen", recorded)
+    paths = [*folders(tmp_path, 3000)[:5], "/proc", *folders(tmp_path / "more", 3000)]
+    marks = FanotifyFolders()
+    try:
+        placed = add_watches_probing(marks, paths, ".git")
+        outcomes = [next(placed) for _ in range(6)]
+        assert isinstance(outcomes[5], InotifyError) and outcomes[5].errno == errno.EOPNOTSUPP
+        placed.close()
+        assert len(started) == 1 and started[0].returncode is not None  # ended and reaped
+        assert not Path(f"/proc/{started[0].pid}").exists()
     finally:
         marks.close()

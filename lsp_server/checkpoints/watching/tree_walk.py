@@ -15,6 +15,7 @@ far marked anew from the list, so that no folder is listed twice.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import stat
@@ -191,19 +192,20 @@ class TreeWalk:
         """Folder marks on `todo` (their share taken already; many: by a child process)."""
         watched, known, nested = self._folders, self._known, self._nested
         paths = [f"{top}/{folder}" if folder else top or "/" for folder in todo]
-        placed = add_watches_probing(marks, paths, ".git")
-        for index, (folder, outcome) in enumerate(zip(todo, placed, strict=True)):
-            if isinstance(outcome, InotifyError):
-                self.budget.give()
-                known[folder] = 0
-                if outcome.errno in _SKIPPED_FOLDER:  # gone, not a folder, unreadable
-                    continue
-                self.budget.give(len(todo) - index - 1)
-                raise outcome
-            wd, repository, known[folder] = outcome
-            watched[wd] = folder
-            if repository and folder:
-                nested.add(folder)  # a repository inside: as the walk takes it
+        # (closed on the way out: a child placing them is stopped when one fails)
+        with contextlib.closing(add_watches_probing(marks, paths, ".git")) as placed:
+            for index, (folder, outcome) in enumerate(zip(todo, placed, strict=True)):
+                if isinstance(outcome, InotifyError):
+                    self.budget.give()
+                    known[folder] = 0
+                    if outcome.errno in _SKIPPED_FOLDER:  # gone, not a folder, unreadable
+                        continue
+                    self.budget.give(len(todo) - index - 1)
+                    raise outcome
+                wd, repository, known[folder] = outcome
+                watched[wd] = folder
+                if repository and folder:
+                    nested.add(folder)  # a repository inside: as the walk takes it
 
     def _watch_untracked(
         self, names: Iterable[str], since_ns: int, tracked: tuple[Container[str], ...]
