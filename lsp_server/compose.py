@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from lsp_server.checkpoints.early_start import EarlyStart, refuse_broad_roots
+from lsp_server.checkpoints.early_start import EarlyStart
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.codeintel.indexes import BuildListener, CodeIndexService
-from lsp_server.config.broad_roots import own_folders
+from lsp_server.config.broad_roots import own_folders, refuse_broad_roots
 from lsp_server.config.layers import WORKSPACE_CONFIG_NAME, LoadedConfig, load_layers
 from lsp_server.config.tree import Config
 from lsp_server.config.trust import TrustStore
@@ -193,7 +193,7 @@ def build_runtime(
     `documents`: the document source with no LSP editor (`toolhost acp`'s fs/*; else buffers).
     `notice` heads each session's first result (LoadedConfig.startup_notice).
     `checkpoints`: started already over the same roots and layers (early_start.py)."""
-    refuse_broad_roots(roots, config, dirs)
+    refuse_broad_roots(roots, config.workspace.extra_roots, dirs)
     started = checkpoints.workspace if checkpoints else None  # (over the same roots)
     workspace = started or Workspace.from_config(list(roots), config.workspace)
     parts = _Parts()

@@ -19,10 +19,9 @@ from pathlib import Path
 import attrs
 
 from lsp_server.checkpoints.recorder import Checkpoints
-from lsp_server.config.broad_roots import own_folders, refused_root
+from lsp_server.config.broad_roots import own_folders, refuse_broad_roots
 from lsp_server.config.layers import LoadedConfig, load_layers
-from lsp_server.config.tree import Config
-from lsp_server.core.errors import BROAD_ROOT, ToolError
+from lsp_server.core.errors import ToolError
 from lsp_server.fs.workspace import Workspace
 from lsp_server.home.dirs import Dirs
 
@@ -47,18 +46,9 @@ def start_early(roots: Sequence[Path], dirs: Dirs) -> EarlyStart:
     loaded = load_layers(None, roots, dirs)
     config = loaded.config
     try:
-        refuse_broad_roots(roots, config, dirs)
+        refuse_broad_roots(roots, config.workspace.extra_roots, dirs)
     except ToolError:
         return EarlyStart(loaded, None)
     workspace = Workspace.from_config(list(roots), config.workspace)
     checkpoints = Checkpoints(workspace, config.checkpoints, dirs.state, keep_out=own_folders(dirs))
     return EarlyStart(loaded, checkpoints)
-
-
-def refuse_broad_roots(roots: Sequence[Path], config: Config, dirs: Dirs) -> None:
-    """Every face refuses a home folder or `/` before it gets here, with its own words
-    (broad_roots.py); compose refuses it too (the config's extra roots as well), so that no
-    other way in (`toolhost revert`, `checkpoints`) builds a runtime over one."""
-    refused = refused_root([*roots, *map(Path, config.workspace.extra_roots)], dirs)
-    if refused is not None:
-        raise ToolError(BROAD_ROOT, refused.cause, refused.recovery("cli"))

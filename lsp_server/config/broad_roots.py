@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal, NamedTuple
 
+from lsp_server.core.errors import ToolError
 from lsp_server.home.dirs import Dirs
 
 BROAD_ROOT = "workspace.broad_root"
@@ -215,3 +216,12 @@ def refused_root(roots: Sequence[Path], dirs: Dirs) -> BroadRoot | None:
     if broad is not None and allowed_by_user(dirs):
         return None
     return broad
+
+
+def refuse_broad_roots(roots: Sequence[Path], extra_roots: Iterable[str], dirs: Dirs) -> None:
+    """Every face refuses a home folder or `/` before it builds a runtime, with its own words;
+    compose refuses it too (the config's extra roots as well), so that no other way in
+    (`toolhost revert`, `checkpoints`) builds a runtime over one."""
+    refused = refused_root([*roots, *map(Path, extra_roots)], dirs)
+    if refused is not None:
+        raise ToolError(BROAD_ROOT, refused.cause, refused.recovery("cli"))
