@@ -95,8 +95,9 @@ def ignored_candidates(
     if matched is None:  # (git could not tell: ls-files decides, as it did for all of them)
         entries, folders = [], present
     else:
-        entries = [f"{p}/" if _is_folder(repo, p) else p for p in present if p in matched]
-        folders = [p for p in present if p not in matched and _is_folder(repo, p)]
+        folder = {p for p in present if _is_folder(repo, p)}
+        entries = [f"{p}/" if p in folder else p for p in present if p in matched]
+        folders = [p for p in present if p not in matched and p in folder]
     found = _listed(repo, skip, "\0".join(entries).encode("utf-8", "surrogateescape"))
     if folders:  # (none in an ignored folder: ls-files fails on those)
         found += _listed(repo, skip, repo.git.run("--literal-pathspecs", *command, "--", *folders))
@@ -113,9 +114,7 @@ def _matched(repo: ShadowRepo, paths: list[str]) -> set[str] | None:
         return set()
     names = "".join(f"{p}\0" for p in paths).encode("utf-8", "surrogateescape")
     try:
-        raw = repo.git.run(
-            "check-ignore", "--no-index", "-z", "--stdin", data=names, ok=(0, 1)
-        )  # fmt: skip
+        raw = repo.git.run("check-ignore", "--no-index", "-z", "--stdin", data=names, ok=(0, 1))
     except ShadowError:
         return None
     return set(raw.decode("utf-8", "surrogateescape").split("\0"))
