@@ -30,6 +30,7 @@ from lsp_server.checkpoints.shadow.folder_stamps import FolderStamps
 from lsp_server.checkpoints.shadow.ignored import IgnoredFiles, unrecorded_changes
 from lsp_server.checkpoints.shadow.index_summary import IndexSummary
 from lsp_server.checkpoints.shadow.isolated_git import ShadowError
+from lsp_server.checkpoints.shadow.listed_scan import listed_scan
 from lsp_server.checkpoints.shadow.repository import ShadowRepo
 from lsp_server.checkpoints.shadow.seed import (
     user_git_dir,
@@ -44,6 +45,8 @@ from lsp_server.checkpoints.windows import CommandWindow
 from lsp_server.config.tree import CheckpointsConfig
 
 log = logging.getLogger(__name__)
+
+FROM_WALK = "; from the names of the watcher's first walk"
 
 
 class CommandSnapshots:
@@ -70,6 +73,9 @@ class CommandSnapshots:
         self.folder_stamps = True
         """Snapshots of roots no watcher watches look only at folders whose stamp changed
         (folder_stamps.py); off, each scans the whole root (tests compare both)."""
+        self.from_walk = True
+        """The full scan right after a watcher's first walk takes the names that walk
+        listed (listed_scan.py); off, git walks the root again (tests compare both)."""
         self.starts = WatchStart(
             lambda root: store(root).repo, config, watchers, self._preparing, self._stamping
         )
@@ -249,6 +255,13 @@ class CommandSnapshots:
         completing = self.starts.completion(root, repo)
         unwatched = completing is None and self.folder_stamps and self._unwatched(root)
         stamps = FolderStamps(root, repo.kept_out) if unwatched else None
+        listed = changed.listing if self.from_walk and repo.seed_summary is None else None
+        if listed is not None:  # the watcher's first walk stands for the scan's (git's) walk
+            files, unreadable, nested = listed.files, listed.unreadable, listed.nested
+            from_walk = listed_scan(repo, ignored, files, unreadable, nested, listed.changed)
+            if from_walk is not None:
+                self.watchers.scans[root] = f"full scan: {reason}{FROM_WALK}"
+                return from_walk
         try:
             tree = scans.full_scan(repo, ignored, stamps, completing)
         except ShadowError as exc:

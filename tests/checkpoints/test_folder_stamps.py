@@ -19,7 +19,7 @@ from lsp_server.fs.workspace import Workspace
 from lsp_server.runtime.file_service import FileService
 from lsp_server.runtime.reverts import Reverter
 from lsp_server.runtime.sessions.observations import FileLocks, Observations
-from tests.checkpoints.snapshots import tree_state
+from tests.checkpoints.snapshots import run_checkpointed, tree_state
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -74,18 +74,12 @@ class Twin:
         self.count += 1
         found = {}
         for name, root in self.roots.items():
-            engine = self.engines[name]
-            window = await engine.before_command(f"c-{self.count}", "s", "bash", command)
             script = command.format(out=self.tmp / f"out-{name}")
-            subprocess.run(["sh", "-c", script], cwd=root, check=True)
-            made = await engine.after_command(window)
-            await engine.settle()
-            assert window is not None and not window.notes, window and window.notes
-            found[name] = sorted(
-                (f.path, f.change, f.source, f.before, f.after, f.not_stored)
-                for checkpoint in made
-                for f in checkpoint.files
+            ran = await run_checkpointed(
+                self.engines[name], root, f"c-{self.count}", command, script
             )
+            assert not ran.notes, ran.notes
+            found[name] = ran.records
         assert found["stamped"] == found["scanned"], command
         return found["stamped"]
 

@@ -22,7 +22,12 @@ from lsp_server.fs.workspace import Workspace
 from lsp_server.runtime.file_service import FileService
 from lsp_server.runtime.reverts import Reverter
 from lsp_server.runtime.sessions.observations import FileLocks, Observations
-from tests.checkpoints.snapshots import git_folder_state, tree_state
+from tests.checkpoints.snapshots import (
+    git_folder_state,
+    revert_cleanly,
+    run_checkpointed,
+    tree_state,
+)
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -96,6 +101,7 @@ class Pair:
         for name, checkpoints in self.engines.items():
             checkpoints.watchers.enabled = watched or mode == "prepared"
             checkpoints._commands.folder_stamps = name == "seeded"
+            checkpoints._commands.from_walk = name == "seeded"  # (git's own walk: add -A)
         if mode == "prepared":  # no fanotify either (as for a user without privileges)
             for checkpoints in self.engines.values():
                 checkpoints.watchers.fanotify = False
@@ -115,28 +121,14 @@ class Pair:
         self.count += 1
         found = {}
         for name, root in self.roots.items():
-            checkpoints = self.engines[name]
-            window = await checkpoints.before_command(f"c-{self.count}", "s", "bash", command)
-            self.scans[name] = checkpoints.watchers.scans.get(root)
-            subprocess.run(["sh", "-c", command], cwd=root, check=True)
-            made = await checkpoints.after_command(window)
-            await checkpoints.settle()
-            assert window is not None
-            notes = [n for n in window.notes if not n.startswith("[checkpoints of ")]
-            assert not notes, notes
-            found[name] = sorted(
-                (f.path, f.change, f.source, f.before, f.after, f.not_stored)
-                for checkpoint in made
-                for f in checkpoint.files
-            )
+            ran = await run_checkpointed(self.engines[name], root, f"c-{self.count}", command)
+            assert not ran.said, ran.said
+            self.scans[name], found[name] = ran.scan, ran.records
         assert found["seeded"] == found["scanned"]
         return found["seeded"]
 
     async def revert(self, name: str, call_id: str) -> None:
-        root = self.roots[name]
-        files = FileService(Workspace([root]), Observations(), Limits(), None)
-        outcome = await Reverter(self.engines[name], files, FileLocks()).revert(call_id)
-        assert not outcome.conflicts, outcome.conflicts
+        await revert_cleanly(self.engines[name], self.roots[name], call_id)
 
     def close(self) -> None:
         for checkpoints in self.engines.values():

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.checkpoints.command_snapshots import FROM_WALK
 from lsp_server.checkpoints.recorder import Checkpoints
 from lsp_server.config.tree import CheckpointsConfig, Limits
 from lsp_server.fs import inotify
@@ -123,7 +124,7 @@ class Twin:
 async def twin(tmp_path: Path):  # type: ignore[no-untyped-def]
     made = Twin(tmp_path)
     # The first snapshot starts the watcher and scans everything; the next one has its paths.
-    await made.run("true", before="full scan: the watcher was not running")
+    await made.run("true", before=f"full scan: the watcher was not running{FROM_WALK}")
     yield made
     made.close()
 
@@ -191,7 +192,7 @@ async def test_writes_through_names_outside_the_root(twin: Twin) -> None:
         (twin.tmp / f"alias-{name}").symlink_to(root / "pkg")
         os.link(root / "pkg" / "m1.py", twin.tmp / f"out-{name}" / "hard.py")
     twin.checkpoints.watchers.close()  # started again below, finding the hard link
-    await twin.run("true", before="full scan: the watcher was not running")
+    await twin.run("true", before=f"full scan: the watcher was not running{FROM_WALK}")
     before = tree_state(twin.root)
     found = await twin.run(
         "cd {out}/.. && echo via-alias >> alias-$(basename {root})/m0.py && "

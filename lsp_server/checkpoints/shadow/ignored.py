@@ -86,12 +86,12 @@ def ignored_candidates(
 ) -> list[str]:
     """Ignored files that are not in the shadow index yet (regenerable folders left out);
     only those at or below `paths` when given (names just made: one an ignore rule matches
-    is taken as new without a look at the index, `_matched`)."""
+    is taken as new without a look at the index, `ignored_among`)."""
     command = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
     if paths is None:
         return _listed(repo, skip, repo.git.run(*command))
     present = [p for p in paths if os.path.lexists(repo.work_tree / p)]
-    matched = _matched(repo, present)
+    matched = ignored_among(repo, present)
     if matched is None:  # (git could not tell: ls-files decides, as it did for all of them)
         entries, folders = [], present
     else:
@@ -104,20 +104,28 @@ def ignored_candidates(
     return list(dict.fromkeys(found))
 
 
-def _matched(repo: ShadowRepo, paths: list[str]) -> set[str] | None:
+def ignored_among(repo: ShadowRepo, paths: list[str]) -> set[str] | None:
     """Those of `paths` an ignore rule matches, themselves or a folder above them (`git
     check-ignore`, which reads no index: ls-files reads all of it, 0.1 s at 200,000 files,
     and fails on a name two folders deep in an ignored one); None when git cannot tell (a
-    path in a nested repository, below a link, or one it reads as pathspec magic: check-ignore
-    takes no --literal-pathspecs)."""
+    path in a nested repository or below a link)."""
     if not paths:
         return set()
-    names = "".join(f"{p}\0" for p in paths).encode("utf-8", "surrogateescape")
+    # check-ignore takes no --literal-pathspecs: a name that starts with ":" would be read
+    # as pathspec magic, "./" before it is not (and git answers with the name as given).
+    asked = [f"./{p}" if p.startswith(":") else p for p in paths]
+    names = "".join(f"{p}\0" for p in asked).encode("utf-8", "surrogateescape")
     try:
         raw = repo.git.run("check-ignore", "--no-index", "-z", "--stdin", data=names, ok=(0, 1))
     except ShadowError:
         return None
-    return set(raw.decode("utf-8", "surrogateescape").split("\0"))
+    answered = raw.decode("utf-8", "surrogateescape").split("\0")
+    return {p[2:] if p.startswith("./:") else p for p in answered if p}
+
+
+def ignored_files_among(repo: ShadowRepo, skip: frozenset[str], files: Iterable[str]) -> list[str]:
+    """The candidates among ignored `files` (regenerable folders and toolhost's own out)."""
+    return [f for f in files if not _skipped(f, skip) and not _kept_out(f, repo.kept_out)]
 
 
 def _is_folder(repo: ShadowRepo, path: str) -> bool:

@@ -67,14 +67,15 @@ class ShadowError(Exception):
 _WALKING = frozenset(("add", "ls-files", "gc"))
 
 
-def _ends_with_the_server(args: Sequence[str]) -> Callable[[], None] | None:
+def _ends_with_the_server(args: Sequence[str], long: bool) -> Callable[[], None] | None:
     """Nothing outlives the server: a first `git add -A` of a large root went on writing
-    objects into the state folder after it had exited. A git that walks the root gets a
-    parent-death SIGTERM (git removes its index.lock then); the others, short and on the
-    writers' path, are spawned without a hook: with one, each spawn is a fork of the whole
-    server instead of a vfork (bench/writers_load.py, one run: 0.71x the rate with
-    checkpoints off, against 0.86x without the hook)."""
-    if _WALKING.isdisjoint(args[:4]):
+    objects into the state folder after it had exited. A git that walks the root (or is
+    `long`: one given every file of a walk) gets a parent-death SIGTERM (git removes its
+    index.lock then); the others, short and on the writers' path, are spawned without a
+    hook: with one, each spawn is a fork of the whole server instead of a vfork
+    (bench/writers_load.py, one run: 0.71x the rate with checkpoints off, against 0.86x
+    without the hook)."""
+    if not long and _WALKING.isdisjoint(args[:4]):
         return None
     return parent_death_hook(signal.SIGTERM)
 
@@ -103,7 +104,11 @@ class IsolatedGit:
         )
         return env
 
-    def run(self, *args: str, data: bytes | None = None, ok: Sequence[int] = (0,)) -> bytes:
+    def run(
+        self, *args: str, data: bytes | None = None, ok: Sequence[int] = (0,), long: bool = False
+    ) -> bytes:
+        """git `args` (raises ShadowError unless its exit code is in `ok`); `long`: it may
+        take as long as a walk of the root (it ends with the server too)."""
         command = ["git", "-c", "core.hooksPath=/dev/null", *args]
         done = subprocess.run(
             command,
@@ -112,7 +117,7 @@ class IsolatedGit:
             env=self.environment(),
             cwd=self.work_tree,
             check=False,
-            preexec_fn=_ends_with_the_server(args),
+            preexec_fn=_ends_with_the_server(args, long),
         )
         if done.returncode not in ok:
             message = done.stderr.decode("utf-8", "replace").strip()

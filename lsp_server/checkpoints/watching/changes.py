@@ -15,6 +15,22 @@ MAX_PATHS = 2000
 
 
 @attrs.frozen
+class Listing:
+    """What a watcher's first walk of a root listed, handed to the snapshot after it so
+    that git is given the names instead of walking the root again (shadow/listed_scan.py)."""
+
+    files: tuple[str, ...]
+    """Every file and link listed (relative), in the walk's order."""
+    unreadable: frozenset[str]
+    """The files among them this process cannot read (git would stop at them)."""
+    nested: frozenset[str]
+    """The nested repositories found (watched, not entered: their gitlinks)."""
+    changed: frozenset[str]
+    """The paths the events named since the walk began (a folder: all below it): what
+    changed after its folder was listed, made, moved or deleted."""
+
+
+@attrs.frozen
 class Changed:
     """Paths (relative, "/"; a folder stands for everything below it) changed since the
     last take, or why a full scan is needed instead."""
@@ -24,6 +40,9 @@ class Changed:
     created: frozenset[str] = frozenset()
     """The paths among `paths` that are new names (created or moved in, folders too):
     only those can be ignored files that no snapshot has classified yet (ignored.py)."""
+    listing: Listing | None = None
+    """With a rescan right after a whole first walk whose events were all read: its
+    listing, which stands for the walk such a scan would make."""
 
 
 @attrs.define(eq=False)  # by identity: held weakly by the watcher

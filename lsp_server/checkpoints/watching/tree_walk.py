@@ -25,6 +25,7 @@ import weakref
 from collections.abc import Callable, Container, Iterable, Sequence
 from pathlib import Path
 
+from lsp_server.checkpoints.watching.changes import Listing
 from lsp_server.checkpoints.watching.root_budget import (
     OverBudget,
     ShareExceeded,
@@ -48,6 +49,26 @@ YIELD_SECONDS = 3.0
 """How long, in all, a walk started ahead waits for snapshots (its gate): enough for the
 first command's two, so that they have the cores; commands back to back (an agent's test
 loop) would otherwise keep it from ever ending, and each of their snapshots would scan."""
+
+
+def _is_file(mode: int) -> bool:
+    """A file git records: a regular file or a link (not a pipe, socket or device)."""
+    return stat.S_ISREG(mode) or stat.S_ISLNK(mode)
+
+
+def _listed_file(entry: os.DirEntry[str]) -> bool:
+    """`_is_file` from the folder's listing alone (no stat where it says the type)."""
+    return entry.name != ".git" and (entry.is_symlink() or entry.is_file(follow_symlinks=False))
+
+
+def _readable(path: str, st: os.stat_result) -> bool:
+    """Whether this process can read a file (a link's target is not read)."""
+    if not stat.S_ISREG(st.st_mode) or st.st_mode & stat.S_IROTH or _EUID == 0:
+        return True
+    return os.access(path, os.R_OK)
+
+
+_EUID = os.geteuid()
 
 
 def _inside(path: str) -> bool:
@@ -83,6 +104,11 @@ class TreeWalk:
         self._hard_links: set[str] = set()
         self._known: dict[str, int] = {}  # watched from the index, unlisted: its ctime then
         self.unavailable: str | None = None  # why not watched (each snapshot: a full scan)
+        self.listed: tuple[list[str], list[str]] | None = None
+        """A walk of the whole root: the files it listed, and those this process cannot
+        read (a walk that counts, and so stats each file, knows them)."""
+        self._walked: tuple[list[str], list[str]] | None = None  # `listed`, for the next take
+        self._whole = False  # no event of the walk under way was lost (it may be `_walked`)
 
     def _stop(self) -> None:
         """Stop watching, every watch given back (the watcher's)."""
@@ -116,6 +142,23 @@ class TreeWalk:
     def _spilled(self) -> None:
         """The walk moved to folder marks: what inotify had queued is gone."""
 
+    def _walk_root(self, tally: Tally | None) -> None:
+        """Watch the whole root (`_watch_tree`); what the walk listed is kept for the next
+        take (`_take_listing`) unless an event was lost meanwhile."""
+        self.listed, self._whole = None, True
+        self._run(lambda: self._watch_tree("", tally))
+        if self._inotify is not None and self._whole and self.listed is not None:
+            self._walked = self.listed
+        self.listed = None
+
+    def _take_listing(self, changed: set[str]) -> Listing | None:
+        """What the last whole walk listed, with the paths `changed` since (once)."""
+        if self._walked is None:
+            return None
+        (files, unreadable), self._walked = self._walked, None
+        nested = frozenset(self._nested)
+        return Listing(tuple(files), frozenset(unreadable), nested, frozenset(changed))
+
     def _kept_out(self, path: str) -> bool:
         return any(path == k or path.startswith(k + "/") for k in self.kept_out)
 
@@ -123,9 +166,12 @@ class TreeWalk:
 
     def _watch_tree(self, top: str, tally: Tally | None = None) -> None:
         """Watch `top` and every folder below it on the root's file system, each before it
-        is listed (a folder made meanwhile is listed or reported); `tally`: count files."""
+        is listed (a folder made meanwhile is listed or reported); `tally`: count files
+        (and, from the root down, keep what was listed: `listed`)."""
         pending, files = [(top, True)], []
         root = str(self.root)
+        listed: list[str] | None = None if top else []
+        unreadable: list[str] = []
         while pending:
             self._yield()
             folder, counted = pending.pop()
@@ -154,15 +200,23 @@ class TreeWalk:
                             pending.append((rel, counted and entry.name not in self.skip))
                     elif tally is None:
                         files.append(prefix + entry.name)
+                        if listed is not None and _listed_file(entry):
+                            listed.append(prefix + entry.name)
                     else:
                         st = entry.stat(follow_symlinks=False)
                         if st.st_nlink > 1:
                             self._hard_links.add(prefix + entry.name)
                         if counted:
                             tally.add(st.st_size)
+                        if listed is not None and _is_file(st.st_mode) and entry.name != ".git":
+                            listed.append(prefix + entry.name)
+                            if not _readable(entry.path, st):
+                                unreadable.append(prefix + entry.name)
                 except OSError:
                     continue
         self._hard_links |= links_among(root.rstrip("/"), files, self._links_found)
+        if listed is not None:
+            self.listed = (listed, unreadable)
 
     def _watch_known(self, folders: Iterable[str], gitlinks: Iterable[str]) -> None:
         """Watch the folders a git index names (`folders`: those holding a tracked path, each
@@ -305,6 +359,7 @@ class TreeWalk:
         weakref.finalize(self, marks.close)
         if group is not None:
             group.close()  # (what it queued meanwhile: the first take after a walk scans)
+        self._whole = False  # (nor can this walk's listing stand for a scan)
         self.chosen = f"watched through fanotify folder marks, not inotify: {why}"
         log.info("checkpoints of %s: %s", self.root, self.chosen)
         self._spilled()

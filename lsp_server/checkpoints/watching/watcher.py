@@ -132,7 +132,7 @@ class TreeWatcher(TreeWalk):
                     return False
                 self._rescan = self._rescan or STARTING
                 self._gated(gate)
-                self._run(lambda: self._watch_tree("", tally))
+                self._walk_root(tally)
                 self._partial, self._linked_later = False, []
                 self._known.clear()
                 return self._inotify is not None or self._over_share is not None
@@ -205,7 +205,7 @@ class TreeWatcher(TreeWalk):
             return missed
 
     def _start(self) -> None:
-        self._run(lambda: self._watch_tree(""))
+        self._walk_root(None)
 
     def _spilled(self) -> None:
         self._rescan = self._rescan or "the watcher moved to fanotify folder marks"
@@ -298,6 +298,8 @@ class TreeWatcher(TreeWalk):
             self._carried |= names
 
     def _lose(self, reason: str) -> None:
+        """Events may be missing (dropped, the root went, a folder could not be watched)."""
+        self._walked, self._whole = None, False
         for window in self._windows:
             window.lost = window.lost or reason
 
@@ -318,7 +320,8 @@ class TreeWatcher(TreeWalk):
             self._rescan = f"{len(paths)} paths changed (more than {MAX_PATHS})"
         self._hard_links = still_linked(self.root, self._hard_links, paths)
         created = frozenset(outermost(path, self._nested) for path in self._created)
-        changed = Changed(frozenset(paths | self._hard_links), self._rescan, created)
+        listing = self._take_listing(paths)
+        changed = Changed(frozenset(paths | self._hard_links), self._rescan, created, listing)
         self._dirty.clear()
         self._created.clear()
         self._rescan = None
