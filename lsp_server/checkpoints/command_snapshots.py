@@ -143,6 +143,11 @@ class CommandSnapshots:
         """The root's first snapshot may be long: it is not seeded from git (seed.py)."""
         return not (self._config.seed_from_git and user_git_dir(root) is not None)
 
+    def regenerable(self, root: Path) -> list[str]:
+        """Folder names no snapshot of `root` records, ignored or not, where a walk measures
+        it (and leaves them uncounted: root_budget.py), not the user's index."""
+        return list(self._config.skip_folders) if self._background(root) else []
+
     def _tally_of(self, root: Path) -> Tally:
         megabytes = self._config.max_root_mb
         if self._background(root):  # every byte goes into the state folder

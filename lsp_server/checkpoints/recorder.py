@@ -85,8 +85,7 @@ class Checkpoints:
         self._locks: dict[Path, threading.Lock] = {}
         self._stores_lock = threading.Lock()
         self._trim: asyncio.Task[None] | None = None
-        self._trim_again = False
-        self._since_trim = 0
+        self._trim_again, self._since_trim = False, 0
         self._trimmed_once = False
         self._grown_bytes = 0
         self._since_measure = 0
@@ -117,6 +116,7 @@ class Checkpoints:
                 store = CheckpointStore(
                     self.state_folder, root, self.config.max_file_bytes, self.keep_out
                 )
+                store.repo.regenerable = tuple(self._commands.regenerable(root))
                 self._stores[root] = store
                 self._locks[root] = threading.Lock()
             return store

@@ -380,7 +380,7 @@ class CheckpointStore:
         )
         self.repo.erase()
         shutil.rmtree(self._records, ignore_errors=True)
-        self.repo = ShadowRepo(self.folder, self.root, self.repo.max_file_bytes, self.repo.keep_out)
+        self.repo = self.repo.anew()
         self.ensure()
         (self.folder / "over-budget").write_text(f"{size}\n")
 

@@ -140,6 +140,16 @@ def exclude_lines(relative_folders: Iterable[str]) -> str:
     return "".join(lines)
 
 
+def regenerable_lines(names: Iterable[str]) -> str:
+    """gitignore lines that match folders of these names at any depth (wildcards escaped)."""
+    lines = []
+    for name in names:
+        escaped = "".join(f"\\{c}" if c in "*?[]\\" else c for c in name.strip("/"))
+        if escaped and "/" not in escaped:
+            lines.append(("\\" + escaped if escaped[:1] in ("#", "!") else escaped) + "/\n")
+    return "".join(lines)
+
+
 def _inside_own_folder(root: Path, dirs: Dirs) -> Path | None:
     for folder in own_folders(dirs):
         if root == folder or folder in root.parents:

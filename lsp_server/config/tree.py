@@ -198,7 +198,8 @@ class CheckpointsConfig:
     """Files the workspace's .gitignore names are recorded too, smallest first, up to this
     many MB in all; the rest are named in the result when a command changes them."""
     skip_folders: list[str] = attrs.Factory(lambda: list(REGENERABLE_FOLDERS))
-    """Ignored folders never recorded: dependencies, builds and caches a tool regenerates."""
+    """Ignored folders never recorded: dependencies, builds and caches a tool regenerates;
+    where no git index measures the root (outside git), never recorded, ignored or not."""
     seed_from_git: bool = True
     """In a git work tree, the first snapshot starts from the repository's own index and
     borrows its objects (read only), so it hashes only what differs, as `git status` does."""

@@ -195,9 +195,14 @@ async def test_the_walks_names_give_the_tree_git_add_gives(
         ("moved", "moved"),
         ("link", "deleted"),
         ("projects/app/notes/x/y/z.o", "modified"),
-        ("projects/app/node_modules/pad/index.js", "modified"),
     } <= {(path, change) for path, change, *_ in first}
     assert twin.tree("walk") == twin.tree("scanned")  # the same objects, file for file
+    # A regenerable folder is not recorded where a walk measures the root (uncounted
+    # there): ignored or not, a home's .cache or node_modules never fill the state folder.
+    repo = twin.engines["walk"].store(twin.roots["walk"]).repo
+    recorded = repo.git.run("ls-tree", "-r", "--name-only", "-z", str(twin.tree("walk")))
+    assert b"projects/app/src/pkg1/m1.py\0" in recorded and b"node_modules" not in recorded
+    assert not [path for path, *_ in first if "node_modules" in str(path)]
     second = await twin.run("rm -r projects/app/src/pkg2 && echo more >> late/deep/made.txt")
     assert ("late/deep/made.txt", "modified", None) in {tuple(f[:3]) for f in second}
     for name in twin.roots:
@@ -210,8 +215,10 @@ async def test_the_walks_names_give_the_tree_git_add_gives(
             "projects/app/late.log",
         }
         assert after[name][".bashrc"] != before[name][".bashrc"]
-        # (a nested repository is recorded by its commit: a file changed in it stays)
-        unchanged = before[name].keys() - {"sp ace", ".bashrc", "repo/file.txt"}
+        # (a nested repository is recorded by its commit, a regenerable folder not at all:
+        # a file changed there stays)
+        kept = {"repo/file.txt", "projects/app/node_modules/pad/index.js"}
+        unchanged = before[name].keys() - {"sp ace", ".bashrc", *kept}
         assert {p: after[name][p] for p in unchanged} == {p: before[name][p] for p in unchanged}
 
 

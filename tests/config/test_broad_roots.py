@@ -18,8 +18,10 @@ from lsp_server.config.broad_roots import (
     BROAD_ROOT,
     own_folders_inside,
     refused_root,
+    regenerable_lines,
     why_broad,
 )
+from lsp_server.config.tree import REGENERABLE_FOLDERS
 from lsp_server.home.dirs import Dirs
 from lsp_server.sandbox.platforms import find_backend
 from tests.conftest import missing_part
@@ -183,7 +185,9 @@ def test_cli_works_in_an_allowed_home_and_keeps_its_own_folders_out(home: Path) 
     assert "x\n" not in audit.splitlines(keepends=True)
     shadow = next((home / "state" / "toolhost" / "checkpoints").iterdir())
     exclude = (shadow / "git" / "info" / "exclude").read_text()
-    assert exclude.splitlines() == ["/state/toolhost/", "/.config/toolhost/"]
+    # toolhost's own folders, then the regenerable ones (not git: a walk measures the home)
+    regenerable = regenerable_lines(REGENERABLE_FOLDERS).splitlines()
+    assert exclude.splitlines() == ["/state/toolhost/", "/.config/toolhost/", *regenerable]
 
 
 # -- toolhost serve -----------------------------------------------------------------------

@@ -30,7 +30,7 @@ from lsp_server.checkpoints.shadow.ignored import (
 )
 from lsp_server.checkpoints.shadow.isolated_git import ShadowError
 from lsp_server.checkpoints.shadow.repository import ShadowRepo
-from lsp_server.config.broad_roots import exclude_lines
+from lsp_server.config.broad_roots import exclude_lines, regenerable_lines
 
 MAX_CHANGED = 200
 """More paths changed since the walk than this: a scan (git matches each index entry with
@@ -55,6 +55,10 @@ def listed_scan(
     matched = ignored_among(repo, ruled) if ruled else set()
     if matched is None:
         return None
+    if repo.regenerable:  # the exclude file's rule, where no .gitignore can undo it
+        regenerable, checked = frozenset(repo.regenerable), set(ruled)
+        matched |= {f for f in files if f not in checked and _below(f, regenerable)}
+        matched |= {n for n in nested if n not in checked and _below(n + "/", regenerable)}
     fresh = not repo.index.exists()
     repo.large.refresh()
     indexed: set[str] = set()
@@ -101,13 +105,18 @@ def _under_rules(repo: ShadowRepo, files: Iterable[str], nested: Iterable[str]) 
     return [path for path in paths if covers(path.rpartition("/")[0])]
 
 
+def _below(path: str, names: frozenset[str]) -> bool:
+    """`path` lies in a folder of one of these names."""
+    return any(part in names for part in path.split("/")[:-1])
+
+
 def _own_rules(repo: ShadowRepo) -> bool:
-    """The exclude file holds rules other than toolhost's own folders'."""
+    """The exclude file holds rules other than toolhost's (its folders, the regenerable)."""
     try:
         text = (repo.git_dir / "info" / "exclude").read_text("utf-8", "replace")
     except OSError:
         return False
-    ours = set(exclude_lines(repo.kept_out).splitlines())
+    ours = set((exclude_lines(repo.kept_out) + regenerable_lines(repo.regenerable)).splitlines())
     return any(
         line.strip() and not line.startswith("#") and line not in ours for line in text.splitlines()
     )

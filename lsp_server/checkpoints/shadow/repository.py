@@ -29,7 +29,12 @@ from lsp_server.checkpoints.shadow.tree_changes import (
     diff_loose,
     parse_raw_diff,
 )
-from lsp_server.config.broad_roots import exclude_lines, mounts_inside, own_folders_inside
+from lsp_server.config.broad_roots import (
+    exclude_lines,
+    mounts_inside,
+    own_folders_inside,
+    regenerable_lines,
+)
 from lsp_server.core.diffs import merge_lines
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -44,6 +49,9 @@ class ShadowRepo:
         self.folder = folder
         self.keep_out = tuple(keep_out)
         """toolhost's own folders; those inside the work tree (relative) are never recorded."""
+        self.regenerable: tuple[str, ...] = ()
+        """Folder names never recorded, ignored or not: set where a walk measures the root,
+        which leaves them uncounted (command_snapshots.py's `regenerable`)."""
         self.kept_out = own_folders_inside(work_tree, self.keep_out)
         self.git = IsolatedGit(folder, work_tree)
         self.git_dir = self.git.git_dir
@@ -67,6 +75,12 @@ class ShadowRepo:
         self.prepared: object = None
         """A first walk made before the first snapshot (scans.py's Prepared)."""
         """The folders' stamps of the last snapshot of a root no watcher watches."""
+
+    def anew(self) -> ShadowRepo:
+        """A repository of the same folder and settings, as a fresh start finds it."""
+        fresh = ShadowRepo(self.folder, self.work_tree, self.max_file_bytes, self.keep_out)
+        fresh.regenerable = self.regenerable
+        return fresh
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -97,15 +111,16 @@ class ShadowRepo:
                 target.unlink(missing_ok=True)
 
     def _copy_user_excludes(self) -> None:
-        """The user's info/exclude (read only) and toolhost's own folders are ignored."""
+        """The user's info/exclude (read only), toolhost's own folders and the regenerable
+        folders (`regenerable`) are ignored."""
         user = self.work_tree / ".git" / "info" / "exclude"
         try:
             text = user.read_text("utf-8", "replace") if user.is_file() else ""
         except OSError:
             text = ""
-        if self.kept_out and text and not text.endswith("\n"):
+        if text and not text.endswith("\n"):
             text += "\n"
-        text += exclude_lines(self.kept_out)
+        text += exclude_lines(self.kept_out) + regenerable_lines(self.regenerable)
         target = self.git_dir / "info" / "exclude"
         if not target.exists() or target.read_text("utf-8", "replace") != text:
             target.parent.mkdir(parents=True, exist_ok=True)
