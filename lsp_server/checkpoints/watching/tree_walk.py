@@ -104,10 +104,9 @@ class TreeWalk:
         self._hard_links: set[str] = set()
         self._known: dict[str, int] = {}  # watched from the index, unlisted: its ctime then
         self.unavailable: str | None = None  # why not watched (each snapshot: a full scan)
-        self.listed: tuple[list[str], list[str]] | None = None
-        """A walk of the whole root: the files it listed, and those this process cannot
-        read (a walk that counts, and so stats each file, knows them)."""
-        self._walked: tuple[list[str], list[str]] | None = None  # `listed`, for the next take
+        self._walked: tuple[list[str], list[str]] | None = None
+        """What the last walk of the whole root listed, for the next take: its files, and
+        those this process cannot read (a walk that counts, and so stats each file, knows)."""
         self._whole = False  # no event of the walk under way was lost (it may be `_walked`)
 
     def _stop(self) -> None:
@@ -145,11 +144,10 @@ class TreeWalk:
     def _walk_root(self, tally: Tally | None) -> None:
         """Watch the whole root (`_watch_tree`); what the walk listed is kept for the next
         take (`_take_listing`) unless an event was lost meanwhile."""
-        self.listed, self._whole = None, True
+        self._walked, self._whole = None, True
         self._run(lambda: self._watch_tree("", tally))
-        if self._inotify is not None and self._whole and self.listed is not None:
-            self._walked = self.listed
-        self.listed = None
+        if self._inotify is None or not self._whole:
+            self._walked = None
 
     def _take_listing(self, changed: set[str]) -> Listing | None:
         """What the last whole walk listed, with the paths `changed` since (once)."""
@@ -167,7 +165,7 @@ class TreeWalk:
     def _watch_tree(self, top: str, tally: Tally | None = None) -> None:
         """Watch `top` and every folder below it on the root's file system, each before it
         is listed (a folder made meanwhile is listed or reported); `tally`: count files
-        (and, from the root down, keep what was listed: `listed`)."""
+        (and, from the root down, keep what was listed: `_walked`)."""
         pending, files = [(top, True)], []
         root = str(self.root)
         listed: list[str] | None = None if top else []
@@ -216,7 +214,7 @@ class TreeWalk:
                     continue
         self._hard_links |= links_among(root.rstrip("/"), files, self._links_found)
         if listed is not None:
-            self.listed = (listed, unreadable)
+            self._walked = (listed, unreadable)
 
     def _watch_known(self, folders: Iterable[str], gitlinks: Iterable[str]) -> None:
         """Watch the folders a git index names (`folders`: those holding a tracked path, each
