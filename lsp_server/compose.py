@@ -197,8 +197,14 @@ def build_runtime(
     started = checkpoints.workspace if checkpoints else None  # (over the same roots)
     workspace = started or Workspace.from_config(list(roots), config.workspace)
     parts = _Parts()
-    # One set of known secret values for the results, the audit log and the ACP face.
-    parts.instances[SecretValues] = SecretValues.of(workspace, config.shell)
+    # What writers and the shell commands whose plan asks for one change (docs/CHECKPOINTS.md).
+    if checkpoints is None:
+        keep_out = own_folders(dirs)
+        checkpoints = Checkpoints(workspace, config.checkpoints, dirs.state, keep_out=keep_out)
+    # One set of known secret values for the results, the audit log and the ACP face; its
+    # walk and the checkpoint watcher's share their listings.
+    listings = checkpoints.watchers.listings
+    parts.instances[SecretValues] = SecretValues.of(workspace, config.shell, listings)
     bridge = editor.bridge if editor else None
     sandbox = parts.sandbox(dirs)
     planner = parts.planner(config, workspace, dirs, sandbox)
@@ -215,10 +221,6 @@ def build_runtime(
     parts.language_servers(config)
     if editor is not None:
         documents = EditorDocuments(editor.open_documents, editor.bridge, config.edits, workspace)
-    # What writers and the shell commands whose plan asks for one change (docs/CHECKPOINTS.md).
-    if checkpoints is None:
-        keep_out = own_folders(dirs)
-        checkpoints = Checkpoints(workspace, config.checkpoints, dirs.state, keep_out=keep_out)
     checkpoints.documents = documents
     parts.instances[Checkpoints] = checkpoints
     # After the jobs' hook: a job killed at shutdown is recorded before trimming settles.

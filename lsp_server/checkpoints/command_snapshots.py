@@ -170,7 +170,8 @@ class CommandSnapshots:
                     tally.count(summary.files, summary.bytes)
                     self._start_watcher(root, summary.folders)
                 elif not (self.watchers.enabled and self.watchers.of(root).start(tally)):
-                    measure(root, repo.kept_out, frozenset(self._config.skip_folders), tally)
+                    skip = frozenset(self._config.skip_folders)
+                    measure(root, repo.kept_out, skip, tally, self.watchers.listings)
             except OverBudget as exc:
                 log.warning("checkpoints of %s: shell checkpoints are off: %s", root, exc)
                 return f"shell checkpoints are off for this root: {exc}"

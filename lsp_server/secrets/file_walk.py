@@ -16,32 +16,34 @@ if listed, so a rescan covers what a fresh walk would, and its listing work is b
 the same budget. A folder it no longer reaches (gone, renamed away, past the budget) is
 forgotten, and so are the files it held.
 
-A stamp is trusted only when the folder's mtime is older than its listing by MARGIN_NS: a
-change within the file system's clock tick of the listing could leave the mtime as it was
-(coarse clocks, FAT's 2 s), so a younger folder is listed again at each walk until it ages.
+A stamp is trusted only when the folder's mtime is older than its listing by MARGIN_NS
+(fs/shared_listings.py): a change within the file system's clock tick of the listing could
+leave the mtime as it was (coarse clocks, FAT's 2 s), so a younger folder is listed again
+at each walk until it ages.
+
+With `shared` (fs/shared_listings.py), a folder the checkpoint watcher's first walk listed
+already is taken from it, and a folder listed whole here is left for that walk.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import attrs
 
+from lsp_server.fs.shared_listings import SharedListings, Stamp, settled, stamp_of
 from lsp_server.fs.workspace import NEVER_WALKED
 
 MAX_DEPTH = 4
-MARGIN_NS = 2_000_000_000
 # Folders no secret file of the project lives in, and the biggest ones to walk.
 SKIPPED_FOLDERS = frozenset(
     {".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".tox", "target"}
 )
 
 IsSecretFile = Callable[[os.DirEntry[str]], bool]
-Stamp = tuple[int, int, int]  # inode, mtime_ns, ctime_ns
 
 
 @attrs.frozen
@@ -84,9 +86,10 @@ class FileWalk:
     afresh. A walk reads the memory and replaces it whole when done, so that walks on
     several threads never see a half-made one."""
 
-    def __init__(self) -> None:
+    def __init__(self, shared: SharedListings | None = None) -> None:
         self._memory: tuple[object, Memory] = (None, {})
         self.counts = WalkCounts()
+        self._shared = shared
 
     def remembered(self) -> set[str]:
         """The folders the last walk listed or kept (what the next one may keep)."""
@@ -114,12 +117,12 @@ class FileWalk:
                 st = _folder_stat(folder, follow=depth == 0)
                 if st is None or (depth and st.st_dev != device):
                     continue
-                stamp = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+                stamp = stamp_of(st)
                 listing = known.get((folder, depth))
                 if listing is not None and listing.usable(stamp, budget):
                     counts.kept += 1
                 else:
-                    listing = _list(folder, st, depth, budget, is_secret_file)
+                    listing = self._list(folder, st, depth, budget, is_secret_file)
                     counts.listed += 1
                 memory[folder, depth] = listing
                 for position, path, is_folder in listing.found:
@@ -136,6 +139,26 @@ class FileWalk:
         finally:
             self._memory = (key, memory)
             self.counts = counts
+
+    def _list(
+        self, folder: str, st: os.stat_result, depth: int, budget: int, test: IsSecretFile
+    ) -> Listing:
+        """`_list`, through the listings shared with the watcher's walk, if any: its
+        listing of `folder` if current, else one made now, left for it if whole."""
+        shared = self._shared
+        if shared is None:
+            return _list(folder, st, depth, budget, test)
+        taken = shared.take(folder, lambda: stamp_of(st), by_root_walk=False)
+        if taken is not None:
+            return _list(folder, st, depth, budget, test, entries=taken)
+        if not shared.wanted_by_root_walk:
+            return _list(folder, st, depth, budget, test)
+        listed: list[os.DirEntry[str]] = []
+        with shared.listing(folder):
+            listing = _list(folder, st, depth, budget, test, entries=_kept(folder, listed))
+            if listing.complete:
+                shared.leave(folder, st, listed, by_root_walk=False)
+        return listing
 
     def top_level(
         self, roots: Sequence[Path], budget: int, is_secret_file: IsSecretFile, key: object
@@ -164,14 +187,15 @@ def _list(
     budget: int | None,
     is_secret_file: IsSecretFile,
     folders_within: int | None = None,
+    entries: Iterable[os.DirEntry[str]] | None = None,
 ) -> Listing:
-    """List `folder` (whose stat is `st`): at most `budget` entries, the folders to enter
-    among the first `folders_within`."""
+    """List `folder` (whose stat is `st`), or go through its `entries` listed already: at
+    most `budget` entries, the folders to enter among the first `folders_within`."""
     found: list[tuple[int, str, bool]] = []
     handed = 0
     complete = True
     within = budget if folders_within is None else folders_within
-    for entry in listed_entries(folder):
+    for entry in listed_entries(folder) if entries is None else entries:
         if handed == budget:
             complete = False
             break
@@ -185,9 +209,7 @@ def _list(
         elif is_secret_file(entry):
             found.append((handed, entry.path, False))
         handed += 1
-    trusted = time.time_ns() - st.st_mtime_ns >= MARGIN_NS
-    stamp = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
-    return Listing(stamp, trusted, handed, complete, tuple(found))
+    return Listing(stamp_of(st), settled(st), handed, complete, tuple(found))
 
 
 def _folder_stat(folder: str, *, follow: bool) -> os.stat_result | None:
@@ -197,6 +219,13 @@ def _folder_stat(folder: str, *, follow: bool) -> os.stat_result | None:
     except OSError:
         return None
     return st if stat.S_ISDIR(st.st_mode) else None
+
+
+def _kept(folder: str, kept: list[os.DirEntry[str]]) -> Iterator[os.DirEntry[str]]:
+    """`listed_entries`, each also appended to `kept`."""
+    for entry in listed_entries(folder):
+        kept.append(entry)
+        yield entry
 
 
 def listed_entries(folder: str) -> Iterator[os.DirEntry[str]]:

@@ -15,6 +15,7 @@ from lsp_server.secrets.sources import SecretFiles, environment_secrets
 
 if TYPE_CHECKING:
     from lsp_server.config.tree import ShellConfig
+    from lsp_server.fs.shared_listings import SharedListings
     from lsp_server.fs.workspace import Workspace
     from lsp_server.runtime.context import Services
 
@@ -26,23 +27,34 @@ class SecretValues:
         names: CredentialNames | None = None,
         environ: Mapping[str, str] | None = None,
         processes: bool = False,
+        listings: SharedListings | None = None,
     ) -> None:
         """`processes`: also the credentials of the user's other processes
-        (process_environments.py)."""
+        (process_environments.py); `listings`: shared with the checkpoint watcher's walks
+        (sources.py)."""
         self.names = names or CredentialNames()
         source = os.environ if environ is None else environ
         self._environment = tuple(environment_secrets(source, self.names))
         home = _home(source)
-        self._files = None if workspace is None else SecretFiles(workspace, self.names, home=home)
+        self._files = (
+            None
+            if workspace is None
+            else SecretFiles(workspace, self.names, home=home, shared=listings)
+        )
         self._processes = ProcessSecrets(self.names) if processes else None
         self._basis: tuple[tuple[Secret, ...], tuple[Secret, ...]] = ((), ())
         self._typed: tuple[Secret, ...] = ()
         self._redactor = Redactor(self._environment)
 
     @classmethod
-    def of(cls, workspace: Workspace | None, shell: ShellConfig) -> SecretValues:
+    def of(
+        cls,
+        workspace: Workspace | None,
+        shell: ShellConfig,
+        listings: SharedListings | None = None,
+    ) -> SecretValues:
         names = CredentialNames.of(shell.env_pass, shell.env_drop)
-        return cls(workspace, names, processes=True)
+        return cls(workspace, names, processes=True, listings=listings)
 
     @classmethod
     def of_server(

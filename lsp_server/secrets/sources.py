@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lsp_server.fs.shared_listings import SharedListings
 from lsp_server.fs.workspace import SECRET_PATTERNS
 from lsp_server.secrets.file_walk import FileWalk
 from lsp_server.secrets.names import CredentialNames
@@ -132,14 +133,18 @@ class SecretFiles:
         clock: Callable[[], float] = time.monotonic,
         background: Callable[[Callable[[], None]], None] | None = None,
         home: Path | None = None,
+        shared: SharedListings | None = None,
     ) -> None:
+        """`shared`: the listings the checkpoint watcher's first walk shares with the walk
+        here (until the first walk here that ends)."""
         self._workspace = workspace
         self._home = home
         self._user_files = {home / name for name in USER_CREDENTIAL_FILES} if home else set()
         self._names = names
         self._clock = clock
         self._background = background or _in_a_thread
-        self._walk = FileWalk()
+        self._walk = FileWalk(shared)
+        self._shared = shared
         self._parsed: dict[Path, tuple[tuple[int, ...], list[Secret]]] = {}
         self._below: set[Path] = set()
         """The secret files the last walk found (down to MAX_DEPTH, within its budget)."""
@@ -163,6 +168,7 @@ class SecretFiles:
             self._below = set(found)
             if complete:  # the walk read the roots whole: their own files are in `found`
                 self._roots_key = roots_key
+                self._walked_once()
             else:
                 self._start_walk()
         elif now - self._scanned_at >= RESCAN_SECONDS:
@@ -209,8 +215,13 @@ class SecretFiles:
                 self._walked = set(self._discover(MAX_ENTRIES)[0])
             finally:
                 self._walking = False
+                self._walked_once()
 
         self._background(walk)
+
+    def _walked_once(self) -> None:
+        if self._shared is not None:
+            self._shared.secret_walked()
 
     def _parse(self, path: Path) -> tuple[tuple[int, ...], list[Secret]] | None:
         try:

@@ -36,6 +36,7 @@ import attrs
 
 from lsp_server.fs.fanotify_folders import max_user_marks
 from lsp_server.fs.inotify import InotifyError
+from lsp_server.fs.shared_listings import SharedListings, root_walk_entries
 from lsp_server.fs.workspace import NEVER_WALKED
 from lsp_server.procs.priority import only_when_idle
 
@@ -138,15 +139,33 @@ def links_among(root: str, files: list[str], later: Callable[[set[str]], None]) 
     return set()
 
 
-def measure(root: Path, kept_out: Sequence[str], skip: frozenset[str], tally: Tally) -> Tally:
-    """Walk `root` into `tally` (raises OverBudget as soon as it is over)."""
+def measure(
+    root: Path,
+    kept_out: Sequence[str],
+    skip: frozenset[str],
+    tally: Tally,
+    listings: SharedListings | None = None,
+) -> Tally:
+    """Walk `root` into `tally` (raises OverBudget as soon as it is over); `listings`:
+    shared with the secret-file walk."""
+    with listings.root_walk() if listings else contextlib.nullcontext():
+        return _measure(root, kept_out, skip, tally, listings)
+
+
+def _measure(
+    root: Path,
+    kept_out: Sequence[str],
+    skip: frozenset[str],
+    tally: Tally,
+    listings: SharedListings | None,
+) -> Tally:
     root_dev = root.stat().st_dev
     pending = [""]
     while pending:
         folder = pending.pop()
         full = f"{root}/{folder}" if folder else str(root)
         try:
-            entries = list(os.scandir(full))
+            entries = root_walk_entries(listings, full, folder)
         except OSError:
             continue
         tally.check_time()

@@ -24,6 +24,8 @@ from lsp_server.checkpoints.watching.watcher import TreeWatcher
 from lsp_server.config.broad_roots import mounts_inside, own_folders_inside
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.fs import fanotify_folders
+from lsp_server.fs.shared_listings import SharedListings
+from lsp_server.secrets.file_walk import MAX_DEPTH, SKIPPED_FOLDERS
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +52,8 @@ class RootWatchers:
         self.fanotify = True
         """A root inotify cannot watch is watched through fanotify where permitted (tests
         turn it off to see what a user without CAP_SYS_ADMIN gets)."""
+        self.listings = SharedListings(MAX_DEPTH, SKIPPED_FOLDERS)
+        """The first walks' listings, shared with the secret-file walk (compose.py)."""
         self.marks_budget = marks_budget or WatchBudget.for_marks(0.5)
         """The fanotify folder marks this process may hold (a share of max_user_marks)."""
         self.folder_marks = True
@@ -107,7 +111,9 @@ class RootWatchers:
             watcher = self._watchers.get(root)
             if watcher is None:
                 kept_out = [*own_folders_inside(root, self.keep_out), *mounts_inside(root)]
-                watcher = TreeWatcher(root, kept_out, self.budget, self.skip)
+                watcher = TreeWatcher(
+                    root, kept_out, self.budget, self.skip, listings=self.listings
+                )
                 if self._may_spill(root):  # (else: a filesystem mark, no walk, after it)
                     watcher.spill = self.marks_budget
                 self._watchers[root] = watcher
@@ -140,7 +146,9 @@ class RootWatchers:
             log.info("checkpoints of %s: %s", root, self._marks_refused)
             return None
         kept_out = [*own_folders_inside(root, self.keep_out), *mounts_inside(root)]
-        watcher = TreeWatcher(root, kept_out, self.marks_budget, self.skip, marks=True)
+        watcher = TreeWatcher(
+            root, kept_out, self.marks_budget, self.skip, marks=True, listings=self.listings
+        )
         watcher.chosen = f"watched through fanotify folder marks, not inotify: {bare_reason(why)}"
         if current is not None:
             current.close()

@@ -38,6 +38,7 @@ from lsp_server.fs import fanotify_folders
 from lsp_server.fs.fanotify_folders import FanotifyFolders
 from lsp_server.fs.folder_marker import add_watches_probing
 from lsp_server.fs.inotify import Inotify, InotifyError
+from lsp_server.fs.shared_listings import SharedListings, root_walk_entries
 
 log = logging.getLogger(__name__)
 
@@ -84,8 +85,10 @@ class TreeWalk:
         budget: WatchBudget | None,
         skip: frozenset[str],
         marks: bool,
+        listings: SharedListings | None = None,
     ) -> None:
         self.root = root
+        self.listings = listings  # shared with the secret-file walk (fs/shared_listings.py)
         self.marks = marks  # fanotify folder marks (fs/fanotify_folders.py), not inotify
         self.kept_out = tuple(kept_out)  # (relative) neither watched nor reported: our own
         self.budget = budget or WatchBudget(1.0)
@@ -145,7 +148,8 @@ class TreeWalk:
         """Watch the whole root (`_watch_tree`); what the walk listed is kept for the next
         take (`_take_listing`) unless an event was lost meanwhile."""
         self._walked, self._whole = None, True
-        self._run(lambda: self._watch_tree("", tally))
+        with self.listings.root_walk() if self.listings else contextlib.nullcontext():
+            self._run(lambda: self._watch_tree("", tally))
         if self._inotify is None or not self._whole:
             self._walked = None
 
@@ -170,6 +174,7 @@ class TreeWalk:
         root = str(self.root)
         listed: list[str] | None = None if top else []
         unreadable: list[str] = []
+        listings = self.listings
         while pending:
             self._yield()
             folder, counted = pending.pop()
@@ -177,7 +182,8 @@ class TreeWalk:
             if self._over_share is None and folder not in self._known:
                 self._watch(full, folder, tally is not None)
             try:
-                entries = list(os.scandir(full))
+                # (after its watch: the secret walk's listing is taken only if still current)
+                entries = root_walk_entries(listings, full, folder)
             except OSError:
                 continue
             if tally is not None:

@@ -55,6 +55,7 @@ from lsp_server.checkpoints.watching.root_budget import (
 from lsp_server.checkpoints.watching.tree_walk import TreeWalk
 from lsp_server.fs import inotify
 from lsp_server.fs.inotify import Event, InotifyError
+from lsp_server.fs.shared_listings import SharedListings
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +76,9 @@ class TreeWatcher(TreeWalk):
         budget: WatchBudget | None = None,
         skip: frozenset[str] = frozenset(),
         marks: bool = False,
+        listings: SharedListings | None = None,
     ) -> None:
-        super().__init__(root, kept_out, budget, skip, marks)
+        super().__init__(root, kept_out, budget, skip, marks, listings)
         self._walk = threading.Lock()  # held by `start`'s walk (never waited for)
         self._dirty: set[str] = set()
         self._created: set[str] = set()
