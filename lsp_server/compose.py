@@ -223,8 +223,8 @@ def build_runtime(
         documents = EditorDocuments(editor.open_documents, editor.bridge, config.edits, workspace)
     checkpoints.documents = documents
     parts.instances[Checkpoints] = checkpoints
-    # After the jobs' hook: a job killed at shutdown is recorded before trimming settles.
-    parts.lifecycle.shutdown_hooks.append(checkpoints.settle)
+    # After the jobs' hook: a job killed at shutdown is recorded before the queue settles.
+    parts.lifecycle.shutdown_hooks.append(lambda: checkpoints.settle(shutting_down=True))
     parts.lifecycle.shutdown_hooks.append(lambda: asyncio.to_thread(checkpoints.watchers.close))
     parts.lifecycle.status_providers["checkpoints"] = checkpoints.status
     runtime = Runtime(

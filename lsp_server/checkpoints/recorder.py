@@ -19,6 +19,7 @@ import stat
 import threading
 import time
 from collections.abc import Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,12 +35,7 @@ from lsp_server.checkpoints.file_states import (
     write_records,
 )
 from lsp_server.checkpoints.journal import JournalEntry
-from lsp_server.checkpoints.records import (
-    Bounds,
-    Checkpoint,
-    CheckpointStore,
-    Reads,
-)
+from lsp_server.checkpoints.records import Bounds, Checkpoint, CheckpointStore, Reads
 from lsp_server.checkpoints.restore import Current, Present
 from lsp_server.checkpoints.shadow import objects
 from lsp_server.checkpoints.shadow.isolated_git import ShadowError
@@ -52,6 +48,7 @@ from lsp_server.checkpoints.write_queue import WriteQueue
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.fs import textio
 from lsp_server.fs.workspace import Workspace
+from lsp_server.procs.daemon_threads import on_daemon_thread
 
 if TYPE_CHECKING:
     from lsp_server.runtime.file_service import DocumentSource
@@ -87,9 +84,7 @@ class Checkpoints:
         self._trim: asyncio.Task[None] | None = None
         self._trim_again, self._since_trim = False, 0
         self._trimmed_once = False
-        self._grown_bytes = 0
-        self._since_measure = 0
-        self._measure = False
+        self._grown_bytes, self._since_measure, self._measure = 0, 0, False
         self.documents: DocumentSource | None = documents
         self._failed: dict[str, str] = {}
         self.watchers = RootWatchers.for_config(config, self.keep_out)  # changes since snapshots
@@ -378,7 +373,7 @@ class Checkpoints:
             measure, self._measure = self._measure, False
             for root in list(self._stores):
                 try:
-                    await anyio.to_thread.run_sync(self.trim_root, root, measure)
+                    await on_daemon_thread(partial(self.trim_root, root, measure), "trim")
                 except Exception:
                     log.exception("trimming the checkpoints of %s failed", root)
             if not self._trim_again:
@@ -392,9 +387,13 @@ class Checkpoints:
                 return 0
             return store.trim(self.bounds(), measure=measure)
 
-    async def settle(self) -> None:
-        """Wait for queued writers' checkpoints and trimming under way (tests, shutdown)."""
+    async def settle(self, shutting_down: bool = False) -> None:
+        """Wait for queued writers' checkpoints, dead processes' journals and trimming under
+        way; `shutting_down`: the queue only (the rest waits for the next start; a trim runs
+        on a daemon thread, so that a closing server leaves it)."""
         if self.enabled:
-            await self._queue.flush(self.roots())
-        while self._trim is not None and not self._trim.done():
+            await self._queue.flush(() if shutting_down else self.roots())
+        if shutting_down and self._trim is not None:
+            self._trim.cancel()  # (its git ends with the server: a repack may take minutes)
+        while not shutting_down and self._trim and not self._trim.done():
             await asyncio.shield(self._trim)
