@@ -128,7 +128,7 @@ class SharedListings:
 
     @contextlib.contextmanager
     def listing(self, folder: str) -> Iterator[None]:
-        """The caller lists `folder` now: the other walk's `take` of it waits."""
+        """The secret walk lists `folder` now: a root's walk that takes it waits."""
         with self._changed:
             self._now.add(folder)
         try:
@@ -170,9 +170,8 @@ class SharedListings:
         if not leave:
             return list(os.scandir(folder))
         st = os.stat(folder, follow_symlinks=False)  # noqa: PTH116 (a str, no link followed)
-        with self.listing(folder):
-            listed = list(os.scandir(folder))
-            self.leave(folder, st, listed, by_root_walk=True)
+        listed = list(os.scandir(folder))  # (unmarked: the secret walk waits for no listing)
+        self.leave(folder, st, listed, by_root_walk=True)
         return listed
 
     def _expire(self, now: float) -> None:
