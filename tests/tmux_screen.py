@@ -94,13 +94,17 @@ def terminal(
 
 
 def written_json(path: Path) -> dict[str, Any]:
-    """The JSON the editor writes to `path` when a call it made ends (waited for)."""
+    """The JSON the editor writes to `path` when a call it made ends (waited for until it
+    is whole: an editor that writes in place can be read between its open and its write)."""
     deadline = time.monotonic() + WAIT_SECONDS
-    while not path.exists() and time.monotonic() < deadline:
+    while True:
+        try:
+            data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            return data
+        except (FileNotFoundError, json.JSONDecodeError):
+            if time.monotonic() >= deadline:
+                raise
         time.sleep(0.2)  # the editor writes the file: there is no event to wait on
-    assert path.exists(), f"no result in {path}"
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
 
 
 def save_screen(folder: Path, name: str, screen: str) -> None:

@@ -10,10 +10,13 @@ toolhost.setup({
 })
 vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("TOOLHOST_TEST_WORKSPACE") .. "/notes.md"))
 
+-- Written beside and renamed: the test polls for the file and must never read it half written.
 local function save(n, value)
-  local file = assert(io.open(os.getenv("TOOLHOST_TEST_OUT") .. "." .. n .. ".json", "w"))
+  local path = os.getenv("TOOLHOST_TEST_OUT") .. "." .. n .. ".json"
+  local file = assert(io.open(path .. ".part", "w"))
   file:write(vim.json.encode(value))
   file:close()
+  assert(os.rename(path .. ".part", path))
 end
 
 local function when_ready(run)

@@ -17,9 +17,12 @@ poll:start(100, 100, vim.schedule_wrap(function()
   if client and client.initialized then
     poll:stop()
     toolhost.tools("full", function()
-      local file = assert(io.open(os.getenv("TOOLHOST_TEST_OUT") .. ".ready.json", "w"))
+      -- Written beside and renamed: the test polls for the file and must not read it half written.
+      local path = os.getenv("TOOLHOST_TEST_OUT") .. ".ready.json"
+      local file = assert(io.open(path .. ".part", "w"))
       file:write(vim.json.encode({ log = vim.lsp.get_log_path() }))
       file:close()
+      assert(os.rename(path .. ".part", path))
     end)
   end
 end))
