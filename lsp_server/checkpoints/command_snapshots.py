@@ -162,9 +162,16 @@ class CommandSnapshots:
         preparing = self._preparing.pop(root, None)
         if preparing is not None:
             preparing.wait()
-        with self._root_lock(root), repo.locked():
+        # The measure takes the root's lock, not the repository's: another toolhost process
+        # on the root holds that one through its own first snapshot, and this count (what
+        # the commands waiting here judge the root's size by) must not stall behind it.
+        with self._root_lock(root):
             try:
-                store.ensure()  # writers find it there: none waits for the walk (write_queue)
+                if repo.exists():
+                    repo.find_kept_out()  # (the snapshot ensures the rest, locked)
+                else:
+                    with repo.locked():
+                        store.ensure()  # writers find it there: none waits for the walk
                 summary = self._index_summary(root)
                 if summary is not None:
                     tally.count(summary.files, summary.bytes)

@@ -347,3 +347,53 @@ async def test_a_seeded_git_root_is_measured_from_its_index_not_walked(
     assert not made and "more than 500 files" in notes[0]
     assert state_objects(tmp_path / "state2") == 0
     checkpoints.watchers.close()
+
+
+_HOLD_LOCK = """
+import fcntl, sys
+with open(sys.argv[1], "a") as handle:
+    fcntl.flock(handle, fcntl.LOCK_EX)
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+
+
+async def test_the_measure_does_not_wait_for_another_process_holding_the_repository(
+    tmp_path: Path,
+) -> None:
+    """Another toolhost process on the root holds the shadow repository's lock through its
+    own first snapshot: this process's measure counts the root meanwhile. The waiting
+    commands judge the root's size by that count; stalled behind the lock, then grown at
+    once, it read as a large root being measured, and a command on a small root ran
+    without a checkpoint (three agents at once in CI). The snapshot follows the lock."""
+    import asyncio
+    import sys
+
+    root = tmp_path / "ws"
+    make_tree(root, 3, 2)
+    checkpoints = engine([root], tmp_path / "state")
+    store = checkpoints._commands._store(root)
+    store.ensure()  # (the other process made the repository)
+    other = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_LOCK, str(store.repo.git.folder / "lock")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert other.stdout is not None and other.stdin is not None
+    try:
+        assert other.stdout.readline().strip() == "held"
+        running = asyncio.ensure_future(command(checkpoints, "c-1", "echo x >> d0/e0/f0.txt", root))
+        for _ in range(600):
+            job = checkpoints._commands.first.job(root)
+            if job is not None and job.tally.files == 6:
+                break
+            await asyncio.sleep(0.1)
+        assert other.poll() is None and not running.done()  # the lock is still held
+        assert job is not None and job.tally.files == 6  # and the root is measured
+    finally:
+        other.stdin.close()
+        other.wait(60)
+    made, notes = await running
+    assert notes == [] and [f.path for c in made for f in c.files] == ["d0/e0/f0.txt"]
+    checkpoints.watchers.close()

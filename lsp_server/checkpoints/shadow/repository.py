@@ -90,13 +90,17 @@ class ShadowRepo:
 
     def ensure(self) -> None:
         self.git.init()
-        # Other file systems mounted inside the root are never walked (git would enter
-        # /proc bound there, a network share ...): kept out with toolhost's own folders.
+        self.find_kept_out()
+        self._copy_user_excludes()
+
+    def find_kept_out(self) -> None:
+        """Other file systems mounted inside the root are never walked (git would enter
+        /proc bound there, a network share ...): kept out with toolhost's own folders.
+        (Reads only: no lock needed.)"""
         self.kept_out = [
             *own_folders_inside(self.work_tree, self.keep_out),
             *mounts_inside(self.work_tree),
         ]
-        self._copy_user_excludes()
 
     def exists(self) -> bool:
         return self.git.exists()
