@@ -111,11 +111,14 @@ class FirstSnapshots:
         """Past FIRST_WAIT, wait on while the root has turned out small: measured (its count
         stopped growing) at fewer than SMALL_ROOT files, its snapshot under way on a busy
         machine. A count still growing is a large root being measured: no wait past
-        LAST_WAIT from the start."""
-        seen = -1
+        LAST_WAIT from the start. Growing means seen growing at two looks in a row: a
+        measure that stalled (its thread starved, a lock waited for) and then counted a
+        small root at once grew only once, and is small."""
+        seen, grew = -1, True
         while job.tally.files < SMALL_ROOT and not job.done.is_set():
-            growing = job.tally.files != seen
-            seen = job.tally.files
+            files = job.tally.files
+            growing = files != seen and grew
+            seen, grew = files, files != seen
             left = job.started + LAST_WAIT - time.monotonic()
             if growing and left <= 0:
                 return

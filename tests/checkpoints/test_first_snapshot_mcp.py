@@ -204,3 +204,31 @@ def test_a_root_still_being_measured_is_not_waited_for_past_last_wait(
     go, note = snapshots.ready(Path("/small"))
     timer.join()
     assert go and note is None
+
+
+def test_a_small_root_whose_measure_started_late_is_waited_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A measure that stalled past LAST_WAIT (its thread waited: another toolhost's first
+    snapshot held the repository, CI's three agents at once) and then counted a small root
+    at once grew a single time: the root is small, and the command waits for its snapshot
+    instead of running without a checkpoint. (The measure is simulated: a thread counts.)"""
+    from lsp_server.checkpoints import first_snapshot
+    from lsp_server.checkpoints.watching.root_budget import Tally
+
+    monkeypatch.setattr(first_snapshot, "FIRST_WAIT", 0.05)
+    monkeypatch.setattr(first_snapshot, "LAST_WAIT", 0.1)
+    counted = first_snapshot.threading.Event()
+
+    def late(root: Path, tally: Tally) -> None:
+        time.sleep(0.6)  # stalled well past LAST_WAIT: several looks saw no count
+        tally.files = 3
+        counted.set()
+        time.sleep(0.6)  # then snapshotted: the looks meanwhile see the count stay
+
+    snapshots = first_snapshot.FirstSnapshots(
+        late, lambda root: Tally(10**9, 1 << 50, 600.0), lambda root: True
+    )
+    go, note = snapshots.ready(Path("/small-late"))
+    assert counted.is_set()
+    assert go and note is None
