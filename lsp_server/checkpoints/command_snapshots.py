@@ -184,6 +184,7 @@ class CommandSnapshots:
                 return f"shell checkpoints are off for this root: {exc}"
             except (OSError, ShadowError):
                 return None  # gone, unreadable, no repository: the command's snapshot says
+        tally.measured = True
         watcher = self.watchers.running(root)
         if watcher is not None and watcher.unavailable is not None:
             self._notes.setdefault(root, []).append(

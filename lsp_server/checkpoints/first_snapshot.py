@@ -111,13 +111,13 @@ class FirstSnapshots:
         """Past FIRST_WAIT, wait on while the root has turned out small: measured (its count
         stopped growing) at fewer than SMALL_ROOT files, its snapshot under way on a busy
         machine. A count still growing is a large root being measured: no wait past
-        LAST_WAIT from the start. Growing means seen growing at two looks in a row: a
-        measure that stalled (its thread starved, a lock waited for) and then counted a
-        small root at once grew only once, and is small."""
+        LAST_WAIT from the start. Growing means seen growing at two looks in a row, the
+        measure not ended: a measure that stalled (its thread starved, a lock waited for)
+        and then counted a small root at once grew only once, and is small."""
         seen, grew = -1, True
         while job.tally.files < SMALL_ROOT and not job.done.is_set():
             files = job.tally.files
-            growing = files != seen and grew
+            growing = files != seen and grew and not job.tally.measured
             seen, grew = files, files != seen
             left = job.started + LAST_WAIT - time.monotonic()
             if growing and left <= 0:

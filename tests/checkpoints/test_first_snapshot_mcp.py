@@ -232,3 +232,47 @@ def test_a_small_root_whose_measure_started_late_is_waited_for(
     go, note = snapshots.ready(Path("/small-late"))
     assert counted.is_set()
     assert go and note is None
+
+
+def test_a_count_the_measure_says_is_whole_is_a_small_roots(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past LAST_WAIT, a count that grew at two looks in a row but that the measure says is
+    whole (it ended under SMALL_ROOT between the two looks) is a small root's: the command
+    waits for its snapshot. Each look is seen by the simulated measure, which counts
+    between them."""
+    from lsp_server.checkpoints import first_snapshot
+    from lsp_server.checkpoints.watching.root_budget import Tally
+
+    monkeypatch.setattr(first_snapshot, "FIRST_WAIT", 0.05)
+    monkeypatch.setattr(first_snapshot, "LAST_WAIT", 0.1)
+    looked = first_snapshot.threading.Semaphore(0)
+
+    class Looked(first_snapshot.threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            looked.release()
+            return super().wait(timeout)
+
+    tally = Tally(10**9, 1 << 50, 600.0)
+    job = first_snapshot.Job(tally, background=True)
+    job.done = Looked()
+
+    def measure() -> None:
+        for _ in range(3):  # three looks find nothing counted (a stalled start)
+            looked.acquire(timeout=60)
+        tally.files = 3
+        looked.acquire(timeout=60)  # one finds 3: grown once
+        tally.measured = True
+        tally.files = 6  # the rest at once, and whole: the next look finds it grown again
+        if looked.acquire(timeout=5):  # (none comes once the command stopped waiting)
+            job.done.set()
+
+    snapshots = first_snapshot.FirstSnapshots(
+        lambda root, tally: None, lambda root: tally, lambda root: True
+    )
+    snapshots._jobs[Path("/small")] = job
+    counting = first_snapshot.threading.Thread(target=measure, daemon=True)
+    counting.start()
+    go, note = snapshots.ready(Path("/small"))
+    counting.join(60)
+    assert go and note is None

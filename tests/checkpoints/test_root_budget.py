@@ -386,11 +386,11 @@ async def test_the_measure_does_not_wait_for_another_process_holding_the_reposit
         running = asyncio.ensure_future(command(checkpoints, "c-1", "echo x >> d0/e0/f0.txt", root))
         for _ in range(600):
             job = checkpoints._commands.first.job(root)
-            if job is not None and job.tally.files == 6:
+            if job is not None and job.tally.measured:
                 break
             await asyncio.sleep(0.1)
         assert other.poll() is None and not running.done()  # the lock is still held
-        assert job is not None and job.tally.files == 6  # and the root is measured
+        assert job is not None and job.tally.measured and job.tally.files == 6  # measured
     finally:
         other.stdin.close()
         other.wait(60)

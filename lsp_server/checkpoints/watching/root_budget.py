@@ -55,6 +55,8 @@ class Tally:
     deadline: float = attrs.field(init=False)
     files: int = 0
     bytes: int = 0
+    measured: bool = False
+    """The count is whole: the measure ended within the budget."""
 
     def __attrs_post_init__(self) -> None:
         self.deadline = time.monotonic() + self.seconds
