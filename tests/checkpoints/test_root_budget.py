@@ -6,8 +6,10 @@ never walked; a long first snapshot outside git never holds a command up."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -366,9 +368,6 @@ async def test_the_measure_does_not_wait_for_another_process_holding_the_reposit
     commands judge the root's size by that count; stalled behind the lock, then grown at
     once, it read as a large root being measured, and a command on a small root ran
     without a checkpoint (three agents at once in CI). The snapshot follows the lock."""
-    import asyncio
-    import sys
-
     root = tmp_path / "ws"
     make_tree(root, 3, 2)
     checkpoints = engine([root], tmp_path / "state")
