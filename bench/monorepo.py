@@ -6,16 +6,18 @@ here: the Python standard library, the venv's site-packages, Go's sources
 renamed so nothing in them is ignored (node_modules -> node_mods, a leading dot ->
 "dot_"), committed; and a plain folder (no git) of --plain-files of them. One `toolhost
 mcp` per folder over stdio, driven by a raw client (bench/rawrpc.py: one JSON line per
-message), policy mode bypass, state and config folders of its own. Both trees are read
-once first (rg over every file, git status): each row meets a warm page cache on both
-sides, as in a repository one works in. Then, in order:
+message), policy mode bypass, state and config folders of its own. The tree is read
+before each row and each pair of its runs (rg over every file, git status): each meets a
+warm page cache on both sides, as in a repository one works in (this machine's page
+cache does not keep a 2 GB tree for minutes, and a cold read of it costs 10-20 s, paid by
+whichever side reads first). Then, in order:
 
-- the first and second writing commands (`bash` `echo x >> f`) vs `git status`, and grep
-  right after the first command's snapshot vs `rg -n`: a first command needs a fresh
+- the first and second writing commands (`bash` `echo x >> f`) vs `git status`, grep
+  right after the first command's snapshot vs `rg -n`, and the server's first `glob
+  **/*.go` (which stats every match) vs `rg --files -g '*.go'`: a first needs a fresh
   server, so --runs servers are started in turn, each with a state folder of its own;
 - later writing commands (of the last of them) vs `git status`;
-- `glob **/*.go` vs `rg --files -g '*.go'`: the first of the server, which stats every
-  match, then again (the mtimes it keeps while the checkpoint watcher runs);
+- `glob **/*.go` again (the mtimes it keeps while the checkpoint watcher runs);
 - `grep "def urlopen"` and a pattern that matches nothing, vs `rg -n` with the same;
 - `code_index search` before the index exists (three names) vs `rg -l -w NAME` plus the
   parse of the files the search reads (tree-sitter, timed here in one process);
@@ -70,6 +72,7 @@ INITIALIZE = {
 }
 NAMES = ("urlopen", "getaddrinfo", "ParseResult")
 NO_MATCH = "zq_no_such_text_xj"
+GLOB_FIRST = "`glob **/*.go`, first"
 MAX_BYTES = 512 * 1024
 
 
@@ -254,11 +257,17 @@ def parse_seconds(root: Path, name: str) -> tuple[float, int]:
 
 
 def paired(
-    ours: Callable[[], float], reference: Callable[[], float], runs: int
+    ours: Callable[[], float],
+    reference: Callable[[], float],
+    runs: int,
+    warm: Callable[[], None] = lambda: None,
 ) -> tuple[list[float], list[float]]:
     """`runs` of each, taken in turn (ours, the reference, ours ...): on a shared machine
-    both sides of a search row see the same moments' load."""
-    pairs = [(ours(), reference()) for _ in range(runs)]
+    both sides of a search row see the same moments' load; `warm` before each pair."""
+    pairs = []
+    for _ in range(runs):
+        warm()
+        pairs.append((ours(), reference()))
     return [mine for mine, _ in pairs], [theirs for _, theirs in pairs]
 
 
@@ -267,11 +276,14 @@ def measure(
 ) -> None:
     rg = str(find_ripgrep() or shutil.which("rg") or "rg")
     status = ["git", "status", "--porcelain"]
-    # The trees read once first, as a repository one works in is: every row then meets a
-    # warm page cache on both sides (else the first to read 2 GB pays the disk for both).
-    for folder in (repo, plain):
+
+    def warm(folder: Path = repo) -> None:
+        """The tree read as a repository one works in is (every file, and its folders
+        listed): else the first side to read it pays the disk for both."""
         run([rg, "-c", NO_MATCH], folder)
-    run(status, repo)
+        if folder == repo:
+            run(status, repo)
+
     server: Server | None = None
 
     def grep_rows(step: str, pattern: str) -> None:
@@ -280,10 +292,13 @@ def measure(
             partial(server.timed_call, "grep", {"pattern": pattern}),
             partial(timed, partial(run, [rg, "-n", pattern], repo)),
             runs,
+            warm,
         )
         table.add(step, ours, "`rg -n`", theirs)
 
     write = {"command": "echo x >> bench_writes.txt"}
+    glob_args = {"pattern": "**/*.go"}
+    list_go = partial(run, [rg, "--files", "-g", "*.go"], repo)
     rows: dict[str, tuple[list[float], list[float]]] = {}
 
     def sample(step: str, ours: float, reference: Callable[[], None]) -> None:
@@ -298,6 +313,7 @@ def measure(
             (repo / "bench_writes.txt").unlink(missing_ok=True)
             if server is not None:
                 server.close()
+            warm()
             server = Server(repo, home / f"repo-{attempt}")
             server.warm()
             first = server.timed_call("bash", write)
@@ -309,28 +325,32 @@ def measure(
             if not only_search:
                 second = server.timed_call("bash", write)
                 sample("second writing command", second, partial(run, status, repo))
+            # The server's first glob stats every match (no mtimes kept yet).
+            sample(GLOB_FIRST, server.timed_call("glob", glob_args), list_go)
         assert server is not None
         for step in ("first writing command", "second writing command"):
             if step in rows:
                 mine, theirs = rows[step]
                 table.add(step, mine, "`git status`", theirs)
         if not only_search:
+            warm()
             later = [server.timed_call("bash", write) for _ in range(max(runs, 3))]
             refs = [timed(lambda: run(status, repo)) for _ in range(max(runs, 3))]
             table.add("later writing commands", later, "`git status`", refs)
         grep_after, rg_after = rows["grep right after the first snapshot"]
         table.add("grep right after the first snapshot", grep_after, "`rg -n`", rg_after)
-        glob_args = {"pattern": "**/*.go"}
-        listing = partial(timed, partial(run, [rg, "--files", "-g", "*.go"], repo))
-        first_glob = server.timed_call("glob", glob_args)
-        table.add("`glob **/*.go`, first", [first_glob], "`rg --files -g '*.go'`", [listing()])
-        globs, listings = paired(partial(server.timed_call, "glob", glob_args), listing, runs)
+        globs, listings = rows[GLOB_FIRST]
+        table.add(GLOB_FIRST, globs, "`rg --files -g '*.go'`", listings)
+        globs, listings = paired(
+            partial(server.timed_call, "glob", glob_args), partial(timed, list_go), runs, warm
+        )
         table.add("`glob **/*.go`, again", globs, "`rg --files -g '*.go'`", listings)
         for label, pattern in (("match", "def urlopen"), ("no match", NO_MATCH)):
             grep_rows(f"`grep` ({label})", pattern)
         if only_search:  # the first search starts the index's background build
             server.call("code_index", {"action": "search", "query": NAMES[0]})
         for name in () if only_search else NAMES:
+            warm()
             ours = server.timed_call("code_index", {"action": "search", "query": name})
             words = timed(partial(run, [rg, "-l", "-w", name], repo))
             parse, count = parse_seconds(repo, name)
@@ -358,6 +378,7 @@ def measure(
     firsts, finds = [], []
     for attempt in range(runs):
         (plain / "bench_writes.txt").unlink(missing_ok=True)
+        warm(plain)
         server = Server(plain, home / f"plain-{attempt}")
         try:
             server.warm()
