@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -81,9 +82,12 @@ def start_method() -> str:
 def parse_batches(
     root: str, batches: Sequence[Batch], *, workers: int, niceness: int = 0,
     cancelled: threading.Event | None = None, task: BatchTask = index_batch,
+    deadline: float | None = None,
 ) -> Iterator[list[FileResult]]:  # fmt: skip
     """The results of every batch, in the order they finish. `task` is the worker's
-    function (tests hand in one that dies on a marked file)."""
+    function (tests hand in one that dies on a marked file). Past `deadline`
+    (time.monotonic()), or when the caller stops reading, the results end at once: the
+    batches in flight finish in their workers unwaited, and no other starts."""
     names = sorted(
         {spec.name for batch in batches for rel, _ in batch
          if (spec := languages.language_for_path(rel)) is not None}
@@ -99,11 +103,16 @@ def parse_batches(
         # crash is being pinned down, one file at a time.
         limit = 1 if isolating else 2 * workers
         in_flight: dict[Future[list[FileResult]], Batch] = {}
-        with ProcessPoolExecutor(
+        pool = ProcessPoolExecutor(
             1 if isolating else workers, mp_context=context, initializer=_start_worker,
             initargs=(niceness, _main_thread_nice(), tuple(names)),
-        ) as pool:  # fmt: skip
+        )  # fmt: skip
+        abandoned = False
+        try:
             while True:
+                if deadline is not None and time.monotonic() > deadline:
+                    abandoned = True
+                    return
                 queue = suspects if isolating else pending
                 while queue and len(in_flight) < limit and not broken:
                     if cancelled is not None and cancelled.is_set():
@@ -117,7 +126,11 @@ def parse_batches(
                         return
                 if not in_flight:
                     break
-                finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                finished, _ = wait(in_flight, timeout=left, return_when=FIRST_COMPLETED)
+                if not finished:  # the deadline came first
+                    abandoned = True
+                    return
                 if broken or any(f.exception() is not None for f in finished):
                     finished = set(in_flight)  # the pool is dead: settle every future
                 for future in finished:
@@ -131,6 +144,11 @@ def parse_batches(
                         raise error
                 if broken:
                     break
+        except GeneratorExit:  # the caller stopped reading: its own time limit
+            abandoned = True
+            raise
+        finally:
+            pool.shutdown(wait=not abandoned, cancel_futures=abandoned)
         for batch in broken:
             if isolating:  # alone in its pool: this file killed the worker
                 log.warning("a parser worker died on %s; the file is not indexed", batch[0][0])
