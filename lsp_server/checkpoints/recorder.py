@@ -1,9 +1,10 @@
 """Checkpoints of calls that change the workspace (a service; safety.md §10).
 
 - A writer: dispatch records the exact files of its WritePlan before it publishes and after
-  (`before_write` / `after_write`), as the tools read them (editor buffers included): two
-  reads and one journal append on the call's path; the shadow repository gets them in
-  background batches (write_queue.py), and whoever reads checkpoints flushes those first.
+  (`before_write` / `after_write`), as the tools read them (editor buffers included), or as
+  the publish of a replace hands them over (write_states.py): one journal append on the
+  call's path; the shadow repository gets them in background batches (write_queue.py), and
+  whoever reads checkpoints flushes those first.
 - A bash command that is not plainly read-only, foreground or background: every root is
   snapshotted before it starts and when it ends, exits or is killed (`before_command` /
   `after_command`); the difference is what it changed. Git work runs in worker threads,
@@ -15,10 +16,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import stat
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,27 +26,23 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from lsp_server.checkpoints.command_snapshots import CommandSnapshots
-from lsp_server.checkpoints.file_states import (
-    Lstats,
-    disk_state,
-    git_mode,
-    paths_of,
-    small_lstats,
-    write_records,
-)
+from lsp_server.checkpoints.file_states import Lstats, paths_of, small_lstats, write_records
 from lsp_server.checkpoints.journal import JournalEntry
 from lsp_server.checkpoints.records import Bounds, Checkpoint, CheckpointStore, Reads
-from lsp_server.checkpoints.restore import Current, Present
-from lsp_server.checkpoints.shadow import objects
+from lsp_server.checkpoints.restore import Current
 from lsp_server.checkpoints.shadow.isolated_git import ShadowError
-from lsp_server.checkpoints.shadow.large_files import pointer_of
 from lsp_server.checkpoints.shadow.tree_changes import Entry
 from lsp_server.checkpoints.sharing import side_files
 from lsp_server.checkpoints.watching.root_watchers import RootWatchers
 from lsp_server.checkpoints.windows import CommandWindow, Listed, WriteWindow
 from lsp_server.checkpoints.write_queue import WriteQueue
+from lsp_server.checkpoints.write_states import (
+    PublishedStates,
+    StateReader,
+    editor_states,
+    reported_paths,
+)
 from lsp_server.config.tree import CheckpointsConfig
-from lsp_server.fs import textio
 from lsp_server.fs.workspace import Workspace
 from lsp_server.procs.daemon_threads import on_daemon_thread
 
@@ -173,7 +169,7 @@ class Checkpoints:
             note, limit = side_files.note_save_of, self.config.max_file_bytes
             await anyio.to_thread.run_sync(note, self.store(root).folder, root, path, limit)
 
-    # -- writers (the call's path: two reads and one journal append; write_queue.py does
+    # -- writers (the call's path: the states and one journal append; write_queue.py does
     # the git side in the background) --------------------------------------------------
 
     async def before_write(
@@ -184,15 +180,21 @@ class Checkpoints:
         moves: list[tuple[Path, Path | None]],
         reads: Reads = "editor",
         reverts: str | None = None,
+        *,
+        reported: Collection[Path] = (),
     ) -> WriteWindow | None:
+        """`reported`: paths whose publish hands their states over (`witness`), not read
+        here; the caller passes the witness to the publish."""
         if not self.enabled:
             return None
         paths = paths_of(moves)
         if not any(self.root_of(path) for path in paths):
             return None
         window = WriteWindow(call_id, session, tool, time.time(), moves, {}, reads, reverts)
+        window.pending = {p for p in reported_paths(moves, reported) if self.root_of(p)}
         try:
-            window.before = await self._states(paths, window)
+            read = [path for path in paths if path not in window.pending]
+            window.before = await self._states(read, window)
         except OSError as exc:
             # The write matters more than its checkpoint: it goes ahead, unrecorded.
             log.exception("checkpoint of %s (before) failed", call_id)
@@ -202,6 +204,19 @@ class Checkpoints:
             return None
         return window
 
+    def witness(self, window: WriteWindow | None) -> PublishedStates | None:
+        """What the publish of `window`'s reported paths tells (FileService.publish)."""
+        if window is None:
+            return None
+
+        def failed(why: str) -> None:
+            self._failed[window.call_id] = why
+
+        return PublishedStates(window, self._reader(), self.documents, failed)
+
+    def _reader(self) -> StateReader:
+        return StateReader(self.root_of, self.config.max_file_bytes)
+
     def take_failure(self, call_id: str) -> str | None:
         """Why a writer's checkpoint failed (once), for its result; None when it did not."""
         return self._failed.pop(call_id, None)
@@ -209,16 +224,19 @@ class Checkpoints:
     async def after_write(self, window: WriteWindow | None) -> bool:
         """Journal the write's checkpoint; True when there is one (the call changed a file).
         It is in the shadow repository once `flush` returns."""
-        if window is None:
+        if window is None or window.broken:
             return False
         try:
-            await self._queue.ready({r for p in window.before if (r := self.root_of(p))})
-            editor = self._editor_states(list(window.before), window)
-            stats = small_lstats(window.before, editor, INLINE_BYTES)
+            roots = {r for p in (*window.before, *window.pending) if (r := self.root_of(p))}
+            await self._queue.ready(roots)
+            unread = [p for p in (*window.before, *window.pending) if p not in window.after]
+            editor = editor_states(self.documents, unread, window)
+            stats = small_lstats(unread, editor, INLINE_BYTES)
             if stats is not None:
-                recorded = self._journal_write(window, editor, stats)
+                recorded = self._journal_write(window, unread, editor, stats)
             else:
-                recorded = await anyio.to_thread.run_sync(self._journal_write, window, editor, {})
+                journal = self._journal_write
+                recorded = await anyio.to_thread.run_sync(journal, window, unread, editor, {})
         except (OSError, ShadowError) as exc:
             self._failed[window.call_id] = f"recording the change failed ({str(exc).strip()})"
             log.exception("checkpoint of %s (after) failed", window.call_id)
@@ -229,10 +247,13 @@ class Checkpoints:
         return recorded
 
     def _journal_write(
-        self, window: WriteWindow, editor: dict[Path, Current], stats: Lstats
+        self, window: WriteWindow, unread: list[Path], editor: dict[Path, Current], stats: Lstats
     ) -> bool:
-        """Read the after states, journal one entry per root (blocking)."""
-        after = self._read_states(list(window.before), window, editor, stats)
+        """Read the after states not handed over, journal one entry per root (blocking)."""
+        after = {**self._reader().read(unread, window, editor, stats), **window.after}
+        for path in window.pending:  # the publish stopped before it changed the path
+            window.before[path] = after[path]
+        window.pending.clear()
         records = write_records(window.moves, window.before, after, self.root_of)
         ended = time.time()
         for root, files in records.items():
@@ -254,52 +275,11 @@ class Checkpoints:
         return bool(records)
 
     async def _states(self, paths: list[Path], window: WriteWindow) -> dict[Path, Entry | None]:
-        editor = self._editor_states(paths, window)
+        editor = editor_states(self.documents, paths, window)
         stats = small_lstats(paths, editor, INLINE_BYTES)
         if stats is not None:
-            return self._read_states(paths, window, editor, stats)
-        return await anyio.to_thread.run_sync(self._read_states, paths, window, editor, {})
-
-    def _editor_states(self, paths: list[Path], window: WriteWindow) -> dict[Path, Current]:
-        """The paths open in the editor, read from its buffers (on the event loop)."""
-        found: dict[Path, Current] = {}
-        if window.reads != "editor" or self.documents is None:
-            return found
-        for path in paths:
-            document = self.documents.open_document(path)
-            if document is not None:
-                data = textio.encode_like(document.text, document.encoding, document.bom)
-                found[path] = Present.of(data, git_mode(path) or 0o100644)
-        return found
-
-    def _read_states(
-        self, paths: list[Path], window: WriteWindow, editor: dict[Path, Current], stats: Lstats
-    ) -> dict[Path, Entry | None]:
-        """Each path's state (its bytes kept in the window); None outside the roots, absent
-        or a folder (blocking). `stats`: lstats just taken (`_lstats`), else {}."""
-        states: dict[Path, Entry | None] = {}
-        for path in paths:
-            root = self.root_of(path)
-            if root is None or (path in stats and stats[path] is None):
-                states[path] = None
-                continue
-            current = (
-                editor[path]
-                if path in editor
-                else disk_state(path, self.config.max_file_bytes, stats.get(path), root)
-            )
-            if current is None or current.mode == stat.S_IFDIR:
-                states[path] = None
-                continue
-            data = current.data
-            oid = current.oid
-            if data is None:  # over the size limit: the pointer stands for it
-                data = pointer_of(path)
-                oid = objects.object_id("blob", data)
-                window.pointers.add(oid)
-            window.blobs[oid] = data
-            states[path] = Entry(oid, current.mode)
-        return states
+            return self._reader().read(paths, window, editor, stats)
+        return await anyio.to_thread.run_sync(self._reader().read, paths, window, editor, {})
 
     def _recorded(self, root: Path, made: list[Checkpoint]) -> None:
         if made:

@@ -54,6 +54,12 @@ class WriteWindow:
     """The oids in `blobs` that stand for files over the size limit."""
     agent: str | None = None
     """The session's agent (set by the caller), for the record."""
+    pending: set[Path] = attrs.Factory(set)
+    """Paths not read before the publish: it hands their states over (write_states.py)."""
+    after: dict[Path, Entry | None] = attrs.Factory(dict)
+    """The states after the call that the publish handed over (the rest are read)."""
+    broken: bool = False
+    """A state could not be taken during the publish: no checkpoint (the failure says why)."""
 
 
 @attrs.frozen

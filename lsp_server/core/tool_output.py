@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
@@ -49,3 +49,18 @@ class WritePlan:
 
     changes: list[FileChange]
     message: str
+
+
+class PublishWitness(Protocol):
+    """Told what publishing a plan swaps on disk (the call's checkpoint keeps it), so that
+    nothing is read twice more: checkpoints/write_states.py."""
+
+    def in_editor(self, path: Path) -> None:
+        """The change of `path` goes to its open editor buffer."""
+
+    def replacing(self, path: Path, data: bytes | None, st_mode: int) -> None:
+        """`path` held `data` (None: too large to hash) at the last check; the rename
+        follows."""
+
+    def replaced(self, path: Path, data: bytes, st_mode: int) -> None:
+        """The rename put `data` at `path`, with `st_mode`."""

@@ -29,6 +29,9 @@ from lsp_server.fs.textio import FileVersion, version_from_stat
 
 VersionCheck = Callable[[FileVersion], None]
 """Raises FS_STALE_VERSION when the version found is not the one the session observed."""
+Replacing = Callable[[bytes | None, int], None]
+"""Told the bytes (None: too large to hash) and st_mode the file held at the last check,
+right before the rename (the checkpoint of the call keeps them)."""
 
 LOST_BYTES_SHOWN = 4000
 # How long a replace waits for outside writers to close the file it replaced.
@@ -45,6 +48,8 @@ class Written:
     version: FileVersion
     note: str | None = None
     window_ns: int = 0
+    mode: int = 0
+    """The new file's st_mode (a replace keeps the old one's)."""
 
 
 # Test-only: a file to create once a temp file is written, after which the write stalls
@@ -78,10 +83,10 @@ def _write_temp(dir_fd: int, name: str, data: bytes, mode: int) -> tuple[str, in
     return temp, fd
 
 
-def _current(fd: int, hash_limit: int) -> tuple[os.stat_result, FileVersion]:
+def _current(fd: int, hash_limit: int) -> tuple[os.stat_result, FileVersion, bytes | None]:
     st = os.fstat(fd)
     data = beneath.read_all(fd, st.st_size) if st.st_size <= hash_limit else None
-    return st, version_from_stat(st, data)
+    return st, version_from_stat(st, data), data
 
 
 def _require_named(dir_fd: int, name: str, st: os.stat_result, rel: str) -> None:
@@ -127,7 +132,13 @@ def _open_existing(dir_fd: int, name: str, rel: str) -> int:
 
 
 def replace(
-    root: Path, path: Path, rel: str, data: bytes, check: VersionCheck, hash_limit: int
+    root: Path,
+    path: Path,
+    rel: str,
+    data: bytes,
+    check: VersionCheck,
+    hash_limit: int,
+    replacing: Replacing | None = None,
 ) -> Written:
     """Replace `path` with `data` if it still holds the observed version; keeps the mode
     and, where permitted, the owner. Never writes into the old file (nor its hard links)."""
@@ -141,9 +152,11 @@ def replace(
                     os.fchown(temp_fd, old.st_uid, old.st_gid)
                 os.fchmod(temp_fd, stat.S_IMODE(old.st_mode))
                 _publishing(old_fd, rel)
-                checked, version = _current(old_fd, hash_limit)
+                checked, version, replaced = _current(old_fd, hash_limit)
                 check(version)
                 _require_named(dir_fd, path.name, checked, rel)
+                if replacing is not None:
+                    replacing(replaced, checked.st_mode)
                 opened = time.perf_counter_ns()
                 os.rename(temp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
                 window = time.perf_counter_ns() - opened
@@ -158,7 +171,7 @@ def replace(
             written = _version_of(temp_fd, data, hash_limit)
         finally:
             os.close(old_fd)
-    return Written(written, note, window)
+    return Written(written, note, window, stat.S_IFREG | stat.S_IMODE(old.st_mode))
 
 
 def _writers_gone(old_fd: int) -> bool:
@@ -250,7 +263,7 @@ def move(
         fd = _open_existing(src_dir, path.name, rel)
         try:
             _publishing(fd, rel)
-            checked, version = _current(fd, hash_limit)
+            checked, version, _ = _current(fd, hash_limit)
             check(version)
             _require_named(src_dir, path.name, checked, rel)
             try:
@@ -297,7 +310,7 @@ def delete(root: Path, path: Path, rel: str, check: VersionCheck, hash_limit: in
         fd = _open_existing(dir_fd, path.name, rel)
         try:
             _publishing(fd, rel)
-            checked, version = _current(fd, hash_limit)
+            checked, version, _ = _current(fd, hash_limit)
             check(version)
             _require_named(dir_fd, path.name, checked, rel)
             os.unlink(path.name, dir_fd=dir_fd)

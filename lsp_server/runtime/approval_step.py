@@ -11,7 +11,7 @@ from lsp_server.core import errors
 from lsp_server.core.contract import JudgedCommand
 from lsp_server.core.diffs import unified_diff
 from lsp_server.core.errors import ToolError
-from lsp_server.core.tool_output import ToolOutput, WritePlan
+from lsp_server.core.tool_output import FileChange, ToolOutput, WritePlan
 from lsp_server.fs.workspace import Workspace
 from lsp_server.runtime.approvals.verdicts import ApprovalRequest, Approver, ShellDetails
 from lsp_server.runtime.context import Caller, ToolContext
@@ -134,15 +134,17 @@ async def publish(
             state.session.id,
             state.tool.name,
             [(change.path, change.destination) for change in plan.changes],
+            reported=[change.path for change in plan.changes if _replaces(change)],
         )
         if checkpoints
         else None
     )
+    witness = checkpoints.witness(window) if checkpoints else None
     if window is not None:
         window.agent = state.session.agent
     try:
         for change in plan.changes:
-            note = await ctx.files.publish(change)
+            note = await ctx.files.publish(change, witness)
             state.written.append(change.destination or change.path)
             if note:
                 notes.append(note)
@@ -153,3 +155,9 @@ async def publish(
             if failed is not None:
                 notes.append(f"[no checkpoint: {failed}; toolhost/revert cannot undo this call]")
     return ToolOutput(plan.message + "".join(f"\n{note}" for note in notes))
+
+
+def _replaces(change: FileChange) -> bool:
+    """A change whose publish replaces a file in place (the witness is told its states)."""
+    has_after = change.after is not None or change.raw_after is not None
+    return change.before is not None and change.destination is None and has_after

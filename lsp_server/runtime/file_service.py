@@ -29,7 +29,7 @@ from lsp_server.core.errors import (
 )
 from lsp_server.fs import beneath, diskwrite, hardlinks, textio
 from lsp_server.fs.textio import FileVersion, TextFile, Version
-from lsp_server.runtime.approvals.stale_diff import stale_refusal, what_changed
+from lsp_server.runtime.approvals.stale_diff import describe_change, stale_refusal, what_changed
 from lsp_server.runtime.context import NOBODY, Caller
 from lsp_server.runtime.sessions.activity import Writer
 from lsp_server.runtime.sessions.edit_merge import Merge
@@ -37,7 +37,7 @@ from lsp_server.runtime.sessions.observations import SEEN_TEXT_CHARS, SeenConten
 
 if TYPE_CHECKING:
     from lsp_server.config.tree import Limits
-    from lsp_server.core.tool_output import FileChange
+    from lsp_server.core.tool_output import FileChange, PublishWitness
     from lsp_server.fs.workspace import Workspace
     from lsp_server.runtime.sessions.observations import Observations
 
@@ -244,9 +244,14 @@ class FileService:
 
     # -- publishing ---------------------------------------------------------------
 
-    async def publish(self, change: FileChange) -> str | None:
-        """Apply one change after re-checking that the file is still what was observed."""
+    async def publish(
+        self, change: FileChange, witness: PublishWitness | None = None
+    ) -> str | None:
+        """Apply one change after re-checking that the file is still what was observed;
+        `witness` is told the states a replace swaps."""
         if self.documents is not None:
+            if witness is not None and self.documents.open_document(change.path) is not None:
+                witness.in_editor(change.path)
             outcome = await self.documents.publish(change, self.observations, self.caller)
             if isinstance(outcome, str):
                 self._wrote(change)
@@ -254,7 +259,7 @@ class FileService:
             if outcome is not None:
                 change = outcome
         try:
-            note = await anyio.to_thread.run_sync(self._publish_disk, change)
+            note = await anyio.to_thread.run_sync(self._publish_disk, change, witness)
         except ToolError as exc:
             if exc.code != FS_STALE_VERSION or change.before is None:
                 raise
@@ -280,7 +285,7 @@ class FileService:
         what += f" (by {self.who_changed(before.path, current.text, in_editor)})"
         return stale_refusal(rel, what, seen, current, self.observations)
 
-    def _publish_disk(self, change: FileChange) -> str | None:
+    def _publish_disk(self, change: FileChange, witness: PublishWitness | None) -> str | None:
         """Create, replace, move or delete through descriptors opened beneath the root;
         the observed version is re-checked against the open file right before the rename."""
         path = change.path
@@ -303,7 +308,7 @@ class FileService:
             return None
         check = functools.partial(self._require_same, rel, before.version)
         try:
-            return self._publish_existing(change, before, root, check)
+            return self._publish_existing(change, before, root, check, witness)
         except ToolError as exc:
             if exc.code == FS_NOT_FOUND:
                 raise ToolError(
@@ -320,7 +325,12 @@ class FileService:
             raise
 
     def _publish_existing(
-        self, change: FileChange, before: TextFile, root: Path, check: diskwrite.VersionCheck
+        self,
+        change: FileChange,
+        before: TextFile,
+        root: Path,
+        check: diskwrite.VersionCheck,
+        witness: PublishWitness | None,
     ) -> str | None:
         path = change.path
         rel = self.workspace.relative(path)
@@ -344,7 +354,11 @@ class FileService:
             diskwrite.delete(root, path, rel, check, limit)
             self.observations.record_absent(path)
             return None
-        written = diskwrite.replace(root, path, rel, self._bytes_of(change, before), check, limit)
+        data = self._bytes_of(change, before)
+        replacing = functools.partial(witness.replacing, path) if witness else None
+        written = diskwrite.replace(root, path, rel, data, check, limit, replacing)
+        if witness is not None:
+            witness.replaced(path, data, written.mode)
         self.observations.record_present(path, written.version, _text_of(change))
         return written.note
 
@@ -373,18 +387,3 @@ def same_version(seen: Version, now: Version) -> bool:
 def _text_of(change: FileChange) -> str | None:
     """The text a change leaves in the file (None: raw bytes, not kept as seen text)."""
     return change.after if change.raw_after is None else None
-
-
-def describe_change(seen: Version, now: Version) -> str:
-    if isinstance(seen, FileVersion) and isinstance(now, FileVersion):
-        parts = []
-        if seen.size != now.size:
-            parts.append(f"size {seen.size} -> {now.size} bytes")
-        if seen.mtime_ns != now.mtime_ns:
-            parts.append("modification time changed")
-        if seen.inode != now.inode:
-            parts.append("file replaced")
-        if not parts:
-            parts.append("content changed")
-        return ", ".join(parts)
-    return "the editor buffer changed"

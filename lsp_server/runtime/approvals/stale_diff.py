@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING
 import attrs
 
 from lsp_server.core.errors import FS_STALE_VERSION, ToolError
+from lsp_server.fs.textio import FileVersion
 from lsp_server.runtime.results.bounding import cut_line
 from lsp_server.runtime.sessions.observations import SeenContent, line_digests
 
 if TYPE_CHECKING:
-    from lsp_server.fs.textio import TextFile
+    from lsp_server.fs.textio import TextFile, Version
     from lsp_server.runtime.sessions.observations import Observations
 
 MAX_DIFF_LINES = 40
@@ -102,3 +103,19 @@ def stale_refusal(
         recovery = REREAD
     details = {"diff": change.text} if change.text else None
     return ToolError(FS_STALE_VERSION, cause, recovery, details=details)
+
+
+def describe_change(seen: Version, now: Version) -> str:
+    """What differs between two versions of a file, in words."""
+    if isinstance(seen, FileVersion) and isinstance(now, FileVersion):
+        parts = []
+        if seen.size != now.size:
+            parts.append(f"size {seen.size} -> {now.size} bytes")
+        if seen.mtime_ns != now.mtime_ns:
+            parts.append("modification time changed")
+        if seen.inode != now.inode:
+            parts.append("file replaced")
+        if not parts:
+            parts.append("content changed")
+        return ", ".join(parts)
+    return "the editor buffer changed"
