@@ -80,6 +80,11 @@ def paths_of(moves: Iterable[tuple[Path, Path | None]]) -> list[Path]:
 
 
 def relative(root: Path, path: Path) -> str:
+    """`path` below `root`, with "/" (as text where it can: Path.relative_to cost more than
+    the rest of a writer's record)."""
+    text, top = str(path), str(root).rstrip("/") + "/"
+    if text.startswith(top):
+        return text[len(top) :]
     return path.relative_to(root).as_posix()
 
 

@@ -176,7 +176,8 @@ class WriteQueue:
         store = self._store(root)
         try:
             with self._root_lock(root), store.repo.locked():
-                store.ensure()
+                if not store.repo.exists() or not (store.folder / "records").is_dir():
+                    store.ensure()  # (in full it reads the mount table: not at every batch)
                 made = write_entries(store, entries)
                 if closed is not None:
                     closed.remove()
