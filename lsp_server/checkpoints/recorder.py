@@ -41,6 +41,7 @@ from lsp_server.checkpoints.write_states import (
     StateReader,
     editor_states,
     reported_paths,
+    take_checked,
 )
 from lsp_server.config.tree import CheckpointsConfig
 from lsp_server.fs.workspace import Workspace
@@ -191,7 +192,7 @@ class Checkpoints:
         if not any(self.root_of(path) for path in paths):
             return None
         window = WriteWindow(call_id, session, tool, time.time(), moves, {}, reads, reverts)
-        window.pending = {p for p in reported_paths(moves, reported) if self.root_of(p)}
+        window.pending = reported_paths(moves, reported, self.root_of, INLINE_BYTES)
         try:
             read = [path for path in paths if path not in window.pending]
             window.before = await self._states(read, window)
@@ -227,6 +228,7 @@ class Checkpoints:
         if window is None or window.broken:
             return False
         try:
+            take_checked(window)  # where a publish failed after its last check
             roots = {r for p in (*window.before, *window.pending) if (r := self.root_of(p))}
             await self._queue.ready(roots)
             unread = [p for p in (*window.before, *window.pending) if p not in window.after]

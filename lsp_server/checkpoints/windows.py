@@ -56,6 +56,8 @@ class WriteWindow:
     """The session's agent (set by the caller), for the record."""
     pending: set[Path] = attrs.Factory(set)
     """Paths not read before the publish: it hands their states over (write_states.py)."""
+    checked: dict[Path, tuple[bytes, int]] = attrs.Factory(dict)
+    """The bytes and st_mode of pending paths at the publish's last check, before the rename."""
     after: dict[Path, Entry | None] = attrs.Factory(dict)
     """The states after the call that the publish handed over (the rest are read)."""
     broken: bool = False

@@ -11,6 +11,7 @@ nothing of was not changed by it (it stopped before the rename)."""
 
 from __future__ import annotations
 
+import os
 import stat
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
@@ -86,16 +87,30 @@ def keep(window: WriteWindow, path: Path, current: Current) -> Entry | None:
 
 
 def reported_paths(
-    moves: Sequence[tuple[Path, Path | None]], reported: Collection[Path]
+    moves: Sequence[tuple[Path, Path | None]],
+    reported: Collection[Path],
+    root_of: Callable[[Path], Path | None],
+    max_bytes: int,
 ) -> set[Path]:
-    """The paths of `reported` whose states the publish hands over: named once in the call
-    (a path also moved from or to is read as before)."""
+    """The paths of `reported` whose states the publish hands over: in a root, named once in
+    the call (a path also moved from or to is read as before), and files of at most
+    `max_bytes` (a larger one is read before the publish, not inside its last check)."""
     named: dict[Path, int] = {}
     for source, destination in moves:
         for path in (source, destination):
             if path is not None:
                 named[path] = named.get(path, 0) + 1
-    return {path for path in reported if named.get(path) == 1}
+    found = set()
+    for path in reported:
+        if named.get(path) != 1 or root_of(path) is None:
+            continue
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_size <= max_bytes:
+            found.add(path)
+    return found
 
 
 @attrs.define
@@ -116,23 +131,24 @@ class PublishedStates:
 
     def replacing(self, path: Path, data: bytes | None, st_mode: int) -> None:
         """`path` held `data` at the last check (None: not read, too large to hash); the
-        rename follows."""
+        rename follows at once, so the bytes are only kept here (hashed after it)."""
         window = self.window
         if path not in window.pending:
             return
         if data is None or len(data) > self.reader.max_file_bytes:
-            self._read_now(path)  # a pointer stands for it: read as any large file
+            self._read_now(path)  # grown since before_write: read as any large file
             return
         window.pending.discard(path)
-        window.before[path] = keep(window, path, Present.of(data, _git_mode(st_mode)))
+        window.checked[path] = (data, st_mode)
 
     def replaced(self, path: Path, data: bytes, st_mode: int) -> None:
         """The rename put `data` at `path`, with `st_mode`."""
         window = self.window
-        before = window.before.get(path)
-        if path in window.pending or before is None or len(data) > self.reader.max_file_bytes:
+        if path not in window.checked:
             return  # read after the publish, as any path
-        window.after[path] = keep(window, path, Present.of(data, _git_mode(st_mode)))
+        take_checked(window, [path])
+        if len(data) <= self.reader.max_file_bytes:
+            window.after[path] = keep(window, path, Present.of(data, _git_mode(st_mode)))
 
     def _read_now(self, path: Path) -> None:
         window = self.window
@@ -143,6 +159,14 @@ class PublishedStates:
         except OSError as exc:
             window.broken = True
             self.failed(f"recording the files before the write failed ({str(exc).strip()})")
+
+
+def take_checked(window: WriteWindow, paths: Collection[Path] | None = None) -> None:
+    """The states the last checks handed over become states before the call (all of
+    them: also where the publish failed after its check, its after state then read)."""
+    for path in list(window.checked if paths is None else paths):
+        data, st_mode = window.checked.pop(path)
+        window.before[path] = keep(window, path, Present.of(data, _git_mode(st_mode)))
 
 
 def _git_mode(st_mode: int) -> int:

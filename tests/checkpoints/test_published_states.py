@@ -19,6 +19,7 @@ from lsp_server.checkpoints.shadow import objects
 from lsp_server.config.tree import CheckpointsConfig, Limits
 from lsp_server.core.errors import ToolError
 from lsp_server.core.tool_output import FileChange
+from lsp_server.fs import diskwrite
 from lsp_server.fs.textio import BufferVersion, TextFile
 from lsp_server.fs.workspace import Workspace
 from lsp_server.runtime.context import Caller
@@ -109,6 +110,24 @@ async def test_a_publish_that_stops_before_the_rename_records_nothing(tmp_path: 
     assert not await checkpoints.after_write(window)
     assert await recorded(checkpoints, "c-1") == []
     assert path.read_bytes() == b"changed by another program\n"
+    await checkpoints.settle()
+
+
+async def test_a_publish_that_fails_after_the_rename_is_still_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, path, checkpoints, files = setup(tmp_path)
+
+    def disk_full(dir_fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(diskwrite.beneath, "fsync_dir", disk_full)  # after the rename
+    with pytest.raises(OSError):
+        await edit(checkpoints, files, path, "c-1", NEW.decode())
+    assert path.read_bytes() == NEW
+    (record,) = await recorded(checkpoints, "c-1")
+    assert record.before is not None and record.after is not None
+    assert (record.before.oid, record.after.oid) == (blob(OLD), blob(NEW))
     await checkpoints.settle()
 
 
