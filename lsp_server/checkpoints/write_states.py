@@ -2,12 +2,13 @@
 and after the call, read from the editor's buffers or beneath the root, or handed over by
 the publish itself.
 
-A plain replace on disk (edit_file, write_file over a file) need not be read twice more:
-the publish reads the file whole at its last check, right before the rename
-(fs/diskwrite.py), and knows the bytes it renames in; it hands both over
-(`PublishedStates`). They are also exactly what the call swapped, where a read before the
-publish or after it could take in another program's change. A path the publish says
-nothing of was not changed by it (it stopped before the rename)."""
+A plain replace on disk (edit_file, write_file over a file of up to 256 KiB) is not read
+again for its checkpoint: the publish reads the file whole at its last check, right before
+the rename (fs/diskwrite.py), and knows the bytes it renames in; it hands both over
+(`PublishedStates`; hashed after the rename, so the window before it stays as short). They
+are also exactly what the call swapped, where a read before the publish or after it could
+take in another program's change. A path the publish says nothing of was not changed by
+it (it stopped before its last check)."""
 
 from __future__ import annotations
 
@@ -115,7 +116,7 @@ def reported_paths(
 
 @attrs.define
 class PublishedStates:
-    """What the publish of a window's paths tells the checkpoint (runtime/file_service.py's
+    """What the publish of a window's paths tells the checkpoint (core/tool_output.py's
     PublishWitness): each pending path's state right before the rename and what it renamed
     in. Called in the publish's worker thread, one path at a time."""
 

@@ -52,8 +52,8 @@ class WritePlan:
 
 
 class PublishWitness(Protocol):
-    """Told what publishing a plan swaps on disk (the call's checkpoint keeps it), so that
-    nothing is read twice more: checkpoints/write_states.py."""
+    """Told what publishing a plan swaps on disk, so that the call's checkpoint need not
+    read the files again (checkpoints/write_states.py)."""
 
     def in_editor(self, path: Path) -> None:
         """The change of `path` goes to its open editor buffer."""
