@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -155,9 +156,25 @@ async def session_work(client: AsyncRawClient, i: int, rounds: int) -> int:
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process, all its threads (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU time of a process (all its threads) and of its children, those it
+    waited for (the checkpoints' git) and those still running (Linux /proc): work handed to
+    another process still counts."""
+    total = 0
+    for child in [pid, *children_of(pid)]:
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(field) for field in fields[11:15])  # utime stime cutime cstime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def children_of(pid: int) -> list[int]:
+    """Every live descendant of `pid` (a thread's children are listed under that thread)."""
+    found: list[int] = []
+    for listing in Path(f"/proc/{pid}/task").glob("*/children"):
+        with contextlib.suppress(OSError):
+            for child in map(int, listing.read_text().split()):
+                found += [child, *children_of(child)]
+    return found
 
 
 async def one_run(
