@@ -4,6 +4,9 @@ steps while a tool call runs, and a message that needs the SDK ends the waiting.
 from __future__ import annotations
 
 import sys
+import types
+
+import pytest
 
 from lsp_server.mcp.stdio import loader as loader_module
 from lsp_server.mcp.stdio.loader import Loader
@@ -52,3 +55,17 @@ def test_warming_up_waits_while_the_checkpoints_place_the_first_watches() -> Non
     finally:
         watch_start._placing.discard(-1)
     assert not busy() and _busy(lambda: True)()
+
+
+def test_a_watch_start_module_still_being_imported_is_not_busy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The runtime's import in one thread has put watch_start in sys.modules but not run
+    its body yet, while the SDK's import asks whether to wait (a CI run ended there in
+    AttributeError, and the server with it)."""
+    from lsp_server.mcp.stdio.front import _busy
+
+    half = types.ModuleType("lsp_server.checkpoints.watch_start")
+    monkeypatch.setitem(sys.modules, "lsp_server.checkpoints.watch_start", half)
+    assert not _busy(lambda: False)()
+    assert _busy(lambda: True)()

@@ -107,11 +107,14 @@ def _never() -> bool:
 def _busy(calls_running: Callable[[], bool]) -> Callable[[], bool]:
     """When the SDK's import in the background waits: while a call runs, and while the
     checkpoints place the watches a first command waits for (checkpoints/watch_start.py:
-    read from the module if it was imported, so that this face imports nothing for it)."""
+    read from the module if it was imported, so that this face imports nothing for it).
+    The module may be in sys.modules half imported, by the thread that imports the
+    runtime: until its body has defined `placing_watches`, no watch is being placed."""
 
     def busy() -> bool:
         starts = sys.modules.get("lsp_server.checkpoints.watch_start")
-        return calls_running() or bool(starts is not None and starts.placing_watches())
+        placing = getattr(starts, "placing_watches", None)
+        return calls_running() or bool(placing is not None and placing())
 
     return busy
 
