@@ -5,7 +5,8 @@
   what changed), tree diffs, objects written in-process, files over the size limit kept out
   (its own map in shadow/__init__.py).
 - records.py: what each checkpoint changed, stored as JSON beside the shadow repository,
-  and the bounds (age, size budget) that keep the state folder from growing.
+  and the bounds (age, size budget) that keep the state folder from growing
+  (record_ages.py: the end times a trim reads, kept until their file changes).
 - restore.py: how one recorded change is put back, or why it cannot be; revert_disk.py: a
   revert's reads and writes beneath the root, never through a link.
 - file_states.py: a file's state on disk and the record of its change.

@@ -21,15 +21,16 @@ import logging
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import attrs
 import cattrs
 
+from lsp_server.checkpoints.record_ages import RecordAges, plain_records
 from lsp_server.checkpoints.shadow.isolated_git import ShadowError
-from lsp_server.checkpoints.shadow.repository import ShadowRepo
+from lsp_server.checkpoints.shadow.repository import ShadowRepo, size_of
 from lsp_server.checkpoints.shadow.tree_changes import Entry
 from lsp_server.checkpoints.sharing.attribution import OtherWriter
 from lsp_server.home.replace_file import write_atomically
@@ -113,20 +114,6 @@ def root_key(root: Path) -> str:
     return hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:24]
 
 
-def _plain_records(path: Path) -> list[dict[str, Any]]:
-    """The records of a record file as plain JSON (trimming needs only seq and ended);
-    unreadable ones are left out."""
-    found = []
-    with contextlib.suppress(OSError):
-        data = path.read_bytes()
-        for line in data.splitlines() if path.suffix == ".jsonl" else [data]:
-            with contextlib.suppress(ValueError):
-                record = json.loads(line)
-                if isinstance(record, dict) and isinstance(record.get("seq"), int):
-                    found.append(record)
-    return found
-
-
 class CheckpointStore:
     """The checkpoints of one workspace root (blocking; the runtime calls it in threads)."""
 
@@ -138,6 +125,7 @@ class CheckpointStore:
         self.root = root
         self.repo = ShadowRepo(self.folder, root, max_file_bytes, (state_folder, *keep_out))
         self._records = self.folder / "records"
+        self._ages = RecordAges()
 
     def ensure(self) -> None:
         self.repo.ensure()
@@ -284,8 +272,9 @@ class CheckpointStore:
         objects of dropped checkpoints go at the next repack: when loose objects pile up or
         the repository is over its budget (a repack per drop cost more than the writes)."""
         now = time.time() if now is None else now
-        seqs = self.seqs()
-        ended = self._ended_times()
+        files = self._files()
+        seqs = [seq for first, last, _ in files for seq in range(first, last + 1)]
+        ended = self._ages.ended(files)
         dropped = 0
         while dropped < len(seqs) and (
             len(seqs) - dropped > bounds.max_checkpoints
@@ -300,7 +289,9 @@ class CheckpointStore:
         counts = self.repo.object_counts()
         if counts.get("count", 0) > LOOSE_OBJECTS_TO_PACK or counts.get("packs", 0) > PACKS:
             self.repo.prune()  # also packs: many loose objects or packs slow every git command
-        while (size := self.repo.size_bytes()) > bounds.budget_bytes:
+            counts = self.repo.object_counts()
+        size = size_of(counts)  # (one count-objects, not two, on a trim that prunes nothing)
+        while size > bounds.budget_bytes:
             if not seqs:
                 self.rotate(size)
                 return dropped
@@ -309,29 +300,12 @@ class CheckpointStore:
             seqs = seqs[batch:]
             dropped += batch
             self.repo.prune()
+            size = self.repo.size_bytes()
         return dropped
 
     def seqs(self) -> list[int]:
         """The seq of every checkpoint, oldest first (from the file names)."""
         return [seq for first, last, _ in self._files() for seq in range(first, last + 1)]
-
-    def _ended_times(self) -> Callable[[int], float]:
-        """seq -> when that checkpoint ended, reading each file once, only when asked; an
-        unreadable record counts as old."""
-        files = self._files()
-        read: dict[Path, dict[int, float]] = {}
-
-        def ended(seq: int) -> float:
-            for first, last, path in files:
-                if first <= seq <= last:
-                    if path not in read:
-                        read[path] = {
-                            int(r["seq"]): float(r["ended"]) for r in _plain_records(path)
-                        }
-                    return read[path].get(seq, 0.0)
-            return 0.0
-
-        return ended
 
     def _drop_oldest(self, seqs: list[int]) -> None:
         """Drop the oldest checkpoints (`seqs`, a prefix of `self.seqs()`): their files
@@ -346,7 +320,7 @@ class CheckpointStore:
             elif last <= last_dropped:
                 path.unlink(missing_ok=True)
             else:  # the rest of a batch: its lines as they are, in a file of their own
-                kept = [r for r in _plain_records(path) if int(r["seq"]) > last_dropped]
+                kept = [r for r in plain_records(path) if int(r["seq"]) > last_dropped]
                 if kept:
                     name = f"{kept[0]['seq']:08d}-{kept[-1]['seq']:08d}.jsonl"
                     data = b"".join(json.dumps(r).encode() + b"\n" for r in kept)

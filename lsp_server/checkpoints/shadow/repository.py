@@ -362,10 +362,15 @@ class ShadowRepo:
 
     def size_bytes(self) -> int:
         """Bytes of objects on disk (loose and packed)."""
-        counts = self.object_counts()
-        kib = counts.get("size", 0) + counts.get("size-pack", 0) + counts.get("size-garbage", 0)
-        return kib * 1024
+        return size_of(self.object_counts())
 
     def prune(self) -> None:
         """Repack what refs and the index still reach; everything else goes now."""
         self.git.run("gc", "--quiet", "--prune=now")
+
+
+def size_of(counts: dict[str, int]) -> int:
+    """The bytes of objects on disk that `ShadowRepo.object_counts` gave (loose, packed,
+    garbage)."""
+    kib = counts.get("size", 0) + counts.get("size-pack", 0) + counts.get("size-garbage", 0)
+    return kib * 1024
