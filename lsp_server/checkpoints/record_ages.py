@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-RecordFiles = list[tuple[int, int, Path]]
-"""(first seq, last seq, path) of each record file, oldest first."""
+RecordFiles = list[tuple[int, int, str]]
+"""(first seq, last seq, name) of each record file of a folder, oldest first."""
 
 
 def plain_records(path: Path) -> list[dict[str, Any]]:
@@ -39,18 +39,18 @@ class RecordAges:
         self._known: dict[str, tuple[tuple[int, int, int], dict[int, float]]] = {}
         self._lock = threading.Lock()
 
-    def ended(self, files: RecordFiles) -> Callable[[int], float]:
-        """seq -> when that checkpoint ended (0.0 when no listed file holds it readably).
-        What is kept of files no longer listed is forgotten."""
+    def ended(self, folder: Path, files: RecordFiles) -> Callable[[int], float]:
+        """seq -> when that checkpoint ended (0.0 when no file of `folder` listed in `files`
+        holds it readably). What is kept of files no longer listed is forgotten."""
         with self._lock:
-            listed = {path.name for _, _, path in files}
+            listed = {name for _, _, name in files}
             for name in [name for name in self._known if name not in listed]:
                 del self._known[name]
 
         def ended(seq: int) -> float:
-            for first, last, path in files:
+            for first, last, name in files:
                 if first <= seq <= last:
-                    return self._times(path).get(seq, 0.0)
+                    return self._times(folder / name).get(seq, 0.0)
             return 0.0
 
         return ended

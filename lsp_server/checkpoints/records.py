@@ -28,7 +28,7 @@ from typing import Literal
 import attrs
 import cattrs
 
-from lsp_server.checkpoints.record_ages import RecordAges, plain_records
+from lsp_server.checkpoints.record_ages import RecordAges, RecordFiles, plain_records
 from lsp_server.checkpoints.shadow.isolated_git import ShadowError
 from lsp_server.checkpoints.shadow.repository import ShadowRepo, size_of
 from lsp_server.checkpoints.shadow.tree_changes import Entry
@@ -212,22 +212,27 @@ class CheckpointStore:
         name = f"{checkpoints[0].seq:08d}-{checkpoints[-1].seq:08d}.jsonl"
         write_atomically(self._records / name, b"".join(lines))
 
-    def _files(self) -> list[tuple[int, int, Path]]:
-        """(first seq, last seq, path) of every record file, oldest first: `<seq>.json`
-        holds one checkpoint, `<first>-<last>.jsonl` the consecutive ones of a batch."""
+    def _named(self) -> RecordFiles:
+        """(first seq, last seq, name) of every record file, oldest first: `<seq>.json`
+        holds one checkpoint, `<first>-<last>.jsonl` the consecutive ones of a batch. Names
+        only: each batch and each trim lists them all (a Path each cost more than the rest)."""
         found = []
         with contextlib.suppress(FileNotFoundError):
-            for entry in os.scandir(self._records):
-                stem, _, kind = entry.name.partition(".")
+            for name in os.listdir(self._records):  # noqa: PTH208 (names, not Paths)
+                stem, _, kind = name.partition(".")
                 first, _, last = stem.partition("-")
                 if kind == "json" and stem.isdigit():
-                    found.append((int(stem), int(stem), Path(entry.path)))
+                    found.append((int(stem), int(stem), name))
                 elif kind == "jsonl" and first.isdigit() and last.isdigit():
-                    found.append((int(first), int(last), Path(entry.path)))
+                    found.append((int(first), int(last), name))
         return sorted(found)
 
+    def _files(self) -> list[tuple[int, int, Path]]:
+        """`_named`, with each file's path."""
+        return [(first, last, self._records / name) for first, last, name in self._named()]
+
     def next_seq(self) -> int:
-        return max((last for _, last, _ in self._files()), default=0) + 1
+        return max((last for _, last, _ in self._named()), default=0) + 1
 
     def all(self) -> list[Checkpoint]:
         """Oldest first; unreadable records are skipped (and logged)."""
@@ -237,9 +242,9 @@ class CheckpointStore:
         """The checkpoints numbered `seq` or later, oldest first (reading only their files)."""
         return [
             c
-            for _, last, path in self._files()
+            for _, last, name in self._named()
             if last >= seq
-            for c in self._read(path)
+            for c in self._read(self._records / name)
             if c.seq >= seq
         ]
 
@@ -272,9 +277,9 @@ class CheckpointStore:
         objects of dropped checkpoints go at the next repack: when loose objects pile up or
         the repository is over its budget (a repack per drop cost more than the writes)."""
         now = time.time() if now is None else now
-        files = self._files()
+        files = self._named()
         seqs = [seq for first, last, _ in files for seq in range(first, last + 1)]
-        ended = self._ages.ended(files)
+        ended = self._ages.ended(self._records, files)
         dropped = 0
         while dropped < len(seqs) and (
             len(seqs) - dropped > bounds.max_checkpoints
@@ -305,7 +310,7 @@ class CheckpointStore:
 
     def seqs(self) -> list[int]:
         """The seq of every checkpoint, oldest first (from the file names)."""
-        return [seq for first, last, _ in self._files() for seq in range(first, last + 1)]
+        return [seq for first, last, _ in self._named() for seq in range(first, last + 1)]
 
     def _drop_oldest(self, seqs: list[int]) -> None:
         """Drop the oldest checkpoints (`seqs`, a prefix of `self.seqs()`): their files
