@@ -7,7 +7,8 @@
   place one), for a root too large for inotify.
 - root_watchers.py: each root's watcher, and which kind watches it.
 - root_budget.py: how big a root is (measured before its first snapshot), and the share
-  of the system's watches and marks the watchers may hold.
+  of the system's watches and marks the watchers may hold; links_apart.py: the files with
+  hard links among a first walk's, found by a child process.
 - changes.py: what a watcher hands over (`Changed`) and the windows of changes that a
   command or a glob opens on it.
 """

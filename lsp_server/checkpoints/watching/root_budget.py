@@ -34,6 +34,7 @@ from pathlib import Path
 
 import attrs
 
+from lsp_server.checkpoints.watching.links_apart import linked_apart
 from lsp_server.fs.fanotify_folders import max_user_marks
 from lsp_server.fs.inotify import InotifyError
 from lsp_server.fs.shared_listings import SharedListings, root_walk_entries
@@ -134,8 +135,9 @@ def links_among(root: str, files: list[str], later: Callable[[set[str]], None]) 
         return linked(root, files)
 
     def note() -> None:
-        only_when_idle()  # below the commands' own work, even git's and rg's
-        later(linked(root, files))
+        only_when_idle()  # below the commands' own work, even git's and rg's (its child too)
+        found = linked_apart(root, files)
+        later(linked(root, files) if found is None else found)
 
     threading.Thread(target=note, name="hard links", daemon=True).start()
     return set()
