@@ -25,6 +25,7 @@ from pathlib import Path
 import attrs
 
 from lsp_server.langservers.table import Candidate, ServerRow
+from lsp_server.procs.search_path import outside_path
 from lsp_server.secrets.names import CredentialNames
 
 
@@ -110,25 +111,6 @@ def _in_dir(program: str, folder: Path) -> Path | None:
 def _which(program: str, search_path: str | None) -> Path | None:
     found = shutil.which(program, path=search_path)
     return Path(found) if found else None
-
-
-def outside_path(root: Path, search_path: str | None) -> str:
-    """PATH without what would run the project's own code: relative entries (the current
-    folder) and folders inside the root."""
-    entries = (search_path if search_path is not None else os.environ.get("PATH", "")).split(
-        os.pathsep
-    )
-    kept = [
-        entry
-        for entry in entries
-        if entry and Path(entry).is_absolute() and not _inside(Path(entry), root)
-    ]
-    return os.pathsep.join(kept)
-
-
-def _inside(folder: Path, root: Path) -> bool:
-    real = Path(os.path.realpath(folder))
-    return real == root or root in real.parents
 
 
 def _project_finds(row: ServerRow, root: Path) -> tuple[str, ...]:

@@ -74,3 +74,22 @@ def test_links_among_many_looks_in_process_when_the_child_cannot(
         if thread.name == "hard links":
             thread.join(60)
     assert later == [{"f7"}]
+
+
+def test_no_program_of_the_workspace_runs_in_place_of_the_tools(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent can write `xargs` and `stat` into the root; with the root, a folder in it or
+    "." on PATH, the system's are still the ones that run (the child runs in the root)."""
+    root = tmp_path / "root"
+    names = _tree(root)
+    ran = tmp_path / "ran"
+    for folder in (root, root / "bin"):
+        folder.mkdir(exist_ok=True)
+        for tool in ("xargs", "stat"):
+            (folder / tool).write_text(f"#!/bin/sh\ntouch {ran}\n")
+            (folder / tool).chmod(0o755)
+    monkeypatch.setenv("PATH", f".::{root}:{root / 'bin'}:{os.environ['PATH']}")
+    os.link(root / "sub" / "plain", tmp_path / "other")
+    assert linked_apart(str(root), names) == {"sub/plain"}
+    assert not ran.exists()

@@ -15,6 +15,9 @@ import os
 import subprocess
 import tempfile
 from collections.abc import Sequence
+from pathlib import Path
+
+from lsp_server.procs.search_path import outside_path
 
 # Each record: the link count, a space, the name as given, a NUL (no name holds a NUL).
 _COMMAND = ["xargs", "-0", "-r", "stat", "--printf=%h %n\\0", "--"]
@@ -39,7 +42,8 @@ def linked_apart(root: str, files: Sequence[str]) -> set[str] | None:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 cwd=root,
-                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"},
+                # (xargs and stat from the system, never a file of the workspace by those names)
+                env={"PATH": outside_path(Path(os.path.realpath(root)), None), "LC_ALL": "C"},
             )
         except OSError:
             return None
