@@ -24,7 +24,7 @@ import pytest
 from tests.acp.harness import node_folder
 from tests.acp.real_agents import run_agent
 from tests.agents.agent_configs import AGENTS
-from tests.agents.model_wire import say, tool
+from tests.agents.model_wire import say, tool, tool_results
 
 pytestmark = [pytest.mark.real_client, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -99,8 +99,13 @@ def test_three_agents_at_once_keep_their_work_apart(tmp_path: Path) -> None:
         gemini_run.describe()
     )
 
-    # No edit that returned success is lost: each agent's line changed, in one file.
-    assert (root / "shared.py").read_text() == "a = 0\nb = 0\nc = 0\n"
+    # No edit that returned success is lost: each agent's line changed, in one file. (On a
+    # failure: the tools' results each MCP agent's model was last sent.)
+    results = {
+        name: tool_results(run.turns[-1]) if run.turns else []
+        for name, run in (("claude", claude_run), ("codex", codex_run))
+    }
+    assert (root / "shared.py").read_text() == "a = 0\nb = 0\nc = 0\n", results
     assert (root / "claude.txt").read_text() == "claude\n"
     assert (root / "codex.txt").read_text() == "codex\n"
 
